@@ -1,0 +1,124 @@
+# capplan - capacity planner for AI infrastructure.
+# Plain make; objects under $(BUILD)/, never in the source tree.
+
+VERSION := 0.1.0
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+BUILD ?= build
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PKGS := gsl inih libcjson
+
+WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wwrite-strings -Wvla -Wformat=2 \
+	-Wdouble-promotion
+OPT ?= -O2 -g
+CFLAGS ?= $(OPT)
+ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) \
+	-Iinclude -I$(BUILD)/gen \
+	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
+	-DCAPPLAN_VERSION='"$(VERSION)"'
+LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || \
+	echo -lgsl -lgslcblas -linih -lcjson) -lcsv -lm
+
+# make SANITIZE=address,undefined test
+ifneq ($(SANITIZE),)
+ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+ifeq ($(WERROR),1)
+ALL_CFLAGS += -Werror
+endif
+
+LIB_SRC := $(filter-out src/main.c,$(wildcard src/*.c))
+LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/catalog_embed.o
+LIB := $(BUILD)/libcapplan.a
+BIN := $(BUILD)/capplan
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+VALIDATE := $(BUILD)/tests/validate
+BENCH := $(BUILD)/tests/bench
+
+.PHONY: all deps demo test check unit cli validate bench install uninstall \
+	clean help
+
+all: $(BIN)
+
+help:
+	@echo "targets: all deps demo test check validate bench install uninstall clean"
+
+deps:
+	@sh scripts/deps.sh
+
+# The main job on a fresh machine: packages, build, and a plan.
+demo: deps
+	@$(MAKE) --no-print-directory all
+	$(BIN) train examples/llama3-70b.ini --gpu H100-SXM --gpus 1024
+
+$(BUILD)/gen/catalog_embed.c: specs/catalog.csv scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh $< catalog_default_csv > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/catalog_embed.o: $(BUILD)/gen/catalog_embed.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BIN): $(BUILD)/obj/main.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB) \
+		$(LIBS) -lcmocka
+
+$(VALIDATE): tests/validation/validate.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+
+$(BENCH): tests/bench/bench.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+
+unit: $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
+
+cli: $(BIN)
+	@sh tests/cli/run.sh $(BIN)
+
+validate: $(VALIDATE)
+	@$(VALIDATE) tests/validation
+
+test: $(BIN) $(UNIT_BIN) $(VALIDATE)
+	@sh tests/run.sh $(BUILD)
+
+check:
+	@$(MAKE) --no-print-directory WERROR=1 test
+
+bench: $(BENCH)
+	@$(BENCH)
+
+install: $(BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/capplan
+	install -m 644 man/capplan.1 $(DESTDIR)$(MANDIR)/man1/capplan.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/capplan $(DESTDIR)$(MANDIR)/man1/capplan.1
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(wildcard $(BUILD)/obj/*.d)

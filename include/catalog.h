@@ -1,0 +1,90 @@
+/*
+ * catalog.h - the hardware catalog: one row per accelerator.
+ *
+ * The format is specified in specs/catalog.md.  A default catalog
+ * (specs/catalog.csv) is compiled into the binary.  All values are SI.
+ */
+#ifndef CAPPLAN_CATALOG_H
+#define CAPPLAN_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "diag.h"
+#include "precision.h"
+
+#define GPU_NAME_MAX 64
+#define GPU_VENDOR_MAX 32
+#define GPU_KIND_MAX 16
+#define GPU_SOURCE_MAX 256
+
+struct gpu_spec {
+	char name[GPU_NAME_MAX];     /* unique, matched case-insensitively */
+	char vendor[GPU_VENDOR_MAX]; /* "NVIDIA", "AMD", "Intel", ... */
+	char kind[GPU_KIND_MAX];     /* "datacenter", "workstation", "edge" */
+	double mem_bytes;            /* device memory capacity */
+	double mem_bw_bytes_per_s;   /* peak device-memory bandwidth */
+	/* dense peak tensor/matrix throughput per precision; 0 = not supported */
+	double peak_flops[PREC_COUNT];
+	bool sparsity_2_4;           /* 2:4 structured sparsity doubles math */
+	double tdp_w;                /* board power limit */
+	double idle_w;               /* power when idle but powered */
+	int gpus_per_node;           /* GPUs in its usual server */
+	double intra_bw_bytes_per_s; /* intra-node link, per GPU per direction */
+	double inter_bw_bytes_per_s; /* inter-node network per GPU per direction */
+	double price_usd_per_hour;   /* indicative price of one GPU-hour */
+	double matmul_eff;           /* achievable fraction of dense peak, large GEMMs */
+	double mem_eff;              /* achievable fraction of memory bandwidth */
+	char source[GPU_SOURCE_MAX]; /* datasheet reference */
+};
+
+struct catalog;
+
+/*
+ * Parse a catalog from memory.  'name' is used in messages (a file name or
+ * "<embedded>").  A UTF-8 BOM and CRLF line ends are accepted.  On success
+ * returns 0 and a new catalog in '*out' (free with catalog_free); on error
+ * returns -1, fills 'err' with file, line, column and message, and leaves
+ * '*out' NULL.
+ */
+int catalog_parse(const char *buf, size_t len, const char *name,
+		  struct catalog **out, struct diag *err);
+
+/* Read and parse a file; as catalog_parse, with I/O errors reported. */
+int catalog_load_file(const char *path, struct catalog **out,
+		      struct diag *err);
+
+/* Parse the catalog embedded at build time. */
+int catalog_load_default(struct catalog **out, struct diag *err);
+
+/* The text of the embedded catalog (specs/catalog.csv at build time). */
+const char *catalog_default_text(size_t *len);
+
+void catalog_free(struct catalog *cat); /* NULL is a no-op */
+
+size_t catalog_count(const struct catalog *cat);
+const struct gpu_spec *catalog_at(const struct catalog *cat, size_t i);
+
+/*
+ * Find a device by name, case-insensitively.  Returns NULL when there is
+ * none; then, when 'err' is not NULL, its message names up to five closest
+ * names ("unknown gpu 'h100'; did you mean 'H100-SXM', 'H100-PCIe'?").
+ */
+const struct gpu_spec *catalog_find(const struct catalog *cat,
+				    const char *name, struct diag *err);
+
+/*
+ * Write the catalog as CSV in exactly the format catalog_parse reads, with
+ * the header line.  Returns 0, or -1 when writing fails.
+ */
+int catalog_write_csv(FILE *out, const struct catalog *cat);
+
+/*
+ * Check one row's values for consistency (positive memory, bandwidth and
+ * TDP, efficiencies in (0,1], at least one precision).  Returns 0 or -1
+ * with a message in 'err' (no file position).
+ */
+int gpu_spec_check(const struct gpu_spec *g, struct diag *err);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * cli.h - the command line: options shared by every subcommand, exit
+ * statuses, and the edges that read inputs and write outputs.
+ */
+#ifndef CAPPLAN_CLI_H
+#define CAPPLAN_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "catalog.h"
+#include "report.h"
+#include "workload.h"
+
+/* Exit statuses, the same for every command (man page, EXIT STATUS). */
+enum cli_exit {
+	EXIT_OK = 0,          /* success */
+	EXIT_INFEASIBLE = 1,  /* no feasible plan: nothing fits or meets the SLO */
+	EXIT_USAGE = 2,       /* bad command line */
+	EXIT_INPUT = 3,       /* bad catalog or workload (file:line:col) */
+	EXIT_IO = 4,          /* cannot read or write a file */
+	EXIT_INTERNAL = 5,    /* out of memory or a model defect */
+};
+
+#define CLI_MAX_SETS 64
+#define CLI_MAX_GPUS 64
+
+struct cli_ctx {
+	const char *cmd;
+	const char *catalog_path;   /* NULL: the embedded catalog */
+	const char *gpu_arg;        /* --gpu, maybe a comma-separated list */
+	const char *gpus_arg;       /* --gpus */
+	const char *sets[CLI_MAX_SETS];
+	int nsets;
+	enum report_format format;
+	const char *output_path;    /* -o; NULL: stdout */
+	const char *workload_path;  /* the positional argument */
+	struct catalog *cat;
+	struct workload wl;
+	const struct gpu_spec *gpus[CLI_MAX_GPUS]; /* resolved --gpu list */
+	int ngpus;
+};
+
+/* Run capplan with 'argv'; returns an enum cli_exit status. */
+int cli_main(int argc, char **argv);
+
+/* Load the catalog (--catalog or embedded); prints the error. */
+int cli_load_catalog(struct cli_ctx *ctx);
+
+/*
+ * Load the workload named on the command line, apply --gpus and --set,
+ * validate; prints the error.  Returns an enum cli_exit status.
+ */
+int cli_load_workload(struct cli_ctx *ctx);
+
+/* Resolve --gpu (a name or a comma list) or, with 'all_if_none', every
+   catalog device.  Prints the error; returns an enum cli_exit status. */
+int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none);
+
+/*
+ * Write 'r' to -o FILE (through a temporary file renamed into place) or
+ * stdout.  Returns EXIT_OK, EXIT_IO or EXIT_INTERNAL, with a message on
+ * stderr.
+ */
+int cli_emit(const struct cli_ctx *ctx, const struct report *r);
+
+/* Commands (cmd_*.c). */
+int cmd_train(struct cli_ctx *ctx);
+int cmd_fit(struct cli_ctx *ctx);
+int cmd_catalog(struct cli_ctx *ctx);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * diag.h - error records for parsers and models.
+ *
+ * A diag carries where an error happened (file, line, column; 0 when not
+ * known) and a message in git's style: lowercase, no trailing full stop,
+ * the subject quoted.  Functions that can fail take a 'struct diag *' that
+ * may be NULL; they fill it on the first error only.
+ */
+#ifndef CAPPLAN_DIAG_H
+#define CAPPLAN_DIAG_H
+
+#include <stdio.h>
+
+#define DIAG_FILE_MAX 256
+#define DIAG_MSG_MAX 512
+
+struct diag {
+	char file[DIAG_FILE_MAX]; /* "" when the error has no file */
+	int line;                 /* 1-based, 0 when unknown */
+	int col;                  /* 1-based, 0 when unknown */
+	char msg[DIAG_MSG_MAX];
+};
+
+/* Clear a record: no error. */
+void diag_clear(struct diag *d);
+
+/*
+ * Record an error unless one is already recorded (the first error wins).
+ * 'file' may be NULL.  Does nothing when 'd' is NULL.  Always returns -1 so
+ * that callers can write 'return diag_set(...)'.
+ */
+int diag_set(struct diag *d, const char *file, int line, int col,
+	     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* True when an error is recorded. */
+int diag_has_error(const struct diag *d);
+
+/*
+ * Write "file:line:col: msg" (parts that are unknown are left out) and a
+ * newline to 'out', prefixed by "capplan: error: " when there is no file.
+ */
+void diag_print(FILE *out, const struct diag *d);
+
+#endif

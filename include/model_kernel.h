@@ -1,0 +1,59 @@
+/*
+ * model_kernel.h - time of one GPU kernel: matrix multiplications,
+ * attention cores and memory-bound element-wise work, as a roofline with
+ * achievable fractions of peak.
+ *
+ * Sources: Williams et al. 2009 (roofline); NVIDIA "Matrix Multiplication
+ * Background User's Guide" (tile quantization); Dao 2023 (FlashAttention-2
+ * efficiency).  specs/models.md, section "Kernels".
+ */
+#ifndef CAPPLAN_MODEL_KERNEL_H
+#define CAPPLAN_MODEL_KERNEL_H
+
+#include <stdbool.h>
+
+#include "catalog.h"
+#include "precision.h"
+
+/* What one device delivers for one precision. */
+struct device_perf {
+	double peak_flops;         /* dense tensor peak for the precision */
+	double mem_bw_bytes_per_s; /* peak memory bandwidth */
+	double matmul_eff;         /* achievable fraction of peak_flops */
+	double mem_eff;            /* achievable fraction of bandwidth */
+	double elem_bytes;         /* bytes per element of the operands */
+};
+
+/*
+ * Fill 'd' for math in precision 'p' on 'g'.  A precision the device lacks
+ * falls back to the next wider one it has (fp8 -> bf16/fp16 -> tf32 ->
+ * fp32), as frameworks do.  'sparse' doubles peak_flops on devices with
+ * 2:4 sparsity support.  Returns 0, or -1 when the device has no usable
+ * precision at all.
+ */
+int device_perf_init(struct device_perf *d, const struct gpu_spec *g,
+		     enum precision p, bool sparse);
+
+/*
+ * Seconds for C[m x n] = A[m x k] B[k x n]: the larger of the math time at
+ * matmul_eff (with tile quantization) and the memory time of reading A, B
+ * and writing C once, plus a fixed per-kernel gap.  'count' independent
+ * GEMMs of that shape run as one batched kernel.
+ */
+double kernel_gemm_s(const struct device_perf *d, double m, double n,
+		     double k, double count);
+
+/* Seconds to stream 'bytes' through memory once, plus the kernel gap. */
+double kernel_stream_s(const struct device_perf *d, double bytes);
+
+/*
+ * Seconds of a fused (FlashAttention-style) attention core that executes
+ * 'flops' FLOPs; 'backward' selects the backward kernel's efficiency.
+ */
+double kernel_flash_attention_s(const struct device_perf *d, double flops,
+				bool backward);
+
+/* The fixed gap between dependent kernels, seconds. */
+double kernel_gap_s(void);
+
+#endif

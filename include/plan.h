@@ -1,0 +1,76 @@
+/*
+ * plan.h - a training plan: a workload resolved on one device.
+ *
+ * Applies the defaults the workload leaves open (GPU count, global batch,
+ * tokens), searches the keys left to capplan, and costs the run.  Pure:
+ * no I/O, no allocation.
+ */
+#ifndef CAPPLAN_PLAN_H
+#define CAPPLAN_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "catalog.h"
+#include "cluster.h"
+#include "model_energy.h"
+#include "model_memory.h"
+#include "model_train.h"
+#include "workload.h"
+
+/* Keys whose value capplan chose; bit (1u << k) of train_plan.chosen. */
+enum plan_choice {
+	CHOSE_GPUS,
+	CHOSE_GLOBAL_BATCH,
+	CHOSE_MICRO_BATCH,
+	CHOSE_TP,
+	CHOSE_PP,
+	CHOSE_VP,
+	CHOSE_CP,
+	CHOSE_ZERO,
+	CHOSE_RECOMPUTE,
+	CHOSE_SEQUENCE_PARALLEL,
+	CHOSE_OVERLAP,
+	CHOSE_TOKENS,
+	CHOSE_COUNT
+};
+
+/* The workload key of a choice, e.g. "training.tp". */
+const char *plan_choice_key(enum plan_choice c);
+
+struct train_plan {
+	const struct gpu_spec *gpu;
+	struct cluster cluster;
+	bool has_arch;              /* false: only 'params' is known */
+	struct arch arch;
+	double params;
+	double tokens;              /* to train on */
+	struct train_config config;
+	struct train_result result; /* time and memory; memory only (model
+				       states) when !has_arch */
+	struct run_cost run;        /* the whole run; when has_arch */
+	bool fits;
+	long long evaluated;        /* configurations searched */
+	unsigned chosen;            /* bits of enum plan_choice */
+};
+
+/*
+ * Plan the training of 'wl' (validated) on device 'g'.  Returns 0 with a
+ * plan, fitting or not (see p->fits); -1 with a message when there is no
+ * legal configuration at all or the device cannot run the precision.
+ */
+int train_plan_make(const struct workload *wl, const struct gpu_spec *g,
+		    struct train_plan *p, struct diag *err);
+
+/*
+ * For a workload that does not fit on 'g': the smallest change that makes
+ * it fit, as text for people ("set training.recompute=full", "needs at
+ * least 64 GPUs"), written to 'buf'.  Tries, in order, leaving one fixed
+ * key to capplan (micro_batch, recompute, zero, tp, pp, cp), all of them,
+ * then more GPUs.  Returns 0 when a change was found, -1 when nothing
+ * up to 'max_gpus' GPUs fits.
+ */
+int train_plan_suggest(const struct workload *wl, const struct gpu_spec *g,
+		       int max_gpus, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,110 @@
+/*
+ * report.h - results as records of named fields, written as a readable
+ * table, CSV or JSON.
+ *
+ * Commands fill records (one per row: a plan, a device); the writers here
+ * render them the same way for every command.  Field keys are the stable
+ * machine-readable names documented in specs/output.md; numbers are SI
+ * (bytes, seconds, FLOP/s, watts, joules, dollars).  Machine formats print
+ * numbers with 17 significant digits in the C locale; the table rounds and
+ * shows units.
+ */
+#ifndef CAPPLAN_REPORT_H
+#define CAPPLAN_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "units.h"
+
+#define REPORT_MAX_FIELDS 80
+#define REPORT_STR_MAX 128
+#define REPORT_MAX_NOTES 24
+#define REPORT_NOTE_MAX 320
+
+enum report_format {
+	FORMAT_TABLE,
+	FORMAT_CSV,
+	FORMAT_JSON,
+	FORMAT_COUNT
+};
+
+/* "table", "csv", "json" -> format; -1 when unknown. */
+int report_format_parse(const char *name, enum report_format *out);
+
+enum rfield_type {
+	RF_NUM,  /* double */
+	RF_INT,  /* long long */
+	RF_BOOL,
+	RF_STR,
+	RF_NULL, /* not applicable here: JSON null, empty CSV cell, "-" */
+	RF_HEADING /* a section title of the table; not in CSV or JSON */
+};
+
+/* Flags of a field. */
+enum {
+	RF_GRID = 1,    /* a column of the table when records are rows */
+	RF_PERCENT = 2, /* a fraction shown as a percentage in tables */
+	RF_MACHINE = 4, /* only in CSV and JSON (the table has a note) */
+};
+
+struct rfield {
+	const char *group; /* JSON sub-object, NULL at top level */
+	const char *key;   /* JSON / CSV name */
+	const char *label; /* table label */
+	enum rfield_type type;
+	double num;
+	long long inum;
+	bool b;
+	char str[REPORT_STR_MAX];
+	enum unit_kind unit; /* for tables; UNIT_KIND_COUNT: plain number */
+	int flags;
+};
+
+struct record {
+	struct rfield f[REPORT_MAX_FIELDS];
+	int n;
+};
+
+struct report {
+	char title[REPORT_NOTE_MAX];
+	struct record *rec;
+	size_t nrec, cap;
+	bool list;             /* JSON array / table grid even for one row */
+	char notes[REPORT_MAX_NOTES][REPORT_NOTE_MAX];
+	int nnotes;
+	const char *notes_key; /* JSON key of the notes array, or NULL */
+};
+
+void report_init(struct report *r, bool list);
+void report_release(struct report *r);
+
+/* Append an empty record; NULL when out of memory. */
+struct record *report_add_record(struct report *r);
+
+/* Add a note: a line under the table, an entry of the JSON notes array. */
+void report_note(struct report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+void rec_num(struct record *rec, const char *group, const char *key,
+	     const char *label, double v, enum unit_kind unit, int flags);
+void rec_int(struct record *rec, const char *group, const char *key,
+	     const char *label, long long v, int flags);
+void rec_bool(struct record *rec, const char *group, const char *key,
+	      const char *label, bool v, int flags);
+void rec_str(struct record *rec, const char *group, const char *key,
+	     const char *label, const char *v, int flags);
+void rec_null(struct record *rec, const char *group, const char *key,
+	      const char *label, int flags);
+void rec_heading(struct record *rec, const char *title);
+
+/*
+ * Write 'r' to 'out' in 'fmt'.  Returns 0; -1 when a number is not finite
+ * (a model defect, never printed) or memory runs out, with a message in
+ * 'why'.  Write errors are the caller's to detect (ferror).
+ */
+int report_write(FILE *out, const struct report *r, enum report_format fmt,
+		 const char **why);
+
+#endif

@@ -1,0 +1,69 @@
+/*
+ * search.h - choose the training configuration: every key the workload
+ * leaves to capplan is enumerated over its legal values, and the fastest
+ * configuration that fits in memory wins.
+ *
+ * Init / iterate / test as in GSL: train_space_init builds the candidate
+ * lists once; train_search walks them without allocating.
+ */
+#ifndef CAPPLAN_SEARCH_H
+#define CAPPLAN_SEARCH_H
+
+#include <stdbool.h>
+
+#include "catalog.h"
+#include "cluster.h"
+#include "model_train.h"
+#include "workload.h"
+
+#define SPACE_MAX_VALUES 64
+
+/* Candidate values of one dimension. */
+struct space_dim {
+	int n;
+	int v[SPACE_MAX_VALUES];
+};
+
+struct train_space {
+	int gpus;
+	int global_batch;
+	struct space_dim tp, pp, vp, cp, micro_batch, zero, recompute, sp,
+		overlap;
+	enum precision precision;
+	enum optimizer optimizer;
+	enum attention_impl attention;
+	bool dropout;
+};
+
+/*
+ * Build the space for 'ts' (the workload's [training]) of model 'a' on
+ * nodes of 'gpus_per_node'.  'gpus' must be resolved (> 0); 'global_batch'
+ * 0 lets each configuration round the default batch (about 4M tokens) up
+ * to a whole number of micro-batches.  Returns 0, or -1 with a message.
+ */
+int train_space_init(struct train_space *sp, const struct training_spec *ts,
+		     const struct arch *a, int gpus, int global_batch,
+		     int gpus_per_node, struct diag *err);
+
+struct search_result {
+	bool found;                 /* a configuration fits in memory */
+	struct train_config best;   /* most tokens/s that fits, else least
+				       memory */
+	struct train_result result;
+	long long evaluated;        /* configurations evaluated */
+	long long legal;            /* of which legal */
+};
+
+/*
+ * Evaluate every legal configuration of 'sp'.  Pure, no allocation.
+ * Returns 0; res->found tells whether anything fits.
+ */
+int train_search(const struct train_space *sp, const struct arch *a,
+		 const struct gpu_spec *g, const struct cluster *cl,
+		 struct search_result *res);
+
+/* Default global batch: about 4M tokens (Llama 2), a power of two in
+   sequences, at least 'min_seqs'. */
+int default_global_batch(int seq_len, int min_seqs);
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * units.h - physical quantities as text <-> SI doubles.
+ *
+ * The only place where units are parsed or printed.  Inside capplan every
+ * quantity is an SI double: bytes, bytes/s, FLOP/s, watts, seconds, joules,
+ * US dollars, plain counts.  Prefixes are decimal (k=1e3, M=1e6, G=1e9,
+ * T=1e12, P=1e15) except the binary byte units KiB, MiB, GiB, TiB, PiB.
+ * A unit must match the kind exactly (case-sensitive, see the table in
+ * units.c); unknown units are errors.  A bare number is taken in the base
+ * unit of the kind (bytes, B/s, FLOP/s, W, s, J, USD, count).
+ */
+#ifndef CAPPLAN_UNITS_H
+#define CAPPLAN_UNITS_H
+
+#include <stddef.h>
+
+enum unit_kind {
+	UNIT_BYTES,     /* B kB KB MB GB TB PB KiB MiB GiB TiB PiB */
+	UNIT_BANDWIDTH, /* B/s .. PB/s, KiB/s .. TiB/s, bits: b/s kb/s Mb/s
+			   Gb/s Tb/s, Mbps Gbps Tbps (bits / 8) */
+	UNIT_FLOPS,     /* FLOPS GFLOPS TFLOPS PFLOPS, FLOP/s GFLOP/s ...,
+			   OPS GOPS TOPS POPS (integer ops count the same) */
+	UNIT_POWER,     /* W kW MW */
+	UNIT_TIME,      /* s ms us ns min h d w (week) y (365 d) */
+	UNIT_COUNT,     /* K M B T (thousand, million, billion, trillion);
+			   also k and G as aliases of K and B */
+	UNIT_ENERGY,    /* J kJ MJ GJ Wh kWh MWh GWh */
+	UNIT_MONEY,     /* optional leading '$', then K M B (k, m) suffix */
+	UNIT_KIND_COUNT
+};
+
+/*
+ * Parse 'text' as a quantity of 'kind' into '*out' (SI).  Leading and
+ * trailing blanks are allowed, and blanks between number and unit.  The
+ * number is parsed with strtod (C locale decimal point); NaN, infinity,
+ * negative values and values that overflow a double after scaling are
+ * rejected.  Zero is accepted (callers check ranges).
+ *
+ * Returns 0 on success.  On error returns -1 and, when 'why' is not NULL,
+ * points it at a static lowercase message such as "unknown unit 'XB' for a
+ * size" or "not a number".  '*out' is left untouched on error.
+ */
+int units_parse(const char *text, enum unit_kind kind, double *out,
+		const char **why);
+
+/* Human name of a kind for messages: "size", "bandwidth", ... */
+const char *units_kind_name(enum unit_kind kind);
+
+/* An example of a valid value of that kind for messages: "80GB", ... */
+const char *units_example(enum unit_kind kind);
+
+/*
+ * Format 'value' of 'kind' for people, with the largest decimal prefix that
+ * keeps the number >= 1 and 'sig' significant digits (%.*g), e.g.
+ * "2.04TB/s", "80GB", "700W", "1.5h".  Times use s, min, h, d.  Always
+ * NUL-terminates.  Returns the number of characters that would have been
+ * written, like snprintf.
+ */
+int units_format(char *buf, size_t size, double value, enum unit_kind kind,
+		 int sig);
+
+/*
+ * Format for machine round trips (catalog export): like units_format but
+ * with 15 significant digits and no spaces, so that units_parse reads back
+ * the same value to within 1 ulp in the last printed digit.
+ */
+int units_format_exact(char *buf, size_t size, double value,
+		       enum unit_kind kind);
+
+#endif

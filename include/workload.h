@@ -1,0 +1,149 @@
+/*
+ * workload.h - the workload description: what model, how it is trained or
+ * served, on what cluster.
+ *
+ * Read from an INI file (specs/workload.md) and overridden with
+ * "section.key=value" expressions (--set).  Values are SI.  Keys left out
+ * keep the "auto" sentinel documented per field: the planner chooses them
+ * and says so.
+ */
+#ifndef CAPPLAN_WORKLOAD_H
+#define CAPPLAN_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diag.h"
+#include "precision.h"
+
+#define WL_NAME_MAX 64
+#define WL_AUTO 0        /* integer key left to capplan */
+#define WL_AUTO_NEG (-1) /* for keys where 0 is a valid value (zero, sp) */
+
+enum recompute {
+	RECOMPUTE_AUTO = -1,
+	RECOMPUTE_NONE = 0,
+	RECOMPUTE_SELECTIVE,
+	RECOMPUTE_FULL,
+};
+
+enum optimizer {
+	OPTIMIZER_ADAM = 0, /* mixed-precision Adam(W): fp32 master, m, v */
+	OPTIMIZER_SGD,      /* fp32 master weights and momentum */
+};
+
+enum attention_impl {
+	ATTN_FLASH = 0, /* fused, IO-aware (FlashAttention): no s^2 tensors */
+	ATTN_UNFUSED,   /* materialized scores, softmax and dropout (Megatron
+			   before FlashAttention) */
+};
+
+struct model_spec {
+	char name[WL_NAME_MAX];
+	int layers;          /* 0 when only 'params' is given */
+	int hidden;
+	int heads;
+	int kv_heads;        /* default heads */
+	int ffn_hidden;      /* default 4 * hidden */
+	bool gated_ffn;      /* SwiGLU-style: three FFN matrices */
+	int vocab;
+	int seq_len;
+	bool tied_embeddings;
+	double params;       /* 0 unless given; count */
+};
+
+struct training_spec {
+	double tokens;        /* tokens to train on; 0 = not given */
+	int global_batch;     /* sequences per iteration; WL_AUTO */
+	int micro_batch;      /* sequences per micro-batch; WL_AUTO */
+	int gpus;             /* WL_AUTO */
+	int tp, pp, vp, cp;   /* WL_AUTO each */
+	int zero;             /* 0..3; WL_AUTO_NEG */
+	enum recompute recompute;
+	int sequence_parallel; /* 0/1; WL_AUTO_NEG */
+	enum precision precision;
+	enum optimizer optimizer;
+	enum attention_impl attention;
+	int overlap_grad_reduce; /* 0/1: DP reduction overlaps backward; WL_AUTO_NEG */
+	bool dropout;          /* dropout layers active (GPT-3/Megatron style) */
+};
+
+enum slo_percentile {
+	SLO_P50 = 0,
+	SLO_P90,
+	SLO_P99,
+};
+
+struct inference_spec {
+	enum precision weight_precision;
+	enum precision kv_precision;
+	int prompt_tokens;
+	int output_tokens;
+	int batch;            /* WL_AUTO */
+	int tp;               /* WL_AUTO */
+	double qps;           /* requests per second; 0 = not given */
+	double ttft_slo_s;    /* 0 = none */
+	double tpot_slo_s;    /* 0 = none */
+	enum slo_percentile percentile;
+	bool sparsity_2_4;
+	double power_cap_w;   /* 0 = none */
+};
+
+struct cluster_spec {
+	int gpus_per_node;             /* WL_AUTO: from the catalog row */
+	double intra_bw_bytes_per_s;   /* 0: from the catalog row */
+	double inter_bw_bytes_per_s;   /* 0: from the catalog row */
+	double pue;                    /* facility power / IT power */
+	double price_usd_per_gpu_hour; /* 0: from the catalog row */
+	double price_usd_per_kwh;
+	double host_overhead;          /* host power as a fraction of GPU power */
+};
+
+struct workload {
+	char file[256];  /* where it came from, for messages; "" if none */
+	struct model_spec model;
+	struct training_spec training;
+	struct inference_spec inference;
+	struct cluster_spec cluster;
+};
+
+/* Fill with defaults and auto sentinels (no model). */
+void workload_init(struct workload *wl);
+
+/*
+ * Parse INI text into 'wl' (which workload_init prepared).  'name' is used
+ * in messages.  Unknown sections and keys, malformed values and duplicate
+ * keys are errors with file, line and column.  Does not run
+ * workload_validate.  Returns 0 or -1.
+ */
+int workload_parse(const char *buf, size_t len, const char *name,
+		   struct workload *wl, struct diag *err);
+
+/* Read a file and workload_parse it. */
+int workload_load_file(const char *path, struct workload *wl,
+		       struct diag *err);
+
+/*
+ * Apply one "section.key=value" override (the --set option); the same keys
+ * and value syntax as the file.  Messages name "--set".  Returns 0 or -1.
+ */
+int workload_set(struct workload *wl, const char *expr, struct diag *err);
+
+/*
+ * Check the whole workload for consistency: positive finite values, heads
+ * divide hidden, kv_heads divide heads, tp divides heads (when given), gpus
+ * a multiple of tp*pp*cp (when all given), global batch divisible into
+ * micro-batches, and so on.  Messages name the file and key.  Returns 0 or
+ * -1.
+ */
+int workload_validate(const struct workload *wl, struct diag *err);
+
+/* True when the architecture (layers, hidden, heads, vocab, seq_len) is known. */
+bool model_has_arch(const struct model_spec *m);
+
+const char *recompute_name(enum recompute r);
+const char *optimizer_name(enum optimizer o);
+const char *attention_name(enum attention_impl a);
+const char *slo_percentile_name(enum slo_percentile p);
+
+#endif

@@ -1,0 +1,1142 @@
+/*
+ * catalog.c - the hardware catalog: CSV rows (libcsv) <-> struct gpu_spec;
+ * see catalog.h and specs/catalog.md.
+ */
+#include "catalog.h"
+
+#include <csv.h>
+#include <errno.h>
+#include <limits.h>
+#include <locale.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "units.h"
+
+/* Generated at build time from specs/catalog.csv by scripts/embed.sh. */
+extern const char catalog_default_csv[];
+extern const size_t catalog_default_csv_len;
+
+#define CATALOG_FILE_MAX (16u * 1024u * 1024u) /* refuse larger files */
+#define CATALOG_SUGGEST_MAX 5
+
+struct catalog {
+	struct gpu_spec *gpus;
+	size_t count;
+	size_t cap;
+};
+
+/* How a cell is read and written. */
+enum cell_type {
+	CELL_TEXT,     /* copied into a char array of 'size' bytes */
+	CELL_KIND,     /* one of kind_names[] */
+	CELL_QUANTITY, /* a positive quantity of 'unit' */
+	CELL_PEAK,     /* FLOP/s of 'prec'; empty or 0 = not supported */
+	CELL_BOOL,     /* yes/no, true/false, 1/0 */
+	CELL_INT,      /* a positive whole number */
+	CELL_PRICE,    /* a non-negative plain number */
+	CELL_FRACTION, /* a plain number in (0, 1] */
+};
+
+enum column_id {
+	COLUMN_NAME,
+	COLUMN_VENDOR,
+	COLUMN_KIND,
+	COLUMN_MEMORY,
+	COLUMN_MEM_BW,
+	COLUMN_FP32,
+	COLUMN_TF32,
+	COLUMN_BF16,
+	COLUMN_FP16,
+	COLUMN_FP8,
+	COLUMN_INT8,
+	COLUMN_INT4,
+	COLUMN_SPARSITY,
+	COLUMN_TDP,
+	COLUMN_IDLE_POWER,
+	COLUMN_GPUS_PER_NODE,
+	COLUMN_INTRA_BW,
+	COLUMN_INTER_BW,
+	COLUMN_PRICE,
+	COLUMN_MATMUL_EFF,
+	COLUMN_MEM_EFF,
+	COLUMN_SOURCE,
+	COLUMN_COUNT
+};
+
+struct column {
+	const char *name;     /* header name, matched case-insensitively */
+	enum cell_type type;
+	size_t offset;        /* of the member in struct gpu_spec */
+	size_t size;          /* CELL_TEXT: size of the array */
+	enum unit_kind unit;  /* CELL_QUANTITY */
+	enum precision prec;  /* CELL_PEAK */
+	bool int_ops;         /* CELL_PEAK: written in TOPS, not TFLOPS */
+	bool required;        /* the column must be present, the cell set */
+};
+
+#define SPEC_AT(m) offsetof(struct gpu_spec, m)
+#define TEXT_COLUMN(n, m) \
+	{ .name = n, .type = CELL_TEXT, .offset = SPEC_AT(m), \
+	  .size = sizeof(((struct gpu_spec *)0)->m) }
+#define QUANTITY_COLUMN(n, m, u, req) \
+	{ .name = n, .type = CELL_QUANTITY, .offset = SPEC_AT(m), .unit = u, \
+	  .required = req }
+#define PEAK_COLUMN(n, p, i) \
+	{ .name = n, .type = CELL_PEAK, .prec = p, .int_ops = i }
+
+/* In the order of the header that catalog_write_csv writes. */
+static const struct column columns[COLUMN_COUNT] = {
+	[COLUMN_NAME] = { .name = "name", .type = CELL_TEXT,
+			  .offset = SPEC_AT(name), .size = GPU_NAME_MAX,
+			  .required = true },
+	[COLUMN_VENDOR] = TEXT_COLUMN("vendor", vendor),
+	[COLUMN_KIND] = { .name = "kind", .type = CELL_KIND,
+			  .offset = SPEC_AT(kind), .size = GPU_KIND_MAX },
+	[COLUMN_MEMORY] = QUANTITY_COLUMN("memory", mem_bytes, UNIT_BYTES,
+					  true),
+	[COLUMN_MEM_BW] = QUANTITY_COLUMN("mem_bw", mem_bw_bytes_per_s,
+					  UNIT_BANDWIDTH, true),
+	[COLUMN_FP32] = PEAK_COLUMN("fp32", PREC_FP32, false),
+	[COLUMN_TF32] = PEAK_COLUMN("tf32", PREC_TF32, false),
+	[COLUMN_BF16] = PEAK_COLUMN("bf16", PREC_BF16, false),
+	[COLUMN_FP16] = PEAK_COLUMN("fp16", PREC_FP16, false),
+	[COLUMN_FP8] = PEAK_COLUMN("fp8", PREC_FP8, false),
+	[COLUMN_INT8] = PEAK_COLUMN("int8", PREC_INT8, true),
+	[COLUMN_INT4] = PEAK_COLUMN("int4", PREC_INT4, true),
+	[COLUMN_SPARSITY] = { .name = "sparsity", .type = CELL_BOOL,
+			      .offset = SPEC_AT(sparsity_2_4) },
+	[COLUMN_TDP] = QUANTITY_COLUMN("tdp", tdp_w, UNIT_POWER, true),
+	[COLUMN_IDLE_POWER] = QUANTITY_COLUMN("idle_power", idle_w,
+					      UNIT_POWER, false),
+	[COLUMN_GPUS_PER_NODE] = { .name = "gpus_per_node", .type = CELL_INT,
+				   .offset = SPEC_AT(gpus_per_node) },
+	[COLUMN_INTRA_BW] = QUANTITY_COLUMN("intra_bw", intra_bw_bytes_per_s,
+					    UNIT_BANDWIDTH, false),
+	[COLUMN_INTER_BW] = QUANTITY_COLUMN("inter_bw", inter_bw_bytes_per_s,
+					    UNIT_BANDWIDTH, false),
+	[COLUMN_PRICE] = { .name = "price_usd_per_gpu_hour",
+			   .type = CELL_PRICE,
+			   .offset = SPEC_AT(price_usd_per_hour) },
+	[COLUMN_MATMUL_EFF] = { .name = "matmul_eff", .type = CELL_FRACTION,
+				.offset = SPEC_AT(matmul_eff) },
+	[COLUMN_MEM_EFF] = { .name = "mem_eff", .type = CELL_FRACTION,
+			     .offset = SPEC_AT(mem_eff) },
+	[COLUMN_SOURCE] = TEXT_COLUMN("source", source),
+};
+
+/* A header needs at least one of these precision columns. */
+static const enum column_id header_precisions[] = {
+	COLUMN_BF16, COLUMN_FP16, COLUMN_FP32,
+};
+
+static const char *const kind_names[] = { "datacenter", "workstation",
+					  "edge" };
+
+static const struct {
+	const char *text;
+	bool value;
+} bool_names[] = {
+	{ "yes", true },  { "no", false }, { "true", true },
+	{ "false", false }, { "1", true }, { "0", false },
+};
+
+/*
+ * Values of optional cells left out or empty.  idle_power is 0 here and
+ * becomes IDLE_FRACTION_OF_TDP * tdp after the row is read.
+ */
+static const struct gpu_spec gpu_defaults = {
+	.kind = "datacenter",
+	.gpus_per_node = 8,
+	/* PCIe 4.0 x16: 16 GT/s * 16 lanes * 128/130 / 8 ~ 32 GB/s (PCI-SIG) */
+	.intra_bw_bytes_per_s = 32e9,
+	/* one 100 Gb/s NIC per GPU (100GbE / InfiniBand EDR), in bytes/s */
+	.inter_bw_bytes_per_s = 100e9 / 8.0,
+	.price_usd_per_hour = 0.0, /* unknown */
+	.matmul_eff = 0.8,
+	.mem_eff = 0.85,
+};
+
+/* Idle draw of a powered, unused accelerator, as a fraction of its TDP. */
+#define IDLE_FRACTION_OF_TDP 0.1
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ------------------------------------------------------------------ */
+/* The catalog container                                                */
+
+void catalog_free(struct catalog *cat)
+{
+	if (!cat)
+		return;
+	free(cat->gpus);
+	free(cat);
+}
+
+size_t catalog_count(const struct catalog *cat)
+{
+	return cat ? cat->count : 0;
+}
+
+const struct gpu_spec *catalog_at(const struct catalog *cat, size_t i)
+{
+	return cat && i < cat->count ? &cat->gpus[i] : NULL;
+}
+
+/* Append a copy of 'g'; returns 0, or -1 when out of memory. */
+static int catalog_append(struct catalog *cat, const struct gpu_spec *g)
+{
+	if (cat->count == cat->cap) {
+		size_t cap = cat->cap ? 2 * cat->cap : 32;
+		struct gpu_spec *gpus;
+
+		if (cap > SIZE_MAX / sizeof(*gpus))
+			return -1;
+		gpus = realloc(cat->gpus, cap * sizeof(*gpus));
+		if (!gpus)
+			return -1;
+		cat->gpus = gpus;
+		cat->cap = cap;
+	}
+	cat->gpus[cat->count++] = *g;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Checks                                                              */
+
+enum value_rule {
+	RULE_POSITIVE, /* finite, > 0 */
+	RULE_NONNEG,   /* finite, >= 0 */
+	RULE_FRACTION, /* finite, in (0, 1] */
+};
+
+static bool rule_holds(enum value_rule rule, double v)
+{
+	switch (rule) {
+	case RULE_POSITIVE:
+		return isfinite(v) && v > 0.0;
+	case RULE_NONNEG:
+		return isfinite(v) && v >= 0.0;
+	case RULE_FRACTION:
+		return isfinite(v) && v > 0.0 && v <= 1.0;
+	}
+	return false;
+}
+
+static const char *const rule_text[] = {
+	[RULE_POSITIVE] = "positive",
+	[RULE_NONNEG] = "a non-negative number",
+	[RULE_FRACTION] = "a number in (0, 1]",
+};
+
+static const struct {
+	enum column_id column;
+	enum value_rule rule;
+} spec_rules[] = {
+	{ COLUMN_MEMORY, RULE_POSITIVE },
+	{ COLUMN_MEM_BW, RULE_POSITIVE },
+	{ COLUMN_TDP, RULE_POSITIVE },
+	{ COLUMN_IDLE_POWER, RULE_POSITIVE },
+	{ COLUMN_INTRA_BW, RULE_POSITIVE },
+	{ COLUMN_INTER_BW, RULE_POSITIVE },
+	{ COLUMN_PRICE, RULE_NONNEG },
+	{ COLUMN_MATMUL_EFF, RULE_FRACTION },
+	{ COLUMN_MEM_EFF, RULE_FRACTION },
+};
+
+static const double *spec_double(const struct gpu_spec *g,
+				 const struct column *c)
+{
+	return (const double *)(const void *)((const char *)g + c->offset);
+}
+
+static bool has_any_precision(const struct gpu_spec *g)
+{
+	for (int p = 0; p < PREC_COUNT; p++) {
+		if (g->peak_flops[p] > 0.0)
+			return true;
+	}
+	return false;
+}
+
+int gpu_spec_check(const struct gpu_spec *g, struct diag *err)
+{
+	if (!g)
+		return diag_set(err, NULL, 0, 0, "no gpu given");
+	if (g->name[0] == '\0' || !memchr(g->name, '\0', sizeof(g->name)))
+		return diag_set(err, NULL, 0, 0, "gpu has no valid name");
+	for (size_t i = 0; i < N_ELEMS(spec_rules); i++) {
+		const struct column *c = &columns[spec_rules[i].column];
+		double v = *spec_double(g, c);
+
+		if (!rule_holds(spec_rules[i].rule, v))
+			return diag_set(err, NULL, 0, 0,
+					"gpu '%s': '%s' must be %s, got %g",
+					g->name, c->name,
+					rule_text[spec_rules[i].rule], v);
+	}
+	if (g->idle_w > g->tdp_w)
+		return diag_set(err, NULL, 0, 0,
+				"gpu '%s': 'idle_power' (%gW) must not exceed "
+				"'tdp' (%gW)",
+				g->name, g->idle_w, g->tdp_w);
+	for (int p = 0; p < PREC_COUNT; p++) {
+		if (!rule_holds(RULE_NONNEG, g->peak_flops[p]))
+			return diag_set(err, NULL, 0, 0,
+					"gpu '%s': '%s' must be %s, got %g",
+					g->name,
+					precision_name((enum precision)p),
+					rule_text[RULE_NONNEG],
+					g->peak_flops[p]);
+	}
+	if (!has_any_precision(g))
+		return diag_set(err, NULL, 0, 0,
+				"gpu '%s' has no peak throughput in any "
+				"precision",
+				g->name);
+	if (g->gpus_per_node <= 0)
+		return diag_set(err, NULL, 0, 0,
+				"gpu '%s': 'gpus_per_node' must be positive, "
+				"got %d",
+				g->name, g->gpus_per_node);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Parsing                                                             */
+
+struct pos {
+	int line; /* 1-based */
+	int col;  /* 1-based, in bytes */
+};
+
+struct parse_ctx {
+	const char *file;
+	struct diag *err;
+	struct catalog *cat;
+	bool failed;
+
+	/* where we are: the byte being fed to libcsv */
+	struct pos cur;
+	bool field_open;         /* a non-blank byte of this field was fed */
+	struct pos content;      /* its first non-blank byte */
+	struct pos after_delim;  /* the byte after the last ',' */
+
+	/* the header */
+	bool header_done;
+	int header_line;
+	int ncols;
+	enum column_id field_column[COLUMN_COUNT];
+	bool have_column[COLUMN_COUNT];
+
+	/* the row being read */
+	int field;               /* index of the next field in the row */
+	struct gpu_spec spec;
+	bool given[COLUMN_COUNT];
+	struct pos at[COLUMN_COUNT];
+	int row_line;
+
+	/* the line of each device, for duplicate messages */
+	int *lines;
+	size_t lines_cap;
+};
+
+/* Record an error at 'p'; the first one wins. */
+__attribute__((format(printf, 3, 4)))
+static int parse_fail(struct parse_ctx *ctx, struct pos p, const char *fmt,
+		       ...)
+{
+	va_list ap;
+	char msg[DIAG_MSG_MAX];
+
+	if (ctx->failed)
+		return -1;
+	ctx->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return diag_set(ctx->err, ctx->file, p.line, p.col, "%s", msg);
+}
+
+static const struct column *column_by_name(const char *name,
+					   enum column_id *id)
+{
+	for (int i = 0; i < COLUMN_COUNT; i++) {
+		if (strcasecmp(columns[i].name, name) == 0) {
+			*id = (enum column_id)i;
+			return &columns[i];
+		}
+	}
+	return NULL;
+}
+
+static int header_field(struct parse_ctx *ctx, const char *s, size_t len,
+			 struct pos at)
+{
+	enum column_id id;
+
+	if (ctx->field == 0)
+		ctx->header_line = at.line;
+	if (len == 0)
+		return parse_fail(ctx, at, "empty column name in the header");
+	if (!column_by_name(s, &id))
+		return parse_fail(ctx, at, "unknown column '%s'", s);
+	if (ctx->have_column[id])
+		return parse_fail(ctx, at, "duplicate column '%s'", s);
+	ctx->have_column[id] = true;
+	ctx->field_column[ctx->ncols++] = id;
+	return 0;
+}
+
+static int header_end(struct parse_ctx *ctx)
+{
+	struct pos at = { ctx->header_line, 1 };
+	bool any = false;
+
+	for (int i = 0; i < COLUMN_COUNT; i++) {
+		if (columns[i].required && !ctx->have_column[i])
+			return parse_fail(ctx, at,
+					  "missing required column '%s'",
+					  columns[i].name);
+	}
+	for (size_t i = 0; i < N_ELEMS(header_precisions); i++)
+		any = any || ctx->have_column[header_precisions[i]];
+	if (!any)
+		return parse_fail(ctx, at,
+				  "missing a precision column: need at least "
+				  "one of 'bf16', 'fp16', 'fp32'");
+	ctx->header_done = true;
+	return 0;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* A plain decimal number: no unit, no sign, no hex, inf or nan. */
+static int parse_plain(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!((s[0] >= '0' && s[0] <= '9') ||
+	      (s[0] == '.' && s[1] >= '0' && s[1] <= '9')))
+		return -1;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno == ERANGE || !isfinite(v))
+		return -1;
+	while (is_blank(*end))
+		end++;
+	if (*end != '\0')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_int(const char *s, int *out)
+{
+	char *end;
+	long v;
+
+	if (!(s[0] >= '0' && s[0] <= '9'))
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || errno == ERANGE || v > INT_MAX)
+		return -1;
+	while (is_blank(*end))
+		end++;
+	if (*end != '\0')
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int cell_text(struct parse_ctx *ctx, const struct column *c,
+		      const char *s, size_t len, struct pos at)
+{
+	char *dst = (char *)&ctx->spec + c->offset;
+
+	if (len >= c->size)
+		return parse_fail(ctx, at,
+				  "'%s' is longer than %zu bytes: '%s'",
+				  c->name, c->size - 1, s);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (ch < 0x20 || ch == 0x7f)
+			return parse_fail(ctx, at,
+					  "'%s' contains a control character "
+					  "(0x%02x)",
+					  c->name, ch);
+	}
+	if (c == &columns[COLUMN_NAME] &&
+	    (is_blank(s[0]) || is_blank(s[len - 1])))
+		return parse_fail(ctx, at,
+				  "'name' must not begin or end with a blank, "
+				  "got '%s'",
+				  s);
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+	return 0;
+}
+
+static int cell_kind(struct parse_ctx *ctx, const struct column *c,
+		      const char *s, struct pos at)
+{
+	char *dst = (char *)&ctx->spec + c->offset;
+
+	for (size_t i = 0; i < N_ELEMS(kind_names); i++) {
+		if (strcasecmp(s, kind_names[i]) == 0) {
+			snprintf(dst, c->size, "%s", kind_names[i]);
+			return 0;
+		}
+	}
+	return parse_fail(ctx, at,
+			  "'%s' must be one of 'datacenter', 'workstation', "
+			  "'edge', got '%s'",
+			  c->name, s);
+}
+
+static int cell_bool(struct parse_ctx *ctx, const struct column *c,
+		      const char *s, struct pos at)
+{
+	bool *dst = (bool *)(void *)((char *)&ctx->spec + c->offset);
+
+	for (size_t i = 0; i < N_ELEMS(bool_names); i++) {
+		if (strcasecmp(s, bool_names[i].text) == 0) {
+			*dst = bool_names[i].value;
+			return 0;
+		}
+	}
+	return parse_fail(ctx, at, "'%s' must be yes or no, got '%s'", c->name,
+			  s);
+}
+
+static int cell_number(struct parse_ctx *ctx, const struct column *c,
+			const char *s, struct pos at)
+{
+	double *dst = (double *)(void *)((char *)&ctx->spec + c->offset);
+	enum value_rule rule = c->type == CELL_PRICE ? RULE_NONNEG
+						     : RULE_FRACTION;
+	double v;
+
+	if (parse_plain(s, &v) || !rule_holds(rule, v))
+		return parse_fail(ctx, at, "'%s' must be %s, got '%s'",
+				  c->name, rule_text[rule], s);
+	*dst = v;
+	return 0;
+}
+
+static int cell_quantity(struct parse_ctx *ctx, const struct column *c,
+			  const char *s, struct pos at)
+{
+	enum unit_kind unit = c->type == CELL_PEAK ? UNIT_FLOPS : c->unit;
+	double *dst = c->type == CELL_PEAK
+			      ? &ctx->spec.peak_flops[c->prec]
+			      : (double *)(void *)((char *)&ctx->spec +
+						   c->offset);
+	double v;
+
+	if (units_parse(s, unit, &v, NULL))
+		return parse_fail(ctx, at, "'%s' must be a %s such as '%s', "
+				  "got '%s'",
+				  c->name, units_kind_name(unit),
+				  c->int_ops ? "1979TOPS" : units_example(unit),
+				  s);
+	if (c->type == CELL_QUANTITY && !(v > 0.0))
+		return parse_fail(ctx, at, "'%s' must be positive, got '%s'",
+				  c->name, s);
+	*dst = v;
+	return 0;
+}
+
+static int row_field(struct parse_ctx *ctx, const char *s, size_t len,
+		      struct pos at)
+{
+	enum column_id id;
+	const struct column *c;
+
+	if (ctx->field == 0) {
+		ctx->spec = gpu_defaults;
+		memset(ctx->given, 0, sizeof(ctx->given));
+		ctx->row_line = at.line;
+	}
+	if (ctx->field >= ctx->ncols)
+		return parse_fail(ctx, at,
+				  "too many fields: the header has %d",
+				  ctx->ncols);
+	id = ctx->field_column[ctx->field];
+	c = &columns[id];
+	ctx->at[id] = at;
+	if (len == 0) {
+		if (c->required)
+			parse_fail(ctx, at, "'%s' must not be empty", c->name);
+		return 0;
+	}
+	ctx->given[id] = true;
+	switch (c->type) {
+	case CELL_TEXT:
+		cell_text(ctx, c, s, len, at);
+		break;
+	case CELL_KIND:
+		cell_kind(ctx, c, s, at);
+		break;
+	case CELL_QUANTITY:
+	case CELL_PEAK:
+		cell_quantity(ctx, c, s, at);
+		break;
+	case CELL_BOOL:
+		cell_bool(ctx, c, s, at);
+		break;
+	case CELL_INT:
+		if (parse_int(s, &ctx->spec.gpus_per_node) ||
+		    ctx->spec.gpus_per_node <= 0)
+			parse_fail(ctx, at,
+				   "'%s' must be a positive whole number, "
+				   "got '%s'",
+				   c->name, s);
+		break;
+	case CELL_PRICE:
+	case CELL_FRACTION:
+		cell_number(ctx, c, s, at);
+		break;
+	}
+	return 0;
+}
+
+static int remember_line(struct parse_ctx *ctx, size_t i, int line)
+{
+	if (i >= ctx->lines_cap) {
+		size_t cap = ctx->lines_cap ? 2 * ctx->lines_cap : 32;
+		int *lines;
+
+		if (cap > SIZE_MAX / sizeof(*lines))
+			return -1;
+		lines = realloc(ctx->lines, cap * sizeof(*lines));
+		if (!lines)
+			return -1;
+		ctx->lines = lines;
+		ctx->lines_cap = cap;
+	}
+	ctx->lines[i] = line;
+	return 0;
+}
+
+static int row_end(struct parse_ctx *ctx)
+{
+	struct gpu_spec *g = &ctx->spec;
+	struct pos name_at = ctx->at[COLUMN_NAME];
+	struct diag check;
+
+	if (ctx->field < ctx->ncols)
+		return parse_fail(ctx, ctx->cur,
+				  "row has %d fields but the header has %d",
+				  ctx->field, ctx->ncols);
+	if (!ctx->given[COLUMN_IDLE_POWER])
+		g->idle_w = IDLE_FRACTION_OF_TDP * g->tdp_w;
+	else if (g->idle_w > g->tdp_w)
+		return parse_fail(ctx, ctx->at[COLUMN_IDLE_POWER],
+				  "'idle_power' (%gW) must not exceed 'tdp' "
+				  "(%gW)",
+				  g->idle_w, g->tdp_w);
+	if (!has_any_precision(g))
+		return parse_fail(ctx, name_at,
+				  "gpu '%s' has no peak throughput in any "
+				  "precision column",
+				  g->name);
+	for (size_t i = 0; i < ctx->cat->count; i++) {
+		if (strcasecmp(ctx->cat->gpus[i].name, g->name) == 0)
+			return parse_fail(ctx, name_at,
+					  "duplicate gpu '%s' (first defined "
+					  "on line %d)",
+					  g->name, ctx->lines[i]);
+	}
+	diag_clear(&check);
+	if (gpu_spec_check(g, &check))
+		return parse_fail(ctx, name_at, "%s", check.msg);
+	if (remember_line(ctx, ctx->cat->count, ctx->row_line) ||
+	    catalog_append(ctx->cat, g))
+		return parse_fail(ctx, name_at, "out of memory");
+	return 0;
+}
+
+/* libcsv: end of a field */
+static void on_field(void *s, size_t len, void *data)
+{
+	struct parse_ctx *ctx = data;
+	const char *text = s ? s : "";
+	struct pos at;
+
+	if (ctx->failed)
+		return;
+	if (ctx->field_open)
+		at = ctx->content;
+	else if (ctx->field == 0)
+		at = (struct pos){ ctx->cur.line, 1 };
+	else
+		at = ctx->after_delim;
+
+	if (!ctx->header_done)
+		header_field(ctx, text, len, at);
+	else
+		row_field(ctx, text, len, at);
+	ctx->field++;
+	ctx->field_open = false;
+	ctx->after_delim = (struct pos){ ctx->cur.line, ctx->cur.col + 1 };
+}
+
+/* libcsv: end of a record */
+static void on_record(int c, void *data)
+{
+	struct parse_ctx *ctx = data;
+
+	(void)c;
+	if (ctx->failed)
+		return;
+	if (!ctx->header_done)
+		header_end(ctx);
+	else
+		row_end(ctx);
+	ctx->field = 0;
+	ctx->field_open = false;
+}
+
+/* Records end at LF only; a CR before it is dropped before parsing. */
+static int is_record_end(unsigned char c)
+{
+	return c == '\n';
+}
+
+static void advance(struct pos *p, unsigned char c)
+{
+	if (c == '\n') {
+		p->line++;
+		p->col = 1;
+	} else {
+		p->col++;
+	}
+}
+
+/* Feed 'buf' to libcsv byte by byte so that positions are known. */
+static int parse_bytes(struct parse_ctx *ctx, struct csv_parser *parser,
+			const char *buf, size_t len)
+{
+	size_t i = 0;
+
+	if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+		i = 3; /* UTF-8 byte order mark */
+	for (; i < len && !ctx->failed; i++) {
+		unsigned char c = (unsigned char)buf[i];
+
+		if (c == '\r' && (i + 1 == len || buf[i + 1] == '\n'))
+			continue;
+		if (c == '\0')
+			return parse_fail(ctx, ctx->cur,
+					  "NUL byte in the input");
+		if (!ctx->field_open && !is_blank((char)c) && c != '\n' &&
+		    c != ',') {
+			ctx->field_open = true;
+			ctx->content = ctx->cur;
+		}
+		if (csv_parse(parser, &buf[i], 1, on_field, on_record, ctx) !=
+		    1) {
+			if (csv_error(parser) == CSV_EPARSE && c == '"')
+				parse_fail(ctx, ctx->cur,
+					   "stray '\"' in an unquoted field");
+			else if (csv_error(parser) == CSV_EPARSE)
+				parse_fail(ctx, ctx->cur,
+					   "unexpected character after a "
+					   "closing quote");
+			else
+				parse_fail(ctx, ctx->cur, "%s",
+					   csv_strerror(csv_error(parser)));
+			return 0;
+		}
+		advance(&ctx->cur, c);
+	}
+	if (ctx->failed)
+		return 0;
+	if (csv_fini(parser, on_field, on_record, ctx) != 0) {
+		if (csv_error(parser) == CSV_EPARSE)
+			parse_fail(ctx, ctx->content,
+				   "unterminated quoted field");
+		else
+			parse_fail(ctx, ctx->cur, "%s",
+				   csv_strerror(csv_error(parser)));
+	}
+	return 0;
+}
+
+/* Run with the C locale for numbers; restore the caller's after. */
+struct c_numeric {
+	locale_t c;
+	locale_t saved;
+};
+
+static void c_numeric_enter(struct c_numeric *n)
+{
+	n->c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+	n->saved = n->c ? uselocale(n->c) : (locale_t)0;
+}
+
+static void c_numeric_leave(struct c_numeric *n)
+{
+	if (!n->c)
+		return;
+	uselocale(n->saved);
+	freelocale(n->c);
+}
+
+int catalog_parse(const char *buf, size_t len, const char *name,
+		  struct catalog **out, struct diag *err)
+{
+	struct parse_ctx *ctx;
+	struct csv_parser parser;
+	struct c_numeric loc;
+	int rc = -1;
+
+	if (!name)
+		name = "<catalog>";
+	if (out)
+		*out = NULL;
+	if (!buf)
+		len = 0;
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return diag_set(err, name, 0, 0, "out of memory");
+	ctx->file = name;
+	ctx->err = err;
+	ctx->cur = (struct pos){ 1, 1 };
+	ctx->cat = calloc(1, sizeof(*ctx->cat));
+	if (!ctx->cat) {
+		diag_set(err, name, 0, 0, "out of memory");
+		goto out_free_ctx;
+	}
+	if (csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI |
+				      CSV_APPEND_NULL) != 0) {
+		diag_set(err, name, 0, 0, "out of memory");
+		goto out_free_cat;
+	}
+	csv_set_term_func(&parser, is_record_end);
+
+	c_numeric_enter(&loc);
+	parse_bytes(ctx, &parser, buf, len);
+	c_numeric_leave(&loc);
+	csv_free(&parser);
+
+	if (ctx->failed)
+		goto out_free_cat;
+	if (!ctx->header_done) {
+		diag_set(err, name, 1, 1, "empty catalog: no header line");
+		goto out_free_cat;
+	}
+	if (ctx->cat->count == 0) {
+		diag_set(err, name, ctx->header_line, 1,
+			 "no devices: the catalog has only a header line");
+		goto out_free_cat;
+	}
+	if (out) {
+		*out = ctx->cat;
+		ctx->cat = NULL;
+	}
+	rc = 0;
+out_free_cat:
+	catalog_free(ctx->cat);
+out_free_ctx:
+	free(ctx->lines);
+	free(ctx);
+	return rc;
+}
+
+int catalog_load_file(const char *path, struct catalog **out,
+		      struct diag *err)
+{
+	FILE *f;
+	char *buf = NULL;
+	size_t len = 0;
+	size_t cap = 0;
+	int rc = -1;
+
+	if (out)
+		*out = NULL;
+	f = fopen(path, "rb");
+	if (!f)
+		return diag_set(err, NULL, 0, 0, "cannot read '%s': %s", path,
+				strerror(errno));
+	for (;;) {
+		size_t got;
+
+		if (len == cap) {
+			size_t ncap = cap ? 2 * cap : 64 * 1024;
+			char *nbuf;
+
+			if (cap >= CATALOG_FILE_MAX) {
+				diag_set(err, NULL, 0, 0,
+					 "cannot read '%s': larger than %u "
+					 "bytes",
+					 path, CATALOG_FILE_MAX);
+				goto out_close;
+			}
+			nbuf = realloc(buf, ncap);
+			if (!nbuf) {
+				diag_set(err, NULL, 0, 0,
+					 "cannot read '%s': out of memory",
+					 path);
+				goto out_close;
+			}
+			buf = nbuf;
+			cap = ncap;
+		}
+		errno = 0;
+		got = fread(buf + len, 1, cap - len, f);
+		len += got;
+		if (got == 0 || len < cap) {
+			if (ferror(f)) {
+				diag_set(err, NULL, 0, 0,
+					 "cannot read '%s': %s", path,
+					 errno ? strerror(errno)
+					       : "read error");
+				goto out_close;
+			}
+			if (feof(f))
+				break;
+		}
+	}
+	rc = catalog_parse(buf, len, path, out, err);
+out_close:
+	fclose(f);
+	free(buf);
+	return rc;
+}
+
+int catalog_load_default(struct catalog **out, struct diag *err)
+{
+	return catalog_parse(catalog_default_csv, catalog_default_csv_len,
+			     "<embedded>", out, err);
+}
+
+const char *catalog_default_text(size_t *len)
+{
+	if (len)
+		*len = catalog_default_csv_len;
+	return catalog_default_csv;
+}
+
+/* ------------------------------------------------------------------ */
+/* Lookup                                                              */
+
+static int lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+static bool contains_nocase(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay; hay++) {
+		if (strncasecmp(hay, needle, n) == 0)
+			return true;
+	}
+	return n == 0;
+}
+
+/* Case-insensitive Levenshtein distance; 'b' has fewer than GPU_NAME_MAX
+ * bytes. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t row[GPU_NAME_MAX + 1];
+	size_t nb = strnlen(b, GPU_NAME_MAX);
+
+	for (size_t j = 0; j <= nb; j++)
+		row[j] = j;
+	for (size_t i = 1; *a; a++, i++) {
+		size_t corner = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= nb; j++) {
+			size_t up = row[j];
+			size_t best = corner + (lower((unsigned char)*a) !=
+					      lower((unsigned char)b[j - 1]));
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			corner = up;
+			row[j] = best;
+		}
+	}
+	return row[nb];
+}
+
+/*
+ * How close 'cand' is to 'query' (lower is closer), or SIZE_MAX when it is
+ * not worth suggesting: names containing one another come first, then
+ * names within a few edits.
+ */
+static size_t closeness(const char *query, const char *cand)
+{
+	size_t nq = strlen(query);
+	size_t nc = strlen(cand);
+	size_t d;
+
+	if (nq >= 2 &&
+	    (contains_nocase(cand, query) || contains_nocase(query, cand)))
+		return nq > nc ? nq - nc : nc - nq;
+	d = edit_distance(query, cand);
+	if (d <= 2 || d <= nq / 3)
+		return GPU_NAME_MAX + d;
+	return SIZE_MAX;
+}
+
+const struct gpu_spec *catalog_find(const struct catalog *cat,
+				    const char *name, struct diag *err)
+{
+	size_t n = catalog_count(cat);
+	size_t best[CATALOG_SUGGEST_MAX];
+	size_t score[CATALOG_SUGGEST_MAX];
+	size_t nbest = 0;
+	char msg[DIAG_MSG_MAX];
+	size_t used;
+
+	if (!name)
+		name = "";
+	for (size_t i = 0; i < n; i++) {
+		if (strcasecmp(cat->gpus[i].name, name) == 0)
+			return &cat->gpus[i];
+	}
+	if (n == 0) {
+		diag_set(err, NULL, 0, 0,
+			 "unknown gpu '%s': the catalog is empty", name);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t s = closeness(name, cat->gpus[i].name);
+		size_t k;
+
+		if (s == SIZE_MAX)
+			continue;
+		/* insert, keeping catalog order among equals */
+		for (k = nbest; k > 0 && score[k - 1] > s; k--) {
+			if (k < CATALOG_SUGGEST_MAX) {
+				best[k] = best[k - 1];
+				score[k] = score[k - 1];
+			}
+		}
+		if (k < CATALOG_SUGGEST_MAX) {
+			best[k] = i;
+			score[k] = s;
+			if (nbest < CATALOG_SUGGEST_MAX)
+				nbest++;
+		}
+	}
+	used = (size_t)snprintf(msg, sizeof(msg), "unknown gpu '%s'", name);
+	for (size_t k = 0; k < nbest && used < sizeof(msg); k++)
+		used += (size_t)snprintf(msg + used, sizeof(msg) - used,
+					 "%s'%s'",
+					 k == 0 ? "; did you mean " : ", ",
+					 cat->gpus[best[k]].name);
+	if (nbest > 0 && used < sizeof(msg))
+		snprintf(msg + used, sizeof(msg) - used, "?");
+	diag_set(err, NULL, 0, 0, "%s", msg);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing                                                             */
+
+static bool needs_quotes(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > 0 && (is_blank(s[0]) || is_blank(s[n - 1])))
+		return true;
+	return strpbrk(s, ",\"\r\n") != NULL;
+}
+
+static int write_text(FILE *out, const char *s)
+{
+	if (needs_quotes(s))
+		return csv_fwrite(out, s, strlen(s)) == 0 ? 0 : -1;
+	return fputs(s, out) == EOF ? -1 : 0;
+}
+
+static int write_cell(FILE *out, const struct column *c,
+		      const struct gpu_spec *g)
+{
+	const char *base = (const char *)g;
+	char buf[64];
+
+	switch (c->type) {
+	case CELL_TEXT:
+	case CELL_KIND:
+		return write_text(out, base + c->offset);
+	case CELL_QUANTITY:
+		units_format_exact(buf, sizeof(buf), *spec_double(g, c),
+				   c->unit);
+		return fputs(buf, out) == EOF ? -1 : 0;
+	case CELL_PEAK:
+		if (g->peak_flops[c->prec] == 0.0)
+			return 0;
+		return fprintf(out, "%.15g%s", g->peak_flops[c->prec] / 1e12,
+			       c->int_ops ? "TOPS" : "TFLOPS") < 0 ? -1 : 0;
+	case CELL_BOOL:
+		return fputs(*(const bool *)(const void *)(base + c->offset)
+				     ? "yes"
+				     : "no",
+			     out) == EOF ? -1 : 0;
+	case CELL_INT:
+		return fprintf(out, "%d",
+			       *(const int *)(const void *)(base + c->offset))
+				       < 0 ? -1 : 0;
+	case CELL_PRICE:
+	case CELL_FRACTION:
+		return fprintf(out, "%.15g", *spec_double(g, c)) < 0 ? -1 : 0;
+	}
+	return -1;
+}
+
+static int write_rows(FILE *out, const struct catalog *cat)
+{
+	for (int i = 0; i < COLUMN_COUNT; i++) {
+		if (fprintf(out, "%s%s", i ? "," : "", columns[i].name) < 0)
+			return -1;
+	}
+	if (fputc('\n', out) == EOF)
+		return -1;
+	for (size_t r = 0; r < catalog_count(cat); r++) {
+		for (int i = 0; i < COLUMN_COUNT; i++) {
+			if (i && fputc(',', out) == EOF)
+				return -1;
+			if (write_cell(out, &columns[i], &cat->gpus[r]))
+				return -1;
+		}
+		if (fputc('\n', out) == EOF)
+			return -1;
+	}
+	return 0;
+}
+
+int catalog_write_csv(FILE *out, const struct catalog *cat)
+{
+	struct c_numeric loc;
+	int rc;
+
+	c_numeric_enter(&loc);
+	rc = write_rows(out, cat);
+	c_numeric_leave(&loc);
+	if (rc || ferror(out))
+		return -1;
+	return 0;
+}

@@ -1,0 +1,420 @@
+/* cli.c - options, subcommand table, input and output edges; see cli.h. */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef CAPPLAN_VERSION
+#define CAPPLAN_VERSION "unknown"
+#endif
+
+/* Options a command accepts. */
+enum {
+	OPT_CATALOG = 1 << 0,
+	OPT_GPU = 1 << 1,
+	OPT_GPUS = 1 << 2,
+	OPT_SET = 1 << 3,
+	OPT_FORMAT = 1 << 4,
+	OPT_OUTPUT = 1 << 5,
+};
+
+struct command {
+	const char *name;
+	int (*run)(struct cli_ctx *ctx);
+	const char *summary;
+	const char *usage;
+	int options;
+	bool workload; /* takes a WORKLOAD argument */
+};
+
+static const struct command commands[] = {
+	{ "train", cmd_train, "plan a training run: time, memory, energy, cost",
+	  "capplan train WORKLOAD [--gpu NAME] [--gpus N] [--set KEY=VALUE]...\n"
+	  "              [--format table|csv|json] [-o FILE] [--catalog FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_FORMAT | OPT_OUTPUT,
+	  true },
+	{ "fit", cmd_fit,
+	  "memory per GPU on every device, and what makes it fit",
+	  "capplan fit WORKLOAD [--gpu NAME[,NAME]...] [--gpus N]\n"
+	  "            [--set KEY=VALUE]... [--format table|csv|json] [-o FILE]\n"
+	  "            [--catalog FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_FORMAT | OPT_OUTPUT,
+	  true },
+	{ "catalog", cmd_catalog, "list the hardware catalog",
+	  "capplan catalog [--gpu NAME[,NAME]...] [--format table|csv|json]\n"
+	  "                [-o FILE] [--catalog FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_FORMAT | OPT_OUTPUT, false },
+};
+
+static const struct {
+	int flag;
+	const char *text;
+} option_help[] = {
+	{ OPT_GPU, "  --gpu NAME        the accelerator (catalog name, any case);\n"
+		   "                    a comma-separated list where allowed" },
+	{ OPT_GPUS, "  --gpus N          number of GPUs (same as --set training.gpus=N)" },
+	{ OPT_SET, "  --set KEY=VALUE   override a workload key, e.g. training.tp=8\n"
+		   "                    (repeatable; applied after the file)" },
+	{ OPT_FORMAT, "  --format FORMAT   table (default), csv or json" },
+	{ OPT_OUTPUT, "  -o, --output FILE write to FILE (replaced atomically)" },
+	{ OPT_CATALOG, "  --catalog FILE    use FILE instead of the embedded catalog" },
+};
+
+static void print_version(FILE *out)
+{
+	fprintf(out, "capplan %s\n", CAPPLAN_VERSION);
+}
+
+static void print_main_help(FILE *out)
+{
+	fprintf(out,
+		"usage: capplan COMMAND [ARGS]\n"
+		"       capplan --help | --version\n\n"
+		"Capacity planner for AI infrastructure: training time, memory,\n"
+		"energy and cost of a workload on a hardware catalog.\n\n"
+		"commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-9s %s\n", commands[i].name,
+			commands[i].summary);
+	fprintf(out, "  %-9s %s\n", "help", "show help for a command");
+	fprintf(out,
+		"\n'capplan COMMAND --help' shows a command's options.\n"
+		"Exit status: 0 ok, 1 no feasible plan, 2 usage error, 3 bad\n"
+		"input file, 4 I/O error, 5 internal error.  See capplan(1).\n");
+}
+
+static void print_command_help(FILE *out, const struct command *c)
+{
+	fprintf(out, "usage: %s\n\n%s.\n\noptions:\n", c->usage, c->summary);
+	for (size_t i = 0; i < sizeof(option_help) / sizeof(option_help[0]);
+	     i++)
+		if (c->options & option_help[i].flag)
+			fprintf(out, "%s\n", option_help[i].text);
+	fprintf(out, "  -h, --help        show this help\n");
+	if (c->workload)
+		fprintf(out, "\nWORKLOAD is an INI file (specs/workload.md).\n");
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static int usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Print a usage error and where to find help; returns EXIT_USAGE. */
+static int usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "capplan: error: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nsee 'capplan%s%s --help'\n", cmd ? " " : "",
+		cmd ? cmd : "");
+	return EXIT_USAGE;
+}
+
+int cli_load_catalog(struct cli_ctx *ctx)
+{
+	struct diag err;
+	int rc;
+
+	diag_clear(&err);
+	rc = ctx->catalog_path ? catalog_load_file(ctx->catalog_path,
+						   &ctx->cat, &err) :
+				 catalog_load_default(&ctx->cat, &err);
+	if (rc != 0) {
+		diag_print(stderr, &err);
+		/* a file we could not open is an I/O error, not bad input */
+		return err.line > 0 || !ctx->catalog_path ||
+				       access(ctx->catalog_path, R_OK) == 0 ?
+			       EXIT_INPUT :
+			       EXIT_IO;
+	}
+	return EXIT_OK;
+}
+
+int cli_load_workload(struct cli_ctx *ctx)
+{
+	struct diag err;
+	char expr[64];
+
+	diag_clear(&err);
+	workload_init(&ctx->wl);
+	if (workload_load_file(ctx->workload_path, &ctx->wl, &err) != 0) {
+		diag_print(stderr, &err);
+		return err.line > 0 || access(ctx->workload_path, R_OK) == 0 ?
+			       EXIT_INPUT :
+			       EXIT_IO;
+	}
+	if (ctx->gpus_arg) {
+		snprintf(expr, sizeof(expr), "training.gpus=%s", ctx->gpus_arg);
+		if (workload_set(&ctx->wl, expr, &err) != 0) {
+			fprintf(stderr, "capplan: error: --gpus must be a "
+					"positive integer, got '%s'\n",
+				ctx->gpus_arg);
+			return EXIT_USAGE;
+		}
+	}
+	for (int i = 0; i < ctx->nsets; i++) {
+		if (workload_set(&ctx->wl, ctx->sets[i], &err) != 0) {
+			diag_print(stderr, &err);
+			return EXIT_USAGE;
+		}
+	}
+	if (workload_validate(&ctx->wl, &err) != 0) {
+		diag_print(stderr, &err);
+		return EXIT_INPUT;
+	}
+	return EXIT_OK;
+}
+
+int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none)
+{
+	char list[1024];
+	char *save = NULL;
+
+	ctx->ngpus = 0;
+	if (!ctx->gpu_arg) {
+		if (!all_if_none)
+			return EXIT_OK;
+		for (size_t i = 0; i < catalog_count(ctx->cat) &&
+				   ctx->ngpus < CLI_MAX_GPUS;
+		     i++)
+			ctx->gpus[ctx->ngpus++] = catalog_at(ctx->cat, i);
+		return EXIT_OK;
+	}
+	if (strlen(ctx->gpu_arg) >= sizeof(list))
+		return usage_error(ctx->cmd, "%s", "--gpu list is too long");
+	snprintf(list, sizeof(list), "%s", ctx->gpu_arg);
+	for (char *name = strtok_r(list, ",", &save); name;
+	     name = strtok_r(NULL, ",", &save)) {
+		struct diag err;
+		const struct gpu_spec *g;
+
+		diag_clear(&err);
+		g = catalog_find(ctx->cat, name, &err);
+		if (!g) {
+			diag_print(stderr, &err);
+			return EXIT_USAGE;
+		}
+		if (ctx->ngpus == CLI_MAX_GPUS)
+			return usage_error(ctx->cmd, "%s",
+					   "too many devices in --gpu");
+		ctx->gpus[ctx->ngpus++] = g;
+	}
+	if (ctx->ngpus == 0)
+		return usage_error(ctx->cmd, "%s", "--gpu names no device");
+	return EXIT_OK;
+}
+
+/* Write to a temporary file beside 'path', then rename it into place. */
+static int emit_file(const struct cli_ctx *ctx, const struct report *r)
+{
+	size_t n = strlen(ctx->output_path);
+	char *tmp = malloc(n + 16);
+	const char *why = NULL;
+	FILE *f;
+	int fd, rc = EXIT_OK;
+
+	if (!tmp) {
+		fprintf(stderr, "capplan: error: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	snprintf(tmp, n + 16, "%s.tmpXXXXXX", ctx->output_path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "capplan: error: cannot write '%s': %s\n",
+			ctx->output_path, strerror(errno));
+		free(tmp);
+		return EXIT_IO;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		rc = EXIT_IO;
+	} else if (report_write(f, r, ctx->format, &why) != 0) {
+		rc = EXIT_INTERNAL;
+	}
+	if (f && (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0) &&
+	    rc == EXIT_OK)
+		rc = EXIT_IO;
+	if (f && fclose(f) != 0 && rc == EXIT_OK)
+		rc = EXIT_IO;
+	if (rc == EXIT_OK && rename(tmp, ctx->output_path) != 0)
+		rc = EXIT_IO;
+	if (rc != EXIT_OK) {
+		int e = errno;
+
+		unlink(tmp);
+		if (why)
+			fprintf(stderr, "capplan: error: %s\n", why);
+		else
+			fprintf(stderr, "capplan: error: cannot write '%s': %s\n",
+				ctx->output_path, strerror(e));
+	}
+	free(tmp);
+	return rc;
+}
+
+int cli_emit(const struct cli_ctx *ctx, const struct report *r)
+{
+	const char *why = NULL;
+
+	if (ctx->output_path)
+		return emit_file(ctx, r);
+	if (report_write(stdout, r, ctx->format, &why) != 0) {
+		fprintf(stderr, "capplan: error: %s\n", why);
+		return EXIT_INTERNAL;
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "capplan: error: cannot write the output: %s\n",
+			strerror(errno));
+		return EXIT_IO;
+	}
+	return EXIT_OK;
+}
+
+static int parse_options(struct cli_ctx *ctx, const struct command *c,
+			 int argc, char **argv, bool *help)
+{
+	static const struct option longopts[] = {
+		{ "catalog", required_argument, NULL, 'c' },
+		{ "gpu", required_argument, NULL, 'g' },
+		{ "gpus", required_argument, NULL, 'n' },
+		{ "set", required_argument, NULL, 's' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct {
+		int ch, flag;
+		const char *name;
+	} owner[] = {
+		{ 'c', OPT_CATALOG, "--catalog" }, { 'g', OPT_GPU, "--gpu" },
+		{ 'n', OPT_GPUS, "--gpus" },       { 's', OPT_SET, "--set" },
+		{ 'f', OPT_FORMAT, "--format" },   { 'o', OPT_OUTPUT, "--output" },
+	};
+	int ch;
+
+	opterr = 0;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+		for (size_t i = 0; i < sizeof(owner) / sizeof(owner[0]); i++)
+			if (owner[i].ch == ch && !(c->options & owner[i].flag))
+				return usage_error(c->name,
+						   "option '%s' does not apply "
+						   "to this command",
+						   owner[i].name);
+		switch (ch) {
+		case 'c':
+			ctx->catalog_path = optarg;
+			break;
+		case 'g':
+			ctx->gpu_arg = optarg;
+			break;
+		case 'n':
+			ctx->gpus_arg = optarg;
+			break;
+		case 's':
+			if (ctx->nsets == CLI_MAX_SETS)
+				return usage_error(c->name, "%s",
+						   "too many --set options");
+			ctx->sets[ctx->nsets++] = optarg;
+			break;
+		case 'f':
+			if (report_format_parse(optarg, &ctx->format) != 0)
+				return usage_error(c->name,
+						   "--format must be table, "
+						   "csv or json, got '%s'",
+						   optarg);
+			break;
+		case 'o':
+			ctx->output_path = optarg;
+			break;
+		case 'h':
+			*help = true;
+			return EXIT_OK;
+		case ':':
+			return usage_error(c->name, "option '%s' needs a value",
+					   argv[optind - 1]);
+		default:
+			return usage_error(c->name, "unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (c->workload) {
+		if (optind >= argc)
+			return usage_error(c->name, "%s",
+					   "missing the WORKLOAD file");
+		ctx->workload_path = argv[optind++];
+	}
+	if (optind < argc)
+		return usage_error(c->name, "unexpected argument '%s'",
+				   argv[optind]);
+	return EXIT_OK;
+}
+
+int cli_main(int argc, char **argv)
+{
+	struct cli_ctx ctx;
+	const struct command *c;
+	bool help = false;
+	int rc;
+
+	if (argc < 2) {
+		print_main_help(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		print_main_help(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0 ||
+	    strcmp(argv[1], "version") == 0) {
+		print_version(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "help") == 0) {
+		if (argc < 3) {
+			print_main_help(stdout);
+			return EXIT_OK;
+		}
+		c = find_command(argv[2]);
+		if (!c)
+			return usage_error(NULL, "unknown command '%s'", argv[2]);
+		print_command_help(stdout, c);
+		return EXIT_OK;
+	}
+	c = find_command(argv[1]);
+	if (!c)
+		return usage_error(NULL, "unknown command '%s'", argv[1]);
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.cmd = c->name;
+	ctx.format = FORMAT_TABLE;
+	rc = parse_options(&ctx, c, argc - 1, argv + 1, &help);
+	if (rc != EXIT_OK)
+		return rc;
+	if (help) {
+		print_command_help(stdout, c);
+		return EXIT_OK;
+	}
+	rc = cli_load_catalog(&ctx);
+	if (rc == EXIT_OK)
+		rc = c->run(&ctx);
+	catalog_free(ctx.cat);
+	return rc;
+}

@@ -1,0 +1,103 @@
+/* cmd_catalog.c - 'capplan catalog': list the hardware catalog. */
+#include <stdio.h>
+
+#include "cli.h"
+
+/* CSV is exactly the catalog file format, so it can be edited and loaded
+   back with --catalog; table and JSON show the same rows as records. */
+static int catalog_csv(struct cli_ctx *ctx)
+{
+	struct catalog *sub = ctx->cat;
+
+	if (ctx->output_path || ctx->gpu_arg) {
+		/* written through the report path for atomic files and
+		   selections: fall through to records */
+		return -1;
+	}
+	if (catalog_write_csv(stdout, sub) != 0 || fflush(stdout) != 0) {
+		fprintf(stderr, "capplan: error: cannot write the output\n");
+		return EXIT_IO;
+	}
+	return EXIT_OK;
+}
+
+static void add_gpu(struct record *rec, const struct gpu_spec *g)
+{
+	static const struct {
+		enum precision p;
+		const char *key, *label;
+	} cols[] = {
+		{ PREC_FP32, "fp32_flops", "fp32" },
+		{ PREC_TF32, "tf32_flops", "tf32" },
+		{ PREC_BF16, "bf16_flops", "bf16" },
+		{ PREC_FP16, "fp16_flops", "fp16" },
+		{ PREC_FP8, "fp8_flops", "fp8" },
+		{ PREC_INT8, "int8_ops", "int8" },
+		{ PREC_INT4, "int4_ops", "int4" },
+	};
+
+	rec_str(rec, NULL, "name", "name", g->name, RF_GRID);
+	rec_str(rec, NULL, "vendor", "vendor", g->vendor, RF_GRID);
+	rec_str(rec, NULL, "kind", "kind", g->kind, RF_GRID);
+	rec_num(rec, NULL, "memory_bytes", "memory", g->mem_bytes, UNIT_BYTES,
+		RF_GRID);
+	rec_num(rec, NULL, "mem_bw_bytes_per_s", "mem bw",
+		g->mem_bw_bytes_per_s, UNIT_BANDWIDTH, RF_GRID);
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+		int grid = cols[i].p == PREC_BF16 || cols[i].p == PREC_FP8 ||
+					   cols[i].p == PREC_INT8 ?
+				   RF_GRID :
+				   0;
+
+		if (g->peak_flops[cols[i].p] > 0.0)
+			rec_num(rec, NULL, cols[i].key, cols[i].label,
+				g->peak_flops[cols[i].p], UNIT_FLOPS, grid);
+		else
+			rec_null(rec, NULL, cols[i].key, cols[i].label, grid);
+	}
+	rec_bool(rec, NULL, "sparsity_2_4", "2:4", g->sparsity_2_4, 0);
+	rec_num(rec, NULL, "tdp_w", "tdp", g->tdp_w, UNIT_POWER, RF_GRID);
+	rec_num(rec, NULL, "idle_w", "idle", g->idle_w, UNIT_POWER, 0);
+	rec_int(rec, NULL, "gpus_per_node", "/node", g->gpus_per_node,
+		RF_GRID);
+	rec_num(rec, NULL, "intra_bw_bytes_per_s", "intra-node",
+		g->intra_bw_bytes_per_s, UNIT_BANDWIDTH, RF_GRID);
+	rec_num(rec, NULL, "inter_bw_bytes_per_s", "inter-node",
+		g->inter_bw_bytes_per_s, UNIT_BANDWIDTH, RF_GRID);
+	rec_num(rec, NULL, "price_usd_per_gpu_hour", "$/GPU-h",
+		g->price_usd_per_hour, UNIT_KIND_COUNT, RF_GRID);
+	rec_num(rec, NULL, "matmul_eff", "matmul eff", g->matmul_eff,
+		UNIT_KIND_COUNT, 0);
+	rec_num(rec, NULL, "mem_eff", "mem eff", g->mem_eff, UNIT_KIND_COUNT,
+		0);
+	rec_str(rec, NULL, "source", "source", g->source, 0);
+}
+
+int cmd_catalog(struct cli_ctx *ctx)
+{
+	struct report rep;
+	int rc;
+
+	if (ctx->format == FORMAT_CSV) {
+		rc = catalog_csv(ctx);
+		if (rc >= 0)
+			return rc;
+	}
+	rc = cli_resolve_gpus(ctx, true);
+	if (rc != EXIT_OK)
+		return rc;
+	report_init(&rep, true);
+	for (int i = 0; i < ctx->ngpus; i++) {
+		struct record *rec = report_add_record(&rep);
+
+		if (!rec) {
+			report_release(&rep);
+			fprintf(stderr, "capplan: error: out of memory\n");
+			return EXIT_INTERNAL;
+		}
+		add_gpu(rec, ctx->gpus[i]);
+	}
+	rc = cli_emit(ctx, &rep);
+	report_release(&rep);
+	return rc;
+}

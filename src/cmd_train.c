@@ -1,0 +1,353 @@
+/* cmd_train.c - 'capplan train' and 'capplan fit': training plans as
+   reports.  Field names are specified in specs/output.md. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "plan.h"
+
+/* Largest cluster 'fit' tries when suggesting more GPUs. */
+static const int fit_max_gpus = 1 << 17;
+
+static const char *model_name(const struct workload *wl)
+{
+	return wl->model.name[0] ? wl->model.name : "model";
+}
+
+/* "training.tp=8, training.pp=4" for the keys capplan chose. */
+static void chosen_list(const struct train_plan *p, char *buf, size_t n,
+			bool with_values)
+{
+	const struct train_config *c = &p->config;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < CHOSE_COUNT && len < n; k++) {
+		char val[48];
+
+		if (!(p->chosen & (1u << k)))
+			continue;
+		switch ((enum plan_choice)k) {
+		case CHOSE_GPUS: snprintf(val, sizeof(val), "%d", c->gpus); break;
+		case CHOSE_GLOBAL_BATCH:
+			snprintf(val, sizeof(val), "%d", c->global_batch);
+			break;
+		case CHOSE_MICRO_BATCH:
+			snprintf(val, sizeof(val), "%d", c->micro_batch);
+			break;
+		case CHOSE_TP: snprintf(val, sizeof(val), "%d", c->tp); break;
+		case CHOSE_PP: snprintf(val, sizeof(val), "%d", c->pp); break;
+		case CHOSE_VP: snprintf(val, sizeof(val), "%d", c->vp); break;
+		case CHOSE_CP: snprintf(val, sizeof(val), "%d", c->cp); break;
+		case CHOSE_ZERO: snprintf(val, sizeof(val), "%d", c->zero); break;
+		case CHOSE_RECOMPUTE:
+			snprintf(val, sizeof(val), "%s",
+				 recompute_name(c->recompute));
+			break;
+		case CHOSE_SEQUENCE_PARALLEL:
+			snprintf(val, sizeof(val), "%s",
+				 c->sequence_parallel ? "true" : "false");
+			break;
+		case CHOSE_OVERLAP:
+			snprintf(val, sizeof(val), "%s",
+				 c->overlap_grad_reduce ? "true" : "false");
+			break;
+		case CHOSE_TOKENS:
+			snprintf(val, sizeof(val), "%.4g (20 x params)",
+				 p->tokens);
+			break;
+		case CHOSE_COUNT: break;
+		}
+		len += (size_t)snprintf(buf + len, n - len, "%s%s%s%s",
+					len ? (with_values ? ", " : ",") : "",
+					plan_choice_key((enum plan_choice)k),
+					with_values ? "=" : "",
+					with_values ? val : "");
+	}
+}
+
+static void add_memory(struct record *rec, const struct train_memory *m,
+		       int grid)
+{
+	const char *g = "memory";
+
+	rec_num(rec, g, "weights_bytes", "weights", m->weights_bytes,
+		UNIT_BYTES, grid);
+	rec_num(rec, g, "gradients_bytes", "gradients", m->gradients_bytes,
+		UNIT_BYTES, grid);
+	rec_num(rec, g, "optimizer_bytes", "optimizer states",
+		m->optimizer_bytes, UNIT_BYTES, grid);
+	rec_num(rec, g, "activations_bytes", "activations",
+		m->activations_bytes, UNIT_BYTES, grid);
+	rec_num(rec, g, "reserve_bytes", "framework reserve", m->reserve_bytes,
+		UNIT_BYTES, 0);
+	rec_num(rec, g, "total_bytes", "total", m->total_bytes, UNIT_BYTES,
+		grid);
+	rec_num(rec, g, "capacity_bytes", "capacity", m->capacity_bytes,
+		UNIT_BYTES, grid);
+	rec_bool(rec, g, "fits", "fits", m->fits, grid);
+}
+
+static void add_config(struct record *rec, const struct train_plan *p,
+		       int grid)
+{
+	const struct train_config *c = &p->config;
+
+	rec_int(rec, NULL, "tp", "tensor parallel (tp)", c->tp, grid);
+	rec_int(rec, NULL, "pp", "pipeline parallel (pp)", c->pp, grid);
+	rec_int(rec, NULL, "vp", "virtual stages (vp)", c->vp, 0);
+	rec_int(rec, NULL, "cp", "context parallel (cp)", c->cp, 0);
+	rec_int(rec, NULL, "dp", "data parallel (dp)", c->dp, grid);
+	rec_int(rec, NULL, "micro_batch", "micro-batch (sequences)",
+		c->micro_batch, grid);
+	rec_int(rec, NULL, "global_batch", "global batch (sequences)",
+		c->global_batch, 0);
+	rec_int(rec, NULL, "zero", "ZeRO stage", c->zero, grid);
+	rec_str(rec, NULL, "recompute", "recomputation",
+		recompute_name(c->recompute), grid);
+	rec_bool(rec, NULL, "sequence_parallel", "sequence parallel",
+		 c->sequence_parallel, 0);
+	rec_str(rec, NULL, "precision", "precision",
+		precision_name(c->precision), 0);
+}
+
+static void add_train_plan(struct record *rec, const struct workload *wl,
+			   const struct train_plan *p)
+{
+	const struct train_result *r = &p->result;
+	const struct train_time *t = &r->time;
+	const struct run_cost *run = &p->run;
+	char chosen[512];
+
+	rec_str(rec, NULL, "model", "model", model_name(wl), 0);
+	rec_str(rec, NULL, "gpu", "gpu", p->gpu->name, 0);
+	rec_int(rec, NULL, "gpus", "gpus", p->config.gpus, 0);
+	rec_num(rec, NULL, "params", "parameters", p->params, UNIT_COUNT, 0);
+	rec_num(rec, NULL, "tokens", "tokens to train on", p->tokens,
+		UNIT_COUNT, 0);
+	rec_heading(rec, "configuration");
+	add_config(rec, p, 0);
+	rec_heading(rec, "memory per GPU (most loaded stage)");
+	add_memory(rec, &r->memory, 0);
+	rec_heading(rec, "iteration");
+	if (p->has_arch) {
+		rec_num(rec, NULL, "step_time_s", "step time", t->step_s,
+			UNIT_TIME, 0);
+		rec_num(rec, "breakdown", "compute_s", "  compute", t->compute_s,
+			UNIT_TIME, 0);
+		rec_num(rec, "breakdown", "tp_comm_s", "  tensor-parallel comm",
+			t->tp_comm_s, UNIT_TIME, 0);
+		rec_num(rec, "breakdown", "pp_comm_s", "  pipeline sends",
+			t->pp_comm_s, UNIT_TIME, 0);
+		rec_num(rec, "breakdown", "cp_comm_s", "  context-parallel comm",
+			t->cp_comm_s, UNIT_TIME, 0);
+		rec_num(rec, "breakdown", "bubble_s", "  pipeline bubble",
+			t->bubble_s, UNIT_TIME, 0);
+		rec_num(rec, "breakdown", "dp_comm_s", "  data-parallel comm",
+			t->dp_comm_s, UNIT_TIME, 0);
+		rec_num(rec, "breakdown", "optimizer_s", "  optimizer step",
+			t->optimizer_s, UNIT_TIME, 0);
+		rec_num(rec, NULL, "tokens_per_s", "tokens/s", r->tokens_per_s,
+			UNIT_COUNT, 0);
+		rec_num(rec, NULL, "tokens_per_s_per_gpu", "tokens/s per GPU",
+			r->tokens_per_s_per_gpu, UNIT_COUNT, 0);
+		rec_num(rec, NULL, "model_tflops_per_gpu",
+			"model TFLOP/s per GPU", r->model_flops_per_gpu / 1e12,
+			UNIT_KIND_COUNT, 0);
+		rec_num(rec, NULL, "hardware_tflops_per_gpu",
+			"hardware TFLOP/s per GPU", r->hw_flops_per_gpu / 1e12,
+			UNIT_KIND_COUNT, 0);
+		rec_num(rec, NULL, "mfu", "MFU", r->mfu, UNIT_KIND_COUNT,
+			RF_PERCENT);
+		rec_num(rec, NULL, "hfu", "HFU", r->hfu, UNIT_KIND_COUNT,
+			RF_PERCENT);
+		rec_heading(rec, "run");
+		rec_num(rec, NULL, "time_to_train_s", "time to train",
+			run->time_s, UNIT_TIME, 0);
+		rec_num(rec, NULL, "gpu_hours", "GPU-hours", run->gpu_hours,
+			UNIT_COUNT, 0);
+		rec_num(rec, NULL, "power_w_per_gpu", "power per GPU",
+			run->gpu_power_w, UNIT_POWER, 0);
+		rec_num(rec, NULL, "facility_power_w", "facility power",
+			run->facility_power_w, UNIT_POWER, 0);
+		rec_num(rec, NULL, "energy_kwh", "energy (kWh, facility)",
+			run->energy_kwh, UNIT_COUNT, 0);
+		rec_num(rec, NULL, "cost_usd", "cost (GPU-hours x price)",
+			run->cost_usd, UNIT_MONEY, 0);
+		rec_num(rec, NULL, "energy_cost_usd", "energy cost (kWh x price)",
+			run->energy_cost_usd, UNIT_MONEY, 0);
+	} else {
+		static const char *const unknown[] = {
+			"step_time_s", "tokens_per_s", "tokens_per_s_per_gpu",
+			"model_tflops_per_gpu", "hardware_tflops_per_gpu",
+			"mfu", "hfu", "time_to_train_s", "gpu_hours",
+			"energy_kwh", "cost_usd",
+		};
+
+		for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]);
+		     i++)
+			rec_null(rec, NULL, unknown[i], unknown[i], 0);
+	}
+	chosen_list(p, chosen, sizeof(chosen), false);
+	rec_str(rec, NULL, "chosen", "chosen by capplan", chosen, RF_MACHINE);
+}
+
+static int need_one_gpu(struct cli_ctx *ctx)
+{
+	int rc = cli_resolve_gpus(ctx, false);
+
+	if (rc != EXIT_OK)
+		return rc;
+	if (ctx->ngpus != 1) {
+		fprintf(stderr, "capplan: error: %s needs one --gpu NAME "
+				"('capplan catalog' lists them)\n", ctx->cmd);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+int cmd_train(struct cli_ctx *ctx)
+{
+	struct train_plan p;
+	struct report rep;
+	struct record *rec;
+	struct diag err;
+	char chosen[512];
+	int rc;
+
+	rc = cli_load_workload(ctx);
+	if (rc == EXIT_OK)
+		rc = need_one_gpu(ctx);
+	if (rc != EXIT_OK)
+		return rc;
+	diag_clear(&err);
+	if (train_plan_make(&ctx->wl, ctx->gpus[0], &p, &err) != 0) {
+		diag_print(stderr, &err);
+		return EXIT_INFEASIBLE;
+	}
+	report_init(&rep, false);
+	snprintf(rep.title, sizeof(rep.title), "Training plan: %s on %d x %s",
+		 model_name(&ctx->wl), p.config.gpus, p.gpu->name);
+	rec = report_add_record(&rep);
+	if (!rec) {
+		fprintf(stderr, "capplan: error: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	add_train_plan(rec, &ctx->wl, &p);
+	chosen_list(&p, chosen, sizeof(chosen), true);
+	if (chosen[0])
+		report_note(&rep, "chosen by capplan: %s", chosen);
+	if (p.has_arch)
+		report_note(&rep, "searched %lld configurations", p.evaluated);
+	else
+		report_note(&rep, "only 'params' is known: give [model] "
+				  "layers, hidden, heads, vocab and seq_len for "
+				  "activations, time, energy and cost");
+	if (!p.fits) {
+		char hint[256];
+
+		train_plan_suggest(&ctx->wl, p.gpu, fit_max_gpus, hint,
+				   sizeof(hint));
+		report_note(&rep, "does not fit: %s; %s",
+			    "the most loaded GPU needs more than its memory",
+			    hint);
+	}
+	rc = cli_emit(ctx, &rep);
+	report_release(&rep);
+	if (rc == EXIT_OK && !p.fits)
+		rc = EXIT_INFEASIBLE;
+	return rc;
+}
+
+int cmd_fit(struct cli_ctx *ctx)
+{
+	struct report rep;
+	int rc, fits = 0;
+
+	rc = cli_load_workload(ctx);
+	if (rc == EXIT_OK)
+		rc = cli_resolve_gpus(ctx, true);
+	if (rc != EXIT_OK)
+		return rc;
+	report_init(&rep, true);
+	snprintf(rep.title, sizeof(rep.title),
+		 "Memory per GPU: %s%s", model_name(&ctx->wl),
+		 model_has_arch(&ctx->wl.model) ? "" :
+						  " (model states only)");
+	for (int i = 0; i < ctx->ngpus; i++) {
+		struct train_plan p;
+		struct record *rec = report_add_record(&rep);
+		struct diag err;
+		char hint[256] = "";
+
+		if (!rec) {
+			report_release(&rep);
+			fprintf(stderr, "capplan: error: out of memory\n");
+			return EXIT_INTERNAL;
+		}
+		diag_clear(&err);
+		rec_str(rec, NULL, "gpu", "gpu", ctx->gpus[i]->name, RF_GRID);
+		if (train_plan_make(&ctx->wl, ctx->gpus[i], &p, &err) != 0) {
+			/* no configuration at all on this device */
+			rec_int(rec, NULL, "gpus", "gpus", 0, RF_GRID);
+			rec_null(rec, NULL, "tp", "tp", RF_GRID);
+			rec_null(rec, NULL, "pp", "pp", RF_GRID);
+			rec_null(rec, NULL, "dp", "dp", RF_GRID);
+			rec_null(rec, NULL, "micro_batch", "mb", RF_GRID);
+			rec_null(rec, NULL, "zero", "zero", RF_GRID);
+			rec_null(rec, NULL, "recompute", "recompute", RF_GRID);
+			rec_null(rec, "memory", "weights_bytes", "weights",
+				 RF_GRID);
+			rec_null(rec, "memory", "gradients_bytes", "grads",
+				 RF_GRID);
+			rec_null(rec, "memory", "optimizer_bytes", "optimizer",
+				 RF_GRID);
+			rec_null(rec, "memory", "activations_bytes",
+				 "activations", RF_GRID);
+			rec_null(rec, "memory", "reserve_bytes", "reserve", 0);
+			rec_null(rec, "memory", "total_bytes", "total", RF_GRID);
+			rec_num(rec, "memory", "capacity_bytes", "capacity",
+				ctx->gpus[i]->mem_bytes, UNIT_BYTES, RF_GRID);
+			rec_bool(rec, "memory", "fits", "fits", false, RF_GRID);
+			rec_str(rec, NULL, "suggestion", "smallest change",
+				err.msg, RF_GRID);
+			continue;
+		}
+		rec_int(rec, NULL, "gpus", "gpus", p.config.gpus, RF_GRID);
+		rec_int(rec, NULL, "tp", "tp", p.config.tp, RF_GRID);
+		rec_int(rec, NULL, "pp", "pp", p.config.pp, RF_GRID);
+		rec_int(rec, NULL, "dp", "dp", p.config.dp, RF_GRID);
+		if (p.has_arch) {
+			rec_int(rec, NULL, "micro_batch", "mb",
+				p.config.micro_batch, RF_GRID);
+			rec_int(rec, NULL, "zero", "zero", p.config.zero,
+				RF_GRID);
+			rec_str(rec, NULL, "recompute", "recompute",
+				recompute_name(p.config.recompute), RF_GRID);
+		} else {
+			rec_null(rec, NULL, "micro_batch", "mb", RF_GRID);
+			rec_int(rec, NULL, "zero", "zero", p.config.zero,
+				RF_GRID);
+			rec_null(rec, NULL, "recompute", "recompute", RF_GRID);
+		}
+		add_memory(rec, &p.result.memory, RF_GRID);
+		if (p.fits)
+			fits++;
+		else
+			train_plan_suggest(&ctx->wl, ctx->gpus[i], fit_max_gpus,
+					   hint, sizeof(hint));
+		rec_str(rec, NULL, "suggestion", "smallest change",
+			p.fits ? "" : hint, RF_GRID);
+	}
+	report_note(&rep, "%d of %d devices fit%s", fits, ctx->ngpus,
+		    model_has_arch(&ctx->wl.model) ?
+			    "; keys left open are chosen for speed among "
+			    "configurations that fit" :
+			    "; activations are not counted (only 'params' "
+			    "is known)");
+	rc = cli_emit(ctx, &rep);
+	report_release(&rep);
+	if (rc == EXIT_OK && fits == 0)
+		rc = EXIT_INFEASIBLE;
+	return rc;
+}

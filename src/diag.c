@@ -1,0 +1,51 @@
+/* diag.c - error records; see diag.h. */
+#include "diag.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+void diag_clear(struct diag *d)
+{
+	if (d)
+		memset(d, 0, sizeof(*d));
+}
+
+int diag_has_error(const struct diag *d)
+{
+	return d && d->msg[0] != '\0';
+}
+
+int diag_set(struct diag *d, const char *file, int line, int col,
+	     const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!d || d->msg[0] != '\0')
+		return -1;
+	snprintf(d->file, sizeof(d->file), "%s", file ? file : "");
+	d->line = line;
+	d->col = col;
+	va_start(ap, fmt);
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	va_end(ap);
+	if (d->msg[0] == '\0')
+		snprintf(d->msg, sizeof(d->msg), "unknown error");
+	return -1;
+}
+
+void diag_print(FILE *out, const struct diag *d)
+{
+	if (!d || d->msg[0] == '\0')
+		return;
+	if (d->file[0] == '\0') {
+		fprintf(out, "capplan: error: %s\n", d->msg);
+		return;
+	}
+	fputs(d->file, out);
+	if (d->line > 0) {
+		fprintf(out, ":%d", d->line);
+		if (d->col > 0)
+			fprintf(out, ":%d", d->col);
+	}
+	fprintf(out, ": %s\n", d->msg);
+}

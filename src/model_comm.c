@@ -1,0 +1,83 @@
+/* model_comm.c - collective communication times; see model_comm.h. */
+#include "model_comm.h"
+
+#include <math.h>
+
+/*
+ * Achievable fraction of the datasheet link bandwidth for large messages.
+ * NVLink: nccl-tests all_reduce bus bandwidth on DGX A100 is ~230 GB/s of
+ * 300 GB/s per direction, on DGX H100 ~360-370 GB/s of 450 GB/s (NVIDIA
+ * nccl-tests results, DGX user guides): 0.78.  InfiniBand: NDR/HDR
+ * adapters deliver ~90-95% of line rate in nccl-tests across nodes: 0.90.
+ */
+static const double intra_node_eff = 0.78;
+static const double inter_node_eff = 0.90;
+
+/* Per-hop latency: NVLink ~2-3 us, InfiniBand ~5 us through a switch
+   (NCCL tuning tables use similar base latencies). */
+static const double intra_node_latency_s = 3e-6;
+static const double inter_node_latency_s = 6e-6;
+
+/*
+ * Collectives that run concurrently with compute slow it down: NCCL moves
+ * NVLink traffic with copy kernels on the SMs (one CTA per channel, 8-32
+ * channels) that also contend for HBM bandwidth, while InfiniBand traffic
+ * is moved by the NIC (GPUDirect RDMA) with little SM work.  The fraction
+ * of the overlapped communication time that is added to compute time
+ * (Rashidi et al. 2021, "Enabling compute-communication overlap in
+ * distributed deep learning training platforms"; Calculon uses 0.15 and
+ * 0.02 for the same effect).
+ */
+static const double intra_node_overlap_cost = 0.15;
+static const double inter_node_overlap_cost = 0.02;
+
+struct link link_intra_node(double datasheet_bw_bytes_per_s)
+{
+	struct link l = { datasheet_bw_bytes_per_s * intra_node_eff,
+			  intra_node_latency_s, intra_node_overlap_cost };
+	return l;
+}
+
+struct link link_inter_node(double datasheet_bw_bytes_per_s)
+{
+	struct link l = { datasheet_bw_bytes_per_s * inter_node_eff,
+			  inter_node_latency_s, inter_node_overlap_cost };
+	return l;
+}
+
+double comm_overlapped_s(const struct link *l, double comm_s,
+			 double compute_s)
+{
+	double hidden = comm_s < compute_s ? comm_s : compute_s;
+
+	return comm_s - hidden + l->overlap_cost * hidden;
+}
+
+static double ring_s(const struct link *l, double bytes, int n,
+		     double passes)
+{
+	if (n <= 1 || bytes <= 0.0)
+		return 0.0;
+	return passes * (n - 1.0) / n * bytes / l->bw_bytes_per_s +
+	       passes * ceil(log2((double)n)) * l->latency_s;
+}
+
+double comm_allreduce_s(const struct link *l, double bytes, int n)
+{
+	return ring_s(l, bytes, n, 2.0);
+}
+
+double comm_allgather_s(const struct link *l, double bytes, int n)
+{
+	return ring_s(l, bytes, n, 1.0);
+}
+
+double comm_reducescatter_s(const struct link *l, double bytes, int n)
+{
+	return ring_s(l, bytes, n, 1.0);
+}
+
+double comm_p2p_s(const struct link *l, double bytes)
+{
+	return bytes > 0.0 ? bytes / l->bw_bytes_per_s + l->latency_s : 0.0;
+}

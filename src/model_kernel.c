@@ -1,0 +1,119 @@
+/* model_kernel.c - roofline kernel times; see model_kernel.h. */
+#include "model_kernel.h"
+
+#include <math.h>
+
+/*
+ * GPU idle time between two dependent kernels (launch latency that the
+ * asynchronous stream does not hide, ramp-up and tail of the grid).
+ * NVIDIA's CUDA best-practices guide puts kernel launch overhead at a few
+ * microseconds; 2 us is used for back-to-back kernels in one stream.
+ */
+static const double kernel_gap_seconds = 2e-6;
+
+/*
+ * Output tile of tensor-core GEMM kernels (cuBLAS/CUTLASS use 128 x 128 or
+ * larger for big problems): M and N are padded up to whole tiles, wasting
+ * the padded part ("tile quantization", NVIDIA Matrix Multiplication
+ * Background User's Guide).
+ */
+static const double gemm_tile = 128.0;
+
+/*
+ * Fixed cost of one output tile of a GEMM in units of the reduction
+ * dimension K: the software pipeline of a CUTLASS/cuBLAS main loop fills
+ * 3-4 stages of 32-64 elements of K before the tensor cores run at full
+ * rate, and the epilogue converts and stores the tile.  About 128 steps of
+ * K; short-K GEMMs (row-parallel layers under tensor parallelism) lose the
+ * most.
+ */
+static const double gemm_tile_overhead_k = 128.0;
+
+/*
+ * Fraction of its benchmarked large-GEMM throughput (the catalog's
+ * matmul_eff) that a device sustains on the GEMMs inside a training or
+ * serving step: hours of full load hold tensor clocks below the boost
+ * clock a short benchmark sees, and concurrent kernels share L2 and
+ * memory bandwidth.  Calibrated once against all rows of
+ * tests/validation/training.csv (specs/validation.md); the same value
+ * holds for every device and workload.
+ */
+static const double in_training_fraction = 0.85;
+
+/*
+ * FlashAttention-2 on A100 reaches up to ~73% of peak forward and ~63%
+ * backward at head dimension 128 (Dao 2023, figs. 4-5) where cuBLAS GEMMs
+ * reach ~85%: the attention kernel runs at these fractions of the device's
+ * large-GEMM efficiency.
+ */
+static const double flash_fwd_rel_eff = 0.85;
+static const double flash_bwd_rel_eff = 0.74;
+
+int device_perf_init(struct device_perf *d, const struct gpu_spec *g,
+		     enum precision p, bool sparse)
+{
+	/* the next wider format a kernel falls back to */
+	static const enum precision wider[PREC_COUNT] = {
+		[PREC_FP32] = PREC_FP32, [PREC_TF32] = PREC_FP32,
+		[PREC_BF16] = PREC_FP16, [PREC_FP16] = PREC_TF32,
+		[PREC_FP8] = PREC_BF16,  [PREC_INT8] = PREC_FP8,
+		[PREC_INT4] = PREC_INT8,
+	};
+	enum precision q = p;
+
+	for (int i = 0; i < PREC_COUNT && g->peak_flops[q] <= 0.0; i++) {
+		/* bf16 and fp16 are interchangeable on every device */
+		if (q == PREC_FP16 && g->peak_flops[PREC_BF16] > 0.0)
+			q = PREC_BF16;
+		else
+			q = wider[q];
+	}
+	if (g->peak_flops[q] <= 0.0)
+		return -1;
+	d->peak_flops = g->peak_flops[q];
+	if (sparse && g->sparsity_2_4 && q != PREC_FP32)
+		d->peak_flops *= 2.0;
+	d->mem_bw_bytes_per_s = g->mem_bw_bytes_per_s;
+	d->matmul_eff = g->matmul_eff;
+	d->mem_eff = g->mem_eff;
+	d->elem_bytes = precision_bytes(p);
+	return 0;
+}
+
+double kernel_gap_s(void)
+{
+	return kernel_gap_seconds;
+}
+
+double kernel_gemm_s(const struct device_perf *d, double m, double n,
+		     double k, double count)
+{
+	double mp = ceil(m / gemm_tile) * gemm_tile;
+	double np = ceil(n / gemm_tile) * gemm_tile;
+	/* each output tile pays a fixed prologue and epilogue (filling the
+	   operand pipeline, writing C), worth 'gemm_tile_overhead_k' steps
+	   of the reduction loop */
+	double kp = k + gemm_tile_overhead_k;
+	double math_s = count * 2.0 * mp * np * kp /
+			(d->peak_flops * d->matmul_eff * in_training_fraction);
+	double bytes = count * d->elem_bytes * (m * k + k * n + m * n);
+	double mem_s = bytes / (d->mem_bw_bytes_per_s * d->mem_eff);
+
+	return fmax(math_s, mem_s) + kernel_gap_seconds;
+}
+
+double kernel_stream_s(const struct device_perf *d, double bytes)
+{
+	return bytes / (d->mem_bw_bytes_per_s * d->mem_eff) +
+	       kernel_gap_seconds;
+}
+
+double kernel_flash_attention_s(const struct device_perf *d, double flops,
+				bool backward)
+{
+	double rel = backward ? flash_bwd_rel_eff : flash_fwd_rel_eff;
+
+	return flops / (d->peak_flops * d->matmul_eff * in_training_fraction *
+			rel) +
+	       kernel_gap_seconds;
+}

@@ -1,0 +1,150 @@
+/* model_memory.c - training memory per GPU; see model_memory.h. */
+#include "model_memory.h"
+
+#include <math.h>
+
+/*
+ * Reserve that the framework keeps out of reach of the model: CUDA/ROCm
+ * context and kernels (~0.5 GB), NCCL buffers (~0.5 GB), and allocator
+ * fragmentation (PyTorch's caching allocator typically loses a few per
+ * cent of the device).
+ */
+static const double reserve_fixed_bytes = 1e9;
+static const double reserve_fraction = 0.05;
+
+/* Bytes of one 16-bit activation element (Korthikanti et al. assume 2). */
+static const double act_elem_bytes = 2.0;
+
+struct state_bytes train_state_bytes(enum precision p, enum optimizer o)
+{
+	struct state_bytes s;
+	/* fp8 training keeps 16-bit weights and casts per GEMM
+	   (NVIDIA Transformer Engine) */
+	double w = p == PREC_FP8 ? 2.0 : precision_bytes(p);
+	/* a separate fp32 master copy exists only in mixed precision
+	   (Micikevicius et al. 2018) */
+	double master = w < 4.0 ? 4.0 : 0.0;
+
+	s.weights = w;
+	s.gradients = w; /* as ZeRO counts: gradients in the weights' format */
+	/* Adam: master + first and second moments in fp32 (ZeRO: 12 bytes);
+	   SGD with momentum: master + momentum */
+	s.optimizer = master + (o == OPTIMIZER_ADAM ? 8.0 : 4.0);
+	return s;
+}
+
+void train_memory_states(double params, int zero, int shards,
+			 enum precision p, enum optimizer o,
+			 struct train_memory *m)
+{
+	struct state_bytes s = train_state_bytes(p, o);
+	double d = shards > 0 ? shards : 1;
+
+	/* ZeRO stage 1 shards optimizer states, 2 also gradients, 3 also
+	   weights (Rajbhandari et al. 2020, section 5) */
+	m->optimizer_bytes = params * s.optimizer / (zero >= 1 ? d : 1.0);
+	m->gradients_bytes = params * s.gradients / (zero >= 2 ? d : 1.0);
+	m->weights_bytes = params * s.weights / (zero >= 3 ? d : 1.0);
+}
+
+double train_params_per_gpu(const struct arch *a, const struct train_config *c)
+{
+	double layers = (double)a->layers / c->pp;
+	double stage = layers * arch_layer_params(a) / c->tp;
+	double embed = (double)a->vocab * a->hidden / c->tp;
+	double first = stage + embed;
+	/* the last stage holds the output projection; with tied embeddings
+	   and pp > 1 Megatron keeps a copy of the input embedding there */
+	double last = stage + a->hidden +
+		      ((!a->tied_embeddings || c->pp > 1) ? embed : 0.0);
+
+	if (c->pp == 1)
+		return stage + arch_embedding_params(a) / c->tp + a->hidden;
+	return fmax(first, last);
+}
+
+double train_layer_activation_bytes(const struct arch *a,
+				    const struct train_config *c)
+{
+	double t = c->tp;
+	double tokens = (double)c->micro_batch * a->seq_len / c->cp;
+	double h = a->hidden;
+	double f = a->ffn_hidden;
+	double kv = (double)a->kv_heads * a->head_dim;
+	double e = act_elem_bytes;
+	/* norm inputs (2), QKV input, MLP input: split only with sequence
+	   parallelism; dropout masks are one byte per element */
+	double outside = e * 4.0 * h + (c->dropout ? 2.0 * h : 0.0);
+	double rep = c->sequence_parallel ? t : 1.0;
+	/* inside the tensor-parallel regions: Q, K, V, attention output;
+	   FFN: up-projection output and activation output, or for a gated
+	   FFN gate, up and their product */
+	double inside = e * (2.0 * h + 2.0 * kv) +
+			e * (a->gated_ffn ? 3.0 : 2.0) * f;
+	double scores = 0.0;
+	double per_token;
+
+	if (c->recompute == RECOMPUTE_FULL)
+		return e * h * tokens / rep;
+	if (c->attention == ATTN_UNFUSED && c->recompute == RECOMPUTE_NONE)
+		/* softmax output, and with dropout its mask and output, for
+		   every key of the context (Korthikanti: 5 a s / h) */
+		scores = (double)a->heads * a->seq_len *
+			 (c->dropout ? 2.0 * e + 1.0 : e);
+	else if (c->attention == ATTN_FLASH)
+		/* fp32 log-sum-exp per head and query */
+		scores = 4.0 * a->heads;
+	per_token = outside / rep + (inside + scores) / t;
+	return per_token * tokens;
+}
+
+double train_memory_reserve(double capacity_bytes)
+{
+	return reserve_fixed_bytes + reserve_fraction * capacity_bytes;
+}
+
+void train_memory_eval(const struct arch *a, const struct train_config *c,
+		       double capacity_bytes, struct train_memory *m)
+{
+	double params = train_params_per_gpu(a, c);
+	double layers = (double)a->layers / c->pp;
+	double layer_act = train_layer_activation_bytes(a, c);
+	double inflight;
+	double tokens = (double)c->micro_batch * a->seq_len / c->cp;
+	double act;
+
+	train_memory_states(params, c->zero, c->dp * c->cp, c->precision,
+			    c->optimizer, m);
+
+	/* micro-batches whose activations the first stage holds: p under
+	   1F1B, times (1 + (p-1)/(p v)) when interleaved (Korthikanti et al.
+	   2022, section 4.2), never more than there are */
+	inflight = c->pp;
+	if (c->vp > 1)
+		inflight *= 1.0 + (c->pp - 1.0) / ((double)c->pp * c->vp);
+	inflight = fmin(inflight, c->micro_batches);
+	act = layers * layer_act * inflight;
+	if (c->recompute == RECOMPUTE_FULL) {
+		/* the layer being recomputed holds its full activations */
+		struct train_config one = *c;
+
+		one.recompute = RECOMPUTE_NONE;
+		act += train_layer_activation_bytes(a, &one);
+	}
+	/* fp32 logits of one micro-batch for the loss (last stage) */
+	act += 4.0 * tokens * a->vocab / c->tp;
+	m->activations_bytes = act;
+
+	/* ZeRO-3 gathers the full weights of about two layers at a time
+	   (current and prefetched) */
+	m->reserve_bytes = train_memory_reserve(capacity_bytes);
+	if (c->zero >= 3)
+		m->reserve_bytes += 2.0 * arch_layer_params(a) / c->tp *
+				    train_state_bytes(c->precision,
+						      c->optimizer).weights;
+	m->total_bytes = m->weights_bytes + m->gradients_bytes +
+			 m->optimizer_bytes + m->activations_bytes +
+			 m->reserve_bytes;
+	m->capacity_bytes = capacity_bytes;
+	m->fits = m->total_bytes <= capacity_bytes;
+}

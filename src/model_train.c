@@ -1,0 +1,296 @@
+/* model_train.c - training step time; see model_train.h. */
+#include "model_train.h"
+
+#include <math.h>
+
+#include "model_comm.h"
+#include "model_kernel.h"
+
+/*
+ * Gradients travel in fp32 in the data-parallel reduction: Megatron-LM
+ * accumulates and all-reduces fp32 main gradients by default, and PyTorch
+ * FSDP's usual mixed-precision policy reduces in fp32.
+ */
+static const double grad_comm_bytes_per_param = 4.0;
+
+/*
+ * Memory traffic of one mixed-precision optimizer step per parameter, as
+ * Megatron-LM and apex's fused multi-tensor Adam run it: zero the fp32
+ * gradient buffer (4), read it for the gradient norm (4), Adam reads the
+ * fp32 gradient, master weight and both moments and writes back weight and
+ * moments (16 + 12), then the master weight is copied to the 16-bit model
+ * weight (4 + 2).  SGD with momentum moves one moment less (8 bytes).
+ */
+static const double adam_step_bytes_per_param = 42.0;
+static const double sgd_step_bytes_per_param = 34.0;
+
+/* FlashAttention's backward runs five matrix products where the forward
+   runs two (Dao 2023, algorithm 2). */
+static const double flash_bwd_flops_ratio = 2.5;
+
+/* Fraction of the s x s attention that a causal fused kernel computes. */
+static const double causal_fraction = 0.5;
+
+/* Costs of one transformer layer for one micro-batch on one GPU. */
+struct layer_cost {
+	double fwd_s;         /* compute kernels of the forward pass */
+	double bwd_s;         /* compute kernels of the backward pass */
+	double recompute_s;   /* compute repeated before the backward pass */
+	double attn_fwd_s;    /* attention core, forward (for cp overlap) */
+	double attn_bwd_s;
+	double tp_fwd_s;      /* tensor-parallel collectives, forward */
+	double tp_bwd_s;
+	double tp_recompute_s;
+	double cp_fwd_s;      /* exposed context-parallel exchange */
+	double cp_bwd_s;
+};
+
+/* Forward GEMM C[m x n] = A[m x k] W[k x n] and its two backward GEMMs. */
+static void linear(const struct device_perf *d, double m, double n, double k,
+		   double *fwd_s, double *bwd_s)
+{
+	*fwd_s += kernel_gemm_s(d, m, n, k, 1.0);
+	*bwd_s += kernel_gemm_s(d, m, k, n, 1.0) +  /* input gradient */
+		  kernel_gemm_s(d, k, n, m, 1.0);   /* weight gradient */
+}
+
+/* Attention core: scores, softmax, weighted sum, for 'count' heads x
+   sequences of 'sq' queries against 'sk' keys. */
+static void attention_core(const struct device_perf *d, const struct arch *a,
+			   const struct train_config *c, double count,
+			   double sq, double sk, struct layer_cost *lc)
+{
+	double dh = a->head_dim;
+
+	if (c->attention == ATTN_FLASH) {
+		double flops = 4.0 * count * sq * sk * dh * causal_fraction;
+
+		lc->attn_fwd_s = kernel_flash_attention_s(d, flops, false);
+		lc->attn_bwd_s = kernel_flash_attention_s(
+			d, flash_bwd_flops_ratio * flops, true);
+	} else {
+		double elems = count * sq * sk;
+		/* softmax: read and write the scores; dropout: read, write
+		   output and a one-byte mask */
+		double fwd_bytes = elems * (4.0 + (c->dropout ? 5.0 : 0.0));
+		double bwd_bytes = elems * (6.0 + (c->dropout ? 5.0 : 0.0));
+
+		lc->attn_fwd_s = kernel_gemm_s(d, sq, sk, dh, count) +
+				 kernel_gemm_s(d, sq, dh, sk, count) +
+				 kernel_stream_s(d, fwd_bytes) +
+				 (c->dropout ? kernel_gap_s() : 0.0);
+		lc->attn_bwd_s = kernel_gemm_s(d, sq, dh, sk, count) +
+				 kernel_gemm_s(d, sk, dh, sq, count) +
+				 kernel_gemm_s(d, sq, sk, dh, count) +
+				 kernel_gemm_s(d, sk, dh, sq, count) +
+				 kernel_stream_s(d, bwd_bytes) +
+				 (c->dropout ? kernel_gap_s() : 0.0);
+	}
+}
+
+/* Memory-bound element-wise work of one layer (norms, residual adds and
+   dropout, FFN activation), forward; the backward moves twice as much. */
+static double elementwise_fwd_s(const struct device_perf *d,
+				const struct arch *a,
+				const struct train_config *c, double tokens)
+{
+	double h = a->hidden;
+	double f = a->ffn_hidden;
+	double rep = c->sequence_parallel ? c->tp : 1.0;
+	double norm = tokens * h * 4.0 / rep;                  /* r + w */
+	double resid = tokens * h * (6.0 + (c->dropout ? 1.0 : 0.0)) / rep;
+	double act = tokens * f / c->tp * (a->gated_ffn ? 6.0 : 4.0);
+
+	return 2.0 * kernel_stream_s(d, norm) + 2.0 * kernel_stream_s(d, resid) +
+	       kernel_stream_s(d, act);
+}
+
+static struct link tp_link(const struct cluster *cl, int group)
+{
+	return group <= cl->gpus_per_node ?
+		       link_intra_node(cl->intra_bw_bytes_per_s) :
+		       link_inter_node(cl->inter_bw_bytes_per_s);
+}
+
+static void layer_cost_eval(const struct device_perf *d, const struct arch *a,
+			    const struct train_config *c,
+			    const struct cluster *cl, struct layer_cost *lc)
+{
+	double t = c->tp;
+	double n = (double)c->micro_batch * a->seq_len / c->cp;
+	double h = a->hidden;
+	double kv = (double)a->kv_heads * a->head_dim;
+	double f = a->ffn_hidden;
+	double fwd = 0.0, bwd = 0.0, elem;
+	double act_bytes = n * h * d->elem_bytes; /* one activation tensor */
+	struct link tl = tp_link(cl, c->tp);
+	double tp_pass;
+
+	/* projections and FFN, split column- then row-wise over tp */
+	linear(d, n, (h + 2.0 * kv) / t, h, &fwd, &bwd);
+	linear(d, n, h, h / t, &fwd, &bwd);
+	linear(d, n, (a->gated_ffn ? 2.0 : 1.0) * f / t, h, &fwd, &bwd);
+	linear(d, n, h, f / t, &fwd, &bwd);
+
+	attention_core(d, a, c, (double)c->micro_batch * a->heads / t,
+		       (double)a->seq_len / c->cp, a->seq_len, lc);
+	elem = elementwise_fwd_s(d, a, c, n);
+	lc->fwd_s = fwd + lc->attn_fwd_s + elem;
+	lc->bwd_s = bwd + lc->attn_bwd_s + 2.0 * elem;
+
+	/* two collectives per pass: all-reduce, or with sequence parallelism
+	   all-gather + reduce-scatter of the same volume (Korthikanti 3.3) */
+	tp_pass = c->sequence_parallel ?
+			  2.0 * (comm_allgather_s(&tl, act_bytes, c->tp) +
+				 comm_reducescatter_s(&tl, act_bytes, c->tp)) :
+			  2.0 * comm_allreduce_s(&tl, act_bytes, c->tp);
+	lc->tp_fwd_s = tp_pass;
+	lc->tp_bwd_s = tp_pass;
+
+	lc->recompute_s = 0.0;
+	lc->tp_recompute_s = 0.0;
+	if (c->recompute == RECOMPUTE_FULL) {
+		lc->recompute_s = lc->fwd_s;
+		lc->tp_recompute_s = tp_pass;
+	} else if (c->recompute == RECOMPUTE_SELECTIVE &&
+		   c->attention == ATTN_UNFUSED) {
+		lc->recompute_s = lc->attn_fwd_s;
+	}
+
+	/* ring attention passes K and V around the cp ranks while computing
+	   (Liu et al. 2023); only what the attention time cannot hide shows */
+	lc->cp_fwd_s = 0.0;
+	lc->cp_bwd_s = 0.0;
+	if (c->cp > 1) {
+		struct link cl_link = tp_link(cl, c->tp * c->cp);
+		double kv_bytes = 2.0 * n * kv / t * d->elem_bytes;
+		double pass = (c->cp - 1.0) * comm_p2p_s(&cl_link, kv_bytes);
+
+		lc->cp_fwd_s = fmax(0.0, pass - lc->attn_fwd_s);
+		lc->cp_bwd_s = fmax(0.0, 2.0 * pass - lc->attn_bwd_s);
+	}
+}
+
+/* Exposed data-parallel / ZeRO communication of one step. */
+static double dp_comm_eval(const struct train_config *c, int layers,
+			   const struct cluster *cl, double params_gpu,
+			   double wbytes, double mb_compute_s, double last_bwd_s)
+{
+	int n = c->dp * c->cp;
+	int span = c->tp * c->pp * c->cp * c->dp;
+	struct link l = tp_link(cl, span);
+	double grads = params_gpu * grad_comm_bytes_per_param;
+	double weights = params_gpu * wbytes;
+	double comm;
+
+	if (n <= 1)
+		return 0.0;
+	if (c->zero >= 3) {
+		/* FSDP: per micro-batch, gather weights for the forward and
+		   the backward and reduce-scatter gradients, prefetched
+		   behind the compute */
+		double mb = 2.0 * comm_allgather_s(&l, weights, n) +
+			    comm_reducescatter_s(&l, grads, n);
+
+		/* the first layer's gather cannot be prefetched */
+		return c->micro_batches *
+			       comm_overlapped_s(&l, mb, mb_compute_s) +
+		       comm_allgather_s(&l, weights / layers, n);
+	}
+	if (c->zero >= 1)
+		comm = comm_reducescatter_s(&l, grads, n) +
+		       comm_allgather_s(&l, weights, n);
+	else
+		comm = comm_allreduce_s(&l, grads, n);
+	if (c->overlap_grad_reduce)
+		return comm_overlapped_s(&l, comm, last_bwd_s);
+	return comm;
+}
+
+int train_evaluate(const struct arch *a, const struct train_config *c,
+		   const struct gpu_spec *g, const struct cluster *cl,
+		   struct train_result *r)
+{
+	struct device_perf d;
+	struct layer_cost lc;
+	double layers = (double)a->layers / c->pp;
+	double n = (double)c->micro_batch * a->seq_len / c->cp;
+	double t = c->tp;
+	double v = a->vocab;
+	double h = a->hidden;
+	double act_bytes, head_fwd = 0.0, head_bwd = 0.0, head_tp;
+	double f_mb, b_mb, p2p_mb = 0.0, per_mb, m = c->micro_batches;
+	double params_gpu, upd_params, step_bytes, tokens_per_step;
+	struct link tl = tp_link(cl, c->tp);
+	struct train_time *tm = &r->time;
+
+	if (device_perf_init(&d, g, c->precision, false) != 0)
+		return -1;
+	layer_cost_eval(&d, a, c, cl, &lc);
+	act_bytes = n * h * d.elem_bytes;
+
+	/* output layer on the last stage: logits GEMM (vocabulary split over
+	   tp) and the fp32 softmax cross-entropy; the embedding lookup is a
+	   gather of n x h */
+	linear(&d, n, v / t, h, &head_fwd, &head_bwd);
+	head_fwd += kernel_stream_s(&d, n * v / t * 10.0) +
+		    kernel_stream_s(&d, 2.0 * act_bytes);
+	head_bwd += kernel_stream_s(&d, n * v / t * 6.0) +
+		    kernel_stream_s(&d, 2.0 * act_bytes);
+	head_tp = comm_allreduce_s(&tl, act_bytes, c->tp);
+
+	f_mb = layers * (lc.fwd_s + lc.tp_fwd_s + lc.cp_fwd_s) + head_fwd +
+	       head_tp;
+	b_mb = layers * (lc.bwd_s + lc.tp_bwd_s + lc.cp_bwd_s +
+			 lc.recompute_s + lc.tp_recompute_s) +
+	       head_bwd + head_tp;
+
+	/* activations (and their gradients) cross each stage boundary once
+	   per chunk, split over the tp ranks (Narayanan et al. 4.1) */
+	if (c->pp > 1) {
+		struct link pl = tp_link(cl, c->tp * c->cp * c->pp);
+
+		p2p_mb = 2.0 * c->vp * comm_p2p_s(&pl, act_bytes / t);
+	}
+	per_mb = f_mb + b_mb + p2p_mb;
+
+	tm->compute_s = m * (layers * (lc.fwd_s + lc.bwd_s + lc.recompute_s) +
+			     head_fwd + head_bwd);
+	tm->tp_comm_s = m * (layers * (lc.tp_fwd_s + lc.tp_bwd_s +
+				       lc.tp_recompute_s) + 2.0 * head_tp);
+	tm->cp_comm_s = m * layers * (lc.cp_fwd_s + lc.cp_bwd_s);
+	tm->pp_comm_s = m * p2p_mb;
+	/* 1F1B bubble: (p - 1) / v micro-batch slots (Narayanan et al. 2.2) */
+	tm->bubble_s = (c->pp - 1.0) / c->vp * per_mb;
+
+	params_gpu = train_params_per_gpu(a, c);
+	tm->dp_comm_s = dp_comm_eval(c, a->layers, cl, params_gpu,
+				     train_state_bytes(c->precision,
+						       c->optimizer).weights,
+				     f_mb + b_mb, b_mb);
+
+	upd_params = params_gpu / (c->zero >= 1 ? (double)c->dp * c->cp : 1.0);
+	step_bytes = c->optimizer == OPTIMIZER_ADAM ? adam_step_bytes_per_param :
+						      sgd_step_bytes_per_param;
+	tm->optimizer_s = kernel_stream_s(&d, upd_params * step_bytes);
+
+	tm->step_s = m * per_mb + tm->bubble_s + tm->dp_comm_s +
+		     tm->optimizer_s;
+
+	train_memory_eval(a, c, g->mem_bytes, &r->memory);
+	tokens_per_step = (double)c->global_batch * a->seq_len;
+	r->params = arch_params(a);
+	r->tokens_per_step = tokens_per_step;
+	r->tokens_per_s = tokens_per_step / tm->step_s;
+	r->tokens_per_s_per_gpu = r->tokens_per_s / c->gpus;
+	r->model_flops_per_token = train_model_flops_per_token(a);
+	r->hw_flops_per_token = train_hw_flops_per_token(a, c->recompute);
+	r->model_flops_per_gpu = r->model_flops_per_token * r->tokens_per_s_per_gpu;
+	r->hw_flops_per_gpu = r->hw_flops_per_token * r->tokens_per_s_per_gpu;
+	r->peak_flops = d.peak_flops;
+	r->mfu = r->model_flops_per_gpu / d.peak_flops;
+	r->hfu = r->hw_flops_per_gpu / d.peak_flops;
+	r->busy_fraction = fmin(1.0, (tm->compute_s + tm->optimizer_s) /
+					     tm->step_s);
+	return 0;
+}

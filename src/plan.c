@@ -1,0 +1,249 @@
+/* plan.c - resolve a workload into a training plan; see plan.h. */
+#include "plan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "model_kernel.h"
+#include "search.h"
+
+/*
+ * Tokens to train on when the workload does not say: 20 per parameter,
+ * the compute-optimal ratio of Hoffmann et al. 2022 (Chinchilla).
+ */
+static const double default_tokens_per_param = 20.0;
+
+static const char *const choice_keys[CHOSE_COUNT] = {
+	[CHOSE_GPUS] = "training.gpus",
+	[CHOSE_GLOBAL_BATCH] = "training.global_batch",
+	[CHOSE_MICRO_BATCH] = "training.micro_batch",
+	[CHOSE_TP] = "training.tp",
+	[CHOSE_PP] = "training.pp",
+	[CHOSE_VP] = "training.vp",
+	[CHOSE_CP] = "training.cp",
+	[CHOSE_ZERO] = "training.zero",
+	[CHOSE_RECOMPUTE] = "training.recompute",
+	[CHOSE_SEQUENCE_PARALLEL] = "training.sequence_parallel",
+	[CHOSE_OVERLAP] = "training.overlap_grad_reduce",
+	[CHOSE_TOKENS] = "training.tokens",
+};
+
+const char *plan_choice_key(enum plan_choice c)
+{
+	return (unsigned)c < CHOSE_COUNT ? choice_keys[c] : "?";
+}
+
+static unsigned bit(enum plan_choice c)
+{
+	return 1u << c;
+}
+
+/* Which keys the workload leaves open. */
+static unsigned open_keys(const struct training_spec *ts)
+{
+	unsigned u = 0;
+
+	u |= ts->gpus == WL_AUTO ? bit(CHOSE_GPUS) : 0;
+	u |= ts->global_batch == WL_AUTO ? bit(CHOSE_GLOBAL_BATCH) : 0;
+	u |= ts->micro_batch == WL_AUTO ? bit(CHOSE_MICRO_BATCH) : 0;
+	u |= ts->tp == WL_AUTO ? bit(CHOSE_TP) : 0;
+	u |= ts->pp == WL_AUTO ? bit(CHOSE_PP) : 0;
+	u |= ts->vp == WL_AUTO ? bit(CHOSE_VP) : 0;
+	u |= ts->cp == WL_AUTO ? bit(CHOSE_CP) : 0;
+	u |= ts->zero == WL_AUTO_NEG ? bit(CHOSE_ZERO) : 0;
+	u |= ts->recompute == RECOMPUTE_AUTO ? bit(CHOSE_RECOMPUTE) : 0;
+	u |= ts->sequence_parallel == WL_AUTO_NEG ?
+		     bit(CHOSE_SEQUENCE_PARALLEL) : 0;
+	u |= ts->overlap_grad_reduce == WL_AUTO_NEG ? bit(CHOSE_OVERLAP) : 0;
+	u |= ts->tokens <= 0.0 ? bit(CHOSE_TOKENS) : 0;
+	return u;
+}
+
+/* Only 'params' is known: model-state memory of the given split. */
+static int plan_states_only(const struct workload *wl,
+			    const struct gpu_spec *g, struct train_plan *p)
+{
+	const struct training_spec *ts = &wl->training;
+	struct train_config *c = &p->config;
+	struct train_memory *m = &p->result.memory;
+	double reserve = train_memory_reserve(g->mem_bytes);
+	int split;
+
+	c->tp = ts->tp != WL_AUTO ? ts->tp : 1;
+	c->pp = ts->pp != WL_AUTO ? ts->pp : 1;
+	c->cp = ts->cp != WL_AUTO ? ts->cp : 1;
+	c->vp = 1;
+	split = c->tp * c->pp * c->cp;
+	c->dp = c->gpus / split > 0 ? c->gpus / split : 1;
+	/* the lowest ZeRO stage whose states fit, when left open */
+	c->zero = ts->zero != WL_AUTO_NEG ? ts->zero : 3;
+	for (int z = 0; ts->zero == WL_AUTO_NEG && z <= 3; z++) {
+		train_memory_states(p->params / (c->tp * c->pp), z,
+				    c->dp * c->cp, c->precision, c->optimizer,
+				    m);
+		if (m->weights_bytes + m->gradients_bytes +
+			    m->optimizer_bytes + reserve <= g->mem_bytes) {
+			c->zero = z;
+			break;
+		}
+	}
+	train_memory_states(p->params / (c->tp * c->pp), c->zero,
+			    c->dp * c->cp, c->precision, c->optimizer, m);
+	m->activations_bytes = 0.0;
+	m->reserve_bytes = reserve;
+	m->total_bytes = m->weights_bytes + m->gradients_bytes +
+			 m->optimizer_bytes + reserve;
+	m->capacity_bytes = g->mem_bytes;
+	m->fits = m->total_bytes <= g->mem_bytes;
+	p->fits = m->fits;
+	p->chosen &= bit(CHOSE_GPUS) | bit(CHOSE_TP) | bit(CHOSE_PP) |
+		     bit(CHOSE_CP) | bit(CHOSE_ZERO) | bit(CHOSE_TOKENS);
+	return 0;
+}
+
+int train_plan_make(const struct workload *wl, const struct gpu_spec *g,
+		    struct train_plan *p, struct diag *err)
+{
+	const struct training_spec *ts = &wl->training;
+	struct train_space sp;
+	struct search_result res;
+	struct device_perf d;
+
+	memset(p, 0, sizeof(*p));
+	p->gpu = g;
+	cluster_resolve(&wl->cluster, g, &p->cluster);
+	p->chosen = open_keys(ts);
+	p->config.gpus = ts->gpus != WL_AUTO ? ts->gpus :
+					       p->cluster.gpus_per_node;
+	p->config.precision = ts->precision;
+	p->config.optimizer = ts->optimizer;
+	p->config.attention = ts->attention;
+	p->config.dropout = ts->dropout;
+	if (device_perf_init(&d, g, ts->precision, false) != 0)
+		return diag_set(err, NULL, 0, 0,
+				"'%s' has no tensor math for %s or wider",
+				g->name, precision_name(ts->precision));
+
+	p->has_arch = arch_from_spec(&wl->model, &p->arch) == 0;
+	p->params = p->has_arch ? arch_params(&p->arch) : wl->model.params;
+	p->tokens = ts->tokens > 0.0 ? ts->tokens :
+				       default_tokens_per_param * p->params;
+	if (!p->has_arch)
+		return plan_states_only(wl, g, p);
+
+	if (train_space_init(&sp, ts, &p->arch, p->config.gpus,
+			     ts->global_batch, p->cluster.gpus_per_node,
+			     err) != 0)
+		return -1;
+	train_search(&sp, &p->arch, g, &p->cluster, &res);
+	p->evaluated = res.evaluated;
+	if (!res.legal)
+		return diag_set(err, NULL, 0, 0,
+				"no legal configuration of %d x %s for this "
+				"model and the fixed training keys",
+				p->config.gpus, g->name);
+	p->config = res.best;
+	p->result = res.result;
+	p->fits = res.found;
+	run_cost_eval(g, &p->cluster, p->config.gpus,
+		      p->tokens / p->result.tokens_per_s,
+		      p->result.busy_fraction, &p->run);
+	return 0;
+}
+
+/* Describe the value capplan chose for a relaxed key. */
+static void describe(const struct train_plan *p, enum plan_choice k,
+		     char *buf, size_t n)
+{
+	const struct train_config *c = &p->config;
+
+	switch (k) {
+	case CHOSE_MICRO_BATCH:
+		snprintf(buf, n, "set training.micro_batch=%d", c->micro_batch);
+		break;
+	case CHOSE_RECOMPUTE:
+		snprintf(buf, n, "set training.recompute=%s",
+			 recompute_name(c->recompute));
+		break;
+	case CHOSE_ZERO:
+		snprintf(buf, n, "set training.zero=%d", c->zero);
+		break;
+	case CHOSE_TP:
+		snprintf(buf, n, "set training.tp=%d", c->tp);
+		break;
+	case CHOSE_PP:
+		snprintf(buf, n, "set training.pp=%d", c->pp);
+		break;
+	case CHOSE_CP:
+		snprintf(buf, n, "set training.cp=%d", c->cp);
+		break;
+	default:
+		snprintf(buf, n, "let capplan choose the parallel keys "
+				 "(tp=%d pp=%d zero=%d recompute=%s "
+				 "micro_batch=%d)",
+			 c->tp, c->pp, c->zero, recompute_name(c->recompute),
+			 c->micro_batch);
+		break;
+	}
+}
+
+/* Leave training key 'k' to capplan in 'wl'. */
+static void relax(struct workload *wl, enum plan_choice k)
+{
+	struct training_spec *t = &wl->training;
+
+	switch (k) {
+	case CHOSE_MICRO_BATCH: t->micro_batch = WL_AUTO; break;
+	case CHOSE_RECOMPUTE: t->recompute = RECOMPUTE_AUTO; break;
+	case CHOSE_ZERO: t->zero = WL_AUTO_NEG; break;
+	case CHOSE_TP: t->tp = WL_AUTO; break;
+	case CHOSE_PP: t->pp = WL_AUTO; t->vp = WL_AUTO; break;
+	case CHOSE_CP: t->cp = WL_AUTO; break;
+	default:
+		t->micro_batch = t->tp = t->pp = t->vp = t->cp = WL_AUTO;
+		t->zero = WL_AUTO_NEG;
+		t->recompute = RECOMPUTE_AUTO;
+		t->sequence_parallel = WL_AUTO_NEG;
+		break;
+	}
+}
+
+int train_plan_suggest(const struct workload *wl, const struct gpu_spec *g,
+		       int max_gpus, char *buf, size_t n)
+{
+	static const enum plan_choice order[] = {
+		CHOSE_MICRO_BATCH, CHOSE_RECOMPUTE, CHOSE_ZERO, CHOSE_TP,
+		CHOSE_PP,          CHOSE_CP,        CHOSE_COUNT,
+	};
+	struct workload w;
+	struct train_plan p;
+	unsigned open = open_keys(&wl->training);
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (order[i] != CHOSE_COUNT && (open & bit(order[i])))
+			continue; /* capplan already chooses it */
+		w = *wl;
+		relax(&w, order[i]);
+		if (train_plan_make(&w, g, &p, NULL) == 0 && p.fits) {
+			describe(&p, order[i], buf, n);
+			return 0;
+		}
+	}
+	/* everything open: more GPUs, in whole nodes */
+	w = *wl;
+	relax(&w, CHOSE_COUNT);
+	for (int gpus = 2 * (wl->training.gpus > 0 ? wl->training.gpus :
+						      g->gpus_per_node);
+	     gpus <= max_gpus; gpus *= 2) {
+		w.training.gpus = gpus;
+		w.training.global_batch = WL_AUTO;
+		if (train_plan_make(&w, g, &p, NULL) == 0 && p.fits) {
+			snprintf(buf, n, "needs at least %d GPUs (tp=%d pp=%d "
+					 "zero=%d)", gpus, p.config.tp,
+				 p.config.pp, p.config.zero);
+			return 0;
+		}
+	}
+	snprintf(buf, n, "does not fit on up to %d GPUs", max_gpus);
+	return -1;
+}

@@ -1,0 +1,69 @@
+/* train_config.c - legality of a training split; see train_config.h. */
+#include "train_config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static bool fail(char *why, unsigned n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Write the reason (when asked for) and answer "not legal". */
+static bool fail(char *why, unsigned n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && n > 0) {
+		va_start(ap, fmt);
+		vsnprintf(why, n, fmt, ap);
+		va_end(ap);
+	}
+	return false;
+}
+
+bool train_config_explain(const struct arch *a, const struct train_config *c,
+			  int gpus_per_node, char *why, unsigned n)
+{
+	if (c->tp < 1 || c->pp < 1 || c->vp < 1 || c->cp < 1 || c->dp < 1 ||
+	    c->micro_batch < 1)
+		return fail(why, n, "every parallel size and the micro-batch must be >= 1");
+	if ((long long)c->tp * c->pp * c->cp * c->dp != c->gpus)
+		return fail(why, n, "gpus (%d) must equal tp*pp*cp*dp (%d*%d*%d*%d)", c->gpus,
+		     c->tp, c->pp, c->cp, c->dp);
+	if (a->heads % c->tp != 0)
+		return fail(why, n, "tp (%d) must divide heads (%d)", c->tp, a->heads);
+	if (a->kv_heads % c->tp != 0 && c->tp % a->kv_heads != 0)
+		return fail(why, n, "tp (%d) must divide kv_heads (%d) or be a multiple of it",
+		     c->tp, a->kv_heads);
+	if (c->tp > gpus_per_node)
+		return fail(why, n, "tp (%d) must not exceed the GPUs of a node (%d)", c->tp,
+		     gpus_per_node);
+	if (a->layers % (c->pp * c->vp) != 0)
+		return fail(why, n, "pp*vp (%d*%d) must divide layers (%d)", c->pp, c->vp,
+		     a->layers);
+	if (c->vp > 1 && c->pp < 2)
+		return fail(why, n, "vp (%d) needs pp > 1", c->vp);
+	if (a->seq_len % c->cp != 0)
+		return fail(why, n, "cp (%d) must divide seq_len (%d)", c->cp, a->seq_len);
+	if (c->global_batch < 1 ||
+	    c->global_batch % ((long long)c->dp * c->micro_batch) != 0)
+		return fail(why, n, "global_batch (%d) must be a multiple of dp*micro_batch "
+		     "(%d*%d)", c->global_batch, c->dp, c->micro_batch);
+	if (c->micro_batches != c->global_batch / (c->dp * c->micro_batch))
+		return fail(why, n, "micro_batches (%d) must be global_batch/(dp*micro_batch)",
+		     c->micro_batches);
+	if (c->vp > 1 && c->micro_batches % c->pp != 0)
+		return fail(why, n, "the interleaved schedule needs micro-batches (%d) to be "
+		     "a multiple of pp (%d)", c->micro_batches, c->pp);
+	if (c->zero < 0 || c->zero > 3)
+		return fail(why, n, "zero (%d) must be 0..3", c->zero);
+	if (c->zero > 0 && c->pp > 1 && c->zero > 1)
+		return fail(why, n, "zero %d does not combine with pipeline parallelism",
+		     c->zero);
+	return true;
+}
+
+bool train_config_valid(const struct arch *a, const struct train_config *c,
+			int gpus_per_node)
+{
+	return train_config_explain(a, c, gpus_per_node, NULL, 0);
+}

@@ -1,0 +1,355 @@
+/* units.c - physical quantities as text <-> SI doubles; see units.h. */
+#include "units.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * One accepted unit.  'factor' converts one of it to the SI base unit of
+ * its kind.  Units marked 'fmt' are the ones units_format chooses from;
+ * within a kind they appear in increasing order of factor.
+ */
+struct unit {
+	const char *suffix;
+	enum unit_kind kind;
+	double factor;
+	bool fmt;
+};
+
+#define KI 1024.0
+#define BITS (1.0 / 8.0) /* a bit is an eighth of a byte */
+
+static const struct unit unit_table[] = {
+	/* sizes: decimal and binary byte units */
+	{ "", UNIT_BYTES, 1.0, false },
+	{ "B", UNIT_BYTES, 1.0, true },
+	{ "kB", UNIT_BYTES, 1e3, true },
+	{ "KB", UNIT_BYTES, 1e3, false },
+	{ "MB", UNIT_BYTES, 1e6, true },
+	{ "GB", UNIT_BYTES, 1e9, true },
+	{ "TB", UNIT_BYTES, 1e12, true },
+	{ "PB", UNIT_BYTES, 1e15, true },
+	{ "KiB", UNIT_BYTES, KI, false },
+	{ "MiB", UNIT_BYTES, KI * KI, false },
+	{ "GiB", UNIT_BYTES, KI * KI * KI, false },
+	{ "TiB", UNIT_BYTES, KI * KI * KI * KI, false },
+	{ "PiB", UNIT_BYTES, KI * KI * KI * KI * KI, false },
+
+	/* bandwidth in bytes/s; bit rates are divided by 8 */
+	{ "", UNIT_BANDWIDTH, 1.0, false },
+	{ "B/s", UNIT_BANDWIDTH, 1.0, true },
+	{ "kB/s", UNIT_BANDWIDTH, 1e3, true },
+	{ "KB/s", UNIT_BANDWIDTH, 1e3, false },
+	{ "MB/s", UNIT_BANDWIDTH, 1e6, true },
+	{ "GB/s", UNIT_BANDWIDTH, 1e9, true },
+	{ "TB/s", UNIT_BANDWIDTH, 1e12, true },
+	{ "PB/s", UNIT_BANDWIDTH, 1e15, true },
+	{ "KiB/s", UNIT_BANDWIDTH, KI, false },
+	{ "MiB/s", UNIT_BANDWIDTH, KI * KI, false },
+	{ "GiB/s", UNIT_BANDWIDTH, KI * KI * KI, false },
+	{ "TiB/s", UNIT_BANDWIDTH, KI * KI * KI * KI, false },
+	{ "b/s", UNIT_BANDWIDTH, BITS, false },
+	{ "kb/s", UNIT_BANDWIDTH, 1e3 * BITS, false },
+	{ "Mb/s", UNIT_BANDWIDTH, 1e6 * BITS, false },
+	{ "Gb/s", UNIT_BANDWIDTH, 1e9 * BITS, false },
+	{ "Tb/s", UNIT_BANDWIDTH, 1e12 * BITS, false },
+	{ "Mbps", UNIT_BANDWIDTH, 1e6 * BITS, false },
+	{ "Gbps", UNIT_BANDWIDTH, 1e9 * BITS, false },
+	{ "Tbps", UNIT_BANDWIDTH, 1e12 * BITS, false },
+
+	/* compute rate in FLOP/s; integer operations count the same */
+	{ "", UNIT_FLOPS, 1.0, false },
+	{ "FLOPS", UNIT_FLOPS, 1.0, true },
+	{ "kFLOPS", UNIT_FLOPS, 1e3, true },
+	{ "MFLOPS", UNIT_FLOPS, 1e6, true },
+	{ "GFLOPS", UNIT_FLOPS, 1e9, true },
+	{ "TFLOPS", UNIT_FLOPS, 1e12, true },
+	{ "PFLOPS", UNIT_FLOPS, 1e15, true },
+	{ "FLOP/s", UNIT_FLOPS, 1.0, false },
+	{ "kFLOP/s", UNIT_FLOPS, 1e3, false },
+	{ "MFLOP/s", UNIT_FLOPS, 1e6, false },
+	{ "GFLOP/s", UNIT_FLOPS, 1e9, false },
+	{ "TFLOP/s", UNIT_FLOPS, 1e12, false },
+	{ "PFLOP/s", UNIT_FLOPS, 1e15, false },
+	{ "OPS", UNIT_FLOPS, 1.0, false },
+	{ "kOPS", UNIT_FLOPS, 1e3, false },
+	{ "MOPS", UNIT_FLOPS, 1e6, false },
+	{ "GOPS", UNIT_FLOPS, 1e9, false },
+	{ "TOPS", UNIT_FLOPS, 1e12, false },
+	{ "POPS", UNIT_FLOPS, 1e15, false },
+
+	/* power in watts */
+	{ "", UNIT_POWER, 1.0, false },
+	{ "W", UNIT_POWER, 1.0, true },
+	{ "kW", UNIT_POWER, 1e3, true },
+	{ "MW", UNIT_POWER, 1e6, true },
+
+	/* time in seconds; a year is 365 days */
+	{ "", UNIT_TIME, 1.0, false },
+	{ "ns", UNIT_TIME, 1e-9, false },
+	{ "us", UNIT_TIME, 1e-6, true },
+	{ "ms", UNIT_TIME, 1e-3, true },
+	{ "s", UNIT_TIME, 1.0, true },
+	{ "min", UNIT_TIME, 60.0, true },
+	{ "h", UNIT_TIME, 3600.0, true },
+	{ "d", UNIT_TIME, 86400.0, true },
+	{ "w", UNIT_TIME, 7.0 * 86400.0, false },
+	{ "y", UNIT_TIME, 365.0 * 86400.0, false },
+
+	/* plain counts: parameters, tokens, requests */
+	{ "", UNIT_COUNT, 1.0, true },
+	{ "K", UNIT_COUNT, 1e3, true },
+	{ "k", UNIT_COUNT, 1e3, false },
+	{ "M", UNIT_COUNT, 1e6, true },
+	{ "B", UNIT_COUNT, 1e9, true },
+	{ "G", UNIT_COUNT, 1e9, false },
+	{ "T", UNIT_COUNT, 1e12, true },
+
+	/* energy in joules */
+	{ "", UNIT_ENERGY, 1.0, false },
+	{ "J", UNIT_ENERGY, 1.0, true },
+	{ "kJ", UNIT_ENERGY, 1e3, true },
+	{ "MJ", UNIT_ENERGY, 1e6, true },
+	{ "GJ", UNIT_ENERGY, 1e9, true },
+	{ "Wh", UNIT_ENERGY, 3600.0, false },
+	{ "kWh", UNIT_ENERGY, 3600.0 * 1e3, false },
+	{ "MWh", UNIT_ENERGY, 3600.0 * 1e6, false },
+	{ "GWh", UNIT_ENERGY, 3600.0 * 1e9, false },
+
+	/* money in US dollars, after an optional '$' */
+	{ "", UNIT_MONEY, 1.0, true },
+	{ "K", UNIT_MONEY, 1e3, true },
+	{ "k", UNIT_MONEY, 1e3, false },
+	{ "M", UNIT_MONEY, 1e6, true },
+	{ "m", UNIT_MONEY, 1e6, false },
+	{ "B", UNIT_MONEY, 1e9, true },
+};
+
+#define UNIT_TABLE_LEN (sizeof(unit_table) / sizeof(unit_table[0]))
+
+/* Per-kind text for messages. */
+static const struct {
+	const char *name;
+	const char *example;
+	const char *unknown;
+} kind_table[UNIT_KIND_COUNT] = {
+	[UNIT_BYTES] = { "size", "80GB",
+			 "unknown unit for a size (use B, kB, MB, GB, TB, PB "
+			 "or KiB, MiB, GiB, TiB, PiB)" },
+	[UNIT_BANDWIDTH] = { "bandwidth", "3.35TB/s",
+			     "unknown unit for a bandwidth (use B/s, kB/s, "
+			     "MB/s, GB/s, TB/s, PB/s, KiB/s .. TiB/s or bits: "
+			     "b/s, kb/s, Mb/s, Gb/s, Tb/s, Mbps, Gbps, Tbps)" },
+	[UNIT_FLOPS] = { "throughput", "989TFLOPS",
+			 "unknown unit for a throughput (use FLOPS, GFLOPS, "
+			 "TFLOPS, PFLOPS, FLOP/s forms or OPS, GOPS, TOPS, "
+			 "POPS)" },
+	[UNIT_POWER] = { "power", "700W",
+			 "unknown unit for a power (use W, kW, MW)" },
+	[UNIT_TIME] = { "duration", "30d",
+			"unknown unit for a duration (use ns, us, ms, s, "
+			"min, h, d, w, y)" },
+	[UNIT_COUNT] = { "count", "15T",
+			 "unknown unit for a count (use K, M, B, T)" },
+	[UNIT_ENERGY] = { "quantity of energy", "1.5MWh",
+			  "unknown unit for a quantity of energy (use J, kJ, "
+			  "MJ, GJ, Wh, kWh, MWh, GWh)" },
+	[UNIT_MONEY] = { "sum of money", "$2.5M",
+			 "unknown unit for a sum of money (use an optional "
+			 "'$' and K, M, B)" },
+};
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int fail(const char **why, const char *msg)
+{
+	if (why)
+		*why = msg;
+	return -1;
+}
+
+static const struct unit *unit_lookup(enum unit_kind kind, const char *s,
+				      size_t len)
+{
+	for (size_t i = 0; i < UNIT_TABLE_LEN; i++) {
+		const struct unit *u = &unit_table[i];
+
+		if (u->kind == kind && strlen(u->suffix) == len &&
+		    memcmp(u->suffix, s, len) == 0)
+			return u;
+	}
+	return NULL;
+}
+
+int units_parse(const char *text, enum unit_kind kind, double *out,
+		const char **why)
+{
+	const char *p = text;
+	const char *unit;
+	const struct unit *u;
+	size_t unit_len;
+	char *end;
+	double v;
+	double scaled;
+
+	if ((unsigned)kind >= UNIT_KIND_COUNT)
+		return fail(why, "unknown kind of quantity");
+	if (!text)
+		return fail(why, "empty value");
+	while (is_blank(*p))
+		p++;
+	if (*p == '\0')
+		return fail(why, "empty value");
+	if (kind == UNIT_MONEY && *p == '$') {
+		p++;
+		while (is_blank(*p))
+			p++;
+	}
+	if (*p == '-')
+		return fail(why, "negative value");
+	if (*p == '+')
+		p++;
+	/* strtod would also take "inf", "nan" and hex floats; we do not */
+	if (!is_digit(*p) && !(*p == '.' && is_digit(p[1])))
+		return fail(why, "not a number");
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		return fail(why, "hexadecimal numbers are not accepted");
+
+	errno = 0;
+	v = strtod(p, &end);
+	if (end == p)
+		return fail(why, "not a number");
+	if (errno == ERANGE)
+		return fail(why, "number out of range");
+	if (!isfinite(v))
+		return fail(why, "not a finite number");
+
+	p = end;
+	while (is_blank(*p))
+		p++;
+	unit = p;
+	while (*p != '\0' && !is_blank(*p))
+		p++;
+	unit_len = (size_t)(p - unit);
+	while (is_blank(*p))
+		p++;
+
+	u = unit_lookup(kind, unit, unit_len);
+	if (!u)
+		return fail(why, kind_table[kind].unknown);
+	if (*p != '\0')
+		return fail(why, "trailing characters after the unit");
+
+	scaled = v * u->factor;
+	if (!isfinite(scaled))
+		return fail(why, "number out of range");
+	*out = scaled;
+	return 0;
+}
+
+const char *units_kind_name(enum unit_kind kind)
+{
+	return (unsigned)kind < UNIT_KIND_COUNT ? kind_table[kind].name
+						: "quantity";
+}
+
+const char *units_example(enum unit_kind kind)
+{
+	return (unsigned)kind < UNIT_KIND_COUNT ? kind_table[kind].example
+						: "1";
+}
+
+/* The next unit units_format may choose after 'u' in its kind, or NULL. */
+static const struct unit *next_fmt_unit(const struct unit *u)
+{
+	const struct unit *stop = unit_table + UNIT_TABLE_LEN;
+
+	for (const struct unit *v = u + 1; v < stop; v++) {
+		if (v->kind == u->kind && v->fmt)
+			return v;
+	}
+	return NULL;
+}
+
+/*
+ * The unit to print 'a' (>= 0, finite) in: the largest one not above it,
+ * the smallest one for tiny values and the base unit for zero.
+ */
+static const struct unit *pick_fmt_unit(double a, enum unit_kind kind)
+{
+	const struct unit *pick = NULL;
+
+	for (size_t i = 0; i < UNIT_TABLE_LEN; i++) {
+		const struct unit *u = &unit_table[i];
+
+		if (u->kind != kind || !u->fmt)
+			continue;
+		if (a == 0.0 && u->factor == 1.0)
+			return u;
+		if (!pick || a >= u->factor)
+			pick = u;
+	}
+	return pick;
+}
+
+/* Print the mantissa of 'a' in unit 'u' into 'num'; returns it re-read. */
+static double print_mantissa(char *num, size_t size, double a,
+			     const struct unit *u, int sig)
+{
+	snprintf(num, size, "%.*g", sig, a / u->factor);
+	return strtod(num, NULL);
+}
+
+int units_format(char *buf, size_t size, double value, enum unit_kind kind,
+		 int sig)
+{
+	char num[64];
+	const struct unit *u;
+	const struct unit *next;
+	const char *sign = value < 0 ? "-" : "";
+	const char *dollar = kind == UNIT_MONEY ? "$" : "";
+	double a = fabs(value);
+	double shown;
+	char dummy[1];
+
+	if (!buf || size == 0) {
+		buf = dummy;
+		size = sizeof(dummy);
+	}
+	if (sig < 1)
+		sig = 1;
+	if (sig > 17)
+		sig = 17;
+	if ((unsigned)kind >= UNIT_KIND_COUNT)
+		return snprintf(buf, size, "%.*g", sig, value);
+	if (!isfinite(value))
+		return snprintf(buf, size, "%s%s%g", sign, dollar, a);
+
+	u = pick_fmt_unit(a, kind);
+	shown = print_mantissa(num, sizeof(num), a, u, sig);
+	/* rounding may carry into the next unit: "1000GB" is "1TB" */
+	while ((next = next_fmt_unit(u)) &&
+	       shown * u->factor >= next->factor * (1.0 - 1e-12)) {
+		u = next;
+		shown = print_mantissa(num, sizeof(num), a, u, sig);
+	}
+	return snprintf(buf, size, "%s%s%s%s", sign, dollar, num, u->suffix);
+}
+
+int units_format_exact(char *buf, size_t size, double value,
+		       enum unit_kind kind)
+{
+	return units_format(buf, size, value, kind, 15);
+}

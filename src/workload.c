@@ -1,0 +1,1237 @@
+/*
+ * workload.c - the workload description: INI (inih) -> struct workload,
+ * "section.key=value" overrides and consistency checks; see workload.h.
+ *
+ * Every key is a row of 'wl_keys': section, name, value type, the field it
+ * fills and the accepted range.  The INI reader hands inih one physical line
+ * at a time, so that messages can name line and column, and rejects what
+ * inih would accept silently (NUL bytes, over-long lines, indented
+ * continuation lines).  No global state of inih is changed.
+ *
+ * Conventions kept in the struct (the header has no room for "given"
+ * flags):
+ *   model.kv_heads, model.ffn_hidden: 0 when not given; consumers use
+ *   'heads' and 4 * 'hidden' for 0.
+ *   inference.kv_precision: follows weight_precision when a parse gives
+ *   weight_precision but not kv_precision; an override of weight_precision
+ *   (workload_set) moves kv_precision along when the two were equal.
+ */
+#include "workload.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <ini.h>
+
+#include "units.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define WL_OFF(field) offsetof(struct workload, field)
+
+/* inih reads lines into a buffer of 200 bytes; keep well inside it. */
+#define WL_LINE_MAX 190
+/* A workload file is a page of text; anything this large is a mistake. */
+#define WL_FILE_MAX (4 * 1024 * 1024)
+/* Longest key or section name the suggestion search considers. */
+#define WL_WORD_MAX 64
+/* Longest --set expression. */
+#define WL_SET_MAX 512
+
+enum wl_type {
+	WLT_STRING,    /* char[WL_NAME_MAX] */
+	WLT_INT,       /* int in [min, max] */
+	WLT_BOOL,      /* bool */
+	WLT_TRISTATE,  /* int: 0, 1 or WL_AUTO_NEG */
+	WLT_NUMBER,    /* double, plain number (strtod) */
+	WLT_QUANTITY,  /* double, units_parse of 'unit' */
+	WLT_PRECISION, /* enum precision, one of 'names' */
+	WLT_RECOMPUTE, /* enum recompute, one of 'names' */
+	WLT_OPTIMIZER, /* enum optimizer, one of 'names' */
+	WLT_ATTENTION, /* enum attention_impl, one of 'names' */
+	WLT_PERCENTILE, /* enum slo_percentile, one of 'names' */
+	WLT_SPARSITY,  /* bool, one of 'names' */
+};
+
+enum {
+	WLK_AUTO = 1 << 0,     /* "auto" stores WL_AUTO (0) */
+	WLK_AUTO_NEG = 1 << 1, /* "auto" stores WL_AUTO_NEG (-1) */
+	WLK_UNSET0 = 1 << 2,   /* 0 means "not given" (allowed by validate) */
+	WLK_GT = 1 << 3,       /* the value must exceed 'min' */
+};
+
+struct wl_name {
+	const char *name;
+	int value;
+};
+
+struct wl_key {
+	const char *section;
+	const char *key;
+	enum wl_type type;
+	size_t offset;        /* of the field in struct workload */
+	unsigned flags;       /* WLK_* */
+	double min, max;      /* accepted range (ints and numbers) */
+	enum unit_kind unit;  /* WLT_QUANTITY */
+	const struct wl_name *names; /* enum types; NULL-terminated */
+};
+
+static const char *const wl_sections[] = {
+	"model", "training", "inference", "cluster",
+};
+
+static const struct wl_name train_precision_names[] = {
+	{ "fp32", PREC_FP32 }, { "bf16", PREC_BF16 }, { "fp16", PREC_FP16 },
+	{ "fp8", PREC_FP8 }, { NULL, 0 },
+};
+
+static const struct wl_name infer_precision_names[] = {
+	{ "fp32", PREC_FP32 }, { "bf16", PREC_BF16 }, { "fp16", PREC_FP16 },
+	{ "fp8", PREC_FP8 }, { "int8", PREC_INT8 }, { "int4", PREC_INT4 },
+	{ NULL, 0 },
+};
+
+static const struct wl_name recompute_names[] = {
+	{ "none", RECOMPUTE_NONE }, { "selective", RECOMPUTE_SELECTIVE },
+	{ "full", RECOMPUTE_FULL }, { "auto", RECOMPUTE_AUTO }, { NULL, 0 },
+};
+
+/* The first name of a value is its canonical name; later ones are aliases. */
+static const struct wl_name optimizer_names[] = {
+	{ "adam", OPTIMIZER_ADAM }, { "adamw", OPTIMIZER_ADAM },
+	{ "sgd", OPTIMIZER_SGD }, { NULL, 0 },
+};
+
+static const struct wl_name attention_names[] = {
+	{ "flash", ATTN_FLASH }, { "unfused", ATTN_UNFUSED }, { NULL, 0 },
+};
+
+static const struct wl_name percentile_names[] = {
+	{ "p50", SLO_P50 }, { "p90", SLO_P90 }, { "p99", SLO_P99 },
+	{ NULL, 0 },
+};
+
+static const struct wl_name sparsity_names[] = {
+	{ "none", 0 }, { "2:4", 1 }, { NULL, 0 },
+};
+
+static const struct wl_name bool_names[] = {
+	{ "true", 1 }, { "false", 0 }, { "yes", 1 }, { "no", 0 },
+	{ "on", 1 }, { "off", 0 }, { "1", 1 }, { "0", 0 }, { NULL, 0 },
+};
+
+#define KEY_STR(s, k, f) \
+	{ s, k, WLT_STRING, WL_OFF(f), 0, 0, 0, UNIT_COUNT, NULL }
+#define KEY_INT(s, k, f, fl, lo, hi) \
+	{ s, k, WLT_INT, WL_OFF(f), fl, lo, hi, UNIT_COUNT, NULL }
+#define KEY_BOOL(s, k, f) \
+	{ s, k, WLT_BOOL, WL_OFF(f), 0, 0, 1, UNIT_COUNT, bool_names }
+#define KEY_TRI(s, k, f) \
+	{ s, k, WLT_TRISTATE, WL_OFF(f), WLK_AUTO_NEG, 0, 1, UNIT_COUNT, \
+	  bool_names }
+#define KEY_NUM(s, k, f, fl, lo, hi) \
+	{ s, k, WLT_NUMBER, WL_OFF(f), fl, lo, hi, UNIT_COUNT, NULL }
+#define KEY_QTY(s, k, f, fl, unit) \
+	{ s, k, WLT_QUANTITY, WL_OFF(f), fl, 0, HUGE_VAL, unit, NULL }
+#define KEY_ENUM(s, k, f, type, names) \
+	{ s, k, type, WL_OFF(f), 0, 0, 0, UNIT_COUNT, names }
+
+#define POS (WLK_UNSET0)          /* positive int, 0 = not given */
+#define POS_AUTO (WLK_AUTO)        /* positive int or auto (0) */
+#define QTY_POS (WLK_GT | WLK_UNSET0) /* > 0 when given, 0 = not given */
+
+/* The public interface of workload files: keep names stable. */
+static const struct wl_key wl_keys[] = {
+	KEY_STR("model", "name", model.name),
+	KEY_INT("model", "layers", model.layers, POS, 1, INT_MAX),
+	KEY_INT("model", "hidden", model.hidden, POS, 1, INT_MAX),
+	KEY_INT("model", "heads", model.heads, POS, 1, INT_MAX),
+	KEY_INT("model", "kv_heads", model.kv_heads, POS, 1, INT_MAX),
+	KEY_INT("model", "ffn_hidden", model.ffn_hidden, POS, 1, INT_MAX),
+	KEY_BOOL("model", "gated_ffn", model.gated_ffn),
+	KEY_INT("model", "vocab", model.vocab, POS, 1, INT_MAX),
+	KEY_INT("model", "seq_len", model.seq_len, POS, 1, INT_MAX),
+	KEY_BOOL("model", "tied_embeddings", model.tied_embeddings),
+	KEY_QTY("model", "params", model.params, QTY_POS, UNIT_COUNT),
+
+	KEY_QTY("training", "tokens", training.tokens, QTY_POS, UNIT_COUNT),
+	KEY_INT("training", "global_batch", training.global_batch, POS_AUTO,
+		1, INT_MAX),
+	KEY_INT("training", "micro_batch", training.micro_batch, POS_AUTO,
+		1, INT_MAX),
+	KEY_INT("training", "gpus", training.gpus, POS_AUTO, 1, INT_MAX),
+	KEY_INT("training", "tp", training.tp, POS_AUTO, 1, INT_MAX),
+	KEY_INT("training", "pp", training.pp, POS_AUTO, 1, INT_MAX),
+	KEY_INT("training", "vp", training.vp, POS_AUTO, 1, INT_MAX),
+	KEY_INT("training", "cp", training.cp, POS_AUTO, 1, INT_MAX),
+	KEY_INT("training", "zero", training.zero, WLK_AUTO_NEG, 0, 3),
+	KEY_ENUM("training", "recompute", training.recompute, WLT_RECOMPUTE,
+		 recompute_names),
+	KEY_TRI("training", "sequence_parallel", training.sequence_parallel),
+	KEY_ENUM("training", "precision", training.precision, WLT_PRECISION,
+		 train_precision_names),
+	KEY_ENUM("training", "optimizer", training.optimizer, WLT_OPTIMIZER,
+		 optimizer_names),
+	KEY_ENUM("training", "attention", training.attention, WLT_ATTENTION,
+		 attention_names),
+	KEY_TRI("training", "overlap_grad_reduce",
+		training.overlap_grad_reduce),
+	KEY_BOOL("training", "dropout", training.dropout),
+
+	KEY_ENUM("inference", "weight_precision", inference.weight_precision,
+		 WLT_PRECISION, infer_precision_names),
+	KEY_ENUM("inference", "kv_precision", inference.kv_precision,
+		 WLT_PRECISION, infer_precision_names),
+	KEY_INT("inference", "prompt_tokens", inference.prompt_tokens, 0,
+		1, INT_MAX),
+	KEY_INT("inference", "output_tokens", inference.output_tokens, 0,
+		1, INT_MAX),
+	KEY_INT("inference", "batch", inference.batch, POS_AUTO, 1, INT_MAX),
+	KEY_INT("inference", "tp", inference.tp, POS_AUTO, 1, INT_MAX),
+	KEY_NUM("inference", "qps", inference.qps, 0, 0, HUGE_VAL),
+	KEY_QTY("inference", "ttft_slo", inference.ttft_slo_s, QTY_POS,
+		UNIT_TIME),
+	KEY_QTY("inference", "tpot_slo", inference.tpot_slo_s, QTY_POS,
+		UNIT_TIME),
+	KEY_ENUM("inference", "percentile", inference.percentile,
+		 WLT_PERCENTILE, percentile_names),
+	KEY_ENUM("inference", "sparsity", inference.sparsity_2_4,
+		 WLT_SPARSITY, sparsity_names),
+	KEY_QTY("inference", "power_cap", inference.power_cap_w, QTY_POS,
+		UNIT_POWER),
+
+	KEY_INT("cluster", "gpus_per_node", cluster.gpus_per_node, POS_AUTO,
+		1, INT_MAX),
+	KEY_QTY("cluster", "intra_bw", cluster.intra_bw_bytes_per_s, QTY_POS,
+		UNIT_BANDWIDTH),
+	KEY_QTY("cluster", "inter_bw", cluster.inter_bw_bytes_per_s, QTY_POS,
+		UNIT_BANDWIDTH),
+	KEY_NUM("cluster", "pue", cluster.pue, 0, 1, 3),
+	KEY_QTY("cluster", "price_per_gpu_hour",
+		cluster.price_usd_per_gpu_hour, QTY_POS, UNIT_MONEY),
+	KEY_QTY("cluster", "price_per_kwh", cluster.price_usd_per_kwh, 0,
+		UNIT_MONEY),
+	KEY_NUM("cluster", "host_overhead", cluster.host_overhead, 0, 0, 5),
+};
+
+#define WL_KEY_COUNT ARRAY_SIZE(wl_keys)
+
+/* Where a value came from, for messages. */
+struct wl_where {
+	const char *file;
+	int line;
+	int col;
+};
+
+/* ---------------------------------------------------------------------
+ * Names
+ */
+
+static const char *name_of(const struct wl_name *names, int value)
+{
+	for (; names->name; names++)
+		if (names->value == value)
+			return names->name;
+	return "?";
+}
+
+const char *recompute_name(enum recompute r)
+{
+	return name_of(recompute_names, (int)r);
+}
+
+const char *optimizer_name(enum optimizer o)
+{
+	return name_of(optimizer_names, (int)o);
+}
+
+const char *attention_name(enum attention_impl a)
+{
+	return name_of(attention_names, (int)a);
+}
+
+const char *slo_percentile_name(enum slo_percentile p)
+{
+	return name_of(percentile_names, (int)p);
+}
+
+bool model_has_arch(const struct model_spec *m)
+{
+	return m->layers > 0 && m->hidden > 0 && m->heads > 0 &&
+	       m->vocab > 0 && m->seq_len > 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Defaults
+ */
+
+void workload_init(struct workload *wl)
+{
+	memset(wl, 0, sizeof(*wl));
+
+	wl->model.tied_embeddings = true;
+
+	wl->training.global_batch = WL_AUTO;
+	wl->training.micro_batch = WL_AUTO;
+	wl->training.gpus = WL_AUTO;
+	wl->training.tp = WL_AUTO;
+	wl->training.pp = WL_AUTO;
+	wl->training.vp = WL_AUTO;
+	wl->training.cp = WL_AUTO;
+	wl->training.zero = WL_AUTO_NEG;
+	wl->training.recompute = RECOMPUTE_AUTO;
+	wl->training.sequence_parallel = WL_AUTO_NEG;
+	wl->training.precision = PREC_BF16;
+	wl->training.optimizer = OPTIMIZER_ADAM;
+	wl->training.attention = ATTN_FLASH;
+	wl->training.overlap_grad_reduce = WL_AUTO_NEG;
+
+	wl->inference.weight_precision = PREC_BF16;
+	wl->inference.kv_precision = PREC_BF16;
+	wl->inference.prompt_tokens = 512;
+	wl->inference.output_tokens = 256;
+	wl->inference.batch = WL_AUTO;
+	wl->inference.tp = WL_AUTO;
+	wl->inference.percentile = SLO_P99;
+	wl->inference.sparsity_2_4 = false;
+
+	wl->cluster.gpus_per_node = WL_AUTO;
+	wl->cluster.pue = 1.2;
+	wl->cluster.price_usd_per_kwh = 0.10;
+	wl->cluster.host_overhead = 0.35;
+}
+
+/* ---------------------------------------------------------------------
+ * Key lookup
+ */
+
+static bool section_known(const char *s, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(wl_sections); i++)
+		if (strlen(wl_sections[i]) == len &&
+		    memcmp(wl_sections[i], s, len) == 0)
+			return true;
+	return false;
+}
+
+static int key_find(const char *section, const char *key)
+{
+	for (size_t i = 0; i < WL_KEY_COUNT; i++)
+		if (strcmp(wl_keys[i].section, section) == 0 &&
+		    strcmp(wl_keys[i].key, key) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Levenshtein distance; SIZE_MAX when a word is too long to bother. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t prev[WL_WORD_MAX + 1], cur[WL_WORD_MAX + 1];
+
+	if (la > WL_WORD_MAX || lb > WL_WORD_MAX)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			size_t best = del < ins ? del : ins;
+
+			cur[j] = sub < best ? sub : best;
+		}
+		memcpy(prev, cur, (lb + 1) * sizeof(prev[0]));
+	}
+	return prev[lb];
+}
+
+/* The key of 'section' closest to 'key', or NULL when none is close. */
+static const struct wl_key *key_closest(const char *section, const char *key)
+{
+	const struct wl_key *best = NULL;
+	size_t best_d = SIZE_MAX, len = strlen(key);
+
+	for (size_t i = 0; i < WL_KEY_COUNT; i++) {
+		size_t d;
+
+		if (strcmp(wl_keys[i].section, section) != 0)
+			continue;
+		d = edit_distance(key, wl_keys[i].key);
+		if (d < best_d) {
+			best_d = d;
+			best = &wl_keys[i];
+		}
+	}
+	if (best && (best_d <= 2 || best_d * 3 <= len))
+		return best;
+	return NULL;
+}
+
+/* "key", or "section.key" when another section has a key of that name. */
+static const char *key_label(const struct wl_key *k, char *buf, size_t size)
+{
+	for (size_t i = 0; i < WL_KEY_COUNT; i++) {
+		if (&wl_keys[i] != k && strcmp(wl_keys[i].key, k->key) == 0) {
+			snprintf(buf, size, "%s.%s", k->section, k->key);
+			return buf;
+		}
+	}
+	return k->key;
+}
+
+/* ---------------------------------------------------------------------
+ * Values
+ */
+
+static void *key_field(const struct wl_key *k, struct workload *wl)
+{
+	return (char *)wl + k->offset;
+}
+
+static const void *key_cfield(const struct wl_key *k,
+			      const struct workload *wl)
+{
+	return (const char *)wl + k->offset;
+}
+
+static bool key_is_enum(const struct wl_key *k)
+{
+	return k->type >= WLT_PRECISION;
+}
+
+static void enum_store(const struct wl_key *k, struct workload *wl, int v)
+{
+	void *f = key_field(k, wl);
+
+	switch (k->type) {
+	case WLT_PRECISION:
+		*(enum precision *)f = (enum precision)v;
+		break;
+	case WLT_RECOMPUTE:
+		*(enum recompute *)f = (enum recompute)v;
+		break;
+	case WLT_OPTIMIZER:
+		*(enum optimizer *)f = (enum optimizer)v;
+		break;
+	case WLT_ATTENTION:
+		*(enum attention_impl *)f = (enum attention_impl)v;
+		break;
+	case WLT_PERCENTILE:
+		*(enum slo_percentile *)f = (enum slo_percentile)v;
+		break;
+	case WLT_SPARSITY:
+		*(bool *)f = v != 0;
+		break;
+	default:
+		break;
+	}
+}
+
+static int enum_load(const struct wl_key *k, const struct workload *wl)
+{
+	const void *f = key_cfield(k, wl);
+
+	switch (k->type) {
+	case WLT_PRECISION:
+		return (int)*(const enum precision *)f;
+	case WLT_RECOMPUTE:
+		return (int)*(const enum recompute *)f;
+	case WLT_OPTIMIZER:
+		return (int)*(const enum optimizer *)f;
+	case WLT_ATTENTION:
+		return (int)*(const enum attention_impl *)f;
+	case WLT_PERCENTILE:
+		return (int)*(const enum slo_percentile *)f;
+	case WLT_SPARSITY:
+		return *(const bool *)f ? 1 : 0;
+	default:
+		return -1;
+	}
+}
+
+/* Index of 'text' in 'names' (case-insensitive), or -1. */
+static int names_find(const struct wl_name *names, const char *text)
+{
+	for (int i = 0; names[i].name; i++)
+		if (strcasecmp(names[i].name, text) == 0)
+			return i;
+	return -1;
+}
+
+static bool names_have(const struct wl_name *names, int value)
+{
+	for (; names->name; names++)
+		if (names->value == value)
+			return true;
+	return false;
+}
+
+/* "a, b, c" */
+static void names_list(const struct wl_name *names, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; names[i].name && used < size; i++) {
+		int n = snprintf(buf + used, size - used, "%s%s",
+				 i ? ", " : "", names[i].name);
+
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
+/* What a key accepts, for messages: "a positive integer or 'auto'". */
+static void key_describe(const struct wl_key *k, char *buf, size_t size)
+{
+	const char *noun = k->type == WLT_QUANTITY ? units_kind_name(k->unit)
+						   : "number";
+	const char *or_auto = k->flags & (WLK_AUTO | WLK_AUTO_NEG) ?
+				      " or 'auto'" : "";
+	int n;
+
+	if (k->type == WLT_INT) {
+		if (k->min == 1 && k->max == INT_MAX)
+			snprintf(buf, size, "a positive integer%s", or_auto);
+		else
+			snprintf(buf, size, "an integer from %d to %d%s",
+				 (int)k->min, (int)k->max, or_auto);
+		return;
+	}
+	if (isfinite(k->max))
+		n = snprintf(buf, size, "a %s from %g to %g", noun, k->min,
+			     k->max);
+	else if (k->min == 0 && (k->flags & WLK_GT))
+		n = snprintf(buf, size, "a positive %s", noun);
+	else if (k->min == 0)
+		n = snprintf(buf, size, "a non-negative %s", noun);
+	else
+		n = snprintf(buf, size, "a %s of at least %g", noun, k->min);
+	if (k->type == WLT_QUANTITY && n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " such as '%s'",
+			 units_example(k->unit));
+}
+
+static bool in_range(const struct wl_key *k, double v)
+{
+	if (k->flags & WLK_GT ? !(v > k->min) : !(v >= k->min))
+		return false;
+	return v <= k->max;
+}
+
+static int value_error(const struct wl_key *k, const char *label,
+		       const char *text, const struct wl_where *at,
+		       struct diag *err)
+{
+	char what[128];
+
+	key_describe(k, what, sizeof(what));
+	return diag_set(err, at->file, at->line, at->col,
+			"'%s' must be %s, got '%s'", label, what, text);
+}
+
+static int parse_int(const struct wl_key *k, const char *text,
+		     const char *label, int *out, const struct wl_where *at,
+		     struct diag *err)
+{
+	char *end;
+	long long v;
+
+	if (k->flags & (WLK_AUTO | WLK_AUTO_NEG) &&
+	    strcasecmp(text, "auto") == 0) {
+		*out = k->flags & WLK_AUTO ? WL_AUTO : WL_AUTO_NEG;
+		return 0;
+	}
+	errno = 0;
+	v = strtoll(text, &end, 10);
+	if (end == text || *end != '\0')
+		return value_error(k, label, text, at, err);
+	if ((errno == ERANGE && v > 0) || v > INT_MAX)
+		return diag_set(err, at->file, at->line, at->col,
+				"'%s' is out of range (at most %d), got '%s'",
+				label, (int)k->max, text);
+	if (errno == ERANGE || !in_range(k, (double)v))
+		return value_error(k, label, text, at, err);
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_number(const struct wl_key *k, const char *text,
+			const char *label, double *out,
+			const struct wl_where *at, struct diag *err)
+{
+	char *end;
+	double v;
+
+	/* strtod would take hexadecimal floats; units_parse does not */
+	if (strpbrk(text, "xX"))
+		return value_error(k, label, text, at, err);
+	errno = 0;
+	v = strtod(text, &end);
+	if (end == text || *end != '\0')
+		return value_error(k, label, text, at, err);
+	if (errno == ERANGE)
+		return diag_set(err, at->file, at->line, at->col,
+				"'%s' is out of range, got '%s'", label,
+				text);
+	if (isnan(v) || isinf(v))
+		return diag_set(err, at->file, at->line, at->col,
+				"'%s' must be a finite number, got '%s'",
+				label, text);
+	if (!in_range(k, v))
+		return value_error(k, label, text, at, err);
+	*out = v;
+	return 0;
+}
+
+static int parse_quantity(const struct wl_key *k, const char *text,
+			  const char *label, double *out,
+			  const struct wl_where *at, struct diag *err)
+{
+	const char *why = NULL;
+	char what[128];
+	double v = 0;
+
+	if (units_parse(text, k->unit, &v, &why) < 0) {
+		key_describe(k, what, sizeof(what));
+		return diag_set(err, at->file, at->line, at->col,
+				"'%s' must be %s, got '%s': %s", label, what,
+				text, why ? why : "invalid value");
+	}
+	if (!isfinite(v))
+		return diag_set(err, at->file, at->line, at->col,
+				"'%s' must be finite, got '%s'", label, text);
+	if (!in_range(k, v))
+		return value_error(k, label, text, at, err);
+	*out = v;
+	return 0;
+}
+
+/*
+ * Parse 'text' (blanks already stripped) for key 'k' and store it in 'wl'.
+ * 'label' names the key in messages.
+ */
+static int key_parse(const struct wl_key *k, const char *text,
+		     const char *label, struct workload *wl,
+		     const struct wl_where *at, struct diag *err)
+{
+	void *f = key_field(k, wl);
+	char list[128];
+	size_t len = strlen(text);
+	int i;
+
+	if (len == 0)
+		return diag_set(err, at->file, at->line, at->col,
+				"empty value for '%s'", label);
+
+	switch (k->type) {
+	case WLT_STRING:
+		if (len >= WL_NAME_MAX)
+			return diag_set(err, at->file, at->line, at->col,
+					"'%s' is too long (at most %d bytes)",
+					label, WL_NAME_MAX - 1);
+		memcpy(f, text, len + 1);
+		return 0;
+	case WLT_INT:
+		return parse_int(k, text, label, f, at, err);
+	case WLT_BOOL:
+		i = names_find(k->names, text);
+		if (i < 0)
+			return diag_set(err, at->file, at->line, at->col,
+					"'%s' must be true or false (yes/no, "
+					"on/off, 1/0), got '%s'",
+					label, text);
+		*(bool *)f = k->names[i].value != 0;
+		return 0;
+	case WLT_TRISTATE:
+		if (strcasecmp(text, "auto") == 0) {
+			*(int *)f = WL_AUTO_NEG;
+			return 0;
+		}
+		i = names_find(k->names, text);
+		if (i < 0)
+			return diag_set(err, at->file, at->line, at->col,
+					"'%s' must be true, false or auto, "
+					"got '%s'", label, text);
+		*(int *)f = k->names[i].value;
+		return 0;
+	case WLT_NUMBER:
+		return parse_number(k, text, label, f, at, err);
+	case WLT_QUANTITY:
+		return parse_quantity(k, text, label, f, at, err);
+	default:
+		break;
+	}
+	i = names_find(k->names, text);
+	if (i < 0) {
+		names_list(k->names, list, sizeof(list));
+		return diag_set(err, at->file, at->line, at->col,
+				"'%s' must be one of %s, got '%s'", label,
+				list, text);
+	}
+	enum_store(k, wl, k->names[i].value);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * INI reading
+ */
+
+struct ini_ctx {
+	const char *buf;   /* text after any BOM */
+	size_t len;
+	size_t pos;        /* start of the next line */
+	int lineno;        /* physical line of 'line', 1-based */
+	const char *line;  /* current line, without its terminator */
+	size_t line_len;
+	const char *file;  /* for messages */
+	struct workload *wl;
+	struct diag err;   /* the first error, in line order */
+	int seen[WL_KEY_COUNT]; /* line where each key was given, 0 if not */
+};
+
+static bool is_blank(char c)
+{
+	return isspace((unsigned char)c) != 0;
+}
+
+/* Offset of the first non-blank byte of a line, or 'len' when none. */
+static size_t skip_blanks(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && is_blank(s[i]))
+		i++;
+	return i;
+}
+
+/*
+ * Checks inih does not make: indented lines (which inih would take as the
+ * continuation of the previous value) and section headers, which are
+ * checked here so that empty unknown sections are caught too.
+ */
+static int check_line(struct ini_ctx *c)
+{
+	const char *s = c->line;
+	size_t len = c->line_len, i = skip_blanks(s, len), j, name_len;
+
+	if (i == len || s[i] == ';' || s[i] == '#')
+		return 0;
+	if (i > 0)
+		return diag_set(&c->err, c->file, c->lineno, (int)i + 1,
+				"unexpected indented line (continuation "
+				"lines are not supported)");
+	if (s[0] != '[')
+		return 0;
+	for (j = 1; j < len && s[j] != ']'; j++)
+		;
+	if (j == len)
+		return diag_set(&c->err, c->file, c->lineno, 1,
+				"unterminated section header '%.*s'",
+				(int)len, s);
+	name_len = j - 1;
+	if (!section_known(s + 1, name_len))
+		return diag_set(&c->err, c->file, c->lineno, 1,
+				"unknown section '[%.*s]'; expected one of "
+				"[model], [training], [inference], [cluster]",
+				(int)name_len, s + 1);
+	j += 1 + skip_blanks(s + j + 1, len - j - 1);
+	if (j < len && s[j] != ';' && s[j] != '#')
+		return diag_set(&c->err, c->file, c->lineno, (int)j + 1,
+				"unexpected text after section header "
+				"'[%.*s]'", (int)name_len, s + 1);
+	return 0;
+}
+
+/* inih reader: one physical line per call, checked first. */
+static char *ini_read_line(char *str, int num, void *stream)
+{
+	struct ini_ctx *c = stream;
+	const char *p, *nl, *nul;
+	size_t n, body;
+
+	if (diag_has_error(&c->err) || c->pos >= c->len)
+		return NULL;
+	p = c->buf + c->pos;
+	nl = memchr(p, '\n', c->len - c->pos);
+	n = nl ? (size_t)(nl - p) + 1 : c->len - c->pos;
+	c->pos += n;
+	c->lineno++;
+	body = nl ? n - 1 : n;
+	if (body > 0 && p[body - 1] == '\r')
+		body--;
+	c->line = p;
+	c->line_len = body;
+
+	nul = memchr(p, '\0', body);
+	if (nul) {
+		diag_set(&c->err, c->file, c->lineno, (int)(nul - p) + 1,
+			 "NUL byte in a text file");
+		return NULL;
+	}
+	if (body > WL_LINE_MAX || num < 2 || body + 2 > (size_t)num) {
+		diag_set(&c->err, c->file, c->lineno, 0,
+			 "line is too long (%zu bytes; at most %d)", body,
+			 WL_LINE_MAX);
+		return NULL;
+	}
+	if (check_line(c) < 0)
+		return NULL;
+	memcpy(str, p, body);
+	str[body] = '\n';
+	str[body + 1] = '\0';
+	return str;
+}
+
+static int line_key_col(const struct ini_ctx *c)
+{
+	return (int)skip_blanks(c->line, c->line_len) + 1;
+}
+
+/* Column of the value: after the first '=' or ':' (as inih splits). */
+static int line_value_col(const struct ini_ctx *c)
+{
+	size_t i = 0;
+
+	while (i < c->line_len && c->line[i] != '=' && c->line[i] != ':')
+		i++;
+	if (i == c->line_len)
+		return 0;
+	i++;
+	i += skip_blanks(c->line + i, c->line_len - i);
+	return (int)i + 1;
+}
+
+static int ini_on_value(void *user, const char *section, const char *name,
+			const char *value)
+{
+	struct ini_ctx *c = user;
+	const struct wl_key *k, *near;
+	struct wl_where at = { c->file, c->lineno, line_key_col(c) };
+	int idx;
+
+	if (section[0] == '\0') {
+		diag_set(&c->err, at.file, at.line, at.col,
+			 "key '%s' is outside any section; put it under "
+			 "[model], [training], [inference] or [cluster]",
+			 name);
+		return 0;
+	}
+	if (name[0] == '\0') {
+		diag_set(&c->err, at.file, at.line, at.col,
+			 "missing key before '='");
+		return 0;
+	}
+	idx = key_find(section, name);
+	if (idx < 0) {
+		near = key_closest(section, name);
+		if (near)
+			diag_set(&c->err, at.file, at.line, at.col,
+				 "unknown key '%s' in [%s]; did you mean "
+				 "'%s'?", name, section, near->key);
+		else
+			diag_set(&c->err, at.file, at.line, at.col,
+				 "unknown key '%s' in [%s]", name, section);
+		return 0;
+	}
+	k = &wl_keys[idx];
+	if (c->seen[idx]) {
+		diag_set(&c->err, at.file, at.line, at.col,
+			 "duplicate key '%s' in [%s]; first given on line %d",
+			 name, section, c->seen[idx]);
+		return 0;
+	}
+	c->seen[idx] = c->lineno;
+	at.col = line_value_col(c);
+	return key_parse(k, value, k->key, c->wl, &at, &c->err) == 0;
+}
+
+/* Report inih's syntax error on line 'lineno' (no '=' on a key line). */
+static void syntax_error(struct ini_ctx *c, int lineno)
+{
+	const char *p = c->buf, *end = c->buf + c->len, *nl;
+	size_t len, i;
+
+	for (int l = 1; l < lineno && p < end; l++) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		p = nl ? nl + 1 : end;
+	}
+	nl = memchr(p, '\n', (size_t)(end - p));
+	len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+	if (len > 0 && p[len - 1] == '\r')
+		len--;
+	i = skip_blanks(p, len);
+	diag_clear(&c->err);
+	diag_set(&c->err, c->file, lineno, (int)i + 1,
+		 "expected 'key = value' or '[section]', got '%.*s'",
+		 (int)(len - i), p + i);
+}
+
+static int find_key_index(const char *section, const char *key)
+{
+	int i = key_find(section, key);
+
+	return i < 0 ? 0 : i;
+}
+
+int workload_parse(const char *buf, size_t len, const char *name,
+		   struct workload *wl, struct diag *err)
+{
+	static const char bom[] = "\xEF\xBB\xBF";
+	struct ini_ctx c;
+	struct workload tmp = *wl;
+	int r, weight, kv;
+
+	memset(&c, 0, sizeof(c));
+	if (name)
+		snprintf(tmp.file, sizeof(tmp.file), "%s", name);
+	if (len >= 3 && memcmp(buf, bom, 3) == 0) {
+		buf += 3;
+		len -= 3;
+	}
+	c.buf = buf;
+	c.len = len;
+	c.file = name;
+	c.wl = &tmp;
+
+	r = ini_parse_stream(ini_read_line, &c, ini_on_value, &c);
+	if (r == -2)
+		return diag_set(err, name, 0, 0, "out of memory");
+	if (r > 0 && (!diag_has_error(&c.err) || c.err.line > r))
+		syntax_error(&c, r);
+	else if (r < 0 && !diag_has_error(&c.err))
+		diag_set(&c.err, name, 0, 0, "cannot parse");
+	if (diag_has_error(&c.err))
+		return diag_set(err, c.err.file[0] ? c.err.file : NULL,
+				c.err.line, c.err.col, "%s", c.err.msg);
+
+	weight = find_key_index("inference", "weight_precision");
+	kv = find_key_index("inference", "kv_precision");
+	if (c.seen[weight] && !c.seen[kv])
+		tmp.inference.kv_precision = tmp.inference.weight_precision;
+	*wl = tmp;
+	return 0;
+}
+
+int workload_load_file(const char *path, struct workload *wl,
+		       struct diag *err)
+{
+	FILE *f;
+	char *buf = NULL, *grown, why[128];
+	size_t len = 0, cap = 0, n;
+	int ret, e;
+
+	f = fopen(path, "rb");
+	if (!f)
+		goto out_errno;
+	for (;;) {
+		if (len == cap) {
+			if (cap >= WL_FILE_MAX) {
+				fclose(f);
+				free(buf);
+				return diag_set(err, NULL, 0, 0,
+						"cannot read '%s': file is "
+						"too large (over %d bytes)",
+						path, WL_FILE_MAX);
+			}
+			cap = cap ? 2 * cap : 4096;
+			grown = realloc(buf, cap);
+			if (!grown) {
+				errno = ENOMEM;
+				goto out_close;
+			}
+			buf = grown;
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0) {
+			if (ferror(f)) {
+				errno = EIO;
+				goto out_close;
+			}
+			break;
+		}
+	}
+	fclose(f);
+	ret = workload_parse(buf, len, path, wl, err);
+	free(buf);
+	return ret;
+
+out_close:
+	e = errno;
+	fclose(f);
+	free(buf);
+	errno = e;
+out_errno:
+	e = errno;
+	if (strerror_r(e, why, sizeof(why)) != 0)
+		snprintf(why, sizeof(why), "error %d", e);
+	return diag_set(err, NULL, 0, 0, "cannot read '%s': %s", path, why);
+}
+
+/* ---------------------------------------------------------------------
+ * --set
+ */
+
+/* Strip blanks at both ends of 's' in place; returns the new start. */
+static char *trim(char *s)
+{
+	size_t len;
+
+	while (is_blank(*s))
+		s++;
+	len = strlen(s);
+	while (len > 0 && is_blank(s[len - 1]))
+		s[--len] = '\0';
+	return s;
+}
+
+int workload_set(struct workload *wl, const char *expr, struct diag *err)
+{
+	static const char *const file = "--set";
+	const struct wl_key *k, *near;
+	struct wl_where at = { file, 0, 0 };
+	char copy[WL_SET_MAX], label[WL_SET_MAX], *eq, *dot, *section, *key;
+	char *value;
+	struct workload tmp = *wl;
+	enum precision old_weight = wl->inference.weight_precision;
+	int idx;
+
+	if (strlen(expr) >= sizeof(copy))
+		return diag_set(err, file, 0, 0,
+				"expression is too long (at most %d bytes)",
+				WL_SET_MAX - 1);
+	memcpy(copy, expr, strlen(expr) + 1);
+	eq = strchr(copy, '=');
+	if (!eq)
+		return diag_set(err, file, 0, 0,
+				"expected 'section.key=value', got '%s'",
+				expr);
+	dot = memchr(copy, '.', (size_t)(eq - copy));
+	if (!dot) {
+		*eq = '\0';
+		key = trim(copy);
+		for (size_t i = 0; i < WL_KEY_COUNT; i++)
+			if (strcmp(wl_keys[i].key, key) == 0)
+				return diag_set(err, file, 0, 0,
+						"expected 'section.key=value', "
+						"got '%s'; did you mean "
+						"'%s.%s'?", expr,
+						wl_keys[i].section, key);
+		return diag_set(err, file, 0, 0,
+				"expected 'section.key=value', got '%s'",
+				expr);
+	}
+	*eq = '\0';
+	*dot = '\0';
+	section = trim(copy);
+	key = trim(dot + 1);
+	value = trim(eq + 1);
+	if (!section_known(section, strlen(section)))
+		return diag_set(err, file, 0, 0,
+				"unknown section '%s'; expected one of model, "
+				"training, inference, cluster", section);
+	idx = key_find(section, key);
+	if (idx < 0) {
+		near = key_closest(section, key);
+		if (near)
+			return diag_set(err, file, 0, 0,
+					"unknown key '%s.%s'; did you mean "
+					"'%s.%s'?", section, key,
+					near->section, near->key);
+		return diag_set(err, file, 0, 0, "unknown key '%s.%s'",
+				section, key);
+	}
+	k = &wl_keys[idx];
+	snprintf(label, sizeof(label), "%s.%s", k->section, k->key);
+	if (key_parse(k, value, label, &tmp, &at, err) < 0)
+		return -1;
+	if (k->offset == WL_OFF(inference.weight_precision) &&
+	    tmp.inference.kv_precision == old_weight)
+		tmp.inference.kv_precision = tmp.inference.weight_precision;
+	*wl = tmp;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Validation
+ */
+
+/* The value of every key is one the file could have given (or unset). */
+static int key_check(const struct wl_key *k, const struct workload *wl,
+		     const char *file, struct diag *err)
+{
+	const void *f = key_cfield(k, wl);
+	char lbuf[64], what[128], list[128];
+	const char *label = key_label(k, lbuf, sizeof(lbuf));
+	double d;
+	int v;
+
+	if (key_is_enum(k)) {
+		v = enum_load(k, wl);
+		if (names_have(k->names, v))
+			return 0;
+		names_list(k->names, list, sizeof(list));
+		return diag_set(err, file, 0, 0,
+				"'%s' must be one of %s, got %d", label, list,
+				v);
+	}
+	switch (k->type) {
+	case WLT_INT:
+		v = *(const int *)f;
+		if (((k->flags & (WLK_AUTO | WLK_UNSET0)) && v == 0) ||
+		    ((k->flags & WLK_AUTO_NEG) && v == WL_AUTO_NEG) ||
+		    in_range(k, v))
+			return 0;
+		key_describe(k, what, sizeof(what));
+		return diag_set(err, file, 0, 0, "'%s' must be %s, got %d",
+				label, what, v);
+	case WLT_TRISTATE:
+		v = *(const int *)f;
+		if (v == 0 || v == 1 || v == WL_AUTO_NEG)
+			return 0;
+		return diag_set(err, file, 0, 0,
+				"'%s' must be true, false or auto, got %d",
+				label, v);
+	case WLT_NUMBER:
+	case WLT_QUANTITY:
+		d = *(const double *)f;
+		if (isfinite(d) &&
+		    (((k->flags & WLK_UNSET0) && d == 0) || in_range(k, d)))
+			return 0;
+		key_describe(k, what, sizeof(what));
+		return diag_set(err, file, 0, 0, "'%s' must be %s, got %g",
+				label, what, d);
+	default:
+		return 0;
+	}
+}
+
+static int check_tp(const char *label, int tp, const struct model_spec *m,
+		    const char *file, struct diag *err)
+{
+	int kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+
+	if (tp <= 0 || m->heads <= 0)
+		return 0;
+	if (m->heads % tp != 0)
+		return diag_set(err, file, 0, 0,
+				"'%s' (%d) must divide 'heads' (%d)", label,
+				tp, m->heads);
+	if (tp % kv != 0 && kv % tp != 0)
+		return diag_set(err, file, 0, 0,
+				"'%s' (%d) and 'kv_heads' (%d) must divide "
+				"one another", label, tp, kv);
+	return 0;
+}
+
+static int check_model(const struct model_spec *m, const char *file,
+		       struct diag *err)
+{
+	if (!model_has_arch(m) && !(m->params > 0)) {
+		if (m->layers || m->hidden || m->heads || m->vocab ||
+		    m->seq_len)
+			return diag_set(err, file, 0, 0,
+					"incomplete model: give [model] "
+					"layers, hidden, heads, vocab and "
+					"seq_len, or params");
+		return diag_set(err, file, 0, 0,
+				"no model: give [model] layers, hidden, "
+				"heads, vocab, seq_len or params");
+	}
+	if (m->heads > 0 && m->hidden > 0 && m->hidden % m->heads != 0)
+		return diag_set(err, file, 0, 0,
+				"'heads' (%d) must divide 'hidden' (%d)",
+				m->heads, m->hidden);
+	if (m->kv_heads > 0 && m->heads > 0) {
+		if (m->kv_heads > m->heads)
+			return diag_set(err, file, 0, 0,
+					"'kv_heads' (%d) must not exceed "
+					"'heads' (%d)", m->kv_heads, m->heads);
+		if (m->heads % m->kv_heads != 0)
+			return diag_set(err, file, 0, 0,
+					"'kv_heads' (%d) must divide 'heads' "
+					"(%d)", m->kv_heads, m->heads);
+	}
+	return 0;
+}
+
+static int check_training(const struct training_spec *t,
+			  const struct model_spec *m, const char *file,
+			  struct diag *err)
+{
+	long long mp = (long long)t->tp * t->pp * t->cp;
+	long long dp = 0;
+
+	if (check_tp("training.tp", t->tp, m, file, err) < 0)
+		return -1;
+	if (t->gpus > 0 && t->tp > 0 && t->pp > 0 && t->cp > 0) {
+		if (t->gpus % mp != 0)
+			return diag_set(err, file, 0, 0,
+					"'gpus' (%d) must be a multiple of "
+					"tp*pp*cp (%d*%d*%d = %lld)", t->gpus,
+					t->tp, t->pp, t->cp, mp);
+		dp = t->gpus / mp;
+	}
+	if (t->pp > 0 && m->layers > 0 && t->pp > m->layers)
+		return diag_set(err, file, 0, 0,
+				"'pp' (%d) must not exceed 'layers' (%d)",
+				t->pp, m->layers);
+	if (t->vp > 1) {
+		long long chunks = (long long)t->pp * t->vp;
+
+		if (t->pp == 1)
+			return diag_set(err, file, 0, 0,
+					"'vp' (%d) needs 'pp' greater than 1",
+					t->vp);
+		if (t->pp > 1 && m->layers > 0 && m->layers % chunks != 0)
+			return diag_set(err, file, 0, 0,
+					"'layers' (%d) must be a multiple of "
+					"pp*vp (%d*%d = %lld)", m->layers,
+					t->pp, t->vp, chunks);
+	}
+	if (t->global_batch > 0 && t->micro_batch > 0) {
+		long long per_step = (long long)t->micro_batch * dp;
+
+		if (t->global_batch % t->micro_batch != 0)
+			return diag_set(err, file, 0, 0,
+					"'global_batch' (%d) must be a "
+					"multiple of 'micro_batch' (%d)",
+					t->global_batch, t->micro_batch);
+		if (dp > 0 && t->global_batch % per_step != 0)
+			return diag_set(err, file, 0, 0,
+					"'global_batch' (%d) must be a "
+					"multiple of micro_batch*dp "
+					"(%d*%lld = %lld)", t->global_batch,
+					t->micro_batch, dp, per_step);
+	}
+	if (t->cp > 0 && m->seq_len > 0 && m->seq_len % t->cp != 0)
+		return diag_set(err, file, 0, 0,
+				"'cp' (%d) must divide 'seq_len' (%d)", t->cp,
+				m->seq_len);
+	return 0;
+}
+
+int workload_validate(const struct workload *wl, struct diag *err)
+{
+	const char *file = wl->file[0] ? wl->file : NULL;
+
+	for (size_t i = 0; i < WL_KEY_COUNT; i++)
+		if (key_check(&wl_keys[i], wl, file, err) < 0)
+			return -1;
+	if (check_model(&wl->model, file, err) < 0)
+		return -1;
+	if (check_training(&wl->training, &wl->model, file, err) < 0)
+		return -1;
+	return check_tp("inference.tp", wl->inference.tp, &wl->model, file,
+			err);
+}

@@ -1,0 +1,2 @@
+args: catalog --catalog tests/cli/data/cat-nul.csv
+exit: 3

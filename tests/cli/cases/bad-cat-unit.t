@@ -1,0 +1,2 @@
+args: catalog --catalog tests/cli/data/cat-unit.csv
+exit: 3

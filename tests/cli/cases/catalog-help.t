@@ -1,0 +1,2 @@
+args: catalog --help
+exit: 0

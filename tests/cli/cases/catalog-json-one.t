@@ -1,0 +1,2 @@
+args: catalog --gpu H100-SXM --format json
+exit: 0

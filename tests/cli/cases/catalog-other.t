@@ -1,0 +1,2 @@
+args: catalog --catalog tests/cli/data/cat-ok.csv
+exit: 0

@@ -1,0 +1,2 @@
+args: catalog
+exit: 0

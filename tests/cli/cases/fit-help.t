@@ -1,0 +1,2 @@
+args: fit --help
+exit: 0

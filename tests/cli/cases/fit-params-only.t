@@ -1,0 +1,2 @@
+args: fit examples/params-only-13b.ini
+exit: 0

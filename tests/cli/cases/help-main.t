@@ -1,0 +1,2 @@
+args: --help
+exit: 0

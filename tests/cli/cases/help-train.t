@@ -1,0 +1,2 @@
+args: help train
+exit: 0

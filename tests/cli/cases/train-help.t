@@ -1,0 +1,2 @@
+args: train --help
+exit: 0

@@ -1,0 +1,2 @@
+args: catalog --format xml
+exit: 2

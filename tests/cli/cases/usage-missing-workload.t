@@ -1,0 +1,2 @@
+args: train --gpu H100-SXM
+exit: 2

@@ -1,0 +1,2 @@
+args: catalog --gpus 4
+exit: 2

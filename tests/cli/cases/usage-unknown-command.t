@@ -1,0 +1,2 @@
+args: trian
+exit: 2

@@ -1,0 +1,2 @@
+args: --version
+exit: 0

@@ -1,0 +1,28 @@
+#!/bin/sh
+# run.sh BUILD: every test of capplan: unit tests (cmocka), CLI golden and
+# bad-input tests, file-output tests, and the validation targets.
+# Ends with "N passed, M failed" over the suites.
+set -u
+build=${1:-build}
+pass=0
+fail=0
+suite() {
+	name=$1
+	shift
+	echo "== $name"
+	if "$@"; then
+		pass=$((pass + 1))
+	else
+		echo "FAILED: $name"
+		fail=$((fail + 1))
+	fi
+}
+for t in "$build"/tests/test_*; do
+	[ -x "$t" ] || continue
+	suite "$(basename "$t")" "$t"
+done
+suite cli sh tests/cli/run.sh "$build/capplan"
+suite files sh tests/cli/files.sh "$build/capplan"
+suite validate "$build/tests/validate" tests/validation
+echo "suites: $pass passed, $fail failed"
+[ $fail = 0 ]

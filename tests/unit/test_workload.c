@@ -1,0 +1,733 @@
+/* test_workload.c - workload files, --set overrides and validation. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "workload.h"
+
+/* Every key, with unround values. */
+static const char full_ini[] =
+	"; a full workload: every key once\n"
+	"# comments of both kinds\n"
+	"[model]\n"
+	"name = llama-ish 70b\n"
+	"layers = 80\n"
+	"hidden = 8192\n"
+	"heads = 64\n"
+	"kv_heads = 8\n"
+	"ffn_hidden = 28672\n"
+	"gated_ffn = yes\n"
+	"vocab = 128256\n"
+	"seq_len = 8192\n"
+	"tied_embeddings = off\n"
+	"params = 70.6B ; inline comment\n"
+	"\n"
+	"[training]\n"
+	"tokens = 2.385T\n"
+	"global_batch = 1024\n"
+	"micro_batch = 2\n"
+	"gpus = 2048\n"
+	"tp = 8\n"
+	"pp = 4\n"
+	"vp = 5\n"
+	"cp = 2\n"
+	"zero = 1\n"
+	"recompute = selective\n"
+	"sequence_parallel = true\n"
+	"precision = fp8\n"
+	"optimizer = adamw\n"
+	"attention = unfused\n"
+	"overlap_grad_reduce = no\n"
+	"\n"
+	"[inference]\n"
+	"weight_precision = int4\n"
+	"kv_precision = fp8\n"
+	"prompt_tokens = 1537\n"
+	"output_tokens = 333\n"
+	"batch = 48\n"
+	"tp = 4\n"
+	"qps = 12.75\n"
+	"ttft_slo = 250ms\n"
+	"tpot_slo = 0.035s\n"
+	"percentile = p90\n"
+	"sparsity = 2:4\n"
+	"power_cap = 612W\n"
+	"\n"
+	"[cluster]\n"
+	"gpus_per_node = 8\n"
+	"intra_bw = 450GB/s\n"
+	"inter_bw = 400Gb/s\n"
+	"pue = 1.35\n"
+	"price_per_gpu_hour = $2.85\n"
+	"price_per_kwh = 0.085\n"
+	"host_overhead = 0.27\n";
+
+static void assert_close(double got, double want)
+{
+	double tol = 1e-12 * fabs(want);
+
+	if (!(fabs(got - want) <= tol))
+		fail_msg("got %.17g, want %.17g", got, want);
+}
+
+static void assert_contains(const char *msg, const char *part)
+{
+	if (!strstr(msg, part))
+		fail_msg("message '%s' lacks '%s'", msg, part);
+}
+
+static int parse_text(const char *text, size_t len, struct workload *wl,
+		      struct diag *d)
+{
+	workload_init(wl);
+	diag_clear(d);
+	return workload_parse(text, len, "t.ini", wl, d);
+}
+
+/* Parsing 'text' fails on line:col with a message containing 'part'. */
+static void expect_error_n(const char *text, size_t len, int line, int col,
+			   const char *part)
+{
+	struct workload wl;
+	struct diag d;
+
+	assert_int_equal(parse_text(text, len, &wl, &d), -1);
+	assert_string_equal(d.file, "t.ini");
+	if (d.line != line || d.col != col)
+		fail_msg("error at %d:%d, want %d:%d (%s)", d.line, d.col,
+			 line, col, d.msg);
+	assert_contains(d.msg, part);
+}
+
+static void expect_error(const char *text, int line, int col,
+			 const char *part)
+{
+	expect_error_n(text, strlen(text), line, col, part);
+}
+
+static void parse_ok(const char *text, struct workload *wl)
+{
+	struct diag d;
+
+	if (parse_text(text, strlen(text), wl, &d) != 0)
+		fail_msg("unexpected error %d:%d: %s", d.line, d.col, d.msg);
+}
+
+static void test_full_file(void **state)
+{
+	struct workload wl;
+	struct diag d;
+
+	(void)state;
+	parse_ok(full_ini, &wl);
+	assert_string_equal(wl.file, "t.ini");
+
+	assert_string_equal(wl.model.name, "llama-ish 70b");
+	assert_int_equal(wl.model.layers, 80);
+	assert_int_equal(wl.model.hidden, 8192);
+	assert_int_equal(wl.model.heads, 64);
+	assert_int_equal(wl.model.kv_heads, 8);
+	assert_int_equal(wl.model.ffn_hidden, 28672);
+	assert_true(wl.model.gated_ffn);
+	assert_int_equal(wl.model.vocab, 128256);
+	assert_int_equal(wl.model.seq_len, 8192);
+	assert_false(wl.model.tied_embeddings);
+	assert_close(wl.model.params, 70.6e9);
+	assert_true(model_has_arch(&wl.model));
+
+	assert_close(wl.training.tokens, 2.385e12);
+	assert_int_equal(wl.training.global_batch, 1024);
+	assert_int_equal(wl.training.micro_batch, 2);
+	assert_int_equal(wl.training.gpus, 2048);
+	assert_int_equal(wl.training.tp, 8);
+	assert_int_equal(wl.training.pp, 4);
+	assert_int_equal(wl.training.vp, 5);
+	assert_int_equal(wl.training.cp, 2);
+	assert_int_equal(wl.training.zero, 1);
+	assert_int_equal(wl.training.recompute, RECOMPUTE_SELECTIVE);
+	assert_int_equal(wl.training.sequence_parallel, 1);
+	assert_int_equal(wl.training.precision, PREC_FP8);
+	assert_int_equal(wl.training.optimizer, OPTIMIZER_ADAM);
+	assert_int_equal(wl.training.attention, ATTN_UNFUSED);
+	assert_int_equal(wl.training.overlap_grad_reduce, 0);
+
+	assert_int_equal(wl.inference.weight_precision, PREC_INT4);
+	assert_int_equal(wl.inference.kv_precision, PREC_FP8);
+	assert_int_equal(wl.inference.prompt_tokens, 1537);
+	assert_int_equal(wl.inference.output_tokens, 333);
+	assert_int_equal(wl.inference.batch, 48);
+	assert_int_equal(wl.inference.tp, 4);
+	assert_close(wl.inference.qps, 12.75);
+	assert_close(wl.inference.ttft_slo_s, 0.25);
+	assert_close(wl.inference.tpot_slo_s, 0.035);
+	assert_int_equal(wl.inference.percentile, SLO_P90);
+	assert_true(wl.inference.sparsity_2_4);
+	assert_close(wl.inference.power_cap_w, 612.0);
+
+	assert_int_equal(wl.cluster.gpus_per_node, 8);
+	assert_close(wl.cluster.intra_bw_bytes_per_s, 450e9);
+	assert_close(wl.cluster.inter_bw_bytes_per_s, 5e10);
+	assert_close(wl.cluster.pue, 1.35);
+	assert_close(wl.cluster.price_usd_per_gpu_hour, 2.85);
+	assert_close(wl.cluster.price_usd_per_kwh, 0.085);
+	assert_close(wl.cluster.host_overhead, 0.27);
+
+	diag_clear(&d);
+	if (workload_validate(&wl, &d) != 0)
+		fail_msg("validate: %s", d.msg);
+}
+
+static void test_defaults(void **state)
+{
+	struct workload wl;
+
+	(void)state;
+	workload_init(&wl);
+	assert_string_equal(wl.file, "");
+	assert_string_equal(wl.model.name, "");
+	assert_int_equal(wl.model.layers, 0);
+	assert_int_equal(wl.model.kv_heads, 0);
+	assert_int_equal(wl.model.ffn_hidden, 0);
+	assert_false(wl.model.gated_ffn);
+	assert_true(wl.model.tied_embeddings);
+	assert_close(wl.model.params, 0);
+	assert_false(model_has_arch(&wl.model));
+
+	assert_close(wl.training.tokens, 0);
+	assert_int_equal(wl.training.global_batch, WL_AUTO);
+	assert_int_equal(wl.training.micro_batch, WL_AUTO);
+	assert_int_equal(wl.training.gpus, WL_AUTO);
+	assert_int_equal(wl.training.tp, WL_AUTO);
+	assert_int_equal(wl.training.pp, WL_AUTO);
+	assert_int_equal(wl.training.vp, WL_AUTO);
+	assert_int_equal(wl.training.cp, WL_AUTO);
+	assert_int_equal(wl.training.zero, WL_AUTO_NEG);
+	assert_int_equal(wl.training.recompute, RECOMPUTE_AUTO);
+	assert_int_equal(wl.training.sequence_parallel, WL_AUTO_NEG);
+	assert_int_equal(wl.training.precision, PREC_BF16);
+	assert_int_equal(wl.training.optimizer, OPTIMIZER_ADAM);
+	assert_int_equal(wl.training.attention, ATTN_FLASH);
+	assert_int_equal(wl.training.overlap_grad_reduce, WL_AUTO_NEG);
+
+	assert_int_equal(wl.inference.weight_precision, PREC_BF16);
+	assert_int_equal(wl.inference.kv_precision, PREC_BF16);
+	assert_int_equal(wl.inference.prompt_tokens, 512);
+	assert_int_equal(wl.inference.output_tokens, 256);
+	assert_int_equal(wl.inference.batch, WL_AUTO);
+	assert_int_equal(wl.inference.tp, WL_AUTO);
+	assert_close(wl.inference.qps, 0);
+	assert_close(wl.inference.ttft_slo_s, 0);
+	assert_close(wl.inference.tpot_slo_s, 0);
+	assert_int_equal(wl.inference.percentile, SLO_P99);
+	assert_false(wl.inference.sparsity_2_4);
+	assert_close(wl.inference.power_cap_w, 0);
+
+	assert_int_equal(wl.cluster.gpus_per_node, WL_AUTO);
+	assert_close(wl.cluster.intra_bw_bytes_per_s, 0);
+	assert_close(wl.cluster.inter_bw_bytes_per_s, 0);
+	assert_close(wl.cluster.pue, 1.2);
+	assert_close(wl.cluster.price_usd_per_gpu_hour, 0);
+	assert_close(wl.cluster.price_usd_per_kwh, 0.10);
+	assert_close(wl.cluster.host_overhead, 0.35);
+}
+
+static void test_auto_values(void **state)
+{
+	struct workload wl;
+
+	(void)state;
+	parse_ok("[training]\n"
+		 "tp = 8\npp = auto\nzero = auto\nsequence_parallel = AUTO\n"
+		 "recompute = auto\noverlap_grad_reduce = on\n"
+		 "[inference]\nbatch = auto\ntp = auto\n"
+		 "[cluster]\ngpus_per_node = auto\n",
+		 &wl);
+	assert_int_equal(wl.training.tp, 8);
+	assert_int_equal(wl.training.pp, WL_AUTO);
+	assert_int_equal(wl.training.zero, WL_AUTO_NEG);
+	assert_int_equal(wl.training.sequence_parallel, WL_AUTO_NEG);
+	assert_int_equal(wl.training.recompute, RECOMPUTE_AUTO);
+	assert_int_equal(wl.training.overlap_grad_reduce, 1);
+	assert_int_equal(wl.inference.batch, WL_AUTO);
+	assert_int_equal(wl.inference.tp, WL_AUTO);
+	assert_int_equal(wl.cluster.gpus_per_node, WL_AUTO);
+
+	parse_ok("[training]\nzero = 0\nsequence_parallel = 0\n", &wl);
+	assert_int_equal(wl.training.zero, 0);
+	assert_int_equal(wl.training.sequence_parallel, 0);
+}
+
+static void test_kv_precision_follows_weights(void **state)
+{
+	struct workload wl;
+
+	(void)state;
+	parse_ok("[inference]\nweight_precision = fp8\n", &wl);
+	assert_int_equal(wl.inference.weight_precision, PREC_FP8);
+	assert_int_equal(wl.inference.kv_precision, PREC_FP8);
+
+	parse_ok("[inference]\nkv_precision = int8\n"
+		 "weight_precision = int4\n", &wl);
+	assert_int_equal(wl.inference.weight_precision, PREC_INT4);
+	assert_int_equal(wl.inference.kv_precision, PREC_INT8);
+}
+
+static void test_bom_and_crlf(void **state)
+{
+	static const char text[] = "\xEF\xBB\xBF[model]\r\n"
+				   "layers = 61\r\n"
+				   "name = crlf\r\n"
+				   "\r\n"
+				   "[training]\r\n"
+				   "tokens = 15T\r\n";
+	struct workload wl;
+
+	(void)state;
+	parse_ok(text, &wl);
+	assert_int_equal(wl.model.layers, 61);
+	assert_string_equal(wl.model.name, "crlf");
+	assert_close(wl.training.tokens, 15e12);
+
+	/* columns ignore the BOM; values do not keep the CR */
+	expect_error("\xEF\xBB\xBF" "layers = 3\r\n", 1, 1,
+		     "key 'layers' is outside any section");
+	expect_error("\xEF\xBB\xBF[model]\r\nlayers = x\r\n", 2, 10,
+		     "'layers' must be a positive integer, got 'x'");
+}
+
+static void test_unknown_section(void **state)
+{
+	(void)state;
+	expect_error("[model]\nlayers = 2\n[traning]\ntokens = 1T\n", 3, 1,
+		     "unknown section '[traning]'; expected one of [model], "
+		     "[training], [inference], [cluster]");
+	/* caught even when empty */
+	expect_error("[model]\n[extra]\n", 2, 1, "unknown section '[extra]'");
+	expect_error("[model] x\n", 1, 9, "unexpected text after section");
+}
+
+static void test_unknown_key(void **state)
+{
+	(void)state;
+	expect_error("[model]\nlayers = 2\nlayres = 2\n", 3, 1,
+		     "unknown key 'layres' in [model]; did you mean "
+		     "'layers'?");
+	expect_error("[training]\nfoo = 1\n", 2, 1,
+		     "unknown key 'foo' in [training]");
+	expect_error("layers = 2\n", 1, 1, "outside any section");
+	expect_error("[model]\n= 2\n", 2, 1, "missing key before '='");
+}
+
+static void test_duplicate_key(void **state)
+{
+	(void)state;
+	expect_error("[model]\nlayers = 2\nhidden = 4\n\nlayers = 3\n", 5, 1,
+		     "duplicate key 'layers' in [model]; first given on "
+		     "line 2");
+	/* the same name in two sections is two keys */
+	expect_error("[training]\ntp = 2\n[inference]\ntp = 2\n[training]\n"
+		     "tp = 4\n", 6, 1, "first given on line 2");
+}
+
+static void test_bad_values(void **state)
+{
+	(void)state;
+	expect_error("[model]\nlayers = 12.5\n", 2, 10,
+		     "'layers' must be a positive integer, got '12.5'");
+	expect_error("[model]\ngated_ffn = maybe\n", 2, 13,
+		     "'gated_ffn' must be true or false");
+	expect_error("[training]\nsequence_parallel = sometimes\n", 2, 21,
+		     "'sequence_parallel' must be true, false or auto");
+	expect_error("[training]\nrecompute = some\n", 2, 13,
+		     "'recompute' must be one of none, selective, full, "
+		     "auto, got 'some'");
+	expect_error("[training]\nprecision = int8\n", 2, 13,
+		     "'precision' must be one of fp32, bf16, fp16, fp8, "
+		     "got 'int8'");
+	expect_error("[inference]\nsparsity = 1:2\n", 2, 12,
+		     "'sparsity' must be one of none, 2:4");
+	expect_error("[training]\nzero = 4\n", 2, 8,
+		     "'zero' must be an integer from 0 to 3 or 'auto'");
+	expect_error("[model]\nname = "
+		     "0123456789012345678901234567890123456789"
+		     "012345678901234567890123\n", 2, 8, "'name' is too long");
+}
+
+static void test_bad_units(void **state)
+{
+	(void)state;
+	expect_error("[cluster]\nintra_bw = 450GX/s\n", 2, 12,
+		     "'intra_bw' must be a positive bandwidth");
+	expect_error("[cluster]\nintra_bw = 450GX/s\n", 2, 12,
+		     "got '450GX/s': unknown unit");
+	expect_error("[inference]\nttft_slo = 250 parsecs\n", 2, 12,
+		     "'ttft_slo' must be a positive duration");
+	expect_error("[training]\ntokens = 3 apples\n", 2, 10,
+		     "'tokens' must be a positive count");
+}
+
+static void test_not_finite(void **state)
+{
+	(void)state;
+	expect_error("[inference]\nqps = nan\n", 2, 7,
+		     "'qps' must be a finite number, got 'nan'");
+	expect_error("[cluster]\npue = inf\n", 2, 7,
+		     "'pue' must be a finite number, got 'inf'");
+	expect_error("[cluster]\nhost_overhead = 1e999\n", 2, 17,
+		     "'host_overhead' is out of range, got '1e999'");
+	expect_error("[training]\ntokens = nan\n", 2, 10,
+		     "got 'nan'");
+	expect_error("[training]\ntokens = 1e308T\n", 2, 10,
+		     "'tokens' must be a positive count");
+	expect_error("[inference]\nqps = 0x10\n", 2, 7,
+		     "'qps' must be a non-negative number");
+}
+
+static void test_out_of_range(void **state)
+{
+	(void)state;
+	expect_error("[model]\nheads = -4\n", 2, 9,
+		     "'heads' must be a positive integer, got '-4'");
+	expect_error("[inference]\npower_cap = -5W\n", 2, 13,
+		     "'power_cap' must be a positive power");
+	expect_error("[inference]\nqps = -0.5\n", 2, 7,
+		     "'qps' must be a non-negative number, got '-0.5'");
+	expect_error("[training]\ntp = 0\n", 2, 6,
+		     "'tp' must be a positive integer or 'auto', got '0'");
+	expect_error("[training]\ntokens = 0\n", 2, 10,
+		     "'tokens' must be a positive count");
+	expect_error("[cluster]\npue = 0.95\n", 2, 7,
+		     "'pue' must be a number from 1 to 3, got '0.95'");
+	expect_error("[model]\nvocab = 2147483648\n", 2, 9,
+		     "'vocab' is out of range (at most 2147483647), got "
+		     "'2147483648'");
+	expect_error("[model]\nvocab = 99999999999999999999999\n", 2, 9,
+		     "'vocab' is out of range");
+	expect_error("[model]\nvocab = -99999999999999999999999\n", 2, 9,
+		     "'vocab' must be a positive integer");
+}
+
+static void test_empty_value(void **state)
+{
+	(void)state;
+	expect_error("[model]\nlayers =\n", 2, 9, "empty value for 'layers'");
+	expect_error("[model]\nlayers = ; nothing\n", 2, 10,
+		     "empty value for 'layers'");
+}
+
+static void test_nul_byte(void **state)
+{
+	static const char text[] = "[model]\nlay\0ers = 2\n";
+
+	(void)state;
+	expect_error_n(text, sizeof(text) - 1, 2, 4, "NUL byte");
+}
+
+static void test_long_line(void **state)
+{
+	char text[400];
+	struct workload wl;
+	struct diag d;
+
+	(void)state;
+	/* 190 bytes is the limit */
+	strcpy(text, "[model]\n;");
+	memset(text + 9, 'x', 189);
+	strcpy(text + 9 + 189, "\nlayers = 2\n");
+	assert_int_equal(parse_text(text, strlen(text), &wl, &d), 0);
+	assert_int_equal(wl.model.layers, 2);
+
+	strcpy(text, "[model]\nlayers = 2\n;");
+	memset(text + 20, 'x', 190);
+	strcpy(text + 20 + 190, "\n");
+	expect_error(text, 3, 0, "line is too long (191 bytes; at most 190)");
+}
+
+static void test_indented_line(void **state)
+{
+	(void)state;
+	expect_error("[model]\nname = a\n  b\n", 3, 3,
+		     "unexpected indented line");
+	expect_error("[model]\n\tlayers = 2\n", 2, 2,
+		     "unexpected indented line");
+	/* indented comments and blank lines are fine */
+	expect_error("[model]\n  ; note\n   \nlayers = x\n", 4, 10,
+		     "got 'x'");
+}
+
+static void test_syntax_errors(void **state)
+{
+	(void)state;
+	expect_error("[model]\nlayers 80\n", 2, 1,
+		     "expected 'key = value' or '[section]', got "
+		     "'layers 80'");
+	/* a later error does not hide the syntax error */
+	expect_error("[model]\nlayers 80\nfoo = 1\n", 2, 1,
+		     "expected 'key = value'");
+	/* an earlier error wins over a later syntax error */
+	expect_error("[model]\nfoo = 1\nlayers 80\n", 2, 1,
+		     "unknown key 'foo'");
+	expect_error("[model\nlayers = 2\n", 1, 1,
+		     "unterminated section header '[model'");
+}
+
+static void test_set(void **state)
+{
+	struct workload wl;
+	struct diag d;
+
+	(void)state;
+	parse_ok("[training]\ntp = 2\n[inference]\nweight_precision = fp16\n",
+		 &wl);
+	diag_clear(&d);
+	assert_int_equal(workload_set(&wl, "training.tp=8", &d), 0);
+	assert_int_equal(wl.training.tp, 8);
+	assert_int_equal(workload_set(&wl, " inference.ttft_slo = 185ms ",
+				      &d), 0);
+	assert_close(wl.inference.ttft_slo_s, 0.185);
+	assert_int_equal(workload_set(&wl, "training.pp=auto", &d), 0);
+	assert_int_equal(wl.training.pp, WL_AUTO);
+	assert_int_equal(workload_set(&wl, "model.params=405B", &d), 0);
+	assert_close(wl.model.params, 405e9);
+	assert_int_equal(workload_set(&wl, "model.name=a=b", &d), 0);
+	assert_string_equal(wl.model.name, "a=b");
+
+	/* kv_precision moves with weight_precision while they are equal */
+	assert_int_equal(wl.inference.kv_precision, PREC_FP16);
+	assert_int_equal(workload_set(&wl, "inference.weight_precision=int8",
+				      &d), 0);
+	assert_int_equal(wl.inference.kv_precision, PREC_INT8);
+	assert_int_equal(workload_set(&wl, "inference.kv_precision=fp8", &d),
+			 0);
+	assert_int_equal(workload_set(&wl, "inference.weight_precision=int4",
+				      &d), 0);
+	assert_int_equal(wl.inference.weight_precision, PREC_INT4);
+	assert_int_equal(wl.inference.kv_precision, PREC_FP8);
+	assert_false(diag_has_error(&d));
+}
+
+static void expect_set_error(const char *expr, const char *msg)
+{
+	struct workload wl, before;
+	struct diag d;
+
+	workload_init(&wl);
+	before = wl;
+	diag_clear(&d);
+	assert_int_equal(workload_set(&wl, expr, &d), -1);
+	assert_string_equal(d.file, "--set");
+	assert_int_equal(d.line, 0);
+	assert_int_equal(d.col, 0);
+	assert_contains(d.msg, msg);
+	/* a failed override changes nothing */
+	assert_memory_equal(&wl, &before, sizeof(wl));
+}
+
+static void test_set_errors(void **state)
+{
+	(void)state;
+	expect_set_error("training.tpp=8",
+			 "unknown key 'training.tpp'; did you mean "
+			 "'training.tp'?");
+	expect_set_error("training.tp=x",
+			 "'training.tp' must be a positive integer or 'auto', "
+			 "got 'x'");
+	expect_set_error("training.tp=", "empty value for 'training.tp'");
+	expect_set_error("training.tp",
+			 "expected 'section.key=value', got 'training.tp'");
+	expect_set_error("tp=8", "expected 'section.key=value', got 'tp=8'; "
+				 "did you mean 'training.tp'?");
+	expect_set_error("bogus=8",
+			 "expected 'section.key=value', got 'bogus=8'");
+	expect_set_error("traning.tp=8", "unknown section 'traning'");
+}
+
+static void expect_invalid(const char *text, const char *msg)
+{
+	struct workload wl;
+	struct diag d;
+
+	parse_ok(text, &wl);
+	diag_clear(&d);
+	assert_int_equal(workload_validate(&wl, &d), -1);
+	assert_string_equal(d.file, "t.ini");
+	assert_contains(d.msg, msg);
+}
+
+static void expect_valid(const char *text)
+{
+	struct workload wl;
+	struct diag d;
+
+	parse_ok(text, &wl);
+	diag_clear(&d);
+	if (workload_validate(&wl, &d) != 0)
+		fail_msg("validate: %s", d.msg);
+}
+
+#define ARCH "[model]\nlayers = 40\nvocab = 32000\nseq_len = 4096\n"
+
+static void test_validate(void **state)
+{
+	struct workload wl;
+	struct diag d;
+
+	(void)state;
+	expect_invalid(ARCH "hidden = 5120\nheads = 48\n",
+		       "'heads' (48) must divide 'hidden' (5120)");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\nkv_heads = 6\n",
+		       "'kv_heads' (6) must divide 'heads' (40)");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\nkv_heads = 80\n",
+		       "'kv_heads' (80) must not exceed 'heads' (40)");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\ntp = 3\n",
+		       "'training.tp' (3) must divide 'heads' (40)");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[inference]\n"
+		       "tp = 16\n",
+		       "'inference.tp' (16) must divide 'heads' (40)");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\nkv_heads = 8\n"
+		       "[training]\ntp = 10\n",
+		       "'training.tp' (10) and 'kv_heads' (8) must divide "
+		       "one another");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+		       "gpus = 1000\ntp = 8\npp = 4\ncp = 1\n",
+		       "'gpus' (1000) must be a multiple of tp*pp*cp "
+		       "(8*4*1 = 32)");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+		       "gpus = 64\ntp = 8\npp = 2\ncp = 1\n"
+		       "micro_batch = 2\nglobal_batch = 100\n",
+		       "'global_batch' (100) must be a multiple of "
+		       "micro_batch*dp (2*4 = 8)");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+		       "micro_batch = 3\nglobal_batch = 100\n",
+		       "'global_batch' (100) must be a multiple of "
+		       "'micro_batch' (3)");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\npp = 48\n",
+		       "'pp' (48) must not exceed 'layers' (40)");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+		       "pp = 1\nvp = 2\n", "'vp' (2) needs 'pp'");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+		       "pp = 4\nvp = 3\n",
+		       "'layers' (40) must be a multiple of pp*vp "
+		       "(4*3 = 12)");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\ncp = 3\n",
+		       "'cp' (3) must divide 'seq_len' (4096)");
+	expect_invalid("[training]\ntp = 8\n",
+		       "no model: give [model] layers, hidden, heads, vocab, "
+		       "seq_len or params");
+	expect_invalid("[model]\nlayers = 32\nhidden = 4096\n",
+		       "incomplete model");
+
+	expect_valid("[model]\nparams = 405B\n");
+	expect_valid(ARCH "hidden = 5120\nheads = 40\nkv_heads = 8\n"
+		     "[training]\ntp = 4\npp = 4\nvp = 5\ncp = 2\n"
+		     "gpus = 96\nmicro_batch = 1\nglobal_batch = 48\n"
+		     "[inference]\ntp = 8\n");
+
+	/* values the file cannot give, set directly */
+	parse_ok("[model]\nparams = 7B\n", &wl);
+	wl.training.precision = PREC_INT8;
+	diag_clear(&d);
+	assert_int_equal(workload_validate(&wl, &d), -1);
+	assert_contains(d.msg, "'precision' must be one of fp32, bf16, fp16, "
+			       "fp8");
+	wl.training.precision = PREC_BF16;
+	wl.cluster.pue = nan("");
+	diag_clear(&d);
+	assert_int_equal(workload_validate(&wl, &d), -1);
+	assert_contains(d.msg, "'pue' must be");
+	wl.cluster.pue = 1.2;
+	wl.inference.prompt_tokens = 0;
+	diag_clear(&d);
+	assert_int_equal(workload_validate(&wl, &d), -1);
+	assert_contains(d.msg, "'prompt_tokens' must be a positive integer");
+
+	/* no file: no file name in the message */
+	workload_init(&wl);
+	diag_clear(&d);
+	assert_int_equal(workload_validate(&wl, &d), -1);
+	assert_string_equal(d.file, "");
+}
+
+static void test_load_file(void **state)
+{
+	char path[] = "/tmp/test_workload_XXXXXX";
+	struct workload wl;
+	struct diag d;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	workload_init(&wl);
+	diag_clear(&d);
+	assert_int_equal(workload_load_file("/nonexistent/x.ini", &wl, &d),
+			 -1);
+	assert_contains(d.msg, "cannot read '/nonexistent/x.ini': ");
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs("[model]\nparams = 8.03B\n[cluster]\npue = 1.1.1\n", f);
+	fclose(f);
+	diag_clear(&d);
+	assert_int_equal(workload_load_file(path, &wl, &d), -1);
+	assert_string_equal(d.file, path);
+	assert_int_equal(d.line, 4);
+	assert_int_equal(d.col, 7);
+	unlink(path);
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_string_equal(recompute_name(RECOMPUTE_AUTO), "auto");
+	assert_string_equal(recompute_name(RECOMPUTE_NONE), "none");
+	assert_string_equal(recompute_name(RECOMPUTE_SELECTIVE), "selective");
+	assert_string_equal(recompute_name(RECOMPUTE_FULL), "full");
+	assert_string_equal(optimizer_name(OPTIMIZER_ADAM), "adam");
+	assert_string_equal(optimizer_name(OPTIMIZER_SGD), "sgd");
+	assert_string_equal(attention_name(ATTN_FLASH), "flash");
+	assert_string_equal(attention_name(ATTN_UNFUSED), "unfused");
+	assert_string_equal(slo_percentile_name(SLO_P50), "p50");
+	assert_string_equal(slo_percentile_name(SLO_P90), "p90");
+	assert_string_equal(slo_percentile_name(SLO_P99), "p99");
+	assert_string_equal(recompute_name((enum recompute)7), "?");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_file),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_auto_values),
+		cmocka_unit_test(test_kv_precision_follows_weights),
+		cmocka_unit_test(test_bom_and_crlf),
+		cmocka_unit_test(test_unknown_section),
+		cmocka_unit_test(test_unknown_key),
+		cmocka_unit_test(test_duplicate_key),
+		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_bad_units),
+		cmocka_unit_test(test_not_finite),
+		cmocka_unit_test(test_out_of_range),
+		cmocka_unit_test(test_empty_value),
+		cmocka_unit_test(test_nul_byte),
+		cmocka_unit_test(test_long_line),
+		cmocka_unit_test(test_indented_line),
+		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_set),
+		cmocka_unit_test(test_set_errors),
+		cmocka_unit_test(test_validate),
+		cmocka_unit_test(test_load_file),
+		cmocka_unit_test(test_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,339 @@
+/*
+ * validate.c - reproduce published measurements and print the errors.
+ *
+ * Usage: validate DIR.  Reads DIR/training.csv and DIR/memory.csv (copied
+ * from ../shared/validation with their sources, see DIR/README.md),
+ * predicts each row with capplan's models on the embedded catalog and
+ * prints measured, predicted and the error.  Exits 1 when an accuracy
+ * target is missed:
+ *   training rows: median |error| <= 10%, worst <= 20%
+ *   memory rows:   every |error| <= 2%
+ */
+#include <csv.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "catalog.h"
+#include "cluster.h"
+#include "model_memory.h"
+#include "model_train.h"
+#include "search.h"
+#include "workload.h"
+
+#define MAX_COLS 40
+#define MAX_ROWS 200
+#define CELL_MAX 160
+
+struct table {
+	int ncols, nrows;
+	char head[MAX_COLS][CELL_MAX];
+	char cell[MAX_ROWS][MAX_COLS][CELL_MAX];
+	int col; /* parser state */
+	int bad;
+};
+
+static void on_field(void *s, size_t len, void *data)
+{
+	struct table *t = data;
+	char *dst;
+
+	if (t->nrows >= MAX_ROWS || t->col >= MAX_COLS || len >= CELL_MAX) {
+		t->bad = 1;
+		return;
+	}
+	dst = t->ncols == 0 && t->nrows == 0 ? t->head[t->col] :
+					       t->cell[t->nrows - 1][t->col];
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+	t->col++;
+}
+
+static void on_row(int c, void *data)
+{
+	struct table *t = data;
+
+	(void)c;
+	if (t->nrows == 0 && t->ncols == 0)
+		t->ncols = t->col;
+	else if (t->col != t->ncols)
+		t->bad = 1;
+	t->nrows++;
+	t->col = 0;
+}
+
+/* Rows are 0-based after the header; nrows counts the header too. */
+static struct table *table_load(const char *path)
+{
+	struct table *t = calloc(1, sizeof(*t));
+	struct csv_parser p;
+	char buf[4096];
+	size_t n;
+	FILE *f = fopen(path, "r");
+
+	if (!t || !f) {
+		fprintf(stderr, "validate: cannot read '%s': %s\n", path,
+			strerror(errno));
+		free(t);
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	csv_init(&p, CSV_STRICT | CSV_APPEND_NULL);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		if (csv_parse(&p, buf, n, on_field, on_row, t) != n)
+			t->bad = 1;
+	csv_fini(&p, on_field, on_row, t);
+	csv_free(&p);
+	fclose(f);
+	t->nrows--; /* the header */
+	if (t->bad) {
+		fprintf(stderr, "validate: '%s' is not a well-formed table\n",
+			path);
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static const char *get(const struct table *t, int row, const char *name)
+{
+	for (int c = 0; c < t->ncols; c++)
+		if (strcmp(t->head[c], name) == 0)
+			return t->cell[row][c];
+	fprintf(stderr, "validate: missing column '%s'\n", name);
+	exit(2);
+}
+
+static int geti(const struct table *t, int row, const char *name)
+{
+	const char *s = get(t, row, name);
+
+	return *s ? (int)strtol(s, NULL, 10) : 0;
+}
+
+static double getd(const struct table *t, int row, const char *name)
+{
+	return strtod(get(t, row, name), NULL);
+}
+
+static int getb(const struct table *t, int row, const char *name)
+{
+	return strcasecmp(get(t, row, name), "true") == 0;
+}
+
+struct stats {
+	double err[MAX_ROWS];
+	int n;
+};
+
+static void report(const char *title, struct stats *s, double *median,
+		   double *worst, double *mean)
+{
+	double sorted[MAX_ROWS];
+
+	memcpy(sorted, s->err, sizeof(double) * (size_t)s->n);
+	gsl_sort(sorted, 1, (size_t)s->n);
+	*median = gsl_stats_median_from_sorted_data(sorted, 1, (size_t)s->n);
+	*worst = sorted[s->n - 1];
+	*mean = gsl_stats_mean(sorted, 1, (size_t)s->n);
+	printf("%-34s rows %2d  mean |err| %5.2f%%  median %5.2f%%  "
+	       "worst %5.2f%%\n",
+	       title, s->n, 100 * *mean, 100 * *median, 100 * *worst);
+}
+
+static int training(const char *dir, const struct catalog *cat)
+{
+	char path[512];
+	struct table *t;
+	struct stats all = { .n = 0 }, kor = { .n = 0 };
+	double med, worst, mean, kmed, kworst, kmean;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "%s/training.csv", dir);
+	t = table_load(path);
+	if (!t)
+		return 2;
+	printf("training (%s)\n", path);
+	printf("%-28s %-24s %10s %10s %8s  %s\n", "case", "metric", "measured",
+	       "predicted", "error", "chosen");
+	for (int i = 0; i < t->nrows; i++) {
+		struct model_spec m;
+		struct training_spec ts;
+		struct arch a;
+		struct cluster cl;
+		struct cluster_spec cs;
+		struct workload wl;
+		struct train_space sp;
+		struct search_result res;
+		const struct gpu_spec *g;
+		struct diag err;
+		const char *metric = get(t, i, "metric");
+		double measured = getd(t, i, "measured"), pred, e;
+
+		diag_clear(&err);
+		workload_init(&wl);
+		m = wl.model;
+		ts = wl.training;
+		cs = wl.cluster;
+		m.layers = geti(t, i, "layers");
+		m.hidden = geti(t, i, "hidden");
+		m.heads = geti(t, i, "heads");
+		m.kv_heads = geti(t, i, "kv_heads");
+		m.ffn_hidden = geti(t, i, "ffn_hidden");
+		m.gated_ffn = getb(t, i, "gated_ffn");
+		m.vocab = geti(t, i, "vocab");
+		m.seq_len = geti(t, i, "seq_len");
+		m.tied_embeddings = getb(t, i, "tied_embeddings");
+		ts.tp = geti(t, i, "tp");
+		ts.pp = geti(t, i, "pp");
+		ts.vp = geti(t, i, "vp");
+		ts.cp = geti(t, i, "cp");
+		ts.micro_batch = geti(t, i, "micro_batch"); /* 0 = auto */
+		ts.zero = geti(t, i, "zero");
+		ts.sequence_parallel = getb(t, i, "sequence_parallel");
+		ts.overlap_grad_reduce = getb(t, i, "overlap_grad_reduce");
+		ts.dropout = getb(t, i, "dropout");
+		if (precision_parse(get(t, i, "precision"), &ts.precision))
+			return 2;
+		ts.recompute = strcmp(get(t, i, "recompute"), "full") == 0 ?
+				       RECOMPUTE_FULL :
+			       strcmp(get(t, i, "recompute"), "selective") == 0 ?
+				       RECOMPUTE_SELECTIVE :
+				       RECOMPUTE_NONE;
+		ts.attention = strcmp(get(t, i, "attention"), "flash") == 0 ?
+				       ATTN_FLASH :
+				       ATTN_UNFUSED;
+		g = catalog_find(cat, get(t, i, "gpu"), &err);
+		if (!g || arch_from_spec(&m, &a) != 0) {
+			diag_print(stderr, &err);
+			return 2;
+		}
+		cluster_resolve(&cs, g, &cl);
+		if (train_space_init(&sp, &ts, &a, geti(t, i, "gpus"),
+				     geti(t, i, "global_batch"),
+				     cl.gpus_per_node, &err) != 0 ||
+		    train_search(&sp, &a, g, &cl, &res) != 0 || !res.legal) {
+			fprintf(stderr, "validate: %s: no legal configuration\n",
+				get(t, i, "case"));
+			return 2;
+		}
+		if (strcmp(metric, "hardware_tflops_per_gpu") == 0)
+			pred = res.result.hw_flops_per_gpu / 1e12;
+		else if (strcmp(metric, "step_time_s") == 0)
+			pred = res.result.time.step_s;
+		else if (strcmp(metric, "tokens_per_s_per_gpu") == 0)
+			pred = res.result.tokens_per_s_per_gpu;
+		else {
+			fprintf(stderr, "validate: unknown metric '%s'\n",
+				metric);
+			return 2;
+		}
+		e = (pred - measured) / measured;
+		all.err[all.n++] = fabs(e);
+		if (strncmp(get(t, i, "case"), "korthikanti", 11) == 0)
+			kor.err[kor.n++] = fabs(e);
+		printf("%-28s %-24s %10.4g %10.4g %+7.1f%%  mb=%d%s\n",
+		       get(t, i, "case"), metric, measured, pred, 100 * e,
+		       res.best.micro_batch,
+		       res.result.memory.fits ? "" : " (does not fit)");
+		if (getenv("VALIDATE_VERBOSE")) {
+			const struct train_time *tm = &res.result.time;
+
+			printf("    step %.4gs: compute %.4g tp %.4g pp %.4g "
+			       "cp %.4g bubble %.4g dp %.4g optimizer %.4g "
+			       "(mfu %.3f, mem %.1f GB)\n",
+			       tm->step_s, tm->compute_s, tm->tp_comm_s,
+			       tm->pp_comm_s, tm->cp_comm_s, tm->bubble_s,
+			       tm->dp_comm_s, tm->optimizer_s, res.result.mfu,
+			       res.result.memory.total_bytes / 1e9);
+		}
+	}
+	report("training, all rows", &all, &med, &worst, &mean);
+	report("training, Korthikanti et al. rows", &kor, &kmed, &kworst,
+	       &kmean);
+	printf("  (Calculon on the Korthikanti rows: mean 3.65%%, worst "
+	       "8.9%%)\n");
+	if (med > 0.10 || worst > 0.20) {
+		printf("FAIL: training target is median <= 10%%, worst <= "
+		       "20%%\n");
+		rc = 1;
+	}
+	free(t);
+	return rc;
+}
+
+static int memory(const char *dir)
+{
+	char path[512];
+	struct table *t;
+	struct stats all = { .n = 0 };
+	double med, worst, mean;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "%s/memory.csv", dir);
+	t = table_load(path);
+	if (!t)
+		return 2;
+	printf("\nmemory (%s)\n", path);
+	printf("%-28s %-26s %10s %10s %8s\n", "case", "metric", "measured",
+	       "predicted", "error");
+	for (int i = 0; i < t->nrows; i++) {
+		struct train_memory m;
+		enum precision p;
+		enum optimizer o = strcmp(get(t, i, "optimizer"), "sgd") == 0 ?
+					   OPTIMIZER_SGD :
+					   OPTIMIZER_ADAM;
+		double measured = getd(t, i, "measured"), pred, e;
+
+		if (precision_parse(get(t, i, "precision"), &p))
+			return 2;
+		train_memory_states(getd(t, i, "params"), geti(t, i, "zero"),
+				    geti(t, i, "gpus"), p, o, &m);
+		pred = m.weights_bytes + m.gradients_bytes + m.optimizer_bytes;
+		e = (pred - measured) / measured;
+		all.err[all.n++] = fabs(e);
+		printf("%-28s %-26s %10.4g %10.4g %+7.1f%%\n", get(t, i, "case"),
+		       get(t, i, "metric"), measured, pred, 100 * e);
+	}
+	report("memory, all rows", &all, &med, &worst, &mean);
+	if (worst > 0.02) {
+		printf("FAIL: memory target is every row within 2%%\n");
+		rc = 1;
+	}
+	free(t);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct catalog *cat = NULL;
+	struct diag err;
+	int rc;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: validate DIR\n");
+		return 2;
+	}
+	diag_clear(&err);
+	if (catalog_load_default(&cat, &err) != 0) {
+		diag_print(stderr, &err);
+		return 2;
+	}
+	rc = training(argv[1], cat);
+	if (rc != 2) {
+		int mrc = memory(argv[1]);
+
+		rc = mrc > rc ? mrc : rc;
+	}
+	catalog_free(cat);
+	if (rc == 0)
+		printf("\nall accuracy targets met\n");
+	return rc;
+}
