@@ -30,12 +30,19 @@ struct train_config {
 /*
  * Check that 'c' is a legal split of 'a' on nodes of 'gpus_per_node':
  * gpus = tp*pp*cp*dp, tp divides heads, kv heads split or replicate evenly,
- * pp*vp divides layers, cp divides seq_len, the global batch splits into
- * micro-batches, tp within a node unless 'allow_tp_across_nodes'.
+ * pp*vp at most layers, cp divides seq_len, the global batch splits into
+ * micro-batches, tp within a node, pp*vp at most the layers.
  * Returns true when legal.  Pure and allocation-free (the search's filter).
  */
 bool train_config_valid(const struct arch *a, const struct train_config *c,
 			int gpus_per_node);
+
+/*
+ * Transformer layers on the most loaded pipeline stage: layers are dealt
+ * to pp x vp chunks as evenly as possible (Llama 3 ran 126 layers on 16
+ * stages), so a stage holds ceil(layers / (pp vp)) x vp of them.
+ */
+int train_stage_layers(const struct arch *a, const struct train_config *c);
 
 /*
  * Like train_config_valid, but writes why not into 'why' (size 'n'), for

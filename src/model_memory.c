@@ -49,7 +49,7 @@ void train_memory_states(double params, int zero, int shards,
 
 double train_params_per_gpu(const struct arch *a, const struct train_config *c)
 {
-	double layers = (double)a->layers / c->pp;
+	double layers = train_stage_layers(a, c);
 	double stage = layers * arch_layer_params(a) / c->tp;
 	double embed = (double)a->vocab * a->hidden / c->tp;
 	double first = stage + embed;
@@ -107,7 +107,7 @@ void train_memory_eval(const struct arch *a, const struct train_config *c,
 		       double capacity_bytes, struct train_memory *m)
 {
 	double params = train_params_per_gpu(a, c);
-	double layers = (double)a->layers / c->pp;
+	double layers = train_stage_layers(a, c);
 	double layer_act = train_layer_activation_bytes(a, c);
 	double inflight;
 	double tokens = (double)c->micro_batch * a->seq_len / c->cp;

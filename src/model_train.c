@@ -213,7 +213,7 @@ int train_evaluate(const struct arch *a, const struct train_config *c,
 {
 	struct device_perf d;
 	struct layer_cost lc;
-	double layers = (double)a->layers / c->pp;
+	double layers = train_stage_layers(a, c);
 	double n = (double)c->micro_batch * a->seq_len / c->cp;
 	double t = c->tp;
 	double v = a->vocab;

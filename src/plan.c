@@ -101,6 +101,44 @@ static int plan_states_only(const struct workload *wl,
 	return 0;
 }
 
+/*
+ * No configuration of the space is legal: say why for its first candidate
+ * (for a fully fixed workload, the user's configuration).
+ */
+static int explain_illegal(const struct train_space *sp,
+			   const struct train_plan *p,
+			   const struct workload *wl, struct diag *err)
+{
+	struct train_config c = p->config;
+	long long split;
+	char why[200];
+
+	c.tp = sp->tp.v[0];
+	c.pp = sp->pp.v[0];
+	c.vp = sp->vp.v[0];
+	c.cp = sp->cp.v[0];
+	c.micro_batch = sp->micro_batch.v[0];
+	c.zero = sp->zero.v[0];
+	split = (long long)c.tp * c.pp * c.cp;
+	if (c.gpus % split != 0)
+		return diag_set(err, wl->file, 0, 0,
+				"'training.gpus' (%d) must be a multiple of "
+				"tp*pp*cp (%d*%d*%d) on %s", c.gpus, c.tp,
+				c.pp, c.cp, p->gpu->name);
+	c.dp = (int)(c.gpus / split);
+	c.global_batch = sp->global_batch > 0 ? sp->global_batch :
+						c.dp * c.micro_batch;
+	c.micro_batches = c.global_batch / (c.dp * c.micro_batch);
+	if (!train_config_explain(&p->arch, &c, p->cluster.gpus_per_node, why,
+				  sizeof(why)))
+		return diag_set(err, wl->file, 0, 0,
+				"no legal configuration on %d x %s: %s",
+				c.gpus, p->gpu->name, why);
+	return diag_set(err, wl->file, 0, 0,
+			"no legal configuration on %d x %s for the fixed "
+			"training keys", c.gpus, p->gpu->name);
+}
+
 int train_plan_make(const struct workload *wl, const struct gpu_spec *g,
 		    struct train_plan *p, struct diag *err)
 {
@@ -138,10 +176,7 @@ int train_plan_make(const struct workload *wl, const struct gpu_spec *g,
 	train_search(&sp, &p->arch, g, &p->cluster, &res);
 	p->evaluated = res.evaluated;
 	if (!res.legal)
-		return diag_set(err, NULL, 0, 0,
-				"no legal configuration of %d x %s for this "
-				"model and the fixed training keys",
-				p->config.gpus, g->name);
+		return explain_illegal(&sp, p, wl, err);
 	p->config = res.best;
 	p->result = res.result;
 	p->fits = res.found;

@@ -37,9 +37,9 @@ bool train_config_explain(const struct arch *a, const struct train_config *c,
 	if (c->tp > gpus_per_node)
 		return fail(why, n, "tp (%d) must not exceed the GPUs of a node (%d)", c->tp,
 		     gpus_per_node);
-	if (a->layers % (c->pp * c->vp) != 0)
-		return fail(why, n, "pp*vp (%d*%d) must divide layers (%d)", c->pp, c->vp,
-		     a->layers);
+	if ((long long)c->pp * c->vp > a->layers)
+		return fail(why, n, "pp*vp (%d*%d) must not exceed layers (%d)",
+			    c->pp, c->vp, a->layers);
 	if (c->vp > 1 && c->pp < 2)
 		return fail(why, n, "vp (%d) needs pp > 1", c->vp);
 	if (a->seq_len % c->cp != 0)
@@ -56,9 +56,11 @@ bool train_config_explain(const struct arch *a, const struct train_config *c,
 		     "a multiple of pp (%d)", c->micro_batches, c->pp);
 	if (c->zero < 0 || c->zero > 3)
 		return fail(why, n, "zero (%d) must be 0..3", c->zero);
-	if (c->zero > 0 && c->pp > 1 && c->zero > 1)
-		return fail(why, n, "zero %d does not combine with pipeline parallelism",
-		     c->zero);
+	/* sharding weights (ZeRO-3) would gather them for every micro-batch
+	   of every stage; frameworks allow at most ZeRO-2 with pipelines */
+	if (c->zero > 2 && c->pp > 1)
+		return fail(why, n, "zero 3 does not combine with pipeline "
+			    "parallelism (pp %d)", c->pp);
 	return true;
 }
 
@@ -66,4 +68,11 @@ bool train_config_valid(const struct arch *a, const struct train_config *c,
 			int gpus_per_node)
 {
 	return train_config_explain(a, c, gpus_per_node, NULL, 0);
+}
+
+int train_stage_layers(const struct arch *a, const struct train_config *c)
+{
+	int chunks = c->pp * c->vp;
+
+	return (a->layers + chunks - 1) / chunks * c->vp;
 }

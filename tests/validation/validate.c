@@ -148,7 +148,13 @@ static void report(const char *title, struct stats *s, double *median,
 	       title, s->n, 100 * *mean, 100 * *median, 100 * *worst);
 }
 
-static int training(const char *dir, const struct catalog *cat)
+/*
+ * Predict every row of DIR/FILE.  'median_max' and 'worst_max' are the
+ * accuracy targets (fractions); 'title' names the table.
+ */
+static int training(const char *dir, const char *file, const char *title,
+		    double median_max, double worst_max,
+		    const struct catalog *cat)
 {
 	char path[512];
 	struct table *t;
@@ -156,11 +162,11 @@ static int training(const char *dir, const struct catalog *cat)
 	double med, worst, mean, kmed, kworst, kmean;
 	int rc = 0;
 
-	snprintf(path, sizeof(path), "%s/training.csv", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	t = table_load(path);
 	if (!t)
 		return 2;
-	printf("training (%s)\n", path);
+	printf("%s (%s)\n", title, path);
 	printf("%-28s %-24s %10s %10s %8s  %s\n", "case", "metric", "measured",
 	       "predicted", "error", "chosen");
 	for (int i = 0; i < t->nrows; i++) {
@@ -255,14 +261,15 @@ static int training(const char *dir, const struct catalog *cat)
 			       res.result.memory.total_bytes / 1e9);
 		}
 	}
-	report("training, all rows", &all, &med, &worst, &mean);
-	report("training, Korthikanti et al. rows", &kor, &kmed, &kworst,
-	       &kmean);
-	printf("  (Calculon on the Korthikanti rows: mean 3.65%%, worst "
-	       "8.9%%)\n");
-	if (med > 0.10 || worst > 0.20) {
-		printf("FAIL: training target is median <= 10%%, worst <= "
-		       "20%%\n");
+	report("all rows", &all, &med, &worst, &mean);
+	if (kor.n) {
+		report("Korthikanti et al. rows", &kor, &kmed, &kworst, &kmean);
+		printf("  (Calculon on the Korthikanti rows: mean 3.65%%, "
+		       "worst 8.9%%)\n");
+	}
+	if (med > median_max || worst > worst_max) {
+		printf("FAIL: the target is median <= %.0f%%, worst <= "
+		       "%.0f%%\n", 100 * median_max, 100 * worst_max);
 		rc = 1;
 	}
 	free(t);
@@ -326,7 +333,15 @@ int main(int argc, char **argv)
 		diag_print(stderr, &err);
 		return 2;
 	}
-	rc = training(argv[1], cat);
+	rc = training(argv[1], "training.csv",
+		      "training (calibration set)", 0.10, 0.20, cat);
+	if (rc != 2) {
+		int hrc = training(argv[1], "training-holdout.csv",
+				   "\ntraining (holdout: not used to calibrate)",
+				   0.25, 0.40, cat);
+
+		rc = hrc > rc ? hrc : rc;
+	}
 	if (rc != 2) {
 		int mrc = memory(argv[1]);
 
