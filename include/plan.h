@@ -50,6 +50,8 @@ struct train_plan {
 				       states) when !has_arch */
 	struct run_cost run;        /* the whole run; when has_arch */
 	bool fits;
+	int max_micro_batch;        /* largest micro-batch that fits with the
+				       rest of the configuration; 0: none */
 	long long evaluated;        /* configurations searched */
 	unsigned chosen;            /* bits of enum plan_choice */
 };

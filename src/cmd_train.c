@@ -129,6 +129,12 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 	add_config(rec, p, 0);
 	rec_heading(rec, "memory per GPU (most loaded stage)");
 	add_memory(rec, &r->memory, 0);
+	if (p->has_arch)
+		rec_int(rec, "memory", "max_micro_batch",
+			"largest micro-batch that fits", p->max_micro_batch, 0);
+	else
+		rec_null(rec, "memory", "max_micro_batch",
+			 "largest micro-batch that fits", 0);
 	rec_heading(rec, "iteration");
 	if (p->has_arch) {
 		rec_num(rec, NULL, "step_time_s", "step time", t->step_s,

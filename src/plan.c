@@ -101,6 +101,39 @@ static int plan_states_only(const struct workload *wl,
 	return 0;
 }
 
+/* Largest micro-batch tried for the "largest that fits" report. */
+static const int micro_batch_limit = 4096;
+
+/*
+ * The largest micro-batch that fits in memory with the rest of 'c' fixed
+ * (the number of micro-batches follows the global batch); 0 when even one
+ * sequence does not fit.  Memory grows with the micro-batch, so the
+ * answer is found by bisection.
+ */
+static int largest_micro_batch(const struct arch *a,
+			       const struct train_config *c,
+			       double capacity_bytes)
+{
+	struct train_config t = *c;
+	struct train_memory m;
+	int lo = 0, hi = micro_batch_limit + 1;
+
+	while (hi - lo > 1) {
+		int mid = lo + (hi - lo) / 2;
+
+		t.micro_batch = mid;
+		t.micro_batches = c->global_batch / (c->dp * mid);
+		if (t.micro_batches < 1)
+			t.micro_batches = 1;
+		train_memory_eval(a, &t, capacity_bytes, &m);
+		if (m.fits)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * No configuration of the space is legal: say why for its first candidate
  * (for a fully fixed workload, the user's configuration).
@@ -180,6 +213,8 @@ int train_plan_make(const struct workload *wl, const struct gpu_spec *g,
 	p->config = res.best;
 	p->result = res.result;
 	p->fits = res.found;
+	p->max_micro_batch = largest_micro_batch(&p->arch, &p->config,
+						 g->mem_bytes);
 	run_cost_eval(g, &p->cluster, p->config.gpus,
 		      p->tokens / p->result.tokens_per_s,
 		      p->result.busy_fraction, &p->run);

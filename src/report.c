@@ -189,7 +189,7 @@ static void write_table_single(FILE *out, const struct report *r)
 		if (f->flags & RF_MACHINE)
 			continue;
 		human(f, val, sizeof(val));
-		fprintf(out, "  %-28s %s\n", f->label, val);
+		fprintf(out, "  %-30s %s\n", f->label, val);
 	}
 }
 

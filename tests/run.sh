@@ -23,6 +23,7 @@ for t in "$build"/tests/test_*; do
 done
 suite cli sh tests/cli/run.sh "$build/capplan"
 suite files sh tests/cli/files.sh "$build/capplan"
+suite docs sh tests/cli/docs.sh "$build/capplan"
 suite validate "$build/tests/validate" tests/validation
 echo "suites: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -1,0 +1,159 @@
+/* test_model_comm.c - collective communication times (cmocka). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+
+#include "model_comm.h"
+
+static void assert_rel(double got, double want, double tol)
+{
+	double scale = fabs(want) > 0.0 ? fabs(want) : 1.0;
+
+	if (!(fabs(got - want) <= tol * scale)) {
+		print_error("got %.17g, want %.17g (tol %g)\n", got, want, tol);
+		fail();
+	}
+}
+
+static const struct link test_link = { 187.3e9, 4.7e-6, 0.137 };
+static const struct link no_latency = { 187.3e9, 0.0, 0.137 };
+
+/* Ring all-reduce (Patarasuk & Yuan 2009): 2 (n-1)/n of the buffer over
+   each link; latency 2 ceil(log2 n) hops. */
+static void test_allreduce(void **state)
+{
+	static const struct {
+		int n;
+		double want; /* 3.71e8 bytes, computed separately */
+	} cases[] = {
+		{ 2, 0.0019901794981313403 },
+		{ 3, 0.0026598393308417865 },
+		{ 6, 0.0033294991635522335 },
+		{ 8, 0.0034945641217298453 },
+		{ 64, 0.003956059636946076 },
+	};
+	double b = 3.71e8;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int n = cases[i].n;
+
+		assert_rel(comm_allreduce_s(&test_link, b, n), cases[i].want,
+			   1e-14);
+		/* the bandwidth term alone */
+		assert_rel(comm_allreduce_s(&no_latency, b, n),
+			   2.0 * (n - 1.0) / n * b / 187.3e9, 1e-14);
+	}
+	/* approaches twice the buffer over the link for large n */
+	assert_rel(comm_allreduce_s(&no_latency, b, 4096), 2.0 * b / 187.3e9,
+		   1e-3);
+}
+
+static void test_trivial(void **state)
+{
+	(void)state;
+	assert_rel(comm_allreduce_s(&test_link, 3.71e8, 1), 0.0, 0.0);
+	assert_rel(comm_allreduce_s(&test_link, 3.71e8, 0), 0.0, 0.0);
+	assert_rel(comm_allreduce_s(&test_link, 3.71e8, -4), 0.0, 0.0);
+	assert_rel(comm_allgather_s(&test_link, 3.71e8, 1), 0.0, 0.0);
+	assert_rel(comm_reducescatter_s(&test_link, 3.71e8, 1), 0.0, 0.0);
+	assert_rel(comm_allreduce_s(&test_link, 0.0, 8), 0.0, 0.0);
+	assert_rel(comm_p2p_s(&test_link, 0.0), 0.0, 0.0);
+}
+
+/* All-gather and reduce-scatter each move (n-1)/n: half an all-reduce,
+   which is one of each. */
+static void test_gather_scatter(void **state)
+{
+	double b = 5.29e7;
+
+	(void)state;
+	for (int n = 2; n <= 17; n++) {
+		double ar = comm_allreduce_s(&test_link, b, n);
+		double ag = comm_allgather_s(&test_link, b, n);
+		double rs = comm_reducescatter_s(&test_link, b, n);
+
+		assert_rel(comm_allgather_s(&no_latency, b, n),
+			   (n - 1.0) / n * b / 187.3e9, 1e-14);
+		assert_rel(comm_reducescatter_s(&no_latency, b, n),
+			   (n - 1.0) / n * b / 187.3e9, 1e-14);
+		assert_rel(ag, ar / 2.0, 1e-14);
+		assert_rel(ag + rs, ar, 1e-14);
+	}
+	assert_rel(comm_allgather_s(&test_link, b, 6),
+		   5.0 / 6.0 * b / 187.3e9 + 3.0 * 4.7e-6, 1e-14);
+}
+
+static void test_latency_grows(void **state)
+{
+	(void)state;
+	/* tiny messages: latency dominates and grows with log2 n */
+	assert_true(comm_allreduce_s(&test_link, 8.0, 64) >
+		    comm_allreduce_s(&test_link, 8.0, 8));
+	assert_rel(comm_allreduce_s(&test_link, 8.0, 64),
+		   2.0 * 6.0 * 4.7e-6, 1e-5);
+}
+
+static void test_p2p(void **state)
+{
+	(void)state;
+	assert_rel(comm_p2p_s(&test_link, 2.53e7), 2.53e7 / 187.3e9 + 4.7e-6,
+		   1e-14);
+}
+
+static void test_links(void **state)
+{
+	struct link in = link_intra_node(300e9);
+	struct link in2 = link_intra_node(450e9);
+	struct link out = link_inter_node(25e9);
+
+	(void)state;
+	/* achievable below the datasheet, in proportion to it */
+	assert_true(in.bw_bytes_per_s > 0.5 * 300e9);
+	assert_true(in.bw_bytes_per_s < 300e9);
+	assert_rel(in2.bw_bytes_per_s / in.bw_bytes_per_s, 1.5, 1e-14);
+	assert_true(out.bw_bytes_per_s > 0.5 * 25e9);
+	assert_true(out.bw_bytes_per_s <= 25e9);
+	/* microsecond latencies; the network is slower than NVLink */
+	assert_true(in.latency_s > 0.0 && in.latency_s < 1e-4);
+	assert_true(out.latency_s >= in.latency_s && out.latency_s < 1e-4);
+	/* NIC-driven traffic steals less compute than copy kernels */
+	assert_true(out.overlap_cost < in.overlap_cost);
+	assert_true(out.overlap_cost >= 0.0 && in.overlap_cost < 1.0);
+}
+
+static void test_overlapped(void **state)
+{
+	(void)state;
+	/* fully hidden: only the slowdown of the compute */
+	assert_rel(comm_overlapped_s(&test_link, 0.0371, 0.0529),
+		   0.137 * 0.0371, 1e-14);
+	/* not hidden: what sticks out, plus the slowdown under the compute */
+	assert_rel(comm_overlapped_s(&test_link, 0.0529, 0.0371),
+		   0.0529 - 0.0371 + 0.137 * 0.0371, 1e-14);
+	/* nothing to hide behind */
+	assert_rel(comm_overlapped_s(&test_link, 0.0529, 0.0), 0.0529, 1e-15);
+	assert_rel(comm_overlapped_s(&test_link, 0.0, 0.0371), 0.0, 0.0);
+	/* overlap never costs more than running alone */
+	assert_true(comm_overlapped_s(&test_link, 0.0529, 0.0371) < 0.0529);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_allreduce),
+		cmocka_unit_test(test_trivial),
+		cmocka_unit_test(test_gather_scatter),
+		cmocka_unit_test(test_latency_grows),
+		cmocka_unit_test(test_p2p),
+		cmocka_unit_test(test_links),
+		cmocka_unit_test(test_overlapped),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

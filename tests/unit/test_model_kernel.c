@@ -1,0 +1,311 @@
+/* test_model_kernel.c - device performance and roofline kernel times. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "model_kernel.h"
+
+static void assert_rel(double got, double want, double tol)
+{
+	double scale = fabs(want) > 0.0 ? fabs(want) : 1.0;
+
+	if (!(fabs(got - want) <= tol * scale)) {
+		print_error("got %.17g, want %.17g (tol %g)\n", got, want, tol);
+		fail();
+	}
+}
+
+/* A100-SXM-like: no fp8, 2:4 sparsity. */
+static struct gpu_spec a100(void)
+{
+	struct gpu_spec g;
+
+	memset(&g, 0, sizeof(g));
+	strcpy(g.name, "A100-test");
+	g.mem_bytes = 80e9;
+	g.mem_bw_bytes_per_s = 2.039e12;
+	g.peak_flops[PREC_FP32] = 19.5e12;
+	g.peak_flops[PREC_TF32] = 156e12;
+	g.peak_flops[PREC_BF16] = 312e12;
+	g.peak_flops[PREC_FP16] = 312e12;
+	g.peak_flops[PREC_INT8] = 624e12;
+	g.sparsity_2_4 = true;
+	g.matmul_eff = 0.85;
+	g.mem_eff = 0.9;
+	g.tdp_w = 400.0;
+	g.idle_w = 50.0;
+	g.gpus_per_node = 8;
+	return g;
+}
+
+/* H100-SXM-like: much more math per byte of bandwidth. */
+static struct gpu_spec h100(void)
+{
+	struct gpu_spec g = a100();
+
+	strcpy(g.name, "H100-test");
+	g.mem_bw_bytes_per_s = 3.35e12;
+	g.peak_flops[PREC_BF16] = 989.4e12;
+	g.peak_flops[PREC_FP16] = 989.4e12;
+	g.peak_flops[PREC_FP8] = 1978.9e12;
+	g.matmul_eff = 0.8;
+	return g;
+}
+
+static void test_perf_direct(void **state)
+{
+	struct gpu_spec g = a100();
+	struct device_perf d;
+
+	(void)state;
+	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
+	assert_rel(d.peak_flops, 312e12, 0.0);
+	assert_rel(d.mem_bw_bytes_per_s, 2.039e12, 0.0);
+	assert_rel(d.matmul_eff, 0.85, 0.0);
+	assert_rel(d.mem_eff, 0.9, 0.0);
+	assert_rel(d.elem_bytes, 2.0, 0.0);
+	assert_int_equal(device_perf_init(&d, &g, PREC_TF32, false), 0);
+	assert_rel(d.peak_flops, 156e12, 0.0);
+	assert_rel(d.elem_bytes, 4.0, 0.0);
+}
+
+static void test_perf_fallbacks(void **state)
+{
+	struct gpu_spec g = a100();
+	struct device_perf d;
+
+	(void)state;
+	/* fp8 on a device without it: bf16 math */
+	assert_int_equal(device_perf_init(&d, &g, PREC_FP8, false), 0);
+	assert_rel(d.peak_flops, 312e12, 0.0);
+
+	/* fp16 on a bf16-only device and the other way round */
+	g.peak_flops[PREC_FP16] = 0.0;
+	g.peak_flops[PREC_BF16] = 301.7e12;
+	assert_int_equal(device_perf_init(&d, &g, PREC_FP16, false), 0);
+	assert_rel(d.peak_flops, 301.7e12, 0.0);
+	g.peak_flops[PREC_FP16] = 287.3e12;
+	g.peak_flops[PREC_BF16] = 0.0;
+	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
+	assert_rel(d.peak_flops, 287.3e12, 0.0);
+
+	/* neither 16-bit format: tf32 */
+	g.peak_flops[PREC_FP16] = 0.0;
+	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
+	assert_rel(d.peak_flops, 156e12, 0.0);
+
+	/* only fp32: every precision ends there, int4 included */
+	memset(g.peak_flops, 0, sizeof(g.peak_flops));
+	g.peak_flops[PREC_FP32] = 23.1e12;
+	for (int p = 0; p < PREC_COUNT; p++) {
+		assert_int_equal(device_perf_init(&d, &g, (enum precision)p,
+						  false),
+				 0);
+		assert_rel(d.peak_flops, 23.1e12, 0.0);
+	}
+}
+
+static void test_perf_no_precision(void **state)
+{
+	struct gpu_spec g = a100();
+	struct device_perf d;
+
+	(void)state;
+	memset(g.peak_flops, 0, sizeof(g.peak_flops));
+	for (int p = 0; p < PREC_COUNT; p++)
+		assert_int_equal(device_perf_init(&d, &g, (enum precision)p,
+						  false),
+				 -1);
+	/* a narrower format does not help a wider request */
+	g.peak_flops[PREC_INT8] = 624e12;
+	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), -1);
+	assert_int_equal(device_perf_init(&d, &g, PREC_FP32, false), -1);
+	assert_int_equal(device_perf_init(&d, &g, PREC_INT8, false), 0);
+	assert_rel(d.peak_flops, 624e12, 0.0);
+}
+
+static void test_perf_sparsity(void **state)
+{
+	struct gpu_spec g = a100();
+	struct device_perf d;
+
+	(void)state;
+	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, true), 0);
+	assert_rel(d.peak_flops, 624e12, 0.0);
+	assert_int_equal(device_perf_init(&d, &g, PREC_INT8, true), 0);
+	assert_rel(d.peak_flops, 1248e12, 0.0);
+	/* fp32 (CUDA cores) gets no 2:4 speed-up */
+	assert_int_equal(device_perf_init(&d, &g, PREC_FP32, true), 0);
+	assert_rel(d.peak_flops, 19.5e12, 0.0);
+	/* unsupported: asked for but not delivered */
+	g.sparsity_2_4 = false;
+	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, true), 0);
+	assert_rel(d.peak_flops, 312e12, 0.0);
+}
+
+/* Large square GEMM: compute bound, never faster than the achievable
+   fraction of peak, within a modest overhead of it. */
+static void test_gemm_compute_bound(void **state)
+{
+	struct gpu_spec g = a100();
+	struct device_perf d;
+	double m = 8192.0, n = 7168.0, k = 5120.0;
+	double ideal, t, mem;
+
+	(void)state;
+	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
+	ideal = 2.0 * m * n * k / (d.peak_flops * d.matmul_eff);
+	mem = 2.0 * (m * k + k * n + m * n) /
+	      (d.mem_bw_bytes_per_s * d.mem_eff);
+	t = kernel_gemm_s(&d, m, n, k, 1.0);
+	assert_true(t > ideal);
+	assert_true(t < 1.3 * ideal);
+	assert_true(t > 2.0 * mem);
+	/* twice the reduction length: about twice the time */
+	assert_rel(kernel_gemm_s(&d, m, n, 2.0 * k, 1.0) / t, 2.0, 0.03);
+}
+
+/* One row (a matrix-vector product, decode): memory bound; the time is
+   reading the weight matrix at the achievable bandwidth. */
+static void test_gemm_memory_bound(void **state)
+{
+	struct gpu_spec g = h100();
+	struct device_perf d;
+	double n = 8192.0, k = 6144.0;
+	double bytes = 2.0 * (1.0 * k + k * n + 1.0 * n);
+	double t;
+
+	(void)state;
+	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
+	t = kernel_gemm_s(&d, 1.0, n, k, 1.0);
+	assert_rel(t, bytes / (d.mem_bw_bytes_per_s * d.mem_eff) +
+			      kernel_gap_s(),
+		   1e-12);
+	/* in the memory-bound regime, more rows cost (almost) nothing */
+	assert_rel(kernel_gemm_s(&d, 3.0, n, k, 1.0), t, 1e-3);
+	/* fp8 operands: half the bytes */
+	assert_int_equal(device_perf_init(&d, &g, PREC_FP8, false), 0);
+	assert_rel(kernel_gemm_s(&d, 1.0, n, k, 1.0) - kernel_gap_s(),
+		   (t - kernel_gap_s()) / 2.0, 1e-12);
+}
+
+static void test_gemm_monotonic(void **state)
+{
+	static const double sizes[] = { 1.0,   7.0,    64.0,   127.0,
+					129.0, 1000.0, 3000.0, 12289.0 };
+	struct gpu_spec g = a100();
+	struct device_perf d;
+	size_t ns = sizeof(sizes) / sizeof(sizes[0]);
+
+	(void)state;
+	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
+	for (size_t i = 1; i < ns; i++) {
+		double a = sizes[i - 1], b = sizes[i];
+
+		assert_true(kernel_gemm_s(&d, b, 1536.0, 2304.0, 1.0) >=
+			    kernel_gemm_s(&d, a, 1536.0, 2304.0, 1.0));
+		assert_true(kernel_gemm_s(&d, 1536.0, b, 2304.0, 1.0) >=
+			    kernel_gemm_s(&d, 1536.0, a, 2304.0, 1.0));
+		assert_true(kernel_gemm_s(&d, 1536.0, 2304.0, b, 1.0) >
+			    kernel_gemm_s(&d, 1536.0, 2304.0, a, 1.0));
+	}
+	assert_true(kernel_gemm_s(&d, 1.0, 1.0, 1.0, 1.0) >= kernel_gap_s());
+}
+
+/* Tile quantization: in the compute-bound regime an M of 129 costs as
+   much as 256 (two 128-row tiles), more than 128. */
+static void test_gemm_tiles(void **state)
+{
+	struct gpu_spec g = a100();
+	struct device_perf d;
+	double n = 8192.0, k = 8192.0;
+
+	(void)state;
+	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
+	assert_rel(kernel_gemm_s(&d, 129.0, n, k, 1.0),
+		   kernel_gemm_s(&d, 256.0, n, k, 1.0), 1e-12);
+	assert_true(kernel_gemm_s(&d, 129.0, n, k, 1.0) >
+		    1.5 * kernel_gemm_s(&d, 128.0, n, k, 1.0));
+}
+
+static void test_gemm_batched(void **state)
+{
+	struct gpu_spec g = a100();
+	struct device_perf d;
+	double gap = kernel_gap_s();
+
+	(void)state;
+	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
+	/* compute bound and memory bound: 'count' copies, one gap */
+	assert_rel(kernel_gemm_s(&d, 1280.0, 1280.0, 128.0, 37.0) - gap,
+		   37.0 * (kernel_gemm_s(&d, 1280.0, 1280.0, 128.0, 1.0) - gap),
+		   1e-12);
+	assert_rel(kernel_gemm_s(&d, 1.0, 1280.0, 128.0, 37.0) - gap,
+		   37.0 * (kernel_gemm_s(&d, 1.0, 1280.0, 128.0, 1.0) - gap),
+		   1e-12);
+}
+
+static void test_stream(void **state)
+{
+	struct gpu_spec g = a100();
+	struct device_perf d;
+
+	(void)state;
+	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
+	assert_true(kernel_gap_s() > 0.0 && kernel_gap_s() < 1e-4);
+	assert_rel(kernel_stream_s(&d, 7.3e8),
+		   7.3e8 / (2.039e12 * 0.9) + kernel_gap_s(), 1e-14);
+	assert_rel(kernel_stream_s(&d, 0.0), kernel_gap_s(), 0.0);
+	/* the bandwidth does not depend on the precision */
+	assert_int_equal(device_perf_init(&d, &g, PREC_FP32, false), 0);
+	assert_rel(kernel_stream_s(&d, 7.3e8),
+		   7.3e8 / (2.039e12 * 0.9) + kernel_gap_s(), 1e-14);
+}
+
+static void test_flash_attention(void **state)
+{
+	struct gpu_spec g = a100();
+	struct device_perf d;
+	double flops = 3.71e12;
+	double fwd, bwd, ideal;
+
+	(void)state;
+	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
+	ideal = flops / (d.peak_flops * d.matmul_eff);
+	fwd = kernel_flash_attention_s(&d, flops, false);
+	bwd = kernel_flash_attention_s(&d, flops, true);
+	/* below large-GEMM efficiency; backward less efficient (Dao 2023) */
+	assert_true(fwd > ideal);
+	assert_true(bwd > fwd);
+	/* FlashAttention-2 reaches at least ~35% of peak on A100 */
+	assert_true(bwd < flops / (0.35 * d.peak_flops));
+	/* linear in the work */
+	assert_rel(kernel_flash_attention_s(&d, 2.0 * flops, false) -
+			   kernel_gap_s(),
+		   2.0 * (fwd - kernel_gap_s()), 1e-12);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_perf_direct),
+		cmocka_unit_test(test_perf_fallbacks),
+		cmocka_unit_test(test_perf_no_precision),
+		cmocka_unit_test(test_perf_sparsity),
+		cmocka_unit_test(test_gemm_compute_bound),
+		cmocka_unit_test(test_gemm_memory_bound),
+		cmocka_unit_test(test_gemm_monotonic),
+		cmocka_unit_test(test_gemm_tiles),
+		cmocka_unit_test(test_gemm_batched),
+		cmocka_unit_test(test_stream),
+		cmocka_unit_test(test_flash_attention),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,397 @@
+/* test_model_memory.c - model states, activations, memory of one GPU. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "model_memory.h"
+
+static void assert_rel(double got, double want, double tol)
+{
+	double scale = fabs(want) > 0.0 ? fabs(want) : 1.0;
+
+	if (!(fabs(got - want) <= tol * scale)) {
+		print_error("got %.17g, want %.17g (tol %g)\n", got, want, tol);
+		fail();
+	}
+}
+
+/* MHA, f = 4h, not gated (Korthikanti et al.'s setting): h=1536, a=12,
+   s=1280, V=50257, l=8. */
+static struct arch mha_arch(void)
+{
+	struct model_spec m;
+	struct arch a;
+
+	memset(&m, 0, sizeof(m));
+	m.layers = 8;
+	m.hidden = 1536;
+	m.heads = 12;
+	m.vocab = 50257;
+	m.seq_len = 1280;
+	m.tied_embeddings = true;
+	assert_int_equal(arch_from_spec(&m, &a), 0);
+	return a;
+}
+
+/* Micro-batch 3, no recomputation, unfused attention with dropout. */
+static struct train_config korthikanti_config(int tp, bool sp)
+{
+	struct train_config c;
+
+	memset(&c, 0, sizeof(c));
+	c.tp = tp;
+	c.pp = 1;
+	c.vp = 1;
+	c.cp = 1;
+	c.dp = 1;
+	c.gpus = tp;
+	c.micro_batch = 3;
+	c.global_batch = 3;
+	c.micro_batches = 1;
+	c.recompute = RECOMPUTE_NONE;
+	c.sequence_parallel = sp;
+	c.dropout = true;
+	c.attention = ATTN_UNFUSED;
+	c.precision = PREC_BF16;
+	c.optimizer = OPTIMIZER_ADAM;
+	return c;
+}
+
+static void check_state(enum precision p, enum optimizer o, double w,
+			double g, double opt)
+{
+	struct state_bytes s = train_state_bytes(p, o);
+
+	if (s.weights != w || s.gradients != g || s.optimizer != opt) {
+		print_error("%s/%d: got %g/%g/%g, want %g/%g/%g\n",
+			    precision_name(p), (int)o, s.weights, s.gradients,
+			    s.optimizer, w, g, opt);
+		fail();
+	}
+}
+
+static void test_state_bytes(void **state)
+{
+	(void)state;
+	/* mixed precision Adam: fp32 master + m + v (ZeRO's K = 12) */
+	check_state(PREC_BF16, OPTIMIZER_ADAM, 2.0, 2.0, 12.0);
+	check_state(PREC_FP16, OPTIMIZER_ADAM, 2.0, 2.0, 12.0);
+	/* fp8 keeps 16-bit weights */
+	check_state(PREC_FP8, OPTIMIZER_ADAM, 2.0, 2.0, 12.0);
+	/* pure fp32: no separate master copy */
+	check_state(PREC_FP32, OPTIMIZER_ADAM, 4.0, 4.0, 8.0);
+	/* SGD with momentum: master + momentum, or momentum alone */
+	check_state(PREC_BF16, OPTIMIZER_SGD, 2.0, 2.0, 8.0);
+	check_state(PREC_FP32, OPTIMIZER_SGD, 4.0, 4.0, 4.0);
+}
+
+/* Rajbhandari et al. 2020, figure 1: 7.5B parameters, Nd = 64, K = 12:
+   120 GB, 31.4 GB, 16.6 GB, 1.9 GB. */
+static void test_zero_paper(void **state)
+{
+	static const double want[4] = { 120e9, 31.4e9, 16.6e9, 1.9e9 };
+
+	(void)state;
+	for (int z = 0; z <= 3; z++) {
+		struct train_memory m;
+
+		memset(&m, 0, sizeof(m));
+		train_memory_states(7.5e9, z, 64, PREC_BF16, OPTIMIZER_ADAM,
+				    &m);
+		assert_rel(m.weights_bytes + m.gradients_bytes +
+				   m.optimizer_bytes,
+			   want[z], 0.02);
+	}
+}
+
+static void test_zero_stages_exact(void **state)
+{
+	double p = 3.17e9;
+	int d = 24;
+	struct train_memory m;
+
+	(void)state;
+	train_memory_states(p, 0, d, PREC_BF16, OPTIMIZER_ADAM, &m);
+	assert_rel(m.weights_bytes, 2.0 * p, 1e-15);
+	assert_rel(m.gradients_bytes, 2.0 * p, 1e-15);
+	assert_rel(m.optimizer_bytes, 12.0 * p, 1e-15);
+	train_memory_states(p, 1, d, PREC_BF16, OPTIMIZER_ADAM, &m);
+	assert_rel(m.weights_bytes, 2.0 * p, 1e-15);
+	assert_rel(m.gradients_bytes, 2.0 * p, 1e-15);
+	assert_rel(m.optimizer_bytes, 12.0 * p / d, 1e-15);
+	train_memory_states(p, 2, d, PREC_BF16, OPTIMIZER_ADAM, &m);
+	assert_rel(m.weights_bytes, 2.0 * p, 1e-15);
+	assert_rel(m.gradients_bytes, 2.0 * p / d, 1e-15);
+	assert_rel(m.optimizer_bytes, 12.0 * p / d, 1e-15);
+	train_memory_states(p, 3, d, PREC_FP32, OPTIMIZER_SGD, &m);
+	assert_rel(m.weights_bytes, 4.0 * p / d, 1e-15);
+	assert_rel(m.gradients_bytes, 4.0 * p / d, 1e-15);
+	assert_rel(m.optimizer_bytes, 4.0 * p / d, 1e-15);
+	/* no data-parallel ranks: nothing to shard over */
+	train_memory_states(p, 3, 0, PREC_BF16, OPTIMIZER_ADAM, &m);
+	assert_rel(m.weights_bytes + m.gradients_bytes + m.optimizer_bytes,
+		   16.0 * p, 1e-15);
+}
+
+static void test_params_per_gpu(void **state)
+{
+	struct arch a = mha_arch();
+	struct train_config c = korthikanti_config(4, true);
+
+	(void)state;
+	/* pp = 1: all layers, embedding and final norm over tp */
+	assert_rel(train_params_per_gpu(&a, &c), 75929472.0, 1e-15);
+	a.tied_embeddings = false;
+	assert_rel(train_params_per_gpu(&a, &c), 95228160.0, 1e-15);
+	/* pp = 4: the last stage has 2 layers, the output projection (a copy
+	   of the tied embedding) and the final norm */
+	a.tied_embeddings = true;
+	c.pp = 4;
+	assert_rel(train_params_per_gpu(&a, &c), 33457536.0, 1e-15);
+}
+
+/*
+ * Korthikanti et al. 2022, section 4, activation bytes of one layer (no
+ * recomputation, 16-bit activations, dropout, MHA, f = 4h):
+ *   tp = 1:          s b h (34 + 5 a s / h)
+ *   tp = t:          s b h (10 + 24/t + 5 a s / (h t))       eq. 2
+ *   t + SP:          s b h / t (34 + 5 a s / h)              eq. 4
+ *   selective + SP:  34 s b h / t                            eq. 5
+ *   full:            2 s b h (/ t with SP)
+ * s = 1280, b = 3, h = 1536, a = 12, t = 4.
+ */
+static void test_korthikanti(void **state)
+{
+	struct arch a = mha_arch();
+	double s = 1280.0, b = 3.0, h = 1536.0, n = 12.0, t = 4.0;
+	struct train_config c;
+
+	(void)state;
+	c = korthikanti_config(1, false);
+	assert_rel(train_layer_activation_bytes(&a, &c),
+		   s * b * h * (34.0 + 5.0 * n * s / h), 1e-14);
+	assert_rel(train_layer_activation_bytes(&a, &c), 495452160.0, 1e-14);
+
+	c = korthikanti_config(4, false);
+	assert_rel(train_layer_activation_bytes(&a, &c),
+		   s * b * h * (10.0 + 24.0 / t + 5.0 * n * s / (h * t)),
+		   1e-14);
+	assert_rel(train_layer_activation_bytes(&a, &c), 168099840.0, 1e-14);
+
+	c = korthikanti_config(4, true);
+	assert_rel(train_layer_activation_bytes(&a, &c),
+		   s * b * h / t * (34.0 + 5.0 * n * s / h), 1e-14);
+	assert_rel(train_layer_activation_bytes(&a, &c), 123863040.0, 1e-14);
+
+	c.recompute = RECOMPUTE_SELECTIVE;
+	assert_rel(train_layer_activation_bytes(&a, &c),
+		   34.0 * s * b * h / t, 1e-14);
+	assert_rel(train_layer_activation_bytes(&a, &c), 50135040.0, 1e-14);
+	c.sequence_parallel = false; /* the 10 sbh outside stays replicated */
+	assert_rel(train_layer_activation_bytes(&a, &c),
+		   s * b * h * (10.0 + 24.0 / t), 1e-14);
+
+	c.recompute = RECOMPUTE_FULL;
+	assert_rel(train_layer_activation_bytes(&a, &c), 2.0 * s * b * h,
+		   1e-14);
+	c.sequence_parallel = true;
+	assert_rel(train_layer_activation_bytes(&a, &c), 2.0 * s * b * h / t,
+		   1e-14);
+}
+
+/* Fused attention keeps no s x s tensors: bytes per token do not depend on
+   the sequence length, and are below the unfused ones. */
+static void test_flash_linear_in_seq(void **state)
+{
+	struct arch a = mha_arch();
+	struct train_config c = korthikanti_config(4, true);
+	double unfused = train_layer_activation_bytes(&a, &c);
+	double one, two;
+
+	(void)state;
+	c.attention = ATTN_FLASH;
+	one = train_layer_activation_bytes(&a, &c);
+	assert_true(one < unfused);
+	assert_true(one > 34.0 * 1280.0 * 3.0 * 1536.0 / 4.0);
+	a.seq_len *= 2;
+	two = train_layer_activation_bytes(&a, &c);
+	assert_rel(two, 2.0 * one, 1e-14);
+	/* without dropout masks less is kept */
+	c.dropout = false;
+	assert_true(train_layer_activation_bytes(&a, &c) < two);
+}
+
+/* Context parallelism splits the tokens of a micro-batch. */
+static void test_cp_splits_tokens(void **state)
+{
+	struct arch a = mha_arch();
+	struct train_config c = korthikanti_config(4, true);
+	double one;
+
+	(void)state;
+	c.attention = ATTN_FLASH;
+	one = train_layer_activation_bytes(&a, &c);
+	c.cp = 2;
+	assert_rel(train_layer_activation_bytes(&a, &c), one / 2.0, 1e-14);
+}
+
+static void test_reserve(void **state)
+{
+	(void)state;
+	assert_true(train_memory_reserve(80e9) > train_memory_reserve(40e9));
+	assert_rel(train_memory_reserve(80e9) - train_memory_reserve(40e9),
+		   train_memory_reserve(160e9) - train_memory_reserve(120e9),
+		   1e-12);
+	assert_true(train_memory_reserve(0.0) > 0.0);
+	assert_true(train_memory_reserve(80e9) < 0.2 * 80e9);
+}
+
+static struct train_config pipeline_config(void)
+{
+	struct train_config c = korthikanti_config(4, true);
+
+	c.pp = 4;
+	c.vp = 2;
+	c.dp = 2;
+	c.gpus = 32;
+	c.micro_batches = 16;
+	c.global_batch = 16 * 2 * 3;
+	return c;
+}
+
+static void test_eval_inflight_interleaved(void **state)
+{
+	struct arch a = mha_arch();
+	struct train_config c = pipeline_config();
+	struct train_memory m;
+	double cap = 80e9;
+
+	(void)state;
+	train_memory_eval(&a, &c, cap, &m);
+	/* p (1 + (p-1)/(p v)) = 4 (1 + 3/8) = 5.5 micro-batches of 2 layers,
+	   plus fp32 logits of one micro-batch: 4 b s V / t */
+	assert_rel(m.activations_bytes,
+		   2.0 * 123863040.0 * 5.5 + 4.0 * 3.0 * 1280.0 * 50257.0 / 4.0,
+		   1e-14);
+	assert_rel(m.activations_bytes, 1555480320.0, 1e-14);
+	assert_rel(m.reserve_bytes, train_memory_reserve(cap), 1e-15);
+	assert_rel(m.total_bytes,
+		   m.weights_bytes + m.gradients_bytes + m.optimizer_bytes +
+			   m.activations_bytes + m.reserve_bytes,
+		   1e-15);
+	assert_rel(m.capacity_bytes, cap, 0.0);
+	assert_true(m.fits);
+	/* states of the most loaded GPU, ZeRO 0 */
+	assert_rel(m.weights_bytes, 2.0 * train_params_per_gpu(&a, &c), 1e-15);
+	assert_rel(m.optimizer_bytes, 12.0 * train_params_per_gpu(&a, &c),
+		   1e-15);
+}
+
+static void test_eval_inflight_capped(void **state)
+{
+	struct arch a = mha_arch();
+	struct train_config c = pipeline_config();
+	struct train_memory m;
+
+	(void)state;
+	/* fewer micro-batches than the schedule would hold: all of them */
+	c.vp = 1;
+	c.micro_batches = 3;
+	c.global_batch = 3 * 2 * 3;
+	train_memory_eval(&a, &c, 80e9, &m);
+	assert_rel(m.activations_bytes, 936165120.0, 1e-14);
+	/* 1F1B without interleaving: p = 4 micro-batches */
+	c.micro_batches = 16;
+	train_memory_eval(&a, &c, 80e9, &m);
+	assert_rel(m.activations_bytes,
+		   2.0 * 123863040.0 * 4.0 + 4.0 * 3.0 * 1280.0 * 50257.0 / 4.0,
+		   1e-14);
+}
+
+static void test_eval_full_recompute(void **state)
+{
+	struct arch a = mha_arch();
+	struct train_config c = pipeline_config();
+	struct train_memory m;
+
+	(void)state;
+	c.vp = 1;
+	c.recompute = RECOMPUTE_FULL;
+	train_memory_eval(&a, &c, 80e9, &m);
+	/* 4 in flight x 2 layers x 2 s b h / t, plus the one layer being
+	   recomputed with all its activations, plus the logits */
+	assert_rel(m.activations_bytes, 340442880.0, 1e-14);
+}
+
+static void test_eval_zero3_reserve(void **state)
+{
+	struct arch a = mha_arch();
+	struct train_config c = korthikanti_config(4, true);
+	struct train_memory m0, m3;
+
+	(void)state;
+	c.dp = 8;
+	c.gpus = 32;
+	c.global_batch = 24;
+	train_memory_eval(&a, &c, 80e9, &m0);
+	c.zero = 3;
+	train_memory_eval(&a, &c, 80e9, &m3);
+	/* two layers of 16-bit weights gathered at a time */
+	assert_rel(m3.reserve_bytes - m0.reserve_bytes,
+		   2.0 * arch_layer_params(&a) / 4.0 * 2.0, 1e-12);
+	assert_rel(m3.weights_bytes, m0.weights_bytes / 8.0, 1e-15);
+	assert_rel(m3.activations_bytes, m0.activations_bytes, 1e-15);
+}
+
+static void test_eval_fits_boundary(void **state)
+{
+	struct arch a = mha_arch();
+	struct train_config c = pipeline_config();
+	struct train_memory m;
+	double fixed, cap;
+
+	(void)state;
+	train_memory_eval(&a, &c, 80e9, &m);
+	/* total = fixed + reserve(cap), reserve linear in cap */
+	fixed = m.total_bytes - m.reserve_bytes;
+	/* capacity where total == capacity:
+	   fixed + r0 + k cap = cap with r0 = reserve(0), k the slope */
+	{
+		double r0 = train_memory_reserve(0.0);
+		double k = (train_memory_reserve(1e10) - r0) / 1e10;
+
+		cap = (fixed + r0) / (1.0 - k);
+	}
+	train_memory_eval(&a, &c, cap * (1.0 + 1e-9), &m);
+	assert_true(m.fits);
+	train_memory_eval(&a, &c, cap * (1.0 - 1e-9), &m);
+	assert_false(m.fits);
+	assert_true(m.total_bytes > m.capacity_bytes);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_state_bytes),
+		cmocka_unit_test(test_zero_paper),
+		cmocka_unit_test(test_zero_stages_exact),
+		cmocka_unit_test(test_params_per_gpu),
+		cmocka_unit_test(test_korthikanti),
+		cmocka_unit_test(test_flash_linear_in_seq),
+		cmocka_unit_test(test_cp_splits_tokens),
+		cmocka_unit_test(test_reserve),
+		cmocka_unit_test(test_eval_inflight_interleaved),
+		cmocka_unit_test(test_eval_inflight_capped),
+		cmocka_unit_test(test_eval_full_recompute),
+		cmocka_unit_test(test_eval_zero3_reserve),
+		cmocka_unit_test(test_eval_fits_boundary),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,337 @@
+/* test_train_config.c - legality of a training split, with reasons. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "train_config.h"
+
+/* l=24, h=1536, 12 heads, 4 kv heads, s=2048, V=50257. */
+static struct arch test_arch(void)
+{
+	struct model_spec m;
+	struct arch a;
+
+	memset(&m, 0, sizeof(m));
+	m.layers = 24;
+	m.hidden = 1536;
+	m.heads = 12;
+	m.kv_heads = 4;
+	m.vocab = 50257;
+	m.seq_len = 2048;
+	assert_int_equal(arch_from_spec(&m, &a), 0);
+	return a;
+}
+
+/* A legal split of 48 GPUs: tp 2, pp 3 x vp 2, cp 2, dp 4; 12
+   micro-batches of 2 sequences. */
+static struct train_config base(void)
+{
+	struct train_config c;
+
+	memset(&c, 0, sizeof(c));
+	c.gpus = 48;
+	c.tp = 2;
+	c.pp = 3;
+	c.vp = 2;
+	c.cp = 2;
+	c.dp = 4;
+	c.micro_batch = 2;
+	c.global_batch = 96;
+	c.micro_batches = 12;
+	c.zero = 1;
+	c.recompute = RECOMPUTE_SELECTIVE;
+	c.sequence_parallel = true;
+	c.precision = PREC_BF16;
+	c.optimizer = OPTIMIZER_ADAM;
+	return c;
+}
+
+static void resize(struct train_config *c)
+{
+	c->gpus = c->tp * c->pp * c->cp * c->dp;
+}
+
+static void expect_illegal(const struct train_config *c, int node,
+			   const char *want)
+{
+	struct arch a = test_arch();
+	char why[256];
+
+	memset(why, 'x', sizeof(why));
+	why[sizeof(why) - 1] = '\0';
+	assert_false(train_config_valid(&a, c, node));
+	assert_false(train_config_explain(&a, c, node, why, sizeof(why)));
+	assert_string_equal(why, want);
+	/* no buffer: the verdict alone */
+	assert_false(train_config_explain(&a, c, node, NULL, 0));
+}
+
+static void expect_legal(const struct train_config *c, int node)
+{
+	struct arch a = test_arch();
+	char why[64] = "untouched";
+
+	assert_true(train_config_valid(&a, c, node));
+	assert_true(train_config_explain(&a, c, node, why, sizeof(why)));
+	assert_string_equal(why, "untouched");
+}
+
+static void test_legal(void **state)
+{
+	struct train_config c = base();
+
+	(void)state;
+	expect_legal(&c, 8);
+	/* the simplest split */
+	memset(&c, 0, sizeof(c));
+	c.gpus = c.tp = c.pp = c.vp = c.cp = c.dp = 1;
+	c.micro_batch = 3;
+	c.global_batch = 3;
+	c.micro_batches = 1;
+	expect_legal(&c, 8);
+}
+
+static void test_sizes_positive(void **state)
+{
+	static const char msg[] =
+		"every parallel size and the micro-batch must be >= 1";
+	static const size_t fields[] = {
+		offsetof(struct train_config, tp),
+		offsetof(struct train_config, pp),
+		offsetof(struct train_config, vp),
+		offsetof(struct train_config, cp),
+		offsetof(struct train_config, dp),
+		offsetof(struct train_config, micro_batch),
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		struct train_config c = base();
+		int zero = 0, neg = -2;
+
+		memcpy((char *)&c + fields[i], &zero, sizeof(int));
+		expect_illegal(&c, 8, msg);
+		memcpy((char *)&c + fields[i], &neg, sizeof(int));
+		expect_illegal(&c, 8, msg);
+	}
+}
+
+static void test_gpus_product(void **state)
+{
+	struct train_config c = base();
+
+	(void)state;
+	c.gpus = 47;
+	expect_illegal(&c, 8, "gpus (47) must equal tp*pp*cp*dp (2*3*2*4)");
+	c.gpus = 96;
+	expect_illegal(&c, 8, "gpus (96) must equal tp*pp*cp*dp (2*3*2*4)");
+}
+
+static void test_tp_heads(void **state)
+{
+	struct train_config c = base();
+
+	(void)state;
+	c.tp = 5;
+	resize(&c);
+	expect_illegal(&c, 8, "tp (5) must divide heads (12)");
+}
+
+static void test_tp_kv_heads(void **state)
+{
+	struct train_config c = base();
+
+	(void)state;
+	/* 6 divides 12 heads but neither divides nor is a multiple of 4 */
+	c.tp = 6;
+	resize(&c);
+	expect_illegal(&c, 8,
+		       "tp (6) must divide kv_heads (4) or be a multiple of "
+		       "it");
+	/* 12 is a multiple of 4: kv heads are replicated */
+	c.tp = 12;
+	resize(&c);
+	expect_legal(&c, 16);
+	c.tp = 4;
+	resize(&c);
+	expect_legal(&c, 8);
+}
+
+static void test_tp_node(void **state)
+{
+	struct train_config c = base();
+
+	(void)state;
+	c.tp = 12;
+	resize(&c);
+	expect_illegal(&c, 8,
+		       "tp (12) must not exceed the GPUs of a node (8)");
+	c.tp = 4;
+	resize(&c);
+	expect_illegal(&c, 2, "tp (4) must not exceed the GPUs of a node (2)");
+	expect_legal(&c, 4);
+}
+
+static void test_pp_vp_layers(void **state)
+{
+	struct train_config c = base();
+
+	(void)state;
+	c.pp = 5;
+	resize(&c);
+	expect_illegal(&c, 8, "pp*vp (5*2) must divide layers (24)");
+	c = base();
+	c.vp = 5;
+	expect_illegal(&c, 8, "pp*vp (3*5) must divide layers (24)");
+	c.vp = 8; /* 24 layers = 3 stages x 8 chunks of one layer */
+	expect_legal(&c, 8);
+}
+
+static void test_vp_needs_pp(void **state)
+{
+	struct train_config c = base();
+
+	(void)state;
+	c.pp = 1;
+	resize(&c);
+	expect_illegal(&c, 8, "vp (2) needs pp > 1");
+	c.vp = 1;
+	expect_legal(&c, 8);
+}
+
+static void test_cp_seq(void **state)
+{
+	struct train_config c = base();
+
+	(void)state;
+	c.cp = 3;
+	resize(&c);
+	expect_illegal(&c, 8, "cp (3) must divide seq_len (2048)");
+}
+
+static void test_global_batch(void **state)
+{
+	struct train_config c = base();
+
+	(void)state;
+	c.global_batch = 100;
+	expect_illegal(&c, 8,
+		       "global_batch (100) must be a multiple of "
+		       "dp*micro_batch (4*2)");
+	c.global_batch = 0;
+	expect_illegal(&c, 8,
+		       "global_batch (0) must be a multiple of "
+		       "dp*micro_batch (4*2)");
+	c.global_batch = -8;
+	expect_illegal(&c, 8,
+		       "global_batch (-8) must be a multiple of "
+		       "dp*micro_batch (4*2)");
+}
+
+static void test_micro_batches(void **state)
+{
+	struct train_config c = base();
+
+	(void)state;
+	c.micro_batches = 11;
+	expect_illegal(&c, 8,
+		       "micro_batches (11) must be "
+		       "global_batch/(dp*micro_batch)");
+	c.micro_batches = 24;
+	expect_illegal(&c, 8,
+		       "micro_batches (24) must be "
+		       "global_batch/(dp*micro_batch)");
+}
+
+static void test_interleave_micro_batches(void **state)
+{
+	struct train_config c = base();
+
+	(void)state;
+	c.global_batch = 80;
+	c.micro_batches = 10;
+	expect_illegal(&c, 8,
+		       "the interleaved schedule needs micro-batches (10) to "
+		       "be a multiple of pp (3)");
+	/* plain 1F1B takes any number */
+	c.vp = 1;
+	expect_legal(&c, 8);
+}
+
+static void test_zero_range(void **state)
+{
+	struct train_config c = base();
+
+	(void)state;
+	c.zero = 4;
+	expect_illegal(&c, 8, "zero (4) must be 0..3");
+	c.zero = -1;
+	expect_illegal(&c, 8, "zero (-1) must be 0..3");
+	c.zero = 0;
+	expect_legal(&c, 8);
+}
+
+static void test_zero_pipeline(void **state)
+{
+	struct train_config c = base();
+
+	(void)state;
+	c.zero = 2;
+	expect_illegal(&c, 8,
+		       "zero 2 does not combine with pipeline parallelism");
+	c.zero = 3;
+	expect_illegal(&c, 8,
+		       "zero 3 does not combine with pipeline parallelism");
+	/* without a pipeline both are fine */
+	c.pp = 1;
+	c.vp = 1;
+	resize(&c);
+	expect_legal(&c, 8);
+	c.zero = 2;
+	expect_legal(&c, 8);
+}
+
+static void test_why_truncated(void **state)
+{
+	struct arch a = test_arch();
+	struct train_config c = base();
+	char why[12];
+
+	(void)state;
+	c.cp = 3;
+	resize(&c);
+	assert_false(train_config_explain(&a, &c, 8, why, sizeof(why)));
+	assert_string_equal(why, "cp (3) must");
+	/* a zero-size buffer is not written */
+	why[0] = '#';
+	assert_false(train_config_explain(&a, &c, 8, why, 0));
+	assert_int_equal(why[0], '#');
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_legal),
+		cmocka_unit_test(test_sizes_positive),
+		cmocka_unit_test(test_gpus_product),
+		cmocka_unit_test(test_tp_heads),
+		cmocka_unit_test(test_tp_kv_heads),
+		cmocka_unit_test(test_tp_node),
+		cmocka_unit_test(test_pp_vp_layers),
+		cmocka_unit_test(test_vp_needs_pp),
+		cmocka_unit_test(test_cp_seq),
+		cmocka_unit_test(test_global_batch),
+		cmocka_unit_test(test_micro_batches),
+		cmocka_unit_test(test_interleave_micro_batches),
+		cmocka_unit_test(test_zero_range),
+		cmocka_unit_test(test_zero_pipeline),
+		cmocka_unit_test(test_why_truncated),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
