@@ -80,6 +80,10 @@ const struct gpu_spec *catalog_find(const struct catalog *cat,
  */
 int catalog_write_csv(FILE *out, const struct catalog *cat);
 
+/* Like catalog_write_csv for the 'n' devices 'rows' only. */
+int catalog_write_csv_rows(FILE *out, const struct gpu_spec *const *rows,
+			   size_t n);
+
 /*
  * Check one row's values for consistency (positive memory, bandwidth and
  * TDP, efficiencies in (0,1], at least one precision).  Returns 0 or -1

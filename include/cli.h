@@ -23,7 +23,7 @@ enum cli_exit {
 };
 
 #define CLI_MAX_SETS 64
-#define CLI_MAX_GPUS 64
+#define CLI_MAX_GPUS 256
 
 struct cli_ctx {
 	const char *cmd;
@@ -58,15 +58,26 @@ int cli_load_workload(struct cli_ctx *ctx);
 int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none);
 
 /*
- * Write 'r' to -o FILE (through a temporary file renamed into place) or
- * stdout.  Returns EXIT_OK, EXIT_IO or EXIT_INTERNAL, with a message on
- * stderr.
+ * A writer of one command's output: 0, or -1 with a message in '*why'
+ * when the result cannot be written (not a finite number, no memory).
+ * Write errors are found from the stream.
  */
+typedef int (*cli_writer)(FILE *out, const void *arg, const char **why);
+
+/*
+ * Run 'write' on -o FILE (a temporary file beside it, renamed into place
+ * only when everything was written) or on stdout.  Returns EXIT_OK,
+ * EXIT_IO or EXIT_INTERNAL, with a message on stderr.
+ */
+int cli_write(const struct cli_ctx *ctx, cli_writer write, const void *arg);
+
+/* cli_write of a report in the --format of 'ctx'. */
 int cli_emit(const struct cli_ctx *ctx, const struct report *r);
 
 /* Commands (cmd_*.c). */
 int cmd_train(struct cli_ctx *ctx);
 int cmd_fit(struct cli_ctx *ctx);
+int cmd_infer(struct cli_ctx *ctx);
 int cmd_catalog(struct cli_ctx *ctx);
 
 #endif

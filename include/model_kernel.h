@@ -43,6 +43,13 @@ int device_perf_init(struct device_perf *d, const struct gpu_spec *g,
 double kernel_gemm_s(const struct device_perf *d, double m, double n,
 		     double k, double count);
 
+/*
+ * kernel_gemm_s with the B operand (the weights) stored in 'w_bytes' bytes
+ * per element: quantized or sparse weights are read in their stored size.
+ */
+double kernel_gemm_w_s(const struct device_perf *d, double m, double n,
+		       double k, double count, double w_bytes);
+
 /* Seconds to stream 'bytes' through memory once, plus the kernel gap. */
 double kernel_stream_s(const struct device_perf *d, double bytes);
 

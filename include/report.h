@@ -19,7 +19,7 @@
 #include "units.h"
 
 #define REPORT_MAX_FIELDS 80
-#define REPORT_STR_MAX 128
+#define REPORT_STR_MAX 384
 #define REPORT_MAX_NOTES 24
 #define REPORT_NOTE_MAX 320
 

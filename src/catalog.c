@@ -1107,7 +1107,9 @@ static int write_cell(FILE *out, const struct column *c,
 	return -1;
 }
 
-static int write_rows(FILE *out, const struct catalog *cat)
+/* Header and rows: rows[i] when 'rows' is given, else every row. */
+static int write_rows(FILE *out, const struct catalog *cat,
+		      const struct gpu_spec *const *rows, size_t n)
 {
 	for (int i = 0; i < COLUMN_COUNT; i++) {
 		if (fprintf(out, "%s%s", i ? "," : "", columns[i].name) < 0)
@@ -1115,11 +1117,13 @@ static int write_rows(FILE *out, const struct catalog *cat)
 	}
 	if (fputc('\n', out) == EOF)
 		return -1;
-	for (size_t r = 0; r < catalog_count(cat); r++) {
+	for (size_t r = 0; r < n; r++) {
+		const struct gpu_spec *g = rows ? rows[r] : &cat->gpus[r];
+
 		for (int i = 0; i < COLUMN_COUNT; i++) {
 			if (i && fputc(',', out) == EOF)
 				return -1;
-			if (write_cell(out, &columns[i], &cat->gpus[r]))
+			if (write_cell(out, &columns[i], g))
 				return -1;
 		}
 		if (fputc('\n', out) == EOF)
@@ -1128,15 +1132,27 @@ static int write_rows(FILE *out, const struct catalog *cat)
 	return 0;
 }
 
-int catalog_write_csv(FILE *out, const struct catalog *cat)
+static int write_csv(FILE *out, const struct catalog *cat,
+		     const struct gpu_spec *const *rows, size_t n)
 {
 	struct c_numeric loc;
 	int rc;
 
 	c_numeric_enter(&loc);
-	rc = write_rows(out, cat);
+	rc = write_rows(out, cat, rows, n);
 	c_numeric_leave(&loc);
 	if (rc || ferror(out))
 		return -1;
 	return 0;
+}
+
+int catalog_write_csv(FILE *out, const struct catalog *cat)
+{
+	return write_csv(out, cat, NULL, catalog_count(cat));
+}
+
+int catalog_write_csv_rows(FILE *out, const struct gpu_spec *const *rows,
+			   size_t n)
+{
+	return write_csv(out, NULL, rows, n);
 }

@@ -45,6 +45,11 @@ static const struct command commands[] = {
 	  "            [--catalog FILE]",
 	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_FORMAT | OPT_OUTPUT,
 	  true },
+	{ "infer", cmd_infer,
+	  "plan serving: latency, throughput, batch, replicas, energy, cost",
+	  "capplan infer WORKLOAD [--gpu NAME] [--set KEY=VALUE]...\n"
+	  "              [--format table|csv|json] [-o FILE] [--catalog FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_FORMAT | OPT_OUTPUT, true },
 	{ "catalog", cmd_catalog, "list the hardware catalog",
 	  "capplan catalog [--gpu NAME[,NAME]...] [--format table|csv|json]\n"
 	  "                [-o FILE] [--catalog FILE]",
@@ -189,9 +194,13 @@ int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none)
 	if (!ctx->gpu_arg) {
 		if (!all_if_none)
 			return EXIT_OK;
-		for (size_t i = 0; i < catalog_count(ctx->cat) &&
-				   ctx->ngpus < CLI_MAX_GPUS;
-		     i++)
+		if (catalog_count(ctx->cat) > CLI_MAX_GPUS) {
+			fprintf(stderr, "capplan: error: the catalog has more "
+					"than %d devices; name them with --gpu\n",
+				CLI_MAX_GPUS);
+			return EXIT_USAGE;
+		}
+		for (size_t i = 0; i < catalog_count(ctx->cat); i++)
 			ctx->gpus[ctx->ngpus++] = catalog_at(ctx->cat, i);
 		return EXIT_OK;
 	}
@@ -219,62 +228,68 @@ int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none)
 	return EXIT_OK;
 }
 
-/* Write to a temporary file beside 'path', then rename it into place. */
-static int emit_file(const struct cli_ctx *ctx, const struct report *r)
+/* Write to a temporary file beside the output, then rename it into
+   place: a failure leaves nothing half-written. */
+static int write_file(const char *path, cli_writer write, const void *arg)
 {
-	size_t n = strlen(ctx->output_path);
+	size_t n = strlen(path);
 	char *tmp = malloc(n + 16);
 	const char *why = NULL;
 	FILE *f;
-	int fd, rc = EXIT_OK;
+	int fd, rc = EXIT_OK, e = 0;
 
 	if (!tmp) {
 		fprintf(stderr, "capplan: error: out of memory\n");
 		return EXIT_INTERNAL;
 	}
-	snprintf(tmp, n + 16, "%s.tmpXXXXXX", ctx->output_path);
+	snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
 	fd = mkstemp(tmp);
 	if (fd < 0) {
-		fprintf(stderr, "capplan: error: cannot write '%s': %s\n",
-			ctx->output_path, strerror(errno));
+		fprintf(stderr, "capplan: error: cannot write '%s': %s\n", path,
+			strerror(errno));
 		free(tmp);
 		return EXIT_IO;
 	}
 	f = fdopen(fd, "w");
 	if (!f) {
+		e = errno;
 		close(fd);
 		rc = EXIT_IO;
-	} else if (report_write(f, r, ctx->format, &why) != 0) {
+	} else if (write(f, arg, &why) != 0) {
 		rc = EXIT_INTERNAL;
 	}
-	if (f && (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0) &&
-	    rc == EXIT_OK)
+	if (f && rc == EXIT_OK &&
+	    (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0)) {
+		e = errno;
 		rc = EXIT_IO;
-	if (f && fclose(f) != 0 && rc == EXIT_OK)
+	}
+	if (f && fclose(f) != 0 && rc == EXIT_OK) {
+		e = errno;
 		rc = EXIT_IO;
-	if (rc == EXIT_OK && rename(tmp, ctx->output_path) != 0)
+	}
+	if (rc == EXIT_OK && rename(tmp, path) != 0) {
+		e = errno;
 		rc = EXIT_IO;
+	}
 	if (rc != EXIT_OK) {
-		int e = errno;
-
 		unlink(tmp);
 		if (why)
 			fprintf(stderr, "capplan: error: %s\n", why);
 		else
 			fprintf(stderr, "capplan: error: cannot write '%s': %s\n",
-				ctx->output_path, strerror(e));
+				path, strerror(e ? e : EIO));
 	}
 	free(tmp);
 	return rc;
 }
 
-int cli_emit(const struct cli_ctx *ctx, const struct report *r)
+int cli_write(const struct cli_ctx *ctx, cli_writer write, const void *arg)
 {
 	const char *why = NULL;
 
 	if (ctx->output_path)
-		return emit_file(ctx, r);
-	if (report_write(stdout, r, ctx->format, &why) != 0) {
+		return write_file(ctx->output_path, write, arg);
+	if (write(stdout, arg, &why) != 0) {
 		fprintf(stderr, "capplan: error: %s\n", why);
 		return EXIT_INTERNAL;
 	}
@@ -284,6 +299,25 @@ int cli_emit(const struct cli_ctx *ctx, const struct report *r)
 		return EXIT_IO;
 	}
 	return EXIT_OK;
+}
+
+struct report_job {
+	const struct report *r;
+	enum report_format format;
+};
+
+static int write_report(FILE *out, const void *arg, const char **why)
+{
+	const struct report_job *job = arg;
+
+	return report_write(out, job->r, job->format, why);
+}
+
+int cli_emit(const struct cli_ctx *ctx, const struct report *r)
+{
+	struct report_job job = { r, ctx->format };
+
+	return cli_write(ctx, write_report, &job);
 }
 
 static int parse_options(struct cli_ctx *ctx, const struct command *c,

@@ -3,22 +3,20 @@
 
 #include "cli.h"
 
+struct csv_job {
+	const struct gpu_spec *const *rows;
+	size_t n;
+};
+
 /* CSV is exactly the catalog file format, so it can be edited and loaded
    back with --catalog; table and JSON show the same rows as records. */
-static int catalog_csv(struct cli_ctx *ctx)
+static int write_catalog_csv(FILE *out, const void *arg, const char **why)
 {
-	struct catalog *sub = ctx->cat;
+	const struct csv_job *job = arg;
 
-	if (ctx->output_path || ctx->gpu_arg) {
-		/* written through the report path for atomic files and
-		   selections: fall through to records */
-		return -1;
-	}
-	if (catalog_write_csv(stdout, sub) != 0 || fflush(stdout) != 0) {
-		fprintf(stderr, "capplan: error: cannot write the output\n");
-		return EXIT_IO;
-	}
-	return EXIT_OK;
+	(void)why; /* only write errors, which the caller finds */
+	catalog_write_csv_rows(out, job->rows, job->n);
+	return 0;
 }
 
 static void add_gpu(struct record *rec, const struct gpu_spec *g)
@@ -78,14 +76,14 @@ int cmd_catalog(struct cli_ctx *ctx)
 	struct report rep;
 	int rc;
 
-	if (ctx->format == FORMAT_CSV) {
-		rc = catalog_csv(ctx);
-		if (rc >= 0)
-			return rc;
-	}
 	rc = cli_resolve_gpus(ctx, true);
 	if (rc != EXIT_OK)
 		return rc;
+	if (ctx->format == FORMAT_CSV) {
+		struct csv_job job = { ctx->gpus, (size_t)ctx->ngpus };
+
+		return cli_write(ctx, write_catalog_csv, &job);
+	}
 	report_init(&rep, true);
 	for (int i = 0; i < ctx->ngpus; i++) {
 		struct record *rec = report_add_record(&rep);

@@ -88,25 +88,41 @@ static void add_memory(struct record *rec, const struct train_memory *m,
 	rec_bool(rec, g, "fits", "fits", m->fits, grid);
 }
 
-static void add_config(struct record *rec, const struct train_plan *p,
-		       int grid)
+/* An integer, or null when the plan has no architecture to decide it. */
+static void rec_int_or_null(struct record *rec, const char *key,
+			    const char *label, long long v, bool known)
+{
+	if (known)
+		rec_int(rec, NULL, key, label, v, 0);
+	else
+		rec_null(rec, NULL, key, label, 0);
+}
+
+static void add_config(struct record *rec, const struct train_plan *p)
 {
 	const struct train_config *c = &p->config;
+	bool k = p->has_arch;
 
-	rec_int(rec, NULL, "tp", "tensor parallel (tp)", c->tp, grid);
-	rec_int(rec, NULL, "pp", "pipeline parallel (pp)", c->pp, grid);
-	rec_int(rec, NULL, "vp", "virtual stages (vp)", c->vp, 0);
+	rec_int(rec, NULL, "tp", "tensor parallel (tp)", c->tp, 0);
+	rec_int(rec, NULL, "pp", "pipeline parallel (pp)", c->pp, 0);
+	rec_int_or_null(rec, "vp", "virtual stages (vp)", c->vp, k);
 	rec_int(rec, NULL, "cp", "context parallel (cp)", c->cp, 0);
-	rec_int(rec, NULL, "dp", "data parallel (dp)", c->dp, grid);
-	rec_int(rec, NULL, "micro_batch", "micro-batch (sequences)",
-		c->micro_batch, grid);
-	rec_int(rec, NULL, "global_batch", "global batch (sequences)",
-		c->global_batch, 0);
-	rec_int(rec, NULL, "zero", "ZeRO stage", c->zero, grid);
-	rec_str(rec, NULL, "recompute", "recomputation",
-		recompute_name(c->recompute), grid);
-	rec_bool(rec, NULL, "sequence_parallel", "sequence parallel",
-		 c->sequence_parallel, 0);
+	rec_int(rec, NULL, "dp", "data parallel (dp)", c->dp, 0);
+	rec_int_or_null(rec, "micro_batch", "micro-batch (sequences)",
+			c->micro_batch, k);
+	rec_int_or_null(rec, "global_batch", "global batch (sequences)",
+			c->global_batch, k);
+	rec_int(rec, NULL, "zero", "ZeRO stage", c->zero, 0);
+	if (k) {
+		rec_str(rec, NULL, "recompute", "recomputation",
+			recompute_name(c->recompute), 0);
+		rec_bool(rec, NULL, "sequence_parallel", "sequence parallel",
+			 c->sequence_parallel, 0);
+	} else {
+		rec_null(rec, NULL, "recompute", "recomputation", 0);
+		rec_null(rec, NULL, "sequence_parallel", "sequence parallel",
+			 0);
+	}
 	rec_str(rec, NULL, "precision", "precision",
 		precision_name(c->precision), 0);
 }
@@ -126,7 +142,7 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 	rec_num(rec, NULL, "tokens", "tokens to train on", p->tokens,
 		UNIT_COUNT, 0);
 	rec_heading(rec, "configuration");
-	add_config(rec, p, 0);
+	add_config(rec, p);
 	rec_heading(rec, "memory per GPU (most loaded stage)");
 	add_memory(rec, &r->memory, 0);
 	if (p->has_arch)
@@ -183,16 +199,37 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 		rec_num(rec, NULL, "energy_cost_usd", "energy cost (kWh x price)",
 			run->energy_cost_usd, UNIT_MONEY, 0);
 	} else {
-		static const char *const unknown[] = {
-			"step_time_s", "tokens_per_s", "tokens_per_s_per_gpu",
-			"model_tflops_per_gpu", "hardware_tflops_per_gpu",
-			"mfu", "hfu", "time_to_train_s", "gpu_hours",
-			"energy_kwh", "cost_usd",
+		/* the same fields, not applicable without an architecture */
+		static const struct {
+			const char *group, *key;
+		} unknown[] = {
+			{ NULL, "step_time_s" },
+			{ "breakdown", "compute_s" },
+			{ "breakdown", "tp_comm_s" },
+			{ "breakdown", "pp_comm_s" },
+			{ "breakdown", "cp_comm_s" },
+			{ "breakdown", "bubble_s" },
+			{ "breakdown", "dp_comm_s" },
+			{ "breakdown", "optimizer_s" },
+			{ NULL, "tokens_per_s" },
+			{ NULL, "tokens_per_s_per_gpu" },
+			{ NULL, "model_tflops_per_gpu" },
+			{ NULL, "hardware_tflops_per_gpu" },
+			{ NULL, "mfu" },
+			{ NULL, "hfu" },
+			{ NULL, "time_to_train_s" },
+			{ NULL, "gpu_hours" },
+			{ NULL, "power_w_per_gpu" },
+			{ NULL, "facility_power_w" },
+			{ NULL, "energy_kwh" },
+			{ NULL, "cost_usd" },
+			{ NULL, "energy_cost_usd" },
 		};
 
 		for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]);
 		     i++)
-			rec_null(rec, NULL, unknown[i], unknown[i], 0);
+			rec_null(rec, unknown[i].group, unknown[i].key,
+				 unknown[i].key, 0);
 	}
 	chosen_list(p, chosen, sizeof(chosen), false);
 	rec_str(rec, NULL, "chosen", "chosen by capplan", chosen, RF_MACHINE);
@@ -298,7 +335,9 @@ int cmd_fit(struct cli_ctx *ctx)
 			rec_int(rec, NULL, "gpus", "gpus", 0, RF_GRID);
 			rec_null(rec, NULL, "tp", "tp", RF_GRID);
 			rec_null(rec, NULL, "pp", "pp", RF_GRID);
+			rec_null(rec, NULL, "cp", "cp", RF_GRID);
 			rec_null(rec, NULL, "dp", "dp", RF_GRID);
+			rec_null(rec, NULL, "vp", "vp", 0);
 			rec_null(rec, NULL, "micro_batch", "mb", RF_GRID);
 			rec_null(rec, NULL, "zero", "zero", RF_GRID);
 			rec_null(rec, NULL, "recompute", "recompute", RF_GRID);
@@ -322,7 +361,12 @@ int cmd_fit(struct cli_ctx *ctx)
 		rec_int(rec, NULL, "gpus", "gpus", p.config.gpus, RF_GRID);
 		rec_int(rec, NULL, "tp", "tp", p.config.tp, RF_GRID);
 		rec_int(rec, NULL, "pp", "pp", p.config.pp, RF_GRID);
+		rec_int(rec, NULL, "cp", "cp", p.config.cp, RF_GRID);
 		rec_int(rec, NULL, "dp", "dp", p.config.dp, RF_GRID);
+		if (p.has_arch)
+			rec_int(rec, NULL, "vp", "vp", p.config.vp, 0);
+		else
+			rec_null(rec, NULL, "vp", "vp", 0);
 		if (p.has_arch) {
 			rec_int(rec, NULL, "micro_batch", "mb",
 				p.config.micro_batch, RF_GRID);

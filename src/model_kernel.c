@@ -23,11 +23,14 @@ static const double gemm_tile = 128.0;
  * Fixed cost of one output tile of a GEMM in units of the reduction
  * dimension K: the software pipeline of a CUTLASS/cuBLAS main loop fills
  * 3-4 stages of 32-64 elements of K before the tensor cores run at full
- * rate, and the epilogue converts and stores the tile.  About 128 steps of
- * K; short-K GEMMs (row-parallel layers under tensor parallelism) lose the
- * most.
+ * rate, and the epilogue converts and stores the tile.  About 64 steps of
+ * K (calibrated with in_training_fraction, specs/validation.md); short-K
+ * GEMMs (row-parallel layers under tensor parallelism) lose the most.
  */
-static const double gemm_tile_overhead_k = 128.0;
+static const double gemm_tile_overhead_k = 64.0;
+
+/* Shortest tile height of the GEMM kernels used for few rows. */
+static const double min_tile_m = 16.0;
 
 /*
  * Fraction of its benchmarked large-GEMM throughput (the catalog's
@@ -76,7 +79,8 @@ int device_perf_init(struct device_perf *d, const struct gpu_spec *g,
 	d->mem_bw_bytes_per_s = g->mem_bw_bytes_per_s;
 	d->matmul_eff = g->matmul_eff;
 	d->mem_eff = g->mem_eff;
-	d->elem_bytes = precision_bytes(p);
+	/* operands are in the format the math runs in */
+	d->elem_bytes = precision_bytes(q);
 	return 0;
 }
 
@@ -88,7 +92,16 @@ double kernel_gap_s(void)
 double kernel_gemm_s(const struct device_perf *d, double m, double n,
 		     double k, double count)
 {
-	double mp = ceil(m / gemm_tile) * gemm_tile;
+	return kernel_gemm_w_s(d, m, n, k, count, d->elem_bytes);
+}
+
+double kernel_gemm_w_s(const struct device_perf *d, double m, double n,
+		       double k, double count, double w_bytes)
+{
+	/* short GEMMs (decode, small prompts) run kernels with shorter
+	   tiles, down to 16 rows (GEMV-like kernels) */
+	double tile_m = fmin(gemm_tile, fmax(min_tile_m, exp2(ceil(log2(m)))));
+	double mp = ceil(m / tile_m) * tile_m;
 	double np = ceil(n / gemm_tile) * gemm_tile;
 	/* each output tile pays a fixed prologue and epilogue (filling the
 	   operand pipeline, writing C), worth 'gemm_tile_overhead_k' steps
@@ -96,10 +109,16 @@ double kernel_gemm_s(const struct device_perf *d, double m, double n,
 	double kp = k + gemm_tile_overhead_k;
 	double math_s = count * 2.0 * mp * np * kp /
 			(d->peak_flops * d->matmul_eff * in_training_fraction);
-	double bytes = count * d->elem_bytes * (m * k + k * n + m * n);
+	double bytes = count * (d->elem_bytes * (m * k + m * n) +
+				w_bytes * k * n);
 	double mem_s = bytes / (d->mem_bw_bytes_per_s * d->mem_eff);
 
-	return fmax(math_s, mem_s) + kernel_gap_seconds;
+	/* near the ridge point neither the math nor the memory pipeline
+	   hides the other: the unhidden share of the smaller time is its
+	   ratio to the larger (none far from the ridge, all of it on it) */
+	return fmax(math_s, mem_s) +
+	       fmin(math_s, mem_s) * fmin(math_s, mem_s) / fmax(math_s, mem_s) +
+	       kernel_gap_seconds;
 }
 
 double kernel_stream_s(const struct device_perf *d, double bytes)

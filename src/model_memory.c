@@ -12,8 +12,12 @@
 static const double reserve_fixed_bytes = 1e9;
 static const double reserve_fraction = 0.05;
 
-/* Bytes of one 16-bit activation element (Korthikanti et al. assume 2). */
-static const double act_elem_bytes = 2.0;
+/* Bytes of one activation element: 16-bit in mixed precision (as
+   Korthikanti et al. assume) and fp8 training, 4 in fp32 training. */
+static double act_elem_bytes(enum precision p)
+{
+	return p == PREC_FP32 || p == PREC_TF32 ? 4.0 : 2.0;
+}
 
 struct state_bytes train_state_bytes(enum precision p, enum optimizer o)
 {
@@ -53,10 +57,9 @@ double train_params_per_gpu(const struct arch *a, const struct train_config *c)
 	double stage = layers * arch_layer_params(a) / c->tp;
 	double embed = (double)a->vocab * a->hidden / c->tp;
 	double first = stage + embed;
-	/* the last stage holds the output projection; with tied embeddings
-	   and pp > 1 Megatron keeps a copy of the input embedding there */
-	double last = stage + a->hidden +
-		      ((!a->tied_embeddings || c->pp > 1) ? embed : 0.0);
+	/* the last stage holds the output projection: untied, or with tied
+	   embeddings a copy of the input embedding (Megatron-LM) */
+	double last = stage + a->hidden + embed;
 
 	if (c->pp == 1)
 		return stage + arch_embedding_params(a) / c->tp + a->hidden;
@@ -71,7 +74,7 @@ double train_layer_activation_bytes(const struct arch *a,
 	double h = a->hidden;
 	double f = a->ffn_hidden;
 	double kv = (double)a->kv_heads * a->head_dim;
-	double e = act_elem_bytes;
+	double e = act_elem_bytes(c->precision);
 	/* norm inputs (2), QKV input, MLP input: split only with sequence
 	   parallelism; dropout masks are one byte per element */
 	double outside = e * 4.0 * h + (c->dropout ? 2.0 * h : 0.0);

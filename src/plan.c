@@ -76,8 +76,11 @@ static int plan_states_only(const struct workload *wl,
 	split = c->tp * c->pp * c->cp;
 	c->dp = c->gpus / split > 0 ? c->gpus / split : 1;
 	/* the lowest ZeRO stage whose states fit, when left open */
-	c->zero = ts->zero != WL_AUTO_NEG ? ts->zero : 3;
-	for (int z = 0; ts->zero == WL_AUTO_NEG && z <= 3; z++) {
+	/* ZeRO-3 does not combine with pipelines (train_config.c) */
+	int max_zero = c->pp > 1 ? 2 : 3;
+
+	c->zero = ts->zero != WL_AUTO_NEG ? ts->zero : max_zero;
+	for (int z = 0; ts->zero == WL_AUTO_NEG && z <= max_zero; z++) {
 		train_memory_states(p->params / (c->tp * c->pp), z,
 				    c->dp * c->cp, c->precision, c->optimizer,
 				    m);
@@ -302,8 +305,11 @@ int train_plan_suggest(const struct workload *wl, const struct gpu_spec *g,
 	/* everything open: more GPUs, in whole nodes */
 	w = *wl;
 	relax(&w, CHOSE_COUNT);
+	struct cluster cl;
+
+	cluster_resolve(&wl->cluster, g, &cl);
 	for (int gpus = 2 * (wl->training.gpus > 0 ? wl->training.gpus :
-						      g->gpus_per_node);
+						      cl.gpus_per_node);
 	     gpus <= max_gpus; gpus *= 2) {
 		w.training.gpus = gpus;
 		w.training.global_batch = WL_AUTO;

@@ -160,6 +160,19 @@ static void human(const struct rfield *f, char *buf, size_t n)
 	}
 }
 
+/*
+ * The shortest decimal that reads back as exactly 'v' (15, 16 or 17
+ * significant digits), in the C locale the program runs in.
+ */
+static void exact_number(char *buf, size_t n, double v)
+{
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, n, "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
 static int check_finite(const struct report *r, const char **why)
 {
 	for (size_t i = 0; i < r->nrec; i++)
@@ -175,7 +188,7 @@ static int check_finite(const struct report *r, const char **why)
 static void write_table_single(FILE *out, const struct report *r)
 {
 	const struct record *rec = &r->rec[0];
-	char val[160];
+	char val[REPORT_STR_MAX + 16];
 
 	if (r->title[0])
 		fprintf(out, "%s\n", r->title);
@@ -197,7 +210,7 @@ static void write_table_grid(FILE *out, const struct report *r)
 {
 	int width[REPORT_MAX_FIELDS] = { 0 };
 	const struct record *first = &r->rec[0];
-	char val[160];
+	char val[REPORT_STR_MAX + 16];
 
 	if (r->title[0])
 		fprintf(out, "%s\n", r->title);
@@ -269,7 +282,7 @@ static void machine_value(const struct rfield *f, char *buf, size_t n)
 {
 	switch (f->type) {
 	case RF_NUM:
-		snprintf(buf, n, "%.17g", f->num);
+		exact_number(buf, n, f->num);
 		break;
 	case RF_INT:
 		snprintf(buf, n, "%lld", f->inum);
@@ -289,7 +302,7 @@ static void machine_value(const struct rfield *f, char *buf, size_t n)
 
 static void write_csv(FILE *out, const struct report *r)
 {
-	char name[160], val[160];
+	char name[160], val[REPORT_STR_MAX + 16];
 
 	if (r->nrec == 0)
 		return;
@@ -329,6 +342,7 @@ static cJSON *json_record(const struct record *rec)
 	for (int j = 0; j < rec->n; j++) {
 		const struct rfield *f = &rec->f[j];
 		cJSON *dst = obj, *v = NULL;
+		char num[40];
 
 		if (f->group) {
 			dst = cJSON_GetObjectItemCaseSensitive(obj, f->group);
@@ -344,11 +358,14 @@ static cJSON *json_record(const struct record *rec)
 		case RF_HEADING:
 			break;
 		case RF_NUM:
-			v = cJSON_AddNumberToObject(dst, f->key, f->num);
+			/* cJSON would print 15 digits when they are merely
+			   close: write the exact shortest form ourselves */
+			exact_number(num, sizeof(num), f->num);
+			v = cJSON_AddRawToObject(dst, f->key, num);
 			break;
 		case RF_INT:
-			v = cJSON_AddNumberToObject(dst, f->key,
-						    (double)f->inum);
+			snprintf(num, sizeof(num), "%lld", f->inum);
+			v = cJSON_AddRawToObject(dst, f->key, num);
 			break;
 		case RF_BOOL:
 			v = cJSON_AddBoolToObject(dst, f->key, f->b);

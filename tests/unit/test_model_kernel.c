@@ -53,7 +53,7 @@ static struct gpu_spec h100(void)
 	g.mem_bw_bytes_per_s = 3.35e12;
 	g.peak_flops[PREC_BF16] = 989.4e12;
 	g.peak_flops[PREC_FP16] = 989.4e12;
-	g.peak_flops[PREC_FP8] = 1978.9e12;
+	g.peak_flops[PREC_FP8] = 1978.8e12;
 	g.matmul_eff = 0.8;
 	return g;
 }
@@ -172,27 +172,40 @@ static void test_gemm_compute_bound(void **state)
 }
 
 /* One row (a matrix-vector product, decode): memory bound; the time is
-   reading the weight matrix at the achievable bandwidth. */
-static void test_gemm_memory_bound(void **state)
+   reading the weight matrix at the achievable bandwidth (within a little
+   for the math that the memory pipeline does not hide). */
+static void check_gemv(const struct gpu_spec *g)
 {
-	struct gpu_spec g = h100();
 	struct device_perf d;
 	double n = 8192.0, k = 6144.0;
 	double bytes = 2.0 * (1.0 * k + k * n + 1.0 * n);
-	double t;
+	double mem, t;
 
-	(void)state;
-	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
+	assert_int_equal(device_perf_init(&d, g, PREC_BF16, false), 0);
+	mem = bytes / (d.mem_bw_bytes_per_s * d.mem_eff) + kernel_gap_s();
 	t = kernel_gemm_s(&d, 1.0, n, k, 1.0);
-	assert_rel(t, bytes / (d.mem_bw_bytes_per_s * d.mem_eff) +
-			      kernel_gap_s(),
-		   1e-12);
+	assert_true(t >= mem * (1.0 - 1e-12));
+	assert_rel(t, mem, 0.02);
 	/* in the memory-bound regime, more rows cost (almost) nothing */
 	assert_rel(kernel_gemm_s(&d, 3.0, n, k, 1.0), t, 1e-3);
-	/* fp8 operands: half the bytes */
-	assert_int_equal(device_perf_init(&d, &g, PREC_FP8, false), 0);
-	assert_rel(kernel_gemm_s(&d, 1.0, n, k, 1.0) - kernel_gap_s(),
-		   (t - kernel_gap_s()) / 2.0, 1e-12);
+	/* fp8 operands: half the bytes, half the time */
+	if (g->peak_flops[PREC_FP8] > 0.0) {
+		assert_int_equal(device_perf_init(&d, g, PREC_FP8, false), 0);
+		assert_rel(kernel_gemm_s(&d, 1.0, n, k, 1.0) - kernel_gap_s(),
+			   (t - kernel_gap_s()) / 2.0, 1e-12);
+	}
+}
+
+static void test_gemm_memory_bound(void **state)
+{
+	struct gpu_spec h = h100();
+	struct gpu_spec a = a100();
+
+	(void)state;
+	check_gemv(&h);
+	/* also on a device with a low ridge point (A100: ~120 FLOP/byte at
+	   achievable rates): a GEMV does 1 FLOP per byte */
+	check_gemv(&a);
 }
 
 static void test_gemm_monotonic(void **state)
@@ -218,8 +231,8 @@ static void test_gemm_monotonic(void **state)
 	assert_true(kernel_gemm_s(&d, 1.0, 1.0, 1.0, 1.0) >= kernel_gap_s());
 }
 
-/* Tile quantization: in the compute-bound regime an M of 129 costs as
-   much as 256 (two 128-row tiles), more than 128. */
+/* Tile quantization: in the compute-bound regime an M of 1025 costs as
+   much as 1152 (nine 128-row tiles), clearly more than 1024 (eight). */
 static void test_gemm_tiles(void **state)
 {
 	struct gpu_spec g = a100();
@@ -228,10 +241,10 @@ static void test_gemm_tiles(void **state)
 
 	(void)state;
 	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
-	assert_rel(kernel_gemm_s(&d, 129.0, n, k, 1.0),
-		   kernel_gemm_s(&d, 256.0, n, k, 1.0), 1e-12);
-	assert_true(kernel_gemm_s(&d, 129.0, n, k, 1.0) >
-		    1.5 * kernel_gemm_s(&d, 128.0, n, k, 1.0));
+	assert_rel(kernel_gemm_s(&d, 1025.0, n, k, 1.0),
+		   kernel_gemm_s(&d, 1152.0, n, k, 1.0), 1e-2);
+	assert_true(kernel_gemm_s(&d, 1025.0, n, k, 1.0) >
+		    1.08 * kernel_gemm_s(&d, 1024.0, n, k, 1.0));
 }
 
 static void test_gemm_batched(void **state)

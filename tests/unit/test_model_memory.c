@@ -154,6 +154,9 @@ static void test_params_per_gpu(void **state)
 	a.tied_embeddings = true;
 	c.pp = 4;
 	assert_rel(train_params_per_gpu(&a, &c), 33457536.0, 1e-15);
+	/* pp = 3: uneven, the most loaded stage has ceil(8/3) = 3 layers */
+	c.pp = 3;
+	assert_rel(train_params_per_gpu(&a, &c), 40536192.0, 1e-15);
 }
 
 /*

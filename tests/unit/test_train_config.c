@@ -182,14 +182,50 @@ static void test_pp_vp_layers(void **state)
 	struct train_config c = base();
 
 	(void)state;
-	c.pp = 5;
-	resize(&c);
-	expect_illegal(&c, 8, "pp*vp (5*2) must divide layers (24)");
-	c = base();
-	c.vp = 5;
-	expect_illegal(&c, 8, "pp*vp (3*5) must divide layers (24)");
+	c.vp = 9; /* 27 chunks for 24 layers */
+	expect_illegal(&c, 8, "pp*vp (3*9) must not exceed layers (24)");
 	c.vp = 8; /* 24 layers = 3 stages x 8 chunks of one layer */
 	expect_legal(&c, 8);
+	c = base();
+	c.pp = 25;
+	c.vp = 1;
+	resize(&c);
+	expect_illegal(&c, 8, "pp*vp (25*1) must not exceed layers (24)");
+	/* uneven stages are legal: 24 layers on 5 x 2 chunks */
+	c = base();
+	c.pp = 5;
+	resize(&c);
+	c.global_batch = 80;
+	c.micro_batches = 10;
+	expect_legal(&c, 8);
+}
+
+/* Layers dealt to pp x vp chunks as evenly as possible: the most loaded
+   stage holds ceil(layers / (pp vp)) x vp. */
+static void test_stage_layers(void **state)
+{
+	struct arch a = test_arch();
+	struct train_config c = base();
+
+	(void)state;
+	assert_int_equal(train_stage_layers(&a, &c), 8);  /* 24 / 3 */
+	c.pp = 5;                                          /* 3 x 2 */
+	assert_int_equal(train_stage_layers(&a, &c), 6);
+	c.vp = 1;                                          /* 5 */
+	assert_int_equal(train_stage_layers(&a, &c), 5);
+	c.pp = 1;
+	assert_int_equal(train_stage_layers(&a, &c), 24);
+	c.pp = 24;
+	assert_int_equal(train_stage_layers(&a, &c), 1);
+	/* Llama 3 405B: 126 layers on 16 stages, at most 8 on one */
+	a.layers = 126;
+	c.pp = 16;
+	assert_int_equal(train_stage_layers(&a, &c), 8);
+	c.vp = 2; /* 32 chunks of at most 4 layers */
+	assert_int_equal(train_stage_layers(&a, &c), 8);
+	c.pp = 7;
+	c.vp = 3; /* 21 chunks of exactly 6 */
+	assert_int_equal(train_stage_layers(&a, &c), 18);
 }
 
 static void test_vp_needs_pp(void **state)
@@ -281,18 +317,17 @@ static void test_zero_pipeline(void **state)
 	struct train_config c = base();
 
 	(void)state;
+	/* ZeRO-2 shards gradients and optimizer states: fine with pipelines */
 	c.zero = 2;
-	expect_illegal(&c, 8,
-		       "zero 2 does not combine with pipeline parallelism");
+	expect_legal(&c, 8);
 	c.zero = 3;
 	expect_illegal(&c, 8,
-		       "zero 3 does not combine with pipeline parallelism");
-	/* without a pipeline both are fine */
+		       "zero 3 does not combine with pipeline parallelism "
+		       "(pp 3)");
+	/* without a pipeline it is fine */
 	c.pp = 1;
 	c.vp = 1;
 	resize(&c);
-	expect_legal(&c, 8);
-	c.zero = 2;
 	expect_legal(&c, 8);
 }
 
@@ -323,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_tp_kv_heads),
 		cmocka_unit_test(test_tp_node),
 		cmocka_unit_test(test_pp_vp_layers),
+		cmocka_unit_test(test_stage_layers),
 		cmocka_unit_test(test_vp_needs_pp),
 		cmocka_unit_test(test_cp_seq),
 		cmocka_unit_test(test_global_batch),

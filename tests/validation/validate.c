@@ -22,6 +22,7 @@
 
 #include "catalog.h"
 #include "cluster.h"
+#include "model_infer.h"
 #include "model_memory.h"
 #include "model_train.h"
 #include "search.h"
@@ -318,6 +319,88 @@ static int memory(const char *dir)
 	return rc;
 }
 
+static int inference(const char *dir, const struct catalog *cat)
+{
+	char path[512];
+	struct table *t;
+	struct stats all = { .n = 0 };
+	double med, worst, mean;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "%s/inference.csv", dir);
+	t = table_load(path);
+	if (!t)
+		return 2;
+	printf("\ninference (%s)\n", path);
+	printf("%-28s %-26s %10s %10s %8s\n", "case", "metric", "measured",
+	       "predicted", "error");
+	for (int i = 0; i < t->nrows; i++) {
+		struct workload wl;
+		struct model_spec m;
+		struct arch a;
+		struct infer_config c;
+		struct infer_result r;
+		struct cluster cl;
+		struct diag err;
+		const struct gpu_spec *g;
+		const char *metric = get(t, i, "metric");
+		double measured = getd(t, i, "measured"), pred, e;
+
+		diag_clear(&err);
+		workload_init(&wl);
+		m = wl.model;
+		m.layers = geti(t, i, "layers");
+		m.hidden = geti(t, i, "hidden");
+		m.heads = geti(t, i, "heads");
+		m.kv_heads = geti(t, i, "kv_heads");
+		m.ffn_hidden = geti(t, i, "ffn_hidden");
+		m.gated_ffn = getb(t, i, "gated_ffn");
+		m.vocab = geti(t, i, "vocab");
+		m.seq_len = geti(t, i, "seq_len");
+		memset(&c, 0, sizeof(c));
+		c.tp = geti(t, i, "tp");
+		c.batch = geti(t, i, "batch");
+		c.prompt_tokens = geti(t, i, "prompt_tokens");
+		c.output_tokens = geti(t, i, "output_tokens");
+		if (precision_parse(get(t, i, "weight_precision"),
+				    &c.weight_precision) ||
+		    precision_parse(get(t, i, "kv_precision"),
+				    &c.kv_precision))
+			return 2;
+		g = catalog_find(cat, get(t, i, "gpu"), &err);
+		if (!g || arch_from_spec(&m, &a) != 0) {
+			diag_print(stderr, &err);
+			return 2;
+		}
+		cluster_resolve(&wl.cluster, g, &cl);
+		if (infer_evaluate(&a, &c, g, &cl, &r) != 0)
+			return 2;
+		if (strcmp(metric, "ttft_s") == 0)
+			pred = r.ttft_s;
+		else if (strcmp(metric, "tpot_s") == 0)
+			pred = r.tpot_s;
+		else if (strcmp(metric, "kv_cache_bytes_per_token") == 0)
+			pred = r.memory.kv_cache_bytes_per_token;
+		else {
+			fprintf(stderr, "validate: unknown metric '%s'\n",
+				metric);
+			return 2;
+		}
+		e = (pred - measured) / measured;
+		all.err[all.n++] = fabs(e);
+		printf("%-28s %-26s %10.4g %10.4g %+7.1f%%\n",
+		       get(t, i, "case"), metric, measured, pred, 100 * e);
+	}
+	report("inference, all rows", &all, &med, &worst, &mean);
+	if (med > 0.10 || worst > 0.25) {
+		printf("FAIL: inference target is median <= 10%%, worst <= "
+		       "25%%\n");
+		rc = 1;
+	}
+	free(t);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct catalog *cat = NULL;
@@ -341,6 +424,11 @@ int main(int argc, char **argv)
 				   0.25, 0.40, cat);
 
 		rc = hrc > rc ? hrc : rc;
+	}
+	if (rc != 2) {
+		int irc = inference(argv[1], cat);
+
+		rc = irc > rc ? irc : rc;
 	}
 	if (rc != 2) {
 		int mrc = memory(argv[1]);

@@ -1,0 +1,70 @@
+/*
+ * infer_plan.h - a serving plan: a workload's [inference] resolved on one
+ * device: tensor parallelism and batch (chosen when left open), latency,
+ * throughput, replicas for the request rate under the SLO, energy, cost.
+ * Pure: no I/O.
+ */
+#ifndef CAPPLAN_INFER_PLAN_H
+#define CAPPLAN_INFER_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "catalog.h"
+#include "cluster.h"
+#include "model_flops.h"
+#include "model_infer.h"
+#include "workload.h"
+
+/* Largest batch considered, and the batch chosen when nothing limits it:
+   vLLM's default max_num_seqs. */
+#define INFER_BATCH_DEFAULT_MAX 256
+#define INFER_BATCH_LIMIT 4096
+
+enum infer_choice {
+	ICHOSE_TP,
+	ICHOSE_BATCH,
+	ICHOSE_COUNT
+};
+
+struct infer_plan {
+	const struct gpu_spec *gpu;
+	struct cluster cluster;
+	struct arch arch;
+	struct infer_config config;
+	struct infer_result result;
+	int max_batch;        /* largest batch that fits in memory */
+	int max_batch_slo;    /* largest batch meeting the latency SLOs */
+	bool fits;            /* the chosen batch fits in memory */
+	bool meets_slo;       /* SLOs (and the rate) are met */
+	bool has_rate;        /* a request rate was given */
+	int replicas;
+	int gpus_total;
+	double utilization;   /* of the replicas' batch slots; with a rate */
+	double ttft_p_s;      /* TTFT at the SLO percentile with queueing */
+	double cost_usd_per_million_tokens;
+	unsigned chosen;      /* bits (1u << enum infer_choice) */
+	char why[256];        /* why the SLO or memory is not met */
+};
+
+/* Fraction of requests an SLO percentile holds for: 0.5, 0.9, 0.99. */
+double slo_fraction(enum slo_percentile p);
+
+/*
+ * Plan serving 'wl' (validated; it must have an architecture) on 'g'.
+ * Returns 0 with a plan, feasible or not (p->fits, p->meets_slo, p->why);
+ * -1 with a message when the model or device cannot be planned at all.
+ */
+int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
+		    struct infer_plan *p, struct diag *err);
+
+/*
+ * For an infeasible plan: what would meet it, as text for people:
+ * a larger tp, a lower precision, or devices of 'all' (n of them) that do.
+ * Returns 0 when something was found, -1 when nothing was.
+ */
+int infer_plan_suggest(const struct workload *wl, const struct gpu_spec *g,
+		       const struct gpu_spec *const *all, int n, char *buf,
+		       size_t size);
+
+#endif

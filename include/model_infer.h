@@ -1,0 +1,86 @@
+/*
+ * model_infer.h - serving a model: memory (weights, KV cache), prefill and
+ * decode latency, throughput of one replica, power and energy per token.
+ *
+ * Prefill is a roofline of compute against memory traffic; each decode
+ * step reads the weights once and the KV cache of every sequence (Pope et
+ * al. 2022, "Efficiently Scaling Transformer Inference"; Kwon et al. 2023
+ * for the KV cache).  specs/models.md, section "Inference".
+ */
+#ifndef CAPPLAN_MODEL_INFER_H
+#define CAPPLAN_MODEL_INFER_H
+
+#include <stdbool.h>
+
+#include "catalog.h"
+#include "cluster.h"
+#include "model_flops.h"
+#include "precision.h"
+
+struct infer_config {
+	int tp;                         /* GPUs per replica */
+	int batch;                      /* concurrent sequences */
+	enum precision weight_precision;
+	enum precision kv_precision;
+	int prompt_tokens;
+	int output_tokens;
+	bool sparse;                    /* 2:4 structured sparse weights */
+	double power_cap_w;             /* per GPU; 0: none */
+};
+
+struct infer_memory {
+	double weights_bytes;             /* per GPU */
+	double kv_cache_bytes_per_token;  /* whole model, all layers */
+	double kv_cache_bytes;            /* per replica at full context */
+	double activations_bytes;         /* per GPU, prefill working set */
+	double reserve_bytes;
+	double total_bytes;               /* per GPU */
+	double capacity_bytes;
+	bool fits;
+};
+
+struct infer_result {
+	struct infer_memory memory;
+	double prefill_s;        /* prefill of one prompt */
+	double ttft_s;           /* time to first token, without queueing */
+	double tpot_s;           /* one decode step of the batch at the
+				    mean context */
+	double e2e_latency_s;    /* ttft + (output - 1) tpot */
+	double service_s;        /* time in which a replica completes
+				    'batch' requests: batch prefills and
+				    (output - 1) decode steps; a batch slot
+				    serves one request in it */
+	double throughput_tokens_per_s;         /* output tokens, replica */
+	double throughput_tokens_per_s_per_gpu;
+	double prefill_flops_per_byte;  /* arithmetic intensity, prefill */
+	double decode_flops_per_byte;   /* arithmetic intensity, decode */
+	double gpu_power_w;             /* average while serving */
+	double clock_fraction;          /* math clock under the power cap */
+	double energy_j_per_token;      /* facility energy per output token */
+	double tokens_per_joule;
+};
+
+/*
+ * KV-cache bytes per token of context, whole model:
+ * 2 (K and V) x layers x kv_heads x head_dim x bytes (Kwon et al. 2023).
+ */
+double infer_kv_bytes_per_token(const struct arch *a, enum precision kv);
+
+/* Stored bytes per weight: precision, group-quantization scales for int8
+   and int4, 2:4 sparse compression. */
+double infer_weight_bytes_per_param(enum precision p, bool sparse);
+
+/*
+ * Evaluate serving 'c' of model 'a' on 'c->tp' devices 'g'.  Pure, no
+ * allocation.  Returns 0, or -1 when the device has no usable math for
+ * the precision.
+ */
+int infer_evaluate(const struct arch *a, const struct infer_config *c,
+		   const struct gpu_spec *g, const struct cluster *cl,
+		   struct infer_result *r);
+
+/* Largest batch whose memory fits (0 if none, capped at 'limit'). */
+int infer_max_batch_memory(const struct arch *a, const struct infer_config *c,
+			   const struct gpu_spec *g, int limit);
+
+#endif

@@ -1,0 +1,184 @@
+/* cmd_infer.c - 'capplan infer': a serving plan as a report.  Field names
+   are specified in specs/output.md. */
+#include <stdio.h>
+
+#include "cli.h"
+#include "infer_plan.h"
+
+static void add_infer_plan(struct record *rec, const struct workload *wl,
+			   const struct infer_plan *p)
+{
+	const struct inference_spec *is = &wl->inference;
+	const struct infer_result *r = &p->result;
+	const struct infer_memory *m = &r->memory;
+
+	rec_str(rec, NULL, "model", "model",
+		wl->model.name[0] ? wl->model.name : "model", 0);
+	rec_str(rec, NULL, "gpu", "gpu", p->gpu->name, 0);
+	rec_int(rec, NULL, "tp", "GPUs per replica (tp)", p->config.tp, 0);
+	rec_int(rec, NULL, "batch", "batch (concurrent sequences)",
+		p->config.batch, 0);
+	rec_str(rec, NULL, "weight_precision", "weight precision",
+		precision_name(p->config.weight_precision), 0);
+	rec_str(rec, NULL, "kv_precision", "KV-cache precision",
+		precision_name(p->config.kv_precision), 0);
+	rec_int(rec, NULL, "prompt_tokens", "prompt tokens",
+		p->config.prompt_tokens, 0);
+	rec_int(rec, NULL, "output_tokens", "output tokens",
+		p->config.output_tokens, 0);
+
+	rec_heading(rec, "memory per GPU");
+	rec_num(rec, NULL, "weights_bytes", "weights", m->weights_bytes,
+		UNIT_BYTES, 0);
+	rec_num(rec, NULL, "kv_cache_bytes_per_token",
+		"KV cache per token (model)", m->kv_cache_bytes_per_token,
+		UNIT_BYTES, 0);
+	rec_num(rec, NULL, "kv_cache_bytes", "KV cache (batch, full context)",
+		m->kv_cache_bytes, UNIT_BYTES, 0);
+	rec_num(rec, NULL, "activations_bytes", "activations",
+		m->activations_bytes, UNIT_BYTES, 0);
+	rec_num(rec, NULL, "reserve_bytes", "framework reserve",
+		m->reserve_bytes, UNIT_BYTES, 0);
+	rec_num(rec, NULL, "memory_total_bytes", "total", m->total_bytes,
+		UNIT_BYTES, 0);
+	rec_num(rec, NULL, "capacity_bytes", "capacity", m->capacity_bytes,
+		UNIT_BYTES, 0);
+	rec_bool(rec, NULL, "fits", "fits", p->fits, 0);
+	rec_int(rec, NULL, "max_batch", "largest batch that fits",
+		p->max_batch, 0);
+	if (is->tpot_slo_s > 0.0)
+		rec_int(rec, NULL, "max_batch_slo",
+			"largest batch within TPOT SLO", p->max_batch_slo,
+			0);
+	else
+		rec_null(rec, NULL, "max_batch_slo",
+			 "largest batch within TPOT SLO", 0);
+
+	rec_heading(rec, "latency and throughput (one replica)");
+	rec_num(rec, NULL, "ttft_s", "time to first token", r->ttft_s,
+		UNIT_TIME, 0);
+	rec_num(rec, NULL, "tpot_s", "time per output token", r->tpot_s,
+		UNIT_TIME, 0);
+	rec_num(rec, NULL, "e2e_latency_s", "end-to-end latency",
+		r->e2e_latency_s, UNIT_TIME, 0);
+	rec_num(rec, NULL, "throughput_tokens_per_s", "output tokens/s",
+		r->throughput_tokens_per_s, UNIT_COUNT, 0);
+	rec_num(rec, NULL, "throughput_tokens_per_s_per_gpu",
+		"output tokens/s per GPU", r->throughput_tokens_per_s_per_gpu,
+		UNIT_COUNT, 0);
+	rec_num(rec, NULL, "prefill_flops_per_byte",
+		"prefill intensity (FLOP/byte)", r->prefill_flops_per_byte,
+		UNIT_KIND_COUNT, 0);
+	rec_num(rec, NULL, "decode_flops_per_byte",
+		"decode intensity (FLOP/byte)", r->decode_flops_per_byte,
+		UNIT_KIND_COUNT, 0);
+
+	rec_heading(rec, "fleet");
+	if (p->has_rate) {
+		rec_num(rec, NULL, "qps", "request rate (1/s)", is->qps,
+			UNIT_KIND_COUNT, 0);
+		rec_num(rec, NULL, "ttft_p_s", "TTFT at the SLO percentile",
+			p->ttft_p_s, UNIT_TIME, 0);
+	} else {
+		rec_null(rec, NULL, "qps", "request rate (1/s)", 0);
+		rec_null(rec, NULL, "ttft_p_s", "TTFT at the SLO percentile",
+			 0);
+	}
+	rec_str(rec, NULL, "percentile", "SLO percentile",
+		slo_percentile_name(is->percentile), 0);
+	rec_int(rec, NULL, "replicas", "replicas", p->replicas, 0);
+	rec_int(rec, NULL, "gpus_total", "GPUs in total", p->gpus_total, 0);
+	if (p->has_rate && p->utilization > 0.0)
+		rec_num(rec, NULL, "utilization", "utilization", p->utilization,
+			UNIT_KIND_COUNT, RF_PERCENT);
+	else
+		rec_null(rec, NULL, "utilization", "utilization", 0);
+	rec_bool(rec, NULL, "meets_slo", "meets the SLO", p->meets_slo, 0);
+
+	rec_heading(rec, "energy and cost");
+	rec_num(rec, NULL, "power_w_per_gpu", "power per GPU", r->gpu_power_w,
+		UNIT_POWER, 0);
+	rec_num(rec, NULL, "clock_fraction", "math clock (power cap)",
+		r->clock_fraction, UNIT_KIND_COUNT, RF_PERCENT);
+	rec_num(rec, NULL, "energy_j_per_token", "energy per token (J)",
+		r->energy_j_per_token, UNIT_KIND_COUNT, 0);
+	rec_num(rec, NULL, "energy_j_per_request", "energy per request (J)",
+		r->energy_j_per_token * p->config.output_tokens,
+		UNIT_KIND_COUNT, 0);
+	rec_num(rec, NULL, "tokens_per_joule", "tokens per joule",
+		r->tokens_per_joule, UNIT_KIND_COUNT, 0);
+	rec_num(rec, NULL, "cost_usd_per_million_tokens",
+		"cost per million tokens", p->cost_usd_per_million_tokens,
+		UNIT_MONEY, 0);
+	rec_str(rec, NULL, "chosen", "chosen by capplan",
+		(p->chosen & (1u << ICHOSE_TP)) ?
+			((p->chosen & (1u << ICHOSE_BATCH)) ?
+				 "inference.tp,inference.batch" :
+				 "inference.tp") :
+			((p->chosen & (1u << ICHOSE_BATCH)) ? "inference.batch" :
+							      ""),
+		RF_MACHINE);
+}
+
+int cmd_infer(struct cli_ctx *ctx)
+{
+	struct infer_plan p;
+	struct report rep;
+	struct record *rec;
+	struct diag err;
+	int rc;
+
+	rc = cli_load_workload(ctx);
+	if (rc == EXIT_OK)
+		rc = cli_resolve_gpus(ctx, false);
+	if (rc != EXIT_OK)
+		return rc;
+	if (ctx->ngpus != 1) {
+		fprintf(stderr, "capplan: error: infer needs one --gpu NAME "
+				"('capplan catalog' lists them)\n");
+		return EXIT_USAGE;
+	}
+	diag_clear(&err);
+	if (infer_plan_make(&ctx->wl, ctx->gpus[0], &p, &err) != 0) {
+		diag_print(stderr, &err);
+		return EXIT_INFEASIBLE;
+	}
+	report_init(&rep, false);
+	snprintf(rep.title, sizeof(rep.title), "Serving plan: %s on %s",
+		 ctx->wl.model.name[0] ? ctx->wl.model.name : "model",
+		 p.gpu->name);
+	rec = report_add_record(&rep);
+	if (!rec) {
+		fprintf(stderr, "capplan: error: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	add_infer_plan(rec, &ctx->wl, &p);
+	if (p.chosen) {
+		char tp[32] = "", batch[32] = "";
+
+		if (p.chosen & (1u << ICHOSE_TP))
+			snprintf(tp, sizeof(tp), " inference.tp=%d",
+				 p.config.tp);
+		if (p.chosen & (1u << ICHOSE_BATCH))
+			snprintf(batch, sizeof(batch), " inference.batch=%d",
+				 p.config.batch);
+		report_note(&rep, "chosen by capplan:%s%s", tp, batch);
+	}
+	if (!p.fits || !p.meets_slo) {
+		const struct gpu_spec *all[CLI_MAX_GPUS];
+		char hint[REPORT_NOTE_MAX - 64];
+		int n = 0;
+
+		for (size_t i = 0;
+		     i < catalog_count(ctx->cat) && n < CLI_MAX_GPUS; i++)
+			all[n++] = catalog_at(ctx->cat, i);
+		infer_plan_suggest(&ctx->wl, p.gpu, all, n, hint, sizeof(hint));
+		report_note(&rep, "no feasible plan: %s", p.why);
+		report_note(&rep, "what would meet it: %s", hint);
+	}
+	rc = cli_emit(ctx, &rep);
+	report_release(&rep);
+	if (rc == EXIT_OK && (!p.fits || !p.meets_slo))
+		rc = EXIT_INFEASIBLE;
+	return rc;
+}

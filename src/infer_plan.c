@@ -1,0 +1,379 @@
+/* infer_plan.c - resolve [inference] into a serving plan; see
+   infer_plan.h. */
+#include "infer_plan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
+
+#include "model_queue.h"
+
+/* Most replicas the rate search considers. */
+static const int max_replicas = 1 << 24;
+
+static const double seconds_per_hour = 3600.0;
+
+double slo_fraction(enum slo_percentile p)
+{
+	static const double f[] = { [SLO_P50] = 0.50, [SLO_P90] = 0.90,
+				    [SLO_P99] = 0.99 };
+
+	return (unsigned)p <= SLO_P99 ? f[p] : 0.99;
+}
+
+/* A latency of the plan as a function of the batch. */
+enum batch_metric { METRIC_TPOT, METRIC_TTFT };
+
+struct batch_fn {
+	const struct arch *a;
+	struct infer_config c;
+	const struct gpu_spec *g;
+	const struct cluster *cl;
+	enum batch_metric metric;
+	double target_s;
+};
+
+static double metric_at(struct batch_fn *f, int batch)
+{
+	struct infer_result r;
+
+	f->c.batch = batch;
+	if (infer_evaluate(f->a, &f->c, f->g, f->cl, &r) != 0)
+		return HUGE_VAL;
+	return f->metric == METRIC_TPOT ? r.tpot_s : r.ttft_s;
+}
+
+/* Latency minus target, linear between whole batches: continuous and,
+   like the latency, increasing, so Brent's method brackets its root. */
+static double excess(double x, void *arg)
+{
+	struct batch_fn *f = arg;
+	int lo = (int)floor(x);
+	double y0 = metric_at(f, lo);
+	double y1 = metric_at(f, lo + 1);
+
+	return y0 + (x - lo) * (y1 - y0) - f->target_s;
+}
+
+/*
+ * Largest batch in [1, hi] whose latency meets the target: 0 when even
+ * batch 1 misses it.  The latency grows with the batch, so this is the
+ * root of a monotone function, found with GSL's Brent solver.
+ */
+static int largest_batch_within(struct batch_fn *f, int hi)
+{
+	gsl_root_fsolver *s;
+	gsl_function fn = { excess, f };
+	double x = 1.0;
+	int status, iter = 0;
+
+	if (metric_at(f, 1) > f->target_s)
+		return 0;
+	if (hi <= 1 || metric_at(f, hi) <= f->target_s)
+		return hi;
+	s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+	if (!s)
+		return 1;
+	if (gsl_root_fsolver_set(s, &fn, 1.0, (double)hi) != GSL_SUCCESS) {
+		gsl_root_fsolver_free(s);
+		return 1;
+	}
+	do {
+		status = gsl_root_fsolver_iterate(s);
+		if (status != GSL_SUCCESS)
+			break;
+		x = gsl_root_fsolver_root(s);
+		status = gsl_root_test_interval(gsl_root_fsolver_x_lower(s),
+						gsl_root_fsolver_x_upper(s),
+						0.25, 0.0);
+	} while (status == GSL_CONTINUE && ++iter < 100);
+	gsl_root_fsolver_free(s);
+	/* the last whole batch at or below the root that meets the target */
+	for (int b = (int)floor(x) + 1; b >= 1; b--)
+		if (b <= hi && metric_at(f, b) <= f->target_s)
+			return b;
+	return 0;
+}
+
+/* Replicas for the rate: the fewest whose TTFT percentile meets the SLO
+   (or that are merely stable without a TTFT SLO).  Bisection, as the
+   waiting time falls as replicas are added. */
+static int replicas_for_rate(const struct infer_plan *p, double rate,
+			     double ttft_slo_s, double frac, double *ttft_p)
+{
+	double slots = p->config.batch, service = p->result.service_s;
+	double ttft = p->result.ttft_s;
+	long long lo, hi;
+
+	if (ttft_slo_s > 0.0 && ttft > ttft_slo_s)
+		return 0;
+	/* stable needs replicas * batch > rate * service */
+	lo = (long long)floor(rate * service / slots);
+	hi = lo + 1;
+	for (;;) {
+		double w = queue_wait_percentile_s(hi * slots, rate, service,
+						   frac);
+
+		if (w >= 0.0 && w < HUGE_VAL &&
+		    (ttft_slo_s <= 0.0 || ttft + w <= ttft_slo_s))
+			break;
+		if (hi > max_replicas)
+			return 0;
+		lo = hi;
+		hi *= 2;
+	}
+	while (hi - lo > 1) {
+		long long mid = lo + (hi - lo) / 2;
+		double w = queue_wait_percentile_s(mid * slots, rate, service,
+						   frac);
+
+		if (w >= 0.0 && w < HUGE_VAL &&
+		    (ttft_slo_s <= 0.0 || ttft + w <= ttft_slo_s))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	*ttft_p = ttft + queue_wait_percentile_s(hi * slots, rate, service,
+						 frac);
+	return (int)hi;
+}
+
+/* Evaluate one tp: batch, latency, replicas, cost.  Returns 0, or -1
+   when the device cannot run the precision. */
+static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp)
+{
+	const struct inference_spec *is = &wl->inference;
+	struct infer_config *c = &p->config;
+	struct batch_fn f;
+	int limit;
+
+	c->tp = tp;
+	c->batch = 1;
+	p->why[0] = '\0';
+	if (infer_evaluate(&p->arch, c, p->gpu, &p->cluster, &p->result) != 0)
+		return -1;
+	p->max_batch = infer_max_batch_memory(&p->arch, c, p->gpu,
+					      INFER_BATCH_LIMIT);
+	limit = p->max_batch;
+	f.a = &p->arch;
+	f.c = *c;
+	f.g = p->gpu;
+	f.cl = &p->cluster;
+	p->max_batch_slo = INFER_BATCH_LIMIT;
+	if (is->tpot_slo_s > 0.0) {
+		f.metric = METRIC_TPOT;
+		f.target_s = is->tpot_slo_s;
+		p->max_batch_slo = largest_batch_within(&f, INFER_BATCH_LIMIT);
+	}
+	if (is->batch != WL_AUTO) {
+		c->batch = is->batch;
+	} else {
+		limit = limit < p->max_batch_slo ? limit : p->max_batch_slo;
+		c->batch = limit < INFER_BATCH_DEFAULT_MAX ?
+				   limit :
+				   INFER_BATCH_DEFAULT_MAX;
+		if (c->batch < 1)
+			c->batch = 1;
+	}
+	infer_evaluate(&p->arch, c, p->gpu, &p->cluster, &p->result);
+	p->fits = p->result.memory.fits;
+	p->meets_slo = true;
+	p->ttft_p_s = p->result.ttft_s;
+	if (!p->fits)
+		snprintf(p->why, sizeof(p->why),
+			 "a batch of %d needs %.3g GB per GPU of %.3g GB",
+			 c->batch, p->result.memory.total_bytes / 1e9,
+			 p->gpu->mem_bytes / 1e9);
+	else if (is->tpot_slo_s > 0.0 && p->result.tpot_s > is->tpot_slo_s) {
+		p->meets_slo = false;
+		snprintf(p->why, sizeof(p->why),
+			 "time per output token is %.3g ms at batch %d, over "
+			 "the %.3g ms SLO", 1e3 * p->result.tpot_s, c->batch,
+			 1e3 * is->tpot_slo_s);
+	} else if (is->ttft_slo_s > 0.0 &&
+		   p->result.ttft_s > is->ttft_slo_s) {
+		p->meets_slo = false;
+		snprintf(p->why, sizeof(p->why),
+			 "prefill alone takes %.3g ms, over the %.3g ms TTFT "
+			 "SLO", 1e3 * p->result.ttft_s, 1e3 * is->ttft_slo_s);
+	}
+	p->replicas = 1;
+	p->utilization = 0.0;
+	if (p->has_rate && p->fits && p->meets_slo) {
+		p->replicas = replicas_for_rate(p, is->qps, is->ttft_slo_s,
+						slo_fraction(is->percentile),
+						&p->ttft_p_s);
+		if (p->replicas == 0) {
+			p->meets_slo = false;
+			p->replicas = 1;
+			snprintf(p->why, sizeof(p->why),
+				 "no number of replicas brings the %s TTFT "
+				 "under %.3g ms", slo_percentile_name(
+					 is->percentile),
+				 1e3 * is->ttft_slo_s);
+		} else {
+			p->utilization = is->qps * p->result.service_s /
+					 ((double)p->replicas * c->batch);
+		}
+	}
+	p->gpus_total = p->replicas * tp;
+	/* rented GPU time per million output tokens: at the planned
+	   utilization with a rate, at full load without one */
+	if (p->has_rate && p->utilization > 0.0)
+		p->cost_usd_per_million_tokens =
+			p->gpus_total * p->cluster.price_usd_per_gpu_hour /
+			(is->qps * is->output_tokens * seconds_per_hour) * 1e6;
+	else
+		p->cost_usd_per_million_tokens =
+			tp * p->cluster.price_usd_per_gpu_hour /
+			(p->result.throughput_tokens_per_s * seconds_per_hour) *
+			1e6;
+	return 0;
+}
+
+/* Is plan 'a' better than 'b': feasible first, then fewer GPUs for the
+   rate (or cheaper tokens without one), then lower latency. */
+static bool better(const struct infer_plan *a, const struct infer_plan *b)
+{
+	bool fa = a->fits && a->meets_slo, fb = b->fits && b->meets_slo;
+
+	if (fa != fb)
+		return fa;
+	if (!fa) /* neither works: the nearer miss, to explain */
+		return a->fits != b->fits ? a->fits :
+					    a->result.tpot_s < b->result.tpot_s;
+	if (a->has_rate && a->gpus_total != b->gpus_total)
+		return a->gpus_total < b->gpus_total;
+	if (a->cost_usd_per_million_tokens != b->cost_usd_per_million_tokens)
+		return a->cost_usd_per_million_tokens <
+		       b->cost_usd_per_million_tokens;
+	return a->result.tpot_s < b->result.tpot_s;
+}
+
+int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
+		    struct infer_plan *p, struct diag *err)
+{
+	const struct inference_spec *is = &wl->inference;
+	struct infer_plan best, cand;
+	bool have = false;
+
+	memset(p, 0, sizeof(*p));
+	p->gpu = g;
+	cluster_resolve(&wl->cluster, g, &p->cluster);
+	if (arch_from_spec(&wl->model, &p->arch) != 0)
+		return diag_set(err, wl->file, 0, 0,
+				"inference needs the architecture: give "
+				"[model] layers, hidden, heads, vocab and "
+				"seq_len");
+	p->config.weight_precision = is->weight_precision;
+	p->config.kv_precision = is->kv_precision;
+	p->config.prompt_tokens = is->prompt_tokens;
+	p->config.output_tokens = is->output_tokens;
+	p->config.sparse = is->sparsity_2_4;
+	p->config.power_cap_w = is->power_cap_w;
+	p->has_rate = is->qps > 0.0;
+	p->chosen = (is->tp == WL_AUTO ? 1u << ICHOSE_TP : 0) |
+		    (is->batch == WL_AUTO ? 1u << ICHOSE_BATCH : 0);
+	for (int tp = 1; tp <= p->cluster.gpus_per_node; tp *= 2) {
+		if (is->tp != WL_AUTO && tp != is->tp)
+			continue;
+		if (p->arch.heads % tp != 0 ||
+		    (p->arch.kv_heads % tp != 0 && tp % p->arch.kv_heads != 0))
+			continue;
+		cand = *p;
+		if (plan_tp(wl, &cand, tp) != 0)
+			continue;
+		if (!have || better(&cand, &best)) {
+			best = cand;
+			have = true;
+		}
+	}
+	if (!have && is->tp != WL_AUTO) {
+		/* a fixed tp that is not a power of two */
+		cand = *p;
+		if (p->arch.heads % is->tp == 0 &&
+		    plan_tp(wl, &cand, is->tp) == 0) {
+			best = cand;
+			have = true;
+		}
+	}
+	if (!have)
+		return diag_set(err, wl->file, 0, 0,
+				"no tensor-parallel size serves this model on "
+				"%s (tp must divide heads %d, fit a node of "
+				"%d, and the device must run %s)", g->name,
+				p->arch.heads, p->cluster.gpus_per_node,
+				precision_name(is->weight_precision));
+	*p = best;
+	return 0;
+}
+
+int infer_plan_suggest(const struct workload *wl, const struct gpu_spec *g,
+		       const struct gpu_spec *const *all, int n, char *buf,
+		       size_t size)
+{
+	static const enum precision lower[] = { PREC_FP8, PREC_INT8,
+						PREC_INT4 };
+	struct workload w;
+	struct infer_plan p;
+	size_t len = 0;
+	int found = 0;
+
+	buf[0] = '\0';
+	/* a larger tp */
+	if (wl->inference.tp != WL_AUTO) {
+		w = *wl;
+		w.inference.tp = WL_AUTO;
+		if (infer_plan_make(&w, g, &p, NULL) == 0 && p.fits &&
+		    p.meets_slo) {
+			len += (size_t)snprintf(buf + len, size - len,
+						"inference.tp=%d", p.config.tp);
+			found++;
+		}
+	}
+	/* a lower weight precision the device runs */
+	for (size_t i = 0; i < sizeof(lower) / sizeof(lower[0]); i++) {
+		if (precision_bytes(lower[i]) >=
+		    precision_bytes(wl->inference.weight_precision))
+			continue;
+		w = *wl;
+		w.inference.weight_precision = lower[i];
+		if (precision_bytes(w.inference.kv_precision) >
+		    precision_bytes(PREC_FP8) && lower[i] == PREC_FP8)
+			w.inference.kv_precision = PREC_FP8;
+		if (infer_plan_make(&w, g, &p, NULL) == 0 && p.fits &&
+		    p.meets_slo && len < size) {
+			len += (size_t)snprintf(buf + len, size - len,
+						"%sinference.weight_precision=%s "
+						"(with tp=%d)", len ? "; " : "",
+						precision_name(lower[i]),
+						p.config.tp);
+			found++;
+			break;
+		}
+	}
+	/* other devices, in catalog order */
+	for (int i = 0, shown = 0; i < n && shown < 3 && len < size; i++) {
+		if (all[i] == g)
+			continue;
+		if (infer_plan_make(wl, all[i], &p, NULL) == 0 && p.fits &&
+		    p.meets_slo) {
+			len += (size_t)snprintf(buf + len, size - len,
+						"%s%s", shown ? ", " :
+						(len ? "; another device: " :
+						       "another device: "),
+						all[i]->name);
+			shown++;
+			found++;
+		}
+	}
+	if (!found) {
+		snprintf(buf, size, "no larger tp, lower precision or other "
+				    "device meets it");
+		return -1;
+	}
+	return 0;
+}

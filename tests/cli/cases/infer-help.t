@@ -1,0 +1,2 @@
+args: infer --help
+exit: 0

@@ -1,0 +1,2 @@
+args: infer examples/params-only-13b.ini --gpu H100-SXM
+exit: 1

@@ -1,0 +1,529 @@
+/* test_report.c - records written as table, CSV and JSON (cmocka). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* Render 'r' in 'fmt' to a heap string (free it); '*rc' is the status. */
+static char *render(const struct report *r, enum report_format fmt, int *rc,
+		    const char **why)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	*rc = report_write(f, r, fmt, why);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(buf);
+	return buf;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static char *render_ok(const struct report *r, enum report_format fmt)
+{
+	const char *why = NULL;
+	int rc;
+	char *out = render(r, fmt, &rc, &why);
+
+	if (rc != 0) {
+		print_error("report_write: %s\n", why ? why : "(null)");
+		fail();
+	}
+	return out;
+}
+
+/* One plan-like record with every kind of field. */
+static void fill_record(struct record *rec, const char *gpu, double total,
+			long long gpus)
+{
+	rec_str(rec, NULL, "gpu", "GPU", gpu, RF_GRID);
+	rec_int(rec, NULL, "gpus", "GPUs", gpus, RF_GRID);
+	rec_heading(rec, "memory per GPU");
+	rec_num(rec, "memory", "total_bytes", "total memory", total,
+		UNIT_BYTES, RF_GRID);
+	rec_bool(rec, "memory", "fits", "fits", total < 8e10, 0);
+	rec_null(rec, "memory", "max_micro_batch", "largest micro-batch", 0);
+	rec_num(rec, NULL, "mfu", "MFU", 0.4123, UNIT_KIND_COUNT,
+		RF_PERCENT | RF_GRID);
+	rec_num(rec, NULL, "flops_exact", "exact FLOPs", 1.2345678901234567e15,
+		UNIT_KIND_COUNT, RF_MACHINE);
+}
+
+static void single_report(struct report *r)
+{
+	struct record *rec;
+
+	report_init(r, false);
+	snprintf(r->title, sizeof(r->title), "plan for %s", "test");
+	rec = report_add_record(r);
+	assert_non_null(rec);
+	fill_record(rec, "H100, \"SXM\"", 7.3512e10, 1024);
+	report_note(r, "chosen by capplan: %s", "training.tp");
+	report_note(r, "second note %d", 2);
+}
+
+static void test_format_parse(void **state)
+{
+	enum report_format f = FORMAT_COUNT;
+
+	(void)state;
+	assert_int_equal(report_format_parse("table", &f), 0);
+	assert_int_equal(f, FORMAT_TABLE);
+	assert_int_equal(report_format_parse("csv", &f), 0);
+	assert_int_equal(f, FORMAT_CSV);
+	assert_int_equal(report_format_parse("json", &f), 0);
+	assert_int_equal(f, FORMAT_JSON);
+	f = FORMAT_COUNT;
+	assert_int_equal(report_format_parse("xml", &f), -1);
+	assert_int_equal(report_format_parse("", &f), -1);
+	assert_int_equal(report_format_parse("jsonl", &f), -1);
+	assert_int_equal(f, FORMAT_COUNT);
+}
+
+static void test_json_single(void **state)
+{
+	struct report r;
+	char *out;
+	cJSON *root, *mem, *v, *notes;
+
+	(void)state;
+	single_report(&r);
+	out = render_ok(&r, FORMAT_JSON);
+	root = cJSON_Parse(out);
+	assert_non_null(root);
+	assert_true(cJSON_IsObject(root));
+
+	v = cJSON_GetObjectItemCaseSensitive(root, "gpu");
+	assert_true(cJSON_IsString(v));
+	assert_string_equal(v->valuestring, "H100, \"SXM\"");
+	v = cJSON_GetObjectItemCaseSensitive(root, "gpus");
+	assert_true(cJSON_IsNumber(v));
+	assert_true(v->valuedouble == 1024.0);
+
+	/* grouped fields nest */
+	mem = cJSON_GetObjectItemCaseSensitive(root, "memory");
+	assert_true(cJSON_IsObject(mem));
+	v = cJSON_GetObjectItemCaseSensitive(mem, "total_bytes");
+	assert_true(cJSON_IsNumber(v));
+	assert_true(v->valuedouble == 7.3512e10);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(mem, "fits")));
+	assert_true(cJSON_IsNull(
+		cJSON_GetObjectItemCaseSensitive(mem, "max_micro_batch")));
+	assert_int_equal(cJSON_GetArraySize(mem), 3);
+	assert_null(cJSON_GetObjectItemCaseSensitive(root, "total_bytes"));
+
+	/* machine-only fields are there, exactly; percentages stay fractions */
+	v = cJSON_GetObjectItemCaseSensitive(root, "flops_exact");
+	assert_true(cJSON_IsNumber(v));
+	assert_true(v->valuedouble == 1.2345678901234567e15);
+	v = cJSON_GetObjectItemCaseSensitive(root, "mfu");
+	assert_true(v->valuedouble == 0.4123);
+
+	/* no headings; the notes array */
+	assert_null(cJSON_GetObjectItemCaseSensitive(root, ""));
+	assert_null(strstr(out, "memory per GPU"));
+	notes = cJSON_GetObjectItemCaseSensitive(root, "notes");
+	assert_true(cJSON_IsArray(notes));
+	assert_int_equal(cJSON_GetArraySize(notes), 2);
+	assert_string_equal(cJSON_GetArrayItem(notes, 0)->valuestring,
+			    "chosen by capplan: training.tp");
+	/* gpu, gpus, memory, mfu, flops_exact, notes */
+	assert_int_equal(cJSON_GetArraySize(root), 6);
+
+	cJSON_Delete(root);
+	free(out);
+	report_release(&r);
+}
+
+/* Machine formats carry every bit of a double (%.17g, specs/output.md):
+   JSON too, not only CSV. */
+static void test_json_round_trip(void **state)
+{
+	static const double values[] = {
+		0.30000000000000004,    /* 0.1 + 0.2 */
+		1.0000000000000002,     /* 1 + 2^-52 */
+		2.3850000000000002e12,
+		7.0000000000000009e-06,
+		1.2345678901234567e15,
+	};
+
+	int bad = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		struct report r;
+		char *out;
+		cJSON *root, *v;
+
+		report_init(&r, false);
+		rec_num(report_add_record(&r), NULL, "x", "x", values[i],
+			UNIT_KIND_COUNT, 0);
+		out = render_ok(&r, FORMAT_JSON);
+		report_release(&r);
+		root = cJSON_Parse(out);
+		v = cJSON_GetObjectItemCaseSensitive(root, "x");
+		if (!cJSON_IsNumber(v) || v->valuedouble != values[i]) {
+			print_error("%.17g came back as %.17g from %s\n",
+				    values[i], v ? v->valuedouble : (double)NAN, out);
+			bad++;
+		}
+		cJSON_Delete(root);
+		free(out);
+	}
+	assert_int_equal(bad, 0);
+}
+
+static void test_json_no_notes_key(void **state)
+{
+	struct report r;
+	char *out;
+	cJSON *root;
+
+	(void)state;
+	single_report(&r);
+	r.notes_key = NULL;
+	out = render_ok(&r, FORMAT_JSON);
+	root = cJSON_Parse(out);
+	assert_non_null(root);
+	assert_null(cJSON_GetObjectItemCaseSensitive(root, "notes"));
+	cJSON_Delete(root);
+	free(out);
+	report_release(&r);
+}
+
+static void test_csv_single(void **state)
+{
+	struct report r;
+	char *out, want[512], exact[64], mfu[64];
+
+	(void)state;
+	single_report(&r);
+	out = render_ok(&r, FORMAT_CSV);
+	snprintf(exact, sizeof(exact), "%.17g", 1.2345678901234567e15);
+	snprintf(mfu, sizeof(mfu), "%.17g", 0.4123);
+	/* heading left out, groups dotted, null an empty cell, the string
+	   quoted with its quotes doubled (RFC 4180), notes not in CSV */
+	snprintf(want, sizeof(want),
+		 "gpu,gpus,memory.total_bytes,memory.fits,"
+		 "memory.max_micro_batch,mfu,flops_exact\n"
+		 "\"H100, \"\"SXM\"\"\",1024,73512000000,true,,%s,%s\n",
+		 mfu, exact);
+	assert_string_equal(out, want);
+	free(out);
+	report_release(&r);
+}
+
+static void test_csv_quoting(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "plain", "plain" },
+		{ "a,b", "\"a,b\"" },
+		{ "say \"hi\"", "\"say \"\"hi\"\"\"" },
+		{ "two\nlines", "\"two\nlines\"" },
+		{ "cr\rhere", "\"cr\rhere\"" },
+		{ "", "" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct report r;
+		struct record *rec;
+		char *out, want[128];
+
+		report_init(&r, false);
+		rec = report_add_record(&r);
+		assert_non_null(rec);
+		rec_str(rec, NULL, "k,ey", "label", cases[i].in, 0);
+		out = render_ok(&r, FORMAT_CSV);
+		snprintf(want, sizeof(want), "\"k,ey\"\n%s\n", cases[i].out);
+		assert_string_equal(out, want);
+		free(out);
+		report_release(&r);
+	}
+}
+
+static void test_table_single(void **state)
+{
+	struct report r;
+	char *out;
+
+	(void)state;
+	single_report(&r);
+	out = render_ok(&r, FORMAT_TABLE);
+	assert_true(starts_with(out, "plan for test\n"));
+	assert_non_null(strstr(out, "\nmemory per GPU\n"));
+	assert_non_null(strstr(out, "total memory"));
+	assert_non_null(strstr(out, "H100, \"SXM\"")); /* not quoted */
+	assert_non_null(strstr(out, "41.2%"));
+	assert_non_null(strstr(out, "yes"));
+	/* null shows as a dash */
+	assert_non_null(strstr(out, "largest micro-batch"));
+	{
+		const char *l = strstr(out, "largest micro-batch");
+		const char *eol = strchr(l, '\n');
+
+		assert_non_null(eol);
+		assert_true(eol[-1] == '-');
+	}
+	/* machine-only fields and keys are not in the table */
+	assert_null(strstr(out, "exact FLOPs"));
+	assert_null(strstr(out, "flops_exact"));
+	assert_null(strstr(out, "total_bytes"));
+	assert_null(strstr(out, "1234567890"));
+	/* the notes, after a blank line, at the end */
+	assert_non_null(strstr(out, "\n\nchosen by capplan: training.tp\n"
+				    "second note 2\n"));
+	free(out);
+	report_release(&r);
+}
+
+static void test_not_finite(void **state)
+{
+	static const double bad[] = { NAN, INFINITY, -INFINITY };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		for (int fmt = 0; fmt < FORMAT_COUNT; fmt++) {
+			struct report r;
+			struct record *rec;
+			const char *why = NULL;
+			int rc;
+			char *out;
+
+			single_report(&r);
+			rec = report_add_record(&r);
+			assert_non_null(rec);
+			fill_record(rec, "A100", 4.1e10, 8);
+			rec->f[rec->n - 2].num = bad[i]; /* "mfu" */
+			out = render(&r, (enum report_format)fmt, &rc, &why);
+			assert_int_equal(rc, -1);
+			assert_non_null(why);
+			assert_string_equal(why,
+					    "a result is not a finite number");
+			/* nothing half-written */
+			assert_string_equal(out, "");
+			free(out);
+			report_release(&r);
+		}
+	}
+}
+
+static void list_report(struct report *r)
+{
+	report_init(r, true);
+	snprintf(r->title, sizeof(r->title), "devices");
+	fill_record(report_add_record(r), "A100", 4.1e10, 8);
+	fill_record(report_add_record(r), "H100, SXM", 9.3e10, 16);
+	fill_record(report_add_record(r), "MI300X", 1.7e11, 64);
+}
+
+static void test_list_json(void **state)
+{
+	struct report r;
+	char *out;
+	cJSON *root, *o;
+
+	(void)state;
+	list_report(&r);
+	out = render_ok(&r, FORMAT_JSON);
+	root = cJSON_Parse(out);
+	assert_non_null(root);
+	assert_true(cJSON_IsArray(root));
+	assert_int_equal(cJSON_GetArraySize(root), 3);
+	o = cJSON_GetArrayItem(root, 1);
+	assert_string_equal(
+		cJSON_GetObjectItemCaseSensitive(o, "gpu")->valuestring,
+		"H100, SXM");
+	assert_true(cJSON_GetObjectItemCaseSensitive(
+			    cJSON_GetObjectItemCaseSensitive(o, "memory"),
+			    "total_bytes")
+			    ->valuedouble == 9.3e10);
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(o, "memory"), "fits")));
+	o = cJSON_GetArrayItem(root, 2);
+	assert_true(cJSON_GetObjectItemCaseSensitive(o, "gpus")->valuedouble ==
+		    64.0);
+	cJSON_Delete(root);
+	free(out);
+
+	/* a list of one is still a list */
+	report_release(&r);
+	report_init(&r, true);
+	fill_record(report_add_record(&r), "A100", 4.1e10, 8);
+	out = render_ok(&r, FORMAT_JSON);
+	root = cJSON_Parse(out);
+	assert_true(cJSON_IsArray(root));
+	assert_int_equal(cJSON_GetArraySize(root), 1);
+	cJSON_Delete(root);
+	free(out);
+	report_release(&r);
+}
+
+static void test_list_csv(void **state)
+{
+	struct report r;
+	char *out;
+	char *line2, *line3;
+
+	(void)state;
+	list_report(&r);
+	out = render_ok(&r, FORMAT_CSV);
+	/* one header, one line per record */
+	assert_true(starts_with(out, "gpu,gpus,memory.total_bytes,memory.fits,"
+				     "memory.max_micro_batch,mfu,flops_exact\n"));
+	line2 = strchr(out, '\n') + 1;
+	assert_true(starts_with(line2, "A100,8,41000000000,true,,"));
+	line3 = strchr(line2, '\n') + 1;
+	assert_true(starts_with(line3, "\"H100, SXM\",16,93000000000,false,,"));
+	free(out);
+	report_release(&r);
+}
+
+static void test_list_table(void **state)
+{
+	struct report r;
+	char *out, *header;
+
+	(void)state;
+	list_report(&r);
+	out = render_ok(&r, FORMAT_TABLE);
+	assert_true(starts_with(out, "devices\n"));
+	header = out + 8;
+	/* the grid columns only, in order */
+	assert_true(starts_with(header, "GPU"));
+	assert_non_null(strstr(header, "GPUs"));
+	assert_true(strstr(header, "total memory") < strstr(header, "MFU"));
+	assert_null(strstr(out, "fits"));
+	assert_null(strstr(out, "exact FLOPs"));
+	assert_null(strstr(out, "memory per GPU"));
+	assert_non_null(strstr(out, "MI300X"));
+	assert_non_null(strstr(out, "41.2%"));
+	/* header and three rows */
+	{
+		int lines = 0;
+
+		for (const char *p = out; *p; p++)
+			lines += *p == '\n';
+		assert_int_equal(lines, 5);
+	}
+	free(out);
+	report_release(&r);
+}
+
+static void test_empty(void **state)
+{
+	struct report r;
+	char *out;
+
+	(void)state;
+	report_init(&r, false);
+	snprintf(r.title, sizeof(r.title), "catalog");
+	out = render_ok(&r, FORMAT_TABLE);
+	assert_string_equal(out, "catalog\n(nothing to show)\n");
+	free(out);
+	out = render_ok(&r, FORMAT_CSV);
+	assert_string_equal(out, "");
+	free(out);
+	out = render_ok(&r, FORMAT_JSON);
+	{
+		cJSON *root = cJSON_Parse(out);
+
+		assert_true(cJSON_IsObject(root));
+		assert_true(cJSON_IsArray(
+			cJSON_GetObjectItemCaseSensitive(root, "notes")));
+		cJSON_Delete(root);
+	}
+	free(out);
+	r.list = true;
+	out = render_ok(&r, FORMAT_JSON);
+	{
+		cJSON *root = cJSON_Parse(out);
+
+		assert_true(cJSON_IsArray(root));
+		assert_int_equal(cJSON_GetArraySize(root), 0);
+		cJSON_Delete(root);
+	}
+	free(out);
+	report_release(&r);
+	report_release(&r); /* twice is harmless */
+}
+
+static void test_limits(void **state)
+{
+	struct report r;
+	struct record *rec;
+
+	(void)state;
+	report_init(&r, false);
+	rec = report_add_record(&r);
+	assert_non_null(rec);
+	/* fields beyond the maximum are dropped, not written past the end */
+	for (int i = 0; i < REPORT_MAX_FIELDS + 5; i++)
+		rec_int(rec, NULL, "k", "k", i, 0);
+	assert_int_equal(rec->n, REPORT_MAX_FIELDS);
+	assert_int_equal(rec->f[REPORT_MAX_FIELDS - 1].inum,
+			 REPORT_MAX_FIELDS - 1);
+	/* as are notes */
+	for (int i = 0; i < REPORT_MAX_NOTES + 3; i++)
+		report_note(&r, "note %d", i);
+	assert_int_equal(r.nnotes, REPORT_MAX_NOTES);
+	assert_string_equal(r.notes[REPORT_MAX_NOTES - 1], "note 23");
+	/* long strings are cut to fit */
+	rec = report_add_record(&r);
+	{
+		char big[3 * REPORT_STR_MAX];
+
+		memset(big, 'x', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		rec_str(rec, NULL, "s", "s", big, 0);
+		assert_int_equal(strlen(rec->f[0].str), REPORT_STR_MAX - 1);
+		rec_str(rec, NULL, "t", "t", NULL, 0);
+		assert_string_equal(rec->f[1].str, "");
+	}
+	/* many records: the array grows */
+	for (int i = 0; i < 100; i++)
+		assert_non_null(report_add_record(&r));
+	assert_int_equal(r.nrec, 102);
+	assert_int_equal(r.rec[101].n, 0);
+	report_release(&r);
+	assert_null(r.rec);
+	assert_int_equal(r.nrec, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format_parse),
+		cmocka_unit_test(test_json_single),
+		cmocka_unit_test(test_json_round_trip),
+		cmocka_unit_test(test_json_no_notes_key),
+		cmocka_unit_test(test_csv_single),
+		cmocka_unit_test(test_csv_quoting),
+		cmocka_unit_test(test_table_single),
+		cmocka_unit_test(test_not_finite),
+		cmocka_unit_test(test_list_json),
+		cmocka_unit_test(test_list_csv),
+		cmocka_unit_test(test_list_table),
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_limits),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,449 @@
+/* test_search.c - the configuration space and its search (cmocka). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "search.h"
+
+static void assert_rel(double got, double want, double tol)
+{
+	double scale = fabs(want) > 0.0 ? fabs(want) : 1.0;
+
+	if (!(fabs(got - want) <= tol * scale)) {
+		print_error("got %.17g, want %.17g (tol %g)\n", got, want, tol);
+		fail();
+	}
+}
+
+static struct gpu_spec test_gpu(double mem_bytes)
+{
+	struct gpu_spec g;
+
+	memset(&g, 0, sizeof(g));
+	strcpy(g.name, "A100-test");
+	g.mem_bytes = mem_bytes;
+	g.mem_bw_bytes_per_s = 2.039e12;
+	g.peak_flops[PREC_FP32] = 19.5e12;
+	g.peak_flops[PREC_TF32] = 156e12;
+	g.peak_flops[PREC_BF16] = 312e12;
+	g.peak_flops[PREC_FP16] = 312e12;
+	g.matmul_eff = 0.85;
+	g.mem_eff = 0.9;
+	g.tdp_w = 400.0;
+	g.idle_w = 50.0;
+	g.gpus_per_node = 8;
+	g.intra_bw_bytes_per_s = 300e9;
+	g.inter_bw_bytes_per_s = 25e9;
+	return g;
+}
+
+static struct cluster test_cluster(void)
+{
+	struct cluster cl;
+
+	memset(&cl, 0, sizeof(cl));
+	cl.gpus_per_node = 8;
+	cl.intra_bw_bytes_per_s = 300e9;
+	cl.inter_bw_bytes_per_s = 25e9;
+	cl.pue = 1.2;
+	return cl;
+}
+
+static struct arch make_arch(int layers, int hidden, int heads, int kv,
+			     int seq)
+{
+	struct model_spec m;
+	struct arch a;
+
+	memset(&m, 0, sizeof(m));
+	m.layers = layers;
+	m.hidden = hidden;
+	m.heads = heads;
+	m.kv_heads = kv;
+	m.vocab = 32000;
+	m.seq_len = seq;
+	assert_int_equal(arch_from_spec(&m, &a), 0);
+	return a;
+}
+
+static struct training_spec auto_spec(void)
+{
+	struct workload wl;
+
+	workload_init(&wl);
+	return wl.training;
+}
+
+static bool dim_has(const struct space_dim *d, int v)
+{
+	for (int i = 0; i < d->n; i++)
+		if (d->v[i] == v)
+			return true;
+	return false;
+}
+
+static void expect_dim(const struct space_dim *d, const int *want, int n)
+{
+	if (d->n != n) {
+		print_error("dimension has %d values, want %d\n", d->n, n);
+		fail();
+	}
+	for (int i = 0; i < n; i++)
+		assert_int_equal(d->v[i], want[i]);
+}
+
+static void test_default_global_batch(void **state)
+{
+	(void)state;
+	/* about 4M tokens, a power of two in sequences */
+	assert_int_equal(default_global_batch(2048, 1), 2048);
+	assert_int_equal(default_global_batch(4096, 1), 1024);
+	assert_int_equal(default_global_batch(8192, 1), 512);
+	/* 3000-token sequences: 1024 x 3000 < 4M <= 2048 x 3000 */
+	assert_int_equal(default_global_batch(3000, 1), 2048);
+	assert_int_equal(default_global_batch(4194304, 1), 1);
+	assert_int_equal(default_global_batch(5000000, 1), 1);
+	/* at least the given number of sequences */
+	assert_int_equal(default_global_batch(4096, 5000), 8192);
+	assert_int_equal(default_global_batch(4096, 1024), 1024);
+	assert_int_equal(default_global_batch(4096, 1025), 2048);
+}
+
+static void test_space_auto(void **state)
+{
+	static const int tp[] = { 1, 2, 4 };  /* 8 does not divide 12 heads */
+	static const int pp[] = { 1, 2, 3, 4, 6, 12 }; /* of 36 and 24 */
+	static const int vp[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	static const int cp[] = { 1, 2, 4 };  /* s / cp >= 4096 */
+	static const int mb48[] = { 1, 2, 3, 4, 6, 8, 12, 16, 24, 48 };
+	static const int zero[] = { 0, 1, 2, 3 };
+	static const int rc[] = { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE,
+				  RECOMPUTE_FULL };
+	struct training_spec ts = auto_spec();
+	struct arch a = make_arch(36, 1536, 12, 4, 16384);
+	struct train_space sp;
+	struct diag err;
+
+	(void)state;
+	diag_clear(&err);
+	assert_int_equal(train_space_init(&sp, &ts, &a, 24, 48, 8, &err), 0);
+	assert_int_equal(sp.gpus, 24);
+	assert_int_equal(sp.global_batch, 48);
+	expect_dim(&sp.tp, tp, 3);
+	expect_dim(&sp.pp, pp, 6);
+	expect_dim(&sp.vp, vp, 8);
+	expect_dim(&sp.cp, cp, 3);
+	expect_dim(&sp.micro_batch, mb48, 10);
+	expect_dim(&sp.zero, zero, 4);
+	expect_dim(&sp.recompute, rc, 3);
+	/* sequence parallelism follows tp; overlap on */
+	assert_int_equal(sp.sp.n, 1);
+	assert_int_equal(sp.overlap.n, 1);
+	assert_int_equal(sp.overlap.v[0], 1);
+	assert_int_equal(sp.precision, PREC_BF16);
+	assert_int_equal(sp.optimizer, OPTIMIZER_ADAM);
+
+	/* a global batch left open: every micro-batch up to the limit */
+	assert_int_equal(train_space_init(&sp, &ts, &a, 24, 0, 8, &err), 0);
+	assert_int_equal(sp.micro_batch.n, 64);
+	assert_int_equal(sp.micro_batch.v[63], 64);
+	/* tp bounded by the GPUs, powers of two only */
+	assert_int_equal(train_space_init(&sp, &ts, &a, 6, 0, 8, &err), 0);
+	expect_dim(&sp.tp, tp, 2);
+	assert_false(dim_has(&sp.tp, 4));
+	assert_false(dim_has(&sp.tp, 3));
+	/* short sequences: no context parallelism */
+	a.seq_len = 4096;
+	assert_int_equal(train_space_init(&sp, &ts, &a, 24, 0, 8, &err), 0);
+	expect_dim(&sp.cp, cp, 1);
+	assert_string_equal(err.msg, "");
+}
+
+static void test_space_fixed(void **state)
+{
+	struct training_spec ts = auto_spec();
+	struct arch a = make_arch(36, 1536, 12, 4, 16384);
+	struct train_space sp;
+
+	(void)state;
+	ts.tp = 2;
+	ts.pp = 3;
+	ts.vp = 3;
+	ts.cp = 2;
+	ts.micro_batch = 5;
+	ts.zero = 2;
+	ts.recompute = RECOMPUTE_FULL;
+	ts.sequence_parallel = 0;
+	ts.overlap_grad_reduce = 0;
+	ts.precision = PREC_FP8;
+	ts.optimizer = OPTIMIZER_SGD;
+	ts.attention = ATTN_UNFUSED;
+	ts.dropout = true;
+	assert_int_equal(train_space_init(&sp, &ts, &a, 48, 0, 8, NULL), 0);
+	assert_int_equal(sp.tp.n, 1);
+	assert_int_equal(sp.tp.v[0], 2);
+	assert_int_equal(sp.pp.n, 1);
+	assert_int_equal(sp.pp.v[0], 3);
+	assert_int_equal(sp.vp.n, 1);
+	assert_int_equal(sp.vp.v[0], 3);
+	assert_int_equal(sp.cp.n, 1);
+	assert_int_equal(sp.cp.v[0], 2);
+	assert_int_equal(sp.micro_batch.n, 1);
+	assert_int_equal(sp.micro_batch.v[0], 5);
+	assert_int_equal(sp.zero.n, 1);
+	assert_int_equal(sp.zero.v[0], 2);
+	assert_int_equal(sp.recompute.n, 1);
+	assert_int_equal(sp.recompute.v[0], RECOMPUTE_FULL);
+	assert_int_equal(sp.sp.n, 1);
+	assert_int_equal(sp.sp.v[0], 0);
+	assert_int_equal(sp.overlap.n, 1);
+	assert_int_equal(sp.overlap.v[0], 0);
+	assert_int_equal(sp.precision, PREC_FP8);
+	assert_int_equal(sp.optimizer, OPTIMIZER_SGD);
+	assert_int_equal(sp.attention, ATTN_UNFUSED);
+	assert_true(sp.dropout);
+}
+
+static void test_space_errors(void **state)
+{
+	struct training_spec ts = auto_spec();
+	struct arch a = make_arch(36, 1536, 12, 4, 16384);
+	struct train_space sp;
+	struct diag err;
+
+	(void)state;
+	diag_clear(&err);
+	assert_int_equal(train_space_init(&sp, &ts, &a, 0, 0, 8, &err), -1);
+	assert_string_equal(err.msg,
+			    "gpus must be resolved and global_batch >= 0");
+	diag_clear(&err);
+	assert_int_equal(train_space_init(&sp, &ts, &a, 8, -1, 8, &err), -1);
+	assert_string_equal(err.msg,
+			    "gpus must be resolved and global_batch >= 0");
+	/* no node size: no tp at all */
+	diag_clear(&err);
+	assert_int_equal(train_space_init(&sp, &ts, &a, 8, 0, 0, &err), -1);
+	assert_string_equal(err.msg,
+			    "no legal parallel split of 8 gpus for this model");
+	/* NULL diag is allowed */
+	assert_int_equal(train_space_init(&sp, &ts, &a, 0, 0, 8, NULL), -1);
+}
+
+/* Brute force over the same space, independently enumerated. */
+struct brute {
+	bool found;
+	double best_tps;
+	double least_bytes;
+	long long legal;
+	long long evaluated;
+};
+
+static void brute_force(const struct arch *a, const struct gpu_spec *g,
+			const struct cluster *cl, int gpus, int gb,
+			struct brute *b)
+{
+	static const int pow2[] = { 1, 2, 4, 8 };
+
+	memset(b, 0, sizeof(*b));
+	b->least_bytes = INFINITY;
+	for (int i = 0; i < 4; i++)
+	for (int p = 1; p <= gpus; p++)
+	for (int v = 1; v <= 8; v++)
+	for (int mb = 1; mb <= 64; mb++)
+	for (int z = 0; z <= 3; z++)
+	for (int rc = RECOMPUTE_NONE; rc <= RECOMPUTE_FULL; rc++) {
+		struct train_config c;
+		struct train_result r;
+		int tp = pow2[i];
+
+		if (tp > gpus || gpus % tp || a->heads % tp)
+			continue;
+		if (p > a->layers || a->layers % p || gpus % (tp * p))
+			continue;
+		if (gb % mb)
+			continue;
+		memset(&c, 0, sizeof(c));
+		c.gpus = gpus;
+		c.tp = tp;
+		c.pp = p;
+		c.vp = v;
+		c.cp = 1;
+		c.dp = gpus / (tp * p);
+		c.micro_batch = mb;
+		c.global_batch = gb;
+		if (c.dp * mb > gb)
+			continue;
+		c.micro_batches = gb / (c.dp * mb);
+		c.zero = z;
+		c.recompute = (enum recompute)rc;
+		c.sequence_parallel = tp > 1;
+		c.overlap_grad_reduce = true;
+		c.precision = PREC_BF16;
+		c.optimizer = OPTIMIZER_ADAM;
+		c.attention = ATTN_FLASH;
+		b->evaluated++;
+		if (!train_config_valid(a, &c, cl->gpus_per_node))
+			continue;
+		assert_int_equal(train_evaluate(a, &c, g, cl, &r), 0);
+		b->legal++;
+		if (r.memory.fits) {
+			b->found = true;
+			if (r.tokens_per_s > b->best_tps)
+				b->best_tps = r.tokens_per_s;
+		}
+		if (r.memory.total_bytes < b->least_bytes)
+			b->least_bytes = r.memory.total_bytes;
+	}
+}
+
+static void run_search(const struct arch *a, const struct gpu_spec *g,
+		       int gpus, int gb, struct search_result *res)
+{
+	struct training_spec ts = auto_spec();
+	struct cluster cl = test_cluster();
+	struct train_space sp;
+
+	assert_int_equal(train_space_init(&sp, &ts, a, gpus, gb, 8, NULL), 0);
+	assert_int_equal(train_search(&sp, a, g, &cl, res), 0);
+}
+
+static void test_search_fastest(void **state)
+{
+	struct arch a = make_arch(8, 2048, 16, 4, 1024);
+	/* a small device so that memory decides between candidates */
+	struct gpu_spec g = test_gpu(7.3e9);
+	struct cluster cl = test_cluster();
+	struct search_result res;
+	struct train_result check;
+	struct brute b;
+
+	(void)state;
+	run_search(&a, &g, 8, 64, &res);
+	brute_force(&a, &g, &cl, 8, 64, &b);
+	assert_true(b.found);
+	assert_true(res.found);
+	assert_int_equal(res.legal, b.legal);
+	assert_int_equal(res.evaluated, b.evaluated);
+	assert_true(res.legal < res.evaluated);
+	assert_rel(res.result.tokens_per_s, b.best_tps, 0.0);
+	/* the returned configuration is legal, fits and is what it says */
+	assert_true(train_config_valid(&a, &res.best, 8));
+	assert_int_equal(train_evaluate(&a, &res.best, &g, &cl, &check), 0);
+	assert_true(check.memory.fits);
+	assert_rel(check.tokens_per_s, res.result.tokens_per_s, 0.0);
+	assert_int_equal(res.best.global_batch, 64);
+	assert_int_equal(res.best.micro_batches,
+			 64 / (res.best.dp * res.best.micro_batch));
+}
+
+static void test_search_memory_matters(void **state)
+{
+	struct arch a = make_arch(8, 2048, 16, 4, 1024);
+	struct gpu_spec small = test_gpu(7.3e9);
+	struct gpu_spec big = test_gpu(80e9);
+	struct search_result rs, rb;
+
+	(void)state;
+	run_search(&a, &small, 8, 64, &rs);
+	run_search(&a, &big, 8, 64, &rb);
+	assert_true(rs.found && rb.found);
+	/* the fastest configuration needs more than the small device has */
+	assert_true(rb.result.tokens_per_s > rs.result.tokens_per_s);
+	{
+		struct cluster cl = test_cluster();
+		struct train_result r;
+
+		assert_int_equal(train_evaluate(&a, &rb.best, &small, &cl, &r),
+				 0);
+		assert_false(r.memory.fits);
+	}
+	assert_true(rs.result.memory.total_bytes <= 7.3e9);
+}
+
+static void test_search_nothing_fits(void **state)
+{
+	struct arch a = make_arch(8, 2048, 16, 4, 1024);
+	struct gpu_spec g = test_gpu(2.0e9);
+	struct cluster cl = test_cluster();
+	struct search_result res;
+	struct brute b;
+
+	(void)state;
+	run_search(&a, &g, 8, 64, &res);
+	brute_force(&a, &g, &cl, 8, 64, &b);
+	assert_false(b.found);
+	assert_false(res.found);
+	assert_true(res.legal > 0);
+	assert_int_equal(res.legal, b.legal);
+	/* the configuration that needs the least memory */
+	assert_rel(res.result.memory.total_bytes, b.least_bytes, 0.0);
+	assert_false(res.result.memory.fits);
+	assert_true(train_config_valid(&a, &res.best, 8));
+}
+
+static void test_search_default_batch(void **state)
+{
+	struct arch a = make_arch(8, 2048, 16, 4, 1024);
+	struct gpu_spec g = test_gpu(80e9);
+	struct training_spec ts = auto_spec();
+	struct cluster cl = test_cluster();
+	struct train_space sp;
+	struct search_result res;
+
+	(void)state;
+	/* fix the split so that the search is small */
+	ts.tp = 2;
+	ts.pp = 2;
+	ts.vp = 1;
+	ts.micro_batch = 3;
+	assert_int_equal(train_space_init(&sp, &ts, &a, 24, 0, 8, NULL), 0);
+	assert_int_equal(train_search(&sp, &a, &g, &cl, &res), 0);
+	assert_true(res.found);
+	/* 4096 sequences of 1024 rounded up to whole dp x micro-batches:
+	   dp 6 x 3 = 18 -> 4104 */
+	assert_int_equal(res.best.dp, 6);
+	assert_int_equal(res.best.global_batch, 4104);
+	assert_int_equal(res.best.micro_batches, 228);
+}
+
+static void test_search_none_legal(void **state)
+{
+	struct arch a = make_arch(8, 2048, 16, 4, 1024);
+	struct gpu_spec g = test_gpu(80e9);
+	struct training_spec ts = auto_spec();
+	struct cluster cl = test_cluster();
+	struct train_space sp;
+	struct search_result res;
+
+	(void)state;
+	ts.tp = 3; /* does not divide 16 heads */
+	ts.micro_batch = 1;
+	assert_int_equal(train_space_init(&sp, &ts, &a, 6, 6, 8, NULL), 0);
+	assert_int_equal(train_search(&sp, &a, &g, &cl, &res), 0);
+	assert_false(res.found);
+	assert_int_equal(res.legal, 0);
+	assert_true(res.evaluated > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_default_global_batch),
+		cmocka_unit_test(test_space_auto),
+		cmocka_unit_test(test_space_fixed),
+		cmocka_unit_test(test_space_errors),
+		cmocka_unit_test(test_search_fastest),
+		cmocka_unit_test(test_search_memory_matters),
+		cmocka_unit_test(test_search_nothing_fits),
+		cmocka_unit_test(test_search_default_batch),
+		cmocka_unit_test(test_search_none_legal),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
