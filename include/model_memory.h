@@ -59,6 +59,21 @@ double train_layer_activation_bytes(const struct arch *a,
 void train_memory_eval(const struct arch *a, const struct train_config *c,
 		       double capacity_bytes, struct train_memory *m);
 
+/*
+ * Activation bytes of one layer and micro-batch for each enum recompute
+ * mode; they depend on tp, cp, micro_batch, sequence parallelism,
+ * precision, attention and dropout only.
+ */
+void train_layer_activations(const struct arch *a,
+			     const struct train_config *c,
+			     double layer_act[RECOMPUTE_FULL + 1]);
+
+/* train_memory_eval with the per-layer activations already computed. */
+void train_memory_eval_with(const struct arch *a,
+			    const struct train_config *c,
+			    const double layer_act[RECOMPUTE_FULL + 1],
+			    double capacity_bytes, struct train_memory *m);
+
 /* The framework reserve on a device of 'capacity_bytes'. */
 double train_memory_reserve(double capacity_bytes);
 

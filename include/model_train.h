@@ -16,6 +16,7 @@
 #include "catalog.h"
 #include "cluster.h"
 #include "model_flops.h"
+#include "model_kernel.h"
 #include "model_memory.h"
 #include "train_config.h"
 
@@ -46,6 +47,50 @@ struct train_result {
 	double hfu;
 	double busy_fraction;          /* share of the step in compute kernels */
 };
+
+/* Costs of one transformer layer for one micro-batch on one GPU. */
+struct train_layer {
+	double fwd_s;         /* compute kernels of the forward pass */
+	double bwd_s;         /* compute kernels of the backward pass */
+	double attn_fwd_s;    /* attention core, forward (for cp overlap) */
+	double attn_bwd_s;
+	double tp_fwd_s;      /* tensor-parallel collectives, forward */
+	double tp_bwd_s;
+	double cp_fwd_s;      /* exposed context-parallel exchange */
+	double cp_bwd_s;
+	/* repeated before the backward pass, per enum recompute */
+	double recompute_s[RECOMPUTE_FULL + 1];
+	double tp_recompute_s[RECOMPUTE_FULL + 1];
+};
+
+/*
+ * What a micro-batch costs, independent of how the layers are spread over
+ * pipeline stages, ZeRO stage, recomputation and data parallelism: it
+ * depends on tp, cp, micro_batch, sequence_parallel, precision, attention
+ * and dropout only.  The search computes it once for all the rest.
+ */
+struct train_micro {
+	struct device_perf d;
+	struct train_layer layer;
+	double act_bytes;          /* one activation tensor of a micro-batch */
+	double layer_act_bytes[RECOMPUTE_FULL + 1]; /* per layer, per mode */
+	double head_fwd_s;         /* embedding and output layer */
+	double head_bwd_s;
+	double head_tp_s;
+	double params;
+	double model_flops_per_token;
+	double hw_flops_per_token[RECOMPUTE_FULL + 1];
+};
+
+/* Fill 'mc' for 'c'; -1 when the device cannot run the precision. */
+int train_micro_eval(const struct arch *a, const struct train_config *c,
+		     const struct gpu_spec *g, const struct cluster *cl,
+		     struct train_micro *mc);
+
+/* train_evaluate for a 'c' whose micro-batch costs are 'mc'. */
+void train_evaluate_micro(const struct arch *a, const struct train_config *c,
+			  const struct gpu_spec *g, const struct cluster *cl,
+			  const struct train_micro *mc, struct train_result *r);
 
 /*
  * Evaluate configuration 'c' of model 'a' on device 'g' in cluster 'cl'.

@@ -50,8 +50,10 @@ struct search_result {
 	struct train_config best;   /* most tokens/s that fits, else least
 				       memory */
 	struct train_result result;
-	long long evaluated;        /* configurations evaluated */
-	long long legal;            /* of which legal */
+	long long evaluated;        /* configurations considered (past the
+				       split and batch checks) */
+	long long legal;            /* of which legal, evaluated by the
+				       model */
 };
 
 /*

@@ -1,8 +1,6 @@
 /* model_comm.c - collective communication times; see model_comm.h. */
 #include "model_comm.h"
 
-#include <math.h>
-
 /*
  * Achievable fraction of the datasheet link bandwidth for large messages.
  * NVLink: nccl-tests all_reduce bus bandwidth on DGX A100 is ~230 GB/s of
@@ -53,13 +51,23 @@ double comm_overlapped_s(const struct link *l, double comm_s,
 	return comm_s - hidden + l->overlap_cost * hidden;
 }
 
+/* Levels of a binary tree over 'n' ranks: ceil(log2 n). */
+static int tree_levels(int n)
+{
+	int levels = 0;
+
+	while (levels < 31 && (1 << levels) < n)
+		levels++;
+	return levels;
+}
+
 static double ring_s(const struct link *l, double bytes, int n,
 		     double passes)
 {
 	if (n <= 1 || bytes <= 0.0)
 		return 0.0;
 	return passes * (n - 1.0) / n * bytes / l->bw_bytes_per_s +
-	       passes * ceil(log2((double)n)) * l->latency_s;
+	       passes * tree_levels(n) * l->latency_s;
 }
 
 double comm_allreduce_s(const struct link *l, double bytes, int n)

@@ -89,6 +89,16 @@ double kernel_gap_s(void)
 	return kernel_gap_seconds;
 }
 
+/* 'x' rounded up to a whole number of 'q' (x >= 0, below 2^62). */
+static double round_up(double x, double q)
+{
+	long long k = (long long)(x / q);
+
+	if ((double)k * q < x)
+		k++;
+	return (double)k * q;
+}
+
 double kernel_gemm_s(const struct device_perf *d, double m, double n,
 		     double k, double count)
 {
@@ -100,9 +110,13 @@ double kernel_gemm_w_s(const struct device_perf *d, double m, double n,
 {
 	/* short GEMMs (decode, small prompts) run kernels with shorter
 	   tiles, down to 16 rows (GEMV-like kernels) */
-	double tile_m = fmin(gemm_tile, fmax(min_tile_m, exp2(ceil(log2(m)))));
-	double mp = ceil(m / tile_m) * tile_m;
-	double np = ceil(n / gemm_tile) * gemm_tile;
+	double tile_m = gemm_tile;
+	double mp, np;
+
+	while (tile_m > min_tile_m && tile_m / 2.0 >= m)
+		tile_m /= 2.0;
+	mp = round_up(m, tile_m);
+	np = round_up(n, gemm_tile);
 	/* each output tile pays a fixed prologue and epilogue (filling the
 	   operand pipeline, writing C), worth 'gemm_tile_overhead_k' steps
 	   of the reduction loop */
@@ -116,9 +130,10 @@ double kernel_gemm_w_s(const struct device_perf *d, double m, double n,
 	/* near the ridge point neither the math nor the memory pipeline
 	   hides the other: the unhidden share of the smaller time is its
 	   ratio to the larger (none far from the ridge, all of it on it) */
-	return fmax(math_s, mem_s) +
-	       fmin(math_s, mem_s) * fmin(math_s, mem_s) / fmax(math_s, mem_s) +
-	       kernel_gap_seconds;
+	double hi = math_s > mem_s ? math_s : mem_s;
+	double lo = math_s > mem_s ? mem_s : math_s;
+
+	return hi + lo * lo / hi + kernel_gap_seconds;
 }
 
 double kernel_stream_s(const struct device_perf *d, double bytes)

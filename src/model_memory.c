@@ -106,12 +106,13 @@ double train_memory_reserve(double capacity_bytes)
 	return reserve_fixed_bytes + reserve_fraction * capacity_bytes;
 }
 
-void train_memory_eval(const struct arch *a, const struct train_config *c,
-		       double capacity_bytes, struct train_memory *m)
+void train_memory_eval_with(const struct arch *a,
+			    const struct train_config *c,
+			    const double layer_act[RECOMPUTE_FULL + 1],
+			    double capacity_bytes, struct train_memory *m)
 {
 	double params = train_params_per_gpu(a, c);
 	double layers = train_stage_layers(a, c);
-	double layer_act = train_layer_activation_bytes(a, c);
 	double inflight;
 	double tokens = (double)c->micro_batch * a->seq_len / c->cp;
 	double act;
@@ -125,15 +126,12 @@ void train_memory_eval(const struct arch *a, const struct train_config *c,
 	inflight = c->pp;
 	if (c->vp > 1)
 		inflight *= 1.0 + (c->pp - 1.0) / ((double)c->pp * c->vp);
-	inflight = fmin(inflight, c->micro_batches);
-	act = layers * layer_act * inflight;
-	if (c->recompute == RECOMPUTE_FULL) {
-		/* the layer being recomputed holds its full activations */
-		struct train_config one = *c;
-
-		one.recompute = RECOMPUTE_NONE;
-		act += train_layer_activation_bytes(a, &one);
-	}
+	if (inflight > c->micro_batches)
+		inflight = c->micro_batches;
+	act = layers * layer_act[c->recompute] * inflight;
+	/* the layer being recomputed holds its full activations */
+	if (c->recompute == RECOMPUTE_FULL)
+		act += layer_act[RECOMPUTE_NONE];
 	/* fp32 logits of one micro-batch for the loss (last stage) */
 	act += 4.0 * tokens * a->vocab / c->tp;
 	m->activations_bytes = act;
@@ -150,4 +148,25 @@ void train_memory_eval(const struct arch *a, const struct train_config *c,
 			 m->reserve_bytes;
 	m->capacity_bytes = capacity_bytes;
 	m->fits = m->total_bytes <= capacity_bytes;
+}
+
+void train_layer_activations(const struct arch *a,
+			     const struct train_config *c,
+			     double layer_act[RECOMPUTE_FULL + 1])
+{
+	struct train_config t = *c;
+
+	for (int r = RECOMPUTE_NONE; r <= RECOMPUTE_FULL; r++) {
+		t.recompute = (enum recompute)r;
+		layer_act[r] = train_layer_activation_bytes(a, &t);
+	}
+}
+
+void train_memory_eval(const struct arch *a, const struct train_config *c,
+		       double capacity_bytes, struct train_memory *m)
+{
+	double layer_act[RECOMPUTE_FULL + 1];
+
+	train_layer_activations(a, c, layer_act);
+	train_memory_eval_with(a, c, layer_act, capacity_bytes, m);
 }

@@ -31,20 +31,6 @@ static const double flash_bwd_flops_ratio = 2.5;
 /* Fraction of the s x s attention that a causal fused kernel computes. */
 static const double causal_fraction = 0.5;
 
-/* Costs of one transformer layer for one micro-batch on one GPU. */
-struct layer_cost {
-	double fwd_s;         /* compute kernels of the forward pass */
-	double bwd_s;         /* compute kernels of the backward pass */
-	double recompute_s;   /* compute repeated before the backward pass */
-	double attn_fwd_s;    /* attention core, forward (for cp overlap) */
-	double attn_bwd_s;
-	double tp_fwd_s;      /* tensor-parallel collectives, forward */
-	double tp_bwd_s;
-	double tp_recompute_s;
-	double cp_fwd_s;      /* exposed context-parallel exchange */
-	double cp_bwd_s;
-};
-
 /* Forward GEMM C[m x n] = A[m x k] W[k x n] and its two backward GEMMs. */
 static void linear(const struct device_perf *d, double m, double n, double k,
 		   double *fwd_s, double *bwd_s)
@@ -58,7 +44,7 @@ static void linear(const struct device_perf *d, double m, double n, double k,
    sequences of 'sq' queries against 'sk' keys. */
 static void attention_core(const struct device_perf *d, const struct arch *a,
 			   const struct train_config *c, double count,
-			   double sq, double sk, struct layer_cost *lc)
+			   double sq, double sk, struct train_layer *lc)
 {
 	double dh = a->head_dim;
 
@@ -114,7 +100,7 @@ static struct link tp_link(const struct cluster *cl, int group)
 
 static void layer_cost_eval(const struct device_perf *d, const struct arch *a,
 			    const struct train_config *c,
-			    const struct cluster *cl, struct layer_cost *lc)
+			    const struct cluster *cl, struct train_layer *lc)
 {
 	double t = c->tp;
 	double n = (double)c->micro_batch * a->seq_len / c->cp;
@@ -147,15 +133,16 @@ static void layer_cost_eval(const struct device_perf *d, const struct arch *a,
 	lc->tp_fwd_s = tp_pass;
 	lc->tp_bwd_s = tp_pass;
 
-	lc->recompute_s = 0.0;
-	lc->tp_recompute_s = 0.0;
-	if (c->recompute == RECOMPUTE_FULL) {
-		lc->recompute_s = lc->fwd_s;
-		lc->tp_recompute_s = tp_pass;
-	} else if (c->recompute == RECOMPUTE_SELECTIVE &&
-		   c->attention == ATTN_UNFUSED) {
-		lc->recompute_s = lc->attn_fwd_s;
-	}
+	/* full recomputation repeats the forward pass with its collectives;
+	   selective repeats the attention core, unless a fused kernel
+	   recomputes it anyway (Korthikanti et al. 2022, section 5) */
+	lc->recompute_s[RECOMPUTE_NONE] = 0.0;
+	lc->recompute_s[RECOMPUTE_SELECTIVE] =
+		c->attention == ATTN_UNFUSED ? lc->attn_fwd_s : 0.0;
+	lc->recompute_s[RECOMPUTE_FULL] = lc->fwd_s;
+	lc->tp_recompute_s[RECOMPUTE_NONE] = 0.0;
+	lc->tp_recompute_s[RECOMPUTE_SELECTIVE] = 0.0;
+	lc->tp_recompute_s[RECOMPUTE_FULL] = tp_pass;
 
 	/* ring attention passes K and V around the cp ranks while computing
 	   (Liu et al. 2023); only what the attention time cannot hide shows */
@@ -207,58 +194,75 @@ static double dp_comm_eval(const struct train_config *c, int layers,
 	return comm;
 }
 
-int train_evaluate(const struct arch *a, const struct train_config *c,
-		   const struct gpu_spec *g, const struct cluster *cl,
-		   struct train_result *r)
+int train_micro_eval(const struct arch *a, const struct train_config *c,
+		     const struct gpu_spec *g, const struct cluster *cl,
+		     struct train_micro *mc)
 {
-	struct device_perf d;
-	struct layer_cost lc;
-	double layers = train_stage_layers(a, c);
 	double n = (double)c->micro_batch * a->seq_len / c->cp;
 	double t = c->tp;
 	double v = a->vocab;
 	double h = a->hidden;
-	double act_bytes, head_fwd = 0.0, head_bwd = 0.0, head_tp;
-	double f_mb, b_mb, p2p_mb = 0.0, per_mb, m = c->micro_batches;
-	double params_gpu, upd_params, step_bytes, tokens_per_step;
 	struct link tl = tp_link(cl, c->tp);
-	struct train_time *tm = &r->time;
 
-	if (device_perf_init(&d, g, c->precision, false) != 0)
+	if (device_perf_init(&mc->d, g, c->precision, false) != 0)
 		return -1;
-	layer_cost_eval(&d, a, c, cl, &lc);
-	act_bytes = n * h * d.elem_bytes;
+	layer_cost_eval(&mc->d, a, c, cl, &mc->layer);
+	mc->act_bytes = n * h * mc->d.elem_bytes;
 
 	/* output layer on the last stage: logits GEMM (vocabulary split over
-	   tp) and the fp32 softmax cross-entropy; the embedding lookup is a
-	   gather of n x h */
-	linear(&d, n, v / t, h, &head_fwd, &head_bwd);
-	head_fwd += kernel_stream_s(&d, n * v / t * 10.0) +
-		    kernel_stream_s(&d, 2.0 * act_bytes);
-	head_bwd += kernel_stream_s(&d, n * v / t * 6.0) +
-		    kernel_stream_s(&d, 2.0 * act_bytes);
-	head_tp = comm_allreduce_s(&tl, act_bytes, c->tp);
+	   tp) and the fp32 softmax cross-entropy (read 16-bit logits, write
+	   and read fp32 probabilities: 10 bytes per logit forward, 6 for the
+	   gradient); the embedding lookup is a gather of n x h */
+	mc->head_fwd_s = 0.0;
+	mc->head_bwd_s = 0.0;
+	linear(&mc->d, n, v / t, h, &mc->head_fwd_s, &mc->head_bwd_s);
+	mc->head_fwd_s += kernel_stream_s(&mc->d, n * v / t * 10.0) +
+			  kernel_stream_s(&mc->d, 2.0 * mc->act_bytes);
+	mc->head_bwd_s += kernel_stream_s(&mc->d, n * v / t * 6.0) +
+			  kernel_stream_s(&mc->d, 2.0 * mc->act_bytes);
+	mc->head_tp_s = comm_allreduce_s(&tl, mc->act_bytes, c->tp);
+	train_layer_activations(a, c, mc->layer_act_bytes);
+	mc->params = arch_params(a);
+	mc->model_flops_per_token = train_model_flops_per_token(a);
+	for (int r = RECOMPUTE_NONE; r <= RECOMPUTE_FULL; r++)
+		mc->hw_flops_per_token[r] =
+			train_hw_flops_per_token(a, (enum recompute)r);
+	return 0;
+}
 
-	f_mb = layers * (lc.fwd_s + lc.tp_fwd_s + lc.cp_fwd_s) + head_fwd +
-	       head_tp;
-	b_mb = layers * (lc.bwd_s + lc.tp_bwd_s + lc.cp_bwd_s +
-			 lc.recompute_s + lc.tp_recompute_s) +
-	       head_bwd + head_tp;
+void train_evaluate_micro(const struct arch *a, const struct train_config *c,
+			  const struct gpu_spec *g, const struct cluster *cl,
+			  const struct train_micro *mc, struct train_result *r)
+{
+	const struct train_layer *lc = &mc->layer;
+	double layers = train_stage_layers(a, c);
+	double t = c->tp;
+	double f_mb, b_mb, p2p_mb = 0.0, per_mb, m = c->micro_batches;
+	double params_gpu, upd_params, step_bytes, tokens_per_step;
+	double rec_s = lc->recompute_s[c->recompute];
+	double rec_tp_s = lc->tp_recompute_s[c->recompute];
+	struct train_time *tm = &r->time;
+
+	f_mb = layers * (lc->fwd_s + lc->tp_fwd_s + lc->cp_fwd_s) +
+	       mc->head_fwd_s + mc->head_tp_s;
+	b_mb = layers * (lc->bwd_s + lc->tp_bwd_s + lc->cp_bwd_s + rec_s +
+			 rec_tp_s) +
+	       mc->head_bwd_s + mc->head_tp_s;
 
 	/* activations (and their gradients) cross each stage boundary once
 	   per chunk, split over the tp ranks (Narayanan et al. 4.1) */
 	if (c->pp > 1) {
 		struct link pl = tp_link(cl, c->tp * c->cp * c->pp);
 
-		p2p_mb = 2.0 * c->vp * comm_p2p_s(&pl, act_bytes / t);
+		p2p_mb = 2.0 * c->vp * comm_p2p_s(&pl, mc->act_bytes / t);
 	}
 	per_mb = f_mb + b_mb + p2p_mb;
 
-	tm->compute_s = m * (layers * (lc.fwd_s + lc.bwd_s + lc.recompute_s) +
-			     head_fwd + head_bwd);
-	tm->tp_comm_s = m * (layers * (lc.tp_fwd_s + lc.tp_bwd_s +
-				       lc.tp_recompute_s) + 2.0 * head_tp);
-	tm->cp_comm_s = m * layers * (lc.cp_fwd_s + lc.cp_bwd_s);
+	tm->compute_s = m * (layers * (lc->fwd_s + lc->bwd_s + rec_s) +
+			     mc->head_fwd_s + mc->head_bwd_s);
+	tm->tp_comm_s = m * (layers * (lc->tp_fwd_s + lc->tp_bwd_s + rec_tp_s) +
+			     2.0 * mc->head_tp_s);
+	tm->cp_comm_s = m * layers * (lc->cp_fwd_s + lc->cp_bwd_s);
 	tm->pp_comm_s = m * p2p_mb;
 	/* 1F1B bubble: (p - 1) / v micro-batch slots (Narayanan et al. 2.2) */
 	tm->bubble_s = (c->pp - 1.0) / c->vp * per_mb;
@@ -272,25 +276,38 @@ int train_evaluate(const struct arch *a, const struct train_config *c,
 	upd_params = params_gpu / (c->zero >= 1 ? (double)c->dp * c->cp : 1.0);
 	step_bytes = c->optimizer == OPTIMIZER_ADAM ? adam_step_bytes_per_param :
 						      sgd_step_bytes_per_param;
-	tm->optimizer_s = kernel_stream_s(&d, upd_params * step_bytes);
+	tm->optimizer_s = kernel_stream_s(&mc->d, upd_params * step_bytes);
 
 	tm->step_s = m * per_mb + tm->bubble_s + tm->dp_comm_s +
 		     tm->optimizer_s;
 
-	train_memory_eval(a, c, g->mem_bytes, &r->memory);
+	train_memory_eval_with(a, c, mc->layer_act_bytes, g->mem_bytes,
+			       &r->memory);
 	tokens_per_step = (double)c->global_batch * a->seq_len;
-	r->params = arch_params(a);
+	r->params = mc->params;
 	r->tokens_per_step = tokens_per_step;
 	r->tokens_per_s = tokens_per_step / tm->step_s;
 	r->tokens_per_s_per_gpu = r->tokens_per_s / c->gpus;
-	r->model_flops_per_token = train_model_flops_per_token(a);
-	r->hw_flops_per_token = train_hw_flops_per_token(a, c->recompute);
-	r->model_flops_per_gpu = r->model_flops_per_token * r->tokens_per_s_per_gpu;
+	r->model_flops_per_token = mc->model_flops_per_token;
+	r->hw_flops_per_token = mc->hw_flops_per_token[c->recompute];
+	r->model_flops_per_gpu = r->model_flops_per_token *
+				 r->tokens_per_s_per_gpu;
 	r->hw_flops_per_gpu = r->hw_flops_per_token * r->tokens_per_s_per_gpu;
-	r->peak_flops = d.peak_flops;
-	r->mfu = r->model_flops_per_gpu / d.peak_flops;
-	r->hfu = r->hw_flops_per_gpu / d.peak_flops;
+	r->peak_flops = mc->d.peak_flops;
+	r->mfu = r->model_flops_per_gpu / mc->d.peak_flops;
+	r->hfu = r->hw_flops_per_gpu / mc->d.peak_flops;
 	r->busy_fraction = fmin(1.0, (tm->compute_s + tm->optimizer_s) /
 					     tm->step_s);
+}
+
+int train_evaluate(const struct arch *a, const struct train_config *c,
+		   const struct gpu_spec *g, const struct cluster *cl,
+		   struct train_result *r)
+{
+	struct train_micro mc;
+
+	if (train_micro_eval(a, c, g, cl, &mc) != 0)
+		return -1;
+	train_evaluate_micro(a, c, g, cl, &mc, r);
 	return 0;
 }

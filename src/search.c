@@ -8,6 +8,14 @@
    with 4M-token batches (Touvron et al. 2023, table 1). */
 static const double default_batch_tokens = 4194304.0;
 
+/*
+ * Largest global batch the search rounds up to when data parallelism
+ * needs more sequences than the default: 16M tokens, Llama 3 405B's batch
+ * (Meta 2024, table 4); beyond the critical batch size more tokens per
+ * step stop paying in convergence (McCandlish et al. 2018).
+ */
+static const double max_batch_tokens = 16777216.0;
+
 /* Largest micro-batch tried when it is left to capplan. */
 static const int max_micro_batch = 64;
 
@@ -61,8 +69,10 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 	if (ts->pp != WL_AUTO)
 		dim_one(&sp->pp, ts->pp);
 	else
+		/* stages may hold unequal numbers of layers (Llama 3 ran 126
+		   layers on 16 stages); the slowest stage is modelled */
 		for (int p = 1; p <= a->layers && p <= gpus; p++)
-			if (a->layers % p == 0 && gpus % p == 0)
+			if (gpus % p == 0)
 				dim_add(&sp->pp, p);
 	if (ts->vp != WL_AUTO)
 		dim_one(&sp->vp, ts->vp);
@@ -135,6 +145,8 @@ static int resolve_global_batch(const struct train_space *sp, int dp, int mb,
 		return sp->global_batch;
 	want = default_global_batch(seq_len, 1);
 	want = (want + unit - 1) / unit * unit;
+	if ((double)want * seq_len > max_batch_tokens)
+		return 0;
 	return want > (1 << 30) ? 0 : (int)want;
 }
 
@@ -144,40 +156,36 @@ int train_search(const struct train_space *sp, const struct arch *a,
 {
 	struct train_config c;
 	struct train_result r;
+	struct train_micro mc;
 
 	memset(res, 0, sizeof(*res));
 	memset(&c, 0, sizeof(c));
 	c.gpus = sp->gpus;
-	c.global_batch = sp->global_batch;
 	c.precision = sp->precision;
 	c.optimizer = sp->optimizer;
 	c.attention = sp->attention;
 	c.dropout = sp->dropout;
+	/* outer: what a micro-batch costs (tp, cp, micro-batch, sequence
+	   parallelism); inner: how it is scheduled and sharded */
 	for (int i = 0; i < sp->tp.n; i++)
-	for (int j = 0; j < sp->pp.n; j++)
-	for (int k = 0; k < sp->cp.n; k++) {
-		long long model_par = (long long)sp->tp.v[i] * sp->pp.v[j] *
-				      sp->cp.v[k];
-
-		if (sp->gpus % model_par != 0)
-			continue;
+	for (int k = 0; k < sp->cp.n; k++)
+	for (int mb = 0; mb < sp->micro_batch.n; mb++)
+	for (int s = 0; s < sp->sp.n; s++) {
 		c.tp = sp->tp.v[i];
-		c.pp = sp->pp.v[j];
 		c.cp = sp->cp.v[k];
-		c.dp = (int)(sp->gpus / model_par);
-		for (int l = 0; l < sp->vp.n; l++)
-		for (int mb = 0; mb < sp->micro_batch.n; mb++)
-		for (int z = 0; z < sp->zero.n; z++)
-		for (int rc = 0; rc < sp->recompute.n; rc++)
-		for (int s = 0; s < sp->sp.n; s++)
-		for (int o = 0; o < sp->overlap.n; o++) {
-			c.vp = sp->vp.v[l];
-			c.micro_batch = sp->micro_batch.v[mb];
-			c.zero = sp->zero.v[z];
-			c.recompute = (enum recompute)sp->recompute.v[rc];
-			c.sequence_parallel = sp->sp.v[s] < 0 ? c.tp > 1 :
-								sp->sp.v[s];
-			c.overlap_grad_reduce = sp->overlap.v[o];
+		c.micro_batch = sp->micro_batch.v[mb];
+		c.sequence_parallel = sp->sp.v[s] < 0 ? c.tp > 1 : sp->sp.v[s];
+		if (sp->gpus % ((long long)c.tp * c.cp) != 0 ||
+		    train_micro_eval(a, &c, g, cl, &mc) != 0)
+			continue;
+		for (int j = 0; j < sp->pp.n; j++) {
+			long long split = (long long)c.tp * sp->pp.v[j] * c.cp;
+
+			/* checks that do not depend on the inner keys */
+			if (sp->gpus % split != 0)
+				continue;
+			c.pp = sp->pp.v[j];
+			c.dp = (int)(sp->gpus / split);
 			c.global_batch = resolve_global_batch(sp, c.dp,
 							      c.micro_batch,
 							      a->seq_len);
@@ -186,17 +194,31 @@ int train_search(const struct train_space *sp, const struct arch *a,
 				continue;
 			c.micro_batches = c.global_batch /
 					  (c.dp * c.micro_batch);
-			res->evaluated++;
-			if (!train_config_valid(a, &c, cl->gpus_per_node))
+			for (int l = 0; l < sp->vp.n; l++) {
+			c.vp = sp->vp.v[l];
+			/* interleaving needs pipelines and whole rounds of
+			   micro-batches (train_config.c) */
+			if (c.vp > 1 && (c.pp < 2 || c.micro_batches % c.pp))
 				continue;
-			if (train_evaluate(a, &c, g, cl, &r) != 0)
-				continue;
-			if (better(&r, res)) {
-				res->best = c;
-				res->result = r;
-				res->found = r.memory.fits;
+			for (int z = 0; z < sp->zero.n; z++)
+			for (int rc = 0; rc < sp->recompute.n; rc++)
+			for (int o = 0; o < sp->overlap.n; o++) {
+				c.zero = sp->zero.v[z];
+				c.recompute = (enum recompute)sp->recompute.v[rc];
+				c.overlap_grad_reduce = sp->overlap.v[o];
+				res->evaluated++;
+				if (!train_config_valid(a, &c,
+							cl->gpus_per_node))
+					continue;
+				train_evaluate_micro(a, &c, g, cl, &mc, &r);
+				if (better(&r, res)) {
+					res->best = c;
+					res->result = r;
+					res->found = r.memory.fits;
+				}
+				res->legal++;
 			}
-			res->legal++;
+			}
 		}
 	}
 	return 0;

@@ -118,7 +118,8 @@ static void test_default_global_batch(void **state)
 static void test_space_auto(void **state)
 {
 	static const int tp[] = { 1, 2, 4 };  /* 8 does not divide 12 heads */
-	static const int pp[] = { 1, 2, 3, 4, 6, 12 }; /* of 36 and 24 */
+	/* divisors of 24 gpus up to 36 layers: stages may be uneven */
+	static const int pp[] = { 1, 2, 3, 4, 6, 8, 12, 24 };
 	static const int vp[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 	static const int cp[] = { 1, 2, 4 };  /* s / cp >= 4096 */
 	static const int mb48[] = { 1, 2, 3, 4, 6, 8, 12, 16, 24, 48 };
@@ -136,7 +137,7 @@ static void test_space_auto(void **state)
 	assert_int_equal(sp.gpus, 24);
 	assert_int_equal(sp.global_batch, 48);
 	expect_dim(&sp.tp, tp, 3);
-	expect_dim(&sp.pp, pp, 6);
+	expect_dim(&sp.pp, pp, 8);
 	expect_dim(&sp.vp, vp, 8);
 	expect_dim(&sp.cp, cp, 3);
 	expect_dim(&sp.micro_batch, mb48, 10);
@@ -264,7 +265,7 @@ static void brute_force(const struct arch *a, const struct gpu_spec *g,
 
 		if (tp > gpus || gpus % tp || a->heads % tp)
 			continue;
-		if (p > a->layers || a->layers % p || gpus % (tp * p))
+		if (p > a->layers || gpus % (tp * p))
 			continue;
 		if (gb % mb)
 			continue;
@@ -329,8 +330,9 @@ static void test_search_fastest(void **state)
 	assert_true(b.found);
 	assert_true(res.found);
 	assert_int_equal(res.legal, b.legal);
-	assert_int_equal(res.evaluated, b.evaluated);
-	assert_true(res.legal < res.evaluated);
+	/* the search counts what passes its early split and batch checks */
+	assert_true(res.legal <= res.evaluated);
+	assert_true(res.evaluated <= b.evaluated);
 	assert_rel(res.result.tokens_per_s, b.best_tps, 0.0);
 	/* the returned configuration is legal, fits and is what it says */
 	assert_true(train_config_valid(&a, &res.best, 8));

@@ -1,0 +1,125 @@
+/*
+ * bench.c - speed of the numeric core: training configurations evaluated
+ * per second on one core, and the time of the largest search (a 1T
+ * parameter model on 16384 GPUs with every parallel key left open).
+ * Prints the figures; asserts nothing (speed is measured, not tested).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "catalog.h"
+#include "cluster.h"
+#include "model_train.h"
+#include "search.h"
+#include "workload.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void model(struct workload *wl, int layers, int hidden, int heads,
+		  int kv, int ffn, int seq)
+{
+	workload_init(wl);
+	wl->model.layers = layers;
+	wl->model.hidden = hidden;
+	wl->model.heads = heads;
+	wl->model.kv_heads = kv;
+	wl->model.ffn_hidden = ffn;
+	wl->model.gated_ffn = true;
+	wl->model.vocab = 128256;
+	wl->model.seq_len = seq;
+}
+
+int main(void)
+{
+	struct catalog *cat = NULL;
+	struct diag err;
+	const struct gpu_spec *g;
+	struct workload wl;
+	struct arch a;
+	struct cluster cl;
+	struct train_config c;
+	struct train_result r;
+	struct train_space sp;
+	struct search_result res;
+	double t0, t1, sink = 0.0;
+	long n = 2000000;
+
+	diag_clear(&err);
+	if (catalog_load_default(&cat, &err) != 0) {
+		diag_print(stderr, &err);
+		return 1;
+	}
+	g = catalog_find(cat, "H100-SXM", &err);
+	if (!g)
+		return 1;
+
+	/* one configuration, evaluated repeatedly (varying micro-batch so
+	   nothing is hoisted out of the loop) */
+	model(&wl, 80, 8192, 64, 8, 28672, 8192);
+	arch_from_spec(&wl.model, &a);
+	cluster_resolve(&wl.cluster, g, &cl);
+	memset(&c, 0, sizeof(c));
+	c.gpus = 1024;
+	c.tp = 8;
+	c.pp = 4;
+	c.vp = 1;
+	c.cp = 1;
+	c.dp = 32;
+	c.global_batch = 2048;
+	c.zero = 1;
+	c.recompute = RECOMPUTE_SELECTIVE;
+	c.sequence_parallel = true;
+	c.overlap_grad_reduce = true;
+	c.precision = PREC_BF16;
+	t0 = now_s();
+	for (long i = 0; i < n; i++) {
+		c.micro_batch = 1 << (i & 3);
+		c.micro_batches = c.global_batch / (c.dp * c.micro_batch);
+		train_evaluate(&a, &c, g, &cl, &r);
+		sink += r.time.step_s;
+	}
+	t1 = now_s();
+	printf("train_evaluate: %.3g configurations/s on one core "
+	       "(%.0f ns each)\n", n / (t1 - t0), 1e9 * (t1 - t0) / n);
+
+	/* the largest search: 1T parameters on 16384 GPUs, all keys open */
+	model(&wl, 128, 25600, 160, 160, 102400, 8192);
+	wl.model.gated_ffn = false;
+	wl.training.gpus = 16384;
+	arch_from_spec(&wl.model, &a);
+	if (train_space_init(&sp, &wl.training, &a, 16384, 0,
+			     cl.gpus_per_node, &err) != 0) {
+		diag_print(stderr, &err);
+		return 1;
+	}
+	{
+		int reps = 0;
+
+		t0 = now_s();
+		do {
+			train_search(&sp, &a, g, &cl, &res);
+			reps++;
+			t1 = now_s();
+		} while (t1 - t0 < 0.5);
+		t1 = (t1 - t0) / reps;
+	}
+	printf("search, 1T model on 16384 x %s, every key open: %lld "
+	       "configurations enumerated, %lld legal and evaluated, in "
+	       "%.3g ms\n", g->name, res.evaluated, res.legal, 1e3 * t1);
+	printf("  %.3g configurations enumerated/s, %.3g evaluated/s on "
+	       "one core\n", res.evaluated / t1, res.legal / t1);
+	printf("  best: tp %d pp %d vp %d cp %d dp %d mb %d zero %d %s, "
+	       "%.4g s/step, MFU %.1f%%\n", res.best.tp, res.best.pp,
+	       res.best.vp, res.best.cp, res.best.dp, res.best.micro_batch,
+	       res.best.zero, recompute_name(res.best.recompute),
+	       res.result.time.step_s, 100.0 * res.result.mfu);
+	catalog_free(cat);
+	return sink > 0.0 ? 0 : 1;
+}
