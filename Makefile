@@ -17,12 +17,12 @@ WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
 	-Wdouble-promotion
 OPT ?= -O2 -g
 CFLAGS ?= $(OPT)
-ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) \
+ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -pthread $(WARN) $(CFLAGS) \
 	-Iinclude -I$(BUILD)/gen \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
 	-DCAPPLAN_VERSION='"$(VERSION)"'
 LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || \
-	echo -lgsl -lgslcblas -linih -lcjson) -lcsv -lm
+	echo -lgsl -lgslcblas -linih -lcjson) -lcsv -lm -pthread
 
 # make SANITIZE=address,undefined test
 ifneq ($(SANITIZE),)

@@ -35,6 +35,14 @@ struct cli_ctx {
 	enum report_format format;
 	const char *output_path;    /* -o; NULL: stdout */
 	const char *workload_path;  /* the positional argument */
+	const char *varies[CLI_MAX_SETS]; /* --vary KEY=RANGE (sweep) */
+	int nvaries;
+	const char *deadline_arg;   /* --deadline, a duration */
+	const char *budget_arg;     /* --budget, money */
+	const char *power_cap_arg;  /* --power-cap, facility power */
+	const char *sort_arg;       /* --sort KEY */
+	int top;                    /* --top K; 0: not given */
+	bool search;                /* --search: list the best configurations */
 	struct catalog *cat;
 	struct workload wl;
 	const struct gpu_spec *gpus[CLI_MAX_GPUS]; /* resolved --gpu list */
@@ -74,10 +82,16 @@ int cli_write(const struct cli_ctx *ctx, cli_writer write, const void *arg);
 /* cli_write of a report in the --format of 'ctx'. */
 int cli_emit(const struct cli_ctx *ctx, const struct report *r);
 
+/* Threads for large searches: the online processors, at most 64. */
+int cli_threads(void);
+
 /* Commands (cmd_*.c). */
 int cmd_train(struct cli_ctx *ctx);
 int cmd_fit(struct cli_ctx *ctx);
 int cmd_infer(struct cli_ctx *ctx);
+int cmd_sweep(struct cli_ctx *ctx);
+int cmd_compare(struct cli_ctx *ctx);
+int cmd_size(struct cli_ctx *ctx);
 int cmd_catalog(struct cli_ctx *ctx);
 
 #endif

@@ -31,7 +31,7 @@ struct infer_config {
 struct infer_memory {
 	double weights_bytes;             /* per GPU */
 	double kv_cache_bytes_per_token;  /* whole model, all layers */
-	double kv_cache_bytes;            /* per replica at full context */
+	double kv_cache_bytes;            /* per GPU, the batch at full context */
 	double activations_bytes;         /* per GPU, prefill working set */
 	double reserve_bytes;
 	double total_bytes;               /* per GPU */
@@ -66,8 +66,8 @@ struct infer_result {
  */
 double infer_kv_bytes_per_token(const struct arch *a, enum precision kv);
 
-/* Stored bytes per weight: precision, group-quantization scales for int8
-   and int4, 2:4 sparse compression. */
+/* Stored bytes per weight: precision, group-quantization scales for
+   int4, 2:4 sparse compression. */
 double infer_weight_bytes_per_param(enum precision p, bool sparse);
 
 /*

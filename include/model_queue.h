@@ -7,6 +7,10 @@
  * is held for the service time of a request.  Erlang C gives the
  * probability of waiting; the waiting time beyond it is exponential, which
  * gives its percentiles.  specs/models.md, section "Replicas".
+ *
+ * GSL reports errors through its error handler before returning them:
+ * callers must turn GSL's default, aborting handler off
+ * (gsl_set_error_handler_off, as main does) to get the -1 returns.
  */
 #ifndef CAPPLAN_MODEL_QUEUE_H
 #define CAPPLAN_MODEL_QUEUE_H

@@ -16,6 +16,7 @@
 #include "model_energy.h"
 #include "model_memory.h"
 #include "model_train.h"
+#include "search.h"
 #include "workload.h"
 
 /* Keys whose value capplan chose; bit (1u << k) of train_plan.chosen. */
@@ -63,6 +64,16 @@ struct train_plan {
  */
 int train_plan_make(const struct workload *wl, const struct gpu_spec *g,
 		    struct train_plan *p, struct diag *err);
+
+/*
+ * train_plan_make that also ranks the 'k' fastest configurations that
+ * fit into the caller's 'top' ('*ntop' filled), as train_search_top does,
+ * searching on 'threads' threads.  For a model given by 'params' alone
+ * nothing is ranked.
+ */
+int train_plan_rank(const struct workload *wl, const struct gpu_spec *g,
+		    struct train_plan *p, struct search_entry *top, int k,
+		    int *ntop, int threads, struct diag *err);
 
 /*
  * For a workload that does not fit on 'g': the smallest change that makes

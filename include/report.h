@@ -19,7 +19,7 @@
 #include "units.h"
 
 #define REPORT_MAX_FIELDS 80
-#define REPORT_STR_MAX 384
+#define REPORT_STR_MAX 160
 #define REPORT_MAX_NOTES 24
 #define REPORT_NOTE_MAX 320
 
@@ -72,6 +72,11 @@ struct report {
 	struct record *rec;
 	size_t nrec, cap;
 	bool list;             /* JSON array / table grid even for one row */
+	/* With 'list_key': JSON is an object holding the fields of 'meta',
+	   the records as an array under 'list_key', and the notes; the
+	   table shows 'meta' above the grid; CSV has the records only. */
+	const char *list_key;
+	struct record meta;
 	char notes[REPORT_MAX_NOTES][REPORT_NOTE_MAX];
 	int nnotes;
 	const char *notes_key; /* JSON key of the notes array, or NULL */

@@ -64,6 +64,33 @@ int train_search(const struct train_space *sp, const struct arch *a,
 		 const struct gpu_spec *g, const struct cluster *cl,
 		 struct search_result *res);
 
+/* One configuration of a ranking. */
+struct search_entry {
+	struct train_config config;
+	struct train_result result;
+};
+
+/*
+ * train_search that also keeps the 'k' fastest configurations that fit,
+ * fastest first, in the caller's array 'top' ('*ntop' of them are
+ * filled).  No allocation.
+ */
+int train_search_top(const struct train_space *sp, const struct arch *a,
+		     const struct gpu_spec *g, const struct cluster *cl,
+		     struct search_result *res, struct search_entry *top,
+		     int k, int *ntop);
+
+/*
+ * train_search_top spread over 'threads' POSIX threads (the outer
+ * combinations are dealt round-robin); the same answer as on one thread
+ * up to configurations that tie exactly.  Falls back to one thread when
+ * the space is small or a workspace cannot be allocated.
+ */
+int train_search_parallel(const struct train_space *sp, const struct arch *a,
+			  const struct gpu_spec *g, const struct cluster *cl,
+			  struct search_result *res, struct search_entry *top,
+			  int ktop, int *ntop, int threads);
+
 /* Default global batch: about 4M tokens (Llama 2), a power of two in
    sequences, at least 'min_seqs'. */
 int default_global_batch(int seq_len, int min_seqs);

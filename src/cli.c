@@ -21,6 +21,13 @@ enum {
 	OPT_SET = 1 << 3,
 	OPT_FORMAT = 1 << 4,
 	OPT_OUTPUT = 1 << 5,
+	OPT_VARY = 1 << 6,
+	OPT_DEADLINE = 1 << 7,
+	OPT_BUDGET = 1 << 8,
+	OPT_POWER_CAP = 1 << 9,
+	OPT_SORT = 1 << 10,
+	OPT_TOP = 1 << 11,
+	OPT_SEARCH = 1 << 12,
 };
 
 struct command {
@@ -34,9 +41,11 @@ struct command {
 
 static const struct command commands[] = {
 	{ "train", cmd_train, "plan a training run: time, memory, energy, cost",
-	  "capplan train WORKLOAD [--gpu NAME] [--gpus N] [--set KEY=VALUE]...\n"
-	  "              [--format table|csv|json] [-o FILE] [--catalog FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_FORMAT | OPT_OUTPUT,
+	  "capplan train WORKLOAD --gpu NAME [--gpus N] [--set KEY=VALUE]...\n"
+	  "              [--search [--top K]] [--format table|csv|json] [-o FILE]\n"
+	  "              [--catalog FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_FORMAT | OPT_OUTPUT |
+		  OPT_SEARCH | OPT_TOP,
 	  true },
 	{ "fit", cmd_fit,
 	  "memory per GPU on every device, and what makes it fit",
@@ -47,9 +56,35 @@ static const struct command commands[] = {
 	  true },
 	{ "infer", cmd_infer,
 	  "plan serving: latency, throughput, batch, replicas, energy, cost",
-	  "capplan infer WORKLOAD [--gpu NAME] [--set KEY=VALUE]...\n"
-	  "              [--format table|csv|json] [-o FILE] [--catalog FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_FORMAT | OPT_OUTPUT, true },
+	  "capplan infer WORKLOAD --gpu NAME [--set KEY=VALUE]...\n"
+	  "              [--search [--top K]] [--format table|csv|json] [-o FILE]\n"
+	  "              [--catalog FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_FORMAT | OPT_OUTPUT |
+		  OPT_SEARCH | OPT_TOP,
+	  true },
+	{ "sweep", cmd_sweep, "vary workload keys and tabulate the results",
+	  "capplan sweep WORKLOAD --vary KEY=VALUES... [--gpu NAME] [--gpus N]\n"
+	  "              [--set KEY=VALUE]... [--format table|csv|json] [-o FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_FORMAT | OPT_OUTPUT |
+		  OPT_VARY,
+	  true },
+	{ "size", cmd_size,
+	  "how many GPUs: within a deadline, a budget or a power cap",
+	  "capplan size WORKLOAD [--deadline TIME] [--budget MONEY] [--power-cap POWER]\n"
+	  "             [--gpu NAME[,NAME]...] [--set KEY=VALUE]... [--format table|csv|json] [-o FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_FORMAT | OPT_OUTPUT |
+		  OPT_DEADLINE | OPT_BUDGET | OPT_POWER_CAP,
+	  true },
+	{ "compare", cmd_compare,
+	  "devices side by side for training and serving, with a pick",
+	  "capplan compare WORKLOAD [--gpu NAME[,NAME]...] [--gpus N]\n"
+	  "               [--sort time|cost|energy|latency|token-cost|"
+	  "throughput|token-energy]\n"
+	  "               [--set KEY=VALUE]... [--format table|csv|json] "
+	  "[-o FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_FORMAT | OPT_OUTPUT |
+		  OPT_SORT,
+	  true },
 	{ "catalog", cmd_catalog, "list the hardware catalog",
 	  "capplan catalog [--gpu NAME[,NAME]...] [--format table|csv|json]\n"
 	  "                [-o FILE] [--catalog FILE]",
@@ -68,6 +103,16 @@ static const struct {
 	{ OPT_FORMAT, "  --format FORMAT   table (default), csv or json" },
 	{ OPT_OUTPUT, "  -o, --output FILE write to FILE (replaced atomically)" },
 	{ OPT_CATALOG, "  --catalog FILE    use FILE instead of the embedded catalog" },
+	{ OPT_SEARCH, "  --search          list the best configurations (see --top)" },
+	{ OPT_TOP, "  --top K           how many configurations to list (default 10)" },
+	{ OPT_SORT, "  --sort KEY        order of the rows (see the command's help)" },
+	{ OPT_VARY, "  --vary KEY=VALUES a workload key (or 'gpu') and its values:\n"
+		    "                    a list 'a,b,c', a range 'a..b' (step 1),\n"
+		    "                    'a..b+s' (step s) or 'a..bxf' (factor f);\n"
+		    "                    repeatable: every combination is a row" },
+	{ OPT_DEADLINE, "  --deadline TIME   train within TIME, e.g. 30d" },
+	{ OPT_BUDGET, "  --budget MONEY    spend at most MONEY, e.g. 2M or $500K" },
+	{ OPT_POWER_CAP, "  --power-cap POWER facility power at most POWER, e.g. 500kW" },
 };
 
 static void print_version(FILE *out)
@@ -128,6 +173,13 @@ static int usage_error(const char *cmd, const char *fmt, ...)
 	fprintf(stderr, "\nsee 'capplan%s%s --help'\n", cmd ? " " : "",
 		cmd ? cmd : "");
 	return EXIT_USAGE;
+}
+
+int cli_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 64 ? 64 : (int)n;
 }
 
 int cli_load_catalog(struct cli_ctx *ctx)
@@ -330,6 +382,13 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		{ "set", required_argument, NULL, 's' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "vary", required_argument, NULL, 'v' },
+		{ "deadline", required_argument, NULL, 'd' },
+		{ "budget", required_argument, NULL, 'b' },
+		{ "power-cap", required_argument, NULL, 'p' },
+		{ "sort", required_argument, NULL, 'S' },
+		{ "top", required_argument, NULL, 't' },
+		{ "search", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -340,6 +399,10 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		{ 'c', OPT_CATALOG, "--catalog" }, { 'g', OPT_GPU, "--gpu" },
 		{ 'n', OPT_GPUS, "--gpus" },       { 's', OPT_SET, "--set" },
 		{ 'f', OPT_FORMAT, "--format" },   { 'o', OPT_OUTPUT, "--output" },
+		{ 'v', OPT_VARY, "--vary" },       { 'd', OPT_DEADLINE, "--deadline" },
+		{ 'b', OPT_BUDGET, "--budget" },   { 'p', OPT_POWER_CAP, "--power-cap" },
+		{ 'S', OPT_SORT, "--sort" },       { 't', OPT_TOP, "--top" },
+		{ 'x', OPT_SEARCH, "--search" },
 	};
 	int ch;
 
@@ -377,6 +440,42 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 			break;
 		case 'o':
 			ctx->output_path = optarg;
+			break;
+		case 'v':
+			if (ctx->nvaries == CLI_MAX_SETS)
+				return usage_error(c->name, "%s",
+						   "too many --vary options");
+			ctx->varies[ctx->nvaries++] = optarg;
+			break;
+		case 'd':
+			ctx->deadline_arg = optarg;
+			break;
+		case 'b':
+			ctx->budget_arg = optarg;
+			break;
+		case 'p':
+			ctx->power_cap_arg = optarg;
+			break;
+		case 'S':
+			ctx->sort_arg = optarg;
+			break;
+		case 't': {
+			char *end;
+			long k;
+
+			errno = 0;
+			k = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || k < 1 ||
+			    k > 1000)
+				return usage_error(c->name,
+						   "--top must be an integer "
+						   "from 1 to 1000, got '%s'",
+						   optarg);
+			ctx->top = (int)k;
+			break;
+		}
+		case 'x':
+			ctx->search = true;
 			break;
 		case 'h':
 			*help = true;

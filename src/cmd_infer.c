@@ -120,6 +120,95 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 		RF_MACHINE);
 }
 
+/* 'capplan infer --search': every weight precision x tp x batch that
+   serves within the SLO, cheapest per token first. */
+static int infer_search_report(struct cli_ctx *ctx)
+{
+	static const enum precision formats[] = { PREC_BF16, PREC_FP8,
+						  PREC_INT8, PREC_INT4 };
+	struct infer_plan plans[sizeof(formats) / sizeof(formats[0]) * 8];
+	int n = 0, k = ctx->top > 0 ? ctx->top : 10, rc;
+	struct report rep;
+
+	for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
+		for (int tp = 1; tp <= 128; tp *= 2) {
+			struct workload w = ctx->wl;
+			struct infer_plan p;
+
+			w.inference.weight_precision = formats[f];
+			w.inference.tp = tp;
+			if (tp > ctx->gpus[0]->gpus_per_node &&
+			    ctx->wl.cluster.gpus_per_node < tp)
+				break;
+			if (ctx->wl.inference.tp != WL_AUTO &&
+			    tp != ctx->wl.inference.tp)
+				continue;
+			if (infer_plan_make(&w, ctx->gpus[0], &p, NULL) != 0 ||
+			    !p.fits || !p.meets_slo)
+				continue;
+			plans[n++] = p;
+		}
+	}
+	/* cheapest per token first (insertion sort: a few dozen plans) */
+	for (int i = 1; i < n; i++) {
+		struct infer_plan t = plans[i];
+		int j = i;
+
+		while (j > 0 && plans[j - 1].cost_usd_per_million_tokens >
+					t.cost_usd_per_million_tokens) {
+			plans[j] = plans[j - 1];
+			j--;
+		}
+		plans[j] = t;
+	}
+	report_init(&rep, true);
+	rep.list_key = "configurations";
+	snprintf(rep.title, sizeof(rep.title),
+		 "Serving configurations: %s on %s, cheapest per token first",
+		 ctx->wl.model.name[0] ? ctx->wl.model.name : "model",
+		 ctx->gpus[0]->name);
+	rec_str(&rep.meta, NULL, "gpu", "gpu", ctx->gpus[0]->name, 0);
+	rec_int(&rep.meta, NULL, "configs_feasible", "feasible", n, 0);
+	for (int i = 0; i < n && i < k; i++) {
+		const struct infer_plan *p = &plans[i];
+		struct record *rec = report_add_record(&rep);
+
+		if (!rec) {
+			report_release(&rep);
+			fprintf(stderr, "capplan: error: out of memory\n");
+			return EXIT_INTERNAL;
+		}
+		rec_int(rec, NULL, "rank", "#", i + 1, RF_GRID);
+		rec_str(rec, NULL, "weight_precision", "weights",
+			precision_name(p->config.weight_precision), RF_GRID);
+		rec_int(rec, NULL, "tp", "tp", p->config.tp, RF_GRID);
+		rec_int(rec, NULL, "batch", "batch", p->config.batch, RF_GRID);
+		rec_num(rec, NULL, "ttft_s", "TTFT", p->result.ttft_s,
+			UNIT_TIME, RF_GRID);
+		rec_num(rec, NULL, "tpot_s", "TPOT", p->result.tpot_s,
+			UNIT_TIME, RF_GRID);
+		rec_num(rec, NULL, "throughput_tokens_per_s_per_gpu",
+			"tok/s/GPU", p->result.throughput_tokens_per_s_per_gpu,
+			UNIT_COUNT, RF_GRID);
+		rec_int(rec, NULL, "replicas", "replicas", p->replicas,
+			RF_GRID);
+		rec_int(rec, NULL, "gpus_total", "GPUs", p->gpus_total,
+			RF_GRID);
+		rec_num(rec, NULL, "energy_j_per_token", "J/token",
+			p->result.energy_j_per_token, UNIT_KIND_COUNT, RF_GRID);
+		rec_num(rec, NULL, "cost_usd_per_million_tokens", "$/Mtok",
+			p->cost_usd_per_million_tokens, UNIT_MONEY, RF_GRID);
+	}
+	report_note(&rep, "quantization can cost accuracy: capplan models "
+			  "speed and memory, not model quality");
+	if (n == 0)
+		report_note(&rep, "no precision, tp and batch serves within "
+				  "the SLO and memory");
+	rc = cli_emit(ctx, &rep);
+	report_release(&rep);
+	return rc == EXIT_OK && n == 0 ? EXIT_INFEASIBLE : rc;
+}
+
 int cmd_infer(struct cli_ctx *ctx)
 {
 	struct infer_plan p;
@@ -138,6 +227,8 @@ int cmd_infer(struct cli_ctx *ctx)
 				"('capplan catalog' lists them)\n");
 		return EXIT_USAGE;
 	}
+	if (ctx->search || ctx->top > 0)
+		return infer_search_report(ctx);
 	diag_clear(&err);
 	if (infer_plan_make(&ctx->wl, ctx->gpus[0], &p, &err) != 0) {
 		diag_print(stderr, &err);

@@ -1,10 +1,12 @@
 /* cmd_train.c - 'capplan train' and 'capplan fit': training plans as
    reports.  Field names are specified in specs/output.md. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "plan.h"
+#include "search.h"
 
 /* Largest cluster 'fit' tries when suggesting more GPUs. */
 static const int fit_max_gpus = 1 << 17;
@@ -58,10 +60,15 @@ static void chosen_list(const struct train_plan *p, char *buf, size_t n,
 			break;
 		case CHOSE_COUNT: break;
 		}
+		/* machine form: the key without its section ("tp"), all
+		   choices being training keys; human form: "training.tp=8" */
+		const char *key = plan_choice_key((enum plan_choice)k);
+
+		if (!with_values && strncmp(key, "training.", 9) == 0)
+			key += 9;
 		len += (size_t)snprintf(buf + len, n - len, "%s%s%s%s",
 					len ? (with_values ? ", " : ",") : "",
-					plan_choice_key((enum plan_choice)k),
-					with_values ? "=" : "",
+					key, with_values ? "=" : "",
 					with_values ? val : "");
 	}
 }
@@ -233,6 +240,8 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 	}
 	chosen_list(p, chosen, sizeof(chosen), false);
 	rec_str(rec, NULL, "chosen", "chosen by capplan", chosen, RF_MACHINE);
+	rec_int(rec, NULL, "configs_evaluated", "configurations evaluated",
+		p->evaluated, RF_MACHINE);
 }
 
 static int need_one_gpu(struct cli_ctx *ctx)
@@ -249,6 +258,94 @@ static int need_one_gpu(struct cli_ctx *ctx)
 	return EXIT_OK;
 }
 
+/* Configurations listed by --search when --top is not given. */
+static const int default_top = 10;
+
+/* 'capplan train --search': the fastest configurations that fit. */
+static int train_search_report(struct cli_ctx *ctx)
+{
+	struct search_entry *top;
+	struct train_plan p;
+	struct report rep;
+	struct diag err;
+	int k = ctx->top > 0 ? ctx->top : default_top, n = 0, rc;
+
+	top = malloc((size_t)k * sizeof(*top));
+	if (!top) {
+		fprintf(stderr, "capplan: error: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	diag_clear(&err);
+	rc = train_plan_rank(&ctx->wl, ctx->gpus[0], &p, top, k, &n,
+			     cli_threads(), &err);
+	if (rc != 0 || !p.has_arch) {
+		free(top);
+		if (rc == 0) {
+			fprintf(stderr, "capplan: error: --search needs the "
+					"architecture: give [model] layers, "
+					"hidden, heads, vocab and seq_len\n");
+			return EXIT_INPUT;
+		}
+		diag_print(stderr, &err);
+		return EXIT_INFEASIBLE;
+	}
+	report_init(&rep, true);
+	rep.list_key = "configurations";
+	snprintf(rep.title, sizeof(rep.title),
+		 "Fastest configurations: %s on %d x %s",
+		 model_name(&ctx->wl), p.config.gpus, p.gpu->name);
+	rec_str(&rep.meta, NULL, "model", "model", model_name(&ctx->wl), 0);
+	rec_str(&rep.meta, NULL, "gpu", "gpu", p.gpu->name, 0);
+	rec_int(&rep.meta, NULL, "gpus", "gpus", p.config.gpus, 0);
+	rec_int(&rep.meta, NULL, "configs_evaluated",
+		"configurations evaluated", p.evaluated, 0);
+	rec_int(&rep.meta, NULL, "configs_fitting_listed", "listed", n, 0);
+	for (int i = 0; i < n; i++) {
+		const struct train_config *c = &top[i].config;
+		const struct train_result *r = &top[i].result;
+		struct record *rec = report_add_record(&rep);
+
+		if (!rec) {
+			report_release(&rep);
+			free(top);
+			fprintf(stderr, "capplan: error: out of memory\n");
+			return EXIT_INTERNAL;
+		}
+		rec_int(rec, NULL, "rank", "#", i + 1, RF_GRID);
+		rec_int(rec, NULL, "tp", "tp", c->tp, RF_GRID);
+		rec_int(rec, NULL, "pp", "pp", c->pp, RF_GRID);
+		rec_int(rec, NULL, "vp", "vp", c->vp, RF_GRID);
+		rec_int(rec, NULL, "cp", "cp", c->cp, RF_GRID);
+		rec_int(rec, NULL, "dp", "dp", c->dp, RF_GRID);
+		rec_int(rec, NULL, "micro_batch", "mb", c->micro_batch, RF_GRID);
+		rec_int(rec, NULL, "global_batch", "gb", c->global_batch,
+			RF_GRID);
+		rec_int(rec, NULL, "zero", "zero", c->zero, RF_GRID);
+		rec_str(rec, NULL, "recompute", "recompute",
+			recompute_name(c->recompute), RF_GRID);
+		rec_bool(rec, NULL, "sequence_parallel", "sp",
+			 c->sequence_parallel, RF_GRID);
+		rec_num(rec, NULL, "step_time_s", "step", r->time.step_s,
+			UNIT_TIME, RF_GRID);
+		rec_num(rec, NULL, "tokens_per_s_per_gpu", "tok/s/GPU",
+			r->tokens_per_s_per_gpu, UNIT_COUNT, RF_GRID);
+		rec_num(rec, NULL, "mfu", "MFU", r->mfu, UNIT_KIND_COUNT,
+			RF_GRID | RF_PERCENT);
+		rec_num(rec, NULL, "time_to_train_s", "time to train",
+			p.tokens / r->tokens_per_s, UNIT_TIME, RF_GRID);
+		rec_num(rec, "memory", "total_bytes", "memory",
+			r->memory.total_bytes, UNIT_BYTES, RF_GRID);
+	}
+	free(top);
+	if (n == 0)
+		report_note(&rep, "no configuration fits in memory");
+	rc = cli_emit(ctx, &rep);
+	report_release(&rep);
+	if (rc == EXIT_OK && n == 0)
+		rc = EXIT_INFEASIBLE;
+	return rc;
+}
+
 int cmd_train(struct cli_ctx *ctx)
 {
 	struct train_plan p;
@@ -263,8 +360,11 @@ int cmd_train(struct cli_ctx *ctx)
 		rc = need_one_gpu(ctx);
 	if (rc != EXIT_OK)
 		return rc;
+	if (ctx->search || ctx->top > 0)
+		return train_search_report(ctx);
 	diag_clear(&err);
-	if (train_plan_make(&ctx->wl, ctx->gpus[0], &p, &err) != 0) {
+	if (train_plan_rank(&ctx->wl, ctx->gpus[0], &p, NULL, 0, NULL,
+			    cli_threads(), &err) != 0) {
 		diag_print(stderr, &err);
 		return EXIT_INFEASIBLE;
 	}

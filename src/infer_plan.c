@@ -24,26 +24,22 @@ double slo_fraction(enum slo_percentile p)
 	return (unsigned)p <= SLO_P99 ? f[p] : 0.99;
 }
 
-/* A latency of the plan as a function of the batch. */
-enum batch_metric { METRIC_TPOT, METRIC_TTFT };
-
 struct batch_fn {
 	const struct arch *a;
 	struct infer_config c;
 	const struct gpu_spec *g;
 	const struct cluster *cl;
-	enum batch_metric metric;
 	double target_s;
 };
 
-static double metric_at(struct batch_fn *f, int batch)
+static double tpot_at(struct batch_fn *f, int batch)
 {
 	struct infer_result r;
 
 	f->c.batch = batch;
 	if (infer_evaluate(f->a, &f->c, f->g, f->cl, &r) != 0)
 		return HUGE_VAL;
-	return f->metric == METRIC_TPOT ? r.tpot_s : r.ttft_s;
+	return r.tpot_s;
 }
 
 /* Latency minus target, linear between whole batches: continuous and,
@@ -52,8 +48,8 @@ static double excess(double x, void *arg)
 {
 	struct batch_fn *f = arg;
 	int lo = (int)floor(x);
-	double y0 = metric_at(f, lo);
-	double y1 = metric_at(f, lo + 1);
+	double y0 = tpot_at(f, lo);
+	double y1 = tpot_at(f, lo + 1);
 
 	return y0 + (x - lo) * (y1 - y0) - f->target_s;
 }
@@ -70,9 +66,9 @@ static int largest_batch_within(struct batch_fn *f, int hi)
 	double x = 1.0;
 	int status, iter = 0;
 
-	if (metric_at(f, 1) > f->target_s)
+	if (tpot_at(f, 1) > f->target_s)
 		return 0;
-	if (hi <= 1 || metric_at(f, hi) <= f->target_s)
+	if (hi <= 1 || tpot_at(f, hi) <= f->target_s)
 		return hi;
 	s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
 	if (!s)
@@ -93,7 +89,7 @@ static int largest_batch_within(struct batch_fn *f, int hi)
 	gsl_root_fsolver_free(s);
 	/* the last whole batch at or below the root that meets the target */
 	for (int b = (int)floor(x) + 1; b >= 1; b--)
-		if (b <= hi && metric_at(f, b) <= f->target_s)
+		if (b <= hi && tpot_at(f, b) <= f->target_s)
 			return b;
 	return 0;
 }
@@ -111,6 +107,8 @@ static int replicas_for_rate(const struct infer_plan *p, double rate,
 	if (ttft_slo_s > 0.0 && ttft > ttft_slo_s)
 		return 0;
 	/* stable needs replicas * batch > rate * service */
+	if (rate * service / slots >= max_replicas)
+		return 0;
 	lo = (long long)floor(rate * service / slots);
 	hi = lo + 1;
 	for (;;) {
@@ -136,6 +134,8 @@ static int replicas_for_rate(const struct infer_plan *p, double rate,
 		else
 			lo = mid;
 	}
+	if (hi > max_replicas)
+		return 0;
 	*ttft_p = ttft + queue_wait_percentile_s(hi * slots, rate, service,
 						 frac);
 	return (int)hi;
@@ -164,7 +164,6 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp)
 	f.cl = &p->cluster;
 	p->max_batch_slo = INFER_BATCH_LIMIT;
 	if (is->tpot_slo_s > 0.0) {
-		f.metric = METRIC_TPOT;
 		f.target_s = is->tpot_slo_s;
 		p->max_batch_slo = largest_batch_within(&f, INFER_BATCH_LIMIT);
 	}
@@ -182,12 +181,18 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp)
 	p->fits = p->result.memory.fits;
 	p->meets_slo = true;
 	p->ttft_p_s = p->result.ttft_s;
-	if (!p->fits)
+	if (is->power_cap_w > 0.0 && is->power_cap_w < p->gpu->idle_w) {
+		p->meets_slo = false;
+		snprintf(p->why, sizeof(p->why),
+			 "the %.3g W power cap is below the device's idle "
+			 "power (%.3g W)", is->power_cap_w, p->gpu->idle_w);
+	} else if (!p->fits) {
+		p->meets_slo = false; /* nothing runs */
 		snprintf(p->why, sizeof(p->why),
 			 "a batch of %d needs %.3g GB per GPU of %.3g GB",
 			 c->batch, p->result.memory.total_bytes / 1e9,
 			 p->gpu->mem_bytes / 1e9);
-	else if (is->tpot_slo_s > 0.0 && p->result.tpot_s > is->tpot_slo_s) {
+	} else if (is->tpot_slo_s > 0.0 && p->result.tpot_s > is->tpot_slo_s) {
 		p->meets_slo = false;
 		snprintf(p->why, sizeof(p->why),
 			 "time per output token is %.3g ms at batch %d, over "
@@ -295,6 +300,8 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 		/* a fixed tp that is not a power of two */
 		cand = *p;
 		if (p->arch.heads % is->tp == 0 &&
+		    (p->arch.kv_heads % is->tp == 0 ||
+		     is->tp % p->arch.kv_heads == 0) &&
 		    plan_tp(wl, &cand, is->tp) == 0) {
 			best = cand;
 			have = true;
@@ -322,6 +329,8 @@ int infer_plan_suggest(const struct workload *wl, const struct gpu_spec *g,
 	size_t len = 0;
 	int found = 0;
 
+	if (size == 0)
+		return -1;
 	buf[0] = '\0';
 	/* a larger tp */
 	if (wl->inference.tp != WL_AUTO) {

@@ -19,10 +19,12 @@ static const double int4_group_overhead_bytes = 4.0 / 128.0;
 
 /*
  * 2:4 sparse weights keep 2 of every 4 values plus a 2-bit index for each
- * (NVIDIA A100 whitepaper, "Fine-grained structured sparsity"): 9/16 of
- * the dense size for 16-bit weights.
+ * kept value (NVIDIA A100 whitepaper, "Fine-grained structured
+ * sparsity"): half the values and 1/8 byte of metadata per weight (9/16
+ * of the dense size for 16-bit weights).
  */
-static const double sparse_size_fraction = 0.5625;
+static const double sparse_kept_fraction = 0.5;
+static const double sparse_index_bytes = 0.125;
 
 /*
  * Prefill is processed in chunks of at most this many tokens (vLLM's and
@@ -63,7 +65,7 @@ double infer_weight_bytes_per_param(enum precision p, bool sparse)
 
 	if (p == PREC_INT4)
 		b += int4_group_overhead_bytes;
-	return sparse ? b * sparse_size_fraction : b;
+	return sparse ? b * sparse_kept_fraction + sparse_index_bytes : b;
 }
 
 /* Embeddings and the output layer stay 16-bit in quantized models. */
@@ -328,8 +330,9 @@ int infer_evaluate(const struct arch *a, const struct infer_config *c,
 		double clock = fmax(min_clock_fraction,
 				    pow(have / need, dvfs_exponent));
 
+		/* at the clock floor the power may stay above the cap:
+		   report what the device draws */
 		evaluate_at(a, c, g, cl, clock, r);
-		r->gpu_power_w = fmin(r->gpu_power_w, c->power_cap_w);
 	}
 	facility = r->gpu_power_w * c->tp * (1.0 + cl->host_overhead) *
 		   cl->pue;

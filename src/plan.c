@@ -178,12 +178,21 @@ static int explain_illegal(const struct train_space *sp,
 int train_plan_make(const struct workload *wl, const struct gpu_spec *g,
 		    struct train_plan *p, struct diag *err)
 {
+	return train_plan_rank(wl, g, p, NULL, 0, NULL, 1, err);
+}
+
+int train_plan_rank(const struct workload *wl, const struct gpu_spec *g,
+		    struct train_plan *p, struct search_entry *top, int k,
+		    int *ntop, int threads, struct diag *err)
+{
 	const struct training_spec *ts = &wl->training;
 	struct train_space sp;
 	struct search_result res;
 	struct device_perf d;
 
 	memset(p, 0, sizeof(*p));
+	if (ntop)
+		*ntop = 0;
 	p->gpu = g;
 	cluster_resolve(&wl->cluster, g, &p->cluster);
 	p->chosen = open_keys(ts);
@@ -209,7 +218,8 @@ int train_plan_make(const struct workload *wl, const struct gpu_spec *g,
 			     ts->global_batch, p->cluster.gpus_per_node,
 			     err) != 0)
 		return -1;
-	train_search(&sp, &p->arch, g, &p->cluster, &res);
+	train_search_parallel(&sp, &p->arch, g, &p->cluster, &res, top, k,
+			      ntop, threads);
 	p->evaluated = res.evaluated;
 	if (!res.legal)
 		return explain_illegal(&sp, p, wl, err);

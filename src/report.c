@@ -175,6 +175,11 @@ static void exact_number(char *buf, size_t n, double v)
 
 static int check_finite(const struct report *r, const char **why)
 {
+	for (int j = 0; j < r->meta.n; j++)
+		if (r->meta.f[j].type == RF_NUM && !isfinite(r->meta.f[j].num)) {
+			*why = "a result is not a finite number";
+			return -1;
+		}
 	for (size_t i = 0; i < r->nrec; i++)
 		for (int j = 0; j < r->rec[i].n; j++)
 			if (r->rec[i].f[j].type == RF_NUM &&
@@ -185,25 +190,13 @@ static int check_finite(const struct report *r, const char **why)
 	return 0;
 }
 
+static void write_fields(FILE *out, const struct record *rec);
+
 static void write_table_single(FILE *out, const struct report *r)
 {
-	const struct record *rec = &r->rec[0];
-	char val[REPORT_STR_MAX + 16];
-
 	if (r->title[0])
 		fprintf(out, "%s\n", r->title);
-	for (int j = 0; j < rec->n; j++) {
-		const struct rfield *f = &rec->f[j];
-
-		if (f->type == RF_HEADING) {
-			fprintf(out, "\n%s\n", f->label);
-			continue;
-		}
-		if (f->flags & RF_MACHINE)
-			continue;
-		human(f, val, sizeof(val));
-		fprintf(out, "  %-30s %s\n", f->label, val);
-	}
+	write_fields(out, &r->rec[0]);
 }
 
 static void write_table_grid(FILE *out, const struct report *r)
@@ -247,9 +240,40 @@ static void write_table_grid(FILE *out, const struct report *r)
 	}
 }
 
+static void write_fields(FILE *out, const struct record *rec)
+{
+	char val[REPORT_STR_MAX + 16];
+
+	for (int j = 0; j < rec->n; j++) {
+		const struct rfield *f = &rec->f[j];
+
+		if (f->type == RF_HEADING) {
+			fprintf(out, "\n%s\n", f->label);
+			continue;
+		}
+		if (f->flags & RF_MACHINE)
+			continue;
+		human(f, val, sizeof(val));
+		fprintf(out, "  %-30s %s\n", f->label, val);
+	}
+}
+
 static void write_table(FILE *out, const struct report *r)
 {
-	if (r->nrec == 0)
+	if (r->list && r->list_key && r->meta.n) {
+		if (r->title[0])
+			fprintf(out, "%s\n", r->title);
+		write_fields(out, &r->meta);
+		fputc('\n', out);
+		if (r->nrec == 0)
+			fprintf(out, "(nothing to show)\n");
+		else {
+			struct report grid = *r;
+
+			grid.title[0] = '\0';
+			write_table_grid(out, &grid);
+		}
+	} else if (r->nrec == 0)
 		fprintf(out, "%s%s(nothing to show)\n", r->title,
 			r->title[0] ? "\n" : "");
 	else if (r->list)
@@ -386,36 +410,58 @@ fail:
 	return NULL;
 }
 
+/* The notes as an array under notes_key (when set). */
+static int add_notes(cJSON *root, const struct report *r)
+{
+	cJSON *notes;
+
+	if (!r->notes_key)
+		return 0;
+	notes = cJSON_AddArrayToObject(root, r->notes_key);
+	if (!notes)
+		return -1;
+	for (int k = 0; k < r->nnotes; k++) {
+		cJSON *s = cJSON_CreateString(r->notes[k]);
+
+		if (!s || !cJSON_AddItemToArray(notes, s)) {
+			cJSON_Delete(s);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int write_json(FILE *out, const struct report *r)
 {
-	cJSON *root = NULL, *notes = NULL;
+	cJSON *root = NULL;
 	char *text;
 
 	if (r->list) {
-		root = cJSON_CreateArray();
-		for (size_t i = 0; root && i < r->nrec; i++) {
+		cJSON *arr;
+
+		if (r->list_key) {
+			root = json_record(&r->meta);
+			arr = root ? cJSON_AddArrayToObject(root, r->list_key) :
+				     NULL;
+		} else {
+			root = arr = cJSON_CreateArray();
+		}
+		if (!arr)
+			goto fail;
+		for (size_t i = 0; i < r->nrec; i++) {
 			cJSON *o = json_record(&r->rec[i]);
 
-			if (!o || !cJSON_AddItemToArray(root, o)) {
+			if (!o || !cJSON_AddItemToArray(arr, o)) {
 				cJSON_Delete(o);
 				goto fail;
 			}
 		}
+		if (r->list_key && add_notes(root, r) != 0)
+			goto fail;
 	} else {
 		root = r->nrec ? json_record(&r->rec[0]) : cJSON_CreateObject();
-		if (root && r->notes_key) {
-			notes = cJSON_AddArrayToObject(root, r->notes_key);
-			for (int k = 0; notes && k < r->nnotes; k++) {
-				cJSON *s = cJSON_CreateString(r->notes[k]);
-
-				if (!s || !cJSON_AddItemToArray(notes, s)) {
-					cJSON_Delete(s);
-					goto fail;
-				}
-			}
-			if (!notes)
-				goto fail;
-		}
+		if (!root || add_notes(root, r) != 0)
+			goto fail;
 	}
 	if (!root)
 		goto fail;

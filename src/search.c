@@ -1,7 +1,9 @@
 /* search.c - enumerate training configurations; see search.h. */
 #include "search.h"
 
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Tokens per global batch when the workload does not say: Llama 2 trained
@@ -15,6 +17,26 @@ static const double default_batch_tokens = 4194304.0;
  * step stop paying in convergence (McCandlish et al. 2018).
  */
 static const double max_batch_tokens = 16777216.0;
+
+/*
+ * Large clusters train with larger batches: about 1K tokens per GPU
+ * between the 4M and 16M bounds (Llama 2: 4M tokens; Llama 3 405B: 16M
+ * tokens on 16K GPUs).
+ */
+static const double batch_tokens_per_gpu = 1024.0;
+
+/* Sequences the default batch holds at least on 'gpus' GPUs. */
+static int batch_floor_seqs(int gpus, int seq_len)
+{
+	double tokens = gpus * batch_tokens_per_gpu;
+
+	if (tokens > max_batch_tokens)
+		tokens = max_batch_tokens;
+	return (int)(tokens / seq_len);
+}
+
+/* Most threads a parallel search starts. */
+static const int max_threads = 256;
 
 /* Largest micro-batch tried when it is left to capplan. */
 static const int max_micro_batch = 64;
@@ -120,6 +142,18 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 	return 0;
 }
 
+/* Faster; at equal speed (within rounding), the one using less memory. */
+static bool faster(const struct train_result *a, const struct train_result *b)
+{
+	double tol = 1e-9 * b->tokens_per_s;
+
+	if (a->tokens_per_s > b->tokens_per_s + tol)
+		return true;
+	if (a->tokens_per_s < b->tokens_per_s - tol)
+		return false;
+	return a->memory.total_bytes < b->memory.total_bytes;
+}
+
 /* Better: fits beats not fitting; then more tokens per second; among
    misfits, less memory. */
 static bool better(const struct train_result *r, const struct search_result *res)
@@ -129,7 +163,7 @@ static bool better(const struct train_result *r, const struct search_result *res
 	if (r->memory.fits != res->found)
 		return r->memory.fits;
 	if (r->memory.fits)
-		return r->tokens_per_s > res->result.tokens_per_s;
+		return faster(r, &res->result);
 	return r->memory.total_bytes < res->result.memory.total_bytes;
 }
 
@@ -143,23 +177,64 @@ static int resolve_global_batch(const struct train_space *sp, int dp, int mb,
 
 	if (sp->global_batch > 0)
 		return sp->global_batch;
-	want = default_global_batch(seq_len, 1);
+	want = default_global_batch(seq_len, batch_floor_seqs(sp->gpus,
+							      seq_len));
 	want = (want + unit - 1) / unit * unit;
 	if ((double)want * seq_len > max_batch_tokens)
 		return 0;
 	return want > (1 << 30) ? 0 : (int)want;
 }
 
+/* Insert a fitting configuration into the ranking if it belongs there. */
+static void rank(struct search_entry *top, int k, int *ntop,
+		 const struct train_config *c, const struct train_result *r)
+{
+	int i = *ntop;
+
+	if (k <= 0 || !r->memory.fits)
+		return;
+	if (i == k && !faster(r, &top[k - 1].result))
+		return;
+	if (i < k)
+		(*ntop)++;
+	else
+		i = k - 1;
+	/* shift slower entries down, keeping the order stable */
+	while (i > 0 && faster(r, &top[i - 1].result)) {
+		top[i] = top[i - 1];
+		i--;
+	}
+	top[i].config = *c;
+	top[i].result = *r;
+}
+
 int train_search(const struct train_space *sp, const struct arch *a,
 		 const struct gpu_spec *g, const struct cluster *cl,
 		 struct search_result *res)
 {
+	return train_search_top(sp, a, g, cl, res, NULL, 0, NULL);
+}
+
+/*
+ * The search over the outer combinations (tp, cp, micro-batch, sequence
+ * parallelism) whose running index is 'offset' modulo 'stride': one
+ * thread's share of the space.
+ */
+static void search_share(const struct train_space *sp, const struct arch *a,
+			 const struct gpu_spec *g, const struct cluster *cl,
+			 struct search_result *res, struct search_entry *top,
+			 int ktop, int *ntop, int stride, int offset,
+			 int *best_outer)
+{
 	struct train_config c;
 	struct train_result r;
 	struct train_micro mc;
+	int outer = -1;
 
 	memset(res, 0, sizeof(*res));
 	memset(&c, 0, sizeof(c));
+	if (ntop)
+		*ntop = 0;
 	c.gpus = sp->gpus;
 	c.precision = sp->precision;
 	c.optimizer = sp->optimizer;
@@ -171,6 +246,8 @@ int train_search(const struct train_space *sp, const struct arch *a,
 	for (int k = 0; k < sp->cp.n; k++)
 	for (int mb = 0; mb < sp->micro_batch.n; mb++)
 	for (int s = 0; s < sp->sp.n; s++) {
+		if (++outer % stride != offset)
+			continue;
 		c.tp = sp->tp.v[i];
 		c.cp = sp->cp.v[k];
 		c.micro_batch = sp->micro_batch.v[mb];
@@ -211,15 +288,150 @@ int train_search(const struct train_space *sp, const struct arch *a,
 							cl->gpus_per_node))
 					continue;
 				train_evaluate_micro(a, &c, g, cl, &mc, &r);
+				if (top)
+					rank(top, ktop, ntop, &c, &r);
 				if (better(&r, res)) {
 					res->best = c;
 					res->result = r;
 					res->found = r.memory.fits;
+					*best_outer = outer;
 				}
 				res->legal++;
 			}
 			}
 		}
 	}
+}
+
+int train_search_top(const struct train_space *sp, const struct arch *a,
+		     const struct gpu_spec *g, const struct cluster *cl,
+		     struct search_result *res, struct search_entry *top,
+		     int ktop, int *ntop)
+{
+	int best_outer;
+
+	search_share(sp, a, g, cl, res, top, ktop, ntop, 1, 0, &best_outer);
+	return 0;
+}
+
+/* One thread's share of a parallel search. */
+struct share_job {
+	const struct train_space *sp;
+	const struct arch *a;
+	const struct gpu_spec *g;
+	const struct cluster *cl;
+	struct search_result res;
+	struct search_entry *top;
+	int ktop, ntop, stride, offset, best_outer;
+};
+
+static void *share_main(void *arg)
+{
+	struct share_job *j = arg;
+
+	search_share(j->sp, j->a, j->g, j->cl, &j->res, j->top, j->ktop,
+		     &j->ntop, j->stride, j->offset, &j->best_outer);
+	return NULL;
+}
+
+/* Outer combinations of the space: the units threads share. */
+static long long outer_count(const struct train_space *sp)
+{
+	return (long long)sp->tp.n * sp->cp.n * sp->micro_batch.n * sp->sp.n;
+}
+
+/* Configurations of the whole space, before any check. */
+static long long space_size(const struct train_space *sp)
+{
+	return outer_count(sp) * sp->pp.n * sp->vp.n * sp->zero.n *
+	       sp->recompute.n * sp->overlap.n;
+}
+
+/* Below this many configurations starting threads costs more than it
+   saves (a thread starts in tens of microseconds). */
+static const long long min_parallel_space = 200000;
+
+int train_search_parallel(const struct train_space *sp, const struct arch *a,
+			  const struct gpu_spec *g, const struct cluster *cl,
+			  struct search_result *res, struct search_entry *top,
+			  int ktop, int *ntop, int threads)
+{
+	struct share_job *jobs;
+	pthread_t *tid;
+	int started = 1;
+
+	if (threads > max_threads)
+		threads = max_threads;
+	if (threads <= 1 || outer_count(sp) < 2LL * threads ||
+	    space_size(sp) < min_parallel_space)
+		return train_search_top(sp, a, g, cl, res, top, ktop, ntop);
+	jobs = calloc((size_t)threads, sizeof(*jobs));
+	tid = calloc((size_t)threads, sizeof(*tid));
+	if (jobs && ktop > 0)
+		jobs[0].top = calloc((size_t)threads * (size_t)ktop,
+				     sizeof(*top));
+	if (!jobs || !tid || (ktop > 0 && !jobs[0].top)) {
+		/* no workspace: the same answer on one thread */
+		if (jobs)
+			free(jobs[0].top);
+		free(jobs);
+		free(tid);
+		return train_search_top(sp, a, g, cl, res, top, ktop, ntop);
+	}
+	for (int t = 0; t < threads; t++) {
+		jobs[t] = (struct share_job){ sp, a, g, cl, { 0 },
+					      ktop > 0 ? jobs[0].top +
+								 (size_t)t * ktop :
+							 NULL,
+					      ktop, 0, threads, t, -1 };
+	}
+	for (int t = 1; t < threads; t++) {
+		if (pthread_create(&tid[t], NULL, share_main, &jobs[t]) != 0)
+			break;
+		started++;
+	}
+	/* shares whose thread did not start run here */
+	for (int t = started; t < threads; t++)
+		share_main(&jobs[t]);
+	share_main(&jobs[0]);
+	for (int t = 1; t < started; t++)
+		pthread_join(tid[t], NULL);
+
+	/* merge: totals, then the best in enumeration order so that ties
+	   resolve as on one thread */
+	memset(res, 0, sizeof(*res));
+	if (ntop)
+		*ntop = 0;
+	for (int t = 0; t < threads; t++) {
+		res->evaluated += jobs[t].res.evaluated;
+		res->legal += jobs[t].res.legal;
+	}
+	for (bool any = false;;) {
+		const struct search_result *cand;
+		int pick = -1;
+
+		for (int t = 0; t < threads; t++)
+			if (jobs[t].best_outer >= 0 &&
+			    (pick < 0 ||
+			     jobs[t].best_outer < jobs[pick].best_outer))
+				pick = t;
+		if (pick < 0)
+			break;
+		cand = &jobs[pick].res;
+		if (!any || better(&cand->result, res)) {
+			res->best = cand->best;
+			res->result = cand->result;
+			res->found = cand->found;
+			any = true;
+		}
+		jobs[pick].best_outer = -1;
+	}
+	for (int t = 0; t < threads && top; t++)
+		for (int i = 0; i < jobs[t].ntop; i++)
+			rank(top, ktop, ntop, &jobs[t].top[i].config,
+			     &jobs[t].top[i].result);
+	free(jobs[0].top);
+	free(jobs);
+	free(tid);
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "catalog.h"
 #include "cluster.h"
@@ -89,6 +90,34 @@ int main(void)
 	printf("train_evaluate: %.3g configurations/s on one core "
 	       "(%.0f ns each)\n", n / (t1 - t0), 1e9 * (t1 - t0) / n);
 
+	/* a wide space: a 70B model at 2K context on 4096 GPUs with the
+	   global batch left open (every micro-batch up to 64 is tried) */
+	{
+		struct search_result wres;
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		int threads = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
+		double w0, w1, w2;
+
+		model(&wl, 80, 8192, 64, 8, 28672, 2048);
+		arch_from_spec(&wl.model, &a);
+		if (train_space_init(&sp, &wl.training, &a, 4096, 0,
+				     cl.gpus_per_node, &err) != 0) {
+			diag_print(stderr, &err);
+			return 1;
+		}
+		w0 = now_s();
+		train_search(&sp, &a, g, &cl, &wres);
+		w1 = now_s();
+		train_search_parallel(&sp, &a, g, &cl, &wres, NULL, 0, NULL,
+				      threads);
+		w2 = now_s();
+		printf("search, 70B model at 2K on 4096 x %s, batch open: "
+		       "%lld evaluated in %.3g ms on one core (%.3g/s), "
+		       "%.3g ms on %d threads\n", g->name, wres.legal,
+		       1e3 * (w1 - w0), wres.legal / (w1 - w0),
+		       1e3 * (w2 - w1), threads);
+	}
+
 	/* the largest search: 1T parameters on 16384 GPUs, all keys open */
 	model(&wl, 128, 25600, 160, 160, 102400, 8192);
 	wl.model.gated_ffn = false;
@@ -115,6 +144,26 @@ int main(void)
 	       "%.3g ms\n", g->name, res.evaluated, res.legal, 1e3 * t1);
 	printf("  %.3g configurations enumerated/s, %.3g evaluated/s on "
 	       "one core\n", res.evaluated / t1, res.legal / t1);
+	{
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		int threads = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
+		struct search_result pres;
+		int reps = 0;
+		double tp0 = now_s(), tp1;
+
+		do {
+			train_search_parallel(&sp, &a, g, &cl, &pres, NULL, 0,
+					      NULL, threads);
+			reps++;
+			tp1 = now_s();
+		} while (tp1 - tp0 < 0.5);
+		tp1 = (tp1 - tp0) / reps;
+		printf("  on %d threads: %.3g ms, %.3g evaluated/s (same "
+		       "best: %s)\n", threads, 1e3 * tp1, pres.legal / tp1,
+		       pres.result.tokens_per_s == res.result.tokens_per_s ?
+			       "yes" :
+			       "NO");
+	}
 	printf("  best: tp %d pp %d vp %d cp %d dp %d mb %d zero %d %s, "
 	       "%.4g s/step, MFU %.1f%%\n", res.best.tp, res.best.pp,
 	       res.best.vp, res.best.cp, res.best.dp, res.best.micro_batch,

@@ -3,7 +3,8 @@
 #   args: ARGUMENTS...          (split on blanks; run from the repo root)
 #   exit: STATUS
 # and NAME.out / NAME.err hold the expected stdout and stderr.  With
-# UPDATE=1 the expected files are rewritten from the current output.
+# UPDATE=1 the expected files are rewritten from the current output;
+# CASES=GLOB (e.g. 'compare-*') runs only the matching cases.
 # Prints "N passed, M failed" and exits 1 when any case fails.
 set -u
 bin=$1
@@ -12,7 +13,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
 fail=0
-for t in "$dir"/*.t; do
+for t in "$dir"/${CASES:-*}.t; do
 	name=$(basename "$t" .t)
 	args=$(sed -n 's/^args: //p' "$t")
 	want=$(sed -n 's/^exit: //p' "$t")

@@ -1,0 +1,349 @@
+/* cmd_compare.c - 'capplan compare': devices side by side for training
+   and serving one workload, sorted, with a recommendation. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "infer_plan.h"
+#include "plan.h"
+
+/* One device's answers. */
+struct compare_row {
+	const struct gpu_spec *gpu;
+	double sort_value;       /* the --sort key of this row */
+	int train_rc;            /* train_plan_make status */
+	struct train_plan train;
+	char train_why[DIAG_MSG_MAX];
+	int infer_rc;            /* infer_plan_make status */
+	struct infer_plan infer;
+	char infer_why[DIAG_MSG_MAX];
+};
+
+static bool train_ok(const struct compare_row *r)
+{
+	return r->train_rc == 0 && r->train.fits;
+}
+
+static bool infer_ok(const struct compare_row *r)
+{
+	return r->infer_rc == 0 && r->infer.fits && r->infer.meets_slo;
+}
+
+/* Sort keys: smaller is better; feasible rows before infeasible ones. */
+static double key_time(const struct compare_row *r)
+{
+	return train_ok(r) && r->train.has_arch ? r->train.run.time_s :
+						  HUGE_VAL;
+}
+
+static double key_cost(const struct compare_row *r)
+{
+	return train_ok(r) && r->train.has_arch ? r->train.run.cost_usd :
+						  HUGE_VAL;
+}
+
+static double key_energy(const struct compare_row *r)
+{
+	return train_ok(r) && r->train.has_arch ? r->train.run.energy_kwh :
+						  HUGE_VAL;
+}
+
+static double key_latency(const struct compare_row *r)
+{
+	return infer_ok(r) ? r->infer.result.tpot_s : HUGE_VAL;
+}
+
+static double key_token_cost(const struct compare_row *r)
+{
+	return infer_ok(r) ? r->infer.cost_usd_per_million_tokens : HUGE_VAL;
+}
+
+static double key_throughput(const struct compare_row *r)
+{
+	return infer_ok(r) ?
+		       -r->infer.result.throughput_tokens_per_s_per_gpu :
+		       HUGE_VAL;
+}
+
+static double key_joules(const struct compare_row *r)
+{
+	return infer_ok(r) ? r->infer.result.energy_j_per_token : HUGE_VAL;
+}
+
+static const struct {
+	const char *name;
+	double (*key)(const struct compare_row *r);
+	const char *what;
+} sort_keys[] = {
+	{ "time", key_time, "time to train" },
+	{ "cost", key_cost, "training cost" },
+	{ "energy", key_energy, "training energy" },
+	{ "latency", key_latency, "time per output token" },
+	{ "token-cost", key_token_cost, "cost per million tokens" },
+	{ "throughput", key_throughput, "output tokens/s per GPU" },
+	{ "token-energy", key_joules, "energy per token" },
+};
+
+static int by_key(const void *x, const void *y)
+{
+	double a = ((const struct compare_row *)x)->sort_value;
+	double b = ((const struct compare_row *)y)->sort_value;
+
+	return a < b ? -1 : a > b ? 1 : 0;
+}
+
+static void add_row(struct record *rec, const struct compare_row *r)
+{
+	const struct train_plan *t = &r->train;
+	const struct infer_plan *p = &r->infer;
+	bool trained = r->train_rc == 0 && t->has_arch;
+
+	rec_str(rec, NULL, "gpu", "gpu", r->gpu->name, RF_GRID);
+	/* training */
+	if (r->train_rc == 0) {
+		rec_bool(rec, "training", "fits", "fits", t->fits, RF_GRID);
+		rec_int(rec, "training", "gpus", "gpus", t->config.gpus,
+			RF_GRID);
+		char split[48];
+
+		snprintf(split, sizeof(split), "%d/%d/%d", t->config.tp,
+			 t->config.pp, t->config.dp);
+		rec_str(rec, "training", "config", "tp/pp/dp", split, RF_GRID);
+	} else {
+		rec_bool(rec, "training", "fits", "fits", false, RF_GRID);
+		rec_null(rec, "training", "gpus", "gpus", RF_GRID);
+		rec_null(rec, "training", "config", "tp/pp/dp", RF_GRID);
+	}
+	if (trained) {
+		rec_num(rec, "training", "time_to_train_s", "time to train",
+			t->run.time_s, UNIT_TIME, RF_GRID);
+		rec_num(rec, "training", "gpu_hours", "GPU-h", t->run.gpu_hours,
+			UNIT_COUNT, 0);
+		rec_num(rec, "training", "cost_usd", "cost", t->run.cost_usd,
+			UNIT_MONEY, RF_GRID);
+		rec_num(rec, "training", "energy_kwh", "kWh", t->run.energy_kwh,
+			UNIT_COUNT, RF_GRID);
+		rec_num(rec, "training", "mfu", "MFU", t->result.mfu,
+			UNIT_KIND_COUNT, RF_PERCENT);
+	} else {
+		rec_null(rec, "training", "time_to_train_s", "time to train",
+			 RF_GRID);
+		rec_null(rec, "training", "gpu_hours", "GPU-h", 0);
+		rec_null(rec, "training", "cost_usd", "cost", RF_GRID);
+		rec_null(rec, "training", "energy_kwh", "kWh", RF_GRID);
+		rec_null(rec, "training", "mfu", "MFU", 0);
+	}
+	/* inference */
+	if (r->infer_rc == 0) {
+		rec_bool(rec, "inference", "feasible", "serves",
+			 infer_ok(r), RF_GRID);
+		rec_int(rec, "inference", "tp", "inf tp", p->config.tp, 0);
+		rec_int(rec, "inference", "batch", "batch", p->config.batch,
+			RF_GRID);
+		rec_int(rec, "inference", "max_batch", "max batch",
+			p->max_batch, 0);
+		rec_num(rec, "inference", "ttft_s", "TTFT", p->result.ttft_s,
+			UNIT_TIME, RF_GRID);
+		rec_num(rec, "inference", "tpot_s", "TPOT", p->result.tpot_s,
+			UNIT_TIME, RF_GRID);
+		rec_num(rec, "inference", "throughput_tokens_per_s_per_gpu",
+			"tok/s/GPU", p->result.throughput_tokens_per_s_per_gpu,
+			UNIT_COUNT, RF_GRID);
+		rec_int(rec, "inference", "replicas", "replicas", p->replicas,
+			0);
+		rec_int(rec, "inference", "gpus_total", "inf GPUs",
+			p->gpus_total, RF_GRID);
+		rec_num(rec, "inference", "energy_j_per_token", "J/token",
+			p->result.energy_j_per_token, UNIT_KIND_COUNT,
+			RF_GRID);
+		rec_num(rec, "inference", "cost_usd_per_million_tokens",
+			"$/Mtok", p->cost_usd_per_million_tokens, UNIT_MONEY,
+			RF_GRID);
+	} else {
+		static const char *const keys[] = {
+			"tp", "batch", "max_batch", "ttft_s", "tpot_s",
+			"throughput_tokens_per_s_per_gpu", "replicas",
+			"gpus_total", "energy_j_per_token",
+			"cost_usd_per_million_tokens",
+		};
+		static const char *const labels[] = {
+			"inf tp", "batch", "max batch", "TTFT", "TPOT",
+			"tok/s/GPU", "replicas", "inf GPUs", "J/token",
+			"$/Mtok",
+		};
+		static const int grid[] = { 0, RF_GRID, 0, RF_GRID, RF_GRID,
+					    RF_GRID, 0, RF_GRID, RF_GRID,
+					    RF_GRID };
+
+		rec_bool(rec, "inference", "feasible", "serves", false,
+			 RF_GRID);
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			rec_null(rec, "inference", keys[i], labels[i],
+				 grid[i]);
+	}
+	rec_str(rec, NULL, "why", "why not",
+		!train_ok(r) ? r->train_why : (!infer_ok(r) ? r->infer_why : ""),
+		0);
+}
+
+/* Best row by 'key' among the feasible ones; NULL when none is. */
+static const struct compare_row *best_by(const struct compare_row *rows,
+					 int n,
+					 double (*key)(const struct compare_row *))
+{
+	const struct compare_row *best = NULL;
+
+	for (int i = 0; i < n; i++)
+		if (key(&rows[i]) < HUGE_VAL &&
+		    (!best || key(&rows[i]) < key(best)))
+			best = &rows[i];
+	return best;
+}
+
+static void recommend(struct report *rep, const struct compare_row *rows,
+		      int n, const struct workload *wl)
+{
+	const struct compare_row *fast = best_by(rows, n, key_time);
+	const struct compare_row *cheap = best_by(rows, n, key_cost);
+	const struct compare_row *tok = best_by(rows, n, key_token_cost);
+	const struct compare_row *lat = best_by(rows, n, key_latency);
+	char t[32], c[32], m[32];
+
+	if (fast) {
+		units_format(t, sizeof(t), fast->train.run.time_s, UNIT_TIME, 3);
+		units_format(c, sizeof(c), fast->train.run.cost_usd,
+			     UNIT_MONEY, 3);
+		report_note(rep, "training: fastest is %s (%s on %d GPUs, %s)",
+			    fast->gpu->name, t, fast->train.config.gpus, c);
+		if (cheap && cheap != fast) {
+			units_format(t, sizeof(t), cheap->train.run.time_s,
+				     UNIT_TIME, 3);
+			units_format(c, sizeof(c), cheap->train.run.cost_usd,
+				     UNIT_MONEY, 3);
+			report_note(rep, "training: cheapest is %s (%s, %s)",
+				    cheap->gpu->name, c, t);
+		}
+	} else if (model_has_arch(&wl->model)) {
+		report_note(rep, "training: no device fits this configuration");
+	}
+	if (tok) {
+		units_format(m, sizeof(m), tok->infer.cost_usd_per_million_tokens,
+			     UNIT_MONEY, 3);
+		units_format(t, sizeof(t), tok->infer.result.tpot_s, UNIT_TIME,
+			     3);
+		report_note(rep, "inference: cheapest per token%s is %s "
+				 "(%s per million tokens, %s per token, "
+				 "%d GPU%s)",
+			    wl->inference.tpot_slo_s > 0.0 ||
+					    wl->inference.ttft_slo_s > 0.0 ?
+				    " within the SLO" :
+				    "",
+			    tok->gpu->name, m, t, tok->infer.gpus_total,
+			    tok->infer.gpus_total == 1 ? "" : "s");
+		if (lat && lat != tok) {
+			units_format(t, sizeof(t), lat->infer.result.tpot_s,
+				     UNIT_TIME, 3);
+			report_note(rep, "inference: lowest latency is %s (%s "
+					 "per token)", lat->gpu->name, t);
+		}
+		if (wl->inference.power_cap_w > 0.0) {
+			int serving = 0;
+
+			for (int i = 0; i < n; i++)
+				serving += infer_ok(&rows[i]);
+			report_note(rep, "inference: %d of %d devices serve "
+					 "within the %.3g W power cap",
+				    serving, n, wl->inference.power_cap_w);
+		}
+	} else if (model_has_arch(&wl->model)) {
+		report_note(rep, "inference: no device serves it within the "
+				 "SLO and memory");
+	}
+	if (fast && tok && fast->gpu != tok->gpu)
+		report_note(rep, "training wants throughput at scale (%s); "
+				 "serving wants cost per token (%s)",
+			    fast->gpu->name, tok->gpu->name);
+}
+
+int cmd_compare(struct cli_ctx *ctx)
+{
+	struct compare_row *rows;
+	struct report rep;
+	const char *what = "time to train";
+	int rc, ok = 0;
+	double (*sort_key)(const struct compare_row *r) = key_time;
+
+	if (ctx->sort_arg) {
+		size_t i;
+
+		for (i = 0; i < sizeof(sort_keys) / sizeof(sort_keys[0]); i++)
+			if (strcmp(ctx->sort_arg, sort_keys[i].name) == 0)
+				break;
+		if (i == sizeof(sort_keys) / sizeof(sort_keys[0])) {
+			fprintf(stderr, "capplan: error: --sort must be one of "
+					"time, cost, energy, latency, "
+					"token-cost, throughput, token-energy; "
+					"got '%s'\n", ctx->sort_arg);
+			return EXIT_USAGE;
+		}
+		sort_key = sort_keys[i].key;
+		what = sort_keys[i].what;
+	}
+	rc = cli_load_workload(ctx);
+	if (rc == EXIT_OK)
+		rc = cli_resolve_gpus(ctx, true);
+	if (rc != EXIT_OK)
+		return rc;
+	rows = calloc((size_t)ctx->ngpus, sizeof(*rows));
+	if (!rows) {
+		fprintf(stderr, "capplan: error: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	for (int i = 0; i < ctx->ngpus; i++) {
+		struct compare_row *r = &rows[i];
+		struct diag err;
+
+		r->gpu = ctx->gpus[i];
+		diag_clear(&err);
+		r->train_rc = train_plan_make(&ctx->wl, r->gpu, &r->train, &err);
+		snprintf(r->train_why, sizeof(r->train_why), "%s",
+			 r->train_rc ? err.msg :
+			 !r->train.fits ? "training does not fit in memory" :
+					  "");
+		r->infer_rc = -1;
+		snprintf(r->infer_why, sizeof(r->infer_why), "no architecture");
+		if (model_has_arch(&ctx->wl.model)) {
+			diag_clear(&err);
+			r->infer_rc = infer_plan_make(&ctx->wl, r->gpu,
+						      &r->infer, &err);
+			snprintf(r->infer_why, sizeof(r->infer_why), "%s",
+				 r->infer_rc ? err.msg : r->infer.why);
+		}
+		ok += train_ok(r) || infer_ok(r);
+		r->sort_value = sort_key(r);
+	}
+	qsort(rows, (size_t)ctx->ngpus, sizeof(*rows), by_key);
+	report_init(&rep, true);
+	snprintf(rep.title, sizeof(rep.title), "Compare: %s, sorted by %s",
+		 ctx->wl.model.name[0] ? ctx->wl.model.name : "model", what);
+	for (int i = 0; i < ctx->ngpus; i++) {
+		struct record *rec = report_add_record(&rep);
+
+		if (!rec) {
+			free(rows);
+			report_release(&rep);
+			fprintf(stderr, "capplan: error: out of memory\n");
+			return EXIT_INTERNAL;
+		}
+		add_row(rec, &rows[i]);
+	}
+	recommend(&rep, rows, ctx->ngpus, &ctx->wl);
+	free(rows);
+	rc = cli_emit(ctx, &rep);
+	report_release(&rep);
+	if (rc == EXIT_OK && ok == 0)
+		rc = EXIT_INFEASIBLE;
+	return rc;
+}

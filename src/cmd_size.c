@@ -1,0 +1,541 @@
+/* cmd_size.c - 'capplan size': how many GPUs of each device a workload
+   needs within a deadline, a budget or a facility power cap.  Field names
+   are specified in specs/output.md. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "infer_plan.h"
+#include "model_kernel.h"
+#include "plan.h"
+
+/* Largest cluster tried under a constraint, and without one. */
+static const int size_max_gpus = 1 << 20;
+static const int size_max_gpus_open = 1 << 14;
+
+/* Candidate counts are gpus_per_node x 2^k: at most this many. */
+#define SIZE_MAX_STEPS 32
+
+/* Progress on a terminal: shown after this long, redrawn at most this
+   often (seconds). */
+static const double progress_delay_s = 1.0;
+static const double progress_period_s = 0.1;
+
+/* The limits of the command line; 0 where not given. */
+struct size_limits {
+	double deadline_s;
+	double budget_usd;
+	double power_cap_w;
+};
+
+/* What the constraints need of one candidate training plan. */
+struct size_cand {
+	int gpus, tp, pp, dp;
+	double time_s, gpu_hours, cost_usd, energy_kwh, facility_power_w;
+};
+
+/* The answer for one device, a row of the report. */
+struct size_row {
+	const struct gpu_spec *gpu;
+	int order;         /* position in the --gpu list, for a stable sort */
+	bool feasible;
+	bool has_train;    /* 'train' holds the chosen plan */
+	struct size_cand train;
+	bool has_infer;    /* the serving numbers are known */
+	int replicas, gpus_inference;
+	double cost_usd_per_million_tokens;
+	char why[DIAG_MSG_MAX];
+};
+
+struct progress {
+	bool tty, shown;
+	struct timespec start, last;
+};
+
+static double seconds_since(const struct timespec *a,
+			    const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) +
+	       (double)(b->tv_nsec - a->tv_nsec) * 1e-9;
+}
+
+static void progress_init(struct progress *pr)
+{
+	memset(pr, 0, sizeof(*pr));
+	pr->tty = isatty(STDERR_FILENO) == 1;
+	clock_gettime(CLOCK_MONOTONIC, &pr->start);
+	pr->last = pr->start;
+}
+
+/* "\rsize: done/total devices" once the command has run for a while. */
+static void progress_show(struct progress *pr, int done, int total)
+{
+	struct timespec now;
+
+	if (!pr->tty)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (seconds_since(&pr->start, &now) < progress_delay_s ||
+	    (pr->shown && seconds_since(&pr->last, &now) < progress_period_s))
+		return;
+	fprintf(stderr, "\rsize: %d/%d devices", done, total);
+	fflush(stderr);
+	pr->shown = true;
+	pr->last = now;
+}
+
+static void progress_end(struct progress *pr)
+{
+	if (pr->shown) {
+		fprintf(stderr, "\r%40s\r", "");
+		fflush(stderr);
+	}
+}
+
+/* Parse a positive finite limit; prints a usage error otherwise. */
+static int parse_limit(const char *arg, const char *option,
+		       enum unit_kind kind, double *out)
+{
+	const char *why = NULL;
+	double v = 0.0;
+
+	*out = 0.0;
+	if (!arg)
+		return EXIT_OK;
+	if (units_parse(arg, kind, &v, &why) != 0 || !isfinite(v)) {
+		fprintf(stderr, "capplan: error: %s must be a %s such as "
+				"'%s', got '%s'\n",
+			option, units_kind_name(kind), units_example(kind), arg);
+		goto usage;
+	}
+	if (!(v > 0.0)) {
+		fprintf(stderr, "capplan: error: %s must be a positive %s "
+				"such as '%s', got '%s'\n",
+			option, units_kind_name(kind), units_example(kind), arg);
+		goto usage;
+	}
+	*out = v;
+	return EXIT_OK;
+usage:
+	fprintf(stderr, "see 'capplan size --help'\n");
+	return EXIT_USAGE;
+}
+
+static bool any_limit(const struct size_limits *lim)
+{
+	return lim->deadline_s > 0.0 || lim->budget_usd > 0.0 ||
+	       lim->power_cap_w > 0.0;
+}
+
+static bool within(const struct size_limits *lim, const struct size_cand *c)
+{
+	return (lim->deadline_s <= 0.0 || c->time_s <= lim->deadline_s) &&
+	       (lim->budget_usd <= 0.0 || c->cost_usd <= lim->budget_usd) &&
+	       (lim->power_cap_w <= 0.0 ||
+		c->facility_power_w <= lim->power_cap_w);
+}
+
+/*
+ * No candidate meets every limit: say which one fails first, applying
+ * them in the order deadline, budget, power cap.
+ */
+static void explain_limits(const struct size_limits *lim,
+			   const struct size_cand *cand, int n, char *why,
+			   size_t size)
+{
+	bool keep[SIZE_MAX_STEPS];
+	char have[64], want[64];
+	const char *scope = "";
+	int most = 0, best;
+
+	for (int i = 0; i < n; i++) {
+		keep[i] = true;
+		if (cand[i].gpus > most)
+			most = cand[i].gpus;
+	}
+	if (lim->deadline_s > 0.0) {
+		int left = 0;
+
+		for (int i = 0; i < n; i++)
+			left += keep[i] = cand[i].time_s <= lim->deadline_s;
+		if (left == 0) {
+			units_format(want, sizeof(want), lim->deadline_s,
+				     UNIT_TIME, 4);
+			snprintf(why, size, "needs more than %s even on %d GPUs",
+				 want, most);
+			return;
+		}
+		scope = " within the deadline";
+	}
+	if (lim->budget_usd > 0.0) {
+		int left = 0;
+
+		best = -1;
+		for (int i = 0; i < n; i++) {
+			if (keep[i] && (best < 0 ||
+					cand[i].cost_usd < cand[best].cost_usd))
+				best = i;
+			left += keep[i] = keep[i] &&
+					  cand[i].cost_usd <= lim->budget_usd;
+		}
+		if (left == 0) {
+			units_format(have, sizeof(have), cand[best].cost_usd,
+				     UNIT_MONEY, 2);
+			units_format(want, sizeof(want), lim->budget_usd,
+				     UNIT_MONEY, 4);
+			snprintf(why, size, "cheapest plan%s costs %s, over the "
+					    "%s budget", scope, have, want);
+			return;
+		}
+		scope = lim->deadline_s > 0.0 ? " within the deadline and budget" :
+						" within the budget";
+	}
+	best = -1;
+	for (int i = 0; i < n; i++)
+		if (keep[i] && (best < 0 || cand[i].facility_power_w <
+						    cand[best].facility_power_w))
+			best = i;
+	if (best < 0) {
+		snprintf(why, size, "no plan meets the limits");
+		return;
+	}
+	units_format(have, sizeof(have), cand[best].facility_power_w,
+		     UNIT_POWER, 3);
+	units_format(want, sizeof(want), lim->power_cap_w, UNIT_POWER, 4);
+	snprintf(why, size, "lowest-power plan%s draws %s, over the %s power cap",
+		 scope, have, want);
+}
+
+/*
+ * Training on 'g': plan gpus_per_node x 2^k GPUs for every k up to the
+ * largest cluster, keep the plans that fit in memory, and pick the fewest
+ * GPUs within the deadline (with one) or else the fastest plan within the
+ * limits.  Fills row->train and row->feasible, or row->why.
+ */
+static void size_train(const struct workload *wl, const struct gpu_spec *g,
+		       const struct size_limits *lim, struct size_row *row)
+{
+	struct size_cand cand[SIZE_MAX_STEPS];
+	struct workload w = *wl;
+	struct device_perf d;
+	struct cluster cl;
+	struct diag err;
+	int n = 0, legal = 0, best = -1, tried = 0;
+
+	diag_clear(&err);
+	int max_gpus = any_limit(lim) ? size_max_gpus : size_max_gpus_open;
+
+	row->feasible = false;
+	if (device_perf_init(&d, g, wl->training.precision, false) != 0) {
+		snprintf(row->why, sizeof(row->why), "device cannot run %s",
+			 precision_name(wl->training.precision));
+		return;
+	}
+	cluster_resolve(&wl->cluster, g, &cl);
+	for (long long gpus = cl.gpus_per_node > 0 ? cl.gpus_per_node : 1;
+	     gpus <= max_gpus && n < SIZE_MAX_STEPS; gpus *= 2) {
+		struct train_plan p;
+
+		tried = (int)gpus;
+		w.training.gpus = (int)gpus;
+		diag_clear(&err);
+		if (train_plan_make(&w, g, &p, &err) != 0)
+			continue; /* no legal configuration on this count */
+		legal++;
+		if (!p.fits || !p.has_arch)
+			continue;
+		cand[n] = (struct size_cand){
+			.gpus = p.config.gpus,
+			.tp = p.config.tp,
+			.pp = p.config.pp,
+			.dp = p.config.dp,
+			.time_s = p.run.time_s,
+			.gpu_hours = p.run.gpu_hours,
+			.cost_usd = p.run.cost_usd,
+			.energy_kwh = p.run.energy_kwh,
+			.facility_power_w = p.run.facility_power_w,
+		};
+		if (within(lim, &cand[n])) {
+			if (best < 0 ||
+			    (lim->deadline_s <= 0.0 &&
+			     cand[n].time_s < cand[best].time_s))
+				best = n;
+		}
+		n++;
+		/* with a deadline the fewest GPUs win: stop at the first */
+		if (best >= 0 && lim->deadline_s > 0.0)
+			break;
+	}
+	if (best >= 0) {
+		row->has_train = true;
+		row->train = cand[best];
+		row->feasible = true;
+		return;
+	}
+	if (legal == 0 && err.msg[0])
+		/* the reason on the largest count, e.g. a fixed tp */
+		snprintf(row->why, sizeof(row->why), "%.300s", err.msg);
+	else if (legal == 0)
+		snprintf(row->why, sizeof(row->why),
+			 "no legal parallel configuration on up to %d GPUs",
+			 tried);
+	else if (n == 0)
+		snprintf(row->why, sizeof(row->why),
+			 "does not fit in memory on up to %d GPUs", tried);
+	else
+		explain_limits(lim, cand, n, row->why, sizeof(row->why));
+}
+
+/* Serving on 'g': replicas for the request rate under the SLO. */
+static void size_infer(const struct workload *wl, const struct gpu_spec *g,
+		       struct size_row *row)
+{
+	struct infer_plan p;
+	struct diag err;
+
+	diag_clear(&err);
+	if (infer_plan_make(wl, g, &p, &err) != 0) {
+		row->feasible = false;
+		snprintf(row->why, sizeof(row->why), "%.300s", err.msg);
+		return;
+	}
+	if (!p.fits || !p.meets_slo) {
+		row->feasible = false;
+		snprintf(row->why, sizeof(row->why), "%s",
+			 p.why[0] ? p.why : "does not meet the SLO");
+		return;
+	}
+	row->has_infer = true;
+	row->replicas = p.replicas;
+	row->gpus_inference = p.gpus_total;
+	row->cost_usd_per_million_tokens = p.cost_usd_per_million_tokens;
+}
+
+/* What the rows are ordered by: the run's cost, else the serving cost. */
+static double row_cost(const struct size_row *r)
+{
+	if (r->has_train)
+		return r->train.cost_usd;
+	return r->has_infer ? r->cost_usd_per_million_tokens : 0.0;
+}
+
+/* Feasible rows first, cheapest first; then the list order. */
+static int row_cmp(const void *pa, const void *pb)
+{
+	const struct size_row *a = pa, *b = pb;
+
+	if (a->feasible != b->feasible)
+		return a->feasible ? -1 : 1;
+	if (a->feasible && row_cost(a) != row_cost(b))
+		return row_cost(a) < row_cost(b) ? -1 : 1;
+	return (a->order > b->order) - (a->order < b->order);
+}
+
+static void rec_int_or_null(struct record *rec, const char *key,
+			    const char *label, long long v, bool known,
+			    int flags)
+{
+	if (known)
+		rec_int(rec, NULL, key, label, v, flags);
+	else
+		rec_null(rec, NULL, key, label, flags);
+}
+
+static void rec_num_or_null(struct record *rec, const char *key,
+			    const char *label, double v, enum unit_kind unit,
+			    bool known, int flags)
+{
+	if (known)
+		rec_num(rec, NULL, key, label, v, unit, flags);
+	else
+		rec_null(rec, NULL, key, label, flags);
+}
+
+static void add_row(struct record *rec, const struct size_row *r,
+		    bool train, bool infer)
+{
+	const struct size_cand *c = &r->train;
+	int tg = train ? RF_GRID : 0, ig = infer ? RF_GRID : 0;
+	bool t = r->has_train, i = r->has_infer;
+
+	rec_str(rec, NULL, "gpu", "gpu", r->gpu->name, RF_GRID);
+	rec_bool(rec, NULL, "feasible", "feasible", r->feasible, RF_GRID);
+	rec_int_or_null(rec, "gpus", "gpus", c->gpus, t, tg);
+	rec_int_or_null(rec, "tp", "tp", c->tp, t, tg);
+	rec_int_or_null(rec, "pp", "pp", c->pp, t, tg);
+	rec_int_or_null(rec, "dp", "dp", c->dp, t, tg);
+	rec_num_or_null(rec, "time_to_train_s", "time", c->time_s, UNIT_TIME,
+			t, tg);
+	rec_num_or_null(rec, "gpu_hours", "GPU-hours", c->gpu_hours,
+			UNIT_COUNT, t, 0);
+	rec_num_or_null(rec, "cost_usd", "cost", c->cost_usd, UNIT_MONEY, t,
+			tg);
+	rec_num_or_null(rec, "energy_kwh", "energy (kWh)", c->energy_kwh,
+			UNIT_COUNT, t, 0);
+	rec_num_or_null(rec, "facility_power_w", "power",
+			c->facility_power_w, UNIT_POWER, t, tg);
+	rec_int_or_null(rec, "replicas", "replicas", r->replicas, i, ig);
+	rec_int_or_null(rec, "gpus_inference", "serving gpus",
+			r->gpus_inference, i, ig);
+	rec_num_or_null(rec, "cost_usd_per_million_tokens", "$/Mtok",
+			r->cost_usd_per_million_tokens, UNIT_MONEY, i, ig);
+	rec_str(rec, NULL, "why", "why not", r->feasible ? "" : r->why,
+		RF_GRID);
+}
+
+/* "the deadline, budget and power cap" for the limits given. */
+static void limits_text(const struct size_limits *lim, char *buf,
+			size_t size)
+{
+	const char *names[3];
+	int n = 0;
+
+	if (lim->deadline_s > 0.0)
+		names[n++] = "deadline";
+	if (lim->budget_usd > 0.0)
+		names[n++] = "budget";
+	if (lim->power_cap_w > 0.0)
+		names[n++] = "power cap";
+	if (n == 1)
+		snprintf(buf, size, "the %s", names[0]);
+	else if (n == 2)
+		snprintf(buf, size, "the %s and %s", names[0], names[1]);
+	else
+		snprintf(buf, size, "the %s, %s and %s", names[0], names[1],
+			 names[2]);
+}
+
+static void add_notes(struct report *rep, const struct size_limits *lim,
+		      const struct size_row *rows, int n, bool train,
+		      const struct workload *wl)
+{
+	const struct size_row *r = &rows[0];
+	char text[160] = "", lims[64] = "";
+
+	if (any_limit(lim))
+		limits_text(lim, lims, sizeof(lims));
+	if (train && !any_limit(lim))
+		report_note(rep, "no --deadline, --budget or --power-cap: "
+				 "each device's fastest plan on up to %d GPUs",
+			    size_max_gpus_open);
+	else if (train)
+		report_note(rep, "per device: %s within %s; GPU counts are "
+				 "gpus per node x 2^k up to %d",
+			    lim->deadline_s > 0.0 ? "the fewest GPUs" :
+						    "the fastest plan",
+			    lims,
+			    size_max_gpus);
+	if (train && wl->training.tokens <= 0.0)
+		report_note(rep, "training.tokens not given: 20 x params "
+				 "(Chinchilla)");
+	if (n == 0 || !r->feasible) {
+		report_note(rep, "no device is feasible");
+		return;
+	}
+	if (r->has_train) {
+		int len = snprintf(text, sizeof(text),
+				   "%d GPUs (tp=%d pp=%d dp=%d)", r->train.gpus,
+				   r->train.tp, r->train.pp, r->train.dp);
+
+		if (r->has_infer && len > 0 && (size_t)len < sizeof(text))
+			snprintf(text + len, sizeof(text) - (size_t)len,
+				 ", %d replicas to serve", r->replicas);
+	} else {
+		snprintf(text, sizeof(text), "%d replicas (%d GPUs)",
+			 r->replicas, r->gpus_inference);
+	}
+	if (train && any_limit(lim))
+		report_note(rep, "recommended: %s, %s: cheapest within %s",
+			    r->gpu->name, text, lims);
+	else if (train)
+		report_note(rep, "recommended: %s, %s: cheapest of the "
+				 "fastest plans",
+			    r->gpu->name, text);
+	else
+		report_note(rep, "recommended: %s, %s: cheapest per million "
+				 "tokens within the SLO",
+			    r->gpu->name, text);
+}
+
+int cmd_size(struct cli_ctx *ctx)
+{
+	struct size_limits lim;
+	struct size_row *rows;
+	struct progress pr;
+	struct report rep;
+	bool train, infer, arch;
+	int rc, feasible = 0;
+
+	progress_init(&pr);
+	rc = parse_limit(ctx->deadline_arg, "--deadline", UNIT_TIME,
+			 &lim.deadline_s);
+	if (rc == EXIT_OK)
+		rc = parse_limit(ctx->budget_arg, "--budget", UNIT_MONEY,
+				 &lim.budget_usd);
+	if (rc == EXIT_OK)
+		rc = parse_limit(ctx->power_cap_arg, "--power-cap", UNIT_POWER,
+				 &lim.power_cap_w);
+	if (rc == EXIT_OK)
+		rc = cli_load_workload(ctx);
+	if (rc == EXIT_OK)
+		rc = cli_resolve_gpus(ctx, true);
+	if (rc != EXIT_OK)
+		return rc;
+
+	/* training unless the workload only serves (a rate and no tokens) */
+	arch = model_has_arch(&ctx->wl.model);
+	infer = arch && ctx->wl.inference.qps > 0.0;
+	train = arch && (ctx->wl.training.tokens > 0.0 || !infer ||
+			 any_limit(&lim));
+
+	rows = calloc((size_t)ctx->ngpus, sizeof(*rows));
+	if (!rows) {
+		fprintf(stderr, "capplan: error: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	for (int i = 0; i < ctx->ngpus; i++) {
+		struct size_row *r = &rows[i];
+
+		progress_show(&pr, i, ctx->ngpus);
+		r->gpu = ctx->gpus[i];
+		r->order = i;
+		r->feasible = arch;
+		if (!arch)
+			snprintf(r->why, sizeof(r->why),
+				 "only 'params' is known: give [model] layers, "
+				 "hidden, heads, vocab and seq_len");
+		if (train)
+			size_train(&ctx->wl, r->gpu, &lim, r);
+		if (infer && r->feasible)
+			size_infer(&ctx->wl, r->gpu, r);
+		feasible += r->feasible;
+	}
+	progress_end(&pr);
+	qsort(rows, (size_t)ctx->ngpus, sizeof(*rows), row_cmp);
+
+	report_init(&rep, true);
+	snprintf(rep.title, sizeof(rep.title), "GPUs needed: %s",
+		 ctx->wl.model.name[0] ? ctx->wl.model.name : "model");
+	for (int i = 0; i < ctx->ngpus; i++) {
+		struct record *rec = report_add_record(&rep);
+
+		if (!rec) {
+			report_release(&rep);
+			free(rows);
+			fprintf(stderr, "capplan: error: out of memory\n");
+			return EXIT_INTERNAL;
+		}
+		add_row(rec, &rows[i], train, infer);
+	}
+	add_notes(&rep, &lim, rows, ctx->ngpus, train, &ctx->wl);
+	rc = cli_emit(ctx, &rep);
+	report_release(&rep);
+	free(rows);
+	if (rc == EXIT_OK && feasible == 0)
+		rc = EXIT_INFEASIBLE;
+	return rc;
+}

@@ -1,0 +1,2 @@
+args: compare --help
+exit: 0

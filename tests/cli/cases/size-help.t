@@ -1,0 +1,2 @@
+args: size --help
+exit: 0

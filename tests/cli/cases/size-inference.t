@@ -1,0 +1,2 @@
+args: size examples/llama3-70b-serving.ini --gpu H100-SXM,A100-SXM-80GB,H200-SXM
+exit: 0

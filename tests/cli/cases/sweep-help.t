@@ -1,0 +1,2 @@
+args: sweep --help
+exit: 0

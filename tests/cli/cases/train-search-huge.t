@@ -1,0 +1,2 @@
+args: train tests/cli/data/wl-1t.ini --gpu H100-SXM --gpus 16384 --search --top 3
+exit: 0

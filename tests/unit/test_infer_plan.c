@@ -1,0 +1,658 @@
+/* test_infer_plan.c - serving plans: tp and batch, SLOs, replicas for a
+   rate, cost, suggestions (cmocka). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+
+#include "infer_plan.h"
+#include "model_queue.h"
+
+static void assert_rel(double got, double want, double tol)
+{
+	double scale = fabs(want) > 0.0 ? fabs(want) : 1.0;
+
+	if (!(fabs(got - want) <= tol * scale)) {
+		print_error("got %.17g, want %.17g (tol %g)\n", got, want, tol);
+		fail();
+	}
+}
+
+/* A100-SXM-80GB-like, built by hand. */
+static struct gpu_spec a100(void)
+{
+	struct gpu_spec g;
+
+	memset(&g, 0, sizeof(g));
+	strcpy(g.name, "A100-test");
+	g.mem_bytes = 80e9;
+	g.mem_bw_bytes_per_s = 2.039e12;
+	g.peak_flops[PREC_FP32] = 19.5e12;
+	g.peak_flops[PREC_TF32] = 156e12;
+	g.peak_flops[PREC_BF16] = 312e12;
+	g.peak_flops[PREC_FP16] = 312e12;
+	g.peak_flops[PREC_INT8] = 624e12;
+	g.sparsity_2_4 = true;
+	g.tdp_w = 400.0;
+	g.idle_w = 60.0;
+	g.gpus_per_node = 8;
+	g.intra_bw_bytes_per_s = 300e9;
+	g.inter_bw_bytes_per_s = 25e9;
+	g.price_usd_per_hour = 1.79;
+	g.matmul_eff = 0.85;
+	g.mem_eff = 0.9;
+	return g;
+}
+
+/* H100-SXM-like. */
+static struct gpu_spec h100(void)
+{
+	struct gpu_spec g = a100();
+
+	strcpy(g.name, "H100-test");
+	g.mem_bw_bytes_per_s = 3.35e12;
+	g.peak_flops[PREC_FP32] = 67e12;
+	g.peak_flops[PREC_TF32] = 494.5e12;
+	g.peak_flops[PREC_BF16] = 989.5e12;
+	g.peak_flops[PREC_FP16] = 989.5e12;
+	g.peak_flops[PREC_FP8] = 1979e12;
+	g.peak_flops[PREC_INT8] = 1979e12;
+	g.tdp_w = 700.0;
+	g.idle_w = 70.0;
+	g.intra_bw_bytes_per_s = 450e9;
+	g.inter_bw_bytes_per_s = 50e9;
+	g.price_usd_per_hour = 2.99;
+	g.matmul_eff = 0.75;
+	return g;
+}
+
+/* L4-like: 24 GB at 300 GB/s, PCIe between GPUs. */
+static struct gpu_spec l4(void)
+{
+	struct gpu_spec g = a100();
+
+	strcpy(g.name, "L4-test");
+	g.mem_bytes = 24e9;
+	g.mem_bw_bytes_per_s = 300e9;
+	g.peak_flops[PREC_FP32] = 30.3e12;
+	g.peak_flops[PREC_TF32] = 60e12;
+	g.peak_flops[PREC_BF16] = 121e12;
+	g.peak_flops[PREC_FP16] = 121e12;
+	g.peak_flops[PREC_FP8] = 242.5e12;
+	g.peak_flops[PREC_INT8] = 242.5e12;
+	g.tdp_w = 72.0;
+	g.idle_w = 16.0;
+	g.intra_bw_bytes_per_s = 32e9;
+	g.inter_bw_bytes_per_s = 3.125e9;
+	g.price_usd_per_hour = 0.80;
+	g.matmul_eff = 0.70;
+	g.mem_eff = 0.80;
+	return g;
+}
+
+/* Llama 2 7B: 32 layers, h 4096, 32 heads, SwiGLU 11008, vocab 32000. */
+static void llama7b(struct workload *wl)
+{
+	workload_init(wl);
+	strcpy(wl->file, "serve.ini");
+	strcpy(wl->model.name, "llama-2-7b");
+	wl->model.layers = 32;
+	wl->model.hidden = 4096;
+	wl->model.heads = 32;
+	wl->model.ffn_hidden = 11008;
+	wl->model.gated_ffn = true;
+	wl->model.vocab = 32000;
+	wl->model.seq_len = 4096;
+	wl->model.tied_embeddings = false;
+}
+
+static void plan_ok(const struct workload *wl, const struct gpu_spec *g,
+		    struct infer_plan *p)
+{
+	struct diag err;
+
+	diag_clear(&err);
+	assert_int_equal(workload_validate(wl, &err), 0);
+	if (infer_plan_make(wl, g, p, &err) != 0) {
+		print_error("%s\n", err.msg);
+		fail();
+	}
+}
+
+/* The plan's configuration evaluated again at another batch. */
+static struct infer_result at_batch(const struct infer_plan *p, int batch)
+{
+	struct infer_config c = p->config;
+	struct infer_result r;
+
+	c.batch = batch;
+	assert_int_equal(infer_evaluate(&p->arch, &c, p->gpu, &p->cluster, &r),
+			 0);
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void test_slo_fraction(void **state)
+{
+	(void)state;
+	assert_rel(slo_fraction(SLO_P50), 0.50, 0.0);
+	assert_rel(slo_fraction(SLO_P90), 0.90, 0.0);
+	assert_rel(slo_fraction(SLO_P99), 0.99, 0.0);
+	/* out of range: the strictest */
+	assert_rel(slo_fraction((enum slo_percentile)7), 0.99, 0.0);
+}
+
+static void test_auto_plan(void **state)
+{
+	struct workload wl;
+	struct gpu_spec g = a100();
+	struct infer_plan p;
+
+	(void)state;
+	llama7b(&wl);
+	plan_ok(&wl, &g, &p);
+	assert_int_equal(p.chosen, (1u << ICHOSE_TP) | (1u << ICHOSE_BATCH));
+	assert_ptr_equal(p.gpu, &g);
+	assert_true(p.fits);
+	assert_true(p.meets_slo);
+	assert_false(p.has_rate);
+	assert_string_equal(p.why, "");
+	/* the workload's serving parameters */
+	assert_int_equal(p.config.prompt_tokens, 512);
+	assert_int_equal(p.config.output_tokens, 256);
+	assert_int_equal(p.config.weight_precision, PREC_BF16);
+	/* the largest batch that fits, at most vLLM's 256 */
+	assert_int_equal(p.max_batch,
+			 infer_max_batch_memory(&p.arch, &p.config, &g,
+						INFER_BATCH_LIMIT));
+	assert_int_equal(p.max_batch_slo, INFER_BATCH_LIMIT);
+	assert_int_equal(p.config.batch, p.max_batch < INFER_BATCH_DEFAULT_MAX ?
+						 p.max_batch :
+						 INFER_BATCH_DEFAULT_MAX);
+	assert_true(p.result.memory.fits);
+	/* without a rate: one replica, cost at full load */
+	assert_int_equal(p.replicas, 1);
+	assert_int_equal(p.gpus_total, p.config.tp);
+	assert_rel(p.utilization, 0.0, 0.0);
+	assert_rel(p.ttft_p_s, p.result.ttft_s, 0.0);
+	assert_rel(p.cost_usd_per_million_tokens,
+		   p.config.tp * 1.79 /
+			   (p.result.throughput_tokens_per_s * 3600.0) * 1e6,
+		   1e-12);
+	/* cluster defaults: from the device and workload_init */
+	assert_int_equal(p.cluster.gpus_per_node, 8);
+	assert_rel(p.cluster.price_usd_per_gpu_hour, 1.79, 0.0);
+	assert_rel(p.cluster.pue, 1.2, 0.0);
+}
+
+static void test_auto_tp_is_cheapest(void **state)
+{
+	struct workload wl;
+	struct gpu_spec g = a100();
+	struct infer_plan p, q;
+
+	(void)state;
+	llama7b(&wl);
+	plan_ok(&wl, &g, &p);
+	/* no fixed tp that fits gives cheaper tokens */
+	for (int tp = 1; tp <= 8; tp *= 2) {
+		wl.inference.tp = tp;
+		plan_ok(&wl, &g, &q);
+		assert_int_equal(q.config.tp, tp);
+		assert_int_equal(q.chosen, 1u << ICHOSE_BATCH);
+		if (q.fits && q.meets_slo)
+			assert_true(p.cost_usd_per_million_tokens <=
+				    q.cost_usd_per_million_tokens);
+		if (tp == p.config.tp)
+			assert_rel(q.cost_usd_per_million_tokens,
+				   p.cost_usd_per_million_tokens, 0.0);
+	}
+}
+
+static void test_fixed_tp_and_batch(void **state)
+{
+	struct workload wl;
+	struct gpu_spec g = a100();
+	struct infer_plan p;
+	struct infer_result r;
+
+	(void)state;
+	llama7b(&wl);
+	wl.inference.tp = 4;
+	wl.inference.batch = 37;
+	wl.inference.prompt_tokens = 1237;
+	wl.inference.output_tokens = 311;
+	plan_ok(&wl, &g, &p);
+	assert_int_equal(p.chosen, 0);
+	assert_int_equal(p.config.tp, 4);
+	assert_int_equal(p.config.batch, 37);
+	assert_int_equal(p.gpus_total, 4);
+	r = at_batch(&p, 37);
+	assert_rel(p.result.tpot_s, r.tpot_s, 0.0);
+	assert_rel(p.result.ttft_s, r.ttft_s, 0.0);
+	assert_rel(p.result.memory.total_bytes, r.memory.total_bytes, 0.0);
+}
+
+static void test_fixed_tp_not_power_of_two(void **state)
+{
+	/* 24 heads (and 24 KV heads), tp = 3: outside the power-of-two
+	   search, planned as given */
+	struct workload wl;
+	struct gpu_spec g = a100();
+	struct infer_plan p;
+
+	(void)state;
+	llama7b(&wl);
+	wl.model.hidden = 3072;
+	wl.model.heads = 24;
+	wl.model.ffn_hidden = 8192;
+	wl.inference.tp = 3;
+	plan_ok(&wl, &g, &p);
+	assert_int_equal(p.config.tp, 3);
+	assert_int_equal(p.gpus_total, 3);
+	assert_true(p.fits);
+}
+
+static void test_tpot_slo_sets_batch(void **state)
+{
+	struct workload wl;
+	struct gpu_spec g = a100();
+	struct infer_plan p;
+	struct infer_result r;
+	int b;
+
+	(void)state;
+	llama7b(&wl);
+	wl.inference.tp = 1;
+	wl.inference.tpot_slo_s = 0.0217;
+	plan_ok(&wl, &g, &p);
+	b = p.config.batch;
+	assert_int_equal(p.chosen, 1u << ICHOSE_BATCH);
+	assert_true(p.meets_slo);
+	assert_int_equal(p.max_batch_slo, b);
+	/* the SLO, not memory, limits it */
+	assert_true(b > 1);
+	assert_true(b < p.max_batch);
+	assert_int_equal(p.max_batch,
+			 infer_max_batch_memory(&p.arch, &p.config, &g,
+						INFER_BATCH_LIMIT));
+	assert_true(p.result.tpot_s <= 0.0217);
+	r = at_batch(&p, b + 1);
+	assert_true(r.tpot_s > 0.0217);
+	/* a looser SLO allows a larger batch */
+	wl.inference.tpot_slo_s = 0.0317;
+	plan_ok(&wl, &g, &p);
+	assert_true(p.config.batch > b);
+	assert_true(p.result.tpot_s <= 0.0317);
+	r = at_batch(&p, p.config.batch + 1);
+	assert_true(r.tpot_s > 0.0317 || p.config.batch == p.max_batch ||
+		    p.config.batch == INFER_BATCH_DEFAULT_MAX);
+}
+
+static void test_tpot_slo_auto_tp(void **state)
+{
+	/* with tp open, every tp is tried; the chosen batch still meets
+	   the SLO and the next one does not */
+	struct workload wl;
+	struct gpu_spec g = a100();
+	struct infer_plan p;
+
+	(void)state;
+	llama7b(&wl);
+	wl.inference.tpot_slo_s = 0.0137;
+	plan_ok(&wl, &g, &p);
+	assert_true(p.meets_slo);
+	assert_true(p.result.tpot_s <= 0.0137);
+	assert_true(p.config.batch < p.max_batch);
+	assert_true(at_batch(&p, p.config.batch + 1).tpot_s > 0.0137);
+}
+
+/* Check the replicas against the queue by hand: they meet the TTFT
+   percentile, one fewer does not (or is unstable). */
+static void check_replicas(const struct infer_plan *p, double qps,
+			   double slo, double frac)
+{
+	double slots = p->config.batch, service = p->result.service_s;
+	double ttft = p->result.ttft_s;
+	int n = p->replicas;
+	double w = queue_wait_percentile_s(n * slots, qps, service, frac);
+	double w1 = queue_wait_percentile_s((n - 1) * slots, qps, service,
+					    frac);
+
+	assert_true(n >= 1);
+	assert_true(ttft + w <= slo);
+	assert_true(ttft + w1 > slo);
+	assert_rel(p->ttft_p_s, ttft + w, 1e-12);
+	assert_int_equal(p->gpus_total, n * p->config.tp);
+	assert_rel(p->utilization, qps * service / (n * slots), 1e-12);
+	assert_true(p->utilization > 0.0 && p->utilization < 1.0);
+	assert_rel(p->cost_usd_per_million_tokens,
+		   p->gpus_total * p->cluster.price_usd_per_gpu_hour /
+			   (qps * p->config.output_tokens * 3600.0) * 1e6,
+		   1e-12);
+}
+
+static void test_replicas_for_ttft_slo(void **state)
+{
+	struct workload wl;
+	struct gpu_spec g = a100();
+	struct infer_plan p;
+	double load;
+
+	(void)state;
+	llama7b(&wl);
+	wl.inference.tp = 1;
+	wl.inference.batch = 8;
+	wl.inference.qps = 51.37;
+	wl.inference.ttft_slo_s = 0.35;
+	wl.inference.percentile = SLO_P99;
+	plan_ok(&wl, &g, &p);
+	assert_true(p.has_rate);
+	assert_true(p.fits);
+	assert_true(p.meets_slo);
+	check_replicas(&p, 51.37, 0.35, 0.99);
+	/* the SLO, not stability, sets the count: one fewer is stable */
+	load = 51.37 * p.result.service_s;
+	assert_true((p.replicas - 1) * 8.0 > load);
+	assert_true(p.replicas > 1);
+	/* a looser percentile needs no more replicas */
+	{
+		struct infer_plan q;
+
+		wl.inference.percentile = SLO_P50;
+		plan_ok(&wl, &g, &q);
+		assert_true(q.replicas <= p.replicas);
+		check_replicas(&q, 51.37, 0.35, 0.5);
+	}
+}
+
+static void test_replicas_auto(void **state)
+{
+	struct workload wl;
+	struct gpu_spec g = a100();
+	struct infer_plan p;
+
+	(void)state;
+	llama7b(&wl);
+	wl.inference.qps = 23.9;
+	wl.inference.ttft_slo_s = 0.5;
+	wl.inference.percentile = SLO_P90;
+	plan_ok(&wl, &g, &p);
+	assert_true(p.meets_slo);
+	check_replicas(&p, 23.9, 0.5, 0.9);
+}
+
+static void test_replicas_without_ttft_slo(void **state)
+{
+	/* only stability: replicas x batch > rate x service, the fewest */
+	struct workload wl;
+	struct gpu_spec g = a100();
+	struct infer_plan p;
+	double load;
+
+	(void)state;
+	llama7b(&wl);
+	wl.inference.tp = 1;
+	wl.inference.qps = 37.3;
+	plan_ok(&wl, &g, &p);
+	load = 37.3 * p.result.service_s;
+	assert_true(p.meets_slo);
+	assert_true(p.replicas * (double)p.config.batch > load);
+	assert_true((p.replicas - 1) * (double)p.config.batch <= load);
+	assert_rel(p.utilization,
+		   load / ((double)p.replicas * p.config.batch), 1e-12);
+	assert_rel(p.ttft_p_s,
+		   p.result.ttft_s +
+			   queue_wait_percentile_s(p.replicas * (double)
+							   p.config.batch,
+						   37.3, p.result.service_s,
+						   0.99),
+		   1e-12);
+}
+
+/*
+ * A rate far beyond any cluster (10^15 requests per second) needs more
+ * replicas than the search considers (2^24): the plan must not report a
+ * negative or overflowed replica count as meeting the SLO.
+ */
+static void test_replicas_huge_rate(void **state)
+{
+	struct workload wl;
+	struct gpu_spec g = a100();
+	struct infer_plan p;
+
+	(void)state;
+	llama7b(&wl);
+	wl.inference.qps = 1e15;
+	plan_ok(&wl, &g, &p);
+	if (p.meets_slo) {
+		assert_true(p.replicas >= 1);
+		assert_true(p.replicas <= 1 << 24);
+		assert_true(p.gpus_total >= p.replicas);
+		assert_true(p.utilization > 0.0 && p.utilization <= 1.0);
+	} else {
+		assert_true(p.why[0] != '\0');
+	}
+}
+
+static void test_unreachable_tpot_slo(void **state)
+{
+	struct workload wl;
+	struct gpu_spec g = a100();
+	struct infer_plan p;
+
+	(void)state;
+	llama7b(&wl);
+	wl.inference.tpot_slo_s = 1e-4;
+	plan_ok(&wl, &g, &p);
+	assert_true(p.fits);
+	assert_false(p.meets_slo);
+	assert_int_equal(p.max_batch_slo, 0);
+	assert_int_equal(p.config.batch, 1);
+	assert_true(p.result.tpot_s > 1e-4);
+	assert_non_null(strstr(p.why, "time per output token"));
+	assert_non_null(strstr(p.why, "0.1 ms SLO"));
+	/* the nearest miss: the fastest tp (the largest) */
+	assert_int_equal(p.config.tp, 8);
+}
+
+static void test_ttft_slo_below_prefill(void **state)
+{
+	struct workload wl;
+	struct gpu_spec g = a100();
+	struct infer_plan p;
+
+	(void)state;
+	llama7b(&wl);
+	wl.inference.tp = 1;
+	wl.inference.ttft_slo_s = 2e-3;
+	wl.inference.qps = 3.7;
+	plan_ok(&wl, &g, &p);
+	assert_true(p.fits);
+	assert_false(p.meets_slo);
+	assert_true(p.result.ttft_s > 2e-3);
+	assert_non_null(strstr(p.why, "prefill"));
+	assert_non_null(strstr(p.why, "TTFT"));
+	/* no replicas computed for an infeasible plan */
+	assert_int_equal(p.replicas, 1);
+}
+
+static void test_model_too_large(void **state)
+{
+	/* ~400B parameters in bf16: 800 GB over at most 8 x 80 GB */
+	struct workload wl;
+	struct gpu_spec g = a100();
+	struct infer_plan p;
+
+	(void)state;
+	llama7b(&wl);
+	wl.model.layers = 126;
+	wl.model.hidden = 16384;
+	wl.model.heads = 128;
+	wl.model.kv_heads = 8;
+	wl.model.ffn_hidden = 53248;
+	wl.model.vocab = 128256;
+	plan_ok(&wl, &g, &p);
+	assert_false(p.fits);
+	assert_false(p.result.memory.fits);
+	assert_false(p.meets_slo);
+	assert_int_equal(p.max_batch, 0);
+	assert_non_null(strstr(p.why, "GB per GPU of 80 GB"));
+	/* fixed tp = 1: the same */
+	wl.inference.tp = 1;
+	plan_ok(&wl, &g, &p);
+	assert_false(p.fits);
+	assert_int_equal(p.config.tp, 1);
+}
+
+static void test_params_only_model(void **state)
+{
+	struct workload wl;
+	struct gpu_spec g = a100();
+	struct infer_plan p;
+	struct diag err;
+
+	(void)state;
+	workload_init(&wl);
+	strcpy(wl.file, "params.ini");
+	wl.model.params = 7e9;
+	diag_clear(&err);
+	assert_int_equal(infer_plan_make(&wl, &g, &p, &err), -1);
+	assert_non_null(strstr(err.msg, "architecture"));
+	assert_string_equal(err.file, "params.ini");
+	/* without a diag it still fails */
+	assert_int_equal(infer_plan_make(&wl, &g, &p, NULL), -1);
+}
+
+static void test_device_without_math(void **state)
+{
+	struct workload wl;
+	struct gpu_spec g = a100();
+	struct infer_plan p;
+	struct diag err;
+
+	(void)state;
+	strcpy(g.name, "NoMath-test");
+	for (int i = 0; i < PREC_COUNT; i++)
+		g.peak_flops[i] = 0.0;
+	llama7b(&wl);
+	diag_clear(&err);
+	assert_int_equal(infer_plan_make(&wl, &g, &p, &err), -1);
+	assert_non_null(strstr(err.msg, "no tensor-parallel size"));
+	assert_non_null(strstr(err.msg, "NoMath-test"));
+	/* a fixed tp too */
+	wl.inference.tp = 2;
+	diag_clear(&err);
+	assert_int_equal(infer_plan_make(&wl, &g, &p, &err), -1);
+	assert_non_null(strstr(err.msg, "no tensor-parallel size"));
+}
+
+/* ------------------------------------------------------------------ */
+/* Suggestions */
+
+static void test_suggest_other_device(void **state)
+{
+	/* a 4.1 ms TPOT: beyond an L4 at any tp and precision, within an
+	   A100 or H100 at tp 8 */
+	struct workload wl;
+	struct gpu_spec small = l4(), mid = a100(), big = h100(), tiny = l4();
+	const struct gpu_spec *all[4];
+	struct infer_plan p;
+	char buf[512];
+
+	(void)state;
+	strcpy(tiny.name, "L4-half-test");
+	tiny.mem_bw_bytes_per_s = 150e9;
+	all[0] = &tiny;
+	all[1] = &small;
+	all[2] = &mid;
+	all[3] = &big;
+	llama7b(&wl);
+	wl.inference.tpot_slo_s = 4.1e-3;
+	plan_ok(&wl, &small, &p);
+	assert_false(p.meets_slo);
+	assert_int_equal(infer_plan_suggest(&wl, &small, all, 4, buf,
+					    sizeof(buf)),
+			 0);
+	assert_non_null(strstr(buf, "another device: A100-test, H100-test"));
+	assert_null(strstr(buf, "L4"));
+	/* the suggested devices do meet it */
+	plan_ok(&wl, &mid, &p);
+	assert_true(p.fits && p.meets_slo);
+}
+
+static void test_suggest_larger_tp(void **state)
+{
+	struct workload wl;
+	struct gpu_spec g = a100();
+	const struct gpu_spec *all[1] = { &g };
+	struct infer_plan p;
+	char buf[256];
+
+	(void)state;
+	llama7b(&wl);
+	wl.inference.tp = 1;
+	wl.inference.tpot_slo_s = 4.1e-3;
+	plan_ok(&wl, &g, &p);
+	assert_false(p.meets_slo);
+	assert_int_equal(infer_plan_suggest(&wl, &g, all, 1, buf, sizeof(buf)),
+			 0);
+	assert_non_null(strstr(buf, "inference.tp="));
+	/* the device itself is not suggested */
+	assert_null(strstr(buf, "another device"));
+}
+
+static void test_suggest_nothing(void **state)
+{
+	struct workload wl;
+	struct gpu_spec small = l4(), big = h100();
+	const struct gpu_spec *all[2] = { &small, &big };
+	char buf[256];
+
+	(void)state;
+	llama7b(&wl);
+	wl.inference.tpot_slo_s = 1e-5;
+	assert_int_equal(infer_plan_suggest(&wl, &small, all, 2, buf,
+					    sizeof(buf)),
+			 -1);
+	assert_non_null(strstr(buf, "no larger tp, lower precision or other "
+				    "device meets it"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_slo_fraction),
+		cmocka_unit_test(test_auto_plan),
+		cmocka_unit_test(test_auto_tp_is_cheapest),
+		cmocka_unit_test(test_fixed_tp_and_batch),
+		cmocka_unit_test(test_fixed_tp_not_power_of_two),
+		cmocka_unit_test(test_tpot_slo_sets_batch),
+		cmocka_unit_test(test_tpot_slo_auto_tp),
+		cmocka_unit_test(test_replicas_for_ttft_slo),
+		cmocka_unit_test(test_replicas_auto),
+		cmocka_unit_test(test_replicas_without_ttft_slo),
+		cmocka_unit_test(test_unreachable_tpot_slo),
+		cmocka_unit_test(test_ttft_slo_below_prefill),
+		cmocka_unit_test(test_model_too_large),
+		cmocka_unit_test(test_params_only_model),
+		cmocka_unit_test(test_device_without_math),
+		cmocka_unit_test(test_suggest_other_device),
+		cmocka_unit_test(test_suggest_larger_tp),
+		cmocka_unit_test(test_suggest_nothing),
+		/* last: it overflows an int in src/infer_plan.c, which the
+		   undefined-behaviour sanitizer stops at */
+		cmocka_unit_test(test_replicas_huge_rate),
+	};
+
+	gsl_set_error_handler_off();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

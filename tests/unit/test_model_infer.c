@@ -1,0 +1,793 @@
+/* test_model_infer.c - serving memory, latency, throughput and power
+   (cmocka). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "model_infer.h"
+
+static void assert_rel(double got, double want, double tol)
+{
+	double scale = fabs(want) > 0.0 ? fabs(want) : 1.0;
+
+	if (!(fabs(got - want) <= tol * scale)) {
+		print_error("got %.17g, want %.17g (tol %g)\n", got, want, tol);
+		fail();
+	}
+}
+
+/* H100-SXM-like, built by hand (fp8 and int8 at twice bf16). */
+static struct gpu_spec h100(void)
+{
+	struct gpu_spec g;
+
+	memset(&g, 0, sizeof(g));
+	strcpy(g.name, "H100-test");
+	g.mem_bytes = 80e9;
+	g.mem_bw_bytes_per_s = 3.35e12;
+	g.peak_flops[PREC_FP32] = 67e12;
+	g.peak_flops[PREC_TF32] = 494.5e12;
+	g.peak_flops[PREC_BF16] = 989.5e12;
+	g.peak_flops[PREC_FP16] = 989.5e12;
+	g.peak_flops[PREC_FP8] = 1979e12;
+	g.peak_flops[PREC_INT8] = 1979e12;
+	g.sparsity_2_4 = true;
+	g.tdp_w = 700.0;
+	g.idle_w = 70.0;
+	g.gpus_per_node = 8;
+	g.intra_bw_bytes_per_s = 450e9;
+	g.inter_bw_bytes_per_s = 50e9;
+	g.price_usd_per_hour = 2.99;
+	g.matmul_eff = 0.75;
+	g.mem_eff = 0.9;
+	return g;
+}
+
+/* Roofline ridge (FLOPs per byte) of the H100-like device in bf16. */
+static const double h100_ridge = 989.5e12 * 0.75 / (3.35e12 * 0.9);
+
+/* The fraction of the catalog matmul_eff that GEMMs sustain in a step
+   (model_kernel.c, in_training_fraction). */
+static const double sustained = 0.85;
+
+static struct cluster h100_cluster(void)
+{
+	struct cluster cl;
+
+	memset(&cl, 0, sizeof(cl));
+	cl.gpus_per_node = 8;
+	cl.intra_bw_bytes_per_s = 450e9;
+	cl.inter_bw_bytes_per_s = 50e9;
+	cl.pue = 1.23;
+	cl.host_overhead = 0.37;
+	cl.price_usd_per_gpu_hour = 2.99;
+	return cl;
+}
+
+static struct arch make_arch(int layers, int hidden, int heads, int kv_heads,
+			     int ffn, bool gated, int vocab, bool tied)
+{
+	struct model_spec m;
+	struct arch a;
+
+	memset(&m, 0, sizeof(m));
+	m.layers = layers;
+	m.hidden = hidden;
+	m.heads = heads;
+	m.kv_heads = kv_heads;
+	m.ffn_hidden = ffn;
+	m.gated_ffn = gated;
+	m.vocab = vocab;
+	m.seq_len = 8192;
+	m.tied_embeddings = tied;
+	assert_int_equal(arch_from_spec(&m, &a), 0);
+	return a;
+}
+
+/* Llama 3 8B: 32 layers, h 4096, 32 heads, 8 KV heads, SwiGLU 14336,
+   vocab 128256, untied. */
+static struct arch llama8b(void)
+{
+	return make_arch(32, 4096, 32, 8, 14336, true, 128256, false);
+}
+
+/* Llama 3 70B: 80 layers, h 8192, 64 heads, 8 KV heads, SwiGLU 28672. */
+static struct arch llama70b(void)
+{
+	return make_arch(80, 8192, 64, 8, 28672, true, 128256, false);
+}
+
+static struct infer_config cfg(int tp, int batch, int prompt, int output)
+{
+	struct infer_config c;
+
+	memset(&c, 0, sizeof(c));
+	c.tp = tp;
+	c.batch = batch;
+	c.weight_precision = PREC_BF16;
+	c.kv_precision = PREC_BF16;
+	c.prompt_tokens = prompt;
+	c.output_tokens = output;
+	c.sparse = false;
+	c.power_cap_w = 0.0;
+	return c;
+}
+
+static void eval_ok(const struct arch *a, const struct infer_config *c,
+		    const struct gpu_spec *g, struct infer_result *r)
+{
+	struct cluster cl = h100_cluster();
+
+	assert_int_equal(infer_evaluate(a, c, g, &cl, r), 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* KV cache and stored weight sizes */
+
+static void test_kv_bytes_opt13b(void **state)
+{
+	/* OPT-13B (vLLM paper, section 3): 2 x 5120 x 40 layers x 2 bytes */
+	struct arch a = make_arch(40, 5120, 40, 0, 0, false, 50272, true);
+
+	(void)state;
+	assert_int_equal(a.kv_heads, 40);
+	assert_int_equal(a.head_dim, 128);
+	assert_rel(infer_kv_bytes_per_token(&a, PREC_FP16), 819200.0, 1e-15);
+	assert_rel(infer_kv_bytes_per_token(&a, PREC_BF16), 819200.0, 1e-15);
+	assert_rel(infer_kv_bytes_per_token(&a, PREC_FP32), 1638400.0, 1e-15);
+}
+
+static void test_kv_bytes_gqa(void **state)
+{
+	/* Llama 3 70B: 2 x 80 x 8 x 128 x bytes */
+	struct arch a = llama70b();
+
+	(void)state;
+	assert_rel(infer_kv_bytes_per_token(&a, PREC_FP16), 327680.0, 1e-15);
+	assert_rel(infer_kv_bytes_per_token(&a, PREC_FP8), 163840.0, 1e-15);
+}
+
+static void test_kv_bytes_unround(void **state)
+{
+	/* 27 layers, h 2880, 45 heads of 64, 9 KV heads:
+	   2 x 27 x 9 x 64 = 31104 elements */
+	struct arch a = make_arch(27, 2880, 45, 9, 0, false, 32000, true);
+
+	(void)state;
+	assert_int_equal(a.head_dim, 64);
+	assert_rel(infer_kv_bytes_per_token(&a, PREC_INT8), 31104.0, 1e-15);
+	assert_rel(infer_kv_bytes_per_token(&a, PREC_BF16), 62208.0, 1e-15);
+	assert_rel(infer_kv_bytes_per_token(&a, PREC_INT4), 15552.0, 1e-15);
+}
+
+static void test_weight_bytes_per_param(void **state)
+{
+	(void)state;
+	assert_rel(infer_weight_bytes_per_param(PREC_FP32, false), 4.0, 0.0);
+	assert_rel(infer_weight_bytes_per_param(PREC_BF16, false), 2.0, 0.0);
+	assert_rel(infer_weight_bytes_per_param(PREC_FP16, false), 2.0, 0.0);
+	assert_rel(infer_weight_bytes_per_param(PREC_FP8, false), 1.0, 0.0);
+	assert_rel(infer_weight_bytes_per_param(PREC_INT8, false), 1.0, 0.0);
+	/* int4 with a 4-byte scale and zero point per group of 128 */
+	assert_rel(infer_weight_bytes_per_param(PREC_INT4, false),
+		   0.5 + 4.0 / 128.0, 1e-15);
+	/* 2:4 sparse: half the values plus a 2-bit index per kept value,
+	   1/8 byte per weight: 9/16 of the dense size for 16-bit weights */
+	assert_rel(infer_weight_bytes_per_param(PREC_BF16, true),
+		   2.0 * 9.0 / 16.0, 1e-15);
+	assert_rel(infer_weight_bytes_per_param(PREC_FP16, true), 1.125,
+		   1e-15);
+	assert_rel(infer_weight_bytes_per_param(PREC_FP8, true), 0.625,
+		   1e-15);
+	assert_rel(infer_weight_bytes_per_param(PREC_INT4, true),
+		   (0.5 + 4.0 / 128.0) / 2.0 + 0.125, 1e-15);
+	/* sparsity always saves for formats of a byte or more */
+	for (int p = 0; p < PREC_COUNT; p++)
+		if (precision_bytes((enum precision)p) >= 1.0)
+			assert_true(infer_weight_bytes_per_param(
+					    (enum precision)p, true) <
+				    infer_weight_bytes_per_param(
+					    (enum precision)p, false));
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory */
+
+/*
+ * Llama 3 8B, bf16, batch 13, prompt 1237, output 311 on 80 GB.  By hand:
+ * one layer 2h^2 + 2h(8 x 128) + 3h x 14336 + 2h = 218112000 weights,
+ * 32 layers 6979584000, embeddings 2 x 128256 x 4096 = 1050673152;
+ * bf16: 16060514304 bytes.  KV per token 2 x 32 x 8 x 128 x 2 = 131072,
+ * x 13 x 1548 = 2637692928.  Activations: a chunk of min(13 x 1237, 8192)
+ * tokens x 2 bytes x (2h + (6144 + 3 x 14336)) + 4 x 13 x 128256 =
+ * 946193408.  Reserve 1 GB + 5% = 5e9.
+ */
+static void test_memory_reference(void **state)
+{
+	struct arch a = llama8b();
+	struct gpu_spec g = h100();
+	struct infer_config c = cfg(1, 13, 1237, 311);
+	struct infer_result r;
+
+	(void)state;
+	eval_ok(&a, &c, &g, &r);
+	assert_rel(r.memory.weights_bytes, 16060514304.0, 1e-12);
+	assert_rel(r.memory.kv_cache_bytes_per_token, 131072.0, 1e-15);
+	assert_rel(r.memory.kv_cache_bytes, 2637692928.0, 1e-12);
+	assert_rel(r.memory.activations_bytes, 946193408.0, 1e-12);
+	assert_rel(r.memory.reserve_bytes, 5e9, 1e-12);
+	assert_rel(r.memory.total_bytes, 24644400640.0, 1e-12);
+	assert_rel(r.memory.capacity_bytes, 80e9, 0.0);
+	assert_true(r.memory.fits);
+
+	/* tp = 2: weights and KV halve, the replicated part of the
+	   activations (2h per token) does not */
+	c.tp = 2;
+	eval_ok(&a, &c, &g, &r);
+	assert_rel(r.memory.weights_bytes, 16060514304.0 / 2.0, 1e-12);
+	assert_rel(r.memory.kv_cache_bytes, 2637692928.0 / 2.0, 1e-12);
+	assert_rel(r.memory.activations_bytes, 540205568.0, 1e-12);
+	/* the whole-model KV size per token does not depend on tp */
+	assert_rel(r.memory.kv_cache_bytes_per_token, 131072.0, 1e-15);
+}
+
+static void test_memory_weights_quantized(void **state)
+{
+	struct arch a = llama8b();
+	struct gpu_spec g = h100();
+	struct infer_config c = cfg(1, 1, 100, 10);
+	struct infer_result r;
+
+	(void)state;
+	/* int4 layers (0.53125 bytes), 16-bit embeddings */
+	c.weight_precision = PREC_INT4;
+	eval_ok(&a, &c, &g, &r);
+	assert_rel(r.memory.weights_bytes, 5809250304.0, 1e-12);
+	/* fp8 2:4 sparse layers (0.5 + 0.125 bytes), 16-bit embeddings:
+	   6979584000 x 0.625 + 2 x 1050673152 */
+	c.weight_precision = PREC_FP8;
+	c.sparse = true;
+	eval_ok(&a, &c, &g, &r);
+	assert_rel(r.memory.weights_bytes, 6463586304.0, 1e-12);
+}
+
+static void test_memory_weights_scale_with_tp(void **state)
+{
+	struct arch a = llama70b();
+	struct gpu_spec g = h100();
+	struct infer_result r1, r;
+
+	(void)state;
+	{
+		struct infer_config c = cfg(1, 3, 777, 123);
+
+		eval_ok(&a, &c, &g, &r1);
+		/* 80 x 856.7M + 2 x 128256 x 8192 weights in bf16 */
+		assert_rel(r1.memory.weights_bytes, 141107396608.0, 1e-12);
+		assert_false(r1.memory.fits);
+	}
+	for (int tp = 2; tp <= 8; tp *= 2) {
+		struct infer_config c = cfg(tp, 3, 777, 123);
+
+		eval_ok(&a, &c, &g, &r);
+		assert_rel(r.memory.weights_bytes,
+			   r1.memory.weights_bytes / tp, 1e-12);
+		/* KV heads split: 8 / tp per GPU */
+		assert_rel(r.memory.kv_cache_bytes,
+			   r1.memory.kv_cache_bytes / tp, 1e-12);
+	}
+}
+
+static void test_memory_kv_heads_replicated(void **state)
+{
+	/* 2 KV heads: beyond tp = 2 every GPU holds one KV head */
+	struct arch a = make_arch(24, 2048, 16, 2, 5632, true, 32000, false);
+	struct gpu_spec g = h100();
+	struct infer_result r1, r2, r4, r8;
+	struct infer_config c = cfg(1, 21, 913, 87);
+	double per_gpu_token = 2.0 * 24 * 1 * 128 * 2.0;
+
+	(void)state;
+	eval_ok(&a, &c, &g, &r1);
+	c.tp = 2;
+	eval_ok(&a, &c, &g, &r2);
+	c.tp = 4;
+	eval_ok(&a, &c, &g, &r4);
+	c.tp = 8;
+	eval_ok(&a, &c, &g, &r8);
+	assert_rel(r1.memory.kv_cache_bytes, 2.0 * per_gpu_token * 21 * 1000,
+		   1e-12);
+	assert_rel(r2.memory.kv_cache_bytes, per_gpu_token * 21 * 1000, 1e-12);
+	assert_rel(r4.memory.kv_cache_bytes, r2.memory.kv_cache_bytes, 1e-15);
+	assert_rel(r8.memory.kv_cache_bytes, r2.memory.kv_cache_bytes, 1e-15);
+	/* the weights go on shrinking */
+	assert_rel(r8.memory.weights_bytes, r2.memory.weights_bytes / 4.0,
+		   1e-12);
+}
+
+static void test_max_batch_memory(void **state)
+{
+	struct arch a = llama8b();
+	struct gpu_spec g = h100();
+	struct infer_config c = cfg(1, 1, 1237, 311);
+	struct infer_config t = c;
+	struct infer_result r;
+	int b;
+
+	(void)state;
+	/* by hand, for batches whose prefill chunk is the full 8192 tokens:
+	   (80e9 - 5e9 - 16060514304 - 8192 x 2 x (2h + 6144 + 43008)) /
+	   (131072 x 1548 + 4 x 128256) = 285.13 */
+	b = infer_max_batch_memory(&a, &c, &g, 4096);
+	assert_int_equal(b, 285);
+	t.batch = b;
+	eval_ok(&a, &t, &g, &r);
+	assert_true(r.memory.fits);
+	t.batch = b + 1;
+	eval_ok(&a, &t, &g, &r);
+	assert_false(r.memory.fits);
+	/* the limit caps it; the batch in 'c' does not matter */
+	assert_int_equal(infer_max_batch_memory(&a, &c, &g, 100), 100);
+	c.batch = 4000;
+	assert_int_equal(infer_max_batch_memory(&a, &c, &g, 4096), 285);
+	/* tp = 2 and fp8 KV hold more */
+	c.tp = 2;
+	c.kv_precision = PREC_FP8;
+	b = infer_max_batch_memory(&a, &c, &g, 4096);
+	assert_true(b > 4 * 285);
+	t = c;
+	t.batch = b;
+	eval_ok(&a, &t, &g, &r);
+	assert_true(r.memory.fits);
+	t.batch = b + 1;
+	eval_ok(&a, &t, &g, &r);
+	assert_false(r.memory.fits);
+}
+
+static void test_max_batch_weights_do_not_fit(void **state)
+{
+	/* 141 GB of bf16 weights on one 80 GB GPU */
+	struct arch a = llama70b();
+	struct gpu_spec g = h100();
+	struct infer_config c = cfg(1, 1, 512, 256);
+
+	(void)state;
+	assert_int_equal(infer_max_batch_memory(&a, &c, &g, 4096), 0);
+	/* on 2 GPUs it fits */
+	c.tp = 2;
+	assert_true(infer_max_batch_memory(&a, &c, &g, 4096) > 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Latency: the roofline */
+
+static void test_decode_batch1_memory_bound(void **state)
+{
+	/* 70B on one GPU with enough memory: a decode step reads 141 GB of
+	   weights at 3.35 TB/s x 0.9 */
+	struct arch a = llama70b();
+	struct gpu_spec g = h100();
+	struct infer_config c = cfg(1, 1, 600, 200);
+	struct infer_result r;
+	double weights_s;
+
+	(void)state;
+	g.mem_bytes = 192e9;
+	eval_ok(&a, &c, &g, &r);
+	weights_s = r.memory.weights_bytes / (3.35e12 * 0.9);
+	assert_rel(r.tpot_s, weights_s, 0.25);
+	assert_true(r.tpot_s >= weights_s);
+	/* intensity ~1 FLOP per byte of bf16 weights: far below the ridge */
+	assert_rel(r.decode_flops_per_byte, 1.0, 0.1);
+	assert_true(r.decode_flops_per_byte < h100_ridge / 100.0);
+}
+
+static void test_prefill_compute_bound(void **state)
+{
+	/* a 3797-token prompt of the 8B model: 2 x params x prompt plus the
+	   causal attention (2 L p^2 h) at sustained tensor throughput; the
+	   unfused element-wise traffic, tile padding and the slower
+	   attention kernel add the rest (~14%) */
+	struct arch a = llama8b();
+	struct gpu_spec g = h100();
+	struct infer_config c = cfg(1, 1, 3797, 100);
+	struct infer_result r;
+	double params = 32.0 * arch_layer_params(&a);
+	double flops = 2.0 * params * 3797 + 2.0 * 32 * 3797.0 * 3797 * 4096;
+	double ref;
+
+	(void)state;
+	eval_ok(&a, &c, &g, &r);
+	ref = flops / (989.5e12 * 0.75 * sustained);
+	assert_rel(r.ttft_s, ref, 0.20);
+	assert_true(r.ttft_s > ref);
+	assert_rel(r.prefill_s, r.ttft_s, 0.0);
+	assert_true(r.prefill_flops_per_byte > h100_ridge);
+	/* compute bound: fp8 math (twice the peak) nearly halves it */
+	c.weight_precision = PREC_FP8;
+	{
+		struct infer_result r8;
+
+		eval_ok(&a, &c, &g, &r8);
+		assert_true(r8.ttft_s < 0.6 * r.ttft_s);
+		assert_true(r8.ttft_s > 0.45 * r.ttft_s);
+	}
+}
+
+/*
+ * Decode arithmetic intensity from decode_eval, for batch b at context
+ * ctx = prompt + output/2, per GPU:
+ *   FLOPs = L (2 b W/tp + 4 b (heads/tp) ctx dh) + 2 b V h/tp
+ *   bytes = L (wb W/tp + e b (4h + (qkv + h + up + f)/tp)
+ *              + 2 b (10 h + 3 f/tp) + 2 b ctx kvh dh kvb) + 2 V h/tp
+ * with W the layer's projection weights, e the bytes of the math format,
+ * qkv = h + 2 kvh dh, up = 2f (gated), kvh the KV heads per GPU.  It is
+ * alpha b / (beta + gamma b): it crosses a ridge R at
+ * b* = R beta / (alpha - R gamma), and never when alpha <= R gamma.
+ */
+struct intensity {
+	double alpha, beta, gamma;
+};
+
+static struct intensity decode_intensity(const struct arch *a,
+					 const struct infer_config *c,
+					 double e)
+{
+	double h = a->hidden, f = a->ffn_hidden, dh = a->head_dim;
+	double tp = c->tp, L = a->layers, V = a->vocab;
+	double W = 2.0 * h * h + 2.0 * h * a->kv_heads * dh + 3.0 * h * f;
+	double kvh = fmax(1.0, a->kv_heads / tp);
+	double ctx = c->prompt_tokens + 0.5 * c->output_tokens;
+	double wb = infer_weight_bytes_per_param(c->weight_precision,
+						 c->sparse);
+	double kvb = c->kv_precision == PREC_FP8 ? 1.0 : 2.0;
+	double qkv = h + 2.0 * a->kv_heads * dh;
+	struct intensity s;
+
+	s.alpha = L * (2.0 * W / tp + 4.0 * (a->heads / tp) * ctx * dh) +
+		  2.0 * V * h / tp;
+	s.beta = L * wb * W / tp + 2.0 * V * h / tp;
+	s.gamma = L * (e * (4.0 * h + (qkv + h + 2.0 * f + f) / tp) +
+		       2.0 * (10.0 * h + 3.0 * f / tp) +
+		       2.0 * ctx * kvh * dh * kvb);
+	return s;
+}
+
+static void test_decode_intensity_closed_form(void **state)
+{
+	struct arch a = llama8b();
+	struct gpu_spec g = h100();
+	static const int batches[] = { 1, 7, 61, 300, 1999 };
+	struct infer_config cs[3];
+
+	(void)state;
+	cs[0] = cfg(1, 1, 64, 16);
+	cs[1] = cfg(2, 1, 1237, 311);
+	cs[2] = cfg(4, 1, 431, 97);
+	cs[2].weight_precision = PREC_FP8;
+	cs[2].kv_precision = PREC_FP8;
+	for (int k = 0; k < 3; k++) {
+		double e = cs[k].weight_precision == PREC_FP8 ? 1.0 : 2.0;
+		struct intensity s = decode_intensity(&a, &cs[k], e);
+
+		for (size_t i = 0; i < sizeof(batches) / sizeof(batches[0]);
+		     i++) {
+			struct infer_result r;
+			double b = batches[i];
+
+			cs[k].batch = batches[i];
+			eval_ok(&a, &cs[k], &g, &r);
+			assert_rel(r.decode_flops_per_byte,
+				   s.alpha * b / (s.beta + s.gamma * b),
+				   1e-12);
+		}
+	}
+}
+
+/* First batch whose decode intensity reaches 'ridge' (0 if none up to
+   'limit'). */
+static int crossing_batch(const struct arch *a, struct infer_config c,
+			  const struct gpu_spec *g, double ridge, int limit)
+{
+	for (int b = 1; b <= limit; b++) {
+		struct infer_result r;
+
+		c.batch = b;
+		eval_ok(a, &c, g, &r);
+		if (r.decode_flops_per_byte >= ridge)
+			return b;
+	}
+	return 0;
+}
+
+static void test_decode_ridge_crossing(void **state)
+{
+	struct arch a = llama8b();
+	struct gpu_spec g = h100();
+	struct infer_config c = cfg(1, 1, 64, 16);
+	struct infer_result r1, rlo, rb, r2b;
+	struct intensity s;
+	double bstar, ridge8 = 1979e12 * 0.75 / (3.35e12 * 0.9);
+	int b;
+
+	(void)state;
+	/* bf16, short context: the weights dominate the bytes, so the
+	   intensity is ~2 b / (2 bytes) and crosses near b = ridge */
+	s = decode_intensity(&a, &c, 2.0);
+	bstar = h100_ridge * s.beta / (s.alpha - h100_ridge * s.gamma);
+	b = crossing_batch(&a, c, &g, h100_ridge, 2048);
+	assert_int_equal(b, (int)ceil(bstar));
+	assert_true(b >= h100_ridge * 2.0 / 2.0 * 0.95);
+	assert_true(b <= 2.0 * h100_ridge * 2.0 / 2.0);
+
+	/* below the ridge a step costs about the weight read: flat */
+	c.batch = 1;
+	eval_ok(&a, &c, &g, &r1);
+	c.batch = b / 8;
+	eval_ok(&a, &c, &g, &rlo);
+	assert_true(rlo.tpot_s < 1.2 * r1.tpot_s);
+	/* well beyond it the step grows linearly with the batch */
+	c.batch = 4 * b;
+	eval_ok(&a, &c, &g, &rb);
+	c.batch = 8 * b;
+	eval_ok(&a, &c, &g, &r2b);
+	assert_rel(r2b.tpot_s / rb.tpot_s, 2.0, 0.1);
+	assert_true(rb.tpot_s > 2.5 * r1.tpot_s);
+
+	/* fp8 weights: 1 byte per weight and twice the peak; the ridge
+	   doubles, the crossing is near ridge x 1 / 2 */
+	c = cfg(1, 1, 64, 16);
+	c.weight_precision = PREC_FP8;
+	c.kv_precision = PREC_FP8;
+	s = decode_intensity(&a, &c, 1.0);
+	bstar = ridge8 * s.beta / (s.alpha - ridge8 * s.gamma);
+	b = crossing_batch(&a, c, &g, ridge8, 2048);
+	assert_int_equal(b, (int)ceil(bstar));
+	assert_true(b >= ridge8 * 1.0 / 2.0 * 0.95);
+	assert_true(b <= 2.0 * ridge8 * 1.0 / 2.0);
+}
+
+static void test_decode_long_context_stays_memory_bound(void **state)
+{
+	/* at 1548 tokens of context the KV reads of GQA attention (8 FLOPs
+	   per byte) bound the decode intensity below the ridge for any
+	   batch: alpha / gamma < ridge */
+	struct arch a = llama8b();
+	struct gpu_spec g = h100();
+	struct infer_config c = cfg(1, 4096, 1237, 311);
+	struct intensity s = decode_intensity(&a, &c, 2.0);
+	struct infer_result r;
+
+	(void)state;
+	assert_true(s.alpha / s.gamma < h100_ridge);
+	eval_ok(&a, &c, &g, &r);
+	assert_true(r.decode_flops_per_byte < s.alpha / s.gamma);
+	assert_true(r.decode_flops_per_byte > 0.5 * s.alpha / s.gamma);
+}
+
+/* ------------------------------------------------------------------ */
+/* Throughput, latency and energy relations */
+
+static void test_throughput_latency_energy(void **state)
+{
+	struct arch a = llama8b();
+	struct gpu_spec g = h100();
+	struct infer_config c = cfg(2, 37, 1237, 311);
+	struct infer_result r;
+	double service, facility;
+
+	(void)state;
+	eval_ok(&a, &c, &g, &r);
+	assert_true(r.ttft_s > 0.0 && r.tpot_s > 0.0);
+	assert_rel(r.ttft_s, r.prefill_s, 0.0);
+	assert_rel(r.e2e_latency_s, r.ttft_s + 310.0 * r.tpot_s, 1e-12);
+	/* 37 prefills and 310 steps of the batch */
+	service = 37.0 * r.prefill_s + 310.0 * r.tpot_s;
+	assert_rel(r.service_s, service, 1e-12);
+	assert_rel(r.throughput_tokens_per_s, 37.0 * 311.0 / service, 1e-12);
+	assert_rel(r.throughput_tokens_per_s_per_gpu,
+		   r.throughput_tokens_per_s / 2.0, 1e-12);
+	/* facility power = GPU power x tp x (1 + host) x PUE */
+	facility = r.gpu_power_w * 2.0 * (1.0 + 0.37) * 1.23;
+	assert_rel(r.energy_j_per_token,
+		   facility * service / (37.0 * 311.0), 1e-12);
+	assert_rel(r.energy_j_per_token * r.throughput_tokens_per_s, facility,
+		   1e-12);
+	assert_rel(r.tokens_per_joule * r.energy_j_per_token, 1.0, 1e-12);
+	assert_rel(r.clock_fraction, 1.0, 0.0);
+}
+
+/*
+ * GPU power while serving: idle + (TDP - idle) x share, the share
+ * weighting each phase by its time: 0.6 + 0.4 min(1, ai / ridge) (memory-
+ * bound decode draws ~60% of the dynamic power, Splitwise).
+ */
+static void test_gpu_power(void **state)
+{
+	struct arch a = llama8b();
+	struct gpu_spec g = h100();
+	static const int batches[] = { 1, 29, 700 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(batches) / sizeof(batches[0]); i++) {
+		struct infer_config c = cfg(1, batches[i], 913, 257);
+		struct infer_result r;
+		double pf, dec, sp, sd, share;
+
+		eval_ok(&a, &c, &g, &r);
+		pf = batches[i] * r.prefill_s;
+		dec = 256.0 * r.tpot_s;
+		sp = 0.6 + 0.4 * fmin(1.0,
+				      r.prefill_flops_per_byte / h100_ridge);
+		sd = 0.6 + 0.4 * fmin(1.0,
+				      r.decode_flops_per_byte / h100_ridge);
+		share = (sp * pf + sd * dec) / (pf + dec);
+		assert_rel(r.gpu_power_w, 70.0 + 630.0 * share, 1e-12);
+		assert_true(r.gpu_power_w > 70.0 + 0.6 * 630.0);
+		assert_true(r.gpu_power_w <= 700.0);
+	}
+}
+
+static void test_power_cap(void **state)
+{
+	struct arch a = llama8b();
+	struct gpu_spec g = h100();
+	struct infer_config c = cfg(1, 8, 2111, 64);
+	struct infer_result r0, r, rhi;
+	double clock;
+
+	(void)state;
+	eval_ok(&a, &c, &g, &r0);
+	assert_true(r0.gpu_power_w > 400.0);
+
+	/* a cap of 347 W: the clock drops by the cube root of the dynamic
+	   power ratio, the power is the cap */
+	c.power_cap_w = 347.0;
+	eval_ok(&a, &c, &g, &r);
+	clock = cbrt((347.0 - 70.0) / (r0.gpu_power_w - 70.0));
+	assert_rel(r.clock_fraction, clock, 1e-12);
+	assert_true(r.clock_fraction < 1.0);
+	assert_rel(r.gpu_power_w, 347.0, 1e-12);
+	/* compute-bound prefill slows with the clock; memory-bound decode
+	   at batch 8 hardly does */
+	assert_true(r.prefill_s > 1.1 * r0.prefill_s);
+	assert_true(r.prefill_s < r0.prefill_s / clock * 1.001);
+	assert_rel(r.tpot_s, r0.tpot_s, 0.02);
+	assert_true(r.tpot_s >= r0.tpot_s);
+	/* the same energy relation, at the capped power */
+	assert_rel(r.energy_j_per_token * r.throughput_tokens_per_s,
+		   347.0 * (1.0 + 0.37) * 1.23, 1e-12);
+	/* the memory does not depend on the clock */
+	assert_rel(r.memory.total_bytes, r0.memory.total_bytes, 0.0);
+
+	/* a cap above the power changes nothing */
+	c.power_cap_w = r0.gpu_power_w + 0.5;
+	eval_ok(&a, &c, &g, &rhi);
+	assert_rel(rhi.gpu_power_w, r0.gpu_power_w, 0.0);
+	assert_rel(rhi.clock_fraction, 1.0, 0.0);
+	assert_rel(rhi.ttft_s, r0.ttft_s, 0.0);
+	assert_rel(rhi.tpot_s, r0.tpot_s, 0.0);
+	assert_rel(rhi.energy_j_per_token, r0.energy_j_per_token, 0.0);
+}
+
+static void test_power_cap_clock_floor(void **state)
+{
+	/* a cap barely above idle asks for a clock below the 20% floor */
+	struct arch a = llama8b();
+	struct gpu_spec g = h100();
+	struct infer_config c = cfg(1, 8, 2111, 64);
+	struct infer_result r0, r;
+
+	(void)state;
+	eval_ok(&a, &c, &g, &r0);
+	c.power_cap_w = 71.0;
+	eval_ok(&a, &c, &g, &r);
+	assert_rel(r.clock_fraction, 0.2, 1e-12);
+	assert_true(r.prefill_s > 3.0 * r0.prefill_s);
+}
+
+/*
+ * A cap below the idle power cannot be met: the clock stops at its floor
+ * and the GPU still draws at least its idle power.  The average power
+ * while serving (and the energy per token built on it) must not be
+ * reported below idle.
+ */
+static void test_power_cap_below_idle(void **state)
+{
+	struct arch a = llama8b();
+	struct gpu_spec g = h100();
+	struct infer_config c = cfg(1, 8, 2111, 64);
+	struct infer_result r;
+
+	(void)state;
+	c.power_cap_w = 20.0;
+	eval_ok(&a, &c, &g, &r);
+	assert_rel(r.clock_fraction, 0.2, 1e-12);
+	assert_true(r.gpu_power_w >= g.idle_w);
+	assert_true(r.energy_j_per_token * r.throughput_tokens_per_s >=
+		    g.idle_w * (1.0 + 0.37) * 1.23);
+}
+
+/* ------------------------------------------------------------------ */
+/* Errors and fallbacks */
+
+static void test_no_usable_precision(void **state)
+{
+	struct arch a = llama8b();
+	struct gpu_spec g = h100();
+	struct cluster cl = h100_cluster();
+	struct infer_config c = cfg(1, 4, 512, 128);
+	struct infer_result r;
+
+	(void)state;
+	for (int p = 0; p < PREC_COUNT; p++)
+		g.peak_flops[p] = 0.0;
+	assert_int_equal(infer_evaluate(&a, &c, &g, &cl, &r), -1);
+	c.weight_precision = PREC_INT4;
+	assert_int_equal(infer_evaluate(&a, &c, &g, &cl, &r), -1);
+	/* memory alone does not need math */
+	assert_true(infer_max_batch_memory(&a, &c, &g, 4096) > 0);
+}
+
+static void test_precision_fallback(void **state)
+{
+	/* fp8 weights on a device without fp8 run in bf16 math: the prefill
+	   takes the bf16 time, the weights stay 1 byte */
+	struct arch a = llama8b();
+	struct gpu_spec g = h100();
+	struct infer_config c = cfg(1, 4, 2048, 64);
+	struct infer_result rb, r8;
+
+	(void)state;
+	g.peak_flops[PREC_FP8] = 0.0;
+	g.peak_flops[PREC_INT8] = 0.0;
+	eval_ok(&a, &c, &g, &rb);
+	c.weight_precision = PREC_FP8;
+	eval_ok(&a, &c, &g, &r8);
+	assert_rel(r8.memory.weights_bytes,
+		   32.0 * 218112000.0 + 2.0 * 1050673152.0, 1e-12);
+	/* bf16 math with 1-byte weights: a little faster than bf16, not
+	   near half */
+	assert_true(r8.prefill_s < rb.prefill_s);
+	assert_true(r8.prefill_s > 0.8 * rb.prefill_s);
+	/* int4 weights (W4A16) need no int4 math */
+	c.weight_precision = PREC_INT4;
+	eval_ok(&a, &c, &g, &r8);
+	assert_true(r8.tpot_s < rb.tpot_s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kv_bytes_opt13b),
+		cmocka_unit_test(test_kv_bytes_gqa),
+		cmocka_unit_test(test_kv_bytes_unround),
+		cmocka_unit_test(test_weight_bytes_per_param),
+		cmocka_unit_test(test_memory_reference),
+		cmocka_unit_test(test_memory_weights_quantized),
+		cmocka_unit_test(test_memory_weights_scale_with_tp),
+		cmocka_unit_test(test_memory_kv_heads_replicated),
+		cmocka_unit_test(test_max_batch_memory),
+		cmocka_unit_test(test_max_batch_weights_do_not_fit),
+		cmocka_unit_test(test_decode_batch1_memory_bound),
+		cmocka_unit_test(test_prefill_compute_bound),
+		cmocka_unit_test(test_decode_intensity_closed_form),
+		cmocka_unit_test(test_decode_ridge_crossing),
+		cmocka_unit_test(test_decode_long_context_stays_memory_bound),
+		cmocka_unit_test(test_throughput_latency_energy),
+		cmocka_unit_test(test_gpu_power),
+		cmocka_unit_test(test_power_cap),
+		cmocka_unit_test(test_power_cap_clock_floor),
+		cmocka_unit_test(test_power_cap_below_idle),
+		cmocka_unit_test(test_no_usable_precision),
+		cmocka_unit_test(test_precision_fallback),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
