@@ -46,6 +46,9 @@ static const double memory_bound_power_fraction = 0.6;
 static const double dvfs_exponent = 1.0 / 3.0;
 static const double min_clock_fraction = 0.2;
 
+/* Bisection steps for the capped clock: 2^-30 of the clock range. */
+static const int power_cap_iterations = 30;
+
 /* Formats whose math runs in another format: int4 weights are
    dequantized into fp16 GEMMs (W4A16, AWQ); the rest run natively. */
 static enum precision math_precision(enum precision w)
@@ -323,16 +326,39 @@ int infer_evaluate(const struct arch *a, const struct infer_config *c,
 	if (evaluate_at(a, c, g, cl, 1.0, r) != 0)
 		return -1;
 	if (c->power_cap_w > 0.0 && r->gpu_power_w > c->power_cap_w) {
-		/* slow the math clock until the dynamic power fits the cap;
-		   memory-bound work keeps its speed */
+		/* slow the math clock until the power fits the cap; memory-
+		   bound work keeps its speed.  Power grows with the clock, so
+		   bisect between the floor and the DVFS estimate from the
+		   uncapped power (the share of each phase moves with the
+		   clock, so the estimate alone is not exact) */
 		double need = r->gpu_power_w - g->idle_w;
 		double have = fmax(c->power_cap_w - g->idle_w, 0.0);
-		double clock = fmax(min_clock_fraction,
-				    pow(have / need, dvfs_exponent));
+		double lo = min_clock_fraction, hi = 1.0;
 
+		if (evaluate_at(a, c, g, cl, lo, r) == 0 &&
+		    r->gpu_power_w < c->power_cap_w) {
+			double guess = pow(have / need, dvfs_exponent);
+
+			if (guess > lo && guess < hi) {
+				evaluate_at(a, c, g, cl, guess, r);
+				if (r->gpu_power_w <= c->power_cap_w)
+					lo = guess;
+				else
+					hi = guess;
+			}
+			for (int i = 0; i < power_cap_iterations; i++) {
+				double mid = 0.5 * (lo + hi);
+
+				evaluate_at(a, c, g, cl, mid, r);
+				if (r->gpu_power_w <= c->power_cap_w)
+					lo = mid;
+				else
+					hi = mid;
+			}
+		}
 		/* at the clock floor the power may stay above the cap:
 		   report what the device draws */
-		evaluate_at(a, c, g, cl, clock, r);
+		evaluate_at(a, c, g, cl, lo, r);
 	}
 	facility = r->gpu_power_w * c->tp * (1.0 + cl->host_overhead) *
 		   cl->pue;

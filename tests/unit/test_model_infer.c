@@ -651,18 +651,21 @@ static void test_power_cap(void **state)
 	c.power_cap_w = 347.0;
 	eval_ok(&a, &c, &g, &r);
 	clock = cbrt((347.0 - 70.0) / (r0.gpu_power_w - 70.0));
-	assert_rel(r.clock_fraction, clock, 1e-12);
+	/* the clock is found by bisection: close to the DVFS estimate, and
+	   the power is at the cap from below */
+	assert_rel(r.clock_fraction, clock, 0.05);
 	assert_true(r.clock_fraction < 1.0);
-	assert_rel(r.gpu_power_w, 347.0, 1e-12);
+	assert_rel(r.gpu_power_w, 347.0, 1e-6);
+	assert_true(r.gpu_power_w <= 347.0);
 	/* compute-bound prefill slows with the clock; memory-bound decode
 	   at batch 8 hardly does */
 	assert_true(r.prefill_s > 1.1 * r0.prefill_s);
-	assert_true(r.prefill_s < r0.prefill_s / clock * 1.001);
+	assert_true(r.prefill_s < r0.prefill_s / r.clock_fraction * 1.001);
 	assert_rel(r.tpot_s, r0.tpot_s, 0.02);
 	assert_true(r.tpot_s >= r0.tpot_s);
 	/* the same energy relation, at the capped power */
 	assert_rel(r.energy_j_per_token * r.throughput_tokens_per_s,
-		   347.0 * (1.0 + 0.37) * 1.23, 1e-12);
+		   r.gpu_power_w * (1.0 + 0.37) * 1.23, 1e-12);
 	/* the memory does not depend on the clock */
 	assert_rel(r.memory.total_bytes, r0.memory.total_bytes, 0.0);
 
