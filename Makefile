@@ -44,13 +44,17 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 VALIDATE := $(BUILD)/tests/validate
 BENCH := $(BUILD)/tests/bench
 
+FUZZ_TARGETS := catalog workload units set
+FUZZ_TIME ?= 60
+FUZZ_REPLAY := $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz_replay_%)
+
 .PHONY: all deps demo test check unit cli validate bench install uninstall \
-	clean help
+	clean help fuzz charts
 
 all: $(BIN)
 
 help:
-	@echo "targets: all deps demo test check validate bench install uninstall clean"
+	@echo "targets: all deps demo test check validate bench fuzz charts install uninstall clean"
 
 deps:
 	@sh scripts/deps.sh
@@ -84,6 +88,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB) \
 		$(LIBS) -lcmocka
 
+# each fuzz target also builds as a plain program that replays files
+$(BUILD)/tests/fuzz_replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(LIB) $(LIBS)
+
 $(VALIDATE): tests/validation/validate.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
@@ -101,8 +110,30 @@ cli: $(BIN)
 validate: $(VALIDATE)
 	@$(VALIDATE) tests/validation
 
-test: $(BIN) $(UNIT_BIN) $(VALIDATE)
+test: $(BIN) $(UNIT_BIN) $(VALIDATE) $(FUZZ_REPLAY)
 	@sh tests/run.sh $(BUILD)
+
+# libFuzzer with clang: make fuzz [FUZZ_TIME=seconds per target]; the
+# corpus grows in build-fuzz/corpus; crashes land in build-fuzz/ and
+# belong in tests/fuzz/regress/TARGET/ once fixed.
+fuzz:
+	@command -v clang >/dev/null || { echo "make fuzz needs clang and libclang-rt-dev (apt-get install clang)"; exit 2; }
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang \
+		OPT="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" \
+		build-fuzz/libcapplan.a
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Iinclude \
+			-Ibuild-fuzz/gen $$(pkg-config --cflags libcjson) \
+			-fsanitize=fuzzer,address,undefined \
+			-o build-fuzz/fuzz_$$t tests/fuzz/fuzz_$$t.c \
+			build-fuzz/libcapplan.a $(LIBS); \
+		mkdir -p build-fuzz/corpus/$$t; \
+		cp -n tests/fuzz/seeds/$$t/* tests/fuzz/regress/$$t/* \
+			build-fuzz/corpus/$$t/ 2>/dev/null || true; \
+		echo "== fuzz $$t for $(FUZZ_TIME)s"; \
+		(cd build-fuzz && ./fuzz_$$t -max_total_time=$(FUZZ_TIME) \
+			-max_len=8192 corpus/$$t 2>&1 | tail -3); \
+	done
 
 check:
 	@$(MAKE) --no-print-directory WERROR=1 test

@@ -43,6 +43,9 @@ struct cli_ctx {
 	const char *sort_arg;       /* --sort KEY */
 	int top;                    /* --top K; 0: not given */
 	bool search;                /* --search: list the best configurations */
+	const char *kind_arg;       /* plot: the chart KIND before WORKLOAD */
+	const char *plot_size_arg;  /* plot --size WxH */
+	bool keep_script;           /* plot --keep-script */
 	struct catalog *cat;
 	struct workload wl;
 	const struct gpu_spec *gpus[CLI_MAX_GPUS]; /* resolved --gpu list */
@@ -93,5 +96,6 @@ int cmd_sweep(struct cli_ctx *ctx);
 int cmd_compare(struct cli_ctx *ctx);
 int cmd_size(struct cli_ctx *ctx);
 int cmd_catalog(struct cli_ctx *ctx);
+int cmd_plot(struct cli_ctx *ctx);
 
 #endif

@@ -41,6 +41,9 @@ double comm_reducescatter_s(const struct link *l, double bytes, int n);
 double comm_overlapped_s(const struct link *l, double comm_s,
 			 double compute_s);
 
+/* All-to-all where each of 'n' GPUs holds 'bytes' and keeps 1/n of it. */
+double comm_alltoall_s(const struct link *l, double bytes, int n);
+
 /* Point-to-point send of 'bytes'. */
 double comm_p2p_s(const struct link *l, double bytes);
 

@@ -18,7 +18,9 @@
 #include "precision.h"
 
 struct infer_config {
-	int tp;                         /* GPUs per replica */
+	int tp;                         /* tensor parallelism of a replica */
+	int ep;                         /* expert parallelism: a replica has
+					   tp x ep GPUs (0 or 1: tp GPUs) */
 	int batch;                      /* concurrent sequences */
 	enum precision weight_precision;
 	enum precision kv_precision;
@@ -70,8 +72,11 @@ double infer_kv_bytes_per_token(const struct arch *a, enum precision kv);
    int4, 2:4 sparse compression. */
 double infer_weight_bytes_per_param(enum precision p, bool sparse);
 
+/* GPUs of one replica: tp x ep. */
+int infer_gpus_per_replica(const struct infer_config *c);
+
 /*
- * Evaluate serving 'c' of model 'a' on 'c->tp' devices 'g'.  Pure, no
+ * Evaluate serving 'c' of model 'a' on tp x ep devices 'g'.  Pure, no
  * allocation.  Returns 0, or -1 when the device has no usable math for
  * the precision.
  */

@@ -44,6 +44,12 @@ void train_memory_states(double params, int zero, int shards,
 			 enum precision p, enum optimizer o,
 			 struct train_memory *m);
 
+/* Parameters held by the most loaded GPU, split into those replicated
+   across expert-parallel ranks ('dense': attention, dense FFNs, shared
+   experts, embeddings) and routed experts (sharded over tp x ep). */
+void train_params_split(const struct arch *a, const struct train_config *c,
+			double *dense, double *expert);
+
 /* Parameters held by the most loaded GPU (first or last pipeline stage). */
 double train_params_per_gpu(const struct arch *a, const struct train_config *c);
 

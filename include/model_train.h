@@ -58,6 +58,8 @@ struct train_layer {
 	double tp_bwd_s;
 	double cp_fwd_s;      /* exposed context-parallel exchange */
 	double cp_bwd_s;
+	double a2a_s;         /* MoE dispatch and combine, one pass (part of
+				 tp_fwd_s and tp_bwd_s) */
 	/* repeated before the backward pass, per enum recompute */
 	double recompute_s[RECOMPUTE_FULL + 1];
 	double tp_recompute_s[RECOMPUTE_FULL + 1];

@@ -27,7 +27,7 @@ struct space_dim {
 struct train_space {
 	int gpus;
 	int global_batch;
-	struct space_dim tp, pp, vp, cp, micro_batch, zero, recompute, sp,
+	struct space_dim tp, pp, vp, cp, ep, micro_batch, zero, recompute, sp,
 		overlap;
 	enum precision precision;
 	enum optimizer optimizer;

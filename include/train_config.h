@@ -14,6 +14,8 @@
 struct train_config {
 	int gpus;
 	int tp, pp, vp, cp, dp;   /* tensor, pipeline, virtual, context, data */
+	int ep;                   /* expert parallelism, carved out of
+				     dp * cp; 0 or 1: none */
 	int micro_batch;          /* sequences per micro-batch */
 	int global_batch;         /* sequences per iteration */
 	int micro_batches;        /* per pipeline: global / (dp * micro) */
@@ -36,6 +38,9 @@ struct train_config {
  */
 bool train_config_valid(const struct arch *a, const struct train_config *c,
 			int gpus_per_node);
+
+/* Expert-parallel size: 'ep', where 0 means 1. */
+int train_config_ep(const struct train_config *c);
 
 /*
  * Transformer layers on the most loaded pipeline stage: layers are dealt

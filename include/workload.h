@@ -50,6 +50,21 @@ struct model_spec {
 	int seq_len;
 	bool tied_embeddings;
 	double params;       /* 0 unless given; count */
+	int head_dim;        /* default hidden / heads (Gemma differs); with
+				MLA the non-rotary query/key head width */
+	/* multi-head latent attention (DeepSeek-V2/V3) when kv_lora_rank > 0 */
+	int kv_lora_rank;      /* compressed KV width (the KV cache) */
+	int q_lora_rank;       /* compressed query width; 0: direct */
+	int rope_head_dim;     /* rotary part of query/key heads */
+	int v_head_dim;        /* value head width; default head_dim */
+	/* mixture of experts (experts = 0: a dense model) */
+	int experts;           /* routed experts per MoE layer */
+	int experts_per_token; /* top-k routing */
+	int shared_experts;    /* always-active experts per MoE layer */
+	int expert_ffn_hidden; /* FFN width of one expert; default ffn_hidden */
+	int dense_layers;      /* leading layers with a dense FFN
+				  (DeepSeek's first_k_dense_replace) */
+	char hf_config[256];   /* Hugging Face config.json it came from */
 };
 
 struct training_spec {
@@ -66,6 +81,7 @@ struct training_spec {
 	enum attention_impl attention;
 	int overlap_grad_reduce; /* 0/1: DP reduction overlaps backward; WL_AUTO_NEG */
 	bool dropout;          /* dropout layers active (GPT-3/Megatron style) */
+	int ep;                /* expert parallelism; WL_AUTO */
 };
 
 enum slo_percentile {
@@ -87,6 +103,8 @@ struct inference_spec {
 	enum slo_percentile percentile;
 	bool sparsity_2_4;
 	double power_cap_w;   /* 0 = none */
+	int ep;               /* expert parallelism; WL_AUTO: experts spread
+				 over the replica's tp GPUs */
 };
 
 struct cluster_spec {
@@ -99,8 +117,13 @@ struct cluster_spec {
 	double host_overhead;          /* host power as a fraction of GPU power */
 };
 
+#define WL_GIVEN_MAX 128
+
 struct workload {
 	char file[256];  /* where it came from, for messages; "" if none */
+	/* which keys the file or --set gave, by position in the key table
+	   (private to workload.c: a config.json fills only the others) */
+	unsigned char given[WL_GIVEN_MAX];
 	struct model_spec model;
 	struct training_spec training;
 	struct inference_spec inference;
@@ -128,6 +151,14 @@ int workload_load_file(const char *path, struct workload *wl,
  * and value syntax as the file.  Messages name "--set".  Returns 0 or -1.
  */
 int workload_set(struct workload *wl, const char *expr, struct diag *err);
+
+/*
+ * Fill the architecture keys of [model] that the workload did not give
+ * from a Hugging Face config.json at 'path' (hf_config.h): keys given in
+ * the file or by --set win.  Returns 0 or -1.
+ */
+int workload_apply_hf_config(struct workload *wl, const char *path,
+			     struct diag *err);
 
 /*
  * Check the whole workload for consistency: positive finite values, heads

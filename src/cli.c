@@ -28,6 +28,9 @@ enum {
 	OPT_SORT = 1 << 10,
 	OPT_TOP = 1 << 11,
 	OPT_SEARCH = 1 << 12,
+	OPT_SIZE = 1 << 13,
+	OPT_KEEP_SCRIPT = 1 << 14,
+	ARG_KIND = 1 << 15, /* not an option: a KIND before WORKLOAD (plot) */
 };
 
 struct command {
@@ -89,6 +92,17 @@ static const struct command commands[] = {
 	  "capplan catalog [--gpu NAME[,NAME]...] [--format table|csv|json]\n"
 	  "                [-o FILE] [--catalog FILE]",
 	  OPT_CATALOG | OPT_GPU | OPT_FORMAT | OPT_OUTPUT, false },
+	{ "plot", cmd_plot, "draw a chart with gnuplot (PNG or SVG)",
+	  "capplan plot KIND WORKLOAD -o FILE.png|FILE.svg\n"
+	  "             [--gpu NAME[,NAME]...] [--gpus N] [--set KEY=VALUE]...\n"
+	  "             [--size WxH] [--keep-script] [--catalog FILE]\n\n"
+	  "KIND is scaling, cost-time, memory, roofline, latency-throughput,\n"
+	  "replicas or energy.  Beside FILE go FILE.dat (the data) and\n"
+	  "FILE.gp (the gnuplot script), kept with --keep-script or when\n"
+	  "gnuplot is missing (then the exit status is 4)",
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_OUTPUT | OPT_SIZE |
+		  OPT_KEEP_SCRIPT | ARG_KIND,
+	  true },
 };
 
 static const struct {
@@ -113,6 +127,8 @@ static const struct {
 	{ OPT_DEADLINE, "  --deadline TIME   train within TIME, e.g. 30d" },
 	{ OPT_BUDGET, "  --budget MONEY    spend at most MONEY, e.g. 2M or $500K" },
 	{ OPT_POWER_CAP, "  --power-cap POWER facility power at most POWER, e.g. 500kW" },
+	{ OPT_SIZE, "  --size WxH        chart size in pixels (default 1024x640)" },
+	{ OPT_KEEP_SCRIPT, "  --keep-script     keep FILE.gp and FILE.dat beside the chart" },
 };
 
 static void print_version(FILE *out)
@@ -389,6 +405,8 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		{ "sort", required_argument, NULL, 'S' },
 		{ "top", required_argument, NULL, 't' },
 		{ "search", no_argument, NULL, 'x' },
+		{ "size", required_argument, NULL, 'W' },
+		{ "keep-script", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -403,6 +421,7 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		{ 'b', OPT_BUDGET, "--budget" },   { 'p', OPT_POWER_CAP, "--power-cap" },
 		{ 'S', OPT_SORT, "--sort" },       { 't', OPT_TOP, "--top" },
 		{ 'x', OPT_SEARCH, "--search" },
+		{ 'W', OPT_SIZE, "--size" },       { 'K', OPT_KEEP_SCRIPT, "--keep-script" },
 	};
 	int ch;
 
@@ -477,6 +496,12 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		case 'x':
 			ctx->search = true;
 			break;
+		case 'W':
+			ctx->plot_size_arg = optarg;
+			break;
+		case 'K':
+			ctx->keep_script = true;
+			break;
 		case 'h':
 			*help = true;
 			return EXIT_OK;
@@ -487,6 +512,12 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 			return usage_error(c->name, "unknown option '%s'",
 					   argv[optind - 1]);
 		}
+	}
+	if (c->options & ARG_KIND) {
+		if (optind >= argc)
+			return usage_error(c->name, "%s",
+					   "missing the chart KIND");
+		ctx->kind_arg = argv[optind++];
 	}
 	if (c->workload) {
 		if (optind >= argc)

@@ -41,6 +41,9 @@ static void chosen_list(const struct train_plan *p, char *buf, size_t n,
 		case CHOSE_PP: snprintf(val, sizeof(val), "%d", c->pp); break;
 		case CHOSE_VP: snprintf(val, sizeof(val), "%d", c->vp); break;
 		case CHOSE_CP: snprintf(val, sizeof(val), "%d", c->cp); break;
+		case CHOSE_EP:
+			snprintf(val, sizeof(val), "%d", train_config_ep(c));
+			break;
 		case CHOSE_ZERO: snprintf(val, sizeof(val), "%d", c->zero); break;
 		case CHOSE_RECOMPUTE:
 			snprintf(val, sizeof(val), "%s",
@@ -114,6 +117,8 @@ static void add_config(struct record *rec, const struct train_plan *p)
 	rec_int(rec, NULL, "pp", "pipeline parallel (pp)", c->pp, 0);
 	rec_int_or_null(rec, "vp", "virtual stages (vp)", c->vp, k);
 	rec_int(rec, NULL, "cp", "context parallel (cp)", c->cp, 0);
+	rec_int(rec, NULL, "ep", "expert parallel (ep)", train_config_ep(c),
+		0);
 	rec_int(rec, NULL, "dp", "data parallel (dp)", c->dp, 0);
 	rec_int_or_null(rec, "micro_batch", "micro-batch (sequences)",
 			c->micro_batch, k);

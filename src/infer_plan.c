@@ -224,7 +224,7 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp)
 					 ((double)p->replicas * c->batch);
 		}
 	}
-	p->gpus_total = p->replicas * tp;
+	p->gpus_total = p->replicas * infer_gpus_per_replica(c);
 	/* rented GPU time per million output tokens: at the planned
 	   utilization with a rate, at full load without one */
 	if (p->has_rate && p->utilization > 0.0)
@@ -233,7 +233,8 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp)
 			(is->qps * is->output_tokens * seconds_per_hour) * 1e6;
 	else
 		p->cost_usd_per_million_tokens =
-			tp * p->cluster.price_usd_per_gpu_hour /
+			infer_gpus_per_replica(c) *
+			p->cluster.price_usd_per_gpu_hour /
 			(p->result.throughput_tokens_per_s * seconds_per_hour) *
 			1e6;
 	return 0;
@@ -279,6 +280,7 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 	p->config.output_tokens = is->output_tokens;
 	p->config.sparse = is->sparsity_2_4;
 	p->config.power_cap_w = is->power_cap_w;
+	p->config.ep = is->ep != WL_AUTO ? is->ep : 1;
 	p->has_rate = is->qps > 0.0;
 	p->chosen = (is->tp == WL_AUTO ? 1u << ICHOSE_TP : 0) |
 		    (is->batch == WL_AUTO ? 1u << ICHOSE_BATCH : 0);

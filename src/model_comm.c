@@ -85,6 +85,11 @@ double comm_reducescatter_s(const struct link *l, double bytes, int n)
 	return ring_s(l, bytes, n, 1.0);
 }
 
+double comm_alltoall_s(const struct link *l, double bytes, int n)
+{
+	return ring_s(l, bytes, n, 1.0);
+}
+
 double comm_p2p_s(const struct link *l, double bytes)
 {
 	return bytes > 0.0 ? bytes / l->bw_bytes_per_s + l->latency_s : 0.0;

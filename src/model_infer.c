@@ -58,7 +58,7 @@ static enum precision math_precision(enum precision w)
 
 double infer_kv_bytes_per_token(const struct arch *a, enum precision kv)
 {
-	return 2.0 * a->layers * a->kv_heads * (double)a->head_dim *
+	return a->layers * arch_kv_elems_per_token_layer(a) *
 	       precision_bytes(kv);
 }
 
@@ -71,16 +71,37 @@ double infer_weight_bytes_per_param(enum precision p, bool sparse)
 	return sparse ? b * sparse_kept_fraction + sparse_index_bytes : b;
 }
 
+int infer_gpus_per_replica(const struct infer_config *c)
+{
+	return c->tp * (c->ep > 1 ? c->ep : 1);
+}
+
+/* Expert-parallel ranks of a replica: its tp x ep GPUs. */
+static double expert_ranks(const struct infer_config *c)
+{
+	return infer_gpus_per_replica(c);
+}
+
+/* Sequences of the batch one tensor-parallel group serves (the batch is
+   split over the ep groups, each running attention for its share). */
+static double group_batch(const struct infer_config *c)
+{
+	return (double)c->batch / (c->ep > 1 ? c->ep : 1);
+}
+
 /* Embeddings and the output layer stay 16-bit in quantized models. */
 static double embed_bytes_per_param(enum precision p)
 {
 	return precision_bytes(p) >= 4.0 ? 4.0 : 2.0;
 }
 
-/* KV heads held by one GPU: split over tp, replicated when tp > kv. */
-static double kv_heads_per_gpu(const struct arch *a, int tp)
+/* KV-cache elements per token and layer on one GPU: GQA heads split over
+   tp (replicated when tp > kv heads); an MLA latent is not split. */
+static double kv_elems_per_gpu(const struct arch *a, int tp)
 {
-	return fmax(1.0, (double)a->kv_heads / tp);
+	if (a->kv_lora > 0)
+		return arch_kv_elems_per_token_layer(a);
+	return 2.0 * fmax(1.0, (double)a->kv_heads / tp) * a->head_dim;
 }
 
 static void memory_eval(const struct arch *a, const struct infer_config *c,
@@ -90,25 +111,34 @@ static void memory_eval(const struct arch *a, const struct infer_config *c,
 	double wb = infer_weight_bytes_per_param(c->weight_precision,
 						 c->sparse);
 	double ctx = (double)c->prompt_tokens + c->output_tokens;
-	double kv_gpu_token = 2.0 * a->layers * kv_heads_per_gpu(a, c->tp) *
-			      a->head_dim * precision_bytes(c->kv_precision);
-	double chunk = fmin((double)c->batch * c->prompt_tokens,
+	double kv_gpu_token = a->layers * kv_elems_per_gpu(a, c->tp) *
+			      precision_bytes(c->kv_precision);
+	double chunk = fmin(group_batch(c) * c->prompt_tokens,
 			    prefill_chunk_tokens);
-	double f_width = (a->gated_ffn ? 3.0 : 2.0) * a->ffn_hidden;
-	double qkv = a->hidden + 2.0 * a->kv_heads * (double)a->head_dim;
+	double moe = arch_is_moe(a) ? (double)arch_moe_layers(a) / a->layers :
+				      0.0;
+	double f_width = (a->gated_ffn ? 3.0 : 2.0) *
+			 ((1.0 - moe) * a->ffn_hidden +
+			  moe * arch_moe_active_ffn(a));
+	double experts = arch_expert_params(a);
+	double dense = a->layers * arch_layer_params(a) - experts;
 
-	m->weights_bytes = (a->layers * arch_layer_params(a) * wb +
-			    arch_embedding_params(a) *
-				    embed_bytes_per_param(c->weight_precision)) /
-			   tp;
+	/* replicated parts split over tp, routed experts over tp x ep */
+	m->weights_bytes = (dense * wb + arch_embedding_params(a) *
+					   embed_bytes_per_param(
+						   c->weight_precision)) /
+				   tp +
+			   experts * wb / expert_ranks(c);
 	m->kv_cache_bytes_per_token = infer_kv_bytes_per_token(a,
 								c->kv_precision);
-	m->kv_cache_bytes = kv_gpu_token * c->batch * ctx;
+	m->kv_cache_bytes = kv_gpu_token * group_batch(c) * ctx;
 	/* one layer's tensors for a prefill chunk, and fp32 logits of the
 	   last position of each sequence */
 	m->activations_bytes = chunk * act_bytes *
-				       (2.0 * a->hidden + (qkv + f_width) / tp) +
-			       4.0 * c->batch * (double)a->vocab / tp;
+				       (2.0 * a->hidden +
+					(arch_attn_act_elems(a) + f_width) /
+						tp) +
+			       4.0 * group_batch(c) * (double)a->vocab / tp;
 	m->reserve_bytes = train_memory_reserve(g->mem_bytes);
 	m->total_bytes = m->weights_bytes + m->kv_cache_bytes +
 			 m->activations_bytes + m->reserve_bytes;
@@ -144,26 +174,69 @@ struct phase {
 	double bytes;
 };
 
-/* The four projections of a layer for 'n' tokens. */
-static void layer_gemms(const struct device_perf *d, const struct arch *a,
-			double n, int tp, double wb, struct phase *ph)
+/* One GEMM of 'n' tokens against weights [k x out] stored in 'wb' bytes
+   per element, 'count' times (grouped). */
+static void gemm(const struct device_perf *d, double n, double out, double k,
+		 double count, double wb, struct phase *ph)
 {
-	double h = a->hidden;
-	double qkv = h + 2.0 * a->kv_heads * (double)a->head_dim;
-	double up = (a->gated_ffn ? 2.0 : 1.0) * a->ffn_hidden;
-	const double shape[4][2] = { /* n_out, k */
-		{ qkv / tp, h },
-		{ h, h / tp },
-		{ up / tp, h },
-		{ h, a->ffn_hidden / (double)tp },
-	};
+	if (n <= 0.0 || out <= 0.0 || count <= 0.0)
+		return;
+	ph->s += kernel_gemm_w_s(d, n, out, k, count, wb);
+	ph->flops += 2.0 * count * n * out * k;
+	ph->bytes += count * (wb * out * k + d->elem_bytes * n * (out + k));
+}
 
-	for (int i = 0; i < 4; i++) {
-		ph->s += kernel_gemm_w_s(d, n, shape[i][0], shape[i][1], 1.0,
-					 wb);
-		ph->flops += 2.0 * n * shape[i][0] * shape[i][1];
-		ph->bytes += wb * shape[i][0] * shape[i][1] +
-			     d->elem_bytes * n * (shape[i][0] + shape[i][1]);
+/* A dense FFN of width 'f' split over tp, for 'n' tokens. */
+static void ffn(const struct device_perf *d, const struct arch *a, double n,
+		double f, double tp, double wb, struct phase *ph)
+{
+	gemm(d, n, (a->gated_ffn ? 2.0 : 1.0) * f / tp, a->hidden, 1.0, wb,
+	     ph);
+	gemm(d, n, a->hidden, f / tp, 1.0, wb, ph);
+}
+
+/*
+ * One layer's projections for 'n' tokens on one GPU: attention, then the
+ * FFN: dense, or for an MoE model the average over its dense and MoE
+ * layers.  An MoE layer runs the router, the shared experts (split over
+ * tp), and the routed experts held locally (experts / (tp x ep), whole on
+ * one GPU each) over the replica's 'tokens' x top-k spread evenly over its
+ * tp x ep GPUs; only experts some token picked are read: E (1 - (1 - k/E)^t) of
+ * them for t tokens routed independently.
+ */
+static void layer_gemms(const struct device_perf *d, const struct arch *a,
+			const struct infer_config *c, double n, double tokens,
+			double wb, struct phase *ph)
+{
+	struct attn_gemm g[ATTN_GEMM_MAX];
+	int ng = arch_attn_gemms(a, g);
+	double tp = c->tp;
+
+	for (int i = 0; i < ng; i++)
+		gemm(d, n, g[i].split == 1 ? g[i].out / tp : g[i].out,
+		     g[i].split == 2 ? g[i].in / tp : g[i].in, 1.0, wb, ph);
+	if (!arch_is_moe(a)) {
+		ffn(d, a, n, a->ffn_hidden, tp, wb, ph);
+	} else {
+		double moe = (double)arch_moe_layers(a) / a->layers;
+		double ranks = expert_ranks(c);
+		double e = a->experts, k = a->experts_per_token;
+		double touched = e * (1.0 - pow(1.0 - k / e, tokens));
+		double local = fmax(1.0, touched / ranks);
+		double m_e = tokens * k / ranks / local;
+		struct phase dense = { 0.0, 0.0, 0.0 };
+		struct phase moe_ph = { 0.0, 0.0, 0.0 };
+
+		ffn(d, a, n, a->ffn_hidden, tp, wb, &dense);
+		gemm(d, n, e, a->hidden, 1.0, wb, &moe_ph); /* router */
+		ffn(d, a, n, (double)a->shared_experts * a->expert_ffn, tp, wb,
+		    &moe_ph);
+		gemm(d, m_e, (a->gated_ffn ? 2.0 : 1.0) * a->expert_ffn,
+		     a->hidden, local, wb, &moe_ph);
+		gemm(d, m_e, a->hidden, a->expert_ffn, local, wb, &moe_ph);
+		ph->s += (1.0 - moe) * dense.s + moe * moe_ph.s;
+		ph->flops += (1.0 - moe) * dense.flops + moe * moe_ph.flops;
+		ph->bytes += (1.0 - moe) * dense.bytes + moe * moe_ph.bytes;
 	}
 }
 
@@ -173,21 +246,44 @@ static void layer_elementwise(const struct device_perf *d,
 			      struct phase *ph)
 {
 	double h = a->hidden;
+	double moe = arch_is_moe(a) ? (double)arch_moe_layers(a) / a->layers :
+				      0.0;
+	double f = (1.0 - moe) * a->ffn_hidden + moe * arch_moe_active_ffn(a);
 	double norm = n * h * 2.0 * act_bytes;
 	double resid = n * h * 3.0 * act_bytes;
-	double act = n * a->ffn_hidden / (double)tp * act_bytes *
-		     (a->gated_ffn ? 3.0 : 2.0);
+	double act = n * f / tp * act_bytes * (a->gated_ffn ? 3.0 : 2.0);
 
 	ph->s += 2.0 * kernel_stream_s(d, norm) +
 		 2.0 * kernel_stream_s(d, resid) + kernel_stream_s(d, act);
 	ph->bytes += 2.0 * norm + 2.0 * resid + act;
 }
 
-static struct link serving_link(const struct cluster *cl, int tp)
+static struct link serving_link(const struct cluster *cl, int gpus)
 {
-	return tp <= cl->gpus_per_node ?
+	return gpus <= cl->gpus_per_node ?
 		       link_intra_node(cl->intra_bw_bytes_per_s) :
 		       link_inter_node(cl->inter_bw_bytes_per_s);
+}
+
+/* Collectives of one layer for 'n' tokens of a tp group: two all-reduces
+   (Megatron TP) and, in MoE layers, the dispatch and combine all-to-alls
+   over the tp x ep GPUs. */
+static double layer_comm_s(const struct arch *a, const struct infer_config *c,
+			   const struct cluster *cl, double n)
+{
+	struct link l = serving_link(cl, c->tp);
+	double s = 2.0 * comm_allreduce_s(&l, n * a->hidden * act_bytes, c->tp);
+
+	if (arch_is_moe(a)) {
+		struct link x = serving_link(cl, infer_gpus_per_replica(c));
+		double moe = (double)arch_moe_layers(a) / a->layers;
+		double bytes = n / c->tp * a->experts_per_token * a->hidden *
+			       act_bytes;
+
+		s += moe * 2.0 * comm_alltoall_s(&x, bytes,
+						 infer_gpus_per_replica(c));
+	}
+	return s;
 }
 
 /* Prefill of one prompt: every layer, then the last position's
@@ -201,49 +297,43 @@ static void prefill_eval(const struct device_perf *d, const struct arch *a,
 	double heads = (double)a->heads / c->tp;
 	double wb = infer_weight_bytes_per_param(c->weight_precision,
 						 c->sparse);
-	double kv_write = n * 2.0 * kv_heads_per_gpu(a, c->tp) * a->head_dim *
+	double kv_write = n * kv_elems_per_gpu(a, c->tp) *
 			  precision_bytes(c->kv_precision);
-	/* causal attention over the prompt: half of 4 p^2 dh per head */
-	double attn_flops = 2.0 * heads * p * p * a->head_dim;
-	struct link l = serving_link(cl, c->tp);
+	/* causal attention over the prompt: half of every query-key pair */
+	double attn_flops = 0.5 * p * p * heads / a->heads *
+			    arch_attn_core_flops_per_pair(a);
 	struct phase layer = { 0.0, 0.0, 0.0 };
 
-	layer_gemms(d, a, n, c->tp, wb, &layer);
+	layer_gemms(d, a, c, n, n, wb, &layer);
 	layer_elementwise(d, a, n, c->tp, &layer);
 	layer.s += kernel_flash_attention_s(d, attn_flops, false) +
 		   kernel_stream_s(d, kv_write);
 	layer.flops += attn_flops;
 	layer.bytes += kv_write;
-	/* two all-reduces of the activations per layer (Megatron TP) */
-	layer.s += 2.0 * comm_allreduce_s(&l, n * a->hidden * act_bytes,
-					  c->tp);
+	layer.s += layer_comm_s(a, c, cl, n);
 
 	ph->s = a->layers * layer.s;
 	ph->flops = a->layers * layer.flops;
 	ph->bytes = a->layers * layer.bytes;
 	/* output layer for the last position (16-bit weights) */
-	ph->s += kernel_gemm_w_s(d, 1.0, (double)a->vocab / c->tp, a->hidden,
-				 1.0, 2.0);
-	ph->flops += 2.0 * a->vocab * (double)a->hidden / c->tp;
-	ph->bytes += 2.0 * a->vocab * (double)a->hidden / c->tp;
+	gemm(d, 1.0, (double)a->vocab / c->tp, a->hidden, 1.0, 2.0, ph);
 }
 
-/* One decode step of 'batch' sequences at context 'ctx'. */
+/* One decode step of the batch at context 'ctx'. */
 static void decode_eval(const struct device_perf *d, const struct arch *a,
 			const struct infer_config *c, const struct cluster *cl,
 			double ctx, struct phase *ph)
 {
-	double b = c->batch;
-	double heads = (double)a->heads / c->tp;
+	double b = group_batch(c);
 	double wb = infer_weight_bytes_per_param(c->weight_precision,
 						 c->sparse);
-	double kv_read = b * ctx * 2.0 * kv_heads_per_gpu(a, c->tp) *
-			 a->head_dim * precision_bytes(c->kv_precision);
-	double attn_flops = 4.0 * b * heads * ctx * a->head_dim;
-	struct link l = serving_link(cl, c->tp);
+	double kv_read = b * ctx * kv_elems_per_gpu(a, c->tp) *
+			 precision_bytes(c->kv_precision);
+	double attn_flops = b * ctx * arch_attn_core_flops_per_pair(a) /
+			    c->tp;
 	struct phase layer = { 0.0, 0.0, 0.0 };
 
-	layer_gemms(d, a, b, c->tp, wb, &layer);
+	layer_gemms(d, a, c, b, c->batch, wb, &layer);
 	layer_elementwise(d, a, b, c->tp, &layer);
 	/* attention reads every sequence's KV cache once */
 	layer.s += fmax(kv_read / (d->mem_bw_bytes_per_s * d->mem_eff),
@@ -251,16 +341,12 @@ static void decode_eval(const struct device_perf *d, const struct arch *a,
 		   kernel_gap_s();
 	layer.flops += attn_flops;
 	layer.bytes += kv_read;
-	layer.s += 2.0 * comm_allreduce_s(&l, b * a->hidden * act_bytes,
-					  c->tp);
+	layer.s += layer_comm_s(a, c, cl, b);
 
 	ph->s = a->layers * layer.s;
 	ph->flops = a->layers * layer.flops;
 	ph->bytes = a->layers * layer.bytes;
-	ph->s += kernel_gemm_w_s(d, b, (double)a->vocab / c->tp, a->hidden,
-				 1.0, 2.0);
-	ph->flops += 2.0 * b * a->vocab * (double)a->hidden / c->tp;
-	ph->bytes += 2.0 * a->vocab * (double)a->hidden / c->tp;
+	gemm(d, b, (double)a->vocab / c->tp, a->hidden, 1.0, 2.0, ph);
 }
 
 /* Share of the dynamic power drawn in a phase of intensity 'ai'. */
@@ -304,7 +390,7 @@ static int evaluate_at(const struct arch *a, const struct infer_config *c,
 	r->throughput_tokens_per_s = (double)c->batch * c->output_tokens /
 				     r->service_s;
 	r->throughput_tokens_per_s_per_gpu = r->throughput_tokens_per_s /
-					     c->tp;
+					     infer_gpus_per_replica(c);
 	r->prefill_flops_per_byte = pf.flops / pf.bytes;
 	r->decode_flops_per_byte = dec.flops / dec.bytes;
 	share = (phase_power_share(&d, r->prefill_flops_per_byte) * prefill_s +
@@ -360,8 +446,8 @@ int infer_evaluate(const struct arch *a, const struct infer_config *c,
 		   report what the device draws */
 		evaluate_at(a, c, g, cl, lo, r);
 	}
-	facility = r->gpu_power_w * c->tp * (1.0 + cl->host_overhead) *
-		   cl->pue;
+	facility = r->gpu_power_w * infer_gpus_per_replica(c) *
+		   (1.0 + cl->host_overhead) * cl->pue;
 	r->energy_j_per_token = facility * r->service_s /
 				((double)c->batch * c->output_tokens);
 	r->tokens_per_joule = 1.0 / r->energy_j_per_token;

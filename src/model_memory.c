@@ -51,19 +51,31 @@ void train_memory_states(double params, int zero, int shards,
 	m->weights_bytes = params * s.weights / (zero >= 3 ? d : 1.0);
 }
 
-double train_params_per_gpu(const struct arch *a, const struct train_config *c)
+void train_params_split(const struct arch *a, const struct train_config *c,
+			double *dense, double *expert)
 {
 	double layers = train_stage_layers(a, c);
-	double stage = layers * arch_layer_params(a) / c->tp;
+	/* routed experts, per layer on average, are sharded over tp x ep */
+	double expert_layer = arch_expert_params(a) / a->layers;
+	double stage = layers * (arch_layer_params(a) - expert_layer) / c->tp;
 	double embed = (double)a->vocab * a->hidden / c->tp;
-	double first = stage + embed;
 	/* the last stage holds the output projection: untied, or with tied
 	   embeddings a copy of the input embedding (Megatron-LM) */
 	double last = stage + a->hidden + embed;
 
+	*expert = layers * expert_layer / ((double)c->tp * train_config_ep(c));
 	if (c->pp == 1)
-		return stage + arch_embedding_params(a) / c->tp + a->hidden;
-	return fmax(first, last);
+		*dense = stage + arch_embedding_params(a) / c->tp + a->hidden;
+	else
+		*dense = fmax(stage + embed, last);
+}
+
+double train_params_per_gpu(const struct arch *a, const struct train_config *c)
+{
+	double dense, expert;
+
+	train_params_split(a, c, &dense, &expert);
+	return dense + expert;
 }
 
 double train_layer_activation_bytes(const struct arch *a,
@@ -72,9 +84,13 @@ double train_layer_activation_bytes(const struct arch *a,
 	double t = c->tp;
 	double tokens = (double)c->micro_batch * a->seq_len / c->cp;
 	double h = a->hidden;
-	double f = a->ffn_hidden;
-	double kv = (double)a->kv_heads * a->head_dim;
 	double e = act_elem_bytes(c->precision);
+	/* FFN width a token passes through, averaged over dense and MoE
+	   layers (an MoE layer also keeps its fp32 router logits) */
+	double moe = arch_is_moe(a) ? (double)arch_moe_layers(a) / a->layers :
+				      0.0;
+	double f = (1.0 - moe) * a->ffn_hidden + moe * arch_moe_active_ffn(a);
+	double router = moe * 4.0 * a->experts;
 	/* norm inputs (2), QKV input, MLP input: split only with sequence
 	   parallelism; dropout masks are one byte per element */
 	double outside = e * 4.0 * h + (c->dropout ? 2.0 * h : 0.0);
@@ -82,7 +98,7 @@ double train_layer_activation_bytes(const struct arch *a,
 	/* inside the tensor-parallel regions: Q, K, V, attention output;
 	   FFN: up-projection output and activation output, or for a gated
 	   FFN gate, up and their product */
-	double inside = e * (2.0 * h + 2.0 * kv) +
+	double inside = e * arch_attn_act_elems(a) +
 			e * (a->gated_ffn ? 3.0 : 2.0) * f;
 	double scores = 0.0;
 	double per_token;
@@ -97,7 +113,7 @@ double train_layer_activation_bytes(const struct arch *a,
 	else if (c->attention == ATTN_FLASH)
 		/* fp32 log-sum-exp per head and query */
 		scores = 4.0 * a->heads;
-	per_token = outside / rep + (inside + scores) / t;
+	per_token = outside / rep + (inside + scores) / t + router;
 	return per_token * tokens;
 }
 
@@ -111,14 +127,27 @@ void train_memory_eval_with(const struct arch *a,
 			    const double layer_act[RECOMPUTE_FULL + 1],
 			    double capacity_bytes, struct train_memory *m)
 {
-	double params = train_params_per_gpu(a, c);
+	double dense, expert;
 	double layers = train_stage_layers(a, c);
 	double inflight;
 	double tokens = (double)c->micro_batch * a->seq_len / c->cp;
 	double act;
 
-	train_memory_states(params, c->zero, c->dp * c->cp, c->precision,
+	train_params_split(a, c, &dense, &expert);
+	train_memory_states(dense, c->zero, c->dp * c->cp, c->precision,
 			    c->optimizer, m);
+	if (expert > 0.0) {
+		/* expert states shard over the data-parallel ranks that hold
+		   the same experts: dp * cp / ep of them */
+		struct train_memory e;
+
+		train_memory_states(expert, c->zero,
+				    c->dp * c->cp / train_config_ep(c),
+				    c->precision, c->optimizer, &e);
+		m->weights_bytes += e.weights_bytes;
+		m->gradients_bytes += e.gradients_bytes;
+		m->optimizer_bytes += e.optimizer_bytes;
+	}
 
 	/* micro-batches whose activations the first stage holds: p under
 	   1F1B, times (1 + (p-1)/(p v)) when interleaved (Korthikanti et al.

@@ -40,16 +40,76 @@ static void linear(const struct device_perf *d, double m, double n, double k,
 		  kernel_gemm_s(d, k, n, m, 1.0);   /* weight gradient */
 }
 
+static struct link tp_link(const struct cluster *cl, int group)
+{
+	return group <= cl->gpus_per_node ?
+		       link_intra_node(cl->intra_bw_bytes_per_s) :
+		       link_inter_node(cl->inter_bw_bytes_per_s);
+}
+
+/* 'count' independent linear layers of the same shape as one grouped
+   GEMM (the local experts of an MoE layer). */
+static void linear_group(const struct device_perf *d, double m, double n,
+			 double k, double count, double *fwd_s, double *bwd_s)
+{
+	*fwd_s += kernel_gemm_s(d, m, n, k, count);
+	*bwd_s += kernel_gemm_s(d, m, k, n, count) +
+		  kernel_gemm_s(d, k, n, m, count);
+}
+
+/* FFN of width 'f' (a dense layer, or the shared experts), split over tp. */
+static void ffn_dense(const struct device_perf *d, const struct arch *a,
+		      double n, double f, double t, double *fwd_s,
+		      double *bwd_s)
+{
+	if (f <= 0.0)
+		return;
+	linear(d, n, (a->gated_ffn ? 2.0 : 1.0) * f / t, a->hidden, fwd_s,
+	       bwd_s);
+	linear(d, n, a->hidden, f / t, fwd_s, bwd_s);
+}
+
+/*
+ * An MoE layer's FFN on one GPU: the router, the shared experts, and the
+ * routed experts held locally (experts / ep of them) as grouped GEMMs over
+ * the n x top-k tokens the all-to-all brings (balanced routing, as the
+ * auxiliary load-balancing losses aim for: Fedus et al. 2022; DeepSeek-AI
+ * 2024); the dispatch and combine all-to-alls are returned in '*a2a_s'.
+ */
+static void ffn_moe(const struct device_perf *d, const struct arch *a,
+		    const struct train_config *c, const struct cluster *cl,
+		    double n, double *fwd_s, double *bwd_s, double *a2a_s)
+{
+	double t = c->tp, ep = train_config_ep(c);
+	double local = a->experts / ep;
+	double m_e = n * a->experts_per_token / local;
+	double f = a->expert_ffn;
+	struct link l = tp_link(cl, c->tp * train_config_ep(c));
+
+	linear(d, n, a->experts, a->hidden, fwd_s, bwd_s); /* router */
+	ffn_dense(d, a, n, (double)a->shared_experts * f, t, fwd_s, bwd_s);
+	linear_group(d, m_e, (a->gated_ffn ? 2.0 : 1.0) * f / t, a->hidden,
+		     local, fwd_s, bwd_s);
+	linear_group(d, m_e, a->hidden, f / t, local, fwd_s, bwd_s);
+	/* dispatch and combine: each token's hidden state to its top-k
+	   experts and back, split over tp */
+	*a2a_s = 2.0 * comm_alltoall_s(&l, n * a->experts_per_token *
+						   a->hidden * d->elem_bytes / t,
+				       train_config_ep(c));
+}
+
 /* Attention core: scores, softmax, weighted sum, for 'count' heads x
    sequences of 'sq' queries against 'sk' keys. */
 static void attention_core(const struct device_perf *d, const struct arch *a,
 			   const struct train_config *c, double count,
 			   double sq, double sk, struct train_layer *lc)
 {
-	double dh = a->head_dim;
+	double dqk = (double)a->head_dim + a->rope_dim; /* query/key width */
+	double dv = a->v_dim;
 
 	if (c->attention == ATTN_FLASH) {
-		double flops = 4.0 * count * sq * sk * dh * causal_fraction;
+		double flops = count * sq * sk * 2.0 * (dqk + dv) *
+			       causal_fraction;
 
 		lc->attn_fwd_s = kernel_flash_attention_s(d, flops, false);
 		lc->attn_bwd_s = kernel_flash_attention_s(
@@ -61,14 +121,14 @@ static void attention_core(const struct device_perf *d, const struct arch *a,
 		double fwd_bytes = elems * (4.0 + (c->dropout ? 5.0 : 0.0));
 		double bwd_bytes = elems * (6.0 + (c->dropout ? 5.0 : 0.0));
 
-		lc->attn_fwd_s = kernel_gemm_s(d, sq, sk, dh, count) +
-				 kernel_gemm_s(d, sq, dh, sk, count) +
+		lc->attn_fwd_s = kernel_gemm_s(d, sq, sk, dqk, count) +
+				 kernel_gemm_s(d, sq, dv, sk, count) +
 				 kernel_stream_s(d, fwd_bytes) +
 				 (c->dropout ? kernel_gap_s() : 0.0);
-		lc->attn_bwd_s = kernel_gemm_s(d, sq, dh, sk, count) +
-				 kernel_gemm_s(d, sk, dh, sq, count) +
-				 kernel_gemm_s(d, sq, sk, dh, count) +
-				 kernel_gemm_s(d, sk, dh, sq, count) +
+		lc->attn_bwd_s = kernel_gemm_s(d, sq, dv, sk, count) +
+				 kernel_gemm_s(d, sk, dv, sq, count) +
+				 kernel_gemm_s(d, sq, sk, dqk, count) +
+				 kernel_gemm_s(d, sk, dqk, sq, count) +
 				 kernel_stream_s(d, bwd_bytes) +
 				 (c->dropout ? kernel_gap_s() : 0.0);
 	}
@@ -78,10 +138,10 @@ static void attention_core(const struct device_perf *d, const struct arch *a,
    dropout, FFN activation), forward; the backward moves twice as much. */
 static double elementwise_fwd_s(const struct device_perf *d,
 				const struct arch *a,
-				const struct train_config *c, double tokens)
+				const struct train_config *c, double tokens,
+				double f)
 {
 	double h = a->hidden;
-	double f = a->ffn_hidden;
 	double rep = c->sequence_parallel ? c->tp : 1.0;
 	double norm = tokens * h * 4.0 / rep;                  /* r + w */
 	double resid = tokens * h * (6.0 + (c->dropout ? 1.0 : 0.0)) / rep;
@@ -91,13 +151,6 @@ static double elementwise_fwd_s(const struct device_perf *d,
 	       kernel_stream_s(d, act);
 }
 
-static struct link tp_link(const struct cluster *cl, int group)
-{
-	return group <= cl->gpus_per_node ?
-		       link_intra_node(cl->intra_bw_bytes_per_s) :
-		       link_inter_node(cl->inter_bw_bytes_per_s);
-}
-
 static void layer_cost_eval(const struct device_perf *d, const struct arch *a,
 			    const struct train_config *c,
 			    const struct cluster *cl, struct train_layer *lc)
@@ -105,22 +158,45 @@ static void layer_cost_eval(const struct device_perf *d, const struct arch *a,
 	double t = c->tp;
 	double n = (double)c->micro_batch * a->seq_len / c->cp;
 	double h = a->hidden;
-	double kv = (double)a->kv_heads * a->head_dim;
-	double f = a->ffn_hidden;
 	double fwd = 0.0, bwd = 0.0, elem;
 	double act_bytes = n * h * d->elem_bytes; /* one activation tensor */
 	struct link tl = tp_link(cl, c->tp);
 	double tp_pass;
 
-	/* projections and FFN, split column- then row-wise over tp */
-	linear(d, n, (h + 2.0 * kv) / t, h, &fwd, &bwd);
-	linear(d, n, h, h / t, &fwd, &bwd);
-	linear(d, n, (a->gated_ffn ? 2.0 : 1.0) * f / t, h, &fwd, &bwd);
-	linear(d, n, h, f / t, &fwd, &bwd);
+	/* projections, split column- or row-wise over tp (or replicated:
+	   MLA's down-projections) */
+	{
+		struct attn_gemm g[ATTN_GEMM_MAX];
+		int ng = arch_attn_gemms(a, g);
+
+		for (int i = 0; i < ng; i++)
+			linear(d, n, g[i].split == 1 ? g[i].out / t : g[i].out,
+			       g[i].split == 2 ? g[i].in / t : g[i].in, &fwd,
+			       &bwd);
+	}
+	/* the FFN: dense, or for an MoE model the average over its dense and
+	   MoE layers (all per-layer costs are linear in the layer count) */
+	lc->a2a_s = 0.0;
+	if (arch_is_moe(a)) {
+		double moe = (double)arch_moe_layers(a) / a->layers;
+		double df = 0.0, db = 0.0, mf = 0.0, mb = 0.0, a2a;
+
+		ffn_dense(d, a, n, a->ffn_hidden, t, &df, &db);
+		ffn_moe(d, a, c, cl, n, &mf, &mb, &a2a);
+		fwd += (1.0 - moe) * df + moe * mf;
+		bwd += (1.0 - moe) * db + moe * mb;
+		lc->a2a_s = moe * a2a;
+		elem = (1.0 - moe) * elementwise_fwd_s(d, a, c, n,
+						       a->ffn_hidden) +
+		       moe * elementwise_fwd_s(d, a, c, n,
+					       arch_moe_active_ffn(a));
+	} else {
+		ffn_dense(d, a, n, a->ffn_hidden, t, &fwd, &bwd);
+		elem = elementwise_fwd_s(d, a, c, n, a->ffn_hidden);
+	}
 
 	attention_core(d, a, c, (double)c->micro_batch * a->heads / t,
 		       (double)a->seq_len / c->cp, a->seq_len, lc);
-	elem = elementwise_fwd_s(d, a, c, n);
 	lc->fwd_s = fwd + lc->attn_fwd_s + elem;
 	lc->bwd_s = bwd + lc->attn_bwd_s + 2.0 * elem;
 
@@ -130,8 +206,9 @@ static void layer_cost_eval(const struct device_perf *d, const struct arch *a,
 			  2.0 * (comm_allgather_s(&tl, act_bytes, c->tp) +
 				 comm_reducescatter_s(&tl, act_bytes, c->tp)) :
 			  2.0 * comm_allreduce_s(&tl, act_bytes, c->tp);
-	lc->tp_fwd_s = tp_pass;
-	lc->tp_bwd_s = tp_pass;
+	/* the MoE all-to-alls run in both passes, with the TP traffic */
+	lc->tp_fwd_s = tp_pass + lc->a2a_s;
+	lc->tp_bwd_s = tp_pass + lc->a2a_s;
 
 	/* full recomputation repeats the forward pass with its collectives;
 	   selective repeats the attention core, unless a fused kernel
@@ -142,7 +219,7 @@ static void layer_cost_eval(const struct device_perf *d, const struct arch *a,
 	lc->recompute_s[RECOMPUTE_FULL] = lc->fwd_s;
 	lc->tp_recompute_s[RECOMPUTE_NONE] = 0.0;
 	lc->tp_recompute_s[RECOMPUTE_SELECTIVE] = 0.0;
-	lc->tp_recompute_s[RECOMPUTE_FULL] = tp_pass;
+	lc->tp_recompute_s[RECOMPUTE_FULL] = tp_pass + lc->a2a_s;
 
 	/* ring attention passes K and V around the cp ranks while computing
 	   (Liu et al. 2023); only what the attention time cannot hide shows */
@@ -150,7 +227,8 @@ static void layer_cost_eval(const struct device_perf *d, const struct arch *a,
 	lc->cp_bwd_s = 0.0;
 	if (c->cp > 1) {
 		struct link cl_link = tp_link(cl, c->tp * c->cp);
-		double kv_bytes = 2.0 * n * kv / t * d->elem_bytes;
+		double kv_bytes = n * arch_kv_elems_per_token_layer(a) / t *
+				  d->elem_bytes;
 		double pass = (c->cp - 1.0) * comm_p2p_s(&cl_link, kv_bytes);
 
 		lc->cp_fwd_s = fmax(0.0, pass - lc->attn_fwd_s);
@@ -160,10 +238,9 @@ static void layer_cost_eval(const struct device_perf *d, const struct arch *a,
 
 /* Exposed data-parallel / ZeRO communication of one step. */
 static double dp_comm_eval(const struct train_config *c, int layers,
-			   const struct cluster *cl, double params_gpu,
+			   const struct cluster *cl, double params_gpu, int n,
 			   double wbytes, double mb_compute_s, double last_bwd_s)
 {
-	int n = c->dp * c->cp;
 	int span = c->tp * c->pp * c->cp * c->dp;
 	struct link l = tp_link(cl, span);
 	double grads = params_gpu * grad_comm_bytes_per_param;
@@ -239,6 +316,7 @@ void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 	double t = c->tp;
 	double f_mb, b_mb, p2p_mb = 0.0, per_mb, m = c->micro_batches;
 	double params_gpu, upd_params, step_bytes, tokens_per_step;
+	double dense, expert, wbytes;
 	double rec_s = lc->recompute_s[c->recompute];
 	double rec_tp_s = lc->tp_recompute_s[c->recompute];
 	struct train_time *tm = &r->time;
@@ -267,11 +345,18 @@ void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 	/* 1F1B bubble: (p - 1) / v micro-batch slots (Narayanan et al. 2.2) */
 	tm->bubble_s = (c->pp - 1.0) / c->vp * per_mb;
 
-	params_gpu = train_params_per_gpu(a, c);
-	tm->dp_comm_s = dp_comm_eval(c, a->layers, cl, params_gpu,
-				     train_state_bytes(c->precision,
-						       c->optimizer).weights,
-				     f_mb + b_mb, b_mb);
+	/* replicated parameters reduce over dp * cp ranks, routed experts
+	   over the dp * cp / ep ranks that hold the same experts */
+	train_params_split(a, c, &dense, &expert);
+	params_gpu = dense + expert;
+	wbytes = train_state_bytes(c->precision, c->optimizer).weights;
+	tm->dp_comm_s = dp_comm_eval(c, a->layers, cl, dense, c->dp * c->cp,
+				     wbytes, f_mb + b_mb, b_mb);
+	if (expert > 0.0)
+		tm->dp_comm_s += dp_comm_eval(c, a->layers, cl, expert,
+					      c->dp * c->cp /
+						      train_config_ep(c),
+					      wbytes, f_mb + b_mb, b_mb);
 
 	upd_params = params_gpu / (c->zero >= 1 ? (double)c->dp * c->cp : 1.0);
 	step_bytes = c->optimizer == OPTIMIZER_ADAM ? adam_step_bytes_per_param :

@@ -21,6 +21,7 @@ static const char *const choice_keys[CHOSE_COUNT] = {
 	[CHOSE_PP] = "training.pp",
 	[CHOSE_VP] = "training.vp",
 	[CHOSE_CP] = "training.cp",
+	[CHOSE_EP] = "training.ep",
 	[CHOSE_ZERO] = "training.zero",
 	[CHOSE_RECOMPUTE] = "training.recompute",
 	[CHOSE_SEQUENCE_PARALLEL] = "training.sequence_parallel",
@@ -50,6 +51,7 @@ static unsigned open_keys(const struct training_spec *ts)
 	u |= ts->pp == WL_AUTO ? bit(CHOSE_PP) : 0;
 	u |= ts->vp == WL_AUTO ? bit(CHOSE_VP) : 0;
 	u |= ts->cp == WL_AUTO ? bit(CHOSE_CP) : 0;
+	u |= ts->ep == WL_AUTO ? bit(CHOSE_EP) : 0;
 	u |= ts->zero == WL_AUTO_NEG ? bit(CHOSE_ZERO) : 0;
 	u |= ts->recompute == RECOMPUTE_AUTO ? bit(CHOSE_RECOMPUTE) : 0;
 	u |= ts->sequence_parallel == WL_AUTO_NEG ?
@@ -73,6 +75,7 @@ static int plan_states_only(const struct workload *wl,
 	c->pp = ts->pp != WL_AUTO ? ts->pp : 1;
 	c->cp = ts->cp != WL_AUTO ? ts->cp : 1;
 	c->vp = 1;
+	c->ep = 1;
 	split = c->tp * c->pp * c->cp;
 	c->dp = c->gpus / split > 0 ? c->gpus / split : 1;
 	/* the lowest ZeRO stage whose states fit, when left open */
@@ -101,6 +104,7 @@ static int plan_states_only(const struct workload *wl,
 	p->fits = m->fits;
 	p->chosen &= bit(CHOSE_GPUS) | bit(CHOSE_TP) | bit(CHOSE_PP) |
 		     bit(CHOSE_CP) | bit(CHOSE_ZERO) | bit(CHOSE_TOKENS);
+	c->ep = 1;
 	return 0;
 }
 
@@ -153,6 +157,7 @@ static int explain_illegal(const struct train_space *sp,
 	c.pp = sp->pp.v[0];
 	c.vp = sp->vp.v[0];
 	c.cp = sp->cp.v[0];
+	c.ep = sp->ep.v[0];
 	c.micro_batch = sp->micro_batch.v[0];
 	c.zero = sp->zero.v[0];
 	split = (long long)c.tp * c.pp * c.cp;
@@ -208,6 +213,8 @@ int train_plan_rank(const struct workload *wl, const struct gpu_spec *g,
 				g->name, precision_name(ts->precision));
 
 	p->has_arch = arch_from_spec(&wl->model, &p->arch) == 0;
+	if (!p->has_arch || !arch_is_moe(&p->arch))
+		p->chosen &= ~bit(CHOSE_EP);
 	p->params = p->has_arch ? arch_params(&p->arch) : wl->model.params;
 	p->tokens = ts->tokens > 0.0 ? ts->tokens :
 				       default_tokens_per_param * p->params;

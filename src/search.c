@@ -108,6 +108,14 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 			/* context parallelism pays only for long sequences */
 			if (c == 1 || a->seq_len / c >= 4096)
 				dim_add(&sp->cp, c);
+	if (ts->ep != WL_AUTO)
+		dim_one(&sp->ep, ts->ep);
+	else if (!arch_is_moe(a))
+		dim_one(&sp->ep, 1);
+	else
+		for (int e = 1; e <= a->experts && e <= gpus; e *= 2)
+			if (a->experts % e == 0)
+				dim_add(&sp->ep, e);
 	if (ts->micro_batch != WL_AUTO)
 		dim_one(&sp->micro_batch, ts->micro_batch);
 	else
@@ -244,12 +252,14 @@ static void search_share(const struct train_space *sp, const struct arch *a,
 	   parallelism); inner: how it is scheduled and sharded */
 	for (int i = 0; i < sp->tp.n; i++)
 	for (int k = 0; k < sp->cp.n; k++)
+	for (int e = 0; e < sp->ep.n; e++)
 	for (int mb = 0; mb < sp->micro_batch.n; mb++)
 	for (int s = 0; s < sp->sp.n; s++) {
 		if (++outer % stride != offset)
 			continue;
 		c.tp = sp->tp.v[i];
 		c.cp = sp->cp.v[k];
+		c.ep = sp->ep.v[e];
 		c.micro_batch = sp->micro_batch.v[mb];
 		c.sequence_parallel = sp->sp.v[s] < 0 ? c.tp > 1 : sp->sp.v[s];
 		if (sp->gpus % ((long long)c.tp * c.cp) != 0 ||
@@ -337,7 +347,8 @@ static void *share_main(void *arg)
 /* Outer combinations of the space: the units threads share. */
 static long long outer_count(const struct train_space *sp)
 {
-	return (long long)sp->tp.n * sp->cp.n * sp->micro_batch.n * sp->sp.n;
+	return (long long)sp->tp.n * sp->cp.n * sp->ep.n * sp->micro_batch.n *
+	       sp->sp.n;
 }
 
 /* Configurations of the whole space, before any check. */

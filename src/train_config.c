@@ -24,7 +24,7 @@ bool train_config_explain(const struct arch *a, const struct train_config *c,
 			  int gpus_per_node, char *why, unsigned n)
 {
 	if (c->tp < 1 || c->pp < 1 || c->vp < 1 || c->cp < 1 || c->dp < 1 ||
-	    c->micro_batch < 1)
+	    c->ep < 0 || c->micro_batch < 1)
 		return fail(why, n, "every parallel size and the micro-batch must be >= 1");
 	if ((long long)c->tp * c->pp * c->cp * c->dp != c->gpus)
 		return fail(why, n, "gpus (%d) must equal tp*pp*cp*dp (%d*%d*%d*%d)", c->gpus,
@@ -54,6 +54,15 @@ bool train_config_explain(const struct arch *a, const struct train_config *c,
 	if (c->vp > 1 && c->micro_batches % c->pp != 0)
 		return fail(why, n, "the interleaved schedule needs micro-batches (%d) to be "
 		     "a multiple of pp (%d)", c->micro_batches, c->pp);
+	if (!arch_is_moe(a) && train_config_ep(c) != 1)
+		return fail(why, n, "ep (%d) must be 1 for a dense model",
+			    c->ep);
+	if (arch_is_moe(a) && a->experts % train_config_ep(c) != 0)
+		return fail(why, n, "ep (%d) must divide experts (%d)", c->ep,
+			    a->experts);
+	if (((long long)c->dp * c->cp) % train_config_ep(c) != 0)
+		return fail(why, n, "ep (%d) must divide dp*cp (%d*%d)", c->ep,
+			    c->dp, c->cp);
 	if (c->zero < 0 || c->zero > 3)
 		return fail(why, n, "zero (%d) must be 0..3", c->zero);
 	/* sharding weights (ZeRO-3) would gather them for every micro-batch
@@ -75,4 +84,9 @@ int train_stage_layers(const struct arch *a, const struct train_config *c)
 	int chunks = c->pp * c->vp;
 
 	return (a->layers + chunks - 1) / chunks * c->vp;
+}
+
+int train_config_ep(const struct train_config *c)
+{
+	return c->ep > 1 ? c->ep : 1;
 }

@@ -17,6 +17,7 @@
  *   (workload_set) moves kv_precision along when the two were equal.
  */
 #include "workload.h"
+#include "hf_config.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -159,6 +160,22 @@ static const struct wl_key wl_keys[] = {
 	KEY_INT("model", "seq_len", model.seq_len, POS, 1, INT_MAX),
 	KEY_BOOL("model", "tied_embeddings", model.tied_embeddings),
 	KEY_QTY("model", "params", model.params, QTY_POS, UNIT_COUNT),
+	KEY_INT("model", "head_dim", model.head_dim, POS, 1, INT_MAX),
+	KEY_INT("model", "kv_lora_rank", model.kv_lora_rank, POS, 1, INT_MAX),
+	KEY_INT("model", "q_lora_rank", model.q_lora_rank, POS, 1, INT_MAX),
+	KEY_INT("model", "rope_head_dim", model.rope_head_dim, POS, 1,
+		INT_MAX),
+	KEY_INT("model", "v_head_dim", model.v_head_dim, POS, 1, INT_MAX),
+	KEY_INT("model", "experts", model.experts, POS, 1, INT_MAX),
+	KEY_INT("model", "experts_per_token", model.experts_per_token, POS, 1,
+		INT_MAX),
+	KEY_INT("model", "shared_experts", model.shared_experts, 0, 0,
+		INT_MAX),
+	KEY_INT("model", "expert_ffn_hidden", model.expert_ffn_hidden, POS, 1,
+		INT_MAX),
+	KEY_INT("model", "dense_layers", model.dense_layers, 0, 0, INT_MAX),
+	{ "model", "hf_config", WLT_STRING, WL_OFF(model.hf_config), 0, 0,
+	  sizeof(((struct model_spec *)0)->hf_config), UNIT_COUNT, NULL },
 
 	KEY_QTY("training", "tokens", training.tokens, QTY_POS, UNIT_COUNT),
 	KEY_INT("training", "global_batch", training.global_batch, POS_AUTO,
@@ -183,6 +200,7 @@ static const struct wl_key wl_keys[] = {
 	KEY_TRI("training", "overlap_grad_reduce",
 		training.overlap_grad_reduce),
 	KEY_BOOL("training", "dropout", training.dropout),
+	KEY_INT("training", "ep", training.ep, POS_AUTO, 1, INT_MAX),
 
 	KEY_ENUM("inference", "weight_precision", inference.weight_precision,
 		 WLT_PRECISION, infer_precision_names),
@@ -194,6 +212,7 @@ static const struct wl_key wl_keys[] = {
 		1, INT_MAX),
 	KEY_INT("inference", "batch", inference.batch, POS_AUTO, 1, INT_MAX),
 	KEY_INT("inference", "tp", inference.tp, POS_AUTO, 1, INT_MAX),
+	KEY_INT("inference", "ep", inference.ep, POS_AUTO, 1, INT_MAX),
 	KEY_NUM("inference", "qps", inference.qps, 0, 0, HUGE_VAL),
 	KEY_QTY("inference", "ttft_slo", inference.ttft_slo_s, QTY_POS,
 		UNIT_TIME),
@@ -221,6 +240,8 @@ static const struct wl_key wl_keys[] = {
 };
 
 #define WL_KEY_COUNT ARRAY_SIZE(wl_keys)
+_Static_assert(ARRAY_SIZE(wl_keys) <= WL_GIVEN_MAX,
+	       "struct workload's 'given' must cover every key");
 
 /* Where a value came from, for messages. */
 struct wl_where {
@@ -634,11 +655,15 @@ static int key_parse(const struct wl_key *k, const char *text,
 				"empty value for '%s'", label);
 
 	switch (k->type) {
-	case WLT_STRING:
-		if (len >= WL_NAME_MAX)
+	case WLT_STRING: {
+		/* 'max' holds the buffer size where it is not WL_NAME_MAX */
+		size_t size = k->max > 0 ? (size_t)k->max : WL_NAME_MAX;
+
+		if (len >= size)
 			return diag_set(err, at->file, at->line, at->col,
-					"'%s' is too long (at most %d bytes)",
-					label, WL_NAME_MAX - 1);
+					"'%s' is too long (at most %zu bytes)",
+					label, size - 1);
+	}
 		memcpy(f, text, len + 1);
 		return 0;
 	case WLT_INT:
@@ -851,6 +876,7 @@ static int ini_on_value(void *user, const char *section, const char *name,
 		return 0;
 	}
 	c->seen[idx] = c->lineno;
+	c->wl->given[idx] = 1;
 	at.col = line_value_col(c);
 	return key_parse(k, value, k->key, c->wl, &at, &c->err) == 0;
 }
@@ -889,7 +915,7 @@ int workload_parse(const char *buf, size_t len, const char *name,
 	static const char bom[] = "\xEF\xBB\xBF";
 	struct ini_ctx c;
 	struct workload tmp = *wl;
-	int r, weight, kv;
+	int r, weight, kv, hf;
 
 	memset(&c, 0, sizeof(c));
 	if (name)
@@ -918,6 +944,20 @@ int workload_parse(const char *buf, size_t len, const char *name,
 	kv = find_key_index("inference", "kv_precision");
 	if (c.seen[weight] && !c.seen[kv])
 		tmp.inference.kv_precision = tmp.inference.weight_precision;
+	hf = find_key_index("model", "hf_config");
+	if (c.seen[hf]) {
+		/* a relative path is relative to the workload's folder */
+		char path[sizeof(tmp.model.hf_config) + 256];
+		const char *slash = name ? strrchr(name, '/') : NULL;
+
+		if (tmp.model.hf_config[0] == '/' || !slash)
+			snprintf(path, sizeof(path), "%s", tmp.model.hf_config);
+		else
+			snprintf(path, sizeof(path), "%.*s/%s",
+				 (int)(slash - name), name, tmp.model.hf_config);
+		if (workload_apply_hf_config(&tmp, path, err) != 0)
+			return -1;
+	}
 	*wl = tmp;
 	return 0;
 }
@@ -1055,10 +1095,48 @@ int workload_set(struct workload *wl, const char *expr, struct diag *err)
 	snprintf(label, sizeof(label), "%s.%s", k->section, k->key);
 	if (key_parse(k, value, label, &tmp, &at, err) < 0)
 		return -1;
+	tmp.given[idx] = 1;
 	if (k->offset == WL_OFF(inference.weight_precision) &&
 	    tmp.inference.kv_precision == old_weight)
 		tmp.inference.kv_precision = tmp.inference.weight_precision;
+	if (k->offset == WL_OFF(model.hf_config) &&
+	    workload_apply_hf_config(&tmp, tmp.model.hf_config, err) != 0)
+		return -1;
 	*wl = tmp;
+	return 0;
+}
+
+int workload_apply_hf_config(struct workload *wl, const char *path,
+			     struct diag *err)
+{
+	struct model_spec json = wl->model;
+
+	if (hf_config_load(path, &json, err) != 0)
+		return -1;
+	for (size_t i = 0; i < WL_KEY_COUNT; i++) {
+		const struct wl_key *k = &wl_keys[i];
+		char *dst = (char *)wl + k->offset;
+		const char *src;
+
+		if (strcmp(k->section, "model") != 0 || wl->given[i] ||
+		    k->offset == WL_OFF(model.name) ||
+		    k->offset == WL_OFF(model.params) ||
+		    k->offset == WL_OFF(model.hf_config))
+			continue;
+		src = (const char *)&json + (k->offset - WL_OFF(model));
+		switch (k->type) {
+		case WLT_INT:
+			memcpy(dst, src, sizeof(int));
+			break;
+		case WLT_BOOL:
+			memcpy(dst, src, sizeof(bool));
+			break;
+		default:
+			break;
+		}
+	}
+	snprintf(wl->model.hf_config, sizeof(wl->model.hf_config), "%s",
+		 path);
 	return 0;
 }
 
@@ -1148,10 +1226,35 @@ static int check_model(const struct model_spec *m, const char *file,
 				"no model: give [model] layers, hidden, "
 				"heads, vocab, seq_len or params");
 	}
-	if (m->heads > 0 && m->hidden > 0 && m->hidden % m->heads != 0)
+	if (m->heads > 0 && m->hidden > 0 && m->head_dim == 0 &&
+	    m->hidden % m->heads != 0)
 		return diag_set(err, file, 0, 0,
-				"'heads' (%d) must divide 'hidden' (%d)",
-				m->heads, m->hidden);
+				"'heads' (%d) must divide 'hidden' (%d), or "
+				"give 'head_dim'", m->heads, m->hidden);
+	if (m->experts > 0) {
+		if (m->experts_per_token > m->experts)
+			return diag_set(err, file, 0, 0,
+					"'experts_per_token' (%d) must not "
+					"exceed 'experts' (%d)",
+					m->experts_per_token, m->experts);
+		if (m->layers > 0 && m->dense_layers >= m->layers)
+			return diag_set(err, file, 0, 0,
+					"'dense_layers' (%d) must be fewer "
+					"than 'layers' (%d)", m->dense_layers,
+					m->layers);
+	} else if (m->experts_per_token || m->shared_experts ||
+		   m->expert_ffn_hidden || m->dense_layers) {
+		return diag_set(err, file, 0, 0,
+				"'experts_per_token', 'shared_experts', "
+				"'expert_ffn_hidden' and 'dense_layers' need "
+				"'experts'");
+	}
+	if (m->kv_lora_rank == 0 &&
+	    (m->q_lora_rank || m->rope_head_dim || m->v_head_dim))
+		return diag_set(err, file, 0, 0,
+				"'q_lora_rank', 'rope_head_dim' and "
+				"'v_head_dim' need 'kv_lora_rank' (multi-head "
+				"latent attention)");
 	if (m->kv_heads > 0 && m->heads > 0) {
 		if (m->kv_heads > m->heads)
 			return diag_set(err, file, 0, 0,
@@ -1193,9 +1296,9 @@ static int check_training(const struct training_spec *t,
 			return diag_set(err, file, 0, 0,
 					"'vp' (%d) needs 'pp' greater than 1",
 					t->vp);
-		if (t->pp > 1 && m->layers > 0 && m->layers % chunks != 0)
+		if (t->pp > 1 && m->layers > 0 && m->layers < chunks)
 			return diag_set(err, file, 0, 0,
-					"'layers' (%d) must be a multiple of "
+					"'layers' (%d) must be at least "
 					"pp*vp (%d*%d = %lld)", m->layers,
 					t->pp, t->vp, chunks);
 	}
@@ -1214,6 +1317,14 @@ static int check_training(const struct training_spec *t,
 					"(%d*%lld = %lld)", t->global_batch,
 					t->micro_batch, dp, per_step);
 	}
+	if (t->ep > 1 && m->experts == 0)
+		return diag_set(err, file, 0, 0,
+				"'training.ep' (%d) needs a mixture-of-experts "
+				"model ('experts')", t->ep);
+	if (t->ep > 0 && m->experts > 0 && m->experts % t->ep != 0)
+		return diag_set(err, file, 0, 0,
+				"'training.ep' (%d) must divide 'experts' (%d)",
+				t->ep, m->experts);
 	if (t->cp > 0 && m->seq_len > 0 && m->seq_len % t->cp != 0)
 		return diag_set(err, file, 0, 0,
 				"'cp' (%d) must divide 'seq_len' (%d)", t->cp,
@@ -1232,6 +1343,10 @@ int workload_validate(const struct workload *wl, struct diag *err)
 		return -1;
 	if (check_training(&wl->training, &wl->model, file, err) < 0)
 		return -1;
+	if (wl->inference.ep > 1 && wl->model.experts == 0)
+		return diag_set(err, file, 0, 0,
+				"'inference.ep' (%d) needs a mixture-of-experts "
+				"model ('experts')", wl->inference.ep);
 	return check_tp("inference.tp", wl->inference.tp, &wl->model, file,
 			err);
 }

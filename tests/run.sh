@@ -21,9 +21,14 @@ for t in "$build"/tests/test_*; do
 	[ -x "$t" ] || continue
 	suite "$(basename "$t")" "$t"
 done
+for t in catalog workload units set; do
+	suite "fuzz replay $t" "$build/tests/fuzz_replay_$t" \
+		tests/fuzz/seeds/$t/* $(ls tests/fuzz/regress/$t/* 2>/dev/null)
+done
 suite cli sh tests/cli/run.sh "$build/capplan"
 suite files sh tests/cli/files.sh "$build/capplan"
 suite docs sh tests/cli/docs.sh "$build/capplan"
+suite plot sh tests/cli/plot.sh "$build/capplan"
 suite validate "$build/tests/validate" tests/validation
 echo "suites: $pass passed, $fail failed"
 [ $fail = 0 ]

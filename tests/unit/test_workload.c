@@ -614,9 +614,24 @@ static void test_validate(void **state)
 	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
 		       "pp = 1\nvp = 2\n", "'vp' (2) needs 'pp'");
 	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
-		       "pp = 4\nvp = 3\n",
-		       "'layers' (40) must be a multiple of pp*vp "
-		       "(4*3 = 12)");
+		       "pp = 8\nvp = 6\n",
+		       "'layers' (40) must be at least pp*vp (8*6 = 48)");
+	/* uneven stages are legal (Llama 3 405B: 126 layers on 16) */
+	expect_valid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+		     "pp = 4\nvp = 3\n");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\nexperts = 8\n"
+		       "experts_per_token = 9\n",
+		       "'experts_per_token' (9) must not exceed 'experts' "
+		       "(8)");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\nshared_experts = 1\n",
+		       "need 'experts'");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\nep = 2\n",
+		       "'training.ep' (2) needs a mixture-of-experts model");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\nexperts = 8\n"
+		       "[training]\nep = 3\n",
+		       "'training.ep' (3) must divide 'experts' (8)");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\nv_head_dim = 64\n",
+		       "need 'kv_lora_rank'");
 	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\ncp = 3\n",
 		       "'cp' (3) must divide 'seq_len' (4096)");
 	expect_invalid("[training]\ntp = 8\n",

@@ -1,0 +1,853 @@
+/* cmd_plot.c - 'capplan plot KIND WORKLOAD -o FILE.png|FILE.svg': a chart
+   from the models, drawn by gnuplot.  The data go to FILE.dat and the
+   script to FILE.gp; gnuplot draws into a temporary file that is renamed
+   into place only when it succeeded. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "infer_plan.h"
+#include "plan.h"
+#include "plot.h"
+
+/* Devices drawn when --gpu is not given (those the catalog has). */
+static const char *const default_gpus[] = { "A100-SXM-80GB", "H100-SXM",
+					    "H200-SXM", "B200", "MI300X" };
+/* ... and when the catalog has none of them: its first devices. */
+#define PLOT_FALLBACK_GPUS 8
+
+/* Largest GPU count of the scaling chart, unless --gpus is larger. */
+#define PLOT_SCALING_MAX_GPUS 16384
+/* Request rates of the replicas chart: a geometric range. */
+#define PLOT_QPS_MIN 0.5
+#define PLOT_QPS_MAX 1000.0
+#define PLOT_QPS_STEPS 20
+/* Power cap compared when the workload gives none: a fraction of TDP. */
+#define PLOT_DEFAULT_CAP_FRACTION 0.7
+/* Intensity range of the roofs, FLOP/byte. */
+#define PLOT_ROOF_MIN_I 0.1
+#define PLOT_ROOF_MAX_I 1e4
+
+#define SECONDS_PER_DAY 86400.0
+
+static const char *wl_name(const struct cli_ctx *ctx)
+{
+	return ctx->wl.model.name[0] ? ctx->wl.model.name : "workload";
+}
+
+static void note_skip(const struct gpu_spec *g, const char *why)
+{
+	fprintf(stderr, "capplan: note: nothing drawn for '%s': %s\n",
+		g->name, why);
+}
+
+static int oom(void)
+{
+	fprintf(stderr, "capplan: error: out of memory\n");
+	return EXIT_INTERNAL;
+}
+
+/* A fitting training plan at one GPU count. */
+struct scale_point {
+	int gpus;
+	double time_s;
+	double cost_usd;
+};
+
+#define MAX_SCALE_POINTS 40
+
+/* Plan 'g' at gpus_per_node x 2^k GPUs up to 'max_gpus'; fitting points
+   only.  Returns their number; 'why' says why the last one failed. */
+static int scale_points(const struct workload *wl, const struct gpu_spec *g,
+			int max_gpus, struct scale_point *pts, char *why,
+			size_t n)
+{
+	struct workload w = *wl;
+	int per_node = wl->cluster.gpus_per_node > 0 ?
+			       wl->cluster.gpus_per_node :
+			       g->gpus_per_node;
+	int np = 0;
+
+	snprintf(why, n, "it does not fit on up to %d GPUs", max_gpus);
+	if (per_node < 1)
+		per_node = 1;
+	for (long gpus = per_node; gpus <= max_gpus && np < MAX_SCALE_POINTS;
+	     gpus *= 2) {
+		struct train_plan p;
+		struct diag err;
+
+		diag_clear(&err);
+		w.training.gpus = (int)gpus;
+		if (train_plan_make(&w, g, &p, &err) != 0) {
+			snprintf(why, n, "%s", err.msg);
+			continue;
+		}
+		if (!p.has_arch) {
+			snprintf(why, n, "time to train needs the model's "
+					 "architecture, not only 'params'");
+			break;
+		}
+		if (!p.fits || !(p.run.time_s > 0.0))
+			continue;
+		pts[np].gpus = (int)gpus;
+		pts[np].time_s = p.run.time_s;
+		pts[np].cost_usd = p.run.cost_usd;
+		np++;
+	}
+	return np;
+}
+
+static int scaling_max_gpus(const struct cli_ctx *ctx)
+{
+	return ctx->gpus_arg && ctx->wl.training.gpus > PLOT_SCALING_MAX_GPUS ?
+		       ctx->wl.training.gpus :
+		       PLOT_SCALING_MAX_GPUS;
+}
+
+static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
+{
+	struct scale_point pts[MAX_SCALE_POINTS];
+	char why[DIAG_MSG_MAX];
+
+	snprintf(c->title, sizeof(c->title), "Time to train: %s",
+		 wl_name(ctx));
+	for (int i = 0; i < ctx->ngpus; i++) {
+		const struct gpu_spec *g = ctx->gpus[i];
+		int np = scale_points(&ctx->wl, g, scaling_max_gpus(ctx), pts,
+				      why, sizeof(why));
+		struct plot_series *s;
+
+		if (np == 0) {
+			note_skip(g, why);
+			continue;
+		}
+		s = plot_chart_add_series(c, g->name, PLOT_ROLE_DEVICE, i + 1);
+		if (!s)
+			return oom();
+		for (int k = 0; k < np; k++) {
+			/* ideal: the first point's GPU-time, spread */
+			double row[3] = {
+				pts[k].gpus, pts[k].time_s / SECONDS_PER_DAY,
+				pts[0].time_s * pts[0].gpus /
+					(pts[k].gpus * SECONDS_PER_DAY)
+			};
+
+			if (plot_series_add_row(c, s, row) != 0)
+				return oom();
+		}
+	}
+	return EXIT_OK;
+}
+
+static int by_time_then_cost(const void *x, const void *y)
+{
+	const double *a = x, *b = y;
+
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	return a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0;
+}
+
+static int build_cost_time(struct cli_ctx *ctx, struct plot_chart *c)
+{
+	struct scale_point pts[MAX_SCALE_POINTS];
+	char why[DIAG_MSG_MAX];
+	double *all = malloc((size_t)ctx->ngpus * MAX_SCALE_POINTS * 3 *
+			     sizeof(*all));
+	size_t nall = 0;
+	struct plot_series *front;
+	double best = HUGE_VAL;
+
+	if (!all)
+		return oom();
+	snprintf(c->title, sizeof(c->title), "Cost and time to train: %s",
+		 wl_name(ctx));
+	for (int i = 0; i < ctx->ngpus; i++) {
+		const struct gpu_spec *g = ctx->gpus[i];
+		int np = scale_points(&ctx->wl, g, scaling_max_gpus(ctx), pts,
+				      why, sizeof(why));
+		struct plot_series *s = NULL;
+
+		for (int k = 0; k < np; k++) {
+			double row[3] = { pts[k].time_s / SECONDS_PER_DAY,
+					  pts[k].cost_usd, pts[k].gpus };
+
+			if (!(pts[k].cost_usd > 0.0))
+				continue; /* no price: not on a log axis */
+			if (!s)
+				s = plot_chart_add_series(c, g->name,
+							  PLOT_ROLE_DEVICE,
+							  i + 1);
+			if (!s || plot_series_add_row(c, s, row) != 0)
+				goto out_oom;
+			memcpy(all + 3 * nall++, row, sizeof(row));
+		}
+		if (!s)
+			note_skip(g, np ? "it has no GPU-hour price" : why);
+	}
+	/* Pareto front: sorted by time, each point cheaper than all faster
+	   ones */
+	qsort(all, nall, 3 * sizeof(*all), by_time_then_cost);
+	front = plot_chart_add_series(c, "Pareto front (labels: GPUs)",
+				      PLOT_ROLE_FRONT, 0);
+	if (!front)
+		goto out_oom;
+	for (size_t k = 0; k < nall; k++) {
+		if (all[3 * k + 1] < best) {
+			best = all[3 * k + 1];
+			if (plot_series_add_row(c, front, all + 3 * k) != 0)
+				goto out_oom;
+		}
+	}
+	free(all);
+	return EXIT_OK;
+out_oom:
+	free(all);
+	return oom();
+}
+
+static int build_memory(struct cli_ctx *ctx, struct plot_chart *c)
+{
+	struct plot_series *s = plot_chart_add_series(c, "memory per GPU",
+						      PLOT_ROLE_BARS, 0);
+
+	if (!s)
+		return oom();
+	snprintf(c->title, sizeof(c->title), "Training memory per GPU: %s",
+		 wl_name(ctx));
+	for (int i = 0; i < ctx->ngpus; i++) {
+		const struct gpu_spec *g = ctx->gpus[i];
+		struct train_plan p;
+		struct diag err;
+		const struct train_memory *m;
+		int row;
+
+		diag_clear(&err);
+		if (train_plan_make(&ctx->wl, g, &p, &err) != 0) {
+			note_skip(g, err.msg);
+			continue;
+		}
+		m = &p.result.memory;
+		row = plot_chart_add_cat(c, g->name);
+		if (row < 0)
+			break;
+		double v[7] = { row,
+				m->weights_bytes / 1e9,
+				m->gradients_bytes / 1e9,
+				m->optimizer_bytes / 1e9,
+				m->activations_bytes / 1e9,
+				m->reserve_bytes / 1e9,
+				g->mem_bytes / 1e9 };
+		if (plot_series_add_row(c, s, v) != 0)
+			return oom();
+	}
+	return EXIT_OK;
+}
+
+/* The peak that the roofs use: the training precision's, else the
+   first 16-bit or 32-bit one the device has. */
+static double roof_peak(const struct gpu_spec *g, enum precision prec)
+{
+	static const enum precision fallback[] = { PREC_BF16, PREC_FP16,
+						   PREC_TF32, PREC_FP32 };
+
+	if (g->peak_flops[prec] > 0.0)
+		return g->peak_flops[prec];
+	for (size_t i = 0; i < sizeof(fallback) / sizeof(fallback[0]); i++)
+		if (g->peak_flops[fallback[i]] > 0.0)
+			return g->peak_flops[fallback[i]];
+	return 0.0;
+}
+
+/*
+ * Arithmetic intensity of training, FLOP/byte: that of the FFN
+ * up-projection GEMM of one micro-batch on one GPU, [T x h] x [h x f/tp]
+ * with T = micro_batch x seq_len / cp tokens: 2 T h f' FLOPs over
+ * (T h + h f' + T f') elements read or written (Williams et al. 2009,
+ * "Roofline"; the GEMM dominates a transformer layer's FLOPs).
+ */
+static double train_intensity(const struct train_plan *p, enum precision prec)
+{
+	double t = (double)p->config.micro_batch * p->arch.seq_len /
+		   (p->config.cp > 0 ? p->config.cp : 1);
+	double h = p->arch.hidden;
+	double f = (double)p->arch.ffn_hidden /
+		   (p->config.tp > 0 ? p->config.tp : 1);
+
+	return 2.0 * t * h * f /
+	       (precision_bytes(prec) * (t * h + h * f + t * f));
+}
+
+static int build_roofline(struct cli_ctx *ctx, struct plot_chart *c)
+{
+	enum precision prec = ctx->wl.training.precision;
+
+	snprintf(c->title, sizeof(c->title), "Roofline (%s): %s",
+		 precision_name(prec), wl_name(ctx));
+	for (int i = 0; i < ctx->ngpus; i++) {
+		const struct gpu_spec *g = ctx->gpus[i];
+		double ceil_flops = roof_peak(g, prec) * g->matmul_eff;
+		double bw = g->mem_bw_bytes_per_s * g->mem_eff;
+		double ridge, hi_i, phase_i[3];
+		struct plot_series *roof, *pts;
+		struct train_plan tp;
+		struct infer_plan ip;
+		struct diag err;
+
+		if (!(ceil_flops > 0.0) || !(bw > 0.0)) {
+			note_skip(g, "it has no peak for the precision");
+			continue;
+		}
+		phase_i[0] = phase_i[1] = phase_i[2] = NAN;
+		diag_clear(&err);
+		if (model_has_arch(&ctx->wl.model) &&
+		    train_plan_make(&ctx->wl, g, &tp, &err) == 0 &&
+		    tp.has_arch)
+			phase_i[PLOT_PHASE_TRAINING] = train_intensity(&tp, prec);
+		diag_clear(&err);
+		if (model_has_arch(&ctx->wl.model) &&
+		    infer_plan_make(&ctx->wl, g, &ip, &err) == 0) {
+			phase_i[PLOT_PHASE_PREFILL] =
+				ip.result.prefill_flops_per_byte;
+			phase_i[PLOT_PHASE_DECODE] =
+				ip.result.decode_flops_per_byte;
+		}
+		ridge = ceil_flops / bw;
+		hi_i = PLOT_ROOF_MAX_I;
+		for (int ph = 0; ph < 3; ph++)
+			if (isfinite(phase_i[ph]) && 2.0 * phase_i[ph] > hi_i)
+				hi_i = 2.0 * phase_i[ph];
+		roof = plot_chart_add_series(c, g->name, PLOT_ROLE_DEVICE,
+					     i + 1);
+		if (!roof)
+			return oom();
+		double lo[3] = { -1, PLOT_ROOF_MIN_I,
+				 fmin(ceil_flops, PLOT_ROOF_MIN_I * bw) / 1e12 };
+		double mid[3] = { -1, ridge, ceil_flops / 1e12 };
+		double hi[3] = { -1, hi_i, fmin(ceil_flops, hi_i * bw) / 1e12 };
+		if (plot_series_add_row(c, roof, lo) != 0 ||
+		    (ridge > PLOT_ROOF_MIN_I && ridge < hi_i &&
+		     plot_series_add_row(c, roof, mid) != 0) ||
+		    plot_series_add_row(c, roof, hi) != 0)
+			return oom();
+		pts = plot_chart_add_series(c, g->name, PLOT_ROLE_POINTS,
+					    i + 1);
+		if (!pts)
+			return oom();
+		for (int ph = 0; ph < 3; ph++) {
+			double x = phase_i[ph];
+			double row[3] = { ph, x, fmin(ceil_flops, x * bw) / 1e12 };
+
+			if (isfinite(x) && x > 0.0 &&
+			    plot_series_add_row(c, pts, row) != 0)
+				return oom();
+		}
+	}
+	return EXIT_OK;
+}
+
+/* Infer plan of 'wl' on 'g'; false (with a note) when it has none. */
+static bool infer_ok(const struct workload *wl, const struct gpu_spec *g,
+		     struct infer_plan *p, bool quiet)
+{
+	struct diag err;
+
+	diag_clear(&err);
+	if (!model_has_arch(&wl->model)) {
+		if (!quiet)
+			note_skip(g, "serving needs the model's architecture");
+		return false;
+	}
+	if (infer_plan_make(wl, g, p, &err) != 0) {
+		if (!quiet)
+			note_skip(g, err.msg);
+		return false;
+	}
+	return true;
+}
+
+static int build_latency(struct cli_ctx *ctx, struct plot_chart *c)
+{
+	snprintf(c->title, sizeof(c->title), "Latency and throughput: %s",
+		 wl_name(ctx));
+	c->tpot_slo_ms = ctx->wl.inference.tpot_slo_s * 1e3;
+	c->ttft_slo_ms = ctx->wl.inference.ttft_slo_s * 1e3;
+	for (int i = 0; i < ctx->ngpus; i++) {
+		const struct gpu_spec *g = ctx->gpus[i];
+		struct infer_plan p;
+		struct plot_series *s;
+
+		if (!infer_ok(&ctx->wl, g, &p, false))
+			continue;
+		if (p.max_batch < 1) {
+			note_skip(g, "the model does not fit for serving");
+			continue;
+		}
+		s = plot_chart_add_series(c, g->name, PLOT_ROLE_DEVICE, i + 1);
+		if (!s)
+			return oom();
+		for (int b = 1;;) {
+			struct infer_config cfg = p.config;
+			struct infer_result r;
+
+			cfg.batch = b;
+			if (infer_evaluate(&p.arch, &cfg, g, &p.cluster, &r) ==
+			    0) {
+				double row[4] = {
+					b, r.throughput_tokens_per_s_per_gpu,
+					r.tpot_s * 1e3, r.ttft_s * 1e3
+				};
+
+				if (plot_series_add_row(c, s, row) != 0)
+					return oom();
+			}
+			if (b >= p.max_batch)
+				break;
+			b = b < p.max_batch / 2 ? 2 * b : p.max_batch;
+		}
+	}
+	return EXIT_OK;
+}
+
+static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
+{
+	const struct inference_spec *is = &ctx->wl.inference;
+
+	snprintf(c->title, sizeof(c->title), "GPUs for a request rate: %s",
+		 wl_name(ctx));
+	if (is->ttft_slo_s > 0.0 || is->tpot_slo_s > 0.0)
+		snprintf(c->note, sizeof(c->note),
+			 "%s SLO: TTFT %.4g ms, TPOT %.4g ms",
+			 slo_percentile_name(is->percentile),
+			 is->ttft_slo_s * 1e3, is->tpot_slo_s * 1e3);
+	else
+		snprintf(c->note, sizeof(c->note), "no latency SLO");
+	for (int i = 0; i < ctx->ngpus; i++) {
+		const struct gpu_spec *g = ctx->gpus[i];
+		struct workload w = ctx->wl;
+		struct plot_series *s = NULL;
+		struct infer_plan p;
+		char why[sizeof(p.why)] = "it meets the SLO at no rate";
+		bool planned = false;
+
+		for (int k = 0; k <= PLOT_QPS_STEPS; k++) {
+			double q = PLOT_QPS_MIN *
+				   pow(PLOT_QPS_MAX / PLOT_QPS_MIN,
+				       (double)k / PLOT_QPS_STEPS);
+
+			w.inference.qps = q;
+			if (!infer_ok(&w, g, &p, planned))
+				break;
+			planned = true;
+			if (!p.fits || !p.meets_slo) {
+				if (p.why[0])
+					snprintf(why, sizeof(why), "%s", p.why);
+				continue;
+			}
+			double row[4] = { q, p.gpus_total, p.replicas,
+					  p.config.tp };
+			if (!s)
+				s = plot_chart_add_series(c, g->name,
+							  PLOT_ROLE_DEVICE,
+							  i + 1);
+			if (!s || plot_series_add_row(c, s, row) != 0)
+				return oom();
+		}
+		if (!s && planned)
+			note_skip(g, why);
+	}
+	return EXIT_OK;
+}
+
+static double energy_per_token(const struct workload *wl,
+			       const struct gpu_spec *g, double cap_w)
+{
+	struct workload w = *wl;
+	struct infer_plan p;
+
+	w.inference.power_cap_w = cap_w;
+	if (!infer_ok(&w, g, &p, true) || !p.fits)
+		return NAN;
+	return p.result.energy_j_per_token;
+}
+
+static int build_energy(struct cli_ctx *ctx, struct plot_chart *c)
+{
+	double cap_w = ctx->wl.inference.power_cap_w;
+	struct plot_series *s = plot_chart_add_series(c, "energy",
+						      PLOT_ROLE_BARS, 0);
+
+	if (!s)
+		return oom();
+	snprintf(c->title, sizeof(c->title), "Energy: %s", wl_name(ctx));
+	if (cap_w > 0.0)
+		snprintf(c->note, sizeof(c->note),
+			 "power cap %.4g W per GPU", cap_w);
+	else
+		snprintf(c->note, sizeof(c->note),
+			 "power cap %.0f%% of TDP",
+			 PLOT_DEFAULT_CAP_FRACTION * 100.0);
+	for (int i = 0; i < ctx->ngpus; i++) {
+		const struct gpu_spec *g = ctx->gpus[i];
+		struct train_plan p;
+		struct diag err;
+		double v[4] = { 0, NAN, NAN, NAN };
+		int row;
+
+		diag_clear(&err);
+		if (train_plan_make(&ctx->wl, g, &p, &err) == 0 &&
+		    p.has_arch && p.fits)
+			v[1] = p.run.energy_kwh / 1e3;
+		v[2] = energy_per_token(&ctx->wl, g, 0.0);
+		v[3] = energy_per_token(&ctx->wl, g,
+					cap_w > 0.0 ? cap_w :
+						      PLOT_DEFAULT_CAP_FRACTION *
+							      g->tdp_w);
+		if (isnan(v[1]) && isnan(v[2]) && isnan(v[3])) {
+			note_skip(g, "it neither trains nor serves the model");
+			continue;
+		}
+		row = plot_chart_add_cat(c, g->name);
+		if (row < 0)
+			break;
+		v[0] = row;
+		if (plot_series_add_row(c, s, v) != 0)
+			return oom();
+	}
+	return EXIT_OK;
+}
+
+static int (*const builders[PLOT_KIND_COUNT])(struct cli_ctx *,
+					      struct plot_chart *) = {
+	[PLOT_SCALING] = build_scaling,   [PLOT_COST_TIME] = build_cost_time,
+	[PLOT_MEMORY] = build_memory,     [PLOT_ROOFLINE] = build_roofline,
+	[PLOT_LATENCY] = build_latency,   [PLOT_REPLICAS] = build_replicas,
+	[PLOT_ENERGY] = build_energy,
+};
+
+static int plot_usage(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* A usage error of plot; returns EXIT_USAGE. */
+static int plot_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "capplan: error: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nsee 'capplan plot --help'\n");
+	return EXIT_USAGE;
+}
+
+static int resolve_devices(struct cli_ctx *ctx)
+{
+	size_t n = catalog_count(ctx->cat);
+
+	if (ctx->gpu_arg)
+		return cli_resolve_gpus(ctx, false);
+	ctx->ngpus = 0;
+	for (size_t i = 0; i < sizeof(default_gpus) / sizeof(default_gpus[0]);
+	     i++) {
+		const struct gpu_spec *g =
+			catalog_find(ctx->cat, default_gpus[i], NULL);
+
+		if (g)
+			ctx->gpus[ctx->ngpus++] = g;
+	}
+	for (size_t i = 0; ctx->ngpus == 0 && i < n && i < PLOT_FALLBACK_GPUS;
+	     i++)
+		ctx->gpus[i] = catalog_at(ctx->cat, i);
+	if (ctx->ngpus == 0)
+		ctx->ngpus = (int)(n < PLOT_FALLBACK_GPUS ? n :
+							  PLOT_FALLBACK_GPUS);
+	return EXIT_OK;
+}
+
+/* Writers for write_temp. */
+static int write_data(FILE *out, const void *arg, const char **why)
+{
+	(void)why;
+	plot_write_data(out, arg);
+	return 0;
+}
+
+struct script_job {
+	const struct plot_chart *chart;
+	struct plot_output o;
+};
+
+static int write_script(FILE *out, const void *arg, const char **why)
+{
+	const struct script_job *job = arg;
+
+	(void)why;
+	plot_write_script(out, job->chart, &job->o);
+	return 0;
+}
+
+/* Make files we create as readable as the umask allows (mkstemp makes
+   them private). */
+static void open_mode(const char *path)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	chmod(path, 0666 & ~mask);
+}
+
+/*
+ * Write with 'write' to a new temporary file beside 'path' (its name in
+ * '*tmp', to free).  Returns EXIT_OK, or EXIT_IO / EXIT_INTERNAL with a
+ * message and nothing left behind.
+ */
+static int write_temp(const char *path, cli_writer write, const void *arg,
+		      char **tmp)
+{
+	size_t n = strlen(path) + 16;
+	char *name = malloc(n);
+	const char *why = NULL;
+	FILE *f;
+	int fd;
+
+	if (!name)
+		return oom();
+	snprintf(name, n, "%s.tmpXXXXXX", path);
+	fd = mkstemp(name);
+	if (fd < 0)
+		goto out_err;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		goto out_unlink;
+	}
+	if (write(f, arg, &why) != 0 || fflush(f) != 0 || ferror(f) ||
+	    fsync(fileno(f)) != 0) {
+		fclose(f);
+		goto out_unlink;
+	}
+	if (fclose(f) != 0)
+		goto out_unlink;
+	open_mode(name);
+	*tmp = name;
+	return EXIT_OK;
+out_unlink:
+	unlink(name);
+out_err:
+	fprintf(stderr, "capplan: error: cannot write '%s': %s\n", path,
+		strerror(errno ? errno : EIO));
+	free(name);
+	return EXIT_IO;
+}
+
+/* Rename 'tmp' to 'path' (and free it); on failure remove it. */
+static int install(char *tmp, const char *path)
+{
+	int rc = EXIT_OK;
+
+	if (rename(tmp, path) != 0) {
+		fprintf(stderr, "capplan: error: cannot write '%s': %s\n",
+			path, strerror(errno));
+		unlink(tmp);
+		rc = EXIT_IO;
+	}
+	free(tmp);
+	return rc;
+}
+
+/* The files of one chart: FILE.png (or .svg), FILE.dat, FILE.gp. */
+struct plot_files {
+	char *base;  /* the chart path without its extension */
+	char *data;
+	char *script;
+};
+
+static int files_init(struct plot_files *f, const char *chart)
+{
+	size_t n = strlen(chart) + 8;
+	const char *dot = strrchr(chart, '.');
+
+	f->base = malloc(n);
+	f->data = malloc(n);
+	f->script = malloc(n);
+	if (!f->base || !f->data || !f->script)
+		return -1;
+	snprintf(f->base, n, "%.*s", (int)(dot - chart), chart);
+	snprintf(f->data, n, "%s.dat", f->base);
+	snprintf(f->script, n, "%s.gp", f->base);
+	return 0;
+}
+
+static void files_release(struct plot_files *f)
+{
+	free(f->base);
+	free(f->data);
+	free(f->script);
+}
+
+/* Write the kept script FILE.gp, which names the final files. */
+static int keep_script(const struct plot_chart *c,
+		       const struct plot_files *f, const struct plot_output *o)
+{
+	struct script_job job = { c, *o };
+	char *tmp;
+	int rc;
+
+	job.o.data_path = f->data;
+	rc = write_temp(f->script, write_script, &job, &tmp);
+	return rc == EXIT_OK ? install(tmp, f->script) : rc;
+}
+
+/* Data, script, gnuplot, and the files into place. */
+static int draw(const struct cli_ctx *ctx, const struct plot_chart *c,
+		const struct plot_output *o)
+{
+	struct plot_files f = { NULL, NULL, NULL };
+	struct script_job job = { c, *o };
+	char *data_tmp = NULL, *run_tmp = NULL, *chart_tmp = NULL;
+	char why[256];
+	struct stat st;
+	int rc, fd;
+
+	if (files_init(&f, o->chart_path) != 0) {
+		files_release(&f);
+		return oom();
+	}
+	chart_tmp = malloc(strlen(o->chart_path) + 16);
+	if (!chart_tmp) {
+		rc = oom();
+		goto out;
+	}
+	snprintf(chart_tmp, strlen(o->chart_path) + 16, "%s.tmpXXXXXX",
+		 o->chart_path);
+	fd = mkstemp(chart_tmp);
+	if (fd < 0) {
+		fprintf(stderr, "capplan: error: cannot write '%s': %s\n",
+			o->chart_path, strerror(errno));
+		free(chart_tmp);
+		chart_tmp = NULL;
+		rc = EXIT_IO;
+		goto out;
+	}
+	close(fd);
+	rc = write_temp(f.data, write_data, c, &data_tmp);
+	if (rc != EXIT_OK)
+		goto out;
+	job.o.data_path = data_tmp;
+	job.o.chart_path = chart_tmp;
+	rc = write_temp(f.script, write_script, &job, &run_tmp);
+	if (rc != EXIT_OK)
+		goto out;
+
+	switch (plot_run_gnuplot(run_tmp, why, sizeof(why))) {
+	case PLOT_RUN_MISSING:
+		rc = install(data_tmp, f.data);
+		data_tmp = NULL;
+		if (rc == EXIT_OK)
+			rc = keep_script(c, &f, o);
+		if (rc == EXIT_OK) {
+			fprintf(stderr,
+				"capplan: gnuplot not found: wrote %s and %s; "
+				"run 'gnuplot %s' to draw the chart\n",
+				f.script, f.data, f.script);
+			rc = EXIT_IO;
+		}
+		break;
+	case PLOT_RUN_FAILED:
+		fprintf(stderr, "capplan: error: %s; '%s' not written\n", why,
+			o->chart_path);
+		rc = EXIT_IO;
+		break;
+	case PLOT_RUN_OK:
+		if (stat(chart_tmp, &st) != 0 || st.st_size == 0) {
+			fprintf(stderr, "capplan: error: gnuplot wrote an "
+					"empty chart; '%s' not written\n",
+				o->chart_path);
+			rc = EXIT_IO;
+			break;
+		}
+		open_mode(chart_tmp);
+		rc = install(chart_tmp, o->chart_path);
+		chart_tmp = NULL;
+		if (rc == EXIT_OK && ctx->keep_script) {
+			rc = install(data_tmp, f.data);
+			data_tmp = NULL;
+			if (rc == EXIT_OK)
+				rc = keep_script(c, &f, o);
+		}
+		break;
+	}
+out:
+	if (run_tmp)
+		unlink(run_tmp);
+	if (data_tmp)
+		unlink(data_tmp);
+	if (chart_tmp)
+		unlink(chart_tmp);
+	free(run_tmp);
+	free(data_tmp);
+	free(chart_tmp);
+	files_release(&f);
+	return rc;
+}
+
+int cmd_plot(struct cli_ctx *ctx)
+{
+	struct plot_output o = { NULL, NULL, PLOT_PNG, 1024, 640 };
+	enum plot_kind kind;
+	struct plot_chart *c;
+	int rc;
+
+	if (plot_kind_parse(ctx->kind_arg, &kind) != 0) {
+		fprintf(stderr, "capplan: error: unknown chart kind '%s'; "
+				"one of:", ctx->kind_arg);
+		for (int k = 0; k < PLOT_KIND_COUNT; k++)
+			fprintf(stderr, "%s %s", k ? "," : "",
+				plot_kind_name((enum plot_kind)k));
+		fprintf(stderr, "\nsee 'capplan plot --help'\n");
+		return EXIT_USAGE;
+	}
+	if (!ctx->output_path)
+		return plot_usage("%s", "plot needs -o FILE.png or -o FILE.svg");
+	for (const char *p = ctx->output_path; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return plot_usage("%s", "the output file name must "
+						"not contain control "
+						"characters");
+	if (plot_format_from_path(ctx->output_path, &o.format) != 0)
+		return plot_usage("the output file must end in .png or .svg, "
+				  "got '%s'", ctx->output_path);
+	if (ctx->plot_size_arg &&
+	    plot_size_parse(ctx->plot_size_arg, &o.width_px, &o.height_px) != 0)
+		return plot_usage("--size must be WIDTHxHEIGHT in pixels from "
+				  "100 to 10000, e.g. 1024x640, got '%s'",
+				  ctx->plot_size_arg);
+	o.chart_path = ctx->output_path;
+	rc = cli_load_workload(ctx);
+	if (rc != EXIT_OK)
+		return rc;
+	rc = resolve_devices(ctx);
+	if (rc != EXIT_OK)
+		return rc;
+	c = plot_chart_new(kind);
+	if (!c)
+		return oom();
+	rc = builders[kind](ctx, c);
+	if (rc == EXIT_OK && !plot_chart_has_data(c)) {
+		fprintf(stderr, "capplan: error: nothing to plot: no device "
+				"gave a point for the '%s' chart\n",
+			plot_kind_name(kind));
+		rc = EXIT_INFEASIBLE;
+	}
+	if (rc == EXIT_OK)
+		rc = draw(ctx, c, &o);
+	plot_chart_free(c);
+	return rc;
+}

@@ -1,0 +1,284 @@
+/* hf_config.c - read Hugging Face config.json; see hf_config.h. */
+#include "hf_config.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Largest config.json read (real ones are a few kB). */
+#define HF_FILE_MAX (1 << 20)
+
+/*
+ * Where a family keeps each field: JSON names tried in order (the first
+ * present wins); NULL entries end the lists.  Defaults apply when none is
+ * present and the field is optional.
+ */
+struct hf_family {
+	const char *types[6];        /* "model_type" values */
+	const char *layers[3];
+	const char *hidden[3];
+	const char *heads[3];
+	const char *kv_heads[3];     /* optional: default heads */
+	const char *ffn[3];          /* optional: default 4 x hidden */
+	const char *positions[3];
+	bool gated;                  /* SwiGLU/GeGLU FFN */
+	bool tied_default;           /* when tie_word_embeddings is absent */
+	int positions_default;       /* when no position field exists */
+	bool moe;                    /* may carry experts */
+	bool mla;                    /* multi-head latent attention */
+	bool multi_query;            /* Falcon: "multi_query" means 1 KV head */
+};
+
+static const struct hf_family families[] = {
+	{ { "llama", "mistral", "qwen2", "qwen3", "yi", NULL },
+	  { "num_hidden_layers" }, { "hidden_size" }, { "num_attention_heads" },
+	  { "num_key_value_heads" }, { "intermediate_size" },
+	  { "max_position_embeddings" }, true, false, 2048, false, false,
+	  false },
+	{ { "mixtral", "qwen2_moe", "qwen3_moe", NULL },
+	  { "num_hidden_layers" }, { "hidden_size" }, { "num_attention_heads" },
+	  { "num_key_value_heads" }, { "intermediate_size" },
+	  { "max_position_embeddings" }, true, false, 2048, true, false,
+	  false },
+	{ { "gemma", "gemma2", "gemma3_text", NULL },
+	  { "num_hidden_layers" }, { "hidden_size" }, { "num_attention_heads" },
+	  { "num_key_value_heads" }, { "intermediate_size" },
+	  { "max_position_embeddings" }, true, true, 8192, false, false,
+	  false },
+	{ { "gpt2", NULL },
+	  { "n_layer" }, { "n_embd" }, { "n_head" }, { NULL },
+	  { "n_inner" }, { "n_positions", "n_ctx" }, false, true, 1024, false,
+	  false, false },
+	{ { "gpt_neox", NULL },
+	  { "num_hidden_layers" }, { "hidden_size" }, { "num_attention_heads" },
+	  { NULL }, { "intermediate_size" }, { "max_position_embeddings" },
+	  false, false, 2048, false, false, false },
+	{ { "opt", NULL },
+	  { "num_hidden_layers" }, { "hidden_size" }, { "num_attention_heads" },
+	  { NULL }, { "ffn_dim" }, { "max_position_embeddings" }, false, true,
+	  2048, false, false, false },
+	{ { "falcon", "RefinedWeb", "RefinedWebModel", NULL },
+	  { "num_hidden_layers", "n_layer" }, { "hidden_size" },
+	  { "num_attention_heads", "n_head" },
+	  { "num_kv_heads", "n_head_kv" }, { "ffn_hidden_size" },
+	  { "max_position_embeddings" }, false, true, 2048, false, false,
+	  true },
+	{ { "deepseek_v2", "deepseek_v3", NULL },
+	  { "num_hidden_layers" }, { "hidden_size" }, { "num_attention_heads" },
+	  { "num_key_value_heads" }, { "intermediate_size" },
+	  { "max_position_embeddings" }, true, false, 4096, true, true, false },
+};
+
+static const struct hf_family *family_find(const char *type)
+{
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+		for (int j = 0; families[i].types[j]; j++)
+			if (strcmp(type, families[i].types[j]) == 0)
+				return &families[i];
+	return NULL;
+}
+
+/* The first present field of 'names'; NULL when none is (a JSON null
+   counts as absent, as GPT-2's "n_inner": null means the default). */
+static const cJSON *field(const cJSON *root, const char *const *names,
+			  const char **which)
+{
+	for (int i = 0; i < 3 && names[i]; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, names[i]);
+
+		if (v && !cJSON_IsNull(v)) {
+			*which = names[i];
+			return v;
+		}
+	}
+	return NULL;
+}
+
+/* A positive integer field; 'required' makes absence an error. */
+static int get_int(const cJSON *root, const char *const *names,
+		   bool required, int *out, const char *file,
+		   struct diag *err)
+{
+	const char *which = names[0];
+	const cJSON *v = field(root, names, &which);
+	double d;
+
+	if (!v) {
+		if (required)
+			return diag_set(err, file, 0, 0,
+					"missing field '%s' (a positive "
+					"integer)", names[0]);
+		return 0;
+	}
+	if (!cJSON_IsNumber(v))
+		return diag_set(err, file, 0, 0,
+				"field '%s' must be a positive integer", which);
+	d = v->valuedouble;
+	if (!isfinite(d) || d < 1.0 || d > INT_MAX || d != floor(d))
+		return diag_set(err, file, 0, 0,
+				"field '%s' must be a positive integer, got "
+				"%.17g", which, d);
+	*out = (int)d;
+	return 0;
+}
+
+static int get_int1(const cJSON *root, const char *name, bool required,
+		    int *out, const char *file, struct diag *err)
+{
+	const char *names[3] = { name, NULL, NULL };
+
+	return get_int(root, names, required, out, file, err);
+}
+
+static int get_bool(const cJSON *root, const char *name, bool *out,
+		    const char *file, struct diag *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, name);
+
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsBool(v))
+		return diag_set(err, file, 0, 0,
+				"field '%s' must be true or false", name);
+	*out = cJSON_IsTrue(v);
+	return 0;
+}
+
+int hf_config_parse(const char *text, size_t len, const char *name,
+		    struct model_spec *m, struct diag *err)
+{
+	static const char *const vocab_names[3] = { "vocab_size", NULL, NULL };
+	const struct hf_family *f;
+	const cJSON *type;
+	cJSON *root;
+	struct model_spec t = *m;
+	int rc = -1;
+
+	if (memchr(text, '\0', len))
+		return diag_set(err, name, 0, 0, "NUL byte in a JSON file");
+	root = cJSON_ParseWithLength(text, len);
+	if (!root || !cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return diag_set(err, name, 0, 0,
+				"not a JSON object (a Hugging Face "
+				"config.json)");
+	}
+	type = cJSON_GetObjectItemCaseSensitive(root, "model_type");
+	if (!cJSON_IsString(type)) {
+		diag_set(err, name, 0, 0,
+			 "missing field 'model_type' (a string such as "
+			 "\"llama\")");
+		goto out;
+	}
+	f = family_find(type->valuestring);
+	if (!f) {
+		diag_set(err, name, 0, 0,
+			 "unknown model_type '%.64s'; capplan reads llama, "
+			 "mistral, mixtral, qwen2, qwen3, gemma, gemma2, gpt2, "
+			 "gpt_neox, opt, falcon, deepseek_v2 and deepseek_v3",
+			 type->valuestring);
+		goto out;
+	}
+	t.layers = t.hidden = t.heads = t.kv_heads = t.ffn_hidden = 0;
+	t.head_dim = t.experts = t.experts_per_token = t.shared_experts = 0;
+	t.expert_ffn_hidden = t.dense_layers = 0;
+	t.kv_lora_rank = t.q_lora_rank = t.rope_head_dim = t.v_head_dim = 0;
+	t.gated_ffn = f->gated;
+	t.tied_embeddings = f->tied_default;
+	t.seq_len = f->positions_default;
+	if (get_int(root, f->layers, true, &t.layers, name, err) ||
+	    get_int(root, f->hidden, true, &t.hidden, name, err) ||
+	    get_int(root, f->heads, true, &t.heads, name, err) ||
+	    get_int(root, vocab_names, true, &t.vocab, name, err) ||
+	    get_int(root, f->kv_heads, false, &t.kv_heads, name, err) ||
+	    get_int(root, f->ffn, false, &t.ffn_hidden, name, err) ||
+	    get_int(root, f->positions, false, &t.seq_len, name, err) ||
+	    get_int1(root, "head_dim", false, &t.head_dim, name, err) ||
+	    get_bool(root, "tie_word_embeddings", &t.tied_embeddings, name,
+		     err))
+		goto out;
+	if (f->multi_query && t.kv_heads == 0) {
+		bool mq = false;
+
+		if (get_bool(root, "multi_query", &mq, name, err))
+			goto out;
+		if (mq)
+			t.kv_heads = 1;
+	}
+	if (f->moe) {
+		static const char *const experts[3] = { "n_routed_experts",
+							"num_local_experts",
+							"num_experts" };
+		static const char *const expert_ffn[3] = {
+			"moe_intermediate_size", NULL, NULL };
+
+		if (get_int(root, experts, false, &t.experts, name, err) ||
+		    get_int1(root, "num_experts_per_tok", t.experts > 0,
+			     &t.experts_per_token, name, err) ||
+		    get_int1(root, "n_shared_experts", false,
+			     &t.shared_experts, name, err) ||
+		    get_int(root, expert_ffn, false, &t.expert_ffn_hidden, name,
+			    err) ||
+		    get_int1(root, "first_k_dense_replace", false,
+			     &t.dense_layers, name, err))
+			goto out;
+	}
+	if (f->mla &&
+	    (get_int1(root, "kv_lora_rank", true, &t.kv_lora_rank, name,
+		      err) ||
+	     get_int1(root, "q_lora_rank", false, &t.q_lora_rank, name, err) ||
+	     get_int1(root, "qk_rope_head_dim", true, &t.rope_head_dim, name,
+		      err) ||
+	     get_int1(root, "qk_nope_head_dim", true, &t.head_dim, name,
+		      err) ||
+	     get_int1(root, "v_head_dim", true, &t.v_head_dim, name, err)))
+		goto out;
+	if (t.head_dim == 0 && t.hidden % t.heads != 0) {
+		diag_set(err, name, 0, 0,
+			 "'num_attention_heads' (%d) must divide "
+			 "'hidden_size' (%d) when 'head_dim' is absent",
+			 t.heads, t.hidden);
+		goto out;
+	}
+	*m = t;
+	rc = 0;
+out:
+	cJSON_Delete(root);
+	return rc;
+}
+
+int hf_config_load(const char *path, struct model_spec *m, struct diag *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	size_t n;
+	int rc;
+
+	if (!f)
+		return diag_set(err, NULL, 0, 0, "cannot read '%s': %s", path,
+				strerror(errno));
+	buf = malloc(HF_FILE_MAX + 1);
+	if (!buf) {
+		fclose(f);
+		return diag_set(err, NULL, 0, 0, "out of memory");
+	}
+	n = fread(buf, 1, HF_FILE_MAX + 1, f);
+	if (ferror(f)) {
+		rc = diag_set(err, NULL, 0, 0, "cannot read '%s': %s", path,
+			      strerror(EIO));
+	} else if (n > HF_FILE_MAX) {
+		rc = diag_set(err, NULL, 0, 0,
+			      "cannot read '%s': larger than %d bytes", path,
+			      HF_FILE_MAX);
+	} else {
+		rc = hf_config_parse(buf, n, path, m, err);
+	}
+	free(buf);
+	fclose(f);
+	return rc;
+}

@@ -1,0 +1,2 @@
+args: plot --help
+exit: 0

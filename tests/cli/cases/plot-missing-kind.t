@@ -1,0 +1,2 @@
+args: plot
+exit: 2

@@ -1,0 +1,2 @@
+args: plot scaling
+exit: 2

@@ -1,0 +1,2 @@
+args: plot scaling examples/llama3-8b.ini
+exit: 2

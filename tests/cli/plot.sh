@@ -1,0 +1,125 @@
+#!/bin/sh
+# plot.sh BIN: 'capplan plot': every chart kind rendered to PNG and SVG
+# (when gnuplot is installed), --keep-script, a missing or failing
+# gnuplot, and hostile device, workload and file names that must stay
+# inert in the gnuplot script.  Ends with "plot: N passed, M failed".
+set -u
+bin=$1
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+tmp=$(mktemp -d)
+pwned=/tmp/pwned-capplan-$$
+trap 'rm -rf "$tmp" "$pwned"' EXIT
+pass=0
+fail=0
+check() {
+	if eval "$2"; then pass=$((pass + 1)); else
+		echo "FAIL $1"
+		fail=$((fail + 1))
+	fi
+}
+# size in bytes of a file (0 when missing)
+size() { if [ -f "$1" ]; then wc -c <"$1" | tr -d ' '; else echo 0; fi; }
+# no temporary file left in a folder
+no_temps() { ! ls "$1" | grep -q '\.tmp'; }
+
+wl=examples/llama3-8b.ini
+# a workload that trains and serves, under latency targets
+slo="--set inference.prompt_tokens=512 --set inference.output_tokens=256
+--set inference.ttft_slo=500ms --set inference.tpot_slo=50ms"
+gpus=H100-SXM,MI300X
+kinds="scaling cost-time memory roofline latency-throughput replicas energy"
+
+# usage errors
+"$bin" plot scaling $wl >/dev/null 2>"$tmp/err"
+check "-o is required (status 2)" '[ $? -eq 2 ] && grep -q "needs -o" "$tmp/err"'
+"$bin" plot scaling $wl -o "$tmp/x.pdf" 2>"$tmp/err"
+check "a .pdf output is a usage error" '[ $? -eq 2 ] && [ ! -e "$tmp/x.pdf" ]'
+"$bin" plot nope $wl -o "$tmp/x.png" 2>"$tmp/err"
+check "an unknown kind is a usage error" '[ $? -eq 2 ] && grep -q "one of: scaling" "$tmp/err"'
+"$bin" plot scaling $wl -o "$tmp/x.png" --size 10x10 2>"$tmp/err"
+check "a bad --size is a usage error" '[ $? -eq 2 ] && [ -z "$(ls "$tmp" | grep -v err)" ]'
+
+if command -v gnuplot >/dev/null 2>&1; then
+	mkdir "$tmp/r"
+	for k in $kinds; do
+		# shellcheck disable=SC2086
+		"$bin" plot $k $wl --gpu $gpus $slo -o "$tmp/r/$k.png" 2>"$tmp/err"
+		rc=$?
+		check "$k png (status $rc)" '[ $rc -eq 0 ] && [ "$(head -c 4 "$tmp/r/$k.png" | tail -c 3)" = PNG ] && [ $(size "$tmp/r/$k.png") -gt 10000 ]'
+		# shellcheck disable=SC2086
+		"$bin" plot $k $wl --gpu $gpus $slo -o "$tmp/r/$k.svg" --size 800x500 2>"$tmp/err"
+		rc=$?
+		check "$k svg (status $rc)" '[ $rc -eq 0 ] && head -c 100 "$tmp/r/$k.svg" | grep -q "^<?xml\|^<svg" && [ $(size "$tmp/r/$k.svg") -gt 5000 ]'
+	done
+	check "no .gp, .dat or temporary file without --keep-script" \
+		'[ $(ls "$tmp/r" | wc -l) -eq 14 ] && ! ls "$tmp/r" | grep -q "\.gp\|\.dat\|\.tmp"'
+	check "--size sets the SVG size" 'grep -q "width=\"800\"" "$tmp/r/scaling.svg"'
+
+	"$bin" plot memory $wl --gpu $gpus -o "$tmp/k.png" --keep-script
+	check "--keep-script keeps the chart, .gp and .dat" \
+		'[ $? -eq 0 ] && [ -s "$tmp/k.png" ] && [ -s "$tmp/k.gp" ] && [ -s "$tmp/k.dat" ] && no_temps "$tmp"'
+	check "the kept script names the final files" \
+		'grep -q "^set output '"'"'$tmp/k.png'"'"'\$" "$tmp/k.gp" && grep -q "^data = '"'"'$tmp/k.dat'"'"'\$" "$tmp/k.gp"'
+	rm -f "$tmp/k.png"
+	check "the kept script redraws the chart" \
+		'gnuplot "$tmp/k.gp" 2>/dev/null && [ -s "$tmp/k.png" ]'
+
+	# gnuplot fails: nothing is left behind
+	mkdir "$tmp/bin" "$tmp/f"
+	printf '#!/bin/sh\necho "gnuplot: broken" >&2\nexit 3\n' >"$tmp/bin/gnuplot"
+	chmod +x "$tmp/bin/gnuplot"
+	PATH="$tmp/bin:$PATH" "$bin" plot scaling $wl --gpu H100-SXM -o "$tmp/f/c.png" 2>"$tmp/err"
+	check "a failing gnuplot gives status 4 and no file" \
+		'[ $? -eq 4 ] && grep -q "gnuplot failed with exit status 3" "$tmp/err" && [ -z "$(ls "$tmp/f")" ]'
+else
+	echo "plot: gnuplot not found: rendering checks skipped"
+fi
+
+# gnuplot missing: the script and the data stay, status 4
+mkdir "$tmp/m"
+PATH=/nonexistent "$bin" plot scaling $wl --gpu H100-SXM -o "$tmp/m/c.svg" 2>"$tmp/err"
+rc=$?
+check "missing gnuplot gives status 4" '[ $rc -eq 4 ]'
+check "missing gnuplot: the documented message" \
+	'[ "$(cat "$tmp/err")" = "capplan: gnuplot not found: wrote $tmp/m/c.gp and $tmp/m/c.dat; run '"'"'gnuplot $tmp/m/c.gp'"'"' to draw the chart" ]'
+check "missing gnuplot: .gp and .dat kept, no chart, no temporary file" \
+	'[ -s "$tmp/m/c.gp" ] && [ -s "$tmp/m/c.dat" ] && [ "$(ls "$tmp/m" | wc -l)" -eq 2 ]'
+"$bin" plot scaling $wl --gpu H100-SXM -o "$tmp/nodir/c.png" 2>"$tmp/err"
+check "a missing folder gives status 4" '[ $? -eq 4 ] && grep -q "cannot write" "$tmp/err"'
+
+# hostile names: a device, a workload and a file name with quotes,
+# backquotes, semicolons and system() calls
+head -n 1 tests/cli/data/cat-ok.csv >"$tmp/cat.csv"
+row=$(sed -n 2p tests/cli/data/cat-ok.csv | cut -d, -f2-)
+echo "x';system('touch $pwned');'a,$row" >>"$tmp/cat.csv"
+echo "y\`touch $pwned\`;!id,$row" >>"$tmp/cat.csv"
+sed "s|^name = .*|name = w'); system('touch $pwned'); print('|" $wl >"$tmp/evil.ini"
+mkdir "$tmp/h"
+# the chart's own name, relative: gnuplot runs in capplan's folder
+out="o';system('touch pwned-out');'\`touch pwned-out\`.svg"
+gp="o';system('touch pwned-out');'\`touch pwned-out\`.gp"
+inert='[ ! -e "$pwned" ] && [ ! -e "$tmp/h/pwned-out" ]'
+for k in $kinds; do
+	# shellcheck disable=SC2086
+	(cd "$tmp/h" && PATH=/nonexistent "$bin" plot $k "$tmp/evil.ini" \
+		--catalog "$tmp/cat.csv" $slo \
+		--gpu "x';system('touch $pwned');'a,y\`touch $pwned\`;!id" \
+		-o "$out" 2>"$tmp/err")
+	rc=$?
+	check "hostile names: $k script written (status $rc)" '[ $rc -eq 4 ] && [ -s "$tmp/h/$gp" ]'
+	if command -v gnuplot >/dev/null 2>&1; then
+		(cd "$tmp/h" && gnuplot "$gp" 2>"$tmp/err")
+		check "hostile names: gnuplot draws $k" '[ -s "$tmp/h/$out" ]'
+		rm -f "$tmp/h/$out"
+	fi
+	check "hostile names: $k ran nothing" "$inert"
+done
+if command -v gnuplot >/dev/null 2>&1; then
+	# shellcheck disable=SC2086
+	(cd "$tmp/h" && "$bin" plot scaling "$tmp/evil.ini" --catalog "$tmp/cat.csv" \
+		--gpu "x';system('touch $pwned');'a" -o "$out" 2>"$tmp/err")
+	check "hostile names: capplan draws the chart" '[ $? -eq 0 ] && [ -s "$tmp/h/$out" ] && '"$inert"
+fi
+
+echo "plot: $pass passed, $fail failed"
+[ $fail = 0 ]

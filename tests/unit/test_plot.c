@@ -1,0 +1,382 @@
+/* test_plot.c - chart records, gnuplot string escaping, and the data and
+   script writers (cmocka). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plot.h"
+
+/* Text a writer produced into a memory stream (free it). */
+struct sink {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static void sink_open(struct sink *s)
+{
+	s->buf = NULL;
+	s->len = 0;
+	s->f = open_memstream(&s->buf, &s->len);
+	assert_non_null(s->f);
+}
+
+static char *sink_close(struct sink *s)
+{
+	assert_int_equal(fclose(s->f), 0);
+	return s->buf;
+}
+
+static char *quoted(const char *text, bool path)
+{
+	struct sink s;
+
+	sink_open(&s);
+	if (path)
+		plot_quote_path(s.f, text);
+	else
+		plot_quote(s.f, text);
+	return sink_close(&s);
+}
+
+static void check_quote(const char *in, const char *want)
+{
+	char *got = quoted(in, false);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_quote_plain(void **state)
+{
+	(void)state;
+	check_quote("H100-SXM", "'H100-SXM'");
+	check_quote("", "''");
+	check_quote("a b\\c", "'a b\\c'");
+}
+
+static void test_quote_doubles_quotes(void **state)
+{
+	(void)state;
+	check_quote("it's", "'it''s'");
+	check_quote("'", "''''");
+	check_quote("x';system('touch /tmp/p');'",
+		    "'x'';system(''touch /tmp/p'');'''");
+}
+
+static void test_quote_control_characters(void **state)
+{
+	(void)state;
+	check_quote("a\nb", "'a b'");
+	check_quote("a\r\n!touch x", "'a  !touch x'");
+	check_quote("t\tab\x7f\x01", "'t ab  '");
+}
+
+static void test_quote_keeps_backquotes_and_macros(void **state)
+{
+	(void)state;
+	/* inert inside single quotes: no substitution happens there */
+	check_quote("`id`@macro", "'`id`@macro'");
+}
+
+static void test_quote_path(void **state)
+{
+	char *got;
+
+	(void)state;
+	got = quoted("chart.png", true);
+	assert_string_equal(got, "'./chart.png'");
+	free(got);
+	got = quoted("/tmp/c.png", true);
+	assert_string_equal(got, "'/tmp/c.png'");
+	free(got);
+	got = quoted("|touch x", true);
+	assert_string_equal(got, "'./|touch x'");
+	free(got);
+	got = quoted("<cat /etc/passwd", true);
+	assert_string_equal(got, "'./<cat /etc/passwd'");
+	free(got);
+	got = quoted("~/a'b", true);
+	assert_string_equal(got, "'./~/a''b'");
+	free(got);
+}
+
+static void test_kind_names(void **state)
+{
+	enum plot_kind k;
+
+	(void)state;
+	for (int i = 0; i < PLOT_KIND_COUNT; i++) {
+		const char *const *cols = NULL;
+
+		assert_non_null(plot_kind_name((enum plot_kind)i));
+		assert_non_null(plot_kind_summary((enum plot_kind)i));
+		assert_int_equal(plot_kind_parse(plot_kind_name((enum plot_kind)i),
+						 &k),
+				 0);
+		assert_int_equal(k, i);
+		assert_true(plot_kind_columns(k, &cols) >= 2);
+		assert_non_null(cols);
+	}
+	assert_int_equal(plot_kind_parse("Scaling", &k), -1);
+	assert_int_equal(plot_kind_parse("", &k), -1);
+	assert_null(plot_kind_name(PLOT_KIND_COUNT));
+}
+
+static void test_format_from_path(void **state)
+{
+	enum plot_format f = PLOT_SVG;
+
+	(void)state;
+	assert_int_equal(plot_format_from_path("a.png", &f), 0);
+	assert_int_equal(f, PLOT_PNG);
+	assert_int_equal(plot_format_from_path("dir.x/b.SVG", &f), 0);
+	assert_int_equal(f, PLOT_SVG);
+	assert_int_equal(plot_format_from_path("a.pdf", &f), -1);
+	assert_int_equal(plot_format_from_path("png", &f), -1);
+	assert_int_equal(plot_format_from_path(".png", &f), -1);
+	assert_int_equal(plot_format_from_path("d.png/x", &f), -1);
+	assert_int_equal(plot_format_from_path("d/.png", &f), -1);
+}
+
+static void test_size_parse(void **state)
+{
+	int w = 0, h = 0;
+
+	(void)state;
+	assert_int_equal(plot_size_parse("1024x640", &w, &h), 0);
+	assert_int_equal(w, 1024);
+	assert_int_equal(h, 640);
+	assert_int_equal(plot_size_parse("100x10000", &w, &h), 0);
+	assert_int_equal(plot_size_parse("99x640", &w, &h), -1);
+	assert_int_equal(plot_size_parse("1024x10001", &w, &h), -1);
+	assert_int_equal(plot_size_parse("1024X640", &w, &h), -1);
+	assert_int_equal(plot_size_parse("1024x", &w, &h), -1);
+	assert_int_equal(plot_size_parse("x640", &w, &h), -1);
+	assert_int_equal(plot_size_parse("-200x640", &w, &h), -1);
+	assert_int_equal(plot_size_parse(" 200x640", &w, &h), -1);
+	assert_int_equal(plot_size_parse("200x640 ", &w, &h), -1);
+	assert_int_equal(plot_size_parse("1e3x640", &w, &h), -1);
+	assert_int_equal(w, 100);
+	assert_int_equal(h, 10000);
+}
+
+/* A small scaling chart: two devices, the second without points. */
+static struct plot_chart *small_chart(const char *label)
+{
+	struct plot_chart *c = plot_chart_new(PLOT_SCALING);
+	struct plot_series *s;
+	const double r1[3] = { 8, 123.456789, 123.456789 };
+	const double r2[3] = { 16, 64.5, NAN };
+
+	assert_non_null(c);
+	snprintf(c->title, sizeof(c->title), "Time to train: %s", label);
+	assert_non_null(plot_chart_add_series(c, "empty", PLOT_ROLE_DEVICE,
+					      1));
+	s = plot_chart_add_series(c, label, PLOT_ROLE_DEVICE, 2);
+	assert_non_null(s);
+	assert_int_equal(plot_series_add_row(c, s, r1), 0);
+	assert_int_equal(plot_series_add_row(c, s, r2), 0);
+	return c;
+}
+
+static void test_chart_records(void **state)
+{
+	struct plot_chart *c = plot_chart_new(PLOT_MEMORY);
+	struct plot_series *s;
+	double row[7] = { 0, 1, 2, 3, 4, 5, 6 };
+
+	(void)state;
+	assert_non_null(c);
+	assert_int_equal(c->ncols, 7);
+	assert_false(plot_chart_has_data(c));
+	s = plot_chart_add_series(c, "m", PLOT_ROLE_BARS, 0);
+	assert_non_null(s);
+	assert_false(plot_chart_has_data(c));
+	for (int i = 0; i < 100; i++) {
+		row[0] = i;
+		assert_int_equal(plot_series_add_row(c, s, row), 0);
+	}
+	assert_int_equal(s->rows, 100);
+	assert_true(s->v[99 * 7] == 99.0);
+	assert_true(plot_chart_has_data(c));
+	for (int i = 0; i < PLOT_MAX_CATS; i++)
+		assert_int_equal(plot_chart_add_cat(c, "x"), i);
+	assert_int_equal(plot_chart_add_cat(c, "x"), -1);
+	plot_chart_free(c);
+	plot_chart_free(NULL);
+	assert_null(plot_chart_new(PLOT_KIND_COUNT));
+}
+
+static void test_write_data(void **state)
+{
+	struct plot_chart *c = small_chart("H1'00");
+	struct sink s;
+	char *got;
+
+	(void)state;
+	sink_open(&s);
+	assert_int_equal(plot_write_data(s.f, c), 0);
+	got = sink_close(&s);
+	assert_string_equal(got,
+			    "# capplan plot scaling: 'Time to train: H1''00'\n"
+			    "# columns: gpus time_days ideal_days\n"
+			    "\n\n"
+			    "# index 0: 'H1''00'\n"
+			    "# gpus time_days ideal_days\n"
+			    "8 123.457 123.457\n"
+			    "16 64.5 NaN\n");
+	free(got);
+	plot_chart_free(c);
+}
+
+/*
+ * True when every line of 'script' closes the single quotes it opens
+ * ('' inside a string is a quote) and no text outside the quotes
+ * contains 'bad'.
+ */
+static bool quotes_balanced(const char *script, const char *bad)
+{
+	char outside[8192];
+	size_t n = 0;
+	bool in = false;
+
+	for (const char *p = script; *p; p++) {
+		if (*p == '\n') {
+			if (in)
+				return false;
+			outside[n++] = '\n';
+		} else if (*p == '\'') {
+			if (in && p[1] == '\'')
+				p++;
+			else
+				in = !in;
+		} else if (!in && n + 1 < sizeof(outside)) {
+			outside[n++] = *p;
+		}
+	}
+	outside[n] = '\0';
+	return !in && !strstr(outside, bad);
+}
+
+static void test_write_script(void **state)
+{
+	struct plot_chart *c = small_chart("x';system('touch /tmp/p');'`id`");
+	struct plot_output o = { "d.dat", "/out/o.png", PLOT_PNG, 800, 600 };
+	struct sink s;
+	char *got;
+
+	(void)state;
+	sink_open(&s);
+	assert_int_equal(plot_write_script(s.f, c, &o), 0);
+	got = sink_close(&s);
+	assert_non_null(strstr(got, "\nset terminal pngcairo noenhanced "
+				    "size 800,600\n"));
+	assert_non_null(strstr(got, "\nset output '/out/o.png'\n"));
+	assert_non_null(strstr(got, "\ndata = './d.dat'\n"));
+	assert_non_null(strstr(got, "\nset logscale x 2\n"));
+	/* the empty series has no block: the device is index 0 */
+	assert_non_null(strstr(got, "plot data index 0 using 1:2 with "
+				    "linespoints lc 2 lw 2 pt 7 title "
+				    "'x'';system(''touch /tmp/p'');''`id`'"));
+	assert_null(strstr(got, "index 1"));
+	assert_non_null(strstr(got, "'ideal linear scaling'\nunset output\n"));
+	assert_true(quotes_balanced(got, "system"));
+	assert_true(quotes_balanced(got, "`"));
+	free(got);
+
+	o.format = PLOT_SVG;
+	sink_open(&s);
+	assert_int_equal(plot_write_script(s.f, c, &o), 0);
+	got = sink_close(&s);
+	assert_non_null(strstr(got, "\nset terminal svg noenhanced "
+				    "size 800,600\n"));
+	free(got);
+	plot_chart_free(c);
+}
+
+/* A newline in a name cannot start a new gnuplot command ('!' runs a
+   shell command at the start of a line). */
+static void test_script_newline_in_names(void **state)
+{
+	static const char *const evil = "a\n!touch /tmp/pwned\nsystem('id')";
+	struct plot_output o = { "a\nb.dat", "c\n.svg", PLOT_SVG, 400, 300 };
+	struct sink s;
+	char *got;
+
+	(void)state;
+	for (int k = 0; k < PLOT_KIND_COUNT; k++) {
+		struct plot_chart *c = plot_chart_new((enum plot_kind)k);
+		struct plot_series *ser;
+		double row[PLOT_MAX_COLS] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+
+		assert_non_null(c);
+		snprintf(c->title, sizeof(c->title), "%s", evil);
+		snprintf(c->note, sizeof(c->note), "%s", evil);
+		c->tpot_slo_ms = 50;
+		assert_int_equal(plot_chart_add_cat(c, evil), 0);
+		ser = plot_chart_add_series(c, evil, PLOT_ROLE_DEVICE, 1);
+		assert_non_null(ser);
+		assert_int_equal(plot_series_add_row(c, ser, row), 0);
+		ser = plot_chart_add_series(c, evil, PLOT_ROLE_POINTS, 1);
+		assert_non_null(ser);
+		assert_int_equal(plot_series_add_row(c, ser, row), 0);
+		ser = plot_chart_add_series(c, evil, PLOT_ROLE_FRONT, 0);
+		assert_non_null(ser);
+		assert_int_equal(plot_series_add_row(c, ser, row), 0);
+
+		sink_open(&s);
+		assert_int_equal(plot_write_script(s.f, c, &o), 0);
+		got = sink_close(&s);
+		assert_null(strstr(got, "\n!"));
+		assert_null(strstr(got, "\nsystem"));
+		assert_true(quotes_balanced(got, "system"));
+		assert_true(quotes_balanced(got, "touch"));
+		free(got);
+
+		sink_open(&s);
+		assert_int_equal(plot_write_data(s.f, c), 0);
+		got = sink_close(&s);
+		/* every line is a comment or numbers */
+		for (char *line = got; *line;) {
+			char *end = strchr(line, '\n');
+
+			assert_true(*line == '#' || *line == '\n' ||
+				    (*line >= '0' && *line <= '9') ||
+				    *line == '-');
+			if (!end)
+				break;
+			line = end + 1;
+		}
+		free(got);
+		plot_chart_free(c);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_quote_plain),
+		cmocka_unit_test(test_quote_doubles_quotes),
+		cmocka_unit_test(test_quote_control_characters),
+		cmocka_unit_test(test_quote_keeps_backquotes_and_macros),
+		cmocka_unit_test(test_quote_path),
+		cmocka_unit_test(test_kind_names),
+		cmocka_unit_test(test_format_from_path),
+		cmocka_unit_test(test_size_parse),
+		cmocka_unit_test(test_chart_records),
+		cmocka_unit_test(test_write_data),
+		cmocka_unit_test(test_write_script),
+		cmocka_unit_test(test_script_newline_in_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
