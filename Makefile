@@ -141,6 +141,16 @@ check:
 bench: $(BENCH)
 	@$(BENCH)
 
+# Charts of the example workloads (needs gnuplot): examples/charts/*.svg
+charts: $(BIN)
+	@mkdir -p examples/charts
+	@set -e; for k in scaling cost-time memory roofline energy; do \
+		$(BIN) plot $$k examples/llama3-70b.ini \
+			-o examples/charts/llama3-70b-$$k.svg; done
+	@set -e; for k in latency-throughput replicas roofline energy; do \
+		$(BIN) plot $$k examples/llama3-70b-serving.ini \
+			-o examples/charts/llama3-70b-serving-$$k.svg; done
+
 install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/capplan

@@ -67,14 +67,16 @@ static const struct command commands[] = {
 	  true },
 	{ "sweep", cmd_sweep, "vary workload keys and tabulate the results",
 	  "capplan sweep WORKLOAD --vary KEY=VALUES... [--gpu NAME] [--gpus N]\n"
-	  "              [--set KEY=VALUE]... [--format table|csv|json] [-o FILE]",
+	  "              [--set KEY=VALUE]... [--format table|csv|json] [-o FILE]\n"
+	  "              [--catalog FILE]",
 	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_FORMAT | OPT_OUTPUT |
 		  OPT_VARY,
 	  true },
 	{ "size", cmd_size,
 	  "how many GPUs: within a deadline, a budget or a power cap",
 	  "capplan size WORKLOAD [--deadline TIME] [--budget MONEY] [--power-cap POWER]\n"
-	  "             [--gpu NAME[,NAME]...] [--set KEY=VALUE]... [--format table|csv|json] [-o FILE]",
+	  "             [--gpu NAME[,NAME]...] [--set KEY=VALUE]... [--format table|csv|json] [-o FILE]\n"
+	  "             [--catalog FILE]",
 	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_FORMAT | OPT_OUTPUT |
 		  OPT_DEADLINE | OPT_BUDGET | OPT_POWER_CAP,
 	  true },
@@ -84,7 +86,8 @@ static const struct command commands[] = {
 	  "               [--sort time|cost|energy|latency|token-cost|"
 	  "throughput|token-energy]\n"
 	  "               [--set KEY=VALUE]... [--format table|csv|json] "
-	  "[-o FILE]",
+	  "[-o FILE]\n"
+	  "               [--catalog FILE]",
 	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_FORMAT | OPT_OUTPUT |
 		  OPT_SORT,
 	  true },

@@ -13,6 +13,7 @@
 struct compare_row {
 	const struct gpu_spec *gpu;
 	double sort_value;       /* the --sort key of this row */
+	int order;               /* position in the --gpu list: ties keep it */
 	int train_rc;            /* train_plan_make status */
 	struct train_plan train;
 	char train_why[DIAG_MSG_MAX];
@@ -91,14 +92,18 @@ static int by_key(const void *x, const void *y)
 	double a = ((const struct compare_row *)x)->sort_value;
 	double b = ((const struct compare_row *)y)->sort_value;
 
-	return a < b ? -1 : a > b ? 1 : 0;
+	if (a != b)
+		return a < b ? -1 : 1;
+	return ((const struct compare_row *)x)->order -
+	       ((const struct compare_row *)y)->order;
 }
 
 static void add_row(struct record *rec, const struct compare_row *r)
 {
 	const struct train_plan *t = &r->train;
 	const struct infer_plan *p = &r->infer;
-	bool trained = r->train_rc == 0 && t->has_arch;
+	/* times and costs only for a plan that fits */
+	bool trained = r->train_rc == 0 && t->has_arch && t->fits;
 
 	rec_str(rec, NULL, "gpu", "gpu", r->gpu->name, RF_GRID);
 	/* training */
@@ -306,6 +311,7 @@ int cmd_compare(struct cli_ctx *ctx)
 		struct diag err;
 
 		r->gpu = ctx->gpus[i];
+		r->order = i;
 		diag_clear(&err);
 		r->train_rc = train_plan_make(&ctx->wl, r->gpu, &r->train, &err);
 		snprintf(r->train_why, sizeof(r->train_why), "%s",

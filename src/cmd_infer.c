@@ -112,11 +112,9 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 		UNIT_MONEY, 0);
 	rec_str(rec, NULL, "chosen", "chosen by capplan",
 		(p->chosen & (1u << ICHOSE_TP)) ?
-			((p->chosen & (1u << ICHOSE_BATCH)) ?
-				 "inference.tp,inference.batch" :
-				 "inference.tp") :
-			((p->chosen & (1u << ICHOSE_BATCH)) ? "inference.batch" :
-							      ""),
+			((p->chosen & (1u << ICHOSE_BATCH)) ? "tp,batch" :
+							      "tp") :
+			((p->chosen & (1u << ICHOSE_BATCH)) ? "batch" : ""),
 		RF_MACHINE);
 }
 
@@ -226,6 +224,12 @@ int cmd_infer(struct cli_ctx *ctx)
 		fprintf(stderr, "capplan: error: infer needs one --gpu NAME "
 				"('capplan catalog' lists them)\n");
 		return EXIT_USAGE;
+	}
+	if (!model_has_arch(&ctx->wl.model)) {
+		fprintf(stderr, "%s: inference needs the architecture: give "
+				"[model] layers, hidden, heads, vocab and "
+				"seq_len\n", ctx->wl.file);
+		return EXIT_INFEASIBLE;
 	}
 	if (ctx->search || ctx->top > 0)
 		return infer_search_report(ctx);

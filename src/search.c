@@ -132,7 +132,11 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 		dim_one(&sp->recompute, ts->recompute);
 	else
 		for (int r = RECOMPUTE_NONE; r <= RECOMPUTE_FULL; r++)
-			dim_add(&sp->recompute, r);
+			/* with a fused attention kernel, selective
+			   recomputation is the same as none */
+			if (r != RECOMPUTE_SELECTIVE ||
+			    ts->attention == ATTN_UNFUSED)
+				dim_add(&sp->recompute, r);
 	/* sequence parallelism saves memory at no extra traffic
 	   (Korthikanti et al. 2022): on whenever tp > 1 unless fixed */
 	if (ts->sequence_parallel != WL_AUTO_NEG)

@@ -98,7 +98,7 @@ static const struct unit unit_table[] = {
 	{ "h", UNIT_TIME, 3600.0, true },
 	{ "d", UNIT_TIME, 86400.0, true },
 	{ "w", UNIT_TIME, 7.0 * 86400.0, false },
-	{ "y", UNIT_TIME, 365.0 * 86400.0, false },
+	{ "y", UNIT_TIME, 365.0 * 86400.0, true },
 
 	/* plain counts: parameters, tokens, requests */
 	{ "", UNIT_COUNT, 1.0, true },
