@@ -49,7 +49,7 @@ FUZZ_TIME ?= 60
 FUZZ_REPLAY := $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz_replay_%)
 
 .PHONY: all deps demo test check unit cli validate bench install uninstall \
-	clean help fuzz charts
+	clean help fuzz charts valgrind
 
 all: $(BIN)
 
@@ -93,6 +93,13 @@ $(BUILD)/tests/fuzz_replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(LIB) $(LIBS)
 
+# the program with allocation-failure injection (tests/cli/faults.sh)
+$(BUILD)/tests/capplan-faults: $(BUILD)/obj/main.o $(LIB) tests/fault/fail_alloc.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) \
+		-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc -o $@ \
+		$(BUILD)/obj/main.o tests/fault/fail_alloc.c $(LIB) $(LIBS)
+
 $(VALIDATE): tests/validation/validate.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
@@ -110,7 +117,7 @@ cli: $(BIN)
 validate: $(VALIDATE)
 	@$(VALIDATE) tests/validation
 
-test: $(BIN) $(UNIT_BIN) $(VALIDATE) $(FUZZ_REPLAY)
+test: $(BIN) $(UNIT_BIN) $(VALIDATE) $(FUZZ_REPLAY) $(BUILD)/tests/capplan-faults
 	@sh tests/run.sh $(BUILD)
 
 # libFuzzer with clang: make fuzz [FUZZ_TIME=seconds per target]; the
@@ -163,3 +170,12 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(wildcard $(BUILD)/obj/*.d)
+
+# every CLI golden test under valgrind (memcheck): errors or definite
+# leaks fail the case (exit 99); logs in $(BUILD)/valgrind/
+valgrind: $(BIN)
+	@mkdir -p $(BUILD)/valgrind
+	@printf '#!/bin/sh\nexec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --log-file=%s/valgrind/vg.%%p %s "$$@"\n' \
+		"$(CURDIR)/$(BUILD)" "$(CURDIR)/$(BIN)" > $(BUILD)/vg-capplan
+	@chmod +x $(BUILD)/vg-capplan
+	@sh tests/cli/run.sh $(BUILD)/vg-capplan

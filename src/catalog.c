@@ -215,13 +215,21 @@ enum value_rule {
 	RULE_FRACTION, /* finite, in (0, 1] */
 };
 
+/*
+ * Plausible magnitudes of any catalog quantity in SI units: below 1e-9 or
+ * above 1e21 no device is meant, and products of such values (price x
+ * hours, power x seconds) would leave the range of a double.
+ */
+static const double value_min = 1e-9;
+static const double value_max = 1e21;
+
 static bool rule_holds(enum value_rule rule, double v)
 {
 	switch (rule) {
 	case RULE_POSITIVE:
-		return isfinite(v) && v > 0.0;
+		return isfinite(v) && v >= value_min && v <= value_max;
 	case RULE_NONNEG:
-		return isfinite(v) && v >= 0.0;
+		return isfinite(v) && v >= 0.0 && v <= value_max;
 	case RULE_FRACTION:
 		return isfinite(v) && v > 0.0 && v <= 1.0;
 	}
@@ -229,8 +237,8 @@ static bool rule_holds(enum value_rule rule, double v)
 }
 
 static const char *const rule_text[] = {
-	[RULE_POSITIVE] = "positive",
-	[RULE_NONNEG] = "a non-negative number",
+	[RULE_POSITIVE] = "positive (1e-9 to 1e21 in SI units)",
+	[RULE_NONNEG] = "a non-negative number (at most 1e21)",
 	[RULE_FRACTION] = "a number in (0, 1]",
 };
 

@@ -140,6 +140,9 @@ static const struct wl_name bool_names[] = {
 	{ s, k, WLT_NUMBER, WL_OFF(f), fl, lo, hi, UNIT_COUNT, NULL }
 #define KEY_QTY(s, k, f, fl, unit) \
 	{ s, k, WLT_QUANTITY, WL_OFF(f), fl, 0, HUGE_VAL, unit, NULL }
+/* a quantity with an upper bound beyond which no plan is meaningful */
+#define KEY_QTYM(s, k, f, fl, unit, hi) \
+	{ s, k, WLT_QUANTITY, WL_OFF(f), fl, 0, hi, unit, NULL }
 #define KEY_ENUM(s, k, f, type, names) \
 	{ s, k, type, WL_OFF(f), 0, 0, 0, UNIT_COUNT, names }
 
@@ -159,7 +162,7 @@ static const struct wl_key wl_keys[] = {
 	KEY_INT("model", "vocab", model.vocab, POS, 1, INT_MAX),
 	KEY_INT("model", "seq_len", model.seq_len, POS, 1, INT_MAX),
 	KEY_BOOL("model", "tied_embeddings", model.tied_embeddings),
-	KEY_QTY("model", "params", model.params, QTY_POS, UNIT_COUNT),
+	KEY_QTYM("model", "params", model.params, QTY_POS, UNIT_COUNT, 1e16),
 	KEY_INT("model", "head_dim", model.head_dim, POS, 1, INT_MAX),
 	KEY_INT("model", "kv_lora_rank", model.kv_lora_rank, POS, 1, INT_MAX),
 	KEY_INT("model", "q_lora_rank", model.q_lora_rank, POS, 1, INT_MAX),
@@ -177,7 +180,8 @@ static const struct wl_key wl_keys[] = {
 	{ "model", "hf_config", WLT_STRING, WL_OFF(model.hf_config), 0, 0,
 	  sizeof(((struct model_spec *)0)->hf_config), UNIT_COUNT, NULL },
 
-	KEY_QTY("training", "tokens", training.tokens, QTY_POS, UNIT_COUNT),
+	KEY_QTYM("training", "tokens", training.tokens, QTY_POS, UNIT_COUNT,
+		 1e18),
 	KEY_INT("training", "global_batch", training.global_batch, POS_AUTO,
 		1, INT_MAX),
 	KEY_INT("training", "micro_batch", training.micro_batch, POS_AUTO,
@@ -213,17 +217,17 @@ static const struct wl_key wl_keys[] = {
 	KEY_INT("inference", "batch", inference.batch, POS_AUTO, 1, INT_MAX),
 	KEY_INT("inference", "tp", inference.tp, POS_AUTO, 1, INT_MAX),
 	KEY_INT("inference", "ep", inference.ep, POS_AUTO, 1, INT_MAX),
-	KEY_NUM("inference", "qps", inference.qps, 0, 0, HUGE_VAL),
-	KEY_QTY("inference", "ttft_slo", inference.ttft_slo_s, QTY_POS,
-		UNIT_TIME),
-	KEY_QTY("inference", "tpot_slo", inference.tpot_slo_s, QTY_POS,
-		UNIT_TIME),
+	KEY_NUM("inference", "qps", inference.qps, 0, 0, 1e9),
+	KEY_QTYM("inference", "ttft_slo", inference.ttft_slo_s, QTY_POS,
+		 UNIT_TIME, 86400.0),
+	KEY_QTYM("inference", "tpot_slo", inference.tpot_slo_s, QTY_POS,
+		 UNIT_TIME, 86400.0),
 	KEY_ENUM("inference", "percentile", inference.percentile,
 		 WLT_PERCENTILE, percentile_names),
 	KEY_ENUM("inference", "sparsity", inference.sparsity_2_4,
 		 WLT_SPARSITY, sparsity_names),
-	KEY_QTY("inference", "power_cap", inference.power_cap_w, QTY_POS,
-		UNIT_POWER),
+	KEY_QTYM("inference", "power_cap", inference.power_cap_w, QTY_POS,
+		 UNIT_POWER, 1e6),
 
 	KEY_INT("cluster", "gpus_per_node", cluster.gpus_per_node, POS_AUTO,
 		1, INT_MAX),
@@ -232,10 +236,10 @@ static const struct wl_key wl_keys[] = {
 	KEY_QTY("cluster", "inter_bw", cluster.inter_bw_bytes_per_s, QTY_POS,
 		UNIT_BANDWIDTH),
 	KEY_NUM("cluster", "pue", cluster.pue, 0, 1, 3),
-	KEY_QTY("cluster", "price_per_gpu_hour",
-		cluster.price_usd_per_gpu_hour, QTY_POS, UNIT_MONEY),
-	KEY_QTY("cluster", "price_per_kwh", cluster.price_usd_per_kwh, 0,
-		UNIT_MONEY),
+	KEY_QTYM("cluster", "price_per_gpu_hour",
+		 cluster.price_usd_per_gpu_hour, QTY_POS, UNIT_MONEY, 1e6),
+	KEY_QTYM("cluster", "price_per_kwh", cluster.price_usd_per_kwh, 0,
+		 UNIT_MONEY, 1e3),
 	KEY_NUM("cluster", "host_overhead", cluster.host_overhead, 0, 0, 5),
 };
 
@@ -526,6 +530,25 @@ static void key_describe(const struct wl_key *k, char *buf, size_t size)
 		else
 			snprintf(buf, size, "an integer from %d to %d%s",
 				 (int)k->min, (int)k->max, or_auto);
+		return;
+	}
+	if (isfinite(k->max) && k->type == WLT_QUANTITY) {
+		char most[32];
+
+		if (k->unit == UNIT_COUNT || k->unit == UNIT_MONEY)
+			snprintf(most, sizeof(most), "%g", k->max);
+		else
+			units_format(most, sizeof(most), k->max, k->unit, 4);
+		double ex;
+
+		n = snprintf(buf, size, "a %s%s of at most %s",
+			     (k->flags & WLK_GT) ? "positive " : "", noun, most);
+		/* the kind's example, when it is in range */
+		if (units_parse(units_example(k->unit), k->unit, &ex, NULL) ==
+			    0 &&
+		    ex <= k->max && n > 0 && (size_t)n < size)
+			snprintf(buf + n, size - (size_t)n, " such as '%s'",
+				 units_example(k->unit));
 		return;
 	}
 	if (isfinite(k->max))

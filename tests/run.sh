@@ -28,6 +28,8 @@ done
 suite cli sh tests/cli/run.sh "$build/capplan"
 suite files sh tests/cli/files.sh "$build/capplan"
 suite docs sh tests/cli/docs.sh "$build/capplan"
+suite edges sh tests/cli/edges.sh "$build/capplan"
+suite faults sh tests/cli/faults.sh "$build"
 suite plot sh tests/cli/plot.sh "$build/capplan"
 suite validate "$build/tests/validate" tests/validation
 echo "suites: $pass passed, $fail failed"

@@ -388,7 +388,7 @@ static void test_not_finite(void **state)
 	expect_error("[training]\ntokens = 1e308T\n", 2, 10,
 		     "'tokens' must be a positive count");
 	expect_error("[inference]\nqps = 0x10\n", 2, 7,
-		     "'qps' must be a non-negative number");
+		     "'qps' must be a number from 0 to 1e+09");
 }
 
 static void test_out_of_range(void **state)
@@ -399,7 +399,7 @@ static void test_out_of_range(void **state)
 	expect_error("[inference]\npower_cap = -5W\n", 2, 13,
 		     "'power_cap' must be a positive power");
 	expect_error("[inference]\nqps = -0.5\n", 2, 7,
-		     "'qps' must be a non-negative number, got '-0.5'");
+		     "'qps' must be a number from 0 to 1e+09, got '-0.5'");
 	expect_error("[training]\ntp = 0\n", 2, 6,
 		     "'tp' must be a positive integer or 'auto', got '0'");
 	expect_error("[training]\ntokens = 0\n", 2, 10,

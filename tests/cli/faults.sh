@@ -1,0 +1,56 @@
+#!/bin/sh
+# faults.sh BUILD: every allocation site of capplan's own code failing in
+# turn, and writes failing.  Each run must end with a message and a
+# non-zero status (or succeed when the failed allocation had a fallback),
+# never a crash, and leave no output file behind when it fails.
+set -u
+bin=$1/tests/capplan-faults
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+runs() { # label, args...
+	label=$1
+	shift
+	n=$(CAPPLAN_COUNT_ALLOC=1 "$bin" "$@" -o "$tmp/out" 2>&1 >/dev/null |
+		sed -n 's/^allocations: //p')
+	rm -f "$tmp/out"
+	[ -n "$n" ] || n=0
+	i=1
+	while [ "$i" -le "$n" ]; do
+		CAPPLAN_FAIL_ALLOC=$i "$bin" "$@" -o "$tmp/out" \
+			>/dev/null 2>"$tmp/err"
+		rc=$?
+		if [ $rc -gt 5 ]; then
+			echo "FAIL $label: allocation $i of $n: exit $rc"
+			fail=$((fail + 1))
+		elif [ $rc -ne 0 ] && [ ! -s "$tmp/err" ]; then
+			echo "FAIL $label: allocation $i of $n: no message"
+			fail=$((fail + 1))
+		elif [ $rc -ne 0 ] && ls "$tmp" | grep -q '^out'; then
+			echo "FAIL $label: allocation $i of $n: left a file"
+			fail=$((fail + 1))
+		else
+			pass=$((pass + 1))
+		fi
+		rm -f "$tmp"/out*
+		i=$((i + 1))
+	done
+}
+runs "train" train examples/llama3-8b.ini --gpu H100-SXM --gpus 64 --format json
+runs "train --search" train examples/llama3-8b.ini --gpu H100-SXM --gpus 64 --search
+runs "infer" infer examples/llama3-70b-serving.ini --gpu H100-SXM
+runs "fit" fit examples/llama3-70b.ini --gpus 64 --gpu H100-SXM,A100-SXM-80GB
+runs "compare" compare examples/llama3-8b-l4.ini --gpu L4,H100-SXM --format csv
+runs "catalog" catalog --format csv
+runs "hf config" train examples/deepseek-v3.ini --gpu H800
+# a full disk: nothing half-written, status 4
+if [ -w /dev/full ]; then
+	"$1/capplan" catalog --format json >/dev/full 2>"$tmp/err"
+	if [ $? -eq 4 ] && [ -s "$tmp/err" ]; then pass=$((pass + 1)); else
+		echo "FAIL a full disk on stdout"
+		fail=$((fail + 1))
+	fi
+fi
+echo "faults: $pass passed, $fail failed"
+[ $fail = 0 ] && [ $pass -gt 0 ]
