@@ -978,8 +978,17 @@ int workload_parse(const char *buf, size_t len, const char *name,
 		else
 			snprintf(path, sizeof(path), "%.*s/%s",
 				 (int)(slash - name), name, tmp.model.hf_config);
-		if (workload_apply_hf_config(&tmp, path, err) != 0)
-			return -1;
+		struct diag hf_err;
+
+		diag_clear(&hf_err);
+		if (workload_apply_hf_config(&tmp, path, &hf_err) != 0) {
+			/* an unreadable file is reported where it is named */
+			if (hf_err.file[0])
+				return diag_set(err, hf_err.file, hf_err.line,
+						hf_err.col, "%s", hf_err.msg);
+			return diag_set(err, name, c.seen[hf], 0, "%s",
+					hf_err.msg);
+		}
 	}
 	*wl = tmp;
 	return 0;

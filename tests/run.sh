@@ -21,7 +21,7 @@ for t in "$build"/tests/test_*; do
 	[ -x "$t" ] || continue
 	suite "$(basename "$t")" "$t"
 done
-for t in catalog workload units set; do
+for t in catalog workload units set hf; do
 	suite "fuzz replay $t" "$build/tests/fuzz_replay_$t" \
 		tests/fuzz/seeds/$t/* $(ls tests/fuzz/regress/$t/* 2>/dev/null)
 done

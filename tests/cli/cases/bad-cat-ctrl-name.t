@@ -1,0 +1,2 @@
+args: catalog --catalog tests/cli/data/cat-ctrl-name.csv
+exit: 3

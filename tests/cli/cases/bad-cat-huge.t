@@ -1,0 +1,2 @@
+args: catalog --catalog tests/cli/data/cat-huge.csv
+exit: 3
