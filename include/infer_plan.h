@@ -14,6 +14,7 @@
 #include "cluster.h"
 #include "model_flops.h"
 #include "model_infer.h"
+#include "model_sample.h"
 #include "workload.h"
 
 /* Largest batch considered, and the batch chosen when nothing limits it:
@@ -46,6 +47,33 @@ struct infer_plan {
 	unsigned chosen;      /* bits (1u << enum infer_choice) */
 	char why[256];        /* why the SLO or memory is not met */
 };
+
+/* Serving a network costed per sample (kind generic or recsys). */
+struct sample_serve_plan {
+	const struct gpu_spec *gpu;
+	struct cluster cluster;
+	int tp;                  /* GPUs per replica */
+	int batch;
+	struct sample_infer result;
+	bool has_rate;
+	int replicas;
+	int gpus_total;
+	double utilization;
+	double latency_p_s;      /* batch latency at the percentile, queued */
+	bool meets_slo;
+	double energy_j_per_sample;
+	double cost_usd_per_million_samples;
+	char why[256];
+};
+
+/*
+ * Plan serving a per-sample model: the fewest GPUs per replica (powers of
+ * two within a node) that hold it, batches of [inference] batch (default
+ * 256), replicas for the rate (qps samples/s, in batches) under the TTFT
+ * SLO read as the batch latency target.  Returns 0, or -1 with a message.
+ */
+int sample_serve_plan_make(const struct workload *wl, const struct gpu_spec *g,
+			   struct sample_serve_plan *p, struct diag *err);
 
 /* Fraction of requests an SLO percentile holds for: 0.5, 0.9, 0.99. */
 double slo_fraction(enum slo_percentile p);

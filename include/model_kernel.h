@@ -50,6 +50,15 @@ double kernel_gemm_s(const struct device_perf *d, double m, double n,
 double kernel_gemm_w_s(const struct device_perf *d, double m, double n,
 		       double k, double count, double w_bytes);
 
+/*
+ * Seconds of work that executes 'flops' at matmul efficiency while moving
+ * 'bytes' through memory, combined as kernel_gemm_s combines them (the
+ * stall near the ridge point), plus one kernel gap: the layers of a
+ * network costed per sample (convolutions run as implicit GEMMs).
+ */
+double kernel_roofline_s(const struct device_perf *d, double flops,
+			 double bytes);
+
 /* Seconds to stream 'bytes' through memory once, plus the kernel gap. */
 double kernel_stream_s(const struct device_perf *d, double bytes);
 

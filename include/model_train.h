@@ -94,6 +94,9 @@ void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 			  const struct gpu_spec *g, const struct cluster *cl,
 			  const struct train_micro *mc, struct train_result *r);
 
+/* Memory traffic of one optimizer step per parameter (bytes). */
+double train_optimizer_bytes_per_param(enum optimizer o);
+
 /*
  * Evaluate configuration 'c' of model 'a' on device 'g' in cluster 'cl'.
  * Pure arithmetic, no allocation.  'c' must satisfy train_config_valid.

@@ -44,6 +44,9 @@ struct train_plan {
 	const struct gpu_spec *gpu;
 	struct cluster cluster;
 	bool has_arch;              /* false: only 'params' is known */
+	bool per_sample;            /* kind generic or recsys: costed per
+				       sample, data parallel; tokens count
+				       samples */
 	struct arch arch;
 	double params;
 	double tokens;              /* to train on */

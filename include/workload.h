@@ -38,8 +38,18 @@ enum attention_impl {
 			   before FlashAttention) */
 };
 
+/* What kind of model: a decoder-only transformer (the default), a generic
+   network costed per sample (CNNs, vision transformers), or a
+   recommender with embedding tables (DLRM-style). */
+enum model_kind {
+	MODEL_TRANSFORMER = 0,
+	MODEL_GENERIC,
+	MODEL_RECSYS,
+};
+
 struct model_spec {
 	char name[WL_NAME_MAX];
+	enum model_kind kind;
 	int layers;          /* 0 when only 'params' is given */
 	int hidden;
 	int heads;
@@ -65,6 +75,20 @@ struct model_spec {
 	int dense_layers;      /* leading layers with a dense FFN
 				  (DeepSeek's first_k_dense_replace) */
 	char hf_config[256];   /* Hugging Face config.json it came from */
+	/* kind = generic: 'params' and these, per sample */
+	double flops_per_sample;            /* forward FLOPs */
+	double activation_bytes_per_sample; /* kept for the backward pass */
+	double kernel_efficiency;  /* fraction of the device's GEMM
+				      efficiency its kernels reach; 0: the
+				      default for the kind */
+	/* kind = recsys: embedding tables and a dense network */
+	int embedding_tables;
+	double embedding_rows;       /* rows per table (average) */
+	int embedding_dim;
+	enum precision embedding_precision;
+	double lookups_per_sample;   /* rows gathered per sample, all tables */
+	double dense_params;
+	double dense_flops_per_sample; /* forward FLOPs of the dense part */
 };
 
 struct training_spec {
@@ -82,6 +106,8 @@ struct training_spec {
 	int overlap_grad_reduce; /* 0/1: DP reduction overlaps backward; WL_AUTO_NEG */
 	bool dropout;          /* dropout layers active (GPT-3/Megatron style) */
 	int ep;                /* expert parallelism; WL_AUTO */
+	double samples;        /* samples per epoch (generic, recsys) */
+	double epochs;         /* default 1 */
 };
 
 enum slo_percentile {
@@ -176,5 +202,6 @@ const char *recompute_name(enum recompute r);
 const char *optimizer_name(enum optimizer o);
 const char *attention_name(enum attention_impl a);
 const char *slo_percentile_name(enum slo_percentile p);
+const char *model_kind_name(enum model_kind k);
 
 #endif

@@ -207,6 +207,86 @@ static int infer_search_report(struct cli_ctx *ctx)
 	return rc == EXIT_OK && n == 0 ? EXIT_INFEASIBLE : rc;
 }
 
+/* 'capplan infer' for a network costed per sample. */
+static int sample_serve_report(struct cli_ctx *ctx)
+{
+	struct sample_serve_plan p;
+	struct report rep;
+	struct record *rec;
+	struct diag err;
+	int rc;
+
+	diag_clear(&err);
+	if (sample_serve_plan_make(&ctx->wl, ctx->gpus[0], &p, &err) != 0) {
+		diag_print(stderr, &err);
+		return EXIT_INFEASIBLE;
+	}
+	report_init(&rep, false);
+	snprintf(rep.title, sizeof(rep.title), "Serving plan: %s on %s",
+		 ctx->wl.model.name[0] ? ctx->wl.model.name : "model",
+		 p.gpu->name);
+	rec = report_add_record(&rep);
+	if (!rec) {
+		fprintf(stderr, "capplan: error: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	rec_str(rec, NULL, "model", "model",
+		ctx->wl.model.name[0] ? ctx->wl.model.name : "model", 0);
+	rec_str(rec, NULL, "kind", "kind", model_kind_name(ctx->wl.model.kind),
+		0);
+	rec_str(rec, NULL, "gpu", "gpu", p.gpu->name, 0);
+	rec_int(rec, NULL, "tp", "GPUs per replica", p.tp, 0);
+	rec_int(rec, NULL, "batch", "batch (samples)", p.batch, 0);
+	rec_heading(rec, "memory per GPU");
+	rec_num(rec, NULL, "weights_bytes", "weights and tables",
+		p.result.weights_bytes, UNIT_BYTES, 0);
+	rec_num(rec, NULL, "memory_total_bytes", "total",
+		p.result.memory_total_bytes, UNIT_BYTES, 0);
+	rec_num(rec, NULL, "capacity_bytes", "capacity",
+		p.result.capacity_bytes, UNIT_BYTES, 0);
+	rec_bool(rec, NULL, "fits", "fits", p.result.fits, 0);
+	rec_heading(rec, "latency and throughput (one replica)");
+	rec_num(rec, NULL, "latency_s", "batch latency", p.result.latency_s,
+		UNIT_TIME, 0);
+	rec_num(rec, NULL, "throughput_samples_per_s", "samples/s",
+		p.result.throughput_per_s, UNIT_COUNT, 0);
+	rec_num(rec, NULL, "throughput_samples_per_s_per_gpu",
+		"samples/s per GPU", p.result.throughput_per_s / p.tp,
+		UNIT_COUNT, 0);
+	rec_heading(rec, "fleet");
+	if (p.has_rate) {
+		rec_num(rec, NULL, "qps", "request rate (samples/s)",
+			ctx->wl.inference.qps, UNIT_KIND_COUNT, 0);
+		rec_num(rec, NULL, "latency_p_s", "latency at the percentile",
+			p.latency_p_s, UNIT_TIME, 0);
+	} else {
+		rec_null(rec, NULL, "qps", "request rate (samples/s)", 0);
+		rec_null(rec, NULL, "latency_p_s", "latency at the percentile",
+			 0);
+	}
+	rec_int(rec, NULL, "replicas", "replicas", p.replicas, 0);
+	rec_int(rec, NULL, "gpus_total", "GPUs in total", p.gpus_total, 0);
+	if (p.has_rate && p.utilization > 0.0)
+		rec_num(rec, NULL, "utilization", "utilization", p.utilization,
+			UNIT_KIND_COUNT, RF_PERCENT);
+	else
+		rec_null(rec, NULL, "utilization", "utilization", 0);
+	rec_bool(rec, NULL, "meets_slo", "meets the SLO", p.meets_slo, 0);
+	rec_heading(rec, "energy and cost");
+	rec_num(rec, NULL, "power_w_per_gpu", "power per GPU",
+		p.result.gpu_power_w, UNIT_POWER, 0);
+	rec_num(rec, NULL, "energy_j_per_sample", "energy per sample (J)",
+		p.energy_j_per_sample, UNIT_KIND_COUNT, 0);
+	rec_num(rec, NULL, "cost_usd_per_million_samples",
+		"cost per million samples", p.cost_usd_per_million_samples,
+		UNIT_MONEY, 0);
+	if (!p.meets_slo)
+		report_note(&rep, "no feasible plan: %s", p.why);
+	rc = cli_emit(ctx, &rep);
+	report_release(&rep);
+	return rc == EXIT_OK && !p.meets_slo ? EXIT_INFEASIBLE : rc;
+}
+
 int cmd_infer(struct cli_ctx *ctx)
 {
 	struct infer_plan p;
@@ -225,6 +305,8 @@ int cmd_infer(struct cli_ctx *ctx)
 				"('capplan catalog' lists them)\n");
 		return EXIT_USAGE;
 	}
+	if (ctx->wl.model.kind != MODEL_TRANSFORMER)
+		return sample_serve_report(ctx);
 	if (!model_has_arch(&ctx->wl.model)) {
 		fprintf(stderr, "%s: inference needs the architecture: give "
 				"[model] layers, hidden, heads, vocab and "

@@ -120,9 +120,13 @@ static void add_config(struct record *rec, const struct train_plan *p)
 	rec_int(rec, NULL, "ep", "expert parallel (ep)", train_config_ep(c),
 		0);
 	rec_int(rec, NULL, "dp", "data parallel (dp)", c->dp, 0);
-	rec_int_or_null(rec, "micro_batch", "micro-batch (sequences)",
+	rec_int_or_null(rec, "micro_batch",
+			p->per_sample ? "micro-batch (samples)" :
+					"micro-batch (sequences)",
 			c->micro_batch, k);
-	rec_int_or_null(rec, "global_batch", "global batch (sequences)",
+	rec_int_or_null(rec, "global_batch",
+			p->per_sample ? "global batch (samples)" :
+					"global batch (sequences)",
 			c->global_batch, k);
 	rec_int(rec, NULL, "zero", "ZeRO stage", c->zero, 0);
 	if (k) {
@@ -151,8 +155,9 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 	rec_str(rec, NULL, "gpu", "gpu", p->gpu->name, 0);
 	rec_int(rec, NULL, "gpus", "gpus", p->config.gpus, 0);
 	rec_num(rec, NULL, "params", "parameters", p->params, UNIT_COUNT, 0);
-	rec_num(rec, NULL, "tokens", "tokens to train on", p->tokens,
-		UNIT_COUNT, 0);
+	rec_num(rec, NULL, "tokens", p->per_sample ? "samples to train on" :
+						     "tokens to train on",
+		p->tokens, UNIT_COUNT, 0);
 	rec_heading(rec, "configuration");
 	add_config(rec, p);
 	rec_heading(rec, "memory per GPU (most loaded stage)");
@@ -181,9 +186,12 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 			t->dp_comm_s, UNIT_TIME, 0);
 		rec_num(rec, "breakdown", "optimizer_s", "  optimizer step",
 			t->optimizer_s, UNIT_TIME, 0);
-		rec_num(rec, NULL, "tokens_per_s", "tokens/s", r->tokens_per_s,
-			UNIT_COUNT, 0);
-		rec_num(rec, NULL, "tokens_per_s_per_gpu", "tokens/s per GPU",
+		rec_num(rec, NULL, "tokens_per_s",
+			p->per_sample ? "samples/s" : "tokens/s",
+			r->tokens_per_s, UNIT_COUNT, 0);
+		rec_num(rec, NULL, "tokens_per_s_per_gpu",
+			p->per_sample ? "samples/s per GPU" :
+					"tokens/s per GPU",
 			r->tokens_per_s_per_gpu, UNIT_COUNT, 0);
 		rec_num(rec, NULL, "model_tflops_per_gpu",
 			"model TFLOP/s per GPU", r->model_flops_per_gpu / 1e12,

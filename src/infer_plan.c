@@ -388,3 +388,92 @@ int infer_plan_suggest(const struct workload *wl, const struct gpu_spec *g,
 	}
 	return 0;
 }
+
+/* Samples per batch when [inference] batch is left open. */
+static const int sample_default_batch = 256;
+
+int sample_serve_plan_make(const struct workload *wl, const struct gpu_spec *g,
+			   struct sample_serve_plan *p, struct diag *err)
+{
+	const struct inference_spec *is = &wl->inference;
+	double facility, frac = slo_fraction(is->percentile);
+
+	memset(p, 0, sizeof(*p));
+	p->gpu = g;
+	cluster_resolve(&wl->cluster, g, &p->cluster);
+	p->batch = is->batch != WL_AUTO ? is->batch : sample_default_batch;
+	p->has_rate = is->qps > 0.0;
+	/* the fewest GPUs per replica that hold the model (tables) */
+	for (int tp = 1; tp <= p->cluster.gpus_per_node; tp *= 2) {
+		if (is->tp != WL_AUTO && tp != is->tp)
+			continue;
+		p->tp = tp;
+		if (sample_infer_eval(&wl->model, tp, p->batch,
+				      is->weight_precision, g, &p->cluster,
+				      &p->result) != 0)
+			return diag_set(err, NULL, 0, 0,
+					"'%s' has no math for %s or wider",
+					g->name,
+					precision_name(is->weight_precision));
+		if (p->result.fits)
+			break;
+	}
+	if (p->tp == 0)
+		return diag_set(err, wl->file, 0, 0,
+				"'inference.tp' (%d) must be a power of two "
+				"within a node of %d", is->tp,
+				p->cluster.gpus_per_node);
+	p->meets_slo = p->result.fits;
+	p->latency_p_s = p->result.latency_s;
+	if (!p->result.fits)
+		snprintf(p->why, sizeof(p->why),
+			 "the model needs %.3g GB per GPU of %.3g GB",
+			 p->result.memory_total_bytes / 1e9, g->mem_bytes / 1e9);
+	else if (is->ttft_slo_s > 0.0 && p->result.latency_s > is->ttft_slo_s) {
+		p->meets_slo = false;
+		snprintf(p->why, sizeof(p->why),
+			 "a batch of %d takes %.3g ms, over the %.3g ms "
+			 "latency SLO", p->batch, 1e3 * p->result.latency_s,
+			 1e3 * is->ttft_slo_s);
+	}
+	p->replicas = 1;
+	if (p->has_rate && p->meets_slo) {
+		/* batches arrive at qps / batch; each replica runs one at a
+		   time for the batch latency (M/M/c over replicas) */
+		double rate = is->qps / p->batch, service = p->result.latency_s;
+		long long n = (long long)floor(rate * service) + 1;
+
+		for (; n <= max_replicas; n = n < 16 ? n + 1 : n + n / 8) {
+			double w = queue_wait_percentile_s((double)n, rate,
+							   service, frac);
+
+			if (w >= 0.0 && w < HUGE_VAL &&
+			    (is->ttft_slo_s <= 0.0 ||
+			     service + w <= is->ttft_slo_s)) {
+				p->latency_p_s = service + w;
+				break;
+			}
+		}
+		if (n > max_replicas) {
+			p->meets_slo = false;
+			snprintf(p->why, sizeof(p->why),
+				 "no number of replicas serves %.3g samples/s "
+				 "within the SLO", is->qps);
+		} else {
+			p->replicas = (int)n;
+			p->utilization = rate * service / (double)n;
+		}
+	}
+	p->gpus_total = p->replicas * p->tp;
+	facility = p->result.gpu_power_w * p->tp *
+		   (1.0 + p->cluster.host_overhead) * p->cluster.pue;
+	p->energy_j_per_sample = facility / p->result.throughput_per_s;
+	p->cost_usd_per_million_samples =
+		p->has_rate && p->utilization > 0.0 ?
+			p->gpus_total * p->cluster.price_usd_per_gpu_hour /
+				(is->qps * seconds_per_hour) * 1e6 :
+			p->tp * p->cluster.price_usd_per_gpu_hour /
+				(p->result.throughput_per_s * seconds_per_hour) *
+				1e6;
+	return 0;
+}

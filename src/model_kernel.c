@@ -89,6 +89,16 @@ double kernel_gap_s(void)
 	return kernel_gap_seconds;
 }
 
+/* The larger time plus the stall: the share of the smaller one that is
+   not hidden equals its ratio to the larger. */
+static double overlap_s(double math_s, double mem_s)
+{
+	double hi = math_s > mem_s ? math_s : mem_s;
+	double lo = math_s > mem_s ? mem_s : math_s;
+
+	return hi > 0.0 ? hi + lo * lo / hi : 0.0;
+}
+
 /* 'x' rounded up to a whole number of 'q' (x >= 0, below 2^62). */
 static double round_up(double x, double q)
 {
@@ -130,10 +140,17 @@ double kernel_gemm_w_s(const struct device_perf *d, double m, double n,
 	/* near the ridge point neither the math nor the memory pipeline
 	   hides the other: the unhidden share of the smaller time is its
 	   ratio to the larger (none far from the ridge, all of it on it) */
-	double hi = math_s > mem_s ? math_s : mem_s;
-	double lo = math_s > mem_s ? mem_s : math_s;
+	return overlap_s(math_s, mem_s) + kernel_gap_seconds;
+}
 
-	return hi + lo * lo / hi + kernel_gap_seconds;
+double kernel_roofline_s(const struct device_perf *d, double flops,
+			 double bytes)
+{
+	double math_s = flops / (d->peak_flops * d->matmul_eff *
+				 in_training_fraction);
+	double mem_s = bytes / (d->mem_bw_bytes_per_s * d->mem_eff);
+
+	return overlap_s(math_s, mem_s) + kernel_gap_seconds;
 }
 
 double kernel_stream_s(const struct device_perf *d, double bytes)

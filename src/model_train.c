@@ -271,6 +271,12 @@ static double dp_comm_eval(const struct train_config *c, int layers,
 	return comm;
 }
 
+double train_optimizer_bytes_per_param(enum optimizer o)
+{
+	return o == OPTIMIZER_ADAM ? adam_step_bytes_per_param :
+				     sgd_step_bytes_per_param;
+}
+
 int train_micro_eval(const struct arch *a, const struct train_config *c,
 		     const struct gpu_spec *g, const struct cluster *cl,
 		     struct train_micro *mc)

@@ -1,10 +1,12 @@
 /* plan.c - resolve a workload into a training plan; see plan.h. */
 #include "plan.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "model_kernel.h"
+#include "model_sample.h"
 #include "search.h"
 
 /*
@@ -180,6 +182,103 @@ static int explain_illegal(const struct train_space *sp,
 			"training keys", c.gpus, p->gpu->name);
 }
 
+/* Sequences (samples) per GPU of the default batch of a per-sample model:
+   256 images per GPU is the usual ImageNet recipe (Goyal et al. 2017);
+   DLRM trains with 64K samples per step (Naumov et al. 2019). */
+static const int sample_batch_per_gpu = 256;
+static const int recsys_batch = 65536;
+
+/* Largest micro-batch a per-sample search tries. */
+static const int sample_max_micro_batch = 4096;
+
+/* A generic network or a recommender: data parallel, micro-batch and
+   ZeRO stage searched. */
+static int plan_per_sample(const struct workload *wl, const struct gpu_spec *g,
+			   struct train_plan *p, struct diag *err)
+{
+	const struct training_spec *ts = &wl->training;
+	struct train_config c = p->config;
+	struct train_result r;
+	int per_gpu;
+	bool have = false;
+
+	if (!(ts->samples > 0.0))
+		return diag_set(err, wl->file, 0, 0,
+				"a %s model needs [training] samples (per "
+				"epoch) and epochs",
+				model_kind_name(wl->model.kind));
+	p->per_sample = true;
+	p->has_arch = true;
+	p->chosen &= ~(bit(CHOSE_TP) | bit(CHOSE_PP) | bit(CHOSE_VP) |
+		       bit(CHOSE_CP) | bit(CHOSE_EP) | bit(CHOSE_RECOMPUTE) |
+		       bit(CHOSE_SEQUENCE_PARALLEL) | bit(CHOSE_TOKENS));
+	p->tokens = ts->samples * ts->epochs;
+	c.tp = c.pp = c.vp = c.cp = c.ep = 1;
+	c.dp = c.gpus;
+	c.recompute = RECOMPUTE_NONE;
+	if (ts->global_batch != WL_AUTO) {
+		c.global_batch = ts->global_batch;
+	} else {
+		long long gb = wl->model.kind == MODEL_RECSYS ?
+				       recsys_batch :
+				       (long long)sample_batch_per_gpu * c.gpus;
+
+		gb = (gb + c.gpus - 1) / c.gpus * c.gpus;
+		c.global_batch = gb > INT_MAX ? INT_MAX / c.gpus * c.gpus :
+						(int)gb;
+	}
+	if (c.global_batch % c.gpus != 0)
+		return diag_set(err, wl->file, 0, 0,
+				"'training.global_batch' (%d) must be a "
+				"multiple of the GPUs (%d)", c.global_batch,
+				c.gpus);
+	per_gpu = c.global_batch / c.gpus;
+	c.overlap_grad_reduce = ts->overlap_grad_reduce != WL_AUTO_NEG ?
+					ts->overlap_grad_reduce : 1;
+	for (int mb = 1; mb <= per_gpu && mb <= sample_max_micro_batch; mb++) {
+		if (per_gpu % mb != 0 ||
+		    (ts->micro_batch != WL_AUTO && mb != ts->micro_batch))
+			continue;
+		for (int z = 0; z <= 3; z++) {
+			if (ts->zero != WL_AUTO_NEG && z != ts->zero)
+				continue;
+			c.micro_batch = mb;
+			c.micro_batches = per_gpu / mb;
+			c.zero = z;
+			p->evaluated++;
+			if (sample_train_eval(&wl->model, &c, g, &p->cluster,
+					      &r) != 0)
+				return diag_set(err, NULL, 0, 0,
+						"'%s' has no tensor math for "
+						"%s or wider", g->name,
+						precision_name(c.precision));
+			if (!have || (r.memory.fits && !p->fits) ||
+			    (r.memory.fits == p->fits &&
+			     (r.memory.fits ?
+				      r.tokens_per_s >
+					      p->result.tokens_per_s :
+				      r.memory.total_bytes <
+					      p->result.memory.total_bytes))) {
+				p->config = c;
+				p->result = r;
+				p->fits = r.memory.fits;
+				have = true;
+			}
+			if (r.memory.fits && mb > p->max_micro_batch)
+				p->max_micro_batch = mb;
+		}
+	}
+	if (!have)
+		return diag_set(err, wl->file, 0, 0,
+				"no micro-batch divides the %d samples per GPU "
+				"as the workload asks", per_gpu);
+	p->params = p->result.params;
+	run_cost_eval(g, &p->cluster, c.gpus,
+		      p->tokens / p->result.tokens_per_s,
+		      p->result.busy_fraction, &p->run);
+	return 0;
+}
+
 int train_plan_make(const struct workload *wl, const struct gpu_spec *g,
 		    struct train_plan *p, struct diag *err)
 {
@@ -212,6 +311,8 @@ int train_plan_rank(const struct workload *wl, const struct gpu_spec *g,
 				"'%s' has no tensor math for %s or wider",
 				g->name, precision_name(ts->precision));
 
+	if (wl->model.kind != MODEL_TRANSFORMER)
+		return plan_per_sample(wl, g, p, err);
 	p->has_arch = arch_from_spec(&wl->model, &p->arch) == 0;
 	if (!p->has_arch || !arch_is_moe(&p->arch))
 		p->chosen &= ~bit(CHOSE_EP);

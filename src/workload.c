@@ -56,6 +56,7 @@ enum wl_type {
 	WLT_RECOMPUTE, /* enum recompute, one of 'names' */
 	WLT_OPTIMIZER, /* enum optimizer, one of 'names' */
 	WLT_ATTENTION, /* enum attention_impl, one of 'names' */
+	WLT_KIND,      /* enum model_kind, one of 'names' */
 	WLT_PERCENTILE, /* enum slo_percentile, one of 'names' */
 	WLT_SPARSITY,  /* bool, one of 'names' */
 };
@@ -88,8 +89,8 @@ static const char *const wl_sections[] = {
 };
 
 static const struct wl_name train_precision_names[] = {
-	{ "fp32", PREC_FP32 }, { "bf16", PREC_BF16 }, { "fp16", PREC_FP16 },
-	{ "fp8", PREC_FP8 }, { NULL, 0 },
+	{ "fp32", PREC_FP32 }, { "tf32", PREC_TF32 }, { "bf16", PREC_BF16 },
+	{ "fp16", PREC_FP16 }, { "fp8", PREC_FP8 },   { NULL, 0 },
 };
 
 static const struct wl_name infer_precision_names[] = {
@@ -111,6 +112,11 @@ static const struct wl_name optimizer_names[] = {
 
 static const struct wl_name attention_names[] = {
 	{ "flash", ATTN_FLASH }, { "unfused", ATTN_UNFUSED }, { NULL, 0 },
+};
+
+static const struct wl_name kind_names[] = {
+	{ "transformer", MODEL_TRANSFORMER }, { "generic", MODEL_GENERIC },
+	{ "recsys", MODEL_RECSYS }, { NULL, 0 },
 };
 
 static const struct wl_name percentile_names[] = {
@@ -153,6 +159,7 @@ static const struct wl_name bool_names[] = {
 /* The public interface of workload files: keep names stable. */
 static const struct wl_key wl_keys[] = {
 	KEY_STR("model", "name", model.name),
+	KEY_ENUM("model", "kind", model.kind, WLT_KIND, kind_names),
 	KEY_INT("model", "layers", model.layers, POS, 1, INT_MAX),
 	KEY_INT("model", "hidden", model.hidden, POS, 1, INT_MAX),
 	KEY_INT("model", "heads", model.heads, POS, 1, INT_MAX),
@@ -179,6 +186,25 @@ static const struct wl_key wl_keys[] = {
 	KEY_INT("model", "dense_layers", model.dense_layers, 0, 0, INT_MAX),
 	{ "model", "hf_config", WLT_STRING, WL_OFF(model.hf_config), 0, 0,
 	  sizeof(((struct model_spec *)0)->hf_config), UNIT_COUNT, NULL },
+	KEY_QTYM("model", "flops_per_sample", model.flops_per_sample, QTY_POS,
+		 UNIT_COUNT, 1e18),
+	KEY_QTYM("model", "activation_bytes_per_sample",
+		 model.activation_bytes_per_sample, 0, UNIT_BYTES, 1e15),
+	KEY_NUM("model", "kernel_efficiency", model.kernel_efficiency, QTY_POS,
+		0, 1),
+	KEY_INT("model", "embedding_tables", model.embedding_tables, POS, 1,
+		1000000),
+	KEY_QTYM("model", "embedding_rows", model.embedding_rows, QTY_POS,
+		 UNIT_COUNT, 1e13),
+	KEY_INT("model", "embedding_dim", model.embedding_dim, POS, 1, 1000000),
+	KEY_ENUM("model", "embedding_precision", model.embedding_precision,
+		 WLT_PRECISION, infer_precision_names),
+	KEY_QTYM("model", "lookups_per_sample", model.lookups_per_sample,
+		 QTY_POS, UNIT_COUNT, 1e9),
+	KEY_QTYM("model", "dense_params", model.dense_params, QTY_POS,
+		 UNIT_COUNT, 1e16),
+	KEY_QTYM("model", "dense_flops_per_sample",
+		 model.dense_flops_per_sample, QTY_POS, UNIT_COUNT, 1e18),
 
 	KEY_QTYM("training", "tokens", training.tokens, QTY_POS, UNIT_COUNT,
 		 1e18),
@@ -205,6 +231,9 @@ static const struct wl_key wl_keys[] = {
 		training.overlap_grad_reduce),
 	KEY_BOOL("training", "dropout", training.dropout),
 	KEY_INT("training", "ep", training.ep, POS_AUTO, 1, INT_MAX),
+	KEY_QTYM("training", "samples", training.samples, QTY_POS, UNIT_COUNT,
+		 1e18),
+	KEY_NUM("training", "epochs", training.epochs, WLK_GT, 0, 1e6),
 
 	KEY_ENUM("inference", "weight_precision", inference.weight_precision,
 		 WLT_PRECISION, infer_precision_names),
@@ -276,6 +305,11 @@ const char *optimizer_name(enum optimizer o)
 	return name_of(optimizer_names, (int)o);
 }
 
+const char *model_kind_name(enum model_kind k)
+{
+	return name_of(kind_names, (int)k);
+}
+
 const char *attention_name(enum attention_impl a)
 {
 	return name_of(attention_names, (int)a);
@@ -288,8 +322,9 @@ const char *slo_percentile_name(enum slo_percentile p)
 
 bool model_has_arch(const struct model_spec *m)
 {
-	return m->layers > 0 && m->hidden > 0 && m->heads > 0 &&
-	       m->vocab > 0 && m->seq_len > 0;
+	return m->kind == MODEL_TRANSFORMER && m->layers > 0 &&
+	       m->hidden > 0 && m->heads > 0 && m->vocab > 0 &&
+	       m->seq_len > 0;
 }
 
 /* ---------------------------------------------------------------------
@@ -301,6 +336,8 @@ void workload_init(struct workload *wl)
 	memset(wl, 0, sizeof(*wl));
 
 	wl->model.tied_embeddings = true;
+	wl->model.embedding_precision = PREC_FP32;
+	wl->training.epochs = 1.0;
 
 	wl->training.global_batch = WL_AUTO;
 	wl->training.micro_batch = WL_AUTO;
@@ -449,6 +486,9 @@ static void enum_store(const struct wl_key *k, struct workload *wl, int v)
 	case WLT_ATTENTION:
 		*(enum attention_impl *)f = (enum attention_impl)v;
 		break;
+	case WLT_KIND:
+		*(enum model_kind *)f = (enum model_kind)v;
+		break;
 	case WLT_PERCENTILE:
 		*(enum slo_percentile *)f = (enum slo_percentile)v;
 		break;
@@ -473,6 +513,8 @@ static int enum_load(const struct wl_key *k, const struct workload *wl)
 		return (int)*(const enum optimizer *)f;
 	case WLT_ATTENTION:
 		return (int)*(const enum attention_impl *)f;
+	case WLT_KIND:
+		return (int)*(const enum model_kind *)f;
 	case WLT_PERCENTILE:
 		return (int)*(const enum slo_percentile *)f;
 	case WLT_SPARSITY:
@@ -1247,6 +1289,25 @@ static int check_tp(const char *label, int tp, const struct model_spec *m,
 static int check_model(const struct model_spec *m, const char *file,
 		       struct diag *err)
 {
+	if (m->kind == MODEL_GENERIC) {
+		if (!(m->params > 0) || !(m->flops_per_sample > 0))
+			return diag_set(err, file, 0, 0,
+					"a generic model needs [model] params "
+					"and flops_per_sample (and "
+					"activation_bytes_per_sample)");
+		return 0;
+	}
+	if (m->kind == MODEL_RECSYS) {
+		if (!(m->embedding_tables > 0) || !(m->embedding_rows > 0) ||
+		    !(m->embedding_dim > 0) || !(m->lookups_per_sample > 0) ||
+		    !(m->dense_params > 0) || !(m->dense_flops_per_sample > 0))
+			return diag_set(err, file, 0, 0,
+					"a recsys model needs [model] "
+					"embedding_tables, embedding_rows, "
+					"embedding_dim, lookups_per_sample, "
+					"dense_params and dense_flops_per_sample");
+		return 0;
+	}
 	if (!model_has_arch(m) && !(m->params > 0)) {
 		if (m->layers || m->hidden || m->heads || m->vocab ||
 		    m->seq_len)

@@ -350,7 +350,7 @@ static void test_bad_values(void **state)
 		     "'recompute' must be one of none, selective, full, "
 		     "auto, got 'some'");
 	expect_error("[training]\nprecision = int8\n", 2, 13,
-		     "'precision' must be one of fp32, bf16, fp16, fp8, "
+		     "'precision' must be one of fp32, tf32, bf16, fp16, fp8, "
 		     "got 'int8'");
 	expect_error("[inference]\nsparsity = 1:2\n", 2, 12,
 		     "'sparsity' must be one of none, 2:4");
@@ -651,7 +651,7 @@ static void test_validate(void **state)
 	wl.training.precision = PREC_INT8;
 	diag_clear(&d);
 	assert_int_equal(workload_validate(&wl, &d), -1);
-	assert_contains(d.msg, "'precision' must be one of fp32, bf16, fp16, "
+	assert_contains(d.msg, "'precision' must be one of fp32, tf32, bf16, fp16, "
 			       "fp8");
 	wl.training.precision = PREC_BF16;
 	wl.cluster.pue = nan("");

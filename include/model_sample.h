@@ -1,0 +1,60 @@
+/*
+ * model_sample.h - networks costed per sample: generic networks (CNNs,
+ * vision transformers: parameters, forward FLOPs and activation bytes per
+ * sample) and recommenders (DLRM: embedding tables sharded over the GPUs,
+ * a dense network replicated).  Training is data parallel (with ZeRO for
+ * the dense part); serving runs batches on replicas of 'tp' GPUs.
+ *
+ * Sources: Naumov et al. 2019 (DLRM); Mudigere et al. 2022 (embedding
+ * sharding and all-to-all); specs/models.md, section "Per-sample models".
+ */
+#ifndef CAPPLAN_MODEL_SAMPLE_H
+#define CAPPLAN_MODEL_SAMPLE_H
+
+#include "catalog.h"
+#include "cluster.h"
+#include "model_memory.h"
+#include "model_train.h"
+#include "train_config.h"
+#include "workload.h"
+
+/* Dense parameters (replicated, optimised with the training optimizer):
+   'params' for a generic model, 'dense_params' for a recommender. */
+double sample_dense_params(const struct model_spec *m);
+
+/* Bytes of all embedding tables (0 for a generic model). */
+double sample_embedding_bytes(const struct model_spec *m);
+
+/* Forward FLOPs per sample. */
+double sample_fwd_flops(const struct model_spec *m);
+
+/*
+ * One training step of 'c' (dp = gpus; micro_batch, global_batch,
+ * micro_batches, zero, precision, optimizer, overlap_grad_reduce used) on
+ * 'g'.  Fills time, memory and throughput of 'r' (tokens there count
+ * samples).  Returns 0, or -1 when the device cannot run the precision.
+ */
+int sample_train_eval(const struct model_spec *m, const struct train_config *c,
+		      const struct gpu_spec *g, const struct cluster *cl,
+		      struct train_result *r);
+
+struct sample_infer {
+	double latency_s;            /* one batch, forward */
+	double throughput_per_s;     /* samples per second, one replica */
+	double weights_bytes;        /* per GPU */
+	double memory_total_bytes;   /* per GPU */
+	double capacity_bytes;
+	bool fits;
+	double gpu_power_w;
+};
+
+/*
+ * Serve batches of 'batch' samples on a replica of 'tp' GPUs (embedding
+ * tables and weights split over them; a recommender's pooled embeddings
+ * cross them in an all-to-all).  Returns 0, or -1 as above.
+ */
+int sample_infer_eval(const struct model_spec *m, int tp, int batch,
+		      enum precision p, const struct gpu_spec *g,
+		      const struct cluster *cl, struct sample_infer *r);
+
+#endif

@@ -1,0 +1,251 @@
+/* model_sample.c - networks costed per sample; see model_sample.h. */
+#include "model_sample.h"
+
+#include <math.h>
+
+#include "model_comm.h"
+#include "model_energy.h"
+#include "model_kernel.h"
+
+/*
+ * Memory traffic of a layer-by-layer network per sample, in units of its
+ * stored activations: the forward pass writes each activation and reads
+ * the layer input (2x), the backward pass reads them and writes and reads
+ * the gradients (3x).
+ */
+static const double fwd_traffic_per_act = 2.0;
+static const double bwd_traffic_per_act = 3.0;
+
+/*
+ * Embedding rows are gathered at random: each row is a short contiguous
+ * read (dim x bytes, 256-512 bytes for DLRM's 128-wide tables), which HBM
+ * serves at about half its streaming rate (Mudigere et al. 2022, section
+ * 5: embedding kernels reach 40-60% of peak bandwidth).
+ */
+static const double gather_efficiency = 0.5;
+
+/*
+ * Convolutional networks run their FLOPs in cuDNN convolution kernels
+ * (implicit GEMMs over small channel counts, 3x3 and 1x1 filters,
+ * grouped convolutions) that reach about half the throughput of large
+ * GEMMs: ResNet-50 trains at 20-25% MFU on A100 against 55-65% for
+ * transformer GEMMs (NVIDIA DeepLearningExamples; tests/validation/
+ * generic.csv).  A workload sets its own with [model] kernel_efficiency
+ * (a vision transformer, GEMM-bound, is near 1).
+ */
+static const double generic_kernel_efficiency = 0.5;
+
+/* A recommender's dense part is small MLPs: large-batch GEMMs. */
+static const double recsys_kernel_efficiency = 1.0;
+
+/* Row-wise Adagrad keeps one fp32 accumulator per embedding row
+   (Mudigere et al. 2022, the optimizer of production DLRMs). */
+static const double row_state_bytes = 4.0;
+
+/*
+ * Inference keeps only the activations of the layers in flight, not all
+ * of them: for ResNet-50 the largest feature map (112 x 112 x 64, 0.8M
+ * elements) and its successor are about 1/16 of the ~25M elements
+ * training stores per image.
+ */
+static const double inference_live_fraction = 1.0 / 16.0;
+
+/* Activations of the dense part of a recommender per sample, as a
+   multiple of its input width (bottom MLP, interaction, top MLP). */
+static const double recsys_act_widths = 8.0;
+
+/* The fraction of GEMM efficiency the network's kernels reach. */
+static double kernel_efficiency(const struct model_spec *m)
+{
+	if (m->kernel_efficiency > 0.0)
+		return m->kernel_efficiency;
+	return m->kind == MODEL_RECSYS ? recsys_kernel_efficiency :
+					 generic_kernel_efficiency;
+}
+
+double sample_dense_params(const struct model_spec *m)
+{
+	return m->kind == MODEL_RECSYS ? m->dense_params : m->params;
+}
+
+double sample_embedding_bytes(const struct model_spec *m)
+{
+	if (m->kind != MODEL_RECSYS)
+		return 0.0;
+	return m->embedding_tables * m->embedding_rows * m->embedding_dim *
+	       precision_bytes(m->embedding_precision);
+}
+
+double sample_fwd_flops(const struct model_spec *m)
+{
+	return m->kind == MODEL_RECSYS ? m->dense_flops_per_sample :
+					 m->flops_per_sample;
+}
+
+/* Activation bytes per sample kept for the backward pass. */
+static double act_bytes(const struct model_spec *m, double elem)
+{
+	if (m->kind == MODEL_RECSYS)
+		return recsys_act_widths * m->embedding_tables *
+		       m->embedding_dim * elem;
+	return m->activation_bytes_per_sample;
+}
+
+/* Bytes gathered per sample from the embedding tables. */
+static double lookup_bytes(const struct model_spec *m)
+{
+	return m->kind == MODEL_RECSYS ?
+		       m->lookups_per_sample * m->embedding_dim *
+			       precision_bytes(m->embedding_precision) :
+		       0.0;
+}
+
+static struct link node_link(const struct cluster *cl, int gpus)
+{
+	return gpus <= cl->gpus_per_node ?
+		       link_intra_node(cl->intra_bw_bytes_per_s) :
+		       link_inter_node(cl->inter_bw_bytes_per_s);
+}
+
+int sample_train_eval(const struct model_spec *m, const struct train_config *c,
+		      const struct gpu_spec *g, const struct cluster *cl,
+		      struct train_result *r)
+{
+	struct device_perf d;
+	struct train_time *tm = &r->time;
+	double b = c->micro_batch, mbs = c->micro_batches;
+	double f = sample_fwd_flops(m), params = sample_dense_params(m);
+	double wb, act, fwd_s, bwd_s, emb_s = 0.0, a2a_s = 0.0, gpus = c->gpus;
+	struct link l = node_link(cl, c->gpus);
+
+	if (device_perf_init(&d, g, c->precision, false) != 0)
+		return -1;
+	d.matmul_eff *= kernel_efficiency(m);
+	wb = train_state_bytes(c->precision, c->optimizer).weights;
+	act = act_bytes(m, d.elem_bytes);
+	fwd_s = kernel_roofline_s(&d, f * b,
+				  fwd_traffic_per_act * act * b + params * wb);
+	bwd_s = kernel_roofline_s(&d, 2.0 * f * b,
+				  bwd_traffic_per_act * act * b +
+					  2.0 * params * wb);
+	if (m->kind == MODEL_RECSYS) {
+		/* model-parallel tables: a GPU gathers its tables' rows for
+		   the whole global micro-batch and sends the pooled vectors
+		   to their owners (and the gradients back), then applies
+		   sparse updates: read and write rows and their state */
+		double gather = lookup_bytes(m) * b;
+		double pooled = b * m->embedding_tables * m->embedding_dim *
+				d.elem_bytes;
+
+		emb_s = kernel_stream_s(&d, gather / gather_efficiency) +
+			kernel_stream_s(&d, 2.0 * gather / gather_efficiency +
+						   m->lookups_per_sample * b *
+							   row_state_bytes);
+		a2a_s = 2.0 * comm_alltoall_s(&l, pooled, c->gpus);
+	}
+	tm->compute_s = mbs * (fwd_s + bwd_s + emb_s);
+	tm->tp_comm_s = mbs * a2a_s;
+	tm->pp_comm_s = 0.0;
+	tm->cp_comm_s = 0.0;
+	tm->bubble_s = 0.0;
+	/* the dense gradients: all-reduce (or ZeRO's reduce-scatter and
+	   all-gather) over every GPU, overlapping the backward pass */
+	{
+		double grads = params * 4.0, comm;
+
+		if (c->zero >= 1)
+			comm = comm_reducescatter_s(&l, grads, c->gpus) +
+			       comm_allgather_s(&l, params * wb, c->gpus);
+		else
+			comm = comm_allreduce_s(&l, grads, c->gpus);
+		tm->dp_comm_s = c->overlap_grad_reduce ?
+					comm_overlapped_s(&l, comm, bwd_s) :
+					comm;
+	}
+	tm->optimizer_s = kernel_stream_s(
+		&d, params / (c->zero >= 1 ? gpus : 1.0) *
+			    train_optimizer_bytes_per_param(c->optimizer));
+	tm->step_s = tm->compute_s + tm->tp_comm_s + tm->dp_comm_s +
+		     tm->optimizer_s;
+
+	/* memory: dense states (ZeRO over all GPUs), the GPU's share of the
+	   tables with their row state, activations of a micro-batch */
+	train_memory_states(params, c->zero, c->gpus, c->precision,
+			    c->optimizer, &r->memory);
+	r->memory.weights_bytes += sample_embedding_bytes(m) / gpus;
+	r->memory.optimizer_bytes += m->kind == MODEL_RECSYS ?
+					     m->embedding_tables *
+						     m->embedding_rows *
+						     row_state_bytes / gpus :
+					     0.0;
+	r->memory.activations_bytes = act * b;
+	r->memory.reserve_bytes = train_memory_reserve(g->mem_bytes);
+	r->memory.total_bytes = r->memory.weights_bytes +
+				r->memory.gradients_bytes +
+				r->memory.optimizer_bytes +
+				r->memory.activations_bytes +
+				r->memory.reserve_bytes;
+	r->memory.capacity_bytes = g->mem_bytes;
+	r->memory.fits = r->memory.total_bytes <= g->mem_bytes;
+
+	r->params = params + (m->kind == MODEL_RECSYS ?
+				      m->embedding_tables * m->embedding_rows *
+					      m->embedding_dim :
+				      0.0);
+	r->tokens_per_step = c->global_batch;
+	r->tokens_per_s = c->global_batch / tm->step_s;
+	r->tokens_per_s_per_gpu = r->tokens_per_s / gpus;
+	r->model_flops_per_token = 3.0 * f;
+	r->hw_flops_per_token = 3.0 * f;
+	r->model_flops_per_gpu = 3.0 * f * r->tokens_per_s_per_gpu;
+	r->hw_flops_per_gpu = r->model_flops_per_gpu;
+	r->peak_flops = d.peak_flops;
+	r->mfu = r->model_flops_per_gpu / d.peak_flops;
+	r->hfu = r->mfu;
+	r->busy_fraction = fmin(1.0, (tm->compute_s + tm->optimizer_s) /
+					     tm->step_s);
+	return 0;
+}
+
+int sample_infer_eval(const struct model_spec *m, int tp, int batch,
+		      enum precision p, const struct gpu_spec *g,
+		      const struct cluster *cl, struct sample_infer *r)
+{
+	struct device_perf d;
+	double b = batch, params = sample_dense_params(m);
+	double wb = precision_bytes(p), t = tp;
+	struct link l = node_link(cl, tp);
+	double busy;
+
+	if (device_perf_init(&d, g, p, false) != 0)
+		return -1;
+	d.matmul_eff *= kernel_efficiency(m);
+	/* the dense network split over the replica's GPUs; the forward
+	   pass writes and reads each activation once */
+	r->latency_s = kernel_roofline_s(&d, sample_fwd_flops(m) * b / t,
+					 (fwd_traffic_per_act *
+						  act_bytes(m, d.elem_bytes) *
+						  b +
+					  params * wb) /
+						 t);
+	if (m->kind == MODEL_RECSYS) {
+		r->latency_s += kernel_stream_s(&d, lookup_bytes(m) * b / t /
+							    gather_efficiency);
+		r->latency_s += comm_alltoall_s(&l,
+						b * m->embedding_tables *
+							m->embedding_dim *
+							d.elem_bytes / t,
+						tp);
+	}
+	r->throughput_per_s = b / r->latency_s;
+	r->weights_bytes = (params * wb + sample_embedding_bytes(m)) / t;
+	r->memory_total_bytes = r->weights_bytes +
+				inference_live_fraction *
+					act_bytes(m, d.elem_bytes) * b / t +
+				train_memory_reserve(g->mem_bytes);
+	r->capacity_bytes = g->mem_bytes;
+	r->fits = r->memory_total_bytes <= g->mem_bytes;
+	busy = 1.0; /* batches back to back */
+	r->gpu_power_w = gpu_power_w(g, busy);
+	return 0;
+}

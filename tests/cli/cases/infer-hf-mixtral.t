@@ -1,0 +1,2 @@
+args: infer examples/mixtral-8x7b.ini --gpu H100-SXM
+exit: 0

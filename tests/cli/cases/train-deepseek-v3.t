@@ -1,0 +1,2 @@
+args: train examples/deepseek-v3.ini --gpu H800
+exit: 0

@@ -1,0 +1,2 @@
+args: train examples/dlrm-criteo.ini --gpu A100-SXM-80GB --format json
+exit: 0
