@@ -64,6 +64,13 @@ int cli_load_catalog(struct cli_ctx *ctx);
  */
 int cli_load_workload(struct cli_ctx *ctx);
 
+/*
+ * EXIT_OK for a transformer workload; otherwise print that 'what' (e.g.
+ * "'capplan size'") covers transformers only, naming the workload's kind
+ * and what to run instead, and return EXIT_USAGE.
+ */
+int cli_transformer_only(const struct cli_ctx *ctx, const char *what);
+
 /* Resolve --gpu (a name or a comma list) or, with 'all_if_none', every
    catalog device.  Prints the error; returns an enum cli_exit status. */
 int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none);

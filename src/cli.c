@@ -221,6 +221,19 @@ int cli_load_catalog(struct cli_ctx *ctx)
 	return EXIT_OK;
 }
 
+int cli_transformer_only(const struct cli_ctx *ctx, const char *what)
+{
+	if (ctx->wl.model.kind == MODEL_TRANSFORMER)
+		return EXIT_OK;
+	fprintf(stderr, "%s: %s covers transformer models only; this "
+			"workload is kind = %s: 'train', 'fit', 'infer', "
+			"'compare', 'sweep' and the scaling, cost-time, "
+			"memory and energy charts cover it\n",
+		ctx->wl.file[0] ? ctx->wl.file : ctx->workload_path, what,
+		model_kind_name(ctx->wl.model.kind));
+	return EXIT_USAGE;
+}
+
 int cli_load_workload(struct cli_ctx *ctx)
 {
 	struct diag err;

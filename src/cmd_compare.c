@@ -98,7 +98,10 @@ static int by_key(const void *x, const void *y)
 	       ((const struct compare_row *)y)->order;
 }
 
-static void add_row(struct record *rec, const struct compare_row *r)
+/* 'serving': the inference columns, for transformer workloads only (a
+   per-sample workload's serving plan has other fields: 'capplan infer'). */
+static void add_row(struct record *rec, const struct compare_row *r,
+		    bool serving)
 {
 	const struct train_plan *t = &r->train;
 	const struct infer_plan *p = &r->infer;
@@ -141,7 +144,10 @@ static void add_row(struct record *rec, const struct compare_row *r)
 		rec_null(rec, "training", "mfu", "MFU", 0);
 	}
 	/* inference */
-	if (r->infer_rc == 0) {
+	if (!serving) {
+		rec_str(rec, NULL, "why", "why not", r->train_why, 0);
+		return;
+	} else if (r->infer_rc == 0) {
 		rec_bool(rec, "inference", "feasible", "serves",
 			 infer_ok(r), RF_GRID);
 		rec_int(rec, "inference", "tp", "inf tp", p->config.tp, 0);
@@ -278,6 +284,7 @@ int cmd_compare(struct cli_ctx *ctx)
 	struct report rep;
 	const char *what = "time to train";
 	int rc, ok = 0;
+	bool per_token;
 	double (*sort_key)(const struct compare_row *r) = key_time;
 
 	if (ctx->sort_arg) {
@@ -301,6 +308,17 @@ int cmd_compare(struct cli_ctx *ctx)
 		rc = cli_resolve_gpus(ctx, true);
 	if (rc != EXIT_OK)
 		return rc;
+	per_token = ctx->wl.model.kind == MODEL_TRANSFORMER;
+	if (!per_token && sort_key != key_time && sort_key != key_cost &&
+	    sort_key != key_energy) {
+		fprintf(stderr, "%s: --sort %s ranks serving per token, which "
+				"covers transformer models only; this workload "
+				"is kind = %s: sort by time, cost or energy, "
+				"and see 'capplan infer' for its serving plan\n",
+			ctx->wl.file[0] ? ctx->wl.file : ctx->workload_path,
+			ctx->sort_arg, model_kind_name(ctx->wl.model.kind));
+		return EXIT_USAGE;
+	}
 	rows = calloc((size_t)ctx->ngpus, sizeof(*rows));
 	if (!rows) {
 		fprintf(stderr, "capplan: error: out of memory\n");
@@ -343,9 +361,13 @@ int cmd_compare(struct cli_ctx *ctx)
 			fprintf(stderr, "capplan: error: out of memory\n");
 			return EXIT_INTERNAL;
 		}
-		add_row(rec, &rows[i]);
+		add_row(rec, &rows[i], per_token);
 	}
 	recommend(&rep, rows, ctx->ngpus, &ctx->wl);
+	if (!per_token)
+		report_note(&rep, "serving of a kind = %s model is planned per "
+				  "device by 'capplan infer'",
+			    model_kind_name(ctx->wl.model.kind));
 	free(rows);
 	rc = cli_emit(ctx, &rep);
 	report_release(&rep);

@@ -305,8 +305,12 @@ int cmd_infer(struct cli_ctx *ctx)
 				"('capplan catalog' lists them)\n");
 		return EXIT_USAGE;
 	}
-	if (ctx->wl.model.kind != MODEL_TRANSFORMER)
-		return sample_serve_report(ctx);
+	if (ctx->wl.model.kind != MODEL_TRANSFORMER) {
+		rc = ctx->search || ctx->top > 0 ?
+			     cli_transformer_only(ctx, "--search (or --top)") :
+			     EXIT_OK;
+		return rc != EXIT_OK ? rc : sample_serve_report(ctx);
+	}
 	if (!model_has_arch(&ctx->wl.model)) {
 		fprintf(stderr, "%s: inference needs the architecture: give "
 				"[model] layers, hidden, heads, vocab and "

@@ -833,6 +833,17 @@ int cmd_plot(struct cli_ctx *ctx)
 	rc = cli_load_workload(ctx);
 	if (rc != EXIT_OK)
 		return rc;
+	/* these charts draw per-token serving or the transformer's GEMMs */
+	if (kind == PLOT_ROOFLINE || kind == PLOT_LATENCY ||
+	    kind == PLOT_REPLICAS) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "the '%s' chart",
+			 plot_kind_name(kind));
+		rc = cli_transformer_only(ctx, what);
+		if (rc != EXIT_OK)
+			return rc;
+	}
 	rc = resolve_devices(ctx);
 	if (rc != EXIT_OK)
 		return rc;

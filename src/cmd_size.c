@@ -482,6 +482,8 @@ int cmd_size(struct cli_ctx *ctx)
 	if (rc == EXIT_OK)
 		rc = cli_load_workload(ctx);
 	if (rc == EXIT_OK)
+		rc = cli_transformer_only(ctx, "'capplan size'");
+	if (rc == EXIT_OK)
 		rc = cli_resolve_gpus(ctx, true);
 	if (rc != EXIT_OK)
 		return rc;

@@ -373,8 +373,10 @@ int cmd_train(struct cli_ctx *ctx)
 		rc = need_one_gpu(ctx);
 	if (rc != EXIT_OK)
 		return rc;
-	if (ctx->search || ctx->top > 0)
-		return train_search_report(ctx);
+	if (ctx->search || ctx->top > 0) {
+		rc = cli_transformer_only(ctx, "--search (or --top)");
+		return rc != EXIT_OK ? rc : train_search_report(ctx);
+	}
 	diag_clear(&err);
 	if (train_plan_rank(&ctx->wl, ctx->gpus[0], &p, NULL, 0, NULL,
 			    cli_threads(), &err) != 0) {
@@ -419,17 +421,20 @@ int cmd_fit(struct cli_ctx *ctx)
 {
 	struct report rep;
 	int rc, fits = 0;
+	bool counts_act;
 
 	rc = cli_load_workload(ctx);
 	if (rc == EXIT_OK)
 		rc = cli_resolve_gpus(ctx, true);
 	if (rc != EXIT_OK)
 		return rc;
+	/* per-sample kinds count activations from their per-sample size */
+	counts_act = model_has_arch(&ctx->wl.model) ||
+		     ctx->wl.model.kind != MODEL_TRANSFORMER;
 	report_init(&rep, true);
 	snprintf(rep.title, sizeof(rep.title),
 		 "Memory per GPU: %s%s", model_name(&ctx->wl),
-		 model_has_arch(&ctx->wl.model) ? "" :
-						  " (model states only)");
+		 counts_act ? "" : " (model states only)");
 	for (int i = 0; i < ctx->ngpus; i++) {
 		struct train_plan p;
 		struct record *rec = report_add_record(&rep);
@@ -506,8 +511,10 @@ int cmd_fit(struct cli_ctx *ctx)
 		    model_has_arch(&ctx->wl.model) ?
 			    "; keys left open are chosen for speed among "
 			    "configurations that fit" :
-			    "; activations are not counted (only 'params' "
-			    "is known)");
+		    counts_act ? "; activations are "
+				 "'activation_bytes_per_sample' per sample" :
+				 "; activations are not counted (only "
+				 "'params' is known)");
 	rc = cli_emit(ctx, &rep);
 	report_release(&rep);
 	if (rc == EXIT_OK && fits == 0)

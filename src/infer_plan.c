@@ -442,7 +442,11 @@ int sample_serve_plan_make(const struct workload *wl, const struct gpu_spec *g,
 		   time for the batch latency (M/M/c over replicas) */
 		double rate = is->qps / p->batch, service = p->result.latency_s;
 		long long n = (long long)floor(rate * service) + 1;
+		long long fail = n - 1; /* the most replicas known to miss */
+		double w_ok = 0.0;
 
+		/* the wait falls as replicas are added: step up (by 1/8 above
+		   16), then bisect back to the fewest that meet the SLO */
 		for (; n <= max_replicas; n = n < 16 ? n + 1 : n + n / 8) {
 			double w = queue_wait_percentile_s((double)n, rate,
 							   service, frac);
@@ -450,10 +454,27 @@ int sample_serve_plan_make(const struct workload *wl, const struct gpu_spec *g,
 			if (w >= 0.0 && w < HUGE_VAL &&
 			    (is->ttft_slo_s <= 0.0 ||
 			     service + w <= is->ttft_slo_s)) {
-				p->latency_p_s = service + w;
+				w_ok = w;
 				break;
 			}
+			fail = n;
 		}
+		while (n <= max_replicas && n - fail > 1) {
+			long long mid = fail + (n - fail) / 2;
+			double w = queue_wait_percentile_s((double)mid, rate,
+							   service, frac);
+
+			if (w >= 0.0 && w < HUGE_VAL &&
+			    (is->ttft_slo_s <= 0.0 ||
+			     service + w <= is->ttft_slo_s)) {
+				n = mid;
+				w_ok = w;
+			} else {
+				fail = mid;
+			}
+		}
+		if (n <= max_replicas)
+			p->latency_p_s = service + w_ok;
 		if (n > max_replicas) {
 			p->meets_slo = false;
 			snprintf(p->why, sizeof(p->why),

@@ -38,9 +38,15 @@ static const double generic_kernel_efficiency = 0.5;
 /* A recommender's dense part is small MLPs: large-batch GEMMs. */
 static const double recsys_kernel_efficiency = 1.0;
 
-/* Row-wise Adagrad keeps one fp32 accumulator per embedding row
-   (Mudigere et al. 2022, the optimizer of production DLRMs). */
-static const double row_state_bytes = 4.0;
+/* With an adaptive optimizer ('adam') the tables use row-wise Adagrad: one
+   fp32 accumulator per embedding row (Mudigere et al. 2022, the optimizer
+   of production DLRMs); plain sparse SGD keeps no state. */
+static const double row_state_bytes_adaptive = 4.0;
+
+static double row_state_bytes(enum optimizer o)
+{
+	return o == OPTIMIZER_SGD ? 0.0 : row_state_bytes_adaptive;
+}
 
 /*
  * Inference keeps only the activations of the layers in flight, not all
@@ -140,7 +146,8 @@ int sample_train_eval(const struct model_spec *m, const struct train_config *c,
 		emb_s = kernel_stream_s(&d, gather / gather_efficiency) +
 			kernel_stream_s(&d, 2.0 * gather / gather_efficiency +
 						   m->lookups_per_sample * b *
-							   row_state_bytes);
+							   row_state_bytes(
+								   c->optimizer));
 		a2a_s = 2.0 * comm_alltoall_s(&l, pooled, c->gpus);
 	}
 	tm->compute_s = mbs * (fwd_s + bwd_s + emb_s);
@@ -176,7 +183,9 @@ int sample_train_eval(const struct model_spec *m, const struct train_config *c,
 	r->memory.optimizer_bytes += m->kind == MODEL_RECSYS ?
 					     m->embedding_tables *
 						     m->embedding_rows *
-						     row_state_bytes / gpus :
+						     row_state_bytes(
+							     c->optimizer) /
+						     gpus :
 					     0.0;
 	r->memory.activations_bytes = act * b;
 	r->memory.reserve_bytes = train_memory_reserve(g->mem_bytes);

@@ -562,13 +562,32 @@ static void script_replicas(FILE *out, const struct plot_chart *c)
 	fputc('\n', out);
 }
 
+/* Whether column 'col' of series 0 has a number in some row: gnuplot
+   refuses a plot whose every point is missing. */
+static bool column_has_data(const struct plot_chart *c, int col)
+{
+	const struct plot_series *s = c->nseries ? &c->series[0] : NULL;
+
+	if (!s)
+		return false;
+	for (size_t r = 0; r < s->rows; r++)
+		if (isfinite(s->v[r * (size_t)c->ncols + (size_t)col]))
+			return true;
+	return false;
+}
+
 static void script_energy(FILE *out, const struct plot_chart *c)
 {
 	int b = c->nseries ? block_of(c, 0) : -1;
+	/* a panel without a number (a model that trains nowhere, or serves
+	   nowhere, at this size) is left out, not drawn empty */
+	bool train = column_has_data(c, 1);
+	bool serve = column_has_data(c, 2) || column_has_data(c, 3);
 
 	if (b < 0)
 		b = 0;
-	fputs("set multiplot layout 1,2 title ", out);
+	fprintf(out, "set multiplot layout 1,%d title ",
+		train && serve ? 2 : 1);
 	plot_quote(out, c->title);
 	fputs("\n"
 	      "set style data histograms\n"
@@ -578,16 +597,31 @@ static void script_energy(FILE *out, const struct plot_chart *c)
 	      "set key top left\n",
 	      out);
 	set_cat_tics(out, c);
-	fprintf(out, "set title 'energy to train (facility)'\n"
-		     "set ylabel 'energy to train (MWh)'\n"
-		     "plot data index %d using 2 lc 1 title 'training'\n"
-		     "set title 'energy per output token (facility)'\n"
-		     "set ylabel 'energy per output token (J)'\n"
-		     "plot data index %d using 3 lc 2 title 'no power cap', \\\n"
-		     "     data index %d using 4 lc 3 title ",
-		b, b, b);
-	plot_quote(out, c->note);
-	fputs("\nunset multiplot\n", out);
+	if (train || !serve)
+		fprintf(out, "set title 'energy to train (facility)'\n"
+			     "set ylabel 'energy to train (MWh)'\n"
+			     "plot data index %d using 2 lc 1 title "
+			     "'training'\n",
+			b);
+	if (serve) {
+		bool uncapped = column_has_data(c, 2);
+
+		fputs("set title 'energy per output token (facility)'\n"
+		      "set ylabel 'energy per output token (J)'\n"
+		      "plot ",
+		      out);
+		if (uncapped)
+			fprintf(out, "data index %d using 3 lc 2 title 'no "
+				     "power cap'",
+				b);
+		if (column_has_data(c, 3)) {
+			fprintf(out, "%sdata index %d using 4 lc 3 title ",
+				uncapped ? ", \\\n     " : "", b);
+			plot_quote(out, c->note);
+		}
+		fputc('\n', out);
+	}
+	fputs("unset multiplot\n", out);
 }
 
 int plot_write_script(FILE *out, const struct plot_chart *c,

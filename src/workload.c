@@ -593,7 +593,10 @@ static void key_describe(const struct wl_key *k, char *buf, size_t size)
 				 units_example(k->unit));
 		return;
 	}
-	if (isfinite(k->max))
+	if (isfinite(k->max) && (k->flags & WLK_GT))
+		n = snprintf(buf, size, "a %s above %g, at most %g", noun,
+			     k->min, k->max);
+	else if (isfinite(k->max))
 		n = snprintf(buf, size, "a %s from %g to %g", noun, k->min,
 			     k->max);
 	else if (k->min == 0 && (k->flags & WLK_GT))
@@ -1293,8 +1296,8 @@ static int check_model(const struct model_spec *m, const char *file,
 		if (!(m->params > 0) || !(m->flops_per_sample > 0))
 			return diag_set(err, file, 0, 0,
 					"a generic model needs [model] params "
-					"and flops_per_sample (and "
-					"activation_bytes_per_sample)");
+					"and flops_per_sample (and, for its "
+					"memory, activation_bytes_per_sample)");
 		return 0;
 	}
 	if (m->kind == MODEL_RECSYS) {
@@ -1440,6 +1443,11 @@ int workload_validate(const struct workload *wl, struct diag *err)
 		return diag_set(err, file, 0, 0,
 				"'inference.ep' (%d) needs a mixture-of-experts "
 				"model ('experts')", wl->inference.ep);
+	if (wl->inference.ep > 0 && wl->model.experts > 0 &&
+	    wl->model.experts % wl->inference.ep != 0)
+		return diag_set(err, file, 0, 0,
+				"'inference.ep' (%d) must divide 'experts' (%d)",
+				wl->inference.ep, wl->model.experts);
 	return check_tp("inference.tp", wl->inference.tp, &wl->model, file,
 			err);
 }
