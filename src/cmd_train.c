@@ -329,6 +329,7 @@ static int train_search_report(struct cli_ctx *ctx)
 		rec_int(rec, NULL, "pp", "pp", c->pp, RF_GRID);
 		rec_int(rec, NULL, "vp", "vp", c->vp, RF_GRID);
 		rec_int(rec, NULL, "cp", "cp", c->cp, RF_GRID);
+		rec_int(rec, NULL, "ep", "ep", train_config_ep(c), RF_GRID);
 		rec_int(rec, NULL, "dp", "dp", c->dp, RF_GRID);
 		rec_int(rec, NULL, "micro_batch", "mb", c->micro_batch, RF_GRID);
 		rec_int(rec, NULL, "global_batch", "gb", c->global_batch,
@@ -454,6 +455,7 @@ int cmd_fit(struct cli_ctx *ctx)
 			rec_null(rec, NULL, "tp", "tp", RF_GRID);
 			rec_null(rec, NULL, "pp", "pp", RF_GRID);
 			rec_null(rec, NULL, "cp", "cp", RF_GRID);
+			rec_null(rec, NULL, "ep", "ep", RF_GRID);
 			rec_null(rec, NULL, "dp", "dp", RF_GRID);
 			rec_null(rec, NULL, "vp", "vp", 0);
 			rec_null(rec, NULL, "micro_batch", "mb", RF_GRID);
@@ -480,6 +482,8 @@ int cmd_fit(struct cli_ctx *ctx)
 		rec_int(rec, NULL, "tp", "tp", p.config.tp, RF_GRID);
 		rec_int(rec, NULL, "pp", "pp", p.config.pp, RF_GRID);
 		rec_int(rec, NULL, "cp", "cp", p.config.cp, RF_GRID);
+		rec_int(rec, NULL, "ep", "ep", train_config_ep(&p.config),
+			RF_GRID);
 		rec_int(rec, NULL, "dp", "dp", p.config.dp, RF_GRID);
 		if (p.has_arch)
 			rec_int(rec, NULL, "vp", "vp", p.config.vp, 0);

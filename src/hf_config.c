@@ -177,11 +177,25 @@ int hf_config_parse(const char *text, size_t len, const char *name,
 	}
 	f = family_find(type->valuestring);
 	if (!f) {
+		/* every type the table reads, so the list cannot go stale */
+		char known[320];
+		size_t used = 0;
+
+		known[0] = '\0';
+		for (size_t i = 0; i < sizeof(families) / sizeof(families[0]);
+		     i++)
+			for (int j = 0; families[i].types[j]; j++) {
+				int w = snprintf(known + used,
+						 sizeof(known) - used, "%s%s",
+						 used ? ", " : "",
+						 families[i].types[j]);
+
+				if (w > 0 && (size_t)w < sizeof(known) - used)
+					used += (size_t)w;
+			}
 		diag_set(err, name, 0, 0,
-			 "unknown model_type '%.64s'; capplan reads llama, "
-			 "mistral, mixtral, qwen2, qwen3, gemma, gemma2, gpt2, "
-			 "gpt_neox, opt, falcon, deepseek_v2 and deepseek_v3",
-			 type->valuestring);
+			 "unknown model_type '%.64s'; capplan reads %s",
+			 type->valuestring, known);
 		goto out;
 	}
 	t.layers = t.hidden = t.heads = t.kv_heads = t.ffn_hidden = 0;
@@ -227,6 +241,26 @@ int hf_config_parse(const char *text, size_t len, const char *name,
 		    get_int1(root, "first_k_dense_replace", false,
 			     &t.dense_layers, name, err))
 			goto out;
+		/* Qwen-MoE gives its one shared expert as a width: count it
+		   in experts of 'moe_intermediate_size' (Qwen1.5-MoE-A2.7B:
+		   5632 = 4 x 1408) */
+		int shared_ffn = 0;
+
+		if (get_int1(root, "shared_expert_intermediate_size", false,
+			     &shared_ffn, name, err))
+			goto out;
+		if (shared_ffn > 0 && t.shared_experts == 0) {
+			if (t.expert_ffn_hidden <= 0 ||
+			    shared_ffn % t.expert_ffn_hidden != 0) {
+				diag_set(err, name, 0, 0,
+					 "'shared_expert_intermediate_size' "
+					 "(%d) must be a multiple of "
+					 "'moe_intermediate_size' (%d)",
+					 shared_ffn, t.expert_ffn_hidden);
+				goto out;
+			}
+			t.shared_experts = shared_ffn / t.expert_ffn_hidden;
+		}
 	}
 	if (f->mla &&
 	    (get_int1(root, "kv_lora_rank", true, &t.kv_lora_rank, name,

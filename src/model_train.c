@@ -364,7 +364,13 @@ void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 						      train_config_ep(c),
 					      wbytes, f_mb + b_mb, b_mb);
 
-	upd_params = params_gpu / (c->zero >= 1 ? (double)c->dp * c->cp : 1.0);
+	/* ZeRO shards the update like the states (model_memory.c): the
+	   replicated parameters over dp * cp, the experts over dp * cp / ep */
+	upd_params = c->zero >= 1 ?
+			     dense / ((double)c->dp * c->cp) +
+				     expert * train_config_ep(c) /
+					     ((double)c->dp * c->cp) :
+			     params_gpu;
 	step_bytes = c->optimizer == OPTIMIZER_ADAM ? adam_step_bytes_per_param :
 						      sgd_step_bytes_per_param;
 	tm->optimizer_s = kernel_stream_s(&mc->d, upd_params * step_bytes);

@@ -1015,14 +1015,24 @@ int workload_parse(const char *buf, size_t len, const char *name,
 	hf = find_key_index("model", "hf_config");
 	if (c.seen[hf]) {
 		/* a relative path is relative to the workload's folder */
-		char path[sizeof(tmp.model.hf_config) + 256];
+		char path[sizeof(tmp.model.hf_config)];
 		const char *slash = name ? strrchr(name, '/') : NULL;
+		int plen;
 
 		if (tmp.model.hf_config[0] == '/' || !slash)
-			snprintf(path, sizeof(path), "%s", tmp.model.hf_config);
+			plen = snprintf(path, sizeof(path), "%s",
+				       tmp.model.hf_config);
 		else
-			snprintf(path, sizeof(path), "%.*s/%s",
-				 (int)(slash - name), name, tmp.model.hf_config);
+			plen = snprintf(path, sizeof(path), "%.*s/%s",
+				       (int)(slash - name), name,
+				       tmp.model.hf_config);
+		/* the path is kept in the spec: never store a cut one */
+		if (plen < 0 || (size_t)plen >= sizeof(path))
+			return diag_set(err, name, c.seen[hf], 0,
+					"'model.hf_config': the path, joined "
+					"to the workload's folder, is longer "
+					"than %zu bytes",
+					sizeof(path) - 1);
 		struct diag hf_err;
 
 		diag_clear(&hf_err);
@@ -1212,8 +1222,10 @@ int workload_apply_hf_config(struct workload *wl, const char *path,
 			break;
 		}
 	}
-	snprintf(wl->model.hf_config, sizeof(wl->model.hf_config), "%s",
-		 path);
+	/* 'path' may be this very buffer (workload_set passes it) */
+	if (path != wl->model.hf_config)
+		snprintf(wl->model.hf_config, sizeof(wl->model.hf_config),
+			 "%s", path);
 	return 0;
 }
 
