@@ -34,7 +34,9 @@ struct cli_ctx {
 	int nsets;
 	enum report_format format;
 	const char *output_path;    /* -o; NULL: stdout */
-	const char *workload_path;  /* the positional argument */
+	const char *workload_path;  /* the positional argument; NULL: none
+				       (only with --model) */
+	const char *model_path;     /* --model FILE.json; NULL: not given */
 	const char *varies[CLI_MAX_SETS]; /* --vary KEY=RANGE (sweep) */
 	int nvaries;
 	const char *deadline_arg;   /* --deadline, a duration */
@@ -63,6 +65,10 @@ int cli_load_catalog(struct cli_ctx *ctx);
  * validate; prints the error.  Returns an enum cli_exit status.
  */
 int cli_load_workload(struct cli_ctx *ctx);
+
+/* The name to put before a message about the input: the workload file,
+   else the --model file. */
+const char *cli_input_name(const struct cli_ctx *ctx);
 
 /*
  * EXIT_OK for a transformer workload; otherwise print that 'what' (e.g.

@@ -72,6 +72,10 @@ double infer_kv_bytes_per_token(const struct arch *a, enum precision kv);
    int4, 2:4 sparse compression. */
 double infer_weight_bytes_per_param(enum precision p, bool sparse);
 
+/* The format the math of weights in 'w' runs in: fp16 for int4 (W4A16:
+   weights dequantized into fp16 GEMMs), else 'w' itself. */
+enum precision infer_math_precision(enum precision w);
+
 /* GPUs of one replica: tp x ep. */
 int infer_gpus_per_replica(const struct infer_config *c);
 

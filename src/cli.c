@@ -31,6 +31,7 @@ enum {
 	OPT_SIZE = 1 << 13,
 	OPT_KEEP_SCRIPT = 1 << 14,
 	ARG_KIND = 1 << 15, /* not an option: a KIND before WORKLOAD (plot) */
+	OPT_MODEL = 1 << 16,
 };
 
 struct command {
@@ -44,51 +45,51 @@ struct command {
 
 static const struct command commands[] = {
 	{ "train", cmd_train, "plan a training run: time, memory, energy, cost",
-	  "capplan train WORKLOAD --gpu NAME [--gpus N] [--set KEY=VALUE]...\n"
+	  "capplan train WORKLOAD|--model FILE.json --gpu NAME [--gpus N] [--set KEY=VALUE]...\n"
 	  "              [--search [--top K]] [--format table|csv|json] [-o FILE]\n"
 	  "              [--catalog FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_FORMAT | OPT_OUTPUT |
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_FORMAT | OPT_OUTPUT |
 		  OPT_SEARCH | OPT_TOP,
 	  true },
 	{ "fit", cmd_fit,
 	  "memory per GPU on every device, and what makes it fit",
-	  "capplan fit WORKLOAD [--gpu NAME[,NAME]...] [--gpus N]\n"
+	  "capplan fit WORKLOAD|--model FILE.json [--gpu NAME[,NAME]...] [--gpus N]\n"
 	  "            [--set KEY=VALUE]... [--format table|csv|json] [-o FILE]\n"
 	  "            [--catalog FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_FORMAT | OPT_OUTPUT,
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_FORMAT | OPT_OUTPUT,
 	  true },
 	{ "infer", cmd_infer,
 	  "plan serving: latency, throughput, batch, replicas, energy, cost",
-	  "capplan infer WORKLOAD --gpu NAME [--set KEY=VALUE]...\n"
+	  "capplan infer WORKLOAD|--model FILE.json --gpu NAME [--set KEY=VALUE]...\n"
 	  "              [--search [--top K]] [--format table|csv|json] [-o FILE]\n"
 	  "              [--catalog FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_FORMAT | OPT_OUTPUT |
+	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_MODEL | OPT_FORMAT | OPT_OUTPUT |
 		  OPT_SEARCH | OPT_TOP,
 	  true },
 	{ "sweep", cmd_sweep, "vary workload keys and tabulate the results",
-	  "capplan sweep WORKLOAD --vary KEY=VALUES... [--gpu NAME] [--gpus N]\n"
+	  "capplan sweep WORKLOAD|--model FILE.json --vary KEY=VALUES... [--gpu NAME] [--gpus N]\n"
 	  "              [--set KEY=VALUE]... [--format table|csv|json] [-o FILE]\n"
 	  "              [--catalog FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_FORMAT | OPT_OUTPUT |
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_FORMAT | OPT_OUTPUT |
 		  OPT_VARY,
 	  true },
 	{ "size", cmd_size,
 	  "how many GPUs: within a deadline, a budget or a power cap",
-	  "capplan size WORKLOAD [--deadline TIME] [--budget MONEY] [--power-cap POWER]\n"
+	  "capplan size WORKLOAD|--model FILE.json [--deadline TIME] [--budget MONEY] [--power-cap POWER]\n"
 	  "             [--gpu NAME[,NAME]...] [--set KEY=VALUE]... [--format table|csv|json] [-o FILE]\n"
 	  "             [--catalog FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_FORMAT | OPT_OUTPUT |
+	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_MODEL | OPT_FORMAT | OPT_OUTPUT |
 		  OPT_DEADLINE | OPT_BUDGET | OPT_POWER_CAP,
 	  true },
 	{ "compare", cmd_compare,
 	  "devices side by side for training and serving, with a pick",
-	  "capplan compare WORKLOAD [--gpu NAME[,NAME]...] [--gpus N]\n"
+	  "capplan compare WORKLOAD|--model FILE.json [--gpu NAME[,NAME]...] [--gpus N]\n"
 	  "               [--sort time|cost|energy|latency|token-cost|"
 	  "throughput|token-energy]\n"
 	  "               [--set KEY=VALUE]... [--format table|csv|json] "
 	  "[-o FILE]\n"
 	  "               [--catalog FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_FORMAT | OPT_OUTPUT |
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_FORMAT | OPT_OUTPUT |
 		  OPT_SORT,
 	  true },
 	{ "catalog", cmd_catalog, "list the hardware catalog",
@@ -96,14 +97,14 @@ static const struct command commands[] = {
 	  "                [-o FILE] [--catalog FILE]",
 	  OPT_CATALOG | OPT_GPU | OPT_FORMAT | OPT_OUTPUT, false },
 	{ "plot", cmd_plot, "draw a chart with gnuplot (PNG or SVG)",
-	  "capplan plot KIND WORKLOAD -o FILE.png|FILE.svg\n"
+	  "capplan plot KIND WORKLOAD|--model FILE.json -o FILE.png|FILE.svg\n"
 	  "             [--gpu NAME[,NAME]...] [--gpus N] [--set KEY=VALUE]...\n"
 	  "             [--size WxH] [--keep-script] [--catalog FILE]\n\n"
 	  "KIND is scaling, cost-time, memory, roofline, latency-throughput,\n"
 	  "replicas or energy.  Beside FILE go FILE.dat (the data) and\n"
 	  "FILE.gp (the gnuplot script), kept with --keep-script or when\n"
 	  "gnuplot is missing (then the exit status is 4)",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_OUTPUT | OPT_SIZE |
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_OUTPUT | OPT_SIZE |
 		  OPT_KEEP_SCRIPT | ARG_KIND,
 	  true },
 };
@@ -115,6 +116,9 @@ static const struct {
 	{ OPT_GPU, "  --gpu NAME        the accelerator (catalog name, any case);\n"
 		   "                    a comma-separated list where allowed" },
 	{ OPT_GPUS, "  --gpus N          number of GPUs (same as --set training.gpus=N)" },
+	{ OPT_MODEL, "  --model FILE.json the architecture from a Hugging Face config.json\n"
+		     "                    (same as --set model.hf_config=FILE.json, applied\n"
+		     "                    first); WORKLOAD may then be left out" },
 	{ OPT_SET, "  --set KEY=VALUE   override a workload key, e.g. training.tp=8\n"
 		   "                    (repeatable; applied after the file)" },
 	{ OPT_FORMAT, "  --format FORMAT   table (default), csv or json" },
@@ -221,6 +225,15 @@ int cli_load_catalog(struct cli_ctx *ctx)
 	return EXIT_OK;
 }
 
+const char *cli_input_name(const struct cli_ctx *ctx)
+{
+	if (ctx->wl.file[0])
+		return ctx->wl.file;
+	if (ctx->workload_path)
+		return ctx->workload_path;
+	return ctx->model_path ? ctx->model_path : "capplan";
+}
+
 int cli_transformer_only(const struct cli_ctx *ctx, const char *what)
 {
 	if (ctx->wl.model.kind == MODEL_TRANSFORMER)
@@ -229,7 +242,7 @@ int cli_transformer_only(const struct cli_ctx *ctx, const char *what)
 			"workload is kind = %s: 'train', 'fit', 'infer', "
 			"'compare', 'sweep' and the scaling, cost-time, "
 			"memory and energy charts cover it\n",
-		ctx->wl.file[0] ? ctx->wl.file : ctx->workload_path, what,
+		cli_input_name(ctx), what,
 		model_kind_name(ctx->wl.model.kind));
 	return EXIT_USAGE;
 }
@@ -238,14 +251,51 @@ int cli_load_workload(struct cli_ctx *ctx)
 {
 	struct diag err;
 	char expr[64];
+	int rc;
 
 	diag_clear(&err);
 	workload_init(&ctx->wl);
-	if (workload_load_file(ctx->workload_path, &ctx->wl, &err) != 0) {
+	if (ctx->workload_path &&
+	    workload_load_file(ctx->workload_path, &ctx->wl, &err) != 0) {
 		diag_print(stderr, &err);
 		return err.line > 0 || access(ctx->workload_path, R_OK) == 0 ?
 			       EXIT_INPUT :
 			       EXIT_IO;
+	}
+	if (ctx->model_path) {
+		/* the file's keys fill what the workload left open */
+		static const char key[] = "model.hf_config=";
+		size_t n = sizeof(key) + strlen(ctx->model_path);
+		char *set = malloc(n);
+
+		if (!set) {
+			fprintf(stderr, "capplan: error: out of memory\n");
+			return EXIT_INTERNAL;
+		}
+		snprintf(set, n, "%s%s", key, ctx->model_path);
+		rc = workload_set(&ctx->wl, set, &err);
+		free(set);
+		if (rc != 0) {
+			diag_print(stderr, &err);
+			return access(ctx->model_path, R_OK) == 0 ? EXIT_INPUT :
+								    EXIT_IO;
+		}
+		/* an unnamed model takes the file's name: 'qwen2-7b.json'
+		   is 'qwen2-7b' */
+		if (!ctx->wl.model.name[0]) {
+			const char *base = strrchr(ctx->model_path, '/');
+			const char *dot;
+			size_t len;
+
+			base = base ? base + 1 : ctx->model_path;
+			dot = strrchr(base, '.');
+			len = dot && dot != base ? (size_t)(dot - base) :
+						   strlen(base);
+			if (len >= sizeof(ctx->wl.model.name))
+				len = sizeof(ctx->wl.model.name) - 1;
+			memcpy(ctx->wl.model.name, base, len);
+			ctx->wl.model.name[len] = '\0';
+		}
 	}
 	if (ctx->gpus_arg) {
 		snprintf(expr, sizeof(expr), "training.gpus=%s", ctx->gpus_arg);
@@ -412,6 +462,7 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		{ "gpu", required_argument, NULL, 'g' },
 		{ "gpus", required_argument, NULL, 'n' },
 		{ "set", required_argument, NULL, 's' },
+		{ "model", required_argument, NULL, 'm' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "vary", required_argument, NULL, 'v' },
@@ -436,7 +487,7 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		{ 'v', OPT_VARY, "--vary" },       { 'd', OPT_DEADLINE, "--deadline" },
 		{ 'b', OPT_BUDGET, "--budget" },   { 'p', OPT_POWER_CAP, "--power-cap" },
 		{ 'S', OPT_SORT, "--sort" },       { 't', OPT_TOP, "--top" },
-		{ 'x', OPT_SEARCH, "--search" },
+		{ 'x', OPT_SEARCH, "--search" },   { 'm', OPT_MODEL, "--model" },
 		{ 'W', OPT_SIZE, "--size" },       { 'K', OPT_KEEP_SCRIPT, "--keep-script" },
 	};
 	int ch;
@@ -475,6 +526,9 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 			break;
 		case 'o':
 			ctx->output_path = optarg;
+			break;
+		case 'm':
+			ctx->model_path = optarg;
 			break;
 		case 'v':
 			if (ctx->nvaries == CLI_MAX_SETS)
@@ -536,10 +590,13 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		ctx->kind_arg = argv[optind++];
 	}
 	if (c->workload) {
-		if (optind >= argc)
+		/* with --model the workload file is optional */
+		if (optind >= argc && !ctx->model_path)
 			return usage_error(c->name, "%s",
-					   "missing the WORKLOAD file");
-		ctx->workload_path = argv[optind++];
+					   "missing the WORKLOAD file (or "
+					   "--model FILE.json)");
+		if (optind < argc)
+			ctx->workload_path = argv[optind++];
 	}
 	if (optind < argc)
 		return usage_error(c->name, "unexpected argument '%s'",

@@ -315,7 +315,7 @@ int cmd_compare(struct cli_ctx *ctx)
 				"covers transformer models only; this workload "
 				"is kind = %s: sort by time, cost or energy, "
 				"and see 'capplan infer' for its serving plan\n",
-			ctx->wl.file[0] ? ctx->wl.file : ctx->workload_path,
+			cli_input_name(ctx),
 			ctx->sort_arg, model_kind_name(ctx->wl.model.kind));
 		return EXIT_USAGE;
 	}

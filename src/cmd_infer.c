@@ -256,7 +256,7 @@ static int sample_serve_report(struct cli_ctx *ctx)
 	rec_heading(rec, "fleet");
 	if (p.has_rate) {
 		rec_num(rec, NULL, "qps", "request rate (samples/s)",
-			ctx->wl.inference.qps, UNIT_KIND_COUNT, 0);
+			ctx->wl.inference.qps, UNIT_COUNT, 0);
 		rec_num(rec, NULL, "latency_p_s", "latency at the percentile",
 			p.latency_p_s, UNIT_TIME, 0);
 	} else {
@@ -314,7 +314,7 @@ int cmd_infer(struct cli_ctx *ctx)
 	if (!model_has_arch(&ctx->wl.model)) {
 		fprintf(stderr, "%s: inference needs the architecture: give "
 				"[model] layers, hidden, heads, vocab and "
-				"seq_len\n", ctx->wl.file);
+				"seq_len\n", cli_input_name(ctx));
 		return EXIT_INFEASIBLE;
 	}
 	if (ctx->search || ctx->top > 0)

@@ -51,7 +51,7 @@ static const int power_cap_iterations = 30;
 
 /* Formats whose math runs in another format: int4 weights are
    dequantized into fp16 GEMMs (W4A16, AWQ); the rest run natively. */
-static enum precision math_precision(enum precision w)
+enum precision infer_math_precision(enum precision w)
 {
 	return w == PREC_INT4 ? PREC_FP16 : w;
 }
@@ -369,7 +369,7 @@ static int evaluate_at(const struct arch *a, const struct infer_config *c,
 	struct phase pf, dec;
 	double prefill_s, decode_s, share;
 
-	if (device_perf_init(&d, g, math_precision(c->weight_precision),
+	if (device_perf_init(&d, g, infer_math_precision(c->weight_precision),
 			     c->sparse) != 0)
 		return -1;
 	d.peak_flops *= clock;

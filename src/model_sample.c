@@ -5,6 +5,7 @@
 
 #include "model_comm.h"
 #include "model_energy.h"
+#include "model_infer.h"
 #include "model_kernel.h"
 
 /*
@@ -222,11 +223,13 @@ int sample_infer_eval(const struct model_spec *m, int tp, int batch,
 {
 	struct device_perf d;
 	double b = batch, params = sample_dense_params(m);
-	double wb = precision_bytes(p), t = tp;
+	/* int4 weights (with their group scales) run in fp16 math, with
+	   fp16 activations, as for transformers (section 10) */
+	double wb = infer_weight_bytes_per_param(p, false), t = tp;
 	struct link l = node_link(cl, tp);
 	double busy;
 
-	if (device_perf_init(&d, g, p, false) != 0)
+	if (device_perf_init(&d, g, infer_math_precision(p), false) != 0)
 		return -1;
 	d.matmul_eff *= kernel_efficiency(m);
 	/* the dense network split over the replica's GPUs; the forward

@@ -1,0 +1,2 @@
+args: catalog --model examples/hf/qwen2-7b.json
+exit: 2
