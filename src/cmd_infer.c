@@ -165,6 +165,8 @@ static int infer_search_report(struct cli_ctx *ctx)
 		 "Serving configurations: %s on %s, cheapest per token first",
 		 ctx->wl.model.name[0] ? ctx->wl.model.name : "model",
 		 ctx->gpus[0]->name);
+	rec_str(&rep.meta, NULL, "model", "model",
+		ctx->wl.model.name[0] ? ctx->wl.model.name : "model", 0);
 	rec_str(&rep.meta, NULL, "gpu", "gpu", ctx->gpus[0]->name, 0);
 	rec_int(&rep.meta, NULL, "configs_feasible", "feasible", n, 0);
 	for (int i = 0; i < n && i < k; i++) {
