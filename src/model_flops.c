@@ -1,6 +1,8 @@
 /* model_flops.c - parameter and FLOP counts; see model_flops.h. */
 #include "model_flops.h"
 
+#include <limits.h>
+
 int arch_from_spec(const struct model_spec *m, struct arch *a)
 {
 	if (m->layers <= 0 || m->hidden <= 0 || m->heads <= 0 ||
@@ -14,6 +16,11 @@ int arch_from_spec(const struct model_spec *m, struct arch *a)
 	if (a->heads % a->kv_heads != 0)
 		return -1;
 	a->head_dim = m->head_dim > 0 ? m->head_dim : m->hidden / m->heads;
+	/* derived widths must stay ints: a spec that overflows them (only
+	   reachable past the workload's bounds) is not an architecture */
+	if ((long long)a->heads * a->head_dim > INT_MAX ||
+	    (m->ffn_hidden <= 0 && 4LL * m->hidden > INT_MAX))
+		return -1;
 	a->q_dim = a->heads * a->head_dim;
 	a->kv_lora = m->kv_lora_rank;
 	a->q_lora = m->kv_lora_rank > 0 ? m->q_lora_rank : 0;
