@@ -48,6 +48,7 @@ struct cli_ctx {
 	const char *kind_arg;       /* plot: the chart KIND before WORKLOAD */
 	const char *plot_size_arg;  /* plot --size WxH */
 	bool keep_script;           /* plot --keep-script */
+	const char *plot_dir;       /* compare, size --plot DIR; NULL: none */
 	struct catalog *cat;
 	struct workload wl;
 	const struct gpu_spec *gpus[CLI_MAX_GPUS]; /* resolved --gpu list */
@@ -97,6 +98,21 @@ int cli_write(const struct cli_ctx *ctx, cli_writer write, const void *arg);
 
 /* cli_write of a report in the --format of 'ctx'. */
 int cli_emit(const struct cli_ctx *ctx, const struct report *r);
+
+/*
+ * --plot DIR of compare and size: every chart kind that applies to the
+ * workload, drawn for 'gpus' (the command's best rows, at most
+ * CLI_PLOT_SET_GPUS of them) as DIR/KIND.svg; DIR is created when missing.
+ * A kind with nothing to draw is skipped with a note.  Returns EXIT_OK, or
+ * EXIT_IO (a chart not written, gnuplot missing) / EXIT_INTERNAL after
+ * trying every kind.
+ */
+#define CLI_PLOT_SET_GPUS 8
+/* Check (and create) the --plot folder before any work: EXIT_OK or
+   EXIT_IO with a message. */
+int cli_plot_prepare(const struct cli_ctx *ctx);
+int cli_plot_set(struct cli_ctx *ctx, const struct gpu_spec *const *gpus,
+		 int ngpus);
 
 /* Threads for large searches: the online processors, at most 64. */
 int cli_threads(void);

@@ -32,6 +32,7 @@ enum {
 	OPT_KEEP_SCRIPT = 1 << 14,
 	ARG_KIND = 1 << 15, /* not an option: a KIND before WORKLOAD (plot) */
 	OPT_MODEL = 1 << 16,
+	OPT_PLOT = 1 << 17,
 };
 
 struct command {
@@ -79,7 +80,7 @@ static const struct command commands[] = {
 	  "             [--gpu NAME[,NAME]...] [--set KEY=VALUE]... [--format table|csv|json] [-o FILE]\n"
 	  "             [--catalog FILE]",
 	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_MODEL | OPT_FORMAT | OPT_OUTPUT |
-		  OPT_DEADLINE | OPT_BUDGET | OPT_POWER_CAP,
+		  OPT_DEADLINE | OPT_BUDGET | OPT_POWER_CAP | OPT_PLOT,
 	  true },
 	{ "compare", cmd_compare,
 	  "devices side by side for training and serving, with a pick",
@@ -90,7 +91,7 @@ static const struct command commands[] = {
 	  "[-o FILE]\n"
 	  "               [--catalog FILE]",
 	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_FORMAT | OPT_OUTPUT |
-		  OPT_SORT,
+		  OPT_SORT | OPT_PLOT,
 	  true },
 	{ "catalog", cmd_catalog, "list the hardware catalog",
 	  "capplan catalog [--gpu NAME[,NAME]...] [--format table|csv|json]\n"
@@ -134,6 +135,8 @@ static const struct {
 	{ OPT_DEADLINE, "  --deadline TIME   train within TIME, e.g. 30d" },
 	{ OPT_BUDGET, "  --budget MONEY    spend at most MONEY, e.g. 2M or $500K" },
 	{ OPT_POWER_CAP, "  --power-cap POWER facility power at most POWER, e.g. 500kW" },
+	{ OPT_PLOT, "  --plot DIR        also draw the standard charts for the best\n"
+		    "                    devices (at most 8) as DIR/KIND.svg" },
 	{ OPT_SIZE, "  --size WxH        chart size in pixels (default 1024x640)" },
 	{ OPT_KEEP_SCRIPT, "  --keep-script     keep FILE.gp and FILE.dat beside the chart" },
 };
@@ -463,6 +466,7 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		{ "gpus", required_argument, NULL, 'n' },
 		{ "set", required_argument, NULL, 's' },
 		{ "model", required_argument, NULL, 'm' },
+		{ "plot", required_argument, NULL, 'P' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "vary", required_argument, NULL, 'v' },
@@ -488,6 +492,7 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		{ 'b', OPT_BUDGET, "--budget" },   { 'p', OPT_POWER_CAP, "--power-cap" },
 		{ 'S', OPT_SORT, "--sort" },       { 't', OPT_TOP, "--top" },
 		{ 'x', OPT_SEARCH, "--search" },   { 'm', OPT_MODEL, "--model" },
+		{ 'P', OPT_PLOT, "--plot" },
 		{ 'W', OPT_SIZE, "--size" },       { 'K', OPT_KEEP_SCRIPT, "--keep-script" },
 	};
 	int ch;
@@ -529,6 +534,9 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 			break;
 		case 'm':
 			ctx->model_path = optarg;
+			break;
+		case 'P':
+			ctx->plot_dir = optarg;
 			break;
 		case 'v':
 			if (ctx->nvaries == CLI_MAX_SETS)

@@ -308,6 +308,9 @@ int cmd_compare(struct cli_ctx *ctx)
 		rc = cli_resolve_gpus(ctx, true);
 	if (rc != EXIT_OK)
 		return rc;
+	rc = cli_plot_prepare(ctx);
+	if (rc != EXIT_OK)
+		return rc;
 	per_token = ctx->wl.model.kind == MODEL_TRANSFORMER;
 	if (!per_token && sort_key != key_time && sort_key != key_cost &&
 	    sort_key != key_energy) {
@@ -364,13 +367,28 @@ int cmd_compare(struct cli_ctx *ctx)
 		add_row(rec, &rows[i], per_token);
 	}
 	recommend(&rep, rows, ctx->ngpus, &ctx->wl);
+	if (ctx->plot_dir)
+		report_note(&rep, "charts of the best %d devices in %s",
+			    ok < CLI_PLOT_SET_GPUS ? ok : CLI_PLOT_SET_GPUS,
+			    ctx->plot_dir);
 	if (!per_token)
 		report_note(&rep, "serving of a kind = %s model is planned per "
 				  "device by 'capplan infer'",
 			    model_kind_name(ctx->wl.model.kind));
-	free(rows);
 	rc = cli_emit(ctx, &rep);
 	report_release(&rep);
+	if (rc == EXIT_OK && ctx->plot_dir) {
+		/* the feasible devices, in the order of the table */
+		const struct gpu_spec *best[CLI_PLOT_SET_GPUS];
+		int nbest = 0;
+
+		for (int i = 0; i < ctx->ngpus && nbest < CLI_PLOT_SET_GPUS;
+		     i++)
+			if (train_ok(&rows[i]) || infer_ok(&rows[i]))
+				best[nbest++] = rows[i].gpu;
+		rc = cli_plot_set(ctx, best, nbest);
+	}
+	free(rows);
 	if (rc == EXIT_OK && ok == 0)
 		rc = EXIT_INFEASIBLE;
 	return rc;

@@ -862,3 +862,98 @@ int cmd_plot(struct cli_ctx *ctx)
 	plot_chart_free(c);
 	return rc;
 }
+
+/* Whether 'kind' draws something for this workload's kind: per-sample
+   models have no per-token serving and no transformer GEMMs. */
+static bool kind_applies(const struct cli_ctx *ctx, enum plot_kind kind)
+{
+	return ctx->wl.model.kind == MODEL_TRANSFORMER ||
+	       (kind != PLOT_ROOFLINE && kind != PLOT_LATENCY &&
+		kind != PLOT_REPLICAS);
+}
+
+/* Create 'dir' when it does not exist; EXIT_OK or EXIT_IO. */
+static int ensure_dir(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0777) == 0)
+		return EXIT_OK;
+	if (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		return EXIT_OK;
+	fprintf(stderr, "capplan: error: --plot: cannot use '%s' as a "
+			"folder: %s\n",
+		dir, errno == EEXIST ? "not a folder" : strerror(errno));
+	return EXIT_IO;
+}
+
+int cli_plot_prepare(const struct cli_ctx *ctx)
+{
+	return ctx->plot_dir ? ensure_dir(ctx->plot_dir) : EXIT_OK;
+}
+
+int cli_plot_set(struct cli_ctx *ctx, const struct gpu_spec *const *gpus,
+		 int ngpus)
+{
+	const struct gpu_spec *saved[CLI_MAX_GPUS];
+	int nsaved = ctx->ngpus, rc = EXIT_OK;
+	bool keep;
+	size_t n = strlen(ctx->plot_dir) + 32;
+	char *path;
+
+	if (ngpus <= 0) {
+		fprintf(stderr, "capplan: note: --plot: no device has a plan "
+				"to draw; no charts written\n");
+		return EXIT_OK;
+	}
+	rc = ensure_dir(ctx->plot_dir);
+	if (rc != EXIT_OK)
+		return rc;
+	path = malloc(n);
+	if (!path)
+		return oom();
+	memcpy(saved, ctx->gpus, sizeof(saved));
+	/* the folder holds the data and scripts too, to restyle */
+	keep = ctx->keep_script;
+	ctx->keep_script = true;
+	ctx->ngpus = ngpus < CLI_PLOT_SET_GPUS ? ngpus : CLI_PLOT_SET_GPUS;
+	for (int i = 0; i < ctx->ngpus; i++)
+		ctx->gpus[i] = gpus[i];
+	for (int k = 0; k < PLOT_KIND_COUNT; k++) {
+		enum plot_kind kind = (enum plot_kind)k;
+		struct plot_output o = { NULL, NULL, PLOT_SVG, 1024, 640 };
+		struct plot_chart *c;
+		int krc;
+
+		if (!kind_applies(ctx, kind))
+			continue;
+		c = plot_chart_new(kind);
+		if (!c) {
+			rc = oom();
+			break;
+		}
+		krc = builders[kind](ctx, c);
+		if (krc == EXIT_OK && !plot_chart_has_data(c)) {
+			fprintf(stderr, "capplan: note: --plot: nothing to draw "
+					"for the '%s' chart\n",
+				plot_kind_name(kind));
+		} else if (krc == EXIT_OK) {
+			snprintf(path, n, "%s/%s.svg", ctx->plot_dir,
+				 plot_kind_name(kind));
+			o.chart_path = path;
+			krc = draw(ctx, c, &o);
+			if (krc == EXIT_OK)
+				fprintf(stderr, "capplan: wrote %s\n", path);
+		}
+		plot_chart_free(c);
+		if (krc != EXIT_OK && rc == EXIT_OK)
+			rc = krc;
+		if (krc == EXIT_INTERNAL)
+			break;
+	}
+	memcpy(ctx->gpus, saved, sizeof(saved));
+	ctx->ngpus = nsaved;
+	ctx->keep_script = keep;
+	free(path);
+	return rc;
+}

@@ -485,6 +485,8 @@ int cmd_size(struct cli_ctx *ctx)
 		rc = cli_transformer_only(ctx, "'capplan size'");
 	if (rc == EXIT_OK)
 		rc = cli_resolve_gpus(ctx, true);
+	if (rc == EXIT_OK)
+		rc = cli_plot_prepare(ctx);
 	if (rc != EXIT_OK)
 		return rc;
 
@@ -534,8 +536,24 @@ int cmd_size(struct cli_ctx *ctx)
 		add_row(rec, &rows[i], train, infer);
 	}
 	add_notes(&rep, &lim, rows, ctx->ngpus, train, &ctx->wl);
+	if (ctx->plot_dir)
+		report_note(&rep, "charts of the best %d devices in %s",
+			    feasible < CLI_PLOT_SET_GPUS ? feasible :
+							   CLI_PLOT_SET_GPUS,
+			    ctx->plot_dir);
 	rc = cli_emit(ctx, &rep);
 	report_release(&rep);
+	if (rc == EXIT_OK && ctx->plot_dir) {
+		/* the feasible devices, cheapest first as in the table */
+		const struct gpu_spec *best[CLI_PLOT_SET_GPUS];
+		int nbest = 0;
+
+		for (int i = 0; i < ctx->ngpus && nbest < CLI_PLOT_SET_GPUS;
+		     i++)
+			if (rows[i].feasible)
+				best[nbest++] = rows[i].gpu;
+		rc = cli_plot_set(ctx, best, nbest);
+	}
 	free(rows);
 	if (rc == EXIT_OK && feasible == 0)
 		rc = EXIT_INFEASIBLE;

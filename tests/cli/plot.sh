@@ -71,9 +71,34 @@ if command -v gnuplot >/dev/null 2>&1; then
 	PATH="$tmp/bin:$PATH" "$bin" plot scaling $wl --gpu H100-SXM -o "$tmp/f/c.png" 2>"$tmp/err"
 	check "a failing gnuplot gives status 4 and no file" \
 		'[ $? -eq 4 ] && grep -q "gnuplot failed with exit status 3" "$tmp/err" && [ -z "$(ls "$tmp/f")" ]'
+
+	# --plot DIR on compare and size: the standard set, data and scripts
+	# shellcheck disable=SC2086
+	"$bin" compare $wl --gpu $gpus $slo --plot "$tmp/set" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	check "compare --plot draws every kind (status $rc)" \
+		'[ $rc -eq 0 ] && [ $(ls "$tmp/set"/*.svg | wc -l) -eq 7 ] && [ $(ls "$tmp/set"/*.gp | wc -l) -eq 7 ] && [ $(ls "$tmp/set"/*.dat | wc -l) -eq 7 ] && no_temps "$tmp/set"'
+	check "compare --plot: the table and a note on stdout" \
+		'grep -q "^H100-SXM\|^MI300X" "$tmp/out" && grep -q "charts of the best 2 devices in $tmp/set" "$tmp/out"'
+	check "compare --plot: every SVG is a chart" \
+		'for f in "$tmp/set"/*.svg; do head -c 100 "$f" | grep -q "^<?xml\|^<svg" && [ $(size "$f") -gt 5000 ] || exit 1; done'
+	"$bin" compare examples/resnet50-imagenet.ini --gpu $gpus --plot "$tmp/gen" >/dev/null 2>&1
+	check "compare --plot of a per-sample model: the four kinds that apply" \
+		'[ $? -eq 0 ] && [ "$(cd "$tmp/gen" && ls *.svg | tr "\n" " ")" = "cost-time.svg energy.svg memory.svg scaling.svg " ]'
+	"$bin" size examples/llama3-70b.ini --deadline 60d --gpu $gpus --plot "$tmp/size" >/dev/null 2>&1
+	check "size --plot draws the set" '[ $? -eq 0 ] && [ $(ls "$tmp/size"/*.svg | wc -l) -eq 7 ]'
 else
 	echo "plot: gnuplot not found: rendering checks skipped"
 fi
+
+# --plot DIR that cannot be a folder: status 4 before any output
+: >"$tmp/afile"
+"$bin" compare $wl --gpu H100-SXM --plot "$tmp/afile" >"$tmp/out" 2>"$tmp/err"
+check "compare --plot on a file: status 4, nothing on stdout" \
+	'[ $? -eq 4 ] && [ ! -s "$tmp/out" ] && grep -q "cannot use .* as a folder: not a folder" "$tmp/err"'
+"$bin" size $wl --gpu H100-SXM --plot "$tmp/nodir/deeper" >"$tmp/out" 2>"$tmp/err"
+check "size --plot under a missing folder: status 4, nothing on stdout" \
+	'[ $? -eq 4 ] && [ ! -s "$tmp/out" ]'
 
 # gnuplot missing: the script and the data stay, status 4
 mkdir "$tmp/m"
