@@ -46,52 +46,55 @@ struct command {
 
 static const struct command commands[] = {
 	{ "train", cmd_train, "plan a training run: time, memory, energy, cost",
-	  "capplan train WORKLOAD|--model FILE.json --gpu NAME [--gpus N] [--set KEY=VALUE]...\n"
-	  "              [--search [--top K]] [--format table|csv|json] [-o FILE]\n"
-	  "              [--catalog FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_FORMAT | OPT_OUTPUT |
-		  OPT_SEARCH | OPT_TOP,
+	  "capplan train WORKLOAD|--model FILE.json --gpu NAME [--gpus N]\n"
+	  "              [--set KEY=VALUE]... [--search [--top K]]\n"
+	  "              [--format table|csv|json] [-o FILE] [--catalog FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_FORMAT |
+		  OPT_OUTPUT | OPT_SEARCH | OPT_TOP,
 	  true },
 	{ "fit", cmd_fit,
 	  "memory per GPU on every device, and what makes it fit",
-	  "capplan fit WORKLOAD|--model FILE.json [--gpu NAME[,NAME]...] [--gpus N]\n"
-	  "            [--set KEY=VALUE]... [--format table|csv|json] [-o FILE]\n"
-	  "            [--catalog FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_FORMAT | OPT_OUTPUT,
+	  "capplan fit WORKLOAD|--model FILE.json [--gpu NAME[,NAME]...]\n"
+	  "            [--gpus N] [--set KEY=VALUE]... [--format table|csv|json]\n"
+	  "            [-o FILE] [--catalog FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_FORMAT |
+		  OPT_OUTPUT,
 	  true },
 	{ "infer", cmd_infer,
 	  "plan serving: latency, throughput, batch, replicas, energy, cost",
-	  "capplan infer WORKLOAD|--model FILE.json --gpu NAME [--set KEY=VALUE]...\n"
-	  "              [--search [--top K]] [--format table|csv|json] [-o FILE]\n"
-	  "              [--catalog FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_MODEL | OPT_FORMAT | OPT_OUTPUT |
-		  OPT_SEARCH | OPT_TOP,
+	  "capplan infer WORKLOAD|--model FILE.json --gpu NAME\n"
+	  "              [--set KEY=VALUE]... [--search [--top K]]\n"
+	  "              [--format table|csv|json] [-o FILE] [--catalog FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_MODEL | OPT_FORMAT |
+		  OPT_OUTPUT | OPT_SEARCH | OPT_TOP,
 	  true },
 	{ "sweep", cmd_sweep, "vary workload keys and tabulate the results",
-	  "capplan sweep WORKLOAD|--model FILE.json --vary KEY=VALUES... [--gpu NAME] [--gpus N]\n"
-	  "              [--set KEY=VALUE]... [--format table|csv|json] [-o FILE]\n"
-	  "              [--catalog FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_FORMAT | OPT_OUTPUT |
-		  OPT_VARY,
+	  "capplan sweep WORKLOAD|--model FILE.json --vary KEY=VALUES...\n"
+	  "              [--gpu NAME] [--gpus N] [--set KEY=VALUE]...\n"
+	  "              [--format table|csv|json] [-o FILE] [--catalog FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_FORMAT |
+		  OPT_OUTPUT | OPT_VARY,
 	  true },
 	{ "size", cmd_size,
 	  "how many GPUs: within a deadline, a budget or a power cap",
-	  "capplan size WORKLOAD|--model FILE.json [--deadline TIME] [--budget MONEY] [--power-cap POWER]\n"
-	  "             [--gpu NAME[,NAME]...] [--set KEY=VALUE]... [--format table|csv|json] [-o FILE]\n"
-	  "             [--catalog FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_MODEL | OPT_FORMAT | OPT_OUTPUT |
-		  OPT_DEADLINE | OPT_BUDGET | OPT_POWER_CAP | OPT_PLOT,
+	  "capplan size WORKLOAD|--model FILE.json [--deadline TIME]\n"
+	  "             [--budget MONEY] [--power-cap POWER]\n"
+	  "             [--gpu NAME[,NAME]...] [--set KEY=VALUE]... [--plot DIR]\n"
+	  "             [--format table|csv|json] [-o FILE] [--catalog FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_MODEL | OPT_FORMAT |
+		  OPT_OUTPUT | OPT_DEADLINE | OPT_BUDGET | OPT_POWER_CAP |
+		  OPT_PLOT,
 	  true },
 	{ "compare", cmd_compare,
 	  "devices side by side for training and serving, with a pick",
-	  "capplan compare WORKLOAD|--model FILE.json [--gpu NAME[,NAME]...] [--gpus N]\n"
-	  "               [--sort time|cost|energy|latency|token-cost|"
-	  "throughput|token-energy]\n"
-	  "               [--set KEY=VALUE]... [--format table|csv|json] "
-	  "[-o FILE]\n"
+	  "capplan compare WORKLOAD|--model FILE.json [--gpu NAME[,NAME]...]\n"
+	  "               [--gpus N] [--sort time|cost|energy|latency|"
+	  "token-cost|\n"
+	  "               throughput|token-energy] [--set KEY=VALUE]...\n"
+	  "               [--plot DIR] [--format table|csv|json] [-o FILE]\n"
 	  "               [--catalog FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_FORMAT | OPT_OUTPUT |
-		  OPT_SORT | OPT_PLOT,
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_FORMAT |
+		  OPT_OUTPUT | OPT_SORT | OPT_PLOT,
 	  true },
 	{ "catalog", cmd_catalog, "list the hardware catalog",
 	  "capplan catalog [--gpu NAME[,NAME]...] [--format table|csv|json]\n"
@@ -105,8 +108,8 @@ static const struct command commands[] = {
 	  "replicas or energy.  Beside FILE go FILE.dat (the data) and\n"
 	  "FILE.gp (the gnuplot script), kept with --keep-script or when\n"
 	  "gnuplot is missing (then the exit status is 4)",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_OUTPUT | OPT_SIZE |
-		  OPT_KEEP_SCRIPT | ARG_KIND,
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_OUTPUT |
+		  OPT_SIZE | OPT_KEEP_SCRIPT | ARG_KIND,
 	  true },
 };
 
