@@ -75,6 +75,16 @@ struct sample_serve_plan {
 int sample_serve_plan_make(const struct workload *wl, const struct gpu_spec *g,
 			   struct sample_serve_plan *p, struct diag *err);
 
+/*
+ * For an infeasible per-sample plan: what would meet it, as text for
+ * people: the largest batch within the latency target, more GPUs per
+ * replica (within a node), or devices of 'all' (n of them) that do.
+ * Returns 0 when something was found, -1 when nothing was.
+ */
+int sample_serve_suggest(const struct workload *wl, const struct gpu_spec *g,
+			 const struct gpu_spec *const *all, int n, char *buf,
+			 size_t size);
+
 /* Fraction of requests an SLO percentile holds for: 0.5, 0.9, 0.99. */
 double slo_fraction(enum slo_percentile p);
 

@@ -282,8 +282,19 @@ static int sample_serve_report(struct cli_ctx *ctx)
 	rec_num(rec, NULL, "cost_usd_per_million_samples",
 		"cost per million samples", p.cost_usd_per_million_samples,
 		UNIT_MONEY, 0);
-	if (!p.meets_slo)
+	if (!p.meets_slo) {
+		const struct gpu_spec *all[CLI_MAX_GPUS];
+		char hint[REPORT_NOTE_MAX - 64];
+		int n = 0;
+
+		for (size_t i = 0;
+		     i < catalog_count(ctx->cat) && n < CLI_MAX_GPUS; i++)
+			all[n++] = catalog_at(ctx->cat, i);
+		sample_serve_suggest(&ctx->wl, p.gpu, all, n, hint,
+				     sizeof(hint));
 		report_note(&rep, "no feasible plan: %s", p.why);
+		report_note(&rep, "what would meet it: %s", hint);
+	}
 	rc = cli_emit(ctx, &rep);
 	report_release(&rep);
 	return rc == EXIT_OK && !p.meets_slo ? EXIT_INFEASIBLE : rc;

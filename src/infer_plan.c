@@ -498,3 +498,95 @@ int sample_serve_plan_make(const struct workload *wl, const struct gpu_spec *g,
 				1e6;
 	return 0;
 }
+
+/* Whether serving 'wl' on 'g' plans and meets the SLO and memory. */
+static bool sample_serves(const struct workload *wl, const struct gpu_spec *g,
+			  struct sample_serve_plan *p)
+{
+	return sample_serve_plan_make(wl, g, p, NULL) == 0 && p->result.fits &&
+	       p->meets_slo;
+}
+
+int sample_serve_suggest(const struct workload *wl, const struct gpu_spec *g,
+			 const struct gpu_spec *const *all, int n, char *buf,
+			 size_t size)
+{
+	struct sample_serve_plan p;
+	struct workload w = *wl;
+	size_t len = 0;
+	int found = 0, batch;
+
+	if (size == 0)
+		return -1;
+	buf[0] = '\0';
+	if (sample_serve_plan_make(wl, g, &p, NULL) != 0)
+		p.batch = 0;
+	batch = p.batch;
+	/* a smaller batch: latency falls with it, but so does the rate a
+	   replica serves; bisect the largest one that meets the SLO */
+	if (batch > 1) {
+		int lo = 0, hi = batch; /* lo meets (0: none known), hi not */
+
+		for (int b = batch / 2; b >= 1 && lo == 0; b /= 2) {
+			w.inference.batch = b;
+			if (sample_serves(&w, g, &p))
+				lo = b;
+			else
+				hi = b;
+		}
+		while (lo > 0 && hi - lo > 1) {
+			int mid = lo + (hi - lo) / 2;
+
+			w.inference.batch = mid;
+			if (sample_serves(&w, g, &p))
+				lo = mid;
+			else
+				hi = mid;
+		}
+		if (lo > 0) {
+			len += (size_t)snprintf(buf + len, size - len,
+						"inference.batch=%d", lo);
+			found++;
+		}
+		w.inference.batch = wl->inference.batch;
+	}
+	/* more GPUs per replica: the batch split over more of them */
+	{
+		struct cluster cl;
+
+		cluster_resolve(&wl->cluster, g, &cl);
+		for (int tp = 2; tp <= cl.gpus_per_node && len < size;
+		     tp *= 2) {
+			if (wl->inference.tp != WL_AUTO &&
+			    tp <= wl->inference.tp)
+				continue;
+			w.inference.tp = tp;
+			if (sample_serves(&w, g, &p)) {
+				len += (size_t)snprintf(buf + len, size - len,
+							"%sinference.tp=%d",
+							len ? "; " : "", tp);
+				found++;
+				break;
+			}
+		}
+		w.inference.tp = wl->inference.tp;
+	}
+	/* other devices, in catalog order */
+	for (int i = 0, shown = 0; i < n && shown < 3 && len < size; i++) {
+		if (all[i] == g || !sample_serves(wl, all[i], &p))
+			continue;
+		len += (size_t)snprintf(buf + len, size - len, "%s%s",
+					shown ? ", " :
+					(len ? "; another device: " :
+					       "another device: "),
+					all[i]->name);
+		shown++;
+		found++;
+	}
+	if (!found) {
+		snprintf(buf, size, "no smaller batch, larger tp or other "
+				    "device meets it");
+		return -1;
+	}
+	return 0;
+}

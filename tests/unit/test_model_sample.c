@@ -19,6 +19,8 @@
 #include <gsl/gsl_errno.h>
 #include <math.h>
 #include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "infer_plan.h"
 #include "model_comm.h"
@@ -729,6 +731,54 @@ static void test_serve_slo_missed(void **state)
 	assert_true(p.replicas >= 1);
 }
 
+/* What would meet a missed SLO: the largest batch that does (one more
+   does not), and a device that does. */
+static void test_serve_suggest(void **state)
+{
+	struct workload wl;
+	struct gpu_spec g = test_gpu(), fast = test_gpu();
+	const struct gpu_spec *all[2] = { &g, &fast };
+	struct sample_serve_plan p;
+	char buf[256], *at;
+	double service;
+	int b;
+
+	(void)state;
+	big_recsys(&wl);
+	assert_int_equal(sample_serve_plan_make(&wl, &g, &p, NULL), 0);
+	service = p.result.latency_s;
+	wl.inference.ttft_slo_s = 0.5 * service;
+	wl.inference.qps = 1000.0;
+	wl.inference.tp = 2;
+	/* a device with 4x the bandwidth and math serves the same batch */
+	snprintf(fast.name, sizeof(fast.name), "fast");
+	fast.mem_bw_bytes_per_s *= 4.0;
+	for (int k = 0; k < PREC_COUNT; k++)
+		fast.peak_flops[k] *= 4.0;
+	assert_int_equal(sample_serve_suggest(&wl, &g, all, 2, buf,
+					      sizeof(buf)),
+			 0);
+	at = strstr(buf, "inference.batch=");
+	assert_non_null(at);
+	b = atoi(at + strlen("inference.batch="));
+	assert_true(b >= 1 && b < 256);
+	wl.inference.batch = b;
+	assert_int_equal(sample_serve_plan_make(&wl, &g, &p, NULL), 0);
+	assert_true(p.meets_slo);
+	wl.inference.batch = b + 1;
+	assert_int_equal(sample_serve_plan_make(&wl, &g, &p, NULL), 0);
+	assert_false(p.meets_slo);
+	assert_contains(buf, "another device: fast");
+
+	/* nothing meets an SLO under any batch's latency */
+	wl.inference.batch = WL_AUTO;
+	wl.inference.ttft_slo_s = 1e-9;
+	assert_int_equal(sample_serve_suggest(&wl, &g, all, 2, buf,
+					      sizeof(buf)),
+			 -1);
+	assert_contains(buf, "no smaller batch, larger tp or other device");
+}
+
 /* ------------------------------------------------------------------ */
 /* Training plans */
 
@@ -842,6 +892,7 @@ int main(void)
 		cmocka_unit_test(test_serve_replicas),
 		cmocka_unit_test(test_serve_replicas_high_rate),
 		cmocka_unit_test(test_serve_slo_missed),
+		cmocka_unit_test(test_serve_suggest),
 		cmocka_unit_test(test_plan_generic),
 		cmocka_unit_test(test_plan_recsys),
 	};
