@@ -152,9 +152,15 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 	char chosen[512];
 
 	rec_str(rec, NULL, "model", "model", model_name(wl), 0);
+	rec_str(rec, NULL, "kind", "kind", model_kind_name(wl->model.kind), 0);
 	rec_str(rec, NULL, "gpu", "gpu", p->gpu->name, 0);
 	rec_int(rec, NULL, "gpus", "gpus", p->config.gpus, 0);
 	rec_num(rec, NULL, "params", "parameters", p->params, UNIT_COUNT, 0);
+	/* a mixture of experts computes with its active parameters only */
+	rec_num(rec, NULL, "active_params", "active parameters per token",
+		p->has_arch && !p->per_sample ? arch_active_params(&p->arch) :
+						p->params,
+		UNIT_COUNT, 0);
 	rec_num(rec, NULL, "tokens", p->per_sample ? "samples to train on" :
 						     "tokens to train on",
 		p->tokens, UNIT_COUNT, 0);
