@@ -272,8 +272,16 @@ int cli_load_workload(struct cli_ctx *ctx)
 		/* the file's keys fill what the workload left open */
 		static const char key[] = "model.hf_config=";
 		size_t n = sizeof(key) + strlen(ctx->model_path);
-		char *set = malloc(n);
+		char *set;
 
+		if (!ctx->model_path[0] ||
+		    strlen(ctx->model_path) >= sizeof(ctx->wl.model.hf_config)) {
+			fprintf(stderr, "capplan: error: --model needs a file "
+					"name of 1 to %zu bytes\n",
+				sizeof(ctx->wl.model.hf_config) - 1);
+			return EXIT_USAGE;
+		}
+		set = malloc(n);
 		if (!set) {
 			fprintf(stderr, "capplan: error: out of memory\n");
 			return EXIT_INTERNAL;
@@ -282,12 +290,15 @@ int cli_load_workload(struct cli_ctx *ctx)
 		rc = workload_set(&ctx->wl, set, &err);
 		free(set);
 		if (rc != 0) {
+			/* name the option, not --set, which it goes through */
+			if (strcmp(err.file, "--set") == 0)
+				snprintf(err.file, sizeof(err.file), "--model");
 			diag_print(stderr, &err);
 			return access(ctx->model_path, R_OK) == 0 ? EXIT_INPUT :
 								    EXIT_IO;
 		}
 		/* an unnamed model takes the file's name: 'qwen2-7b.json'
-		   is 'qwen2-7b' */
+		   is 'qwen2-7b' (none when it holds a control character) */
 		if (!ctx->wl.model.name[0]) {
 			const char *base = strrchr(ctx->model_path, '/');
 			const char *dot;
@@ -301,6 +312,10 @@ int cli_load_workload(struct cli_ctx *ctx)
 				len = sizeof(ctx->wl.model.name) - 1;
 			memcpy(ctx->wl.model.name, base, len);
 			ctx->wl.model.name[len] = '\0';
+			for (size_t i = 0; i < len; i++)
+				if ((unsigned char)base[i] < 0x20 ||
+				    base[i] == 0x7f)
+					ctx->wl.model.name[0] = '\0';
 		}
 	}
 	if (ctx->gpus_arg) {

@@ -1,0 +1,2 @@
+args: train --model= --gpu H100-SXM
+exit: 2
