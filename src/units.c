@@ -173,6 +173,27 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+/*
+ * 'v' (read from the digits text[0..len)) times 'factor', rounded once:
+ * for a decimal prefix (k, M, ..., m, u) the digits are re-read with the
+ * exponent appended ("2.039" and 1e12 give 2.039e12 exactly, not 2.039 x
+ * 1e12 = 2039000000000.0002); other factors (1024^k, 3600) multiply.
+ */
+static double scale_exact(const char *text, size_t len, double v,
+			  double factor)
+{
+	char buf[96];
+	int k = (int)lround(log10(factor));
+
+	if (factor == 1.0 || k == 0 || k < -22 || k > 22 ||
+	    pow(10.0, k) != factor ||
+	    len + 8 > sizeof(buf) || memchr(text, 'e', len) ||
+	    memchr(text, 'E', len))
+		return v * factor;
+	snprintf(buf, sizeof(buf), "%.*se%d", (int)len, text, k);
+	return strtod(buf, NULL);
+}
+
 static int fail(const char **why, const char *msg)
 {
 	if (why)
@@ -197,6 +218,7 @@ int units_parse(const char *text, enum unit_kind kind, double *out,
 		const char **why)
 {
 	const char *p = text;
+	const char *num;
 	const char *unit;
 	const struct unit *u;
 	size_t unit_len;
@@ -228,6 +250,7 @@ int units_parse(const char *text, enum unit_kind kind, double *out,
 		return fail(why, "hexadecimal numbers are not accepted");
 
 	errno = 0;
+	num = p;
 	v = strtod(p, &end);
 	if (end == p)
 		return fail(why, "not a number");
@@ -252,7 +275,7 @@ int units_parse(const char *text, enum unit_kind kind, double *out,
 	if (*p != '\0')
 		return fail(why, "trailing characters after the unit");
 
-	scaled = v * u->factor;
+	scaled = scale_exact(num, (size_t)(end - num), v, u->factor);
 	if (!isfinite(scaled))
 		return fail(why, "number out of range");
 	*out = scaled;

@@ -467,6 +467,43 @@ static void test_tiny_buffers(void **state)
 	assert_string_equal(buf, "$");
 }
 
+/* Decimal prefixes round once: the value is the double nearest the
+   decimal number, as written with its exponent (no x 1e12 error). */
+static void test_decimal_exact(void **state)
+{
+	static const struct {
+		const char *text;
+		enum unit_kind kind;
+		double want;
+	} cases[] = {
+		{ "2.039TB/s", UNIT_BANDWIDTH, 2.039e12 },
+		{ "3.35TB/s", UNIT_BANDWIDTH, 3.35e12 },
+		{ "989.4TFLOPS", UNIT_FLOPS, 989.4e12 },
+		{ "145ms", UNIT_TIME, 0.145 },
+		{ "0.3us", UNIT_TIME, 0.3e-6 },
+		{ "1.1kW", UNIT_POWER, 1.1e3 },
+		{ "2.039e0TB/s", UNIT_BANDWIDTH, 2.039e12 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < N(cases); i++) {
+		double v = -1.0;
+
+		assert_int_equal(units_parse(cases[i].text, cases[i].kind, &v,
+					     NULL),
+				 0);
+		/* the exponent form may be off by an ulp: only exact ones */
+		if (strchr(cases[i].text, 'e'))
+			assert_true(fabs(v - cases[i].want) <=
+				    1e-15 * cases[i].want);
+		else if (v != cases[i].want) {
+			print_error("'%s': got %.17g, want %.17g\n",
+				    cases[i].text, v, cases[i].want);
+			fail();
+		}
+	}
+}
+
 static void test_names_examples(void **state)
 {
 	(void)state;
@@ -504,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_nonfinite_format),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_tiny_buffers),
+		cmocka_unit_test(test_decimal_exact),
 		cmocka_unit_test(test_names_examples),
 	};
 
