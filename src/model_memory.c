@@ -166,12 +166,18 @@ void train_memory_eval_with(const struct arch *a,
 	m->activations_bytes = act;
 
 	/* ZeRO-3 gathers the full weights of about two layers at a time
-	   (current and prefetched) */
+	   (current and prefetched): the GPU's tensor-parallel share of the
+	   replicated part and of its own experts (1/ep of the routed ones) */
 	m->reserve_bytes = train_memory_reserve(capacity_bytes);
-	if (c->zero >= 3)
-		m->reserve_bytes += 2.0 * arch_layer_params(a) / c->tp *
+	if (c->zero >= 3) {
+		double expert_layer = arch_expert_params(a) / a->layers;
+		double layer = arch_layer_params(a) - expert_layer +
+			       expert_layer / train_config_ep(c);
+
+		m->reserve_bytes += 2.0 * layer / c->tp *
 				    train_state_bytes(c->precision,
 						      c->optimizer).weights;
+	}
 	m->total_bytes = m->weights_bytes + m->gradients_bytes +
 			 m->optimizer_bytes + m->activations_bytes +
 			 m->reserve_bytes;
