@@ -70,6 +70,11 @@ double arch_kv_elems_per_token_layer(const struct arch *a);
    projections that feed the core, and the core's output). */
 double arch_attn_act_elems(const struct arch *a);
 
+/* The part of arch_attn_act_elems that tensor parallelism does not split:
+   the outputs of replicated projections (MLA's latent down-projections;
+   0 for multi-head and grouped-query attention). */
+double arch_attn_act_elems_replicated(const struct arch *a);
+
 /* True for a mixture-of-experts model. */
 bool arch_is_moe(const struct arch *a);
 

@@ -96,6 +96,18 @@ double arch_kv_elems_per_token_layer(const struct arch *a)
 	return 2.0 * a->kv_heads * (double)a->head_dim;
 }
 
+double arch_attn_act_elems_replicated(const struct arch *a)
+{
+	struct attn_gemm g[ATTN_GEMM_MAX];
+	int n = arch_attn_gemms(a, g);
+	double e = 0.0;
+
+	for (int i = 0; i + 1 < n; i++)
+		if (g[i].split == 0)
+			e += g[i].out;
+	return e;
+}
+
 double arch_attn_act_elems(const struct arch *a)
 {
 	struct attn_gemm g[ATTN_GEMM_MAX];

@@ -136,7 +136,10 @@ static void memory_eval(const struct arch *a, const struct infer_config *c,
 	   last position of each sequence */
 	m->activations_bytes = chunk * act_bytes *
 				       (2.0 * a->hidden +
-					(arch_attn_act_elems(a) + f_width) /
+					arch_attn_act_elems_replicated(a) +
+					(arch_attn_act_elems(a) -
+					 arch_attn_act_elems_replicated(a) +
+					 f_width) /
 						tp) +
 			       4.0 * group_batch(c) * (double)a->vocab / tp;
 	m->reserve_bytes = train_memory_reserve(g->mem_bytes);

@@ -98,7 +98,8 @@ double train_layer_activation_bytes(const struct arch *a,
 	/* inside the tensor-parallel regions: Q, K, V, attention output;
 	   FFN: up-projection output and activation output, or for a gated
 	   FFN gate, up and their product */
-	double inside = e * arch_attn_act_elems(a) +
+	double latent = e * arch_attn_act_elems_replicated(a);
+	double inside = e * arch_attn_act_elems(a) - latent +
 			e * (a->gated_ffn ? 3.0 : 2.0) * f;
 	double scores = 0.0;
 	double per_token;
@@ -113,7 +114,9 @@ double train_layer_activation_bytes(const struct arch *a,
 	else if (c->attention == ATTN_FLASH)
 		/* fp32 log-sum-exp per head and query */
 		scores = 4.0 * a->heads;
-	per_token = outside / rep + (inside + scores) / t + router;
+	/* MLA's latents come from replicated down-projections: whole on
+	   every tensor-parallel rank */
+	per_token = outside / rep + latent + (inside + scores) / t + router;
 	return per_token * tokens;
 }
 

@@ -321,6 +321,8 @@ static void test_attn_gemms_gqa(void **state)
 	assert_rel(arch_kv_elems_per_token_layer(&a), 64.0, 1e-15);
 	/* Q, K, V (160) and the core's output (96) */
 	assert_rel(arch_attn_act_elems(&a), 256.0, 1e-15);
+	/* grouped-query attention splits every projection over tp */
+	assert_true(arch_attn_act_elems_replicated(&a) == 0.0);
 
 	/* head_dim wider than hidden / heads (Gemma-7B: 16 x 256 = 4096
 	   against h = 3072) */
@@ -375,6 +377,9 @@ static void test_attn_gemms_mla(void **state)
 	/* outputs of all but W_O, and the core's output (5 * 20) */
 	assert_rel(arch_attn_act_elems(&a), 36 + 160 + 36 + 220 + 100, 1e-15);
 	assert_rel(arch_attn_act_elems(&b), 160 + 36 + 220 + 100, 1e-15);
+	/* the replicated ones: W_DQ and W_DKV + W_KR outputs */
+	assert_rel(arch_attn_act_elems_replicated(&a), 36 + 36, 1e-15);
+	assert_rel(arch_attn_act_elems_replicated(&b), 36, 1e-15);
 
 	/* parameters: the projections, an FFN of 3 * 120 * 200, two norms;
 	   tied embeddings 777 * 120, final norm */
