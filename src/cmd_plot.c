@@ -270,7 +270,9 @@ static double roof_peak(const struct gpu_spec *g, enum precision prec)
  * up-projection GEMM of one micro-batch on one GPU, [T x h] x [h x f/tp]
  * with T = micro_batch x seq_len / cp tokens: 2 T h f' FLOPs over
  * (T h + h f' + T f') elements read or written (Williams et al. 2009,
- * "Roofline"; the GEMM dominates a transformer layer's FLOPs).
+ * "Roofline"; the GEMM dominates a transformer layer's FLOPs).  For a
+ * mixture of experts it is one routed expert's GEMM: the T k / E tokens
+ * routed to it, of width expert_ffn.
  */
 static double train_intensity(const struct train_plan *p, enum precision prec)
 {
@@ -279,6 +281,12 @@ static double train_intensity(const struct train_plan *p, enum precision prec)
 	double h = p->arch.hidden;
 	double f = (double)p->arch.ffn_hidden /
 		   (p->config.tp > 0 ? p->config.tp : 1);
+
+	if (arch_is_moe(&p->arch)) {
+		t *= (double)p->arch.experts_per_token / p->arch.experts;
+		f = (double)p->arch.expert_ffn /
+		    (p->config.tp > 0 ? p->config.tp : 1);
+	}
 
 	return 2.0 * t * h * f /
 	       (precision_bytes(prec) * (t * h + h * f + t * f));
