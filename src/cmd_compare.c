@@ -367,7 +367,7 @@ int cmd_compare(struct cli_ctx *ctx)
 		add_row(rec, &rows[i], per_token);
 	}
 	recommend(&rep, rows, ctx->ngpus, &ctx->wl);
-	if (ctx->plot_dir)
+	if (ctx->plot_dir && ok > 0)
 		report_note(&rep, "charts of the best %d devices in %s",
 			    ok < CLI_PLOT_SET_GPUS ? ok : CLI_PLOT_SET_GPUS,
 			    ctx->plot_dir);

@@ -536,7 +536,7 @@ int cmd_size(struct cli_ctx *ctx)
 		add_row(rec, &rows[i], train, infer);
 	}
 	add_notes(&rep, &lim, rows, ctx->ngpus, train, &ctx->wl);
-	if (ctx->plot_dir)
+	if (ctx->plot_dir && feasible > 0)
 		report_note(&rep, "charts of the best %d devices in %s",
 			    feasible < CLI_PLOT_SET_GPUS ? feasible :
 							   CLI_PLOT_SET_GPUS,

@@ -91,6 +91,11 @@ else
 	echo "plot: gnuplot not found: rendering checks skipped"
 fi
 
+# --plot DIR when no device is feasible: status 1, a note, no chart
+"$bin" compare $wl --gpu Jetson-Orin-Nano-8GB --gpus 8 --plot "$tmp/none" >"$tmp/out" 2>"$tmp/err"
+check "compare --plot with nothing feasible: status 1, no chart" \
+	'[ $? -eq 1 ] && grep -q "no device has a plan to draw" "$tmp/err" && [ -z "$(ls "$tmp/none")" ] && ! grep -q "charts of the best" "$tmp/out"'
+
 # --plot DIR that cannot be a folder: status 4 before any output
 : >"$tmp/afile"
 "$bin" compare $wl --gpu H100-SXM --plot "$tmp/afile" >"$tmp/out" 2>"$tmp/err"
