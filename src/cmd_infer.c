@@ -126,6 +126,7 @@ static int infer_search_report(struct cli_ctx *ctx)
 						  PREC_INT8, PREC_INT4 };
 	struct infer_plan plans[sizeof(formats) / sizeof(formats[0]) * 8];
 	int n = 0, k = ctx->top > 0 ? ctx->top : 10, rc;
+	int evaluated = 0; /* precision x tp pairs planned */
 	struct report rep;
 
 	for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
@@ -141,6 +142,7 @@ static int infer_search_report(struct cli_ctx *ctx)
 			if (ctx->wl.inference.tp != WL_AUTO &&
 			    tp != ctx->wl.inference.tp)
 				continue;
+			evaluated++;
 			if (infer_plan_make(&w, ctx->gpus[0], &p, NULL) != 0 ||
 			    !p.fits || !p.meets_slo)
 				continue;
@@ -168,6 +170,8 @@ static int infer_search_report(struct cli_ctx *ctx)
 	rec_str(&rep.meta, NULL, "model", "model",
 		ctx->wl.model.name[0] ? ctx->wl.model.name : "model", 0);
 	rec_str(&rep.meta, NULL, "gpu", "gpu", ctx->gpus[0]->name, 0);
+	rec_int(&rep.meta, NULL, "configs_evaluated",
+		"configurations evaluated", evaluated, 0);
 	rec_int(&rep.meta, NULL, "configs_feasible", "feasible", n, 0);
 	for (int i = 0; i < n && i < k; i++) {
 		const struct infer_plan *p = &plans[i];
