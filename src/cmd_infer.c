@@ -213,6 +213,18 @@ static int infer_search_report(struct cli_ctx *ctx)
 	return rc == EXIT_OK && n == 0 ? EXIT_INFEASIBLE : rc;
 }
 
+/* The catalog's devices (at most CLI_MAX_GPUS), for suggestions. */
+static int catalog_devices(const struct cli_ctx *ctx,
+			   const struct gpu_spec *all[CLI_MAX_GPUS])
+{
+	int n = 0;
+
+	for (size_t i = 0; i < catalog_count(ctx->cat) && n < CLI_MAX_GPUS;
+	     i++)
+		all[n++] = catalog_at(ctx->cat, i);
+	return n;
+}
+
 /* 'capplan infer' for a network costed per sample. */
 static int sample_serve_report(struct cli_ctx *ctx)
 {
@@ -289,11 +301,8 @@ static int sample_serve_report(struct cli_ctx *ctx)
 	if (!p.meets_slo) {
 		const struct gpu_spec *all[CLI_MAX_GPUS];
 		char hint[REPORT_NOTE_MAX - 64];
-		int n = 0;
+		int n = catalog_devices(ctx, all);
 
-		for (size_t i = 0;
-		     i < catalog_count(ctx->cat) && n < CLI_MAX_GPUS; i++)
-			all[n++] = catalog_at(ctx->cat, i);
 		sample_serve_suggest(&ctx->wl, p.gpu, all, n, hint,
 				     sizeof(hint));
 		report_note(&rep, "no feasible plan: %s", p.why);
@@ -365,11 +374,8 @@ int cmd_infer(struct cli_ctx *ctx)
 	if (!p.fits || !p.meets_slo) {
 		const struct gpu_spec *all[CLI_MAX_GPUS];
 		char hint[REPORT_NOTE_MAX - 64];
-		int n = 0;
+		int n = catalog_devices(ctx, all);
 
-		for (size_t i = 0;
-		     i < catalog_count(ctx->cat) && n < CLI_MAX_GPUS; i++)
-			all[n++] = catalog_at(ctx->cat, i);
 		infer_plan_suggest(&ctx->wl, p.gpu, all, n, hint, sizeof(hint));
 		report_note(&rep, "no feasible plan: %s", p.why);
 		report_note(&rep, "what would meet it: %s", hint);

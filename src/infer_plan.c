@@ -94,29 +94,33 @@ static int largest_batch_within(struct batch_fn *f, int hi)
 	return 0;
 }
 
-/* Replicas for the rate: the fewest whose TTFT percentile meets the SLO
-   (or that are merely stable without a TTFT SLO).  Bisection, as the
-   waiting time falls as replicas are added. */
-static int replicas_for_rate(const struct infer_plan *p, double rate,
-			     double ttft_slo_s, double frac, double *ttft_p)
+/*
+ * The fewest replicas, each 'slots' servers, whose queue (arrivals at
+ * 'rate', each served in 'service_s') keeps base_s plus the waiting time
+ * at fraction 'frac' within slo_s, or that are merely stable without an
+ * SLO (slo_s <= 0).  Doubling, then bisection: the wait falls as replicas
+ * are added.  Returns 0 when none up to max_replicas does; else the count,
+ * with base_s plus the wait in '*latency_p_s'.
+ */
+static int fewest_replicas(double slots, double rate, double service_s,
+			   double base_s, double slo_s, double frac,
+			   double *latency_p_s)
 {
-	double slots = p->config.batch, service = p->result.service_s;
-	double ttft = p->result.ttft_s;
 	long long lo, hi;
 
-	if (ttft_slo_s > 0.0 && ttft > ttft_slo_s)
+	if (slo_s > 0.0 && base_s > slo_s)
 		return 0;
-	/* stable needs replicas * batch > rate * service */
-	if (rate * service / slots >= max_replicas)
+	/* stable needs replicas * slots > rate * service */
+	if (rate * service_s / slots >= max_replicas)
 		return 0;
-	lo = (long long)floor(rate * service / slots);
+	lo = (long long)floor(rate * service_s / slots);
 	hi = lo + 1;
 	for (;;) {
-		double w = queue_wait_percentile_s(hi * slots, rate, service,
+		double w = queue_wait_percentile_s(hi * slots, rate, service_s,
 						   frac);
 
 		if (w >= 0.0 && w < HUGE_VAL &&
-		    (ttft_slo_s <= 0.0 || ttft + w <= ttft_slo_s))
+		    (slo_s <= 0.0 || base_s + w <= slo_s))
 			break;
 		if (hi > max_replicas)
 			return 0;
@@ -125,19 +129,19 @@ static int replicas_for_rate(const struct infer_plan *p, double rate,
 	}
 	while (hi - lo > 1) {
 		long long mid = lo + (hi - lo) / 2;
-		double w = queue_wait_percentile_s(mid * slots, rate, service,
+		double w = queue_wait_percentile_s(mid * slots, rate, service_s,
 						   frac);
 
 		if (w >= 0.0 && w < HUGE_VAL &&
-		    (ttft_slo_s <= 0.0 || ttft + w <= ttft_slo_s))
+		    (slo_s <= 0.0 || base_s + w <= slo_s))
 			hi = mid;
 		else
 			lo = mid;
 	}
 	if (hi > max_replicas)
 		return 0;
-	*ttft_p = ttft + queue_wait_percentile_s(hi * slots, rate, service,
-						 frac);
+	*latency_p_s = base_s + queue_wait_percentile_s(hi * slots, rate,
+							service_s, frac);
 	return (int)hi;
 }
 
@@ -208,9 +212,13 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp)
 	p->replicas = 1;
 	p->utilization = 0.0;
 	if (p->has_rate && p->fits && p->meets_slo) {
-		p->replicas = replicas_for_rate(p, is->qps, is->ttft_slo_s,
-						slo_fraction(is->percentile),
-						&p->ttft_p_s);
+		/* each replica serves 'batch' requests at a time, each for
+		   the service time; the SLO holds TTFT plus the wait */
+		p->replicas = fewest_replicas(p->config.batch, is->qps,
+					      p->result.service_s,
+					      p->result.ttft_s, is->ttft_slo_s,
+					      slo_fraction(is->percentile),
+					      &p->ttft_p_s);
 		if (p->replicas == 0) {
 			p->meets_slo = false;
 			p->replicas = 1;
@@ -320,6 +328,44 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 	return 0;
 }
 
+/* Devices a suggestion names at most. */
+static const int suggest_devices_max = 3;
+
+/*
+ * Append "another device: A, B" to buf (whose first *len bytes are
+ * written) for up to suggest_devices_max devices of 'all', other than
+ * 'g', on which 'serves' holds, in catalog order.  Returns how many.
+ */
+static int append_devices(char *buf, size_t size, size_t *len,
+			  const struct workload *wl, const struct gpu_spec *g,
+			  const struct gpu_spec *const *all, int n,
+			  bool (*serves)(const struct workload *,
+					 const struct gpu_spec *))
+{
+	int shown = 0;
+
+	for (int i = 0; i < n && shown < suggest_devices_max && *len < size;
+	     i++) {
+		if (all[i] == g || !serves(wl, all[i]))
+			continue;
+		*len += (size_t)snprintf(buf + *len, size - *len, "%s%s",
+					 shown ? ", " :
+					 (*len ? "; another device: " :
+						 "another device: "),
+					 all[i]->name);
+		shown++;
+	}
+	return shown;
+}
+
+/* Whether the transformer plan of 'wl' on 'g' fits and meets the SLO. */
+static bool plan_serves(const struct workload *wl, const struct gpu_spec *g)
+{
+	struct infer_plan p;
+
+	return infer_plan_make(wl, g, &p, NULL) == 0 && p.fits && p.meets_slo;
+}
+
 int infer_plan_suggest(const struct workload *wl, const struct gpu_spec *g,
 		       const struct gpu_spec *const *all, int n, char *buf,
 		       size_t size)
@@ -366,21 +412,7 @@ int infer_plan_suggest(const struct workload *wl, const struct gpu_spec *g,
 			break;
 		}
 	}
-	/* other devices, in catalog order */
-	for (int i = 0, shown = 0; i < n && shown < 3 && len < size; i++) {
-		if (all[i] == g)
-			continue;
-		if (infer_plan_make(wl, all[i], &p, NULL) == 0 && p.fits &&
-		    p.meets_slo) {
-			len += (size_t)snprintf(buf + len, size - len,
-						"%s%s", shown ? ", " :
-						(len ? "; another device: " :
-						       "another device: "),
-						all[i]->name);
-			shown++;
-			found++;
-		}
-	}
+	found += append_devices(buf, size, &len, wl, g, all, n, plan_serves);
 	if (!found) {
 		snprintf(buf, size, "no larger tp, lower precision or other "
 				    "device meets it");
@@ -441,48 +473,17 @@ int sample_serve_plan_make(const struct workload *wl, const struct gpu_spec *g,
 		/* batches arrive at qps / batch; each replica runs one at a
 		   time for the batch latency (M/M/c over replicas) */
 		double rate = is->qps / p->batch, service = p->result.latency_s;
-		long long n = (long long)floor(rate * service) + 1;
-		long long fail = n - 1; /* the most replicas known to miss */
-		double w_ok = 0.0;
+		int n = fewest_replicas(1.0, rate, service, service,
+					is->ttft_slo_s, frac, &p->latency_p_s);
 
-		/* the wait falls as replicas are added: step up (by 1/8 above
-		   16), then bisect back to the fewest that meet the SLO */
-		for (; n <= max_replicas; n = n < 16 ? n + 1 : n + n / 8) {
-			double w = queue_wait_percentile_s((double)n, rate,
-							   service, frac);
-
-			if (w >= 0.0 && w < HUGE_VAL &&
-			    (is->ttft_slo_s <= 0.0 ||
-			     service + w <= is->ttft_slo_s)) {
-				w_ok = w;
-				break;
-			}
-			fail = n;
-		}
-		while (n <= max_replicas && n - fail > 1) {
-			long long mid = fail + (n - fail) / 2;
-			double w = queue_wait_percentile_s((double)mid, rate,
-							   service, frac);
-
-			if (w >= 0.0 && w < HUGE_VAL &&
-			    (is->ttft_slo_s <= 0.0 ||
-			     service + w <= is->ttft_slo_s)) {
-				n = mid;
-				w_ok = w;
-			} else {
-				fail = mid;
-			}
-		}
-		if (n <= max_replicas)
-			p->latency_p_s = service + w_ok;
-		if (n > max_replicas) {
+		if (n == 0) {
 			p->meets_slo = false;
 			snprintf(p->why, sizeof(p->why),
 				 "no number of replicas serves %.3g samples/s "
 				 "within the SLO", is->qps);
 		} else {
-			p->replicas = (int)n;
-			p->utilization = rate * service / (double)n;
+			p->replicas = n;
+			p->utilization = rate * service / n;
 		}
 	}
 	p->gpus_total = p->replicas * p->tp;
@@ -499,12 +500,13 @@ int sample_serve_plan_make(const struct workload *wl, const struct gpu_spec *g,
 	return 0;
 }
 
-/* Whether serving 'wl' on 'g' plans and meets the SLO and memory. */
-static bool sample_serves(const struct workload *wl, const struct gpu_spec *g,
-			  struct sample_serve_plan *p)
+/* Whether the per-sample plan of 'wl' on 'g' fits and meets the SLO. */
+static bool sample_serves(const struct workload *wl, const struct gpu_spec *g)
 {
-	return sample_serve_plan_make(wl, g, p, NULL) == 0 && p->result.fits &&
-	       p->meets_slo;
+	struct sample_serve_plan p;
+
+	return sample_serve_plan_make(wl, g, &p, NULL) == 0 && p.result.fits &&
+	       p.meets_slo;
 }
 
 int sample_serve_suggest(const struct workload *wl, const struct gpu_spec *g,
@@ -514,14 +516,12 @@ int sample_serve_suggest(const struct workload *wl, const struct gpu_spec *g,
 	struct sample_serve_plan p;
 	struct workload w = *wl;
 	size_t len = 0;
-	int found = 0, batch;
+	int found = 0;
+	int batch = sample_serve_plan_make(wl, g, &p, NULL) == 0 ? p.batch : 0;
 
 	if (size == 0)
 		return -1;
 	buf[0] = '\0';
-	if (sample_serve_plan_make(wl, g, &p, NULL) != 0)
-		p.batch = 0;
-	batch = p.batch;
 	/* a smaller batch: latency falls with it, but so does the rate a
 	   replica serves; bisect the largest one that meets the SLO */
 	if (batch > 1) {
@@ -529,7 +529,7 @@ int sample_serve_suggest(const struct workload *wl, const struct gpu_spec *g,
 
 		for (int b = batch / 2; b >= 1 && lo == 0; b /= 2) {
 			w.inference.batch = b;
-			if (sample_serves(&w, g, &p))
+			if (sample_serves(&w, g))
 				lo = b;
 			else
 				hi = b;
@@ -538,7 +538,7 @@ int sample_serve_suggest(const struct workload *wl, const struct gpu_spec *g,
 			int mid = lo + (hi - lo) / 2;
 
 			w.inference.batch = mid;
-			if (sample_serves(&w, g, &p))
+			if (sample_serves(&w, g))
 				lo = mid;
 			else
 				hi = mid;
@@ -561,7 +561,7 @@ int sample_serve_suggest(const struct workload *wl, const struct gpu_spec *g,
 			    tp <= wl->inference.tp)
 				continue;
 			w.inference.tp = tp;
-			if (sample_serves(&w, g, &p)) {
+			if (sample_serves(&w, g)) {
 				len += (size_t)snprintf(buf + len, size - len,
 							"%sinference.tp=%d",
 							len ? "; " : "", tp);
@@ -571,18 +571,7 @@ int sample_serve_suggest(const struct workload *wl, const struct gpu_spec *g,
 		}
 		w.inference.tp = wl->inference.tp;
 	}
-	/* other devices, in catalog order */
-	for (int i = 0, shown = 0; i < n && shown < 3 && len < size; i++) {
-		if (all[i] == g || !sample_serves(wl, all[i], &p))
-			continue;
-		len += (size_t)snprintf(buf + len, size - len, "%s%s",
-					shown ? ", " :
-					(len ? "; another device: " :
-					       "another device: "),
-					all[i]->name);
-		shown++;
-		found++;
-	}
+	found += append_devices(buf, size, &len, wl, g, all, n, sample_serves);
 	if (!found) {
 		snprintf(buf, size, "no smaller batch, larger tp or other "
 				    "device meets it");

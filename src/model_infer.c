@@ -122,6 +122,8 @@ static void memory_eval(const struct arch *a, const struct infer_config *c,
 			  moe * arch_moe_active_ffn(a));
 	double experts = arch_expert_params(a);
 	double dense = a->layers * arch_layer_params(a) - experts;
+	/* MLA's latents: whole on every tensor-parallel rank (2.6) */
+	double attn_rep = arch_attn_act_elems_replicated(a);
 
 	/* replicated parts split over tp, routed experts over tp x ep */
 	m->weights_bytes = (dense * wb + arch_embedding_params(a) *
@@ -135,10 +137,8 @@ static void memory_eval(const struct arch *a, const struct infer_config *c,
 	/* one layer's tensors for a prefill chunk, and fp32 logits of the
 	   last position of each sequence */
 	m->activations_bytes = chunk * act_bytes *
-				       (2.0 * a->hidden +
-					arch_attn_act_elems_replicated(a) +
-					(arch_attn_act_elems(a) -
-					 arch_attn_act_elems_replicated(a) +
+				       (2.0 * a->hidden + attn_rep +
+					(arch_attn_act_elems(a) - attn_rep +
 					 f_width) /
 						tp) +
 			       4.0 * group_batch(c) * (double)a->vocab / tp;

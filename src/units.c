@@ -185,6 +185,7 @@ static double scale_exact(const char *text, size_t len, double v,
 	char buf[96];
 	int k = (int)lround(log10(factor));
 
+	/* only a factor that is exactly the double nearest 10^k, |k| <= 22 */
 	if (factor == 1.0 || k == 0 || k < -22 || k > 22 ||
 	    pow(10.0, k) != factor ||
 	    len + 8 > sizeof(buf) || memchr(text, 'e', len) ||

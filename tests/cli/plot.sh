@@ -81,7 +81,7 @@ if command -v gnuplot >/dev/null 2>&1; then
 	check "compare --plot: the table and a note on stdout" \
 		'grep -q "^H100-SXM\|^MI300X" "$tmp/out" && grep -q "charts of the best 2 devices in $tmp/set" "$tmp/out"'
 	check "compare --plot: every SVG is a chart" \
-		'for f in "$tmp/set"/*.svg; do head -c 100 "$f" | grep -q "^<?xml\|^<svg" && [ $(size "$f") -gt 5000 ] || exit 1; done'
+		'(for f in "$tmp/set"/*.svg; do head -c 100 "$f" | grep -q "^<?xml\|^<svg" && [ $(size "$f") -gt 5000 ] || exit 1; done)'
 	"$bin" compare examples/resnet50-imagenet.ini --gpu $gpus --plot "$tmp/gen" >/dev/null 2>&1
 	check "compare --plot of a per-sample model: the four kinds that apply" \
 		'[ $? -eq 0 ] && [ "$(cd "$tmp/gen" && ls *.svg | tr "\n" " ")" = "cost-time.svg energy.svg memory.svg scaling.svg " ]'
