@@ -2,7 +2,8 @@
 # faults.sh BUILD: every allocation site of capplan's own code failing in
 # turn, and writes failing.  Each run must end with a message and a
 # non-zero status (or succeed when the failed allocation had a fallback),
-# never a crash, and leave no output file behind when it fails.
+# never a crash, and leave no output file behind when it fails.  A command
+# whose allocation count cannot be read fails: it would test nothing.
 set -u
 bin=$1/tests/capplan-faults
 tmp=$(mktemp -d)
@@ -15,7 +16,15 @@ runs() { # label, args...
 	n=$(CAPPLAN_COUNT_ALLOC=1 "$bin" "$@" -o "$tmp/out" 2>&1 >/dev/null |
 		sed -n 's/^allocations: //p')
 	rm -f "$tmp/out"
-	[ -n "$n" ] || n=0
+	# no count (a build without the fault wrapper, a crash before the
+	# count is printed) would run no case: that is a failure
+	case $n in
+	'' | *[!0-9]* | 0)
+		echo "FAIL $label: cannot read the allocation count (got '$n')"
+		fail=$((fail + 1))
+		return
+		;;
+	esac
 	i=1
 	while [ "$i" -le "$n" ]; do
 		CAPPLAN_FAIL_ALLOC=$i "$bin" "$@" -o "$tmp/out" \

@@ -1,6 +1,7 @@
 /* replay.c - run a fuzz target's entry point on files, without libFuzzer:
    the seed corpus and every input that once crashed (tests/fuzz/regress/)
-   are replayed by 'make test' under the normal and sanitizer builds. */
+   are replayed by 'make test' under the normal and sanitizer builds.
+   Replaying nothing is an error: a missing corpus must not pass. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,10 @@ int main(int argc, char **argv)
 {
 	int n = 0;
 
+	if (argc < 2) {
+		fprintf(stderr, "replay: no input files: nothing replayed\n");
+		return 2;
+	}
 	for (int i = 1; i < argc; i++) {
 		FILE *f = fopen(argv[i], "rb");
 		uint8_t *buf;
