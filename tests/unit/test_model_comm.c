@@ -127,6 +127,45 @@ static void test_links(void **state)
 	assert_true(out.overlap_cost >= 0.0 && in.overlap_cost < 1.0);
 }
 
+/* The link classes of specs/models.md 5.1, by hand: intra-node
+   bw = intra_bw x 0.78, 3 us, overlap cost 0.15; inter-node
+   bw = inter_bw x 0.90, 6 us, overlap cost 0.02. */
+static void test_link_constants(void **state)
+{
+	struct link in = link_intra_node(312.5e9);
+	struct link out = link_inter_node(37.5e9);
+
+	(void)state;
+	assert_rel(in.bw_bytes_per_s, 312.5e9 * 0.78, 1e-15);
+	assert_rel(in.latency_s, 3e-6, 1e-15);
+	assert_rel(in.overlap_cost, 0.15, 1e-15);
+	assert_rel(out.bw_bytes_per_s, 37.5e9 * 0.90, 1e-15);
+	assert_rel(out.latency_s, 6e-6, 1e-15);
+	assert_rel(out.overlap_cost, 0.02, 1e-15);
+	/* an all-reduce of 5.29e7 bytes over 6 GPUs of each class:
+	   2 (5/6) bytes / bw + 2 ceil(log2 6) latency */
+	assert_rel(comm_allreduce_s(&in, 5.29e7, 6),
+		   2.0 * 5.0 / 6.0 * 5.29e7 / 243.75e9 + 2.0 * 3.0 * 3e-6,
+		   1e-14);
+	assert_rel(comm_allreduce_s(&out, 5.29e7, 6),
+		   2.0 * 5.0 / 6.0 * 5.29e7 / 33.75e9 + 2.0 * 3.0 * 6e-6,
+		   1e-14);
+}
+
+/* All-to-all (MoE dispatch and combine): one pass of the ring,
+   (n - 1)/n of what a GPU sends, ceil(log2 n) latencies. */
+static void test_alltoall(void **state)
+{
+	double b = 7.13e6;
+
+	(void)state;
+	assert_rel(comm_alltoall_s(&test_link, b, 5),
+		   4.0 / 5.0 * b / 187.3e9 + 3.0 * 4.7e-6, 1e-14);
+	assert_rel(comm_alltoall_s(&test_link, b, 64),
+		   63.0 / 64.0 * b / 187.3e9 + 6.0 * 4.7e-6, 1e-14);
+	assert_rel(comm_alltoall_s(&test_link, b, 1), 0.0, 0.0);
+}
+
 static void test_overlapped(void **state)
 {
 	(void)state;
@@ -152,6 +191,8 @@ int main(void)
 		cmocka_unit_test(test_latency_grows),
 		cmocka_unit_test(test_p2p),
 		cmocka_unit_test(test_links),
+		cmocka_unit_test(test_link_constants),
+		cmocka_unit_test(test_alltoall),
 		cmocka_unit_test(test_overlapped),
 	};
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "model_infer.h"
+#include "model_kernel.h"
 
 static void assert_rel(double got, double want, double tol)
 {
@@ -767,6 +768,171 @@ static void test_precision_fallback(void **state)
 	assert_true(r8.tpot_s < rb.tpot_s);
 }
 
+/* ------------------------------------------------------------------ */
+/*
+ * Prefill and decode by hand (specs/models.md 9.3, 9.4) for fixed shapes
+ * on the H100-like device and cluster above, through the public API
+ * only.  GEMMs and streams use the model_kernel.h primitives (checked by
+ * hand in test_model_kernel.c), with the math precision of 9.2; the rest
+ * is the documented formula with its constants written out: 16-bit
+ * activations (e = 2), the causal half of the prompt's attention, the KV
+ * cache read once per decode step at the roofline without the
+ * in-training fraction, two all-reduces per layer on links of
+ * 450e9 x 0.78 (3 us) inside a node of 8 and 50e9 x 0.90 (6 us) across.
+ */
+struct infer_ref {
+	double ttft_s, tpot_s;
+};
+
+/* T_AR = 2 (n - 1)/n bytes / bw + 2 ceil(log2 n) latency */
+static double ref_allreduce(int n, double bytes)
+{
+	double bw = n <= 8 ? 450e9 * 0.78 : 50e9 * 0.90;
+	double lat = n <= 8 ? 3e-6 : 6e-6;
+	int levels = 0;
+
+	if (n <= 1)
+		return 0.0;
+	while ((1 << levels) < n)
+		levels++;
+	return 2.0 * (n - 1.0) / n * bytes / bw + 2.0 * levels * lat;
+}
+
+/* The four GEMMs of a layer (9.3) for M = 'rows' tokens, weights read
+   at 'wb' bytes: QKV (column), output (row), FFN up and gate (column),
+   down (row). */
+static double ref_layer_gemms(const struct device_perf *d,
+			      const struct arch *a, double t, double rows,
+			      double wb)
+{
+	double h = a->hidden, f = a->ffn_hidden;
+	double q = (double)a->heads * a->head_dim;
+	double kv = (double)a->kv_heads * a->head_dim;
+	double up = (a->gated_ffn ? 2.0 : 1.0) * f;
+
+	return kernel_gemm_w_s(d, rows, (q + 2.0 * kv) / t, h, 1.0, wb) +
+	       kernel_gemm_w_s(d, rows, h, q / t, 1.0, wb) +
+	       kernel_gemm_w_s(d, rows, up / t, h, 1.0, wb) +
+	       kernel_gemm_w_s(d, rows, h, f / t, 1.0, wb);
+}
+
+/* Norms (read + write), residual adds (two reads, a write) and the FFN
+   activation ((2 + g) per element of f / t), 2-byte elements. */
+static double ref_elementwise(const struct device_perf *d,
+			      const struct arch *a, double t, double n)
+{
+	double e = 2.0, h = a->hidden, g = a->gated_ffn ? 1.0 : 0.0;
+
+	return 2.0 * kernel_stream_s(d, 2.0 * n * h * e) +
+	       2.0 * kernel_stream_s(d, 3.0 * n * h * e) +
+	       kernel_stream_s(d, (2.0 + g) * n * a->ffn_hidden / t * e);
+}
+
+static void ref_infer(const struct arch *a, const struct infer_config *c,
+		      const struct gpu_spec *g, double wb, double kvb,
+		      enum precision math, struct infer_ref *out)
+{
+	struct device_perf d;
+	double t = c->tp, h = a->hidden, dh = a->head_dim, L = a->layers;
+	double e = 2.0;
+	double kvg = fmax(1.0, (double)a->kv_heads / t); /* KV heads/GPU */
+	double p = c->prompt_tokens, b = c->batch;
+	double ctx = c->prompt_tokens + 0.5 * c->output_tokens;
+	double f_attn, attn, kv_read, layer;
+
+	assert_int_equal(device_perf_init(&d, g, math, false), 0);
+	/* prefill: F_attn = 2 (a / t) p^2 dh, half of 4 p^2 dh per head */
+	f_attn = 2.0 * (a->heads / t) * p * p * dh;
+	layer = ref_layer_gemms(&d, a, t, p, wb) +
+		ref_elementwise(&d, a, t, p) +
+		f_attn / (g->peak_flops[math] * g->matmul_eff * 0.85 * 0.85) +
+		kernel_gap_s() +
+		kernel_stream_s(&d, p * 2.0 * kvg * dh * kvb) +
+		2.0 * ref_allreduce(c->tp, p * h * e);
+	out->ttft_s = L * layer +
+		      kernel_gemm_w_s(&d, 1.0, a->vocab / t, h, 1.0, 2.0);
+	/* decode at ctx = p_in + n_out / 2: kv_read = b ctx 2 a_kv,g dh kvb,
+	   attention FLOPs 4 b (a / t) ctx dh */
+	kv_read = b * ctx * 2.0 * kvg * dh * kvb;
+	attn = fmax(kv_read / (g->mem_bw_bytes_per_s * g->mem_eff),
+		    4.0 * b * (a->heads / t) * ctx * dh /
+			    (g->peak_flops[math] * g->matmul_eff)) +
+	       kernel_gap_s();
+	layer = ref_layer_gemms(&d, a, t, b, wb) +
+		ref_elementwise(&d, a, t, b) + attn +
+		2.0 * ref_allreduce(c->tp, b * h * e);
+	out->tpot_s = L * layer +
+		      kernel_gemm_w_s(&d, b, a->vocab / t, h, 1.0, 2.0);
+}
+
+static void check_infer_reference(const struct arch *a,
+				  const struct infer_config *c, double wb,
+				  double kvb, enum precision math)
+{
+	struct gpu_spec g = h100();
+	struct infer_result r;
+	struct infer_ref want;
+	double steps = c->output_tokens - 1.0;
+
+	eval_ok(a, c, &g, &r);
+	ref_infer(a, c, &g, wb, kvb, math, &want);
+	assert_rel(r.ttft_s, want.ttft_s, 1e-12);
+	assert_rel(r.prefill_s, want.ttft_s, 1e-12);
+	assert_rel(r.tpot_s, want.tpot_s, 1e-12);
+	assert_rel(r.e2e_latency_s, want.ttft_s + steps * want.tpot_s, 1e-12);
+	assert_rel(r.service_s, c->batch * want.ttft_s + steps * want.tpot_s,
+		   1e-12);
+}
+
+/* A small GQA model: L 3, h 1024, 8 heads (dh 128), 2 KV heads,
+   SwiGLU 2816, V 32000, untied. */
+static struct arch small_gqa(void)
+{
+	return make_arch(3, 1024, 8, 2, 2816, true, 32000, false);
+}
+
+static void test_reference_bf16(void **state)
+{
+	struct arch a = small_gqa();
+	struct infer_config c = cfg(2, 1, 1000, 200);
+
+	(void)state;
+	check_infer_reference(&a, &c, 2.0, 2.0, PREC_BF16);
+	/* a batch whose decode attention reads 8 x 1100 tokens of KV */
+	c.batch = 8;
+	check_infer_reference(&a, &c, 2.0, 2.0, PREC_BF16);
+	/* a long context: the KV read dominates the decode step */
+	c = cfg(1, 24, 7001, 1999);
+	check_infer_reference(&a, &c, 2.0, 2.0, PREC_BF16);
+}
+
+static void test_reference_quantized(void **state)
+{
+	struct arch a = small_gqa();
+	struct infer_config c = cfg(1, 8, 1531, 257);
+
+	(void)state;
+	/* fp8 weights and KV cache: fp8 math, 1-byte operands */
+	c.weight_precision = PREC_FP8;
+	c.kv_precision = PREC_FP8;
+	check_infer_reference(&a, &c, 1.0, 1.0, PREC_FP8);
+	/* int4 weights (0.5 + 4/128 bytes) in fp16 math; tp 4 > 2 KV heads:
+	   each GPU holds one */
+	c = cfg(4, 16, 3001, 517);
+	c.weight_precision = PREC_INT4;
+	check_infer_reference(&a, &c, 0.53125, 2.0, PREC_FP16);
+}
+
+/* tp 16 spans two nodes: the all-reduces go over the network. */
+static void test_reference_across_nodes(void **state)
+{
+	struct arch a = make_arch(2, 4096, 32, 16, 11008, false, 50000, true);
+	struct infer_config c = cfg(16, 4, 777, 129);
+
+	(void)state;
+	check_infer_reference(&a, &c, 2.0, 2.0, PREC_BF16);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -792,6 +958,9 @@ int main(void)
 		cmocka_unit_test(test_power_cap_below_idle),
 		cmocka_unit_test(test_no_usable_precision),
 		cmocka_unit_test(test_precision_fallback),
+		cmocka_unit_test(test_reference_bf16),
+		cmocka_unit_test(test_reference_quantized),
+		cmocka_unit_test(test_reference_across_nodes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

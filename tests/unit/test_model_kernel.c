@@ -304,6 +304,110 @@ static void test_flash_attention(void **state)
 		   2.0 * (fwd - kernel_gap_s()), 1e-12);
 }
 
+/* ------------------------------------------------------------------ */
+/* References by hand (specs/models.md 4.2-4.4) on the A100-like device in
+   bf16: peak 312e12 x matmul_eff 0.85 x in_training_fraction 0.85,
+   bandwidth 2.039e12 x mem_eff 0.9, kernel gap 2e-6 s. */
+
+static const double a100_math = 312e12 * 0.85 * 0.85;
+static const double a100_bw = 2.039e12 * 0.9;
+static const double gap = 2e-6;
+
+/* max + min^2 / max + gap (the stall near the ridge point) */
+static double roof(double math_s, double mem_s)
+{
+	double hi = fmax(math_s, mem_s), lo = fmin(math_s, mem_s);
+
+	return hi + lo * lo / hi + gap;
+}
+
+/*
+ * T_gemm for C[M x N] = A[M x K] B[K x N]:
+ *   tile_M = min(128, max(16, 2^ceil(log2 M))), Mp = ceil(M / tile_M) tile_M
+ *   Np = ceil(N / 128) 128, Kp = K + 64 (gemm_tile_overhead_k)
+ *   math = count 2 Mp Np Kp / (peak matmul_eff 0.85)
+ *   mem  = count (e (M K + M N) + w K N) / (bw mem_eff)
+ */
+static void test_gemm_reference(void **state)
+{
+	struct gpu_spec g = a100();
+	struct device_perf d;
+
+	(void)state;
+	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
+	/* compute bound: M 1000 -> 1024 (8 tiles), N 1000 -> 1024,
+	   K 777 -> 841 */
+	assert_rel(kernel_gemm_s(&d, 1000.0, 1000.0, 777.0, 1.0),
+		   roof(2.0 * 1024 * 1024 * 841 / a100_math,
+			2.0 * (1000.0 * 777 + 1000.0 * 1000 + 777.0 * 1000) /
+				a100_bw),
+		   1e-12);
+	/* a short-K GEMM (a row-parallel layer under tp 8): the tile
+	   overhead is 64 / (192 + 64) = 25% of its math */
+	assert_rel(kernel_gemm_s(&d, 4096.0, 5120.0, 192.0, 1.0),
+		   roof(2.0 * 4096 * 5120 * 256 / a100_math,
+			2.0 * (4096.0 * 192 + 4096.0 * 5120 + 192.0 * 5120) /
+				a100_bw),
+		   1e-12);
+	/* 3 batched GEMMs of M 33 (tile 64 -> Mp 64), N 2049 -> 2176,
+	   K 3001 -> 3065 */
+	assert_rel(kernel_gemm_s(&d, 33.0, 2049.0, 3001.0, 3.0),
+		   roof(3.0 * 2.0 * 64 * 2176 * 3065 / a100_math,
+			3.0 * 2.0 *
+				(33.0 * 3001 + 33.0 * 2049 + 3001.0 * 2049) /
+				a100_bw),
+		   1e-12);
+	/* a decode GEMM of 5 rows (tile 16) with int4 weights read at
+	   0.53125 bytes: memory bound */
+	assert_rel(kernel_gemm_w_s(&d, 5.0, 4096.0, 4096.0, 1.0, 0.53125),
+		   roof(2.0 * 16 * 4096 * 4160 / a100_math,
+			(2.0 * (5.0 * 4096 + 5.0 * 4096) +
+			 0.53125 * 4096.0 * 4096) /
+				a100_bw),
+		   1e-12);
+	/* 129 rows: 2 tiles of 128 */
+	assert_rel(kernel_gemm_s(&d, 129.0, 128.0, 64.0, 1.0),
+		   roof(2.0 * 256 * 128 * 128 / a100_math,
+			2.0 * (129.0 * 64 + 129.0 * 128 + 64.0 * 128) /
+				a100_bw),
+		   1e-12);
+}
+
+/* T_stream = bytes / (bw mem_eff) + gap; the roofline of a per-sample
+   layer: max + min^2 / max + gap at the sustained math rate. */
+static void test_stream_roofline_reference(void **state)
+{
+	struct gpu_spec g = a100();
+	struct device_perf d;
+
+	(void)state;
+	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
+	assert_rel(kernel_stream_s(&d, 3.17e9), 3.17e9 / a100_bw + gap,
+		   1e-14);
+	assert_rel(kernel_roofline_s(&d, 4.1e13, 2.9e10),
+		   roof(4.1e13 / a100_math, 2.9e10 / a100_bw), 1e-12);
+	assert_rel(kernel_roofline_s(&d, 4.1e11, 2.9e10),
+		   roof(4.1e11 / a100_math, 2.9e10 / a100_bw), 1e-12);
+	assert_rel(kernel_roofline_s(&d, 0.0, 0.0), gap, 0.0);
+	assert_rel(kernel_gap_s(), 2e-6, 0.0);
+}
+
+/* T_flash(F) = F / (peak matmul_eff 0.85 rel) + gap, rel 0.85 forward
+   and 0.74 backward (Dao 2023, figs. 4-5). */
+static void test_flash_reference(void **state)
+{
+	struct gpu_spec g = a100();
+	struct device_perf d;
+	double f = 2.713e12;
+
+	(void)state;
+	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
+	assert_rel(kernel_flash_attention_s(&d, f, false),
+		   f / (a100_math * 0.85) + gap, 1e-14);
+	assert_rel(kernel_flash_attention_s(&d, f, true),
+		   f / (a100_math * 0.74) + gap, 1e-14);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +422,9 @@ int main(void)
 		cmocka_unit_test(test_gemm_batched),
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_flash_attention),
+		cmocka_unit_test(test_gemm_reference),
+		cmocka_unit_test(test_stream_roofline_reference),
+		cmocka_unit_test(test_flash_reference),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

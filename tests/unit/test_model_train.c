@@ -441,6 +441,376 @@ static void test_scales_with_model(void **state)
 	assert_true(rb.time.step_s > ra.time.step_s);
 }
 
+/* ------------------------------------------------------------------ */
+/*
+ * The step by hand (specs/models.md 6.1-6.12) for fixed shapes on the
+ * A100-like device and cluster above: kernels through the model_kernel.h
+ * primitives (their own references are in test_model_kernel.c), every
+ * other number from the documented formula with the constants of
+ * specs/models.md written out: links 300e9 x 0.78 (3 us, overlap cost
+ * 0.15) inside a node of 8, 25e9 x 0.90 (6 us, 0.02) across nodes;
+ * gradients in fp32 (4 bytes); Adam 42 and SGD 34 bytes per parameter;
+ * causal fraction 0.5 and backward ratio 2.5 of flash attention.
+ */
+struct ref_link {
+	double bw, lat, ov;
+};
+
+static struct ref_link ref_link_for(int group)
+{
+	struct ref_link intra = { 300e9 * 0.78, 3e-6, 0.15 };
+	struct ref_link inter = { 25e9 * 0.90, 6e-6, 0.02 };
+
+	return group <= 8 ? intra : inter;
+}
+
+/* T_ring = passes (n - 1)/n bytes / bw + passes ceil(log2 n) latency */
+static double ref_ring(struct ref_link l, double bytes, int n, double passes)
+{
+	int levels = 0;
+
+	if (n <= 1 || bytes <= 0.0)
+		return 0.0;
+	while ((1 << levels) < n)
+		levels++;
+	return passes * (n - 1.0) / n * bytes / l.bw + passes * levels * l.lat;
+}
+
+static double ref_p2p(struct ref_link l, double bytes)
+{
+	return bytes / l.bw + l.lat;
+}
+
+/* T_overlapped = comm - hidden + cost hidden, hidden = min(comm, compute) */
+static double ref_overlapped(struct ref_link l, double comm, double compute)
+{
+	double hidden = fmin(comm, compute);
+
+	return comm - hidden + l.ov * hidden;
+}
+
+/* forward T_gemm(n, N, K); backward T_gemm(n, K, N) + T_gemm(K, N, n) */
+static void ref_linear(const struct device_perf *d, double m, double n,
+		       double k, double *f, double *b)
+{
+	*f += kernel_gemm_s(d, m, n, k, 1.0);
+	*b += kernel_gemm_s(d, m, k, n, 1.0) + kernel_gemm_s(d, k, n, m, 1.0);
+}
+
+struct ref_step {
+	struct train_time tm;
+	double attn_fwd_s, attn_bwd_s;
+	double params_gpu;
+};
+
+static void ref_step_eval(const struct arch *a, const struct train_config *c,
+			  struct ref_step *out)
+{
+	struct gpu_spec g = a100();
+	struct device_perf d;
+	double t = c->tp, h = a->hidden, f = a->ffn_hidden, V = a->vocab;
+	double gate = a->gated_ffn ? 1.0 : 0.0;
+	double kv = (double)a->kv_heads * a->head_dim;
+	double n = (double)c->micro_batch * a->seq_len / c->cp;
+	double e = 2.0; /* bf16 operands */
+	double act = n * h * e;
+	double ls = ceil((double)a->layers / (c->pp * c->vp)) * c->vp;
+	double m = c->micro_batches;
+	double rep = c->sequence_parallel ? t : 1.0;
+	double drop = c->dropout ? 1.0 : 0.0;
+	double gf = 0.0, gb = 0.0, attn_f, attn_b, elem, fwd, bwd, tp_pass;
+	double rec = 0.0, rec_tp = 0.0, cp_f = 0.0, cp_b = 0.0;
+	double head_f = 0.0, head_b = 0.0, head_tp, f_mb, b_mb, p2p = 0.0;
+	double per_mb, p_layer, p_gpu, grads, weights, comm, upd;
+	struct ref_link tl = ref_link_for(c->tp);
+	struct ref_link dl = ref_link_for(c->tp * c->pp * c->cp * c->dp);
+	int nr = c->dp * c->cp;
+
+	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
+	/* 6.1: QKV (column), output (row), FFN up and gate (column), down */
+	ref_linear(&d, n, (h + 2.0 * kv) / t, h, &gf, &gb);
+	ref_linear(&d, n, h, h / t, &gf, &gb);
+	ref_linear(&d, n, (1.0 + gate) * f / t, h, &gf, &gb);
+	ref_linear(&d, n, h, f / t, &gf, &gb);
+	/* 6.2: count = b a / t heads x sequences, sq = s / c, sk = s */
+	{
+		double count = (double)c->micro_batch * a->heads / t;
+		double sq = (double)a->seq_len / c->cp, sk = a->seq_len;
+		double dh = a->head_dim;
+
+		if (c->attention == ATTN_FLASH) {
+			double fl = 4.0 * count * sq * sk * dh * 0.5;
+
+			attn_f = kernel_flash_attention_s(&d, fl, false);
+			attn_b = kernel_flash_attention_s(&d, 2.5 * fl, true);
+		} else {
+			double el = count * sq * sk;
+
+			attn_f = kernel_gemm_s(&d, sq, sk, dh, count) +
+				 kernel_gemm_s(&d, sq, dh, sk, count) +
+				 kernel_stream_s(&d, el * (4.0 + 5.0 * drop)) +
+				 drop * kernel_gap_s();
+			attn_b = kernel_gemm_s(&d, sq, dh, sk, count) +
+				 kernel_gemm_s(&d, sk, dh, sq, count) +
+				 kernel_gemm_s(&d, sq, sk, dh, count) +
+				 kernel_gemm_s(&d, sk, dh, sq, count) +
+				 kernel_stream_s(&d, el * (6.0 + 5.0 * drop)) +
+				 drop * kernel_gap_s();
+		}
+	}
+	/* 6.3: norms 4, residual adds 6 (+1 dropout mask) bytes per element
+	   of h, FFN activation 4 (gated 6) per element of f / t */
+	elem = 2.0 * kernel_stream_s(&d, n * h * 4.0 / rep) +
+	       2.0 * kernel_stream_s(&d, n * h * (6.0 + drop) / rep) +
+	       kernel_stream_s(&d, n * f / t * (gate ? 6.0 : 4.0));
+	fwd = gf + attn_f + elem;
+	bwd = gb + attn_b + 2.0 * elem;
+	/* 6.5: two all-reduces per pass, or all-gather + reduce-scatter */
+	tp_pass = c->sequence_parallel ?
+			  2.0 * (ref_ring(tl, act, c->tp, 1.0) +
+				 ref_ring(tl, act, c->tp, 1.0)) :
+			  2.0 * ref_ring(tl, act, c->tp, 2.0);
+	/* 6.6 */
+	if (c->recompute == RECOMPUTE_FULL) {
+		rec = fwd;
+		rec_tp = tp_pass;
+	} else if (c->recompute == RECOMPUTE_SELECTIVE &&
+		   c->attention == ATTN_UNFUSED) {
+		rec = attn_f;
+	}
+	/* 6.7: K and V around the cp ranks, hidden by the attention */
+	if (c->cp > 1) {
+		struct ref_link cl = ref_link_for(c->tp * c->cp);
+		double pass = (c->cp - 1.0) * ref_p2p(cl, n * kv / t * e);
+
+		cp_f = fmax(0.0, pass - attn_f);
+		cp_b = fmax(0.0, 2.0 * pass - attn_b);
+	}
+	/* 6.8: logits GEMM, cross-entropy 10 / 6 bytes per logit, the
+	   embedding gather */
+	ref_linear(&d, n, V / t, h, &head_f, &head_b);
+	head_f += kernel_stream_s(&d, 10.0 * n * V / t) +
+		  kernel_stream_s(&d, 2.0 * act);
+	head_b += kernel_stream_s(&d, 6.0 * n * V / t) +
+		  kernel_stream_s(&d, 2.0 * act);
+	head_tp = ref_ring(tl, act, c->tp, 2.0);
+	/* 6.9 */
+	f_mb = ls * (fwd + tp_pass + cp_f) + head_f + head_tp;
+	b_mb = ls * (bwd + tp_pass + cp_b + rec + rec_tp) + head_b + head_tp;
+	if (c->pp > 1)
+		p2p = 2.0 * c->vp *
+		      ref_p2p(ref_link_for(c->tp * c->cp * c->pp), act / t);
+	per_mb = f_mb + b_mb + p2p;
+	/* 6.10 */
+	out->tm.compute_s = m * (ls * (fwd + bwd + rec) + head_f + head_b);
+	out->tm.tp_comm_s = m * (ls * (2.0 * tp_pass + rec_tp) + 2.0 * head_tp);
+	out->tm.cp_comm_s = m * ls * (cp_f + cp_b);
+	out->tm.pp_comm_s = m * p2p;
+	out->tm.bubble_s = (c->pp - 1.0) / c->vp * per_mb;
+	/* 3.4: parameters of the most loaded GPU */
+	p_layer = 2.0 * h * h + 2.0 * h * kv + (2.0 + gate) * h * f + 2.0 * h;
+	p_gpu = c->pp == 1 ? ls * p_layer / t +
+				     (a->tied_embeddings ? 1.0 : 2.0) * V * h /
+					     t +
+				     h :
+			     ls * p_layer / t + h + V * h / t;
+	out->params_gpu = p_gpu;
+	/* 6.11 */
+	grads = 4.0 * p_gpu;
+	weights = 2.0 * p_gpu;
+	if (nr <= 1) {
+		out->tm.dp_comm_s = 0.0;
+	} else if (c->zero == 3) {
+		double mb = 2.0 * ref_ring(dl, weights, nr, 1.0) +
+			    ref_ring(dl, grads, nr, 1.0);
+
+		out->tm.dp_comm_s = m * ref_overlapped(dl, mb, f_mb + b_mb) +
+				    ref_ring(dl, weights / a->layers, nr, 1.0);
+	} else {
+		comm = c->zero == 0 ? ref_ring(dl, grads, nr, 2.0) :
+				      ref_ring(dl, grads, nr, 1.0) +
+					      ref_ring(dl, weights, nr, 1.0);
+		out->tm.dp_comm_s = c->overlap_grad_reduce ?
+					    ref_overlapped(dl, comm, b_mb) :
+					    comm;
+	}
+	/* 6.12 */
+	upd = c->zero >= 1 ? p_gpu / nr : p_gpu;
+	out->tm.optimizer_s = kernel_stream_s(
+		&d, upd * (c->optimizer == OPTIMIZER_ADAM ? 42.0 : 34.0));
+	out->tm.step_s = m * per_mb + out->tm.bubble_s + out->tm.dp_comm_s +
+			 out->tm.optimizer_s;
+	out->attn_fwd_s = attn_f;
+	out->attn_bwd_s = attn_b;
+}
+
+/* GPT-style, MHA, plain FFN: L 6, h 1536, 12 heads (dh 128), f 4h,
+   V 50257, s 1536, tied embeddings. */
+static struct arch ref_arch_mha(void)
+{
+	struct model_spec m;
+	struct arch a;
+
+	memset(&m, 0, sizeof(m));
+	m.layers = 6;
+	m.hidden = 1536;
+	m.heads = 12;
+	m.vocab = 50257;
+	m.seq_len = 1536;
+	m.tied_embeddings = true;
+	assert_int_equal(arch_from_spec(&m, &a), 0);
+	return a;
+}
+
+/* Llama-style, GQA, SwiGLU: L 8, h 2048, 16 heads, 4 KV heads, f 5632,
+   V 32003, s 2048, untied. */
+static struct arch ref_arch_gqa(void)
+{
+	struct model_spec m;
+	struct arch a;
+
+	memset(&m, 0, sizeof(m));
+	m.layers = 8;
+	m.hidden = 2048;
+	m.heads = 16;
+	m.kv_heads = 4;
+	m.ffn_hidden = 5632;
+	m.gated_ffn = true;
+	m.vocab = 32003;
+	m.seq_len = 2048;
+	m.tied_embeddings = false;
+	assert_int_equal(arch_from_spec(&m, &a), 0);
+	return a;
+}
+
+static void check_reference(const struct arch *a, const struct train_config *c)
+{
+	struct train_result r;
+	struct train_micro mc;
+	struct ref_step want;
+	struct gpu_spec g = a100();
+	struct cluster cl = a100_cluster();
+
+	eval_ok(a, c, &r);
+	ref_step_eval(a, c, &want);
+	assert_rel(train_params_per_gpu(a, c), want.params_gpu, 1e-15);
+	assert_int_equal(train_micro_eval(a, c, &g, &cl, &mc), 0);
+	assert_rel(mc.layer.attn_fwd_s, want.attn_fwd_s, 1e-12);
+	assert_rel(mc.layer.attn_bwd_s, want.attn_bwd_s, 1e-12);
+	assert_rel(r.time.compute_s, want.tm.compute_s, 1e-12);
+	assert_rel(r.time.tp_comm_s, want.tm.tp_comm_s, 1e-12);
+	assert_rel(r.time.pp_comm_s, want.tm.pp_comm_s, 1e-12);
+	assert_rel(r.time.cp_comm_s, want.tm.cp_comm_s, 1e-12);
+	assert_rel(r.time.bubble_s, want.tm.bubble_s, 1e-12);
+	assert_rel(r.time.dp_comm_s, want.tm.dp_comm_s, 1e-12);
+	assert_rel(r.time.optimizer_s, want.tm.optimizer_s, 1e-12);
+	assert_rel(r.time.step_s, want.tm.step_s, 1e-12);
+}
+
+/* tp 2 (NVLink all-reduces), pp 3 (sends inside the node, a bubble of
+   2 slots), dp 2 over 12 GPUs: the gradient all-reduce crosses nodes;
+   ZeRO-0 without overlap, no recomputation, flash attention, Adam. */
+static void test_reference_tp_pp_dp(void **state)
+{
+	struct arch a = ref_arch_mha();
+	struct train_config c = cfg(2, 3, 1, 1, 2, 1, 12);
+
+	(void)state;
+	c.sequence_parallel = false;
+	c.zero = 0;
+	c.overlap_grad_reduce = false;
+	c.recompute = RECOMPUTE_NONE;
+	check_reference(&a, &c);
+	/* the same with the parts read off by hand for this shape:
+	   act = n h e = 1536 x 1536 x 2 bytes over 2 GPUs, m = 6 */
+	{
+		struct train_result r;
+		double act = 1536.0 * 1536 * 2;
+		double ar = act / (300e9 * 0.78) + 2.0 * 3e-6;
+		double p_gpu = 2.0 * (12.0 * 1536 * 1536 + 2.0 * 1536) / 2.0 +
+			       1536.0 + 50257.0 * 1536 / 2.0;
+
+		eval_ok(&a, &c, &r);
+		/* 6 micro-batches x (2 layers x 2 passes x 2 all-reduces +
+		   2 of the output layer) */
+		assert_rel(r.time.tp_comm_s, 6.0 * (2 * 2 * 2 + 2) * ar, 1e-12);
+		/* 6 micro-batches x 2 sends of act / 2 */
+		assert_rel(r.time.pp_comm_s,
+			   6.0 * 2.0 * (act / 2.0 / (300e9 * 0.78) + 3e-6),
+			   1e-12);
+		/* fp32 gradients all-reduced over 2 ranks across nodes */
+		assert_rel(r.time.dp_comm_s,
+			   4.0 * p_gpu / (25e9 * 0.9) + 2.0 * 6e-6, 1e-12);
+		/* Adam, 42 bytes per parameter, unsharded */
+		assert_rel(r.time.optimizer_s,
+			   42.0 * p_gpu / (2.039e12 * 0.9) + 2e-6, 1e-12);
+		/* (p - 1) / v = 2 slots of one micro-batch */
+		assert_rel(r.time.bubble_s,
+			   2.0 * (r.time.compute_s + r.time.tp_comm_s +
+				  r.time.pp_comm_s) /
+				   6.0,
+			   1e-12);
+	}
+}
+
+/* Interleaved (vp 2), sequence parallelism, ZeRO-1 with the reduction
+   overlapped, full recomputation, unfused attention with dropout, SGD. */
+static void test_reference_interleaved_unfused(void **state)
+{
+	struct arch a = ref_arch_mha();
+	struct train_config c = cfg(2, 3, 2, 1, 2, 1, 12);
+
+	(void)state;
+	c.zero = 1;
+	c.recompute = RECOMPUTE_FULL;
+	c.attention = ATTN_UNFUSED;
+	c.dropout = true;
+	c.optimizer = OPTIMIZER_SGD;
+	check_reference(&a, &c);
+	c.recompute = RECOMPUTE_SELECTIVE;
+	c.overlap_grad_reduce = false;
+	check_reference(&a, &c);
+}
+
+/* FSDP: ZeRO-3 on 8 GPUs of one node, gathers prefetched behind each
+   micro-batch; flash attention with selective recomputation. */
+static void test_reference_zero3(void **state)
+{
+	struct arch a = ref_arch_mha();
+	struct train_config c = cfg(1, 1, 1, 1, 8, 2, 32);
+
+	(void)state;
+	c.zero = 3;
+	check_reference(&a, &c);
+	/* 16 GPUs: across nodes, where the traffic sticks out */
+	c = cfg(1, 1, 1, 1, 16, 1, 16);
+	c.zero = 3;
+	check_reference(&a, &c);
+}
+
+/* GQA and SwiGLU: tp 4 with context parallelism 2 (ring attention
+   inside a node of 8) and dp 2 across nodes, ZeRO-2 overlapped; tp 8,
+   pp 2 with the pipeline sends across nodes and one data-parallel rank
+   (no reduction). */
+static void test_reference_gqa_cp(void **state)
+{
+	struct arch a = ref_arch_gqa();
+	struct train_config c = cfg(4, 1, 1, 2, 2, 1, 4);
+
+	(void)state;
+	c.zero = 2;
+	c.attention = ATTN_UNFUSED;
+	check_reference(&a, &c);
+	c.attention = ATTN_FLASH;
+	check_reference(&a, &c);
+	c = cfg(8, 2, 1, 1, 1, 2, 8);
+	c.recompute = RECOMPUTE_NONE;
+	check_reference(&a, &c);
+	c.sequence_parallel = false;
+	c.recompute = RECOMPUTE_FULL;
+	check_reference(&a, &c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -455,6 +825,10 @@ int main(void)
 		cmocka_unit_test(test_overlap_hides_dp),
 		cmocka_unit_test(test_missing_precision),
 		cmocka_unit_test(test_scales_with_model),
+		cmocka_unit_test(test_reference_tp_pp_dp),
+		cmocka_unit_test(test_reference_interleaved_unfused),
+		cmocka_unit_test(test_reference_zero3),
+		cmocka_unit_test(test_reference_gqa_cp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
