@@ -45,6 +45,7 @@ suite edges sh tests/cli/edges.sh "$build/capplan"
 suite faults sh tests/cli/faults.sh "$build"
 suite plot sh tests/cli/plot.sh "$build/capplan"
 suite validate "$build/tests/validate" tests/validation
+suite "validate gates" sh tests/cli/validate.sh "$build/tests/validate" tests/validation
 if grep -q '^SKIP' "$log"; then
 	echo "skipped (not a failure outside CI):"
 	grep '^SKIP' "$log" | sed 's/^/  /'
