@@ -44,7 +44,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 VALIDATE := $(BUILD)/tests/validate
 BENCH := $(BUILD)/tests/bench
 
-FUZZ_TARGETS := catalog workload units set hf
+FUZZ_TARGETS := catalog workload units set hf trace
 FUZZ_TIME ?= 60
 FUZZ_REPLAY := $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz_replay_%)
 

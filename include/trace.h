@@ -1,0 +1,59 @@
+/*
+ * trace.h - serving trace files: CSV rows (libcsv) -> struct sim_request[].
+ *
+ * A trace is the load of a serving run replayed request by request: one
+ * line 'arrival_s,prompt_tokens,output_tokens' per request, in any order.
+ * The format is specified in specs/workload.md, section "Trace files".
+ * Arrivals are SI seconds from the start of the run.
+ */
+#ifndef CAPPLAN_TRACE_H
+#define CAPPLAN_TRACE_H
+
+#include <stddef.h>
+
+#include "diag.h"
+#include "serve_sim.h"
+
+/* Files larger than this are refused, in bytes (64 MiB). */
+#define TRACE_FILE_MAX (64u * 1024u * 1024u)
+
+/* Requests in one trace at most. */
+#define TRACE_REQUESTS_MAX 10000000
+
+/* Prompt or output tokens of one request at most. */
+#define TRACE_TOKENS_MAX 10000000
+
+/*
+ * Latest arrival accepted, in seconds (about 31.7 years): later times are
+ * typing errors, and keep sums of times far from the range of a double.
+ */
+#define TRACE_ARRIVAL_MAX_S 1e9
+
+/*
+ * Parse trace CSV text of 'len' bytes; 'name' is used in messages (a file
+ * name, or "<trace>" when NULL).  A UTF-8 BOM, CRLF line ends, a header
+ * line, blank lines and '#' comment lines are accepted.  The text need not
+ * be NUL-terminated and may hold any bytes.  Numbers are read in the C
+ * locale, whatever the caller's.
+ *
+ * On success returns 0, points '*reqs' at a malloc'd array of '*n' >= 1
+ * requests sorted by arrival (stable: equal arrivals keep file order) that
+ * the caller frees with free(), and leaves 'err' untouched.  On error
+ * returns -1, sets '*reqs' to NULL and '*n' to 0, and fills 'err' (may be
+ * NULL) with the file, line, 1-based column of the offending field and a
+ * message.  Either of 'reqs' and 'n' may be NULL to only check the text.
+ */
+int trace_parse(const char *buf, size_t len, const char *name,
+		struct sim_request **reqs, size_t *n, struct diag *err);
+
+/*
+ * Read the file at 'path' and trace_parse it, with 'path' in messages.
+ * Refuses, without blocking, anything but a regular file (a FIFO, a
+ * directory, a device) and files over TRACE_FILE_MAX bytes.  I/O errors
+ * come without a line: "cannot read 'PATH': REASON".  Ownership and
+ * results as trace_parse.
+ */
+int trace_load_file(const char *path, struct sim_request **reqs, size_t *n,
+		    struct diag *err);
+
+#endif
