@@ -15,6 +15,7 @@
 #include "model_flops.h"
 #include "model_infer.h"
 #include "model_sample.h"
+#include "serve_fleet.h"
 #include "workload.h"
 
 /* Largest batch considered, and the batch chosen when nothing limits it:
@@ -46,6 +47,10 @@ struct infer_plan {
 	double cost_usd_per_million_tokens;
 	unsigned chosen;      /* bits (1u << enum infer_choice) */
 	char why[256];        /* why the SLO or memory is not met */
+	bool simulated;       /* the load was simulated (fleet holds it) */
+	bool pruned;          /* not sized: it needs more GPUs than a
+				 better tp */
+	struct serve_fleet fleet;
 };
 
 /* Serving a network costed per sample (kind generic or recsys). */

@@ -16,6 +16,8 @@
 #include "cluster.h"
 #include "model_flops.h"
 #include "precision.h"
+#include "model_kernel.h"
+#include "serve_sim.h"
 
 struct infer_config {
 	int tp;                         /* tensor parallelism of a replica */
@@ -87,6 +89,57 @@ int infer_gpus_per_replica(const struct infer_config *c);
 int infer_evaluate(const struct arch *a, const struct infer_config *c,
 		   const struct gpu_spec *g, const struct cluster *cl,
 		   struct infer_result *r);
+
+/*
+ * The time of one serving step for any mix of prompt tokens and decoding
+ * sequences (continuous batching), from the same kernels as
+ * infer_evaluate: the projections run once over all the step's tokens,
+ * prompt tokens add their attention and KV writes, decoding sequences
+ * read their KV caches.  A step of one whole prompt is infer_evaluate's
+ * prefill, and a step of 'batch' decodes at the mean context its TPOT.
+ */
+#define INFER_STEP_MEMO 8193
+
+struct infer_step_model {
+	struct arch arch;
+	struct infer_config config;
+	struct cluster cluster;
+	struct device_perf perf;
+	double step_overhead_s;  /* fixed host cost of a step */
+	double kernel_overhead_s; /* exposed fixed time of each kernel of a
+				     serving engine's step */
+	double layer_kernels;    /* kernels of a layer's projections,
+				    element-wise work and collectives */
+	/* memo of the token-dependent part of a layer for whole token
+	   counts per tensor-parallel group; < 0 when not computed yet */
+	double layer_s_memo[INFER_STEP_MEMO];
+};
+
+/* Prepare the step model of 'c' (batch ignored) on 'g' at full clock,
+   each kernel paying 'kernel_overhead_s' more than in infer_evaluate.
+   Returns 0, or -1 when the device has no usable math. */
+int infer_step_model_init(struct infer_step_model *m, const struct arch *a,
+			  const struct infer_config *c,
+			  const struct gpu_spec *g, const struct cluster *cl,
+			  double kernel_overhead_s);
+
+/* Seconds of one step of 'mix'; 'm' is a struct infer_step_model (the
+   signature of sim_step_fn), whose memo it fills. */
+double infer_step_s(void *m, const struct sim_mix *mix);
+
+/* KV-cache bytes per token of context on one GPU of the replica. */
+double infer_kv_bytes_per_token_gpu(const struct arch *a,
+				    const struct infer_config *c);
+
+/*
+ * KV-cache capacity of one replica in tokens: the memory per GPU left
+ * after the weights, the working set of a step of 'step_tokens' tokens
+ * and the framework reserve, over the KV bytes per token per GPU.
+ * 0 when nothing is left.
+ */
+double infer_kv_capacity_tokens(const struct arch *a,
+				const struct infer_config *c,
+				const struct gpu_spec *g, int step_tokens);
 
 /* Largest batch whose memory fits (0 if none, capped at 'limit'). */
 int infer_max_batch_memory(const struct arch *a, const struct infer_config *c,

@@ -110,6 +110,19 @@ struct training_spec {
 	double epochs;         /* default 1 */
 };
 
+struct sim_request; /* serve_sim.h */
+
+/*
+ * Exposed fixed time of each kernel of a serving engine's step beyond the
+ * kernel gap of model_kernel.c: small-batch steps run hundreds of kernels
+ * of a few microseconds each, whose launch, ramp-up and tail the step
+ * cannot hide.  Calibrated once on all 32 rows of
+ * tests/validation/serving.csv (SGLang 0.3 and vLLM 0.6, A100 and H100,
+ * 8B and 70B); the same value for every device and model
+ * (specs/validation.md).
+ */
+#define WL_KERNEL_OVERHEAD_S 6e-6
+
 enum slo_percentile {
 	SLO_P50 = 0,
 	SLO_P90,
@@ -131,6 +144,24 @@ struct inference_spec {
 	double power_cap_w;   /* 0 = none */
 	int ep;               /* expert parallelism; WL_AUTO: experts spread
 				 over the replica's tp GPUs */
+	/* serving under load (serve_sim.h, specs/workload.md) */
+	int arrival;          /* enum sim_arrival; WL_AUTO_NEG: Poisson when
+				 a qps is given, else none (unloaded) */
+	int concurrency;      /* closed-loop clients; 0 = not given */
+	int requests;         /* simulated requests; WL_AUTO */
+	char trace[256];      /* arrival trace CSV; "" = none */
+	int length_dist;      /* enum sim_length_dist */
+	int seed;             /* of the random numbers */
+	int replicas;         /* a fixed fleet; WL_AUTO: sized */
+	int max_batch;        /* running sequences per replica; WL_AUTO */
+	int max_batched_tokens; /* tokens per step; WL_AUTO */
+	bool chunked_prefill;
+	int kv_block_tokens;
+	int scheduler_steps;  /* decode steps per scheduling round */
+	double kernel_overhead_s; /* per kernel of an engine step */
+	/* the requests of 'trace', loaded by the command line (not owned) */
+	const struct sim_request *trace_requests;
+	size_t trace_len;
 };
 
 struct cluster_spec {

@@ -1,9 +1,99 @@
 /* cmd_infer.c - 'capplan infer': a serving plan as a report.  Field names
    are specified in specs/output.md. */
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "infer_plan.h"
+
+/* A table of the simulated load, or nulls (the JSON keys stay). */
+static const struct load_field {
+	const char *key;
+	const char *label;
+	size_t offset; /* in struct sim_result */
+	enum unit_kind unit;
+} load_fields[] = {
+	{ "ttft_mean_s", "TTFT mean", offsetof(struct sim_result, ttft_mean_s),
+	  UNIT_TIME },
+	{ "ttft_p50_s", "TTFT p50", offsetof(struct sim_result, ttft_p50_s),
+	  UNIT_TIME },
+	{ "ttft_p90_s", "TTFT p90", offsetof(struct sim_result, ttft_p90_s),
+	  UNIT_TIME },
+	{ "ttft_p99_s", "TTFT p99", offsetof(struct sim_result, ttft_p99_s),
+	  UNIT_TIME },
+	{ "tpot_mean_s", "TPOT mean", offsetof(struct sim_result, tpot_mean_s),
+	  UNIT_TIME },
+	{ "tpot_p50_s", "TPOT p50", offsetof(struct sim_result, tpot_p50_s),
+	  UNIT_TIME },
+	{ "tpot_p90_s", "TPOT p90", offsetof(struct sim_result, tpot_p90_s),
+	  UNIT_TIME },
+	{ "tpot_p99_s", "TPOT p99", offsetof(struct sim_result, tpot_p99_s),
+	  UNIT_TIME },
+	{ "e2e_mean_s", "end-to-end mean",
+	  offsetof(struct sim_result, e2e_mean_s), UNIT_TIME },
+	{ "e2e_p50_s", "end-to-end p50", offsetof(struct sim_result, e2e_p50_s),
+	  UNIT_TIME },
+	{ "e2e_p99_s", "end-to-end p99", offsetof(struct sim_result, e2e_p99_s),
+	  UNIT_TIME },
+	{ "queue_wait_p99_s", "queue wait p99",
+	  offsetof(struct sim_result, queue_wait_p99_s), UNIT_TIME },
+	{ "request_throughput_per_s", "requests/s (fleet)",
+	  offsetof(struct sim_result, request_throughput_per_s),
+	  UNIT_KIND_COUNT },
+	{ "output_tokens_per_s", "output tokens/s (fleet)",
+	  offsetof(struct sim_result, output_tokens_per_s), UNIT_COUNT },
+	{ "mean_batch", "mean running sequences",
+	  offsetof(struct sim_result, mean_batch), UNIT_KIND_COUNT },
+	{ "kv_utilization", "KV cache in use",
+	  offsetof(struct sim_result, kv_utilization), UNIT_KIND_COUNT },
+};
+
+static void add_load(struct record *rec, const struct workload *wl,
+		     const struct infer_plan *p)
+{
+	static const char *const arrivals[] = { "poisson", "closed", "burst",
+						"trace" };
+	const struct sim_result *r = &p->fleet.sim;
+	int arrival = serve_arrival(&wl->inference);
+
+	rec_heading(rec, "under load (simulated, continuous batching)");
+	if (p->simulated)
+		rec_str(rec, NULL, "arrival", "arrivals", arrivals[arrival], 0);
+	else
+		rec_null(rec, NULL, "arrival", "arrivals", 0);
+	for (size_t i = 0; i < sizeof(load_fields) / sizeof(load_fields[0]);
+	     i++) {
+		const struct load_field *f = &load_fields[i];
+
+		if (!p->simulated) {
+			rec_null(rec, NULL, f->key, f->label, 0);
+			continue;
+		}
+		rec_num(rec, NULL, f->key, f->label,
+			*(const double *)((const char *)r + f->offset),
+			f->unit,
+			strcmp(f->key, "kv_utilization") == 0 ? RF_PERCENT :
+								0);
+	}
+	if (p->simulated) {
+		rec_num(rec, NULL, "capacity_qps", "capacity per replica (1/s)",
+			p->fleet.capacity_qps, UNIT_KIND_COUNT, 0);
+		rec_int(rec, NULL, "preemptions", "preemptions",
+			(long long)r->preemptions, 0);
+		rec_int(rec, NULL, "simulated_requests", "simulated requests",
+			r->simulated_requests, 0);
+		rec_bool(rec, NULL, "overloaded", "overloaded",
+			 p->fleet.overloaded, 0);
+	} else {
+		rec_null(rec, NULL, "capacity_qps",
+			 "capacity per replica (1/s)", 0);
+		rec_null(rec, NULL, "preemptions", "preemptions", 0);
+		rec_null(rec, NULL, "simulated_requests", "simulated requests",
+			 0);
+		rec_null(rec, NULL, "overloaded", "overloaded", 0);
+	}
+}
 
 static void add_infer_plan(struct record *rec, const struct workload *wl,
 			   const struct infer_plan *p)
@@ -94,6 +184,8 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 	else
 		rec_null(rec, NULL, "utilization", "utilization", 0);
 	rec_bool(rec, NULL, "meets_slo", "meets the SLO", p->meets_slo, 0);
+
+	add_load(rec, wl, p);
 
 	rec_heading(rec, "energy and cost");
 	rec_num(rec, NULL, "power_w_per_gpu", "power per GPU", r->gpu_power_w,

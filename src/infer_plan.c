@@ -145,9 +145,72 @@ static int fewest_replicas(double slots, double rate, double service_s,
 	return (int)hi;
 }
 
+/*
+ * Serve the load by simulation: the fleet of [inference] replicas, or the
+ * fewest replicas that meet the targets.  A simulation that cannot run
+ * (no room for the KV cache, a request longer than it holds) makes the
+ * plan infeasible with the reason.
+ */
+static void plan_load(const struct workload *wl, struct infer_plan *p,
+		      int bound)
+{
+	const struct inference_spec *is = &wl->inference;
+	struct infer_step_model step;
+	struct diag err;
+
+	diag_clear(&err);
+	if (infer_step_model_init(&step, &p->arch, &p->config, p->gpu,
+				  &p->cluster, is->kernel_overhead_s) != 0)
+		return;
+	/* under a power cap the math runs at the capped clock */
+	step.perf.peak_flops *= p->result.clock_fraction;
+	if (serve_fleet_init(wl, &p->arch, &p->config, p->gpu, &p->fleet,
+			     &err) != 0 ||
+	    serve_fleet_capacity(&p->fleet, &step, &err) != 0) {
+		p->meets_slo = false;
+		snprintf(p->why, sizeof(p->why), "%.200s", err.msg);
+		return;
+	}
+	if (is->replicas == WL_AUTO &&
+	    p->fleet.load.arrival == SIM_ARRIVAL_POISSON) {
+		/* the fewest GPUs that can keep up: no better than 'bound'
+		   means no need to size this one */
+		double least = ceil(is->qps / p->fleet.capacity_qps) *
+			       infer_gpus_per_replica(&p->config);
+
+		if (!(least <= bound)) {
+			p->meets_slo = false;
+			p->pruned = true;
+			p->gpus_total = least < INT_MAX ? (int)least : INT_MAX;
+			snprintf(p->why, sizeof(p->why),
+				 "at least %.0f GPUs keep up with the load",
+				 least);
+			return;
+		}
+	}
+	if (serve_fleet_run(wl, &step, &p->fleet, &err) != 0) {
+		p->meets_slo = false;
+		snprintf(p->why, sizeof(p->why), "%.200s", err.msg);
+		return;
+	}
+	p->simulated = true;
+	p->replicas = p->fleet.replicas;
+	p->meets_slo = p->fleet.meets;
+	if (!p->fleet.meets)
+		memcpy(p->why, p->fleet.why, sizeof(p->why));
+	p->ttft_p_s = serve_ttft_at(&p->fleet.sim, is->percentile);
+	if (p->fleet.load.arrival == SIM_ARRIVAL_POISSON &&
+	    p->fleet.capacity_qps > 0.0)
+		p->utilization = is->qps /
+				 (p->replicas * p->fleet.capacity_qps);
+	else
+		p->utilization = p->fleet.sim.busy_fraction;
+}
+
 /* Evaluate one tp: batch, latency, replicas, cost.  Returns 0, or -1
    when the device cannot run the precision. */
-static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp)
+static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
+		   int bound)
 {
 	const struct inference_spec *is = &wl->inference;
 	struct infer_config *c = &p->config;
@@ -211,7 +274,12 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp)
 	}
 	p->replicas = 1;
 	p->utilization = 0.0;
-	if (p->has_rate && p->fits && p->meets_slo) {
+	if (serve_has_load(is)) {
+		if (p->fits && p->meets_slo)
+			plan_load(wl, p, bound);
+		if (p->pruned)
+			return 0;
+	} else if (p->has_rate && p->fits && p->meets_slo) {
 		/* each replica serves 'batch' requests at a time, each for
 		   the service time; the SLO holds TTFT plus the wait */
 		p->replicas = fewest_replicas(p->config.batch, is->qps,
@@ -235,7 +303,12 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp)
 	p->gpus_total = p->replicas * infer_gpus_per_replica(c);
 	/* rented GPU time per million output tokens: at the planned
 	   utilization with a rate, at full load without one */
-	if (p->has_rate && p->utilization > 0.0)
+	if (p->simulated && p->fleet.sim.output_tokens_per_s > 0.0)
+		p->cost_usd_per_million_tokens =
+			p->gpus_total * p->cluster.price_usd_per_gpu_hour /
+			(p->fleet.sim.output_tokens_per_s * seconds_per_hour) *
+			1e6;
+	else if (p->has_rate && p->utilization > 0.0)
 		p->cost_usd_per_million_tokens =
 			p->gpus_total * p->cluster.price_usd_per_gpu_hour /
 			(is->qps * is->output_tokens * seconds_per_hour) * 1e6;
@@ -273,6 +346,7 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 	const struct inference_spec *is = &wl->inference;
 	struct infer_plan best, cand;
 	bool have = false;
+	int tps[32], least[32], ntp = 0;
 
 	memset(p, 0, sizeof(*p));
 	p->gpu = g;
@@ -292,14 +366,45 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 	p->has_rate = is->qps > 0.0;
 	p->chosen = (is->tp == WL_AUTO ? 1u << ICHOSE_TP : 0) |
 		    (is->batch == WL_AUTO ? 1u << ICHOSE_BATCH : 0);
-	for (int tp = 1; tp <= p->cluster.gpus_per_node; tp *= 2) {
+	for (int tp = 1; tp <= p->cluster.gpus_per_node && ntp < 32; tp *= 2) {
 		if (is->tp != WL_AUTO && tp != is->tp)
 			continue;
 		if (p->arch.heads % tp != 0 ||
 		    (p->arch.kv_heads % tp != 0 && tp % p->arch.kv_heads != 0))
 			continue;
+		tps[ntp] = tp;
+		least[ntp++] = 0;
+	}
+	if (ntp > 1 && serve_has_load(is) && is->replicas == WL_AUTO &&
+	    serve_arrival(is) == SIM_ARRIVAL_POISSON) {
+		/* size the tp that may need the fewest GPUs first; the rest
+		   only while they may need fewer than the best so far */
+		for (int i = 0; i < ntp; i++) {
+			cand = *p;
+			least[i] = plan_tp(wl, &cand, tps[i], 0) == 0 &&
+						   cand.pruned ?
+					   cand.gpus_total :
+					   INT_MAX;
+		}
+		for (int i = 1; i < ntp; i++)
+			for (int j = i; j > 0 && least[j] < least[j - 1]; j--) {
+				int t = tps[j], l = least[j];
+
+				tps[j] = tps[j - 1];
+				least[j] = least[j - 1];
+				tps[j - 1] = t;
+				least[j - 1] = l;
+			}
+	}
+	for (int i = 0; i < ntp; i++) {
+		int bound = have && best.fits && best.meets_slo ?
+				    best.gpus_total :
+				    INT_MAX;
+
 		cand = *p;
-		if (plan_tp(wl, &cand, tp) != 0)
+		if (plan_tp(wl, &cand, tps[i], bound) != 0)
+			continue;
+		if (cand.pruned && have)
 			continue;
 		if (!have || better(&cand, &best)) {
 			best = cand;
@@ -312,7 +417,7 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 		if (p->arch.heads % is->tp == 0 &&
 		    (p->arch.kv_heads % is->tp == 0 ||
 		     is->tp % p->arch.kv_heads == 0) &&
-		    plan_tp(wl, &cand, is->tp) == 0) {
+		    plan_tp(wl, &cand, is->tp, INT_MAX) == 0) {
 			best = cand;
 			have = true;
 		}

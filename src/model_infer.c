@@ -3,6 +3,7 @@
 #include "model_infer.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "model_comm.h"
 #include "model_kernel.h"
@@ -104,49 +105,89 @@ static double kv_elems_per_gpu(const struct arch *a, int tp)
 	return 2.0 * fmax(1.0, (double)a->kv_heads / tp) * a->head_dim;
 }
 
-static void memory_eval(const struct arch *a, const struct infer_config *c,
-			const struct gpu_spec *g, struct infer_memory *m)
+/* KV bytes per token on one GPU, all layers. */
+static double kv_bytes_gpu_token(const struct arch *a,
+				 const struct infer_config *c)
 {
-	double tp = c->tp;
+	return a->layers * kv_elems_per_gpu(a, c->tp) *
+	       precision_bytes(c->kv_precision);
+}
+
+double infer_kv_bytes_per_token_gpu(const struct arch *a,
+				    const struct infer_config *c)
+{
+	return kv_bytes_gpu_token(a, c);
+}
+
+/* Weights on one GPU. */
+static double weights_gpu_bytes(const struct arch *a,
+				const struct infer_config *c)
+{
 	double wb = infer_weight_bytes_per_param(c->weight_precision,
 						 c->sparse);
-	double ctx = (double)c->prompt_tokens + c->output_tokens;
-	double kv_gpu_token = a->layers * kv_elems_per_gpu(a, c->tp) *
-			      precision_bytes(c->kv_precision);
-	double chunk = fmin(group_batch(c) * c->prompt_tokens,
-			    prefill_chunk_tokens);
+	double experts = arch_expert_params(a);
+	double dense = a->layers * arch_layer_params(a) - experts;
+
+	/* replicated parts split over tp, routed experts over tp x ep */
+	return (dense * wb + arch_embedding_params(a) *
+				     embed_bytes_per_param(c->weight_precision)) /
+		       c->tp +
+	       experts * wb / expert_ranks(c);
+}
+
+/* One layer's tensors for a step of 'chunk' tokens on one GPU, and the
+   fp32 logits of 'rows' sequences. */
+static double activations_gpu_bytes(const struct arch *a,
+				    const struct infer_config *c, double chunk,
+				    double rows)
+{
+	double tp = c->tp;
 	double moe = arch_is_moe(a) ? (double)arch_moe_layers(a) / a->layers :
 				      0.0;
 	double f_width = (a->gated_ffn ? 3.0 : 2.0) *
 			 ((1.0 - moe) * a->ffn_hidden +
 			  moe * arch_moe_active_ffn(a));
-	double experts = arch_expert_params(a);
-	double dense = a->layers * arch_layer_params(a) - experts;
 	/* MLA's latents: whole on every tensor-parallel rank (2.6) */
 	double attn_rep = arch_attn_act_elems_replicated(a);
 
-	/* replicated parts split over tp, routed experts over tp x ep */
-	m->weights_bytes = (dense * wb + arch_embedding_params(a) *
-					   embed_bytes_per_param(
-						   c->weight_precision)) /
-				   tp +
-			   experts * wb / expert_ranks(c);
+	return chunk * act_bytes *
+		       (2.0 * a->hidden + attn_rep +
+			(arch_attn_act_elems(a) - attn_rep + f_width) / tp) +
+	       4.0 * rows * (double)a->vocab / tp;
+}
+
+static void memory_eval(const struct arch *a, const struct infer_config *c,
+			const struct gpu_spec *g, struct infer_memory *m)
+{
+	double ctx = (double)c->prompt_tokens + c->output_tokens;
+	double chunk = fmin(group_batch(c) * c->prompt_tokens,
+			    prefill_chunk_tokens);
+
+	m->weights_bytes = weights_gpu_bytes(a, c);
 	m->kv_cache_bytes_per_token = infer_kv_bytes_per_token(a,
 								c->kv_precision);
-	m->kv_cache_bytes = kv_gpu_token * group_batch(c) * ctx;
-	/* one layer's tensors for a prefill chunk, and fp32 logits of the
-	   last position of each sequence */
-	m->activations_bytes = chunk * act_bytes *
-				       (2.0 * a->hidden + attn_rep +
-					(arch_attn_act_elems(a) - attn_rep +
-					 f_width) /
-						tp) +
-			       4.0 * group_batch(c) * (double)a->vocab / tp;
+	m->kv_cache_bytes = kv_bytes_gpu_token(a, c) * group_batch(c) * ctx;
+	m->activations_bytes = activations_gpu_bytes(a, c, chunk,
+						     group_batch(c));
 	m->reserve_bytes = train_memory_reserve(g->mem_bytes);
 	m->total_bytes = m->weights_bytes + m->kv_cache_bytes +
 			 m->activations_bytes + m->reserve_bytes;
 	m->capacity_bytes = g->mem_bytes;
 	m->fits = m->total_bytes <= g->mem_bytes;
+}
+
+double infer_kv_capacity_tokens(const struct arch *a,
+				const struct infer_config *c,
+				const struct gpu_spec *g, int step_tokens)
+{
+	double ep = c->ep > 1 ? c->ep : 1;
+	double left = g->mem_bytes - weights_gpu_bytes(a, c) -
+		      activations_gpu_bytes(a, c, step_tokens / ep,
+					    (double)c->batch / ep) -
+		      train_memory_reserve(g->mem_bytes);
+
+	/* each of the ep groups holds the caches of its own sequences */
+	return left > 0.0 ? ep * left / kv_bytes_gpu_token(a, c) : 0.0;
 }
 
 int infer_max_batch_memory(const struct arch *a, const struct infer_config *c,
@@ -350,6 +391,118 @@ static void decode_eval(const struct device_perf *d, const struct arch *a,
 	ph->flops = a->layers * layer.flops;
 	ph->bytes = a->layers * layer.bytes;
 	gemm(d, b, (double)a->vocab / c->tp, a->hidden, 1.0, 2.0, ph);
+}
+
+/* Kernels of one layer's token-dependent work (layer_tokens_s): the
+   attention projections, the FFN (in an MoE model, averaged over its
+   dense and MoE layers: router, shared and routed experts), two norms,
+   two residual adds, the activation, and two all-reduces under tp. */
+static double layer_kernel_count(const struct arch *a,
+				 const struct infer_config *c)
+{
+	struct attn_gemm g[ATTN_GEMM_MAX];
+	double ffn = 2.0;
+
+	if (arch_is_moe(a)) {
+		double moe = (double)arch_moe_layers(a) / a->layers;
+
+		ffn = (1.0 - moe) * 2.0 +
+		      moe * (1.0 + (a->shared_experts > 0 ? 2.0 : 0.0) + 2.0);
+	}
+	return arch_attn_gemms(a, g) + ffn + 5.0 + (c->tp > 1 ? 2.0 : 0.0);
+}
+
+int infer_step_model_init(struct infer_step_model *m, const struct arch *a,
+			  const struct infer_config *c,
+			  const struct gpu_spec *g, const struct cluster *cl,
+			  double kernel_overhead_s)
+{
+	memset(m, 0, sizeof(*m));
+	m->kernel_overhead_s = kernel_overhead_s;
+	m->layer_kernels = layer_kernel_count(a, c);
+	m->arch = *a;
+	m->config = *c;
+	m->cluster = *cl;
+	m->step_overhead_s = 0.0;
+	for (int i = 0; i < INFER_STEP_MEMO; i++)
+		m->layer_s_memo[i] = -1.0;
+	return device_perf_init(&m->perf, g,
+				infer_math_precision(c->weight_precision),
+				c->sparse);
+}
+
+/* The part of one layer that depends on the step's tokens alone: the
+   projections, element-wise work and collectives of 'n' tokens per
+   tensor-parallel group ('tokens' in the replica). */
+static double layer_tokens_s(const struct infer_step_model *m, double n,
+			     double tokens)
+{
+	const struct arch *a = &m->arch;
+	const struct infer_config *c = &m->config;
+	double wb = infer_weight_bytes_per_param(c->weight_precision,
+						 c->sparse);
+	struct phase layer = { 0.0, 0.0, 0.0 };
+
+	layer_gemms(&m->perf, a, c, n, tokens, wb, &layer);
+	layer_elementwise(&m->perf, a, n, c->tp, &layer);
+	return layer.s + layer_comm_s(a, c, &m->cluster, n);
+}
+
+double infer_step_s(void *mp, const struct sim_mix *x)
+{
+	struct infer_step_model *m = mp;
+	const struct arch *a = &m->arch;
+	const struct infer_config *c = &m->config;
+	const struct device_perf *d = &m->perf;
+	double ep = c->ep > 1 ? c->ep : 1;
+	double tokens = x->prefill_tokens + x->decode_seqs;
+	double n = tokens / ep; /* per tensor-parallel group */
+	double kv_token = kv_elems_per_gpu(a, c->tp) *
+			  precision_bytes(c->kv_precision);
+	double per_pair = arch_attn_core_flops_per_pair(a) / c->tp;
+	struct phase layer = { 0.0, 0.0, 0.0 };
+	struct phase out = { 0.0, 0.0, 0.0 };
+	double kernels = 0.0;
+
+	if (tokens > 0.0)
+		kernels += m->layer_kernels;
+	if (x->prefill_tokens > 0.0)
+		kernels += 2.0; /* prompt attention, KV write */
+	if (x->decode_seqs > 0.0)
+		kernels += 1.0; /* decode attention */
+	layer.s += kernels * m->kernel_overhead_s;
+	if (tokens > 0.0 && ep == 1.0 && n < INFER_STEP_MEMO &&
+	    n == floor(n)) {
+		double *memo = &m->layer_s_memo[(int)n];
+
+		if (*memo < 0.0)
+			*memo = layer_tokens_s(m, n, tokens);
+		layer.s += *memo;
+	} else if (tokens > 0.0) {
+		layer.s += layer_tokens_s(m, n, tokens);
+	}
+	if (x->prefill_tokens > 0.0) {
+		/* the prompt tokens' causal attention and KV writes */
+		layer.s += kernel_flash_attention_s(
+				   d, x->prefill_attn_pairs / ep * per_pair,
+				   false) +
+			   kernel_stream_s(d, x->prefill_tokens / ep *
+						      kv_token);
+	}
+	if (x->decode_seqs > 0.0) {
+		/* each decoding sequence reads its whole KV cache */
+		double ctx = x->decode_ctx_tokens / ep;
+
+		layer.s += fmax(ctx * kv_token /
+					(d->mem_bw_bytes_per_s * d->mem_eff),
+				ctx * per_pair / (d->peak_flops * d->matmul_eff)) +
+			   kernel_gap_s();
+	}
+	/* the output layer for the sequences that emit a token */
+	gemm(d, x->logit_rows / ep, (double)a->vocab / c->tp, a->hidden, 1.0,
+	     2.0, &out);
+	return a->layers * layer.s + out.s + m->kernel_overhead_s +
+	       m->step_overhead_s;
 }
 
 /* Share of the dynamic power drawn in a phase of intensity 'ai'. */

@@ -59,6 +59,7 @@ enum wl_type {
 	WLT_KIND,      /* enum model_kind, one of 'names' */
 	WLT_PERCENTILE, /* enum slo_percentile, one of 'names' */
 	WLT_SPARSITY,  /* bool, one of 'names' */
+	WLT_INTENUM,   /* int, one of 'names' */
 };
 
 enum {
@@ -126,6 +127,16 @@ static const struct wl_name percentile_names[] = {
 
 static const struct wl_name sparsity_names[] = {
 	{ "none", 0 }, { "2:4", 1 }, { NULL, 0 },
+};
+
+/* values of enum sim_arrival and enum sim_length_dist (serve_sim.h) */
+static const struct wl_name arrival_names[] = {
+	{ "poisson", 0 }, { "closed", 1 }, { "burst", 2 }, { "trace", 3 },
+	{ "auto", WL_AUTO_NEG }, { NULL, 0 },
+};
+
+static const struct wl_name length_dist_names[] = {
+	{ "fixed", 0 }, { "exponential", 1 }, { "sharegpt", 2 }, { NULL, 0 },
 };
 
 static const struct wl_name bool_names[] = {
@@ -257,6 +268,30 @@ static const struct wl_key wl_keys[] = {
 		 WLT_SPARSITY, sparsity_names),
 	KEY_QTYM("inference", "power_cap", inference.power_cap_w, QTY_POS,
 		 UNIT_POWER, 1e6),
+	KEY_ENUM("inference", "arrival", inference.arrival, WLT_INTENUM,
+		 arrival_names),
+	KEY_INT("inference", "concurrency", inference.concurrency, POS, 1,
+		1000000),
+	KEY_INT("inference", "requests", inference.requests, POS_AUTO, 1,
+		1000000),
+	{ "inference", "trace", WLT_STRING, WL_OFF(inference.trace), 0, 0,
+	  sizeof(((struct inference_spec *)0)->trace), UNIT_COUNT, NULL },
+	KEY_ENUM("inference", "length_dist", inference.length_dist,
+		 WLT_INTENUM, length_dist_names),
+	KEY_INT("inference", "seed", inference.seed, 0, 0, INT_MAX),
+	KEY_INT("inference", "replicas", inference.replicas, POS_AUTO, 1,
+		1000000),
+	KEY_INT("inference", "max_batch", inference.max_batch, POS_AUTO, 1,
+		65536),
+	KEY_INT("inference", "max_batched_tokens",
+		inference.max_batched_tokens, POS_AUTO, 1, 16777216),
+	KEY_BOOL("inference", "chunked_prefill", inference.chunked_prefill),
+	KEY_INT("inference", "kv_block_tokens", inference.kv_block_tokens, 0,
+		1, 4096),
+	KEY_INT("inference", "scheduler_steps", inference.scheduler_steps, 0,
+		1, 1024),
+	KEY_QTYM("inference", "kernel_overhead", inference.kernel_overhead_s,
+		 0, UNIT_TIME, 1.0),
 
 	KEY_INT("cluster", "gpus_per_node", cluster.gpus_per_node, POS_AUTO,
 		1, INT_MAX),
@@ -362,6 +397,17 @@ void workload_init(struct workload *wl)
 	wl->inference.tp = WL_AUTO;
 	wl->inference.percentile = SLO_P99;
 	wl->inference.sparsity_2_4 = false;
+	wl->inference.arrival = WL_AUTO_NEG;
+	wl->inference.requests = WL_AUTO;
+	wl->inference.length_dist = 0; /* fixed */
+	wl->inference.seed = 1;
+	wl->inference.replicas = WL_AUTO;
+	wl->inference.max_batch = WL_AUTO;
+	wl->inference.max_batched_tokens = WL_AUTO;
+	wl->inference.chunked_prefill = true;
+	wl->inference.kv_block_tokens = 16;
+	wl->inference.scheduler_steps = 1;
+	wl->inference.kernel_overhead_s = WL_KERNEL_OVERHEAD_S;
 
 	wl->cluster.gpus_per_node = WL_AUTO;
 	wl->cluster.pue = 1.2;
@@ -495,6 +541,9 @@ static void enum_store(const struct wl_key *k, struct workload *wl, int v)
 	case WLT_SPARSITY:
 		*(bool *)f = v != 0;
 		break;
+	case WLT_INTENUM:
+		*(int *)f = v;
+		break;
 	default:
 		break;
 	}
@@ -519,6 +568,8 @@ static int enum_load(const struct wl_key *k, const struct workload *wl)
 		return (int)*(const enum slo_percentile *)f;
 	case WLT_SPARSITY:
 		return *(const bool *)f ? 1 : 0;
+	case WLT_INTENUM:
+		return *(const int *)f;
 	default:
 		return -1;
 	}

@@ -315,29 +315,46 @@ static void test_tpot_slo_auto_tp(void **state)
 	assert_true(at_batch(&p, p.config.batch + 1).tpot_s > 0.0137);
 }
 
-/* Check the replicas against the queue by hand: they meet the TTFT
-   percentile, one fewer does not (or is unstable). */
-static void check_replicas(const struct infer_plan *p, double qps,
-			   double slo, double frac)
+/*
+ * Check sized replicas against the simulation: the fleet meets the TTFT
+ * target at the percentile, the same fleet with one replica fewer (fixed
+ * with inference.replicas) does not, and the totals follow from the
+ * simulated fleet.
+ */
+static void check_replicas(const struct workload *wl,
+			   const struct gpu_spec *g, const struct infer_plan *p,
+			   double qps, double slo)
 {
-	double slots = p->config.batch, service = p->result.service_s;
-	double ttft = p->result.ttft_s;
+	enum slo_percentile pc = wl->inference.percentile;
 	int n = p->replicas;
-	double w = queue_wait_percentile_s(n * slots, qps, service, frac);
-	double w1 = queue_wait_percentile_s((n - 1) * slots, qps, service,
-					    frac);
 
+	assert_true(p->simulated);
+	assert_true(p->fleet.sized);
 	assert_true(n >= 1);
-	assert_true(ttft + w <= slo);
-	assert_true(ttft + w1 > slo);
-	assert_rel(p->ttft_p_s, ttft + w, 1e-12);
+	if (slo > 0.0)
+		assert_true(serve_ttft_at(&p->fleet.sim, pc) <= slo);
+	assert_rel(p->ttft_p_s, serve_ttft_at(&p->fleet.sim, pc), 1e-12);
 	assert_int_equal(p->gpus_total, n * p->config.tp);
-	assert_rel(p->utilization, qps * service / (n * slots), 1e-12);
+	assert_rel(p->utilization, qps / (n * p->fleet.capacity_qps), 1e-12);
 	assert_true(p->utilization > 0.0 && p->utilization < 1.0);
 	assert_rel(p->cost_usd_per_million_tokens,
 		   p->gpus_total * p->cluster.price_usd_per_gpu_hour /
-			   (qps * p->config.output_tokens * 3600.0) * 1e6,
+			   (p->fleet.sim.output_tokens_per_s * 3600.0) * 1e6,
 		   1e-12);
+	/* the fleet serves the rate: throughput near it */
+	assert_rel(p->fleet.sim.request_throughput_per_s, qps, 0.1);
+	if (n > 1) {
+		struct workload w1 = *wl;
+		struct infer_plan q;
+
+		w1.inference.replicas = n - 1;
+		w1.inference.tp = p->config.tp;
+		w1.inference.batch = p->config.batch;
+		plan_ok(&w1, g, &q);
+		assert_false(q.fleet.sized);
+		assert_int_equal(q.replicas, n - 1);
+		assert_false(q.meets_slo);
+	}
 }
 
 static void test_replicas_for_ttft_slo(void **state)
@@ -345,7 +362,6 @@ static void test_replicas_for_ttft_slo(void **state)
 	struct workload wl;
 	struct gpu_spec g = a100();
 	struct infer_plan p;
-	double load;
 
 	(void)state;
 	llama7b(&wl);
@@ -358,10 +374,7 @@ static void test_replicas_for_ttft_slo(void **state)
 	assert_true(p.has_rate);
 	assert_true(p.fits);
 	assert_true(p.meets_slo);
-	check_replicas(&p, 51.37, 0.35, 0.99);
-	/* the SLO, not stability, sets the count: one fewer is stable */
-	load = 51.37 * p.result.service_s;
-	assert_true((p.replicas - 1) * 8.0 > load);
+	check_replicas(&wl, &g, &p, 51.37, 0.35);
 	assert_true(p.replicas > 1);
 	/* a looser percentile needs no more replicas */
 	{
@@ -370,7 +383,7 @@ static void test_replicas_for_ttft_slo(void **state)
 		wl.inference.percentile = SLO_P50;
 		plan_ok(&wl, &g, &q);
 		assert_true(q.replicas <= p.replicas);
-		check_replicas(&q, 51.37, 0.35, 0.5);
+		check_replicas(&wl, &g, &q, 51.37, 0.35);
 	}
 }
 
@@ -387,35 +400,24 @@ static void test_replicas_auto(void **state)
 	wl.inference.percentile = SLO_P90;
 	plan_ok(&wl, &g, &p);
 	assert_true(p.meets_slo);
-	check_replicas(&p, 23.9, 0.5, 0.9);
+	check_replicas(&wl, &g, &p, 23.9, 0.5);
 }
 
 static void test_replicas_without_ttft_slo(void **state)
 {
-	/* only stability: replicas x batch > rate x service, the fewest */
+	/* only stability: the fewest replicas that keep up with the rate */
 	struct workload wl;
 	struct gpu_spec g = a100();
 	struct infer_plan p;
-	double load;
 
 	(void)state;
 	llama7b(&wl);
 	wl.inference.tp = 1;
 	wl.inference.qps = 37.3;
 	plan_ok(&wl, &g, &p);
-	load = 37.3 * p.result.service_s;
 	assert_true(p.meets_slo);
-	assert_true(p.replicas * (double)p.config.batch > load);
-	assert_true((p.replicas - 1) * (double)p.config.batch <= load);
-	assert_rel(p.utilization,
-		   load / ((double)p.replicas * p.config.batch), 1e-12);
-	assert_rel(p.ttft_p_s,
-		   p.result.ttft_s +
-			   queue_wait_percentile_s(p.replicas * (double)
-							   p.config.batch,
-						   37.3, p.result.service_s,
-						   0.99),
-		   1e-12);
+	assert_true(p.replicas * p.fleet.capacity_qps > 37.3);
+	check_replicas(&wl, &g, &p, 37.3, 0.0);
 }
 
 /*

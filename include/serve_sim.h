@@ -1,0 +1,135 @@
+/*
+ * serve_sim.h - serving under load: a discrete-event simulation of
+ * replicas that batch at the iteration level (continuous batching).
+ *
+ * Requests arrive (Poisson, closed loop, a burst or a trace), are routed
+ * to the replica with the fewest outstanding requests, wait in its FIFO
+ * queue, and are admitted while its paged KV cache and 'max_batch' allow.
+ * Each step of a replica runs the prefill tokens and decoding sequences the
+ * scheduler picked, and takes the time the caller's step model gives for
+ * that mix (model_infer.h: infer_step_s).  Prefill is chunked under a
+ * per-step token budget (Sarathi-Serve: Agrawal et al. 2024; vLLM's
+ * chunked prefill), or runs whole prompts in prefill-only steps that stall
+ * decoding (Orca: Yu et al. 2022; vLLM without chunked prefill, SGLang's
+ * default).  A sequence is preempted and later recomputed when the KV
+ * cache runs out (vLLM's recompute preemption, Kwon et al. 2023).
+ * specs/models.md, section "Serving under load".
+ *
+ * Pure: no I/O and no globals; random numbers from GSL (gsl_rng) seeded
+ * by the caller.  Memory is allocated once per run in a workspace.
+ */
+#ifndef CAPPLAN_SERVE_SIM_H
+#define CAPPLAN_SERVE_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diag.h"
+
+/* One request: when it arrives and how long it is. */
+struct sim_request {
+	double arrival_s;  /* from the start of the run, >= 0 */
+	int prompt_tokens; /* >= 1 */
+	int output_tokens; /* >= 1 */
+};
+
+/* What one step of a replica runs, for the step model. */
+struct sim_mix {
+	double prefill_tokens;     /* prompt tokens processed this step */
+	double prefill_attn_pairs; /* causal query-key pairs of those tokens:
+				      sum over chunks of c (o + (c + 1) / 2),
+				      c tokens at offset o */
+	double prefill_seqs;       /* sequences with prompt tokens this step */
+	double decode_seqs;        /* sequences decoding one token each */
+	double decode_ctx_tokens;  /* their context lengths, summed */
+	double logit_rows;         /* sequences that emit a token this step */
+};
+
+/* The time of one step for a mix, in seconds (> 0).  'ctx' is the
+   caller's; the step model may memoize in it. */
+typedef double (*sim_step_fn)(void *ctx, const struct sim_mix *mix);
+
+enum sim_arrival {
+	SIM_ARRIVAL_POISSON = 0, /* rate per second, exponential gaps */
+	SIM_ARRIVAL_CLOSED,      /* 'concurrency' clients, each sending the
+				    next request when its last one ends */
+	SIM_ARRIVAL_BURST,       /* every request at t = 0 */
+	SIM_ARRIVAL_TRACE,       /* the caller's requests as they are */
+};
+
+enum sim_length_dist {
+	SIM_LEN_FIXED = 0,   /* every request at the means */
+	SIM_LEN_EXPONENTIAL, /* geometric around the means, >= 1 */
+	SIM_LEN_SHAREGPT,    /* log-normal, ShareGPT-shaped (serve_sim.c) */
+};
+
+/* The scheduler of one replica (every replica is the same). */
+struct sim_engine {
+	int max_batch;           /* running sequences at most */
+	int max_batched_tokens;  /* tokens per step at most (prefill
+				    budget; decodes count one each) */
+	bool chunked_prefill;    /* mixed steps, chunked prompts; else
+				    whole prompts in prefill-only steps */
+	int kv_block_tokens;     /* tokens per KV-cache block */
+	double kv_blocks;        /* blocks the KV cache holds per replica */
+	int scheduler_steps;     /* decode steps per scheduling round: new
+				    requests join only between rounds
+				    (vLLM's num_scheduler_steps); 1 */
+};
+
+/* The load. */
+struct sim_load {
+	enum sim_arrival arrival;
+	double rate_per_s;          /* poisson */
+	int concurrency;            /* closed */
+	int requests;               /* requests simulated (all kinds but
+				       trace); warm-up included */
+	enum sim_length_dist length_dist;
+	double prompt_tokens_mean;
+	double output_tokens_mean;
+	int max_context_tokens;     /* prompt + output at most (the model's
+				       context); longer draws are redrawn */
+	unsigned long seed;
+	const struct sim_request *trace; /* trace: sorted by arrival */
+	size_t trace_len;
+};
+
+struct sim_result {
+	/* over the measured requests (warm-up excluded), seconds */
+	double ttft_mean_s, ttft_p50_s, ttft_p90_s, ttft_p99_s;
+	double tpot_mean_s, tpot_p50_s, tpot_p90_s, tpot_p99_s;
+	double e2e_mean_s, e2e_p50_s, e2e_p99_s;
+	double queue_wait_mean_s, queue_wait_p99_s;
+	double request_throughput_per_s; /* the fleet's, measured window */
+	double output_tokens_per_s;
+	double input_tokens_per_s;
+	double mean_batch;       /* running sequences per step, time-weighted */
+	double kv_utilization;   /* KV blocks in use, time-weighted mean */
+	double busy_fraction;    /* time replicas spend in steps */
+	double duration_s;       /* first arrival to last completion */
+	long long preemptions;
+	long long steps;         /* all replicas */
+	long long request_steps; /* sequence-steps: tokens scheduled */
+	int simulated_requests;  /* all, warm-up included */
+	int measured_requests;
+	bool overloaded;         /* the queue grew through the run */
+};
+
+/* Fraction of the first requests (by arrival) left out of the statistics
+   of Poisson and closed-loop runs. */
+#define SIM_WARMUP_FRACTION 0.1
+
+/*
+ * Simulate 'replicas' identical replicas of 'eng' under 'load', each step
+ * timed by 'step' with 'ctx'.  Returns 0 with 'r' filled, or -1 with a
+ * message in 'err' (bad arguments, a request that can never fit the KV
+ * cache, out of memory).
+ */
+int sim_run(const struct sim_engine *eng, int replicas,
+	    const struct sim_load *load, sim_step_fn step, void *ctx,
+	    struct sim_result *r, struct diag *err);
+
+/* Default requests for a load: enough for a stable p99 (serve_sim.c). */
+int sim_default_requests(const struct sim_load *load, int replicas);
+
+#endif

@@ -1,0 +1,318 @@
+/* serve_fleet.c - replicas under load, by simulation; see serve_fleet.h
+   and specs/models.md, section "Serving under load". */
+#include "serve_fleet.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Requests of the saturation run that measures capacity: this many per
+   client, within these bounds. */
+static const int capacity_requests_per_client = 8;
+static const int capacity_requests_min = 1000;
+static const int capacity_requests_max = 20000;
+
+/* Largest fleet simulated whole under a trace (which cannot be scaled). */
+static const int trace_replicas_max = 4096;
+
+/* Sizing gives up when doubling the replicas twice in a row improves the
+   missed percentile by less than this fraction: the target is below what
+   an unloaded replica gives. */
+static const double sizing_min_gain = 0.01;
+
+int serve_arrival(const struct inference_spec *is)
+{
+	if (is->arrival != WL_AUTO_NEG)
+		return is->arrival;
+	if (is->trace[0] || is->trace_len > 0)
+		return SIM_ARRIVAL_TRACE;
+	if (is->concurrency > 0)
+		return SIM_ARRIVAL_CLOSED;
+	if (is->qps > 0.0)
+		return SIM_ARRIVAL_POISSON;
+	return -1;
+}
+
+bool serve_has_load(const struct inference_spec *is)
+{
+	return serve_arrival(is) >= 0;
+}
+
+static double pick(const struct sim_result *r, enum slo_percentile p,
+		   double p50, double p90, double p99)
+{
+	(void)r;
+	return p == SLO_P50 ? p50 : p == SLO_P90 ? p90 : p99;
+}
+
+double serve_ttft_at(const struct sim_result *r, enum slo_percentile p)
+{
+	return pick(r, p, r->ttft_p50_s, r->ttft_p90_s, r->ttft_p99_s);
+}
+
+double serve_tpot_at(const struct sim_result *r, enum slo_percentile p)
+{
+	return pick(r, p, r->tpot_p50_s, r->tpot_p90_s, r->tpot_p99_s);
+}
+
+int serve_fleet_init(const struct workload *wl, const struct arch *a,
+		     const struct infer_config *c, const struct gpu_spec *g,
+		     struct serve_fleet *f, struct diag *err)
+{
+	const struct inference_spec *is = &wl->inference;
+	struct sim_engine *e = &f->engine;
+	struct sim_load *l = &f->load;
+	struct infer_config cc = *c;
+	double tokens;
+
+	memset(f, 0, sizeof(*f));
+	e->max_batch = is->max_batch != WL_AUTO ? is->max_batch : c->batch;
+	if (e->max_batch < 1)
+		e->max_batch = 1;
+	e->chunked_prefill = is->chunked_prefill;
+	e->max_batched_tokens = is->max_batched_tokens != WL_AUTO ?
+					is->max_batched_tokens :
+				e->chunked_prefill ?
+					SERVE_CHUNK_TOKENS_DEFAULT :
+					SERVE_PREFILL_TOKENS_DEFAULT;
+	e->kv_block_tokens = is->kv_block_tokens > 0 ? is->kv_block_tokens :
+						       16;
+	e->scheduler_steps = is->scheduler_steps > 0 ? is->scheduler_steps :
+						       1;
+	cc.batch = e->max_batch;
+	tokens = infer_kv_capacity_tokens(a, &cc, g, e->max_batched_tokens);
+	e->kv_blocks = floor(tokens / e->kv_block_tokens);
+	if (e->kv_blocks < 1.0)
+		return diag_set(err, wl->file, 0, 0,
+				"no memory is left for the KV cache on %s at "
+				"tp %d: the weights and a step of %d tokens "
+				"fill its %.3g GB", g->name, c->tp,
+				e->max_batched_tokens, g->mem_bytes / 1e9);
+
+	l->arrival = (enum sim_arrival)serve_arrival(is);
+	l->rate_per_s = is->qps;
+	l->concurrency = is->concurrency;
+	l->requests = is->requests;
+	l->length_dist = (enum sim_length_dist)is->length_dist;
+	l->prompt_tokens_mean = is->prompt_tokens;
+	l->output_tokens_mean = is->output_tokens;
+	l->max_context_tokens = a->seq_len;
+	l->seed = (unsigned long)is->seed;
+	l->trace = is->trace_requests;
+	l->trace_len = is->trace_len;
+	if (l->arrival == SIM_ARRIVAL_TRACE && !l->trace)
+		return diag_set(err, wl->file, 0, 0,
+				"'inference.arrival' is trace but no "
+				"'inference.trace' file was read");
+	f->replicas = is->replicas != WL_AUTO ? is->replicas : 1;
+	return 0;
+}
+
+/* Simulate 'replicas' replicas (a part of them, scaled, when many). */
+static int fleet_sim(const struct serve_fleet *f,
+		     struct infer_step_model *step, int replicas,
+		     int requests_given, struct sim_result *r, int *sim_r,
+		     struct diag *err)
+{
+	struct sim_load l = f->load;
+	int n = replicas;
+	double scale = 1.0;
+
+	if (replicas > SERVE_SIM_REPLICAS_MAX &&
+	    l.arrival != SIM_ARRIVAL_TRACE) {
+		n = SERVE_SIM_REPLICAS_MAX;
+		scale = (double)n / replicas;
+		l.rate_per_s *= scale;
+		l.concurrency = (int)ceil(l.concurrency * scale);
+		if (requests_given != WL_AUTO)
+			requests_given = (int)ceil(requests_given * scale);
+	} else if (replicas > trace_replicas_max) {
+		return diag_set(err, NULL, 0, 0,
+				"a trace is simulated on at most %d replicas, "
+				"not %d", trace_replicas_max, replicas);
+	}
+	l.requests = requests_given != WL_AUTO ? requests_given :
+						 sim_default_requests(&l, n);
+	if (sim_run(&f->engine, n, &l, infer_step_s, step, r, err) != 0)
+		return -1;
+	r->request_throughput_per_s /= scale;
+	r->output_tokens_per_s /= scale;
+	r->input_tokens_per_s /= scale;
+	*sim_r = n;
+	return 0;
+}
+
+int serve_fleet_capacity(struct serve_fleet *f, struct infer_step_model *step,
+			 struct diag *err)
+{
+	struct sim_load l = f->load;
+	struct sim_result r;
+	long long n;
+
+	if (l.arrival == SIM_ARRIVAL_TRACE) {
+		double p = 0.0, o = 0.0;
+
+		for (size_t i = 0; i < l.trace_len; i++) {
+			p += l.trace[i].prompt_tokens;
+			o += l.trace[i].output_tokens;
+		}
+		l.prompt_tokens_mean = fmax(1.0, p / (double)l.trace_len);
+		l.output_tokens_mean = fmax(1.0, o / (double)l.trace_len);
+		l.length_dist = SIM_LEN_EXPONENTIAL;
+		l.trace = NULL;
+		l.trace_len = 0;
+	}
+	l.arrival = SIM_ARRIVAL_CLOSED;
+	l.concurrency = 2 * f->engine.max_batch;
+	n = (long long)capacity_requests_per_client * l.concurrency;
+	n = n < capacity_requests_min ? capacity_requests_min :
+	    n > capacity_requests_max ? capacity_requests_max :
+					n;
+	l.requests = (int)n;
+	if (sim_run(&f->engine, 1, &l, infer_step_s, step, &r, err) != 0)
+		return -1;
+	f->capacity_qps = r.request_throughput_per_s;
+	return 0;
+}
+
+/* Does the simulated fleet meet the targets?  Writes why not. */
+static bool judge(const struct workload *wl, struct serve_fleet *f,
+		  int replicas)
+{
+	const struct inference_spec *is = &wl->inference;
+	const char *pn = slo_percentile_name(is->percentile);
+	double ttft = serve_ttft_at(&f->sim, is->percentile);
+	double tpot = serve_tpot_at(&f->sim, is->percentile);
+
+	f->why[0] = '\0';
+	f->overloaded = f->sim.overloaded ||
+			(f->load.arrival == SIM_ARRIVAL_POISSON &&
+			 f->load.rate_per_s >= replicas * f->capacity_qps);
+	if (f->overloaded) {
+		snprintf(f->why, sizeof(f->why),
+			 "overloaded: %.3g requests/s is more than %d "
+			 "replica%s sustain (%.3g requests/s each)",
+			 f->load.rate_per_s, replicas, replicas == 1 ? "" : "s",
+			 f->capacity_qps);
+		return false;
+	}
+	if (is->ttft_slo_s > 0.0 && ttft > is->ttft_slo_s) {
+		snprintf(f->why, sizeof(f->why),
+			 "the %s time to first token is %.3g ms under the "
+			 "load, over the %.3g ms target", pn, 1e3 * ttft,
+			 1e3 * is->ttft_slo_s);
+		return false;
+	}
+	if (is->tpot_slo_s > 0.0 && tpot > is->tpot_slo_s) {
+		snprintf(f->why, sizeof(f->why),
+			 "the %s time per output token is %.3g ms under the "
+			 "load, over the %.3g ms target", pn, 1e3 * tpot,
+			 1e3 * is->tpot_slo_s);
+		return false;
+	}
+	return true;
+}
+
+/* The missed percentile, to see whether more replicas still help. */
+static double missed(const struct workload *wl, const struct serve_fleet *f)
+{
+	const struct inference_spec *is = &wl->inference;
+	double ttft = serve_ttft_at(&f->sim, is->percentile);
+	double tpot = serve_tpot_at(&f->sim, is->percentile);
+
+	if (is->ttft_slo_s > 0.0 && ttft > is->ttft_slo_s)
+		return ttft / is->ttft_slo_s;
+	return is->tpot_slo_s > 0.0 ? tpot / is->tpot_slo_s : 0.0;
+}
+
+static int try_replicas(const struct workload *wl,
+			struct infer_step_model *step,
+			struct serve_fleet *f, int replicas, struct diag *err)
+{
+	if (fleet_sim(f, step, replicas, wl->inference.requests, &f->sim,
+		      &f->sim_replicas, err) != 0)
+		return -1;
+	f->replicas = replicas;
+	f->meets = judge(wl, f, replicas);
+	return 0;
+}
+
+int serve_fleet_run(const struct workload *wl,
+		    struct infer_step_model *step,
+		    struct serve_fleet *f, struct diag *err)
+{
+	const struct inference_spec *is = &wl->inference;
+	long long lo, hi;
+	double prev = HUGE_VAL;
+	int stalls = 0;
+	struct serve_fleet pass;
+
+	if (!(f->capacity_qps > 0.0) &&
+	    serve_fleet_capacity(f, step, err) != 0)
+		return -1;
+	if (is->replicas != WL_AUTO)
+		return try_replicas(wl, step, f, is->replicas, err);
+	f->sized = true;
+	/* fewer replicas than rate / capacity cannot keep up */
+	lo = 0;
+	hi = 1;
+	if (f->load.arrival == SIM_ARRIVAL_POISSON && f->capacity_qps > 0.0) {
+		double guess = ceil(f->load.rate_per_s / f->capacity_qps);
+
+		if (guess > SERVE_REPLICAS_MAX)
+			guess = SERVE_REPLICAS_MAX;
+		hi = guess > 1.0 ? (long long)guess : 1;
+		lo = hi - 1;
+	}
+	for (;;) {
+		double m;
+
+		if (try_replicas(wl, step, f, (int)hi, err) != 0)
+			return -1;
+		if (f->meets)
+			break;
+		m = f->overloaded ? HUGE_VAL : missed(wl, f);
+		if (!f->overloaded && m > prev * (1.0 - sizing_min_gain)) {
+			if (++stalls >= 2)
+				break;
+		} else {
+			stalls = 0;
+		}
+		if (!f->overloaded)
+			prev = m;
+		if (hi >= SERVE_REPLICAS_MAX)
+			break;
+		lo = hi;
+		/* near the rate's lower bound a few more replicas are
+		   enough; far from it, grow faster */
+		hi = hi + (hi + 3) / 4;
+		if (stalls > 0 || m > 2.0)
+			hi = 2 * lo;
+		if (hi > SERVE_REPLICAS_MAX)
+			hi = SERVE_REPLICAS_MAX;
+	}
+	if (!f->meets) {
+		char why[sizeof(f->why)];
+
+		snprintf(why, sizeof(why), "no number of replicas meets the "
+			 "targets (at %d: %.190s)", f->replicas, f->why);
+		memcpy(f->why, why, sizeof(f->why));
+		return 0;
+	}
+	pass = *f;
+	while (hi - lo > 1) {
+		long long mid = lo + (hi - lo) / 2;
+
+		if (try_replicas(wl, step, f, (int)mid, err) != 0)
+			return -1;
+		if (f->meets) {
+			hi = mid;
+			pass = *f;
+		} else {
+			lo = mid;
+		}
+	}
+	*f = pass;
+	return 0;
+}
