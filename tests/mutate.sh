@@ -1,0 +1,185 @@
+#!/bin/sh
+# mutate.sh [NAME...]: seed documented wrong formulas, one at a time, into
+# a copy of the tree and report which tests catch each (make mutate).
+#
+# The copy (the files git tracks or would track, as they are in the
+# working tree) is built once; then for every mutation of the list below
+# (or only those named): its file is changed, the copy rebuilt with
+# make -j2, the unit tests and 'validate' run, and the file restored.
+# The CLI golden snapshots also run, for information only
+# (MUTATE_CLI=0 skips them): a mutation counts as caught only when a unit
+# test or the validation fails, as snapshots are regenerated with UPDATE=1.
+#
+# Each mutation names its file, the text it changes and the text that
+# replaces it.  The text is found literally, with any run of blanks in it
+# matching any run of white space (or none), and must occur exactly once:
+# a mutation whose text is not found, or found twice, is reported as
+# "PATTERN NOT FOUND" (the code moved or changed: update the list), and
+# the script fails.  It also fails when the unmutated copy does not pass,
+# or when a mutation is not caught.  Prints a table (Markdown) at the end;
+# specs/validation.md records it.  MUTATE_KEEP=1 keeps the copy.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+jobs=${MUTATE_JOBS:-2}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/capplan-mutate.XXXXXX")
+if [ "${MUTATE_KEEP:-0}" = 1 ]; then
+	echo "mutate: the copy stays in $tmp"
+else
+	trap 'rm -rf "$tmp"' EXIT
+fi
+tree=$tmp/tree
+mkdir "$tree"
+
+# NAME|FILE|TEXT|REPLACEMENT|what is wrong (each about 10-20% off)
+list() {
+	cat <<'EOF'
+tp-allreduce|src/model_train.c|2.0 * comm_allreduce_s(&tl, act_bytes, c->tp)|0.85 * 2.0 * comm_allreduce_s(&tl, act_bytes, c->tp)|training TP all-reduce time x0.85
+dp-grad-bytes|src/model_train.c|grad_comm_bytes_per_param = 4.0|grad_comm_bytes_per_param = 3.4|data-parallel gradient bytes 4 -> 3.4
+tile-overhead|src/model_kernel.c|gemm_tile_overhead_k = 64.0|gemm_tile_overhead_k = 256.0|GEMM tile overhead 64 -> 256 steps of K
+prefill-causal|src/model_infer.c|0.5 * p * p|0.6 * p * p|prefill attention fraction 0.5 -> 0.6
+decode-kv-read|src/model_infer.c|double kv_read = b * ctx *|double kv_read = 0.85 * b * ctx *|decode KV-cache read x0.85
+decode-weights|src/model_infer.c|layer_gemms(d, a, c, b, c->batch, wb, &layer)|layer_gemms(d, a, c, b, c->batch, 0.9 * wb, &layer)|decode weight reads x0.9
+infer-allreduce|src/model_infer.c|2.0 * comm_allreduce_s(&l, n * a->hidden * act_bytes, c->tp)|1.8 * comm_allreduce_s(&l, n * a->hidden * act_bytes, c->tp)|serving TP all-reduces 2 -> 1.8 per layer
+kv-identity|src/model_infer.c|return a->layers * arch_kv_elems_per_token_layer(a) *|return 0.85 * a->layers * arch_kv_elems_per_token_layer(a) *|KV-cache bytes per token x0.85
+ring-allreduce|src/model_comm.c|return ring_s(l, bytes, n, 2.0);|return ring_s(l, bytes, n, 1.8);|ring all-reduce 2 -> 1.8 passes
+nvlink-eff|src/model_comm.c|intra_node_eff = 0.78|intra_node_eff = 0.70|achievable NVLink share 0.78 -> 0.70
+pp-sends|src/model_train.c|p2p_mb = 2.0 * c->vp * comm_p2p_s|p2p_mb = 2.2 * c->vp * comm_p2p_s|pipeline sends x1.1
+bubble|src/model_train.c|tm->bubble_s = (c->pp - 1.0) / c->vp * per_mb|tm->bubble_s = 1.1 * (c->pp - 1.0) / c->vp * per_mb|pipeline bubble x1.1
+zero3-gather|src/model_train.c|double mb = 2.0 * comm_allgather_s(&l, weights, n)|double mb = 1.8 * comm_allgather_s(&l, weights, n)|ZeRO-3 weight gathers 2 -> 1.8 per micro-batch
+moe-alltoall|src/model_train.c|*a2a_s = 2.0 * comm_alltoall_s(|*a2a_s = 1.8 * comm_alltoall_s(|MoE dispatch and combine 2 -> 1.8 all-to-alls
+optimizer|src/model_train.c|adam_step_bytes_per_param = 42.0|adam_step_bytes_per_param = 37.8|Adam step bytes 42 -> 37.8
+train-causal|src/model_train.c|causal_fraction = 0.5|causal_fraction = 0.55|training flash-attention causal fraction 0.5 -> 0.55
+flash-bwd-ratio|src/model_train.c|flash_bwd_flops_ratio = 2.5|flash_bwd_flops_ratio = 2.25|flash-attention backward FLOPs 2.5 -> 2.25 x forward
+flash-fwd-eff|src/model_kernel.c|flash_fwd_rel_eff = 0.85|flash_fwd_rel_eff = 0.765|flash-attention forward efficiency x0.9
+sustained-fraction|src/model_kernel.c|in_training_fraction = 0.85|in_training_fraction = 0.935|in-training GEMM fraction 0.85 -> 0.935
+elementwise|src/model_train.c|double norm = tokens * h * 4.0 / rep;|double norm = tokens * h * 4.4 / rep;|training norm traffic 4 -> 4.4 bytes per element
+reserve|src/model_memory.c|reserve_fraction = 0.05;|reserve_fraction = 0.055;|memory reserve 5% -> 5.5% of capacity
+gather-eff|src/model_sample.c|gather_efficiency = 0.5;|gather_efficiency = 0.55;|embedding gather efficiency 0.5 -> 0.55
+EOF
+}
+
+# a name that is not in the list is an error, not an empty run
+for n in "$@"; do
+	if ! list | cut -d'|' -f1 | grep -qx -e "$n"; then
+		echo "mutate: no mutation named '$n'; the list:" $(list | cut -d'|' -f1)
+		exit 2
+	fi
+done
+
+# apply FILE TEXT REPLACEMENT: prints the number of matches; changes the
+# file only when there is exactly one
+apply() {
+	MUT_TEXT=$2 MUT_REPL=$3 perl -e '
+		my $f = shift;
+		open(my $h, "<", $f) or die "$f: $!\n";
+		local $/;
+		my $s = <$h>;
+		close $h;
+		my $pat = join("\\s*", map { quotemeta } split(/\s+/, $ENV{MUT_TEXT}));
+		my @m;
+		while ($s =~ /$pat/g) { push @m, [$-[0], $+[0]]; }
+		print scalar(@m), "\n";
+		exit 0 if @m != 1;
+		substr($s, $m[0][0], $m[0][1] - $m[0][0]) = $ENV{MUT_REPL};
+		open($h, ">", $f) or die "$f: $!\n";
+		print $h $s;
+		close $h;
+	' "$1"
+}
+
+# the binaries the suites need
+units=$(cd "$root" && ls tests/unit/test_*.c | sed 's|tests/unit/\(.*\)\.c|build/tests/\1|')
+build() {
+	make -C "$tree" -j"$jobs" --no-print-directory build/capplan \
+		build/tests/validate $units >"$tmp/build.log" 2>&1
+}
+
+# run the suites in the copy; print the failing ones, "unit:NAME",
+# "validate", "cli"
+suites() {
+	(
+		cd "$tree" || exit 2
+		for t in $units; do
+			"./$t" >/dev/null 2>&1 || echo "unit:${t##*/}"
+		done
+		./build/tests/validate tests/validation >/dev/null 2>&1 ||
+			echo validate
+		if [ "${MUTATE_CLI:-1}" = 1 ]; then
+			sh tests/cli/run.sh build/capplan >/dev/null 2>&1 ||
+				echo cli
+		fi
+	)
+}
+
+echo "mutate: copying the tree to $tree"
+(cd "$root" && git ls-files -z --cached --others --exclude-standard |
+	xargs -0 sh -c 'for f; do [ -f "$f" ] && printf "%s\n" "$f"; done' sh) \
+	>"$tmp/files"
+(cd "$root" && tar -cf - -T "$tmp/files") | (cd "$tree" && tar -xf -)
+echo "mutate: building the unmutated copy"
+if ! build; then
+	tail -20 "$tmp/build.log"
+	echo "mutate: the unmutated copy does not build"
+	exit 2
+fi
+base=$(suites)
+if [ -n "$base" ]; then
+	echo "mutate: the unmutated copy fails:" $base
+	exit 2
+fi
+
+status=0
+: >"$tmp/table"
+list | while IFS='|' read -r name file text repl what; do
+	if [ $# -gt 0 ]; then
+		want=0
+		for n in "$@"; do [ "$n" = "$name" ] && want=1; done
+		[ $want = 1 ] || continue
+	fi
+	cp "$tree/$file" "$tmp/orig"
+	n=$(apply "$tree/$file" "$text" "$repl")
+	if [ "$n" != 1 ]; then
+		echo "mutate: $name: PATTERN NOT FOUND: '$text' occurs $n times in $file"
+		echo "| $name | $what | PATTERN NOT FOUND ($n matches) | | | ERROR |" >>"$tmp/table"
+		echo error >>"$tmp/status"
+		continue
+	fi
+	if ! build; then
+		echo "mutate: $name: the mutated copy does not build:"
+		grep -m 5 error "$tmp/build.log"
+		echo "| $name | $what | does not build | | | ERROR |" >>"$tmp/table"
+		echo error >>"$tmp/status"
+		cp "$tmp/orig" "$tree/$file"
+		continue
+	fi
+	failed=$(suites)
+	cp "$tmp/orig" "$tree/$file"
+	unit=$(echo "$failed" | sed -n 's/^unit://p' | tr '\n' ' ' | sed 's/ $//')
+	val=no
+	echo "$failed" | grep -qx validate && val=fails
+	cli=-
+	if [ "${MUTATE_CLI:-1}" = 1 ]; then
+		cli=passes
+		echo "$failed" | grep -qx cli && cli=fails
+	fi
+	if [ -n "$unit" ] || [ $val = fails ]; then
+		verdict=caught
+	else
+		verdict="NOT CAUGHT"
+		echo miss >>"$tmp/status"
+	fi
+	[ -n "$unit" ] || unit="none"
+	[ $val = fails ] && val=fails || val=passes
+	echo "mutate: $name: $verdict (unit: $unit; validate $val; cli $cli)"
+	echo "| $name | $what | $unit | $val | $cli | $verdict |" >>"$tmp/table"
+done
+echo
+echo "| mutation | wrong formula | unit tests that fail | make validate | CLI snapshots | with snapshots excluded |"
+echo "|---|---|---|---|---|---|"
+cat "$tmp/table"
+if [ -s "$tmp/status" ] 2>/dev/null; then
+	status=1
+	grep -q error "$tmp/status" && echo "mutate: some mutations could not be applied (see above)"
+	grep -q miss "$tmp/status" && echo "mutate: some mutations were not caught"
+fi
+exit $status
