@@ -5,7 +5,8 @@
 # The copy (the files git tracks or would track, as they are in the
 # working tree) is built once; then for every mutation of the list below
 # (or only those named): its file is changed, the copy rebuilt with
-# make -j2, the unit tests and 'validate' run, and the file restored.
+# make -j2, the unit tests and the validation programs of make validate
+# (validate, validate_serving) run, and the file restored.
 # The CLI golden snapshots also run, for information only
 # (MUTATE_CLI=0 skips them): a mutation counts as caught only when a unit
 # test or the validation fails, as snapshots are regenerated with UPDATE=1.
@@ -54,6 +55,8 @@ flash-fwd-eff|src/model_kernel.c|flash_fwd_rel_eff = 0.85|flash_fwd_rel_eff = 0.
 sustained-fraction|src/model_kernel.c|in_training_fraction = 0.85|in_training_fraction = 0.935|in-training GEMM fraction 0.85 -> 0.935
 elementwise|src/model_train.c|double norm = tokens * h * 4.0 / rep;|double norm = tokens * h * 4.4 / rep;|training norm traffic 4 -> 4.4 bytes per element
 reserve|src/model_memory.c|reserve_fraction = 0.05;|reserve_fraction = 0.055;|memory reserve 5% -> 5.5% of capacity
+sim-kv-read|src/model_infer.c|layer.s += fmax(ctx * kv_token /|layer.s += fmax(0.85 * ctx * kv_token /|simulated serving step: decode KV read x0.85
+sim-prompt-attn|src/model_infer.c|x->prefill_attn_pairs / ep * per_pair|1.2 * x->prefill_attn_pairs / ep * per_pair|simulated serving step: prompt attention x1.2
 gather-eff|src/model_sample.c|gather_efficiency = 0.5;|gather_efficiency = 0.55;|embedding gather efficiency 0.5 -> 0.55
 EOF
 }
@@ -87,11 +90,13 @@ apply() {
 	' "$1"
 }
 
-# the binaries the suites need
+# the binaries the suites need: every validation program of make
+# validate (validate, and validate_serving where the tree has it)
 units=$(cd "$root" && ls tests/unit/test_*.c | sed 's|tests/unit/\(.*\)\.c|build/tests/\1|')
+validators=$(cd "$root" && ls tests/validation/validate*.c | sed 's|tests/validation/\(.*\)\.c|build/tests/\1|')
 build() {
 	make -C "$tree" -j"$jobs" --no-print-directory build/capplan \
-		build/tests/validate $units >"$tmp/build.log" 2>&1
+		$validators $units >"$tmp/build.log" 2>&1
 }
 
 # run the suites in the copy; print the failing ones, "unit:NAME",
@@ -102,8 +107,10 @@ suites() {
 		for t in $units; do
 			"./$t" >/dev/null 2>&1 || echo "unit:${t##*/}"
 		done
-		./build/tests/validate tests/validation >/dev/null 2>&1 ||
-			echo validate
+		for v in $validators; do
+			"./$v" tests/validation >/dev/null 2>&1 ||
+				echo "validate:${v##*/}"
+		done
 		if [ "${MUTATE_CLI:-1}" = 1 ]; then
 			sh tests/cli/run.sh build/capplan >/dev/null 2>&1 ||
 				echo cli
@@ -155,26 +162,25 @@ list | while IFS='|' read -r name file text repl what; do
 	failed=$(suites)
 	cp "$tmp/orig" "$tree/$file"
 	unit=$(echo "$failed" | sed -n 's/^unit://p' | tr '\n' ' ' | sed 's/ $//')
-	val=no
-	echo "$failed" | grep -qx validate && val=fails
+	val=$(echo "$failed" | sed -n 's/^validate://p' | tr '\n' ' ' | sed 's/ $//')
 	cli=-
 	if [ "${MUTATE_CLI:-1}" = 1 ]; then
 		cli=passes
 		echo "$failed" | grep -qx cli && cli=fails
 	fi
-	if [ -n "$unit" ] || [ $val = fails ]; then
+	if [ -n "$unit" ] || [ -n "$val" ]; then
 		verdict=caught
 	else
 		verdict="NOT CAUGHT"
 		echo miss >>"$tmp/status"
 	fi
 	[ -n "$unit" ] || unit="none"
-	[ $val = fails ] && val=fails || val=passes
-	echo "mutate: $name: $verdict (unit: $unit; validate $val; cli $cli)"
+	[ -n "$val" ] && val="$val fails" || val=passes
+	echo "mutate: $name: $verdict (unit: $unit; validation: $val; cli $cli)"
 	echo "| $name | $what | $unit | $val | $cli | $verdict |" >>"$tmp/table"
 done
 echo
-echo "| mutation | wrong formula | unit tests that fail | make validate | CLI snapshots | with snapshots excluded |"
+echo "| mutation | wrong formula | unit tests that fail | validation (make validate) | CLI snapshots | with snapshots excluded |"
 echo "|---|---|---|---|---|---|"
 cat "$tmp/table"
 if [ -s "$tmp/status" ] 2>/dev/null; then

@@ -933,6 +933,105 @@ static void test_reference_across_nodes(void **state)
 	check_infer_reference(&a, &c, 2.0, 2.0, PREC_BF16);
 }
 
+/*
+ * One step of the serving simulation by hand (specs/models.md 10.9.8):
+ *   n = P + D tokens, K = k_layer [n > 0] + 2 [P > 0] + [D > 0]
+ *   layer = K o_k + gemms(n) + elem(n) + comm(n)
+ *         + [P > 0] (T_flash(Q F_pair / t) + T_stream(P kv_tok))
+ *         + [D > 0] (max(C kv_tok / (bw mem_eff),
+ *                        C F_pair / t / (peak matmul_eff)) + gap)
+ *   step  = L layer + T_gemm_w(R, V / t, h, 1, 2) + o_k
+ * with k_layer = 2 (fused QKV, output) + 2 (FFN) + 5 (element-wise)
+ * + 2 all-reduces when t > 1, F_pair = 4 a dh, kv_tok = 2 a_kv,g dh kvb.
+ */
+static double ref_step(const struct arch *a, const struct infer_config *c,
+		       const struct gpu_spec *g, double ko,
+		       const struct sim_mix *x)
+{
+	struct device_perf d;
+	double t = c->tp, h = a->hidden, dh = a->head_dim, e = 2.0;
+	double wb = infer_weight_bytes_per_param(c->weight_precision,
+						 c->sparse);
+	enum precision math = infer_math_precision(c->weight_precision);
+	double kvb = c->kv_precision == PREC_FP8 ? 1.0 : 2.0;
+	double kv_tok = 2.0 * fmax(1.0, (double)a->kv_heads / t) * dh * kvb;
+	double f_pair = 4.0 * a->heads * dh;
+	double n = x->prefill_tokens + x->decode_seqs;
+	double k_layer = 2.0 + 2.0 + 5.0 + (c->tp > 1 ? 2.0 : 0.0);
+	double layer = 0.0;
+
+	assert_int_equal(device_perf_init(&d, g, math, false), 0);
+	if (n > 0.0)
+		layer += k_layer * ko + ref_layer_gemms(&d, a, t, n, wb) +
+			 ref_elementwise(&d, a, t, n) +
+			 2.0 * ref_allreduce(c->tp, n * h * e);
+	if (x->prefill_tokens > 0.0)
+		layer += 2.0 * ko +
+			 x->prefill_attn_pairs * f_pair / t /
+				 (g->peak_flops[math] * g->matmul_eff * 0.85 *
+				  0.85) +
+			 kernel_gap_s() +
+			 kernel_stream_s(&d, x->prefill_tokens * kv_tok);
+	if (x->decode_seqs > 0.0)
+		layer += ko +
+			 fmax(x->decode_ctx_tokens * kv_tok /
+				      (g->mem_bw_bytes_per_s * g->mem_eff),
+			      x->decode_ctx_tokens * f_pair / t /
+				      (g->peak_flops[math] * g->matmul_eff)) +
+			 kernel_gap_s();
+	return a->layers * layer +
+	       kernel_gemm_w_s(&d, x->logit_rows, a->vocab / t, h, 1.0, 2.0) +
+	       ko;
+}
+
+static void check_step(const struct arch *a, const struct infer_config *c,
+		       double ko, const struct sim_mix *x)
+{
+	struct gpu_spec g = h100();
+	struct cluster cl = h100_cluster();
+	struct infer_step_model m;
+
+	assert_int_equal(infer_step_model_init(&m, a, c, &g, &cl, ko), 0);
+	assert_rel(infer_step_s(&m, x), ref_step(a, c, &g, ko, x), 1e-12);
+	/* the memoized layer gives the same time again */
+	assert_rel(infer_step_s(&m, x), ref_step(a, c, &g, ko, x), 1e-12);
+}
+
+static void test_reference_step(void **state)
+{
+	struct arch a = small_gqa();
+	struct infer_config c = cfg(2, 1, 1000, 200);
+	/* a whole prompt; eight decodes at 1100 tokens; a mixed step of a
+	   300-token chunk at offset 700 and five decodes */
+	struct sim_mix prompt = { 1000.0, 500000.0, 1.0, 0.0, 0.0, 1.0 };
+	struct sim_mix decode = { 0.0, 0.0, 0.0, 8.0, 8800.0, 8.0 };
+	struct sim_mix mixed = { 300.0, 300.0 * (700.0 + 150.0), 1.0, 5.0,
+				 4321.0, 6.0 };
+	struct gpu_spec g = h100();
+	struct cluster cl = h100_cluster();
+	struct infer_step_model m;
+	struct infer_result r;
+
+	(void)state;
+	check_step(&a, &c, 0.0, &prompt);
+	check_step(&a, &c, 6e-6, &prompt);
+	check_step(&a, &c, 6e-6, &decode);
+	check_step(&a, &c, 7.3e-6, &mixed);
+	c = cfg(1, 1, 1531, 257);
+	c.weight_precision = PREC_FP8;
+	c.kv_precision = PREC_FP8;
+	check_step(&a, &c, 6e-6, &mixed);
+	check_step(&a, &c, 6e-6, &decode);
+	/* without overheads, a whole prompt of p tokens (p^2 / 2 pairs) is
+	   the prefill of infer_evaluate and b decodes at the mean context
+	   its TPOT */
+	c = cfg(2, 8, 1000, 200);
+	eval_ok(&a, &c, &g, &r);
+	assert_int_equal(infer_step_model_init(&m, &a, &c, &g, &cl, 0.0), 0);
+	assert_rel(infer_step_s(&m, &prompt), r.prefill_s, 1e-12);
+	assert_rel(infer_step_s(&m, &decode), r.tpot_s, 1e-12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -961,6 +1060,7 @@ int main(void)
 		cmocka_unit_test(test_reference_bf16),
 		cmocka_unit_test(test_reference_quantized),
 		cmocka_unit_test(test_reference_across_nodes),
+		cmocka_unit_test(test_reference_step),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
