@@ -37,8 +37,10 @@ struct sim_request {
 struct sim_mix {
 	double prefill_tokens;     /* prompt tokens processed this step */
 	double prefill_attn_pairs; /* causal query-key pairs of those tokens:
-				      sum over chunks of c (o + (c + 1) / 2),
-				      c tokens at offset o */
+				      sum over chunks of c (o + c / 2), c
+				      tokens at offset o (a whole prompt of
+				      p: p^2 / 2, as infer_evaluate counts
+				      its prefill) */
 	double prefill_seqs;       /* sequences with prompt tokens this step */
 	double decode_seqs;        /* sequences decoding one token each */
 	double decode_ctx_tokens;  /* their context lengths, summed */

@@ -305,8 +305,16 @@ struct length_gen {
 	enum sim_length_dist dist;
 	double prompt_mean, output_mean;
 	double prompt_mu, output_mu;   /* sharegpt */
+	double prompt_scale, output_scale; /* exponential */
 	double prompt_max, total_max;
 };
+
+/* The scale of the exponential whose value rounded up is geometric with
+   mean 'mean' (>= 1): P(k) = (1 - q) q^(k - 1), q = 1 - 1 / mean. */
+static double geometric_scale(double mean)
+{
+	return mean > 1.0 ? -1.0 / log1p(-1.0 / mean) : 0.0;
+}
 
 static void length_gen_init(struct length_gen *lg, const struct sim_load *l)
 {
@@ -319,6 +327,8 @@ static void length_gen_init(struct length_gen *lg, const struct sim_load *l)
 	lg->total_max = total;
 	lg->prompt_max = total;
 	lg->prompt_mu = lg->output_mu = 0.0;
+	lg->prompt_scale = geometric_scale(l->prompt_tokens_mean);
+	lg->output_scale = geometric_scale(l->output_tokens_mean);
 	if (lg->dist == SIM_LEN_SHAREGPT) {
 		double pmax = fmin(sharegpt_max_prompt_tokens, total - 1.0);
 		double tmax = fmin(sharegpt_max_total_tokens, total);
@@ -334,6 +344,9 @@ static void length_gen_init(struct length_gen *lg, const struct sim_load *l)
 					0.5 * tmax ?
 				tmax :
 				total;
+		/* a prompt leaves room for the shortest answer */
+		lg->prompt_max = fmin(lg->prompt_max,
+				      lg->total_max - sharegpt_min_tokens);
 		lg->prompt_mu = lognormal_location(
 			lg->prompt_mean, sharegpt_min_tokens,
 			isfinite(lg->prompt_max) ? lg->prompt_max : 1e12);
@@ -360,10 +373,11 @@ static void length_draw(const struct length_gen *lg, gsl_rng *rng,
 	case SIM_LEN_FIXED:
 		break;
 	case SIM_LEN_EXPONENTIAL:
-		/* exponential, rounded up: at least one token */
+		/* geometric on 1, 2, ... with the means: an exponential of
+		   scale -1 / ln(1 - 1 / mean), rounded up */
 		for (int i = 0; i < max_redraws; i++) {
-			p = ceil(gsl_ran_exponential(rng, lg->prompt_mean));
-			o = ceil(gsl_ran_exponential(rng, lg->output_mean));
+			p = ceil(gsl_ran_exponential(rng, lg->prompt_scale));
+			o = ceil(gsl_ran_exponential(rng, lg->output_scale));
 			if (p + o <= lg->total_max)
 				break;
 		}
@@ -1120,22 +1134,30 @@ static void sim_free(struct sim *s)
 	free(s->pending);
 }
 
-/* Release request q at time t: route it and start its replica if idle. */
-static int arrive(struct sim *s, int q, double t)
+/* Release request q at time t: route it.  Its replica starts once every
+   request of the instant is routed (start_idle), so that requests that
+   arrive together can share a step. */
+static void arrive(struct sim *s, int q, double t)
 {
-	struct replica *r;
-
 	s->req[q].arrival_s = t;
 	route(s, q);
-	r = &s->r[s->rep[q]];
-	return r->busy ? 0 : replica_start(s, r, t);
+}
+
+/* Start the idle replicas that have requests waiting, at time t. */
+static int start_idle(struct sim *s, double t)
+{
+	for (int i = 0; i < s->replicas; i++)
+		if (!s->r[i].busy && s->r[i].wait.n > 0 &&
+		    replica_start(s, &s->r[i], t) != 0)
+			return -1;
+	return 0;
 }
 
 static int run_events(struct sim *s)
 {
 	bool closed = s->load->arrival == SIM_ARRIVAL_CLOSED;
 	long long guard = 0, limit;
-	double tokens = 0.0;
+	double tokens = 0.0, t;
 
 	for (int i = 0; i < s->n; i++)
 		tokens += (double)s->req[i].prompt_tokens +
@@ -1149,9 +1171,10 @@ static int run_events(struct sim *s)
 						       s->n;
 
 		for (s->issued = 0; s->issued < c; s->issued++)
-			if (arrive(s, s->issued, 0.0) != 0)
-				return -1;
+			arrive(s, s->issued, 0.0);
 		s->next_arrival = s->n;
+		if (start_idle(s, 0.0) != 0)
+			return -1;
 	}
 	while (s->done < s->n) {
 		double t_arr = s->next_arrival < s->n ?
@@ -1169,7 +1192,11 @@ static int run_events(struct sim *s)
 		if (best < 0 || t_arr <= s->r[best].t_end) {
 			int q = s->next_arrival++;
 
-			if (arrive(s, q, t_arr) != 0)
+			arrive(s, q, t_arr);
+			if (s->next_arrival < s->n &&
+			    s->req[s->next_arrival].arrival_s == t_arr)
+				continue; /* more requests at this instant */
+			if (start_idle(s, t_arr) != 0)
 				return -1;
 			if (s->next_arrival == s->n) {
 				s->waiting_at_last_arrival = 0;
@@ -1179,14 +1206,16 @@ static int run_events(struct sim *s)
 			}
 			continue;
 		}
+		t = s->r[best].t_end;
 		if (replica_end(s, &s->r[best]) != 0)
 			return -1;
+		/* the closed loop's next requests arrive now, all before a
+		   replica starts its next step */
 		for (int i = 0; i < s->n_pending; i++)
-			if (arrive(s, s->pending[i], s->r[best].t_end) != 0)
-				return -1;
+			arrive(s, s->pending[i], t);
 		s->n_pending = 0;
-		if (!s->r[best].busy &&
-		    replica_start(s, &s->r[best], s->r[best].t_end) != 0)
+		if (replica_start(s, &s->r[best], t) != 0 ||
+		    start_idle(s, t) != 0)
 			return -1;
 	}
 	return 0;
