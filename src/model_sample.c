@@ -30,9 +30,12 @@ static const double gather_efficiency = 0.5;
  * (implicit GEMMs over small channel counts, 3x3 and 1x1 filters,
  * grouped convolutions) that reach about half the throughput of large
  * GEMMs: ResNet-50 trains at 20-25% MFU on A100 against 55-65% for
- * transformer GEMMs (NVIDIA DeepLearningExamples; tests/validation/
- * generic.csv).  A workload sets its own with [model] kernel_efficiency
- * (a vision transformer, GEMM-bound, is near 1).
+ * transformer GEMMs (NVIDIA DeepLearningExamples).  The 0.5 is that
+ * ratio rounded, read off the same DeepLearningExamples ResNet-50
+ * measurements that tests/validation/generic.csv holds, not fitted to
+ * them; those rows are therefore not independent of this constant
+ * (specs/validation.md).  A workload sets its own with [model]
+ * kernel_efficiency (a vision transformer, GEMM-bound, is near 1).
  */
 static const double generic_kernel_efficiency = 0.5;
 

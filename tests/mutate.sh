@@ -93,7 +93,7 @@ apply() {
 # the binaries the suites need: every validation program of make
 # validate (validate, and validate_serving where the tree has it)
 units=$(cd "$root" && ls tests/unit/test_*.c | sed 's|tests/unit/\(.*\)\.c|build/tests/\1|')
-validators=$(cd "$root" && ls tests/validation/validate*.c | sed 's|tests/validation/\(.*\)\.c|build/tests/\1|')
+validators=
 build() {
 	make -C "$tree" -j"$jobs" --no-print-directory build/capplan \
 		$validators $units >"$tmp/build.log" 2>&1
@@ -123,7 +123,11 @@ echo "mutate: copying the tree to $tree"
 	xargs -0 sh -c 'for f; do [ -f "$f" ] && printf "%s\n" "$f"; done' sh) \
 	>"$tmp/files"
 (cd "$root" && tar -cf - -T "$tmp/files") | (cd "$tree" && tar -xf -)
-echo "mutate: building the unmutated copy"
+# the validation programs the Makefile knows how to build
+for v in $(cd "$tree" && ls tests/validation/validate*.c | sed 's|tests/validation/\(.*\)\.c|build/tests/\1|'); do
+	make -C "$tree" -n "$v" >/dev/null 2>&1 && validators="$validators $v"
+done
+echo "mutate: building the unmutated copy (validation:$validators)"
 if ! build; then
 	tail -20 "$tmp/build.log"
 	echo "mutate: the unmutated copy does not build"
