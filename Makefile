@@ -42,6 +42,7 @@ BIN := $(BUILD)/capplan
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 VALIDATE := $(BUILD)/tests/validate
+VALIDATE_SERVING := $(BUILD)/tests/validate_serving
 BENCH := $(BUILD)/tests/bench
 
 FUZZ_TARGETS := catalog workload units set hf trace
@@ -100,6 +101,10 @@ $(BUILD)/tests/capplan-faults: $(BUILD)/obj/main.o $(LIB) tests/fault/fail_alloc
 		-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc -o $@ \
 		$(BUILD)/obj/main.o tests/fault/fail_alloc.c $(LIB) $(LIBS)
 
+$(VALIDATE_SERVING): tests/validation/validate_serving.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+
 $(VALIDATE): tests/validation/validate.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
@@ -114,10 +119,11 @@ unit: $(UNIT_BIN)
 cli: $(BIN)
 	@sh tests/cli/run.sh $(BIN)
 
-validate: $(VALIDATE)
+validate: $(VALIDATE) $(VALIDATE_SERVING)
 	@$(VALIDATE) tests/validation
+	@$(VALIDATE_SERVING) tests/validation
 
-test: $(BIN) $(UNIT_BIN) $(VALIDATE) $(FUZZ_REPLAY) $(BUILD)/tests/capplan-faults
+test: $(BIN) $(UNIT_BIN) $(VALIDATE) $(VALIDATE_SERVING) $(FUZZ_REPLAY) $(BUILD)/tests/capplan-faults
 	@sh tests/run.sh $(BUILD)
 
 # libFuzzer with clang: make fuzz [FUZZ_TIME=seconds per target]; the

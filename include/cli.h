@@ -53,6 +53,7 @@ struct cli_ctx {
 	struct workload wl;
 	const struct gpu_spec *gpus[CLI_MAX_GPUS]; /* resolved --gpu list */
 	int ngpus;
+	struct sim_request *trace;  /* inference.trace, read; owned */
 };
 
 /* Run capplan with 'argv'; returns an enum cli_exit status. */
@@ -116,6 +117,13 @@ int cli_plot_set(struct cli_ctx *ctx, const struct gpu_spec *const *gpus,
 
 /* Threads for large searches: the online processors, at most 64. */
 int cli_threads(void);
+
+/*
+ * Run fn(i, arg) for i in [0, n) on up to cli_threads() threads (each i
+ * once; calls for different i must not share state).  Falls back to one
+ * thread when threads cannot start.
+ */
+void cli_parallel_for(int n, void (*fn)(int i, void *arg), void *arg);
 
 /* Commands (cmd_*.c). */
 int cmd_train(struct cli_ctx *ctx);

@@ -19,10 +19,9 @@
 #include "workload.h"
 
 /* vLLM's defaults (EngineArgs of its OpenAI-compatible server, V1):
-   max_num_seqs 256 and, with chunked prefill, max_num_batched_tokens
+   with chunked prefill, max_num_batched_tokens
    2048; without it, whole prompts in steps of up to 8192 tokens
    (TensorRT-LLM's max_num_tokens and SGLang's chunked_prefill_size). */
-#define SERVE_MAX_BATCH_DEFAULT 256
 #define SERVE_CHUNK_TOKENS_DEFAULT 2048
 #define SERVE_PREFILL_TOKENS_DEFAULT 8192
 

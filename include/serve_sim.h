@@ -92,6 +92,10 @@ struct sim_load {
 	int max_context_tokens;     /* prompt + output at most (the model's
 				       context); longer draws are redrawn */
 	unsigned long seed;
+	double warmup_s;            /* Poisson and closed loops: requests
+				       arriving before this time are left out
+				       of the statistics too (at most half
+				       of them); 0: the fraction alone */
 	const struct sim_request *trace; /* trace: sorted by arrival */
 	size_t trace_len;
 };
@@ -118,7 +122,7 @@ struct sim_result {
 };
 
 /* Fraction of the first requests (by arrival) left out of the statistics
-   of Poisson and closed-loop runs. */
+   of Poisson and closed-loop runs (more when sim_load.warmup_s says). */
 #define SIM_WARMUP_FRACTION 0.1
 
 /*

@@ -1,8 +1,10 @@
 /* cli.c - options, subcommand table, input and output edges; see cli.h. */
 #include "cli.h"
+#include "trace.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -211,6 +213,46 @@ int cli_threads(void)
 	return n < 1 ? 1 : n > 64 ? 64 : (int)n;
 }
 
+struct par_job {
+	void (*fn)(int i, void *arg);
+	void *arg;
+	int n;
+	int next;
+	pthread_mutex_t lock;
+};
+
+static void *par_worker(void *p)
+{
+	struct par_job *j = p;
+
+	for (;;) {
+		int i;
+
+		pthread_mutex_lock(&j->lock);
+		i = j->next++;
+		pthread_mutex_unlock(&j->lock);
+		if (i >= j->n)
+			return NULL;
+		j->fn(i, j->arg);
+	}
+}
+
+void cli_parallel_for(int n, void (*fn)(int i, void *arg), void *arg)
+{
+	struct par_job j = { fn, arg, n, 0, PTHREAD_MUTEX_INITIALIZER };
+	pthread_t tid[64];
+	int threads = cli_threads(), started = 0;
+
+	if (threads > n)
+		threads = n;
+	for (; started < threads - 1; started++)
+		if (pthread_create(&tid[started], NULL, par_worker, &j) != 0)
+			break;
+	par_worker(&j);
+	for (int i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+}
+
 int cli_load_catalog(struct cli_ctx *ctx)
 {
 	struct diag err;
@@ -336,6 +378,24 @@ int cli_load_workload(struct cli_ctx *ctx)
 	if (workload_validate(&ctx->wl, &err) != 0) {
 		diag_print(stderr, &err);
 		return EXIT_INPUT;
+	}
+	if (ctx->wl.inference.trace[0]) {
+		/* the requests of a trace load, read once for every plan */
+		size_t n = 0;
+
+		free(ctx->trace);
+		ctx->trace = NULL;
+		if (trace_load_file(ctx->wl.inference.trace, &ctx->trace, &n,
+				    &err) != 0) {
+			diag_print(stderr, &err);
+			return err.line > 0 ||
+					       access(ctx->wl.inference.trace,
+						      R_OK) == 0 ?
+				       EXIT_INPUT :
+				       EXIT_IO;
+		}
+		ctx->wl.inference.trace_requests = ctx->trace;
+		ctx->wl.inference.trace_len = n;
 	}
 	return EXIT_OK;
 }
@@ -679,5 +739,6 @@ int cli_main(int argc, char **argv)
 	if (rc == EXIT_OK)
 		rc = c->run(&ctx);
 	catalog_free(ctx.cat);
+	free(ctx.trace);
 	return rc;
 }

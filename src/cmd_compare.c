@@ -22,6 +22,23 @@ struct compare_row {
 	char infer_why[DIAG_MSG_MAX];
 };
 
+struct compare_job {
+	const struct workload *wl;
+	struct compare_row *rows;
+};
+
+static void infer_one(int i, void *arg)
+{
+	struct compare_job *j = arg;
+	struct compare_row *r = &j->rows[i];
+	struct diag err;
+
+	diag_clear(&err);
+	r->infer_rc = infer_plan_make(j->wl, r->gpu, &r->infer, &err);
+	snprintf(r->infer_why, sizeof(r->infer_why), "%s",
+		 r->infer_rc ? err.msg : r->infer.why);
+}
+
 static bool train_ok(const struct compare_row *r)
 {
 	return r->train_rc == 0 && r->train.fits;
@@ -341,13 +358,16 @@ int cmd_compare(struct cli_ctx *ctx)
 					  "");
 		r->infer_rc = -1;
 		snprintf(r->infer_why, sizeof(r->infer_why), "no architecture");
-		if (model_has_arch(&ctx->wl.model)) {
-			diag_clear(&err);
-			r->infer_rc = infer_plan_make(&ctx->wl, r->gpu,
-						      &r->infer, &err);
-			snprintf(r->infer_why, sizeof(r->infer_why), "%s",
-				 r->infer_rc ? err.msg : r->infer.why);
-		}
+	}
+	if (model_has_arch(&ctx->wl.model)) {
+		/* serving is simulated: one device per thread */
+		struct compare_job job = { &ctx->wl, rows };
+
+		cli_parallel_for(ctx->ngpus, infer_one, &job);
+	}
+	for (int i = 0; i < ctx->ngpus; i++) {
+		struct compare_row *r = &rows[i];
+
 		ok += train_ok(r) || infer_ok(r);
 		r->sort_value = sort_key(r);
 	}

@@ -164,21 +164,23 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 		UNIT_KIND_COUNT, 0);
 
 	rec_heading(rec, "fleet");
-	if (p->has_rate) {
+	if (p->has_rate && (!p->simulated ||
+			    p->fleet.load.arrival == SIM_ARRIVAL_POISSON))
 		rec_num(rec, NULL, "qps", "request rate (1/s)", is->qps,
 			UNIT_KIND_COUNT, 0);
+	else
+		rec_null(rec, NULL, "qps", "request rate (1/s)", 0);
+	if (p->has_rate || p->simulated)
 		rec_num(rec, NULL, "ttft_p_s", "TTFT at the SLO percentile",
 			p->ttft_p_s, UNIT_TIME, 0);
-	} else {
-		rec_null(rec, NULL, "qps", "request rate (1/s)", 0);
+	else
 		rec_null(rec, NULL, "ttft_p_s", "TTFT at the SLO percentile",
 			 0);
-	}
 	rec_str(rec, NULL, "percentile", "SLO percentile",
 		slo_percentile_name(is->percentile), 0);
 	rec_int(rec, NULL, "replicas", "replicas", p->replicas, 0);
 	rec_int(rec, NULL, "gpus_total", "GPUs in total", p->gpus_total, 0);
-	if (p->has_rate && p->utilization > 0.0)
+	if ((p->has_rate || p->simulated) && p->utilization > 0.0)
 		rec_num(rec, NULL, "utilization", "utilization", p->utilization,
 			UNIT_KIND_COUNT, RF_PERCENT);
 	else

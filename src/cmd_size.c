@@ -315,6 +315,19 @@ static void size_infer(const struct workload *wl, const struct gpu_spec *g,
 	row->cost_usd_per_million_tokens = p.cost_usd_per_million_tokens;
 }
 
+struct infer_job {
+	const struct workload *wl;
+	struct size_row *rows;
+};
+
+static void infer_one(int i, void *arg)
+{
+	struct infer_job *j = arg;
+
+	if (j->rows[i].feasible)
+		size_infer(j->wl, j->rows[i].gpu, &j->rows[i]);
+}
+
 /* What the rows are ordered by: the run's cost, else the serving cost. */
 static double row_cost(const struct size_row *r)
 {
@@ -514,10 +527,15 @@ int cmd_size(struct cli_ctx *ctx)
 				 "hidden, heads, vocab and seq_len");
 		if (train)
 			size_train(&ctx->wl, r->gpu, &lim, r);
-		if (infer && r->feasible)
-			size_infer(&ctx->wl, r->gpu, r);
-		feasible += r->feasible;
 	}
+	if (infer) {
+		/* serving is simulated: one device per thread */
+		struct infer_job job = { &ctx->wl, rows };
+
+		cli_parallel_for(ctx->ngpus, infer_one, &job);
+	}
+	for (int i = 0; i < ctx->ngpus; i++)
+		feasible += rows[i].feasible;
 	progress_end(&pr);
 	qsort(rows, (size_t)ctx->ngpus, sizeof(*rows), row_cmp);
 

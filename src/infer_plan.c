@@ -274,36 +274,23 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
 	}
 	p->replicas = 1;
 	p->utilization = 0.0;
+	/* a request rate is a load: the simulation sizes the replicas */
 	if (serve_has_load(is)) {
 		if (p->fits && p->meets_slo)
 			plan_load(wl, p, bound);
 		if (p->pruned)
 			return 0;
-	} else if (p->has_rate && p->fits && p->meets_slo) {
-		/* each replica serves 'batch' requests at a time, each for
-		   the service time; the SLO holds TTFT plus the wait */
-		p->replicas = fewest_replicas(p->config.batch, is->qps,
-					      p->result.service_s,
-					      p->result.ttft_s, is->ttft_slo_s,
-					      slo_fraction(is->percentile),
-					      &p->ttft_p_s);
-		if (p->replicas == 0) {
-			p->meets_slo = false;
-			p->replicas = 1;
-			snprintf(p->why, sizeof(p->why),
-				 "no number of replicas brings the %s TTFT "
-				 "under %.3g ms", slo_percentile_name(
-					 is->percentile),
-				 1e3 * is->ttft_slo_s);
-		} else {
-			p->utilization = is->qps * p->result.service_s /
-					 ((double)p->replicas * c->batch);
-		}
 	}
 	p->gpus_total = p->replicas * infer_gpus_per_replica(c);
 	/* rented GPU time per million output tokens: at the planned
 	   utilization with a rate, at full load without one */
-	if (p->simulated && p->fleet.sim.output_tokens_per_s > 0.0)
+	if (p->simulated && p->fleet.load.arrival == SIM_ARRIVAL_POISSON &&
+	    !p->fleet.overloaded)
+		/* a fleet that keeps up delivers the offered tokens */
+		p->cost_usd_per_million_tokens =
+			p->gpus_total * p->cluster.price_usd_per_gpu_hour /
+			(is->qps * is->output_tokens * seconds_per_hour) * 1e6;
+	else if (p->simulated && p->fleet.sim.output_tokens_per_s > 0.0)
 		p->cost_usd_per_million_tokens =
 			p->gpus_total * p->cluster.price_usd_per_gpu_hour /
 			(p->fleet.sim.output_tokens_per_s * seconds_per_hour) *
@@ -485,14 +472,28 @@ int infer_plan_suggest(const struct workload *wl, const struct gpu_spec *g,
 	if (size == 0)
 		return -1;
 	buf[0] = '\0';
+	/* a fixed fleet: more replicas of the same replica */
+	if (wl->inference.replicas != WL_AUTO && serve_has_load(&wl->inference)) {
+		w = *wl;
+		w.inference.replicas = WL_AUTO;
+		if (infer_plan_make(&w, g, &p, NULL) == 0 && p.fits &&
+		    p.meets_slo && p.replicas > wl->inference.replicas) {
+			len += (size_t)snprintf(buf + len, size - len,
+						"inference.replicas=%d "
+						"(with tp=%d)", p.replicas,
+						p.config.tp);
+			found++;
+		}
+	}
 	/* a larger tp */
-	if (wl->inference.tp != WL_AUTO) {
+	if (wl->inference.tp != WL_AUTO && len < size) {
 		w = *wl;
 		w.inference.tp = WL_AUTO;
 		if (infer_plan_make(&w, g, &p, NULL) == 0 && p.fits &&
 		    p.meets_slo) {
 			len += (size_t)snprintf(buf + len, size - len,
-						"inference.tp=%d", p.config.tp);
+						"%sinference.tp=%d",
+						len ? "; " : "", p.config.tp);
 			found++;
 		}
 	}

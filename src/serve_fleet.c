@@ -13,6 +13,13 @@ static const int capacity_requests_per_client = 8;
 static const int capacity_requests_min = 1000;
 static const int capacity_requests_max = 20000;
 
+/* Warm-up and run lengths in fills of a replica (fill_s), the tail of
+   lengths with one (in means), and the most requests a run grows to. */
+static const double warmup_fills = 2.0;
+static const double run_fills = 7.0;
+static const double fill_tail_means = 5.0;
+static const int fill_requests_max = 50000;
+
 /* Largest fleet simulated whole under a trace (which cannot be scaled). */
 static const int trace_replicas_max = 4096;
 
@@ -109,6 +116,32 @@ int serve_fleet_init(const struct workload *wl, const struct arch *a,
 	return 0;
 }
 
+/*
+ * Time for a replica to fill: the life of a long request (the mean
+ * answer, or five times it for lengths with a tail, within the context)
+ * at the step time of half of max_batch decoding.  The warm-up lasts two
+ * fills and a Poisson run at least seven, so that the statistics see the
+ * steady state, not the filling queue.
+ */
+static double fill_s(const struct serve_fleet *f, struct infer_step_model *step)
+{
+	const struct sim_load *l = &f->load;
+	struct sim_mix m;
+	double b = fmax(1.0, 0.5 * f->engine.max_batch);
+	double out = l->output_tokens_mean;
+
+	if (l->length_dist != SIM_LEN_FIXED)
+		out = fmin(fill_tail_means * out,
+			   l->max_context_tokens > 0 ?
+				   l->max_context_tokens - l->prompt_tokens_mean :
+				   HUGE_VAL);
+	memset(&m, 0, sizeof(m));
+	m.decode_seqs = b;
+	m.decode_ctx_tokens = b * (l->prompt_tokens_mean + 0.5 * out);
+	m.logit_rows = b;
+	return fmax(out, 1.0) * infer_step_s(step, &m);
+}
+
 /* Simulate 'replicas' replicas (a part of them, scaled, when many). */
 static int fleet_sim(const struct serve_fleet *f,
 		     struct infer_step_model *step, int replicas,
@@ -119,6 +152,10 @@ static int fleet_sim(const struct serve_fleet *f,
 	int n = replicas;
 	double scale = 1.0;
 
+	if (replicas > SERVE_SIM_REPLICAS_MAX &&
+	    l.arrival == SIM_ARRIVAL_BURST && requests_given == WL_AUTO)
+		/* the burst is the fleet's: a part of it gets its share */
+		requests_given = sim_default_requests(&l, replicas);
 	if (replicas > SERVE_SIM_REPLICAS_MAX &&
 	    l.arrival != SIM_ARRIVAL_TRACE) {
 		n = SERVE_SIM_REPLICAS_MAX;
@@ -134,6 +171,19 @@ static int fleet_sim(const struct serve_fleet *f,
 	}
 	l.requests = requests_given != WL_AUTO ? requests_given :
 						 sim_default_requests(&l, n);
+	if (l.arrival == SIM_ARRIVAL_POISSON || l.arrival == SIM_ARRIVAL_CLOSED) {
+		double fill = fill_s(f, step);
+
+		l.warmup_s = warmup_fills * fill;
+		if (requests_given == WL_AUTO &&
+		    l.arrival == SIM_ARRIVAL_POISSON &&
+		    l.rate_per_s * run_fills * fill > l.requests)
+			l.requests = l.rate_per_s * run_fills * fill >
+						     fill_requests_max ?
+					     fill_requests_max :
+					     (int)ceil(l.rate_per_s * run_fills *
+						       fill);
+	}
 	if (sim_run(&f->engine, n, &l, infer_step_s, step, r, err) != 0)
 		return -1;
 	r->request_throughput_per_s /= scale;
@@ -189,12 +239,20 @@ static bool judge(const struct workload *wl, struct serve_fleet *f,
 	f->overloaded = f->sim.overloaded ||
 			(f->load.arrival == SIM_ARRIVAL_POISSON &&
 			 f->load.rate_per_s >= replicas * f->capacity_qps);
-	if (f->overloaded) {
+	if (f->overloaded && f->load.arrival == SIM_ARRIVAL_POISSON &&
+	    f->load.rate_per_s >= replicas * f->capacity_qps) {
 		snprintf(f->why, sizeof(f->why),
 			 "overloaded: %.3g requests/s is more than %d "
 			 "replica%s sustain (%.3g requests/s each)",
 			 f->load.rate_per_s, replicas, replicas == 1 ? "" : "s",
 			 f->capacity_qps);
+		return false;
+	}
+	if (f->overloaded) {
+		snprintf(f->why, sizeof(f->why),
+			 "overloaded: the queue of %d replica%s grew through "
+			 "the run (%.3g requests/s offered)", replicas,
+			 replicas == 1 ? "" : "s", f->load.rate_per_s);
 		return false;
 	}
 	if (is->ttft_slo_s > 0.0 && ttft > is->ttft_slo_s) {

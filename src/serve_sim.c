@@ -101,6 +101,8 @@ struct replica {
 	bool busy;
 	bool step_decodes;     /* the running step advances the decodes */
 	double t_end;
+	double step_tokens;    /* tokens the running step emits */
+	double step_prompt;    /* prompt tokens it prefills */
 	int *step_pf;          /* sequences whose prefill ends this step */
 	int n_step_pf;
 };
@@ -139,6 +141,9 @@ struct sim {
 	long long steps, request_steps, preemptions;
 	int done;
 	int waiting_at_last_arrival;
+	/* Poisson: tokens emitted by steps that end in [win_a, win_b), from
+	   the first measured arrival to the last arrival */
+	double win_a, win_b, win_out, win_in;
 	struct diag *err;
 };
 
@@ -840,6 +845,8 @@ static int replica_start(struct sim *s, struct replica *r, double t)
 				"the step model gave %g s for a step", dt);
 	r->busy = true;
 	r->step_decodes = decode;
+	r->step_tokens = m.logit_rows;
+	r->step_prompt = m.prefill_tokens;
 	r->t_end = t + dt;
 	ev_insert(s, (int)(r - s->r));
 	s->steps++;
@@ -868,6 +875,10 @@ static int replica_end(struct sim *s, struct replica *r)
 
 	r->busy = false;
 	ev_remove(s, (int)(r - s->r));
+	if (t >= s->win_a && t < s->win_b) {
+		s->win_out += r->step_tokens;
+		s->win_in += r->step_prompt;
+	}
 	if (r->step_decodes) {
 		r->clock++;
 		while (r->dec.n > 0 && r->dec.v[0].finish <= r->clock) {
@@ -942,6 +953,21 @@ static double quantile(double *v, size_t n, double f)
 	return n ? gsl_stats_quantile_from_sorted_data(v, 1, n, f) : 0.0;
 }
 
+/* Requests of the warm-up: the first of them by arrival, none for a
+   burst or a trace. */
+static int warmup_count(const struct sim *s)
+{
+	int w;
+
+	if (s->load->arrival != SIM_ARRIVAL_POISSON &&
+	    s->load->arrival != SIM_ARRIVAL_CLOSED)
+		return 0;
+	w = (int)floor(SIM_WARMUP_FRACTION * s->n);
+	while (w < s->n / 2 && s->req[w].arrival_s < s->load->warmup_s)
+		w++;
+	return w;
+}
+
 static void summarize(struct sim *s, struct sim_result *res, double *buf)
 {
 	int w = 0, m = 0;
@@ -949,9 +975,7 @@ static void summarize(struct sim *s, struct sim_result *res, double *buf)
 	double end = 0.0;
 	size_t nt = 0;
 
-	if (s->load->arrival == SIM_ARRIVAL_POISSON ||
-	    s->load->arrival == SIM_ARRIVAL_CLOSED)
-		w = (int)floor(SIM_WARMUP_FRACTION * s->n);
+	w = warmup_count(s);
 	m = s->n - w;
 	for (int i = w; i < s->n; i++) {
 		first = fmin(first, s->req[i].arrival_s);
@@ -964,7 +988,46 @@ static void summarize(struct sim *s, struct sim_result *res, double *buf)
 	res->simulated_requests = s->n;
 	res->measured_requests = m;
 	res->duration_s = end - s->req[0].arrival_s;
-	res->request_throughput_per_s = last > first ? m / (last - first) : 0;
+	if (s->load->arrival == SIM_ARRIVAL_POISSON && s->win_b > s->win_a) {
+		/* a steady load: the tokens emitted while requests still
+		   arrive (neither the fill at the start nor the drain at the
+		   end), in requests of the mean length */
+		double mean_out = 0.0;
+
+		for (int i = 0; i < s->n; i++)
+			mean_out += s->req[i].output_tokens;
+		mean_out /= s->n;
+		first = s->win_a;
+		last = s->win_b;
+		out = s->win_out;
+		in = s->win_in;
+		m = 0;
+		res->request_throughput_per_s = out / mean_out / (last - first);
+	} else if (w > 0) {
+		/* a closed loop: the completions while requests are still
+		   released */
+		double a = s->req[w].arrival_s, b = 0.0;
+		double done = 0.0;
+
+		for (int i = 0; i < s->n; i++)
+			b = fmax(b, s->req[i].arrival_s);
+		out = in = 0.0;
+		for (int i = 0; i < s->n; i++)
+			if (s->t_done[i] >= a && s->t_done[i] < b) {
+				done += 1.0;
+				out += s->req[i].output_tokens;
+				in += s->req[i].prompt_tokens;
+			}
+		if (b > a) {
+			first = a;
+			last = b;
+			m = (int)done;
+		}
+	}
+	if (s->load->arrival != SIM_ARRIVAL_POISSON || !(s->win_b > s->win_a))
+		res->request_throughput_per_s = last > first ?
+							m / (last - first) :
+							0;
 	res->output_tokens_per_s = last > first ? out / (last - first) : 0.0;
 	res->input_tokens_per_s = last > first ? in / (last - first) : 0.0;
 
@@ -1247,6 +1310,10 @@ int sim_run(const struct sim_engine *eng, int replicas,
 	}
 	if (make_requests(&s) != 0)
 		goto out;
+	if (load->arrival == SIM_ARRIVAL_POISSON && s.n > 1) {
+		s.win_a = s.req[warmup_count(&s)].arrival_s;
+		s.win_b = s.req[s.n - 1].arrival_s;
+	}
 	for (int i = 0; i < s.n; i++) {
 		const struct sim_request *q = &s.req[i];
 

@@ -1034,7 +1034,7 @@ int workload_parse(const char *buf, size_t len, const char *name,
 	static const char bom[] = "\xEF\xBB\xBF";
 	struct ini_ctx c;
 	struct workload tmp = *wl;
-	int r, weight, kv, hf;
+	int r, weight, kv, hf, tr;
 
 	memset(&c, 0, sizeof(c));
 	if (name)
@@ -1094,6 +1094,26 @@ int workload_parse(const char *buf, size_t len, const char *name,
 						hf_err.col, "%s", hf_err.msg);
 			return diag_set(err, name, c.seen[hf], 0, "%s",
 					hf_err.msg);
+		}
+	}
+	tr = find_key_index("inference", "trace");
+	if (c.seen[tr] && tmp.inference.trace[0] != '/') {
+		/* a relative path is relative to the workload's folder */
+		const char *slash = name ? strrchr(name, '/') : NULL;
+		char path[sizeof(tmp.inference.trace)];
+		int plen;
+
+		if (slash) {
+			plen = snprintf(path, sizeof(path), "%.*s/%s",
+					(int)(slash - name), name,
+					tmp.inference.trace);
+			if (plen < 0 || (size_t)plen >= sizeof(path))
+				return diag_set(err, name, c.seen[tr], 0,
+						"'inference.trace': the path, "
+						"joined to the workload's "
+						"folder, is longer than %zu "
+						"bytes", sizeof(path) - 1);
+			memcpy(tmp.inference.trace, path, (size_t)plen + 1);
 		}
 	}
 	*wl = tmp;
@@ -1491,6 +1511,58 @@ static int check_training(const struct training_spec *t,
 	return 0;
 }
 
+/* The load of [inference] (serve_sim.h): each arrival kind has what it
+   needs, and nothing meant for another kind. */
+static int check_load(const struct inference_spec *is, const char *file,
+		      struct diag *err)
+{
+	static const char *const kinds[] = { "poisson", "closed", "burst",
+					     "trace" };
+	int a = is->arrival;
+
+	if (a == 0 && !(is->qps > 0.0))
+		return diag_set(err, file, 0, 0,
+				"'inference.arrival' is poisson: give "
+				"'inference.qps', the requests per second");
+	if (a == 1 && is->concurrency < 1)
+		return diag_set(err, file, 0, 0,
+				"'inference.arrival' is closed: give "
+				"'inference.concurrency', the clients");
+	if (a == 3 && !is->trace[0])
+		return diag_set(err, file, 0, 0,
+				"'inference.arrival' is trace: give "
+				"'inference.trace', a CSV file of arrival_s, "
+				"prompt_tokens, output_tokens");
+	if (is->trace[0] && a != WL_AUTO_NEG && a != 3)
+		return diag_set(err, file, 0, 0,
+				"'inference.trace' needs 'arrival = trace' "
+				"(not %s)", kinds[a]);
+	if (is->concurrency > 0 && a != WL_AUTO_NEG && a != 1)
+		return diag_set(err, file, 0, 0,
+				"'inference.concurrency' is for closed loops "
+				"('arrival = closed'), not %s", kinds[a]);
+	if (is->qps > 0.0 && a > 0)
+		return diag_set(err, file, 0, 0,
+				"'inference.qps' is a Poisson rate: it does "
+				"not go with 'arrival = %s'", kinds[a]);
+	if (is->qps > 0.0 && a == WL_AUTO_NEG &&
+	    (is->concurrency > 0 || is->trace[0]))
+		return diag_set(err, file, 0, 0,
+				"give one load: 'inference.qps', "
+				"'inference.concurrency' or 'inference.trace'");
+	if (is->concurrency > 0 && a == WL_AUTO_NEG && is->trace[0])
+		return diag_set(err, file, 0, 0,
+				"give 'inference.concurrency' or "
+				"'inference.trace', not both");
+	if (is->replicas != WL_AUTO && a == WL_AUTO_NEG &&
+	    !(is->qps > 0.0) && is->concurrency == 0 && !is->trace[0])
+		return diag_set(err, file, 0, 0,
+				"'inference.replicas' (a fixed fleet) needs a "
+				"load: 'qps', 'concurrency', 'arrival = "
+				"burst' or a 'trace'");
+	return 0;
+}
+
 int workload_validate(const struct workload *wl, struct diag *err)
 {
 	const char *file = wl->file[0] ? wl->file : NULL;
@@ -1511,6 +1583,8 @@ int workload_validate(const struct workload *wl, struct diag *err)
 		return diag_set(err, file, 0, 0,
 				"'inference.ep' (%d) must divide 'experts' (%d)",
 				wl->inference.ep, wl->model.experts);
+	if (check_load(&wl->inference, file, err) < 0)
+		return -1;
 	return check_tp("inference.tp", wl->inference.tp, &wl->model, file,
 			err);
 }

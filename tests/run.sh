@@ -45,6 +45,9 @@ suite edges sh tests/cli/edges.sh "$build/capplan"
 suite faults sh tests/cli/faults.sh "$build"
 suite plot sh tests/cli/plot.sh "$build/capplan"
 suite validate "$build/tests/validate" tests/validation
+suite "validate serving" "$build/tests/validate_serving" tests/validation
+suite "validate serving gates" sh tests/cli/validate_serving.sh \
+	"$build/tests/validate_serving" tests/validation
 suite "validate gates" sh tests/cli/validate.sh "$build/tests/validate" tests/validation
 if grep -q '^SKIP' "$log"; then
 	echo "skipped (not a failure outside CI):"

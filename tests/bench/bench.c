@@ -1,7 +1,9 @@
 /*
  * bench.c - speed of the numeric core: training configurations evaluated
  * per second on one core, and the time of the largest search (a 1T
- * parameter model on 16384 GPUs with every parallel key left open).
+ * parameter model on 16384 GPUs with every parallel key left open),
+ * and of serving under load: simulated sequence-steps per second, and
+ * the time to size a serving workload on every catalog device.
  * Prints the figures; asserts nothing (speed is measured, not tested).
  */
 #include <stdio.h>
@@ -11,6 +13,8 @@
 
 #include "catalog.h"
 #include "cluster.h"
+#include "infer_plan.h"
+#include "serve_sim.h"
 #include "model_train.h"
 #include "search.h"
 #include "workload.h"
@@ -35,6 +39,65 @@ static void model(struct workload *wl, int layers, int hidden, int heads,
 	wl->model.gated_ffn = true;
 	wl->model.vocab = 128256;
 	wl->model.seq_len = seq;
+}
+
+/* Llama 3 70B, fp8, serving 2048-token prompts and 256-token answers. */
+static void serving_model(struct workload *wl)
+{
+	model(wl, 80, 8192, 64, 8, 28672, 8192);
+	wl->model.tied_embeddings = false;
+	wl->inference.weight_precision = PREC_FP8;
+	wl->inference.kv_precision = PREC_FP8;
+	wl->inference.prompt_tokens = 2048;
+	wl->inference.output_tokens = 256;
+	wl->inference.qps = 20.0;
+	wl->inference.ttft_slo_s = 0.5;
+	wl->inference.tpot_slo_s = 0.05;
+}
+
+/* The simulation's speed, and sizing a fleet on every catalog device. */
+static double bench_serving(const struct catalog *cat)
+{
+	struct workload wl;
+	struct infer_plan p;
+	struct diag err;
+	double t0, t1, steps = 0.0, seqs = 0.0, sink = 0.0;
+	size_t n = catalog_count(cat);
+	int reps = 5, plans = 0;
+
+	serving_model(&wl);
+	wl.inference.tp = 4;
+	wl.inference.replicas = 4;
+	diag_clear(&err);
+	t0 = now_s();
+	for (int i = 0; i < reps; i++) {
+		if (infer_plan_make(&wl, catalog_find(cat, "H100-SXM", &err),
+				    &p, &err) != 0 || !p.simulated) {
+			diag_print(stderr, &err);
+			return 0.0;
+		}
+		steps += (double)p.fleet.sim.steps;
+		seqs += (double)p.fleet.sim.request_steps;
+		sink += p.fleet.sim.ttft_p99_s;
+	}
+	t1 = now_s();
+	printf("serving simulation, 70B fp8 on 4 x H100 tp4 replicas at "
+	       "20 req/s, %d requests (and a capacity run): %.3g ms; %.3g "
+	       "sequence-steps/s, %.3g steps/s on one core\n",
+	       p.fleet.sim.simulated_requests, 1e3 * (t1 - t0) / reps,
+	       seqs / (t1 - t0), steps / (t1 - t0));
+	serving_model(&wl);
+	t0 = now_s();
+	for (size_t i = 0; i < n; i++)
+		if (infer_plan_make(&wl, catalog_at(cat, i), &p, NULL) == 0) {
+			plans++;
+			sink += p.replicas;
+		}
+	t1 = now_s();
+	printf("serving size, the same workload sized on all %zu catalog "
+	       "devices (tp and replicas open): %.3g s (%d planned)\n", n,
+	       t1 - t0, plans);
+	return sink;
 }
 
 int main(void)
@@ -169,6 +232,7 @@ int main(void)
 	       res.best.vp, res.best.cp, res.best.dp, res.best.micro_batch,
 	       res.best.zero, recompute_name(res.best.recompute),
 	       res.result.time.step_s, 100.0 * res.result.mfu);
+	sink += bench_serving(cat);
 	catalog_free(cat);
 	return sink > 0.0 ? 0 : 1;
 }

@@ -337,9 +337,11 @@ static void check_replicas(const struct workload *wl,
 	assert_int_equal(p->gpus_total, n * p->config.tp);
 	assert_rel(p->utilization, qps / (n * p->fleet.capacity_qps), 1e-12);
 	assert_true(p->utilization > 0.0 && p->utilization < 1.0);
+	/* a fleet that keeps up delivers the offered tokens */
+	assert_false(p->fleet.overloaded);
 	assert_rel(p->cost_usd_per_million_tokens,
 		   p->gpus_total * p->cluster.price_usd_per_gpu_hour /
-			   (p->fleet.sim.output_tokens_per_s * 3600.0) * 1e6,
+			   (qps * p->config.output_tokens * 3600.0) * 1e6,
 		   1e-12);
 	/* the fleet serves the rate: throughput near it */
 	assert_rel(p->fleet.sim.request_throughput_per_s, qps, 0.1);

@@ -269,7 +269,7 @@ int main(int argc, char **argv)
 			fails++;
 			continue;
 		}
-		v = p.simulated ? predicted(&p, metric) : NAN;
+		v = p.simulated ? predicted(&p, metric) : (double)NAN;
 		e = (v - m) / m;
 		printf("%-46s %-24s %9.4g %9.4g %+6.1f%%\n",
 		       get(&t, i, "case") + (strlen(get(&t, i, "case")) > 46 ?
