@@ -175,6 +175,16 @@ static int row_workload(const struct table *t, int i, struct workload *wl,
 	return 0;
 }
 
+/* A case name without the source's prefix, which every row shares. */
+static const char *short_name(const char *name)
+{
+	static const char prefix[] = "sglreadme-";
+
+	return strncmp(name, prefix, sizeof(prefix) - 1) == 0 ?
+		       name + sizeof(prefix) - 1 :
+		       name;
+}
+
 static double predicted(const struct infer_plan *p, const char *metric)
 {
 	const struct sim_result *r = &p->fleet.sim;
@@ -271,12 +281,9 @@ int main(int argc, char **argv)
 		}
 		v = p.simulated ? predicted(&p, metric) : (double)NAN;
 		e = (v - m) / m;
-		printf("%-46s %-24s %9.4g %9.4g %+6.1f%%\n",
-		       get(&t, i, "case") + (strlen(get(&t, i, "case")) > 46 ?
-						     strlen(get(&t, i, "case")) -
-							     46 :
-						     0),
-		       metric, m, v, 100.0 * e);
+		printf("%-46.46s %-24s %9.4g %9.4g %+6.1f%%\n",
+		       short_name(get(&t, i, "case")), metric, m, v,
+		       100.0 * e);
 		if (!isfinite(e) || !(m > 0.0)) {
 			printf("  not finite: FAIL\n");
 			fails++;
