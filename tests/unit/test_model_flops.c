@@ -102,6 +102,12 @@ static void test_from_spec_failures(void **state)
 		/* 1536 / 11 is not whole */
 		{ "heads do not divide hidden",
 		  offsetof(struct model_spec, heads), 11 },
+		/* 12 query heads in groups of 5 KV heads */
+		{ "kv_heads do not divide heads",
+		  offsetof(struct model_spec, kv_heads), 5 },
+		/* heads x head_dim overflows an int */
+		{ "head_dim too wide", offsetof(struct model_spec, head_dim),
+		  2000000000 },
 	};
 
 	(void)state;

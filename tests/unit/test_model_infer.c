@@ -1032,6 +1032,72 @@ static void test_reference_step(void **state)
 	assert_rel(infer_step_s(&m, &decode), r.tpot_s, 1e-12);
 }
 
+/* Steps past the memo (n >= 8193 tokens) and the KV bytes per token on
+   one GPU: L 2 max(1, a_kv / t) dh kvb. */
+static void test_reference_step_large(void **state)
+{
+	struct arch a = small_gqa();
+	struct infer_config c = cfg(4, 1, 9000, 100);
+	struct sim_mix big = { 9000.0, 9000.0 * 4500.0, 1.0, 3.0, 12345.0,
+			       4.0 };
+
+	(void)state;
+	check_step(&a, &c, 6e-6, &big);
+	assert_rel(infer_kv_bytes_per_token_gpu(&a, &c),
+		   3.0 * 2.0 * 1.0 * 128.0 * 2.0, 1e-15);
+	c.tp = 1;
+	c.kv_precision = PREC_FP8;
+	assert_rel(infer_kv_bytes_per_token_gpu(&a, &c),
+		   3.0 * 2.0 * 2.0 * 128.0 * 1.0, 1e-15);
+}
+
+/* The overheads of a step: o_k (L K + 1), K as in 10.9.8; in an MoE
+   model the FFN's kernels are averaged over the layers: a dense layer 2,
+   an MoE layer a router, 2 for the shared experts and 2 routed. */
+static void test_step_kernel_count(void **state)
+{
+	struct model_spec ms;
+	struct arch a;
+	struct infer_config c = cfg(2, 1, 64, 16);
+	struct gpu_spec g = h100();
+	struct cluster cl = h100_cluster();
+	struct infer_step_model m0, m1;
+	struct sim_mix mixed = { 64.0, 2048.0, 1.0, 3.0, 777.0, 4.0 };
+	struct sim_mix decode = { 0.0, 0.0, 0.0, 3.0, 777.0, 3.0 };
+	double ko = 5.3e-6;
+
+	(void)state;
+	memset(&ms, 0, sizeof(ms));
+	ms.layers = 4;
+	ms.hidden = 1024;
+	ms.heads = 8;
+	ms.kv_heads = 2;
+	ms.ffn_hidden = 2816;
+	ms.gated_ffn = true;
+	ms.vocab = 32000;
+	ms.seq_len = 4096;
+	ms.experts = 8;
+	ms.experts_per_token = 2;
+	ms.shared_experts = 1;
+	ms.expert_ffn_hidden = 704;
+	ms.dense_layers = 1;
+	assert_int_equal(arch_from_spec(&ms, &a), 0);
+	assert_int_equal(infer_step_model_init(&m0, &a, &c, &g, &cl, 0.0), 0);
+	assert_int_equal(infer_step_model_init(&m1, &a, &c, &g, &cl, ko), 0);
+	/* k_layer = 2 + (1/4 2 + 3/4 (1 + 2 + 2)) + 5 + 2 = 13.25 */
+	assert_rel(infer_step_s(&m1, &mixed) - infer_step_s(&m0, &mixed),
+		   ko * (4.0 * (13.25 + 2.0 + 1.0) + 1.0), 1e-9);
+	assert_rel(infer_step_s(&m1, &decode) - infer_step_s(&m0, &decode),
+		   ko * (4.0 * (13.25 + 1.0) + 1.0), 1e-9);
+	/* dense, tp 1: 2 + 2 + 5 */
+	a = small_gqa();
+	c.tp = 1;
+	assert_int_equal(infer_step_model_init(&m0, &a, &c, &g, &cl, 0.0), 0);
+	assert_int_equal(infer_step_model_init(&m1, &a, &c, &g, &cl, ko), 0);
+	assert_rel(infer_step_s(&m1, &decode) - infer_step_s(&m0, &decode),
+		   ko * (3.0 * (9.0 + 1.0) + 1.0), 1e-9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1061,6 +1127,8 @@ int main(void)
 		cmocka_unit_test(test_reference_quantized),
 		cmocka_unit_test(test_reference_across_nodes),
 		cmocka_unit_test(test_reference_step),
+		cmocka_unit_test(test_reference_step_large),
+		cmocka_unit_test(test_step_kernel_count),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -811,6 +811,43 @@ static void test_reference_gqa_cp(void **state)
 	check_reference(&a, &c);
 }
 
+/* An MoE model without shared experts (Mixtral-like: 8 experts, top 2):
+   no shared-expert GEMMs, the step still the sum of its parts, and the
+   routed FFN cheaper per token than a dense FFN of all experts. */
+static void test_moe_without_shared_experts(void **state)
+{
+	struct model_spec m;
+	struct arch a;
+	struct train_config c = cfg(2, 1, 1, 1, 4, 1, 16);
+	struct train_result r, rd;
+	struct arch dense;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	m.layers = 4;
+	m.hidden = 2048;
+	m.heads = 16;
+	m.vocab = 32000;
+	m.seq_len = 2048;
+	m.ffn_hidden = 5632;
+	m.gated_ffn = true;
+	m.tied_embeddings = true;
+	m.experts = 8;
+	m.experts_per_token = 2;
+	assert_int_equal(arch_from_spec(&m, &a), 0);
+	assert_int_equal(a.shared_experts, 0);
+	c.ep = 4;
+	eval_ok(&a, &c, &r);
+	assert_rel(r.time.step_s, parts_sum(&r.time), 1e-12);
+	m.experts = 0;
+	m.experts_per_token = 0;
+	m.ffn_hidden = 8 * 5632;
+	assert_int_equal(arch_from_spec(&m, &dense), 0);
+	c.ep = 1;
+	eval_ok(&dense, &c, &rd);
+	assert_true(r.time.compute_s < rd.time.compute_s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -829,6 +866,7 @@ int main(void)
 		cmocka_unit_test(test_reference_interleaved_unfused),
 		cmocka_unit_test(test_reference_zero3),
 		cmocka_unit_test(test_reference_gqa_cp),
+		cmocka_unit_test(test_moe_without_shared_experts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
