@@ -76,6 +76,10 @@ struct plot_chart {
 	int ncats;
 	double tpot_slo_ms;         /* latency: SLO lines; 0 none */
 	double ttft_slo_ms;
+	char load[PLOT_LABEL_MAX];  /* latency: "" for the batch sweep, else
+				       the simulated load ("p99, Poisson,
+				       one replica"): column 1 is then the
+				       offered request rate */
 };
 
 /* Where the script reads its data and writes the chart. */

@@ -380,12 +380,78 @@ static bool infer_ok(const struct workload *wl, const struct gpu_spec *g,
 	return true;
 }
 
+/* Fractions of a replica's capacity the load sweep offers. */
+static const double load_fractions[] = { 0.05, 0.1, 0.2, 0.3, 0.4, 0.5,
+					 0.6, 0.7, 0.8, 0.85, 0.9, 0.95 };
+
+/*
+ * Under a Poisson load: one replica of each device's plan (its tp and
+ * batch) simulated at rising rates up to near its capacity; the
+ * percentiles of the workload against the output tokens/s per GPU.
+ */
+static int latency_under_load(struct cli_ctx *ctx, struct plot_chart *c)
+{
+	enum slo_percentile pc = ctx->wl.inference.percentile;
+
+	snprintf(c->load, sizeof(c->load), "%s, Poisson load on one replica",
+		 slo_percentile_name(pc));
+	for (int i = 0; i < ctx->ngpus; i++) {
+		const struct gpu_spec *g = ctx->gpus[i];
+		struct infer_plan p;
+		struct plot_series *s;
+		struct workload w;
+		char label[PLOT_LABEL_MAX];
+		double cap;
+
+		if (!infer_ok(&ctx->wl, g, &p, false))
+			continue;
+		if (!p.simulated || !(p.fleet.capacity_qps > 0.0)) {
+			note_skip(g, p.why[0] ? p.why :
+						"the load was not simulated");
+			continue;
+		}
+		snprintf(label, sizeof(label), "%s tp%d", g->name,
+			 p.config.tp);
+		s = plot_chart_add_series(c, label, PLOT_ROLE_DEVICE, i + 1);
+		if (!s)
+			return oom();
+		cap = p.fleet.capacity_qps;
+		w = ctx->wl;
+		w.inference.tp = p.config.tp;
+		w.inference.batch = p.config.batch;
+		w.inference.replicas = 1;
+		for (size_t k = 0; k < sizeof(load_fractions) /
+					       sizeof(load_fractions[0]);
+		     k++) {
+			struct infer_plan q;
+
+			w.inference.qps = load_fractions[k] * cap;
+			if (infer_plan_make(&w, g, &q, NULL) != 0 ||
+			    !q.simulated || q.fleet.overloaded)
+				continue;
+			double row[4] = {
+				w.inference.qps,
+				q.fleet.sim.output_tokens_per_s /
+					infer_gpus_per_replica(&q.config),
+				serve_tpot_at(&q.fleet.sim, pc) * 1e3,
+				serve_ttft_at(&q.fleet.sim, pc) * 1e3
+			};
+
+			if (plot_series_add_row(c, s, row) != 0)
+				return oom();
+		}
+	}
+	return EXIT_OK;
+}
+
 static int build_latency(struct cli_ctx *ctx, struct plot_chart *c)
 {
 	snprintf(c->title, sizeof(c->title), "Latency and throughput: %s",
 		 wl_name(ctx));
 	c->tpot_slo_ms = ctx->wl.inference.tpot_slo_s * 1e3;
 	c->ttft_slo_ms = ctx->wl.inference.ttft_slo_s * 1e3;
+	if (serve_arrival(&ctx->wl.inference) == SIM_ARRIVAL_POISSON)
+		return latency_under_load(ctx, c);
 	for (int i = 0; i < ctx->ngpus; i++) {
 		const struct gpu_spec *g = ctx->gpus[i];
 		struct infer_plan p;

@@ -63,7 +63,7 @@ static const struct plot_kind_info {
 			    cols_roofline, (int)N_ELEMS(cols_roofline),
 			    script_roofline },
 	[PLOT_LATENCY] = { "latency-throughput",
-			   "TPOT and TTFT against throughput as batch grows",
+			   "TPOT and TTFT against throughput as batch or load grows",
 			   cols_latency, (int)N_ELEMS(cols_latency),
 			   script_latency },
 	[PLOT_REPLICAS] = { "replicas", "GPUs needed against request rate",
@@ -283,13 +283,22 @@ static void put_num(FILE *out, double v)
 		fputs("NaN", out);
 }
 
+/* The name of column j: the latency chart under load has the offered
+   rate where the batch sweep has the batch. */
+static const char *col_name(const struct plot_chart *c, int j)
+{
+	if (c->kind == PLOT_LATENCY && c->load[0] && j == 0)
+		return "qps";
+	return kinds[c->kind].cols[j];
+}
+
 int plot_write_data(FILE *out, const struct plot_chart *c)
 {
 	fprintf(out, "# capplan plot %s: ", kinds[c->kind].name);
 	plot_quote(out, c->title);
 	fputs("\n# columns:", out);
 	for (int j = 0; j < c->ncols; j++)
-		fprintf(out, " %s", kinds[c->kind].cols[j]);
+		fprintf(out, " %s", col_name(c, j));
 	fputc('\n', out);
 	for (int i = 0; i < c->ncats; i++) {
 		fprintf(out, "# row %d: ", i);
@@ -305,7 +314,7 @@ int plot_write_data(FILE *out, const struct plot_chart *c)
 		plot_quote(out, s->label);
 		fputs("\n#", out);
 		for (int j = 0; j < c->ncols; j++)
-			fprintf(out, " %s", kinds[c->kind].cols[j]);
+			fprintf(out, " %s", col_name(c, j));
 		fputc('\n', out);
 		for (size_t r = 0; r < s->rows; r++) {
 			for (int j = 0; j < c->ncols; j++) {
@@ -519,19 +528,35 @@ static void latency_panel(FILE *out, const struct plot_chart *c, int col,
 
 static void script_latency(FILE *out, const struct plot_chart *c)
 {
+	char t[PLOT_LABEL_MAX + 32];
+
 	fputs("set multiplot layout 1,2 title ", out);
 	plot_quote(out, c->title);
 	fputs("\n"
 	      "set xlabel 'output throughput per GPU (tokens/s)'\n"
 	      "set logscale xy 10\n"
-	      "set key top left\n"
-	      "set title 'time per output token (batch 1, 2, 4, ...)'\n"
-	      "set ylabel 'TPOT (ms)'\n",
+	      "set key top left\n",
 	      out);
+	if (c->load[0]) {
+		/* the simulated load: the rate grows to capacity */
+		snprintf(t, sizeof(t), "time per output token (%s)", c->load);
+		fputs("set title ", out);
+		plot_quote(out, t);
+		fputs("\nset ylabel 'TPOT (ms)'\n", out);
+	} else {
+		fputs("set title 'time per output token (batch 1, 2, 4, "
+		      "...)'\nset ylabel 'TPOT (ms)'\n", out);
+	}
 	latency_panel(out, c, 3, c->tpot_slo_ms, "TPOT");
-	fputs("set title 'time to first token (batch 1, 2, 4, ...)'\n"
-	      "set ylabel 'TTFT (ms)'\n",
-	      out);
+	if (c->load[0]) {
+		snprintf(t, sizeof(t), "time to first token (%s)", c->load);
+		fputs("set title ", out);
+		plot_quote(out, t);
+		fputs("\nset ylabel 'TTFT (ms)'\n", out);
+	} else {
+		fputs("set title 'time to first token (batch 1, 2, 4, "
+		      "...)'\nset ylabel 'TTFT (ms)'\n", out);
+	}
 	latency_panel(out, c, 4, c->ttft_slo_ms, "TTFT");
 	fputs("unset multiplot\n", out);
 }

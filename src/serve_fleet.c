@@ -87,6 +87,14 @@ int serve_fleet_init(const struct workload *wl, const struct arch *a,
 						       16;
 	e->scheduler_steps = is->scheduler_steps > 0 ? is->scheduler_steps :
 						       1;
+	if (e->chunked_prefill && e->max_batched_tokens < e->max_batch)
+		/* every running sequence decodes a token of the budget
+		   (vLLM refuses the same) */
+		return diag_set(err, wl->file, 0, 0,
+				"'inference.max_batched_tokens' (%d) must be at "
+				"least the running sequences (max_batch %d) "
+				"with chunked prefill", e->max_batched_tokens,
+				e->max_batch);
 	cc.batch = e->max_batch;
 	tokens = infer_kv_capacity_tokens(a, &cc, g, e->max_batched_tokens);
 	e->kv_blocks = floor(tokens / e->kv_block_tokens);

@@ -1554,6 +1554,14 @@ static int check_load(const struct inference_spec *is, const char *file,
 		return diag_set(err, file, 0, 0,
 				"give 'inference.concurrency' or "
 				"'inference.trace', not both");
+	if (is->chunked_prefill && is->max_batched_tokens != WL_AUTO &&
+	    is->max_batch != WL_AUTO && is->max_batched_tokens < is->max_batch)
+		return diag_set(err, file, 0, 0,
+				"'inference.max_batched_tokens' (%d) must be at "
+				"least 'inference.max_batch' (%d) with chunked "
+				"prefill: every running sequence decodes a "
+				"token of the budget", is->max_batched_tokens,
+				is->max_batch);
 	if (is->replicas != WL_AUTO && a == WL_AUTO_NEG &&
 	    !(is->qps > 0.0) && is->concurrency == 0 && !is->trace[0])
 		return diag_set(err, file, 0, 0,
