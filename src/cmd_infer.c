@@ -214,35 +214,65 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 
 /* 'capplan infer --search': every weight precision x tp x batch that
    serves within the SLO, cheapest per token first. */
+/* One (precision, tp) of infer --search. */
+struct search_cand {
+	enum precision precision;
+	int tp;
+	bool ok; /* planned, fits, meets the SLO */
+};
+
+struct search_job {
+	const struct workload *wl;
+	const struct gpu_spec *gpu;
+	struct search_cand *cand;
+	struct infer_plan *plans; /* plans[i] for cand[i] */
+};
+
+static void search_one(int i, void *arg)
+{
+	struct search_job *j = arg;
+	struct workload w = *j->wl;
+	struct infer_plan *p = &j->plans[i];
+
+	w.inference.weight_precision = j->cand[i].precision;
+	w.inference.tp = j->cand[i].tp;
+	j->cand[i].ok = infer_plan_make(&w, j->gpu, p, NULL) == 0 &&
+			p->fits && p->meets_slo;
+}
+
 static int infer_search_report(struct cli_ctx *ctx)
 {
 	static const enum precision formats[] = { PREC_BF16, PREC_FP8,
 						  PREC_INT8, PREC_INT4 };
 	struct infer_plan plans[sizeof(formats) / sizeof(formats[0]) * 8];
+	struct search_cand cand[sizeof(formats) / sizeof(formats[0]) * 8];
+	struct search_job job = { NULL, NULL, cand, NULL };
 	int n = 0, k = ctx->top > 0 ? ctx->top : 10, rc;
 	int evaluated = 0; /* precision x tp pairs planned */
 	struct report rep;
 
 	for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
 		for (int tp = 1; tp <= 128; tp *= 2) {
-			struct workload w = ctx->wl;
-			struct infer_plan p;
-
-			w.inference.weight_precision = formats[f];
-			w.inference.tp = tp;
 			if (tp > ctx->gpus[0]->gpus_per_node &&
 			    ctx->wl.cluster.gpus_per_node < tp)
 				break;
 			if (ctx->wl.inference.tp != WL_AUTO &&
 			    tp != ctx->wl.inference.tp)
 				continue;
+			job.cand[evaluated].precision = formats[f];
+			job.cand[evaluated].tp = tp;
 			evaluated++;
-			if (infer_plan_make(&w, ctx->gpus[0], &p, NULL) != 0 ||
-			    !p.fits || !p.meets_slo)
-				continue;
-			plans[n++] = p;
 		}
 	}
+	/* each candidate is planned (and its load simulated) on a thread
+	   of its own; the order stays that of the candidates */
+	job.wl = &ctx->wl;
+	job.gpu = ctx->gpus[0];
+	job.plans = plans;
+	cli_parallel_for(evaluated, search_one, &job);
+	for (int i = 0; i < evaluated; i++)
+		if (job.cand[i].ok)
+			plans[n++] = plans[i];
 	/* cheapest per token first (insertion sort: a few dozen plans) */
 	for (int i = 1; i < n; i++) {
 		struct infer_plan t = plans[i];
