@@ -19,6 +19,7 @@ static const double warmup_fills = 2.0;
 static const double run_fills = 7.0;
 static const double fill_tail_means = 5.0;
 static const int fill_requests_max = 50000;
+static const int fill_rounds = 4;
 
 /* Largest fleet simulated whole under a trace (which cannot be scaled). */
 static const int trace_replicas_max = 4096;
@@ -127,27 +128,40 @@ int serve_fleet_init(const struct workload *wl, const struct arch *a,
 /*
  * Time for a replica to fill: the life of a long request (the mean
  * answer, or five times it for lengths with a tail, within the context)
- * at the step time of half of max_batch decoding.  The warm-up lasts two
- * fills and a Poisson run at least seven, so that the statistics see the
- * steady state, not the filling queue.
+ * at the step time of the batch the load keeps running: by Little's law
+ * the rate per replica times the requests' life (a few rounds of the
+ * fixed point from one sequence), or the clients per replica of a closed
+ * loop, within max_batch.  The warm-up lasts two fills and a Poisson run
+ * at least seven, so that the statistics see the steady state, not the
+ * filling queue.
  */
-static double fill_s(const struct serve_fleet *f, struct infer_step_model *step)
+static double fill_s(const struct sim_load *l, const struct sim_engine *e,
+		     struct infer_step_model *step, int replicas)
 {
-	const struct sim_load *l = &f->load;
 	struct sim_mix m;
-	double b = fmax(1.0, 0.5 * f->engine.max_batch);
-	double out = l->output_tokens_mean;
+	double out = l->output_tokens_mean, life = 0.0, b = 1.0;
 
 	if (l->length_dist != SIM_LEN_FIXED)
 		out = fmin(fill_tail_means * out,
 			   l->max_context_tokens > 0 ?
 				   l->max_context_tokens - l->prompt_tokens_mean :
 				   HUGE_VAL);
-	memset(&m, 0, sizeof(m));
-	m.decode_seqs = b;
-	m.decode_ctx_tokens = b * (l->prompt_tokens_mean + 0.5 * out);
-	m.logit_rows = b;
-	return fmax(out, 1.0) * infer_step_s(step, &m);
+	out = fmax(out, 1.0);
+	if (l->arrival == SIM_ARRIVAL_CLOSED)
+		b = (double)l->concurrency / replicas;
+	for (int i = 0; i < fill_rounds; i++) {
+		b = fmin(fmax(b, 1.0), e->max_batch);
+		memset(&m, 0, sizeof(m));
+		m.decode_seqs = b;
+		m.decode_ctx_tokens = b * (l->prompt_tokens_mean + 0.5 * out);
+		m.logit_rows = b;
+		life = out * infer_step_s(step, &m);
+		if (l->arrival != SIM_ARRIVAL_POISSON)
+			break;
+		b = l->rate_per_s / replicas * l->output_tokens_mean / out *
+		    life;
+	}
+	return life;
 }
 
 /* Simulate 'replicas' replicas (a part of them, scaled, when many). */
@@ -180,7 +194,7 @@ static int fleet_sim(const struct serve_fleet *f,
 	l.requests = requests_given != WL_AUTO ? requests_given :
 						 sim_default_requests(&l, n);
 	if (l.arrival == SIM_ARRIVAL_POISSON || l.arrival == SIM_ARRIVAL_CLOSED) {
-		double fill = fill_s(f, step);
+		double fill = fill_s(&l, &f->engine, step, n);
 
 		l.warmup_s = warmup_fills * fill;
 		if (requests_given == WL_AUTO &&
