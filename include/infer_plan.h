@@ -50,6 +50,8 @@ struct infer_plan {
 	bool simulated;       /* the load was simulated (fleet holds it) */
 	bool pruned;          /* not sized: it needs more GPUs than a
 				 better tp */
+	double capacity_hint_qps; /* in: a replica's capacity measured
+				     before for this tp; 0: measure it */
 	struct serve_fleet fleet;
 };
 

@@ -165,8 +165,11 @@ static void plan_load(const struct workload *wl, struct infer_plan *p,
 	/* under a power cap the math runs at the capped clock */
 	step.perf.peak_flops *= p->result.clock_fraction;
 	if (serve_fleet_init(wl, &p->arch, &p->config, p->gpu, &p->fleet,
-			     &err) != 0 ||
-	    serve_fleet_capacity(&p->fleet, &step, &err) != 0) {
+			     &err) == 0 && p->capacity_hint_qps > 0.0)
+		/* measured before for this tp (infer_plan_make) */
+		p->fleet.capacity_qps = p->capacity_hint_qps;
+	else if (err.msg[0] ||
+		 serve_fleet_capacity(&p->fleet, &step, &err) != 0) {
 		p->meets_slo = false;
 		snprintf(p->why, sizeof(p->why), "%.200s", err.msg);
 		return;
@@ -334,6 +337,7 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 	struct infer_plan best, cand;
 	bool have = false;
 	int tps[32], least[32], ntp = 0;
+	double cap[32] = { 0.0 };
 
 	memset(p, 0, sizeof(*p));
 	p->gpu = g;
@@ -372,15 +376,19 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 						   cand.pruned ?
 					   cand.gpus_total :
 					   INT_MAX;
+			cap[i] = cand.pruned ? cand.fleet.capacity_qps : 0.0;
 		}
 		for (int i = 1; i < ntp; i++)
 			for (int j = i; j > 0 && least[j] < least[j - 1]; j--) {
 				int t = tps[j], l = least[j];
+				double c = cap[j];
 
 				tps[j] = tps[j - 1];
 				least[j] = least[j - 1];
+				cap[j] = cap[j - 1];
 				tps[j - 1] = t;
 				least[j - 1] = l;
+				cap[j - 1] = c;
 			}
 	}
 	for (int i = 0; i < ntp; i++) {
@@ -389,6 +397,7 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 				    INT_MAX;
 
 		cand = *p;
+		cand.capacity_hint_qps = cap[i];
 		if (plan_tp(wl, &cand, tps[i], bound) != 0)
 			continue;
 		if (cand.pruned && have)
