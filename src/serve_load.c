@@ -52,24 +52,61 @@ static double lognormal_bounded_mean(double mu, double s, double a, double b)
 	return exp(mu + 0.5 * s * s) * part / mass;
 }
 
+/*
+ * The bounded mean to match.  With 'total' finite, the upper bound is
+ * total - p for a prompt p drawn from its own bounded log-normal
+ * (location pmu, bounds [pa, pb]): the mean is then averaged over
+ * 'answer_quantiles' quantiles of the prompt, as the draws bound each
+ * answer by what its prompt leaves of the context.
+ */
 struct mean_fn {
 	double s, a, b, mean;
+	double total, pmu, pa, pb;
 };
+
+static const int answer_quantiles = 32;
+
+static double mean_at(const struct mean_fn *f, double mu)
+{
+	double za, zb, sum = 0.0;
+
+	if (!isfinite(f->total))
+		return lognormal_bounded_mean(mu, f->s, f->a, f->b);
+	za = gsl_cdf_ugaussian_P((log(f->pa) - f->pmu) / f->s);
+	zb = gsl_cdf_ugaussian_P((log(f->pb) - f->pmu) / f->s);
+	for (int j = 0; j < answer_quantiles; j++) {
+		double u = za + (j + 0.5) / answer_quantiles * (zb - za);
+		double p = exp(f->pmu + f->s * gsl_cdf_ugaussian_Pinv(u));
+		double b = fmax(f->a + 1.0, f->total - round(p));
+
+		sum += lognormal_bounded_mean(mu, f->s, f->a, b);
+	}
+	return sum / answer_quantiles;
+}
 
 static double mean_excess(double mu, void *arg)
 {
 	const struct mean_fn *f = arg;
 
-	return lognormal_bounded_mean(mu, f->s, f->a, f->b) - f->mean;
+	return mean_at(f, mu) - f->mean;
 }
 
 /*
  * Location of the bounded log-normal whose mean is 'mean' (a < mean < b),
  * by Brent's method: the bounded mean grows with the location.
  */
-static double lognormal_location(double mean, double a, double b)
+static double lognormal_location(double mean, double a, double b,
+				 const struct mean_fn *prompt)
 {
-	struct mean_fn f = { sharegpt_sigma, a, b, mean };
+	struct mean_fn f = { sharegpt_sigma, a, b, mean, HUGE_VAL, 0.0, 1.0,
+			     1.0 };
+
+	if (prompt) {
+		f.total = prompt->total;
+		f.pmu = prompt->pmu;
+		f.pa = prompt->pa;
+		f.pb = prompt->pb;
+	}
 	gsl_function fn = { mean_excess, &f };
 	gsl_root_fsolver *s;
 	double lo = log(a) - 6.0, hi = log(b) + 6.0, mu = log(mean);
@@ -116,6 +153,7 @@ void sim_lengths_init(struct sim_lengths *lg, const struct sim_load *l)
 	lg->prompt_scale = geometric_scale(l->prompt_tokens_mean);
 	lg->output_scale = geometric_scale(l->output_tokens_mean);
 	if (lg->dist == SIM_LEN_SHAREGPT) {
+		struct mean_fn answer = { 0 };
 		double pmax = fmin(sharegpt_max_prompt_tokens, total - 1.0);
 		double tmax = fmin(sharegpt_max_total_tokens, total);
 
@@ -135,10 +173,17 @@ void sim_lengths_init(struct sim_lengths *lg, const struct sim_load *l)
 				      lg->total_max - sharegpt_min_tokens);
 		lg->prompt_mu = lognormal_location(
 			lg->prompt_mean, sharegpt_min_tokens,
-			isfinite(lg->prompt_max) ? lg->prompt_max : 1e12);
+			isfinite(lg->prompt_max) ? lg->prompt_max : 1e12,
+			NULL);
+		/* each answer is bounded by what its prompt leaves */
+		answer.total = lg->total_max;
+		answer.pmu = lg->prompt_mu;
+		answer.pa = sharegpt_min_tokens;
+		answer.pb = isfinite(lg->prompt_max) ? lg->prompt_max : 1e12;
 		lg->output_mu = lognormal_location(
 			lg->output_mean, sharegpt_min_tokens,
-			isfinite(lg->total_max) ? lg->total_max : 1e12);
+			isfinite(lg->total_max) ? lg->total_max : 1e12,
+			&answer);
 	}
 }
 
