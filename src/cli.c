@@ -63,7 +63,7 @@ static const struct command commands[] = {
 		  OPT_OUTPUT,
 	  true },
 	{ "infer", cmd_infer,
-	  "plan serving: latency, throughput, batch, replicas, energy, cost",
+	  "plan serving: latency and replicas under load, energy, cost",
 	  "capplan infer WORKLOAD|--model FILE.json --gpu NAME\n"
 	  "              [--set KEY=VALUE]... [--search [--top K]]\n"
 	  "              [--format table|csv|json] [-o FILE] [--catalog FILE]",
