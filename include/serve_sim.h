@@ -10,8 +10,9 @@
  * that mix (model_infer.h: infer_step_s).  Prefill is chunked under a
  * per-step token budget (Sarathi-Serve: Agrawal et al. 2024; vLLM's
  * chunked prefill), or runs whole prompts in prefill-only steps that stall
- * decoding (Orca: Yu et al. 2022; vLLM without chunked prefill, SGLang's
- * default).  A sequence is preempted and later recomputed when the KV
+ * decoding (vLLM without chunked prefill, SGLang's default); either way
+ * the batch is re-formed every iteration (Orca: Yu et al. 2022).  A
+ * sequence is preempted and later recomputed when the KV
  * cache runs out (vLLM's recompute preemption, Kwon et al. 2023).
  * specs/models.md, section "Serving under load".
  *
