@@ -105,7 +105,6 @@ struct infer_step_model {
 	struct infer_config config;
 	struct cluster cluster;
 	struct device_perf perf;
-	double step_overhead_s;  /* fixed host cost of a step */
 	double kernel_overhead_s; /* exposed fixed time of each kernel of a
 				     serving engine's step */
 	double layer_kernels;    /* kernels of a layer's projections,

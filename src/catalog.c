@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "c_numeric.h"
 #include "units.h"
 
 /* Generated at build time from specs/catalog.csv by scripts/embed.sh. */
@@ -783,26 +784,6 @@ static int parse_bytes(struct parse_ctx *ctx, struct csv_parser *parser,
 				   csv_strerror(csv_error(parser)));
 	}
 	return 0;
-}
-
-/* Run with the C locale for numbers; restore the caller's after. */
-struct c_numeric {
-	locale_t c;
-	locale_t saved;
-};
-
-static void c_numeric_enter(struct c_numeric *n)
-{
-	n->c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-	n->saved = n->c ? uselocale(n->c) : (locale_t)0;
-}
-
-static void c_numeric_leave(struct c_numeric *n)
-{
-	if (!n->c)
-		return;
-	uselocale(n->saved);
-	freelocale(n->c);
 }
 
 int catalog_parse(const char *buf, size_t len, const char *name,

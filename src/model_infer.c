@@ -423,7 +423,6 @@ int infer_step_model_init(struct infer_step_model *m, const struct arch *a,
 	m->arch = *a;
 	m->config = *c;
 	m->cluster = *cl;
-	m->step_overhead_s = 0.0;
 	for (int i = 0; i < INFER_STEP_MEMO; i++)
 		m->layer_s_memo[i] = -1.0;
 	return device_perf_init(&m->perf, g,
@@ -501,8 +500,7 @@ double infer_step_s(void *mp, const struct sim_mix *x)
 	/* the output layer for the sequences that emit a token */
 	gemm(d, x->logit_rows / ep, (double)a->vocab / c->tp, a->hidden, 1.0,
 	     2.0, &out);
-	return a->layers * layer.s + out.s + m->kernel_overhead_s +
-	       m->step_overhead_s;
+	return a->layers * layer.s + out.s + m->kernel_overhead_s;
 }
 
 /* Share of the dynamic power drawn in a phase of intensity 'ai'. */

@@ -47,21 +47,20 @@ bool serve_has_load(const struct inference_spec *is)
 	return serve_arrival(is) >= 0;
 }
 
-static double pick(const struct sim_result *r, enum slo_percentile p,
-		   double p50, double p90, double p99)
+static double pick(enum slo_percentile p, double p50, double p90,
+		   double p99)
 {
-	(void)r;
 	return p == SLO_P50 ? p50 : p == SLO_P90 ? p90 : p99;
 }
 
 double serve_ttft_at(const struct sim_result *r, enum slo_percentile p)
 {
-	return pick(r, p, r->ttft_p50_s, r->ttft_p90_s, r->ttft_p99_s);
+	return pick(p, r->ttft_p50_s, r->ttft_p90_s, r->ttft_p99_s);
 }
 
 double serve_tpot_at(const struct sim_result *r, enum slo_percentile p)
 {
-	return pick(r, p, r->tpot_p50_s, r->tpot_p90_s, r->tpot_p99_s);
+	return pick(p, r->tpot_p50_s, r->tpot_p90_s, r->tpot_p99_s);
 }
 
 int serve_fleet_init(const struct workload *wl, const struct arch *a,

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "c_numeric.h"
 #include "units.h"
 
 #define TRACE_FIELDS 3
@@ -557,26 +558,6 @@ static int sort_by_arrival(struct sim_request *r, size_t n)
 
 /* ------------------------------------------------------------------ */
 /* Entry points                                                        */
-
-/* Run with the C locale for numbers; restore the caller's after. */
-struct c_numeric {
-	locale_t c;
-	locale_t saved;
-};
-
-static void c_numeric_enter(struct c_numeric *n)
-{
-	n->c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-	n->saved = n->c ? uselocale(n->c) : (locale_t)0;
-}
-
-static void c_numeric_leave(struct c_numeric *n)
-{
-	if (!n->c)
-		return;
-	uselocale(n->saved);
-	freelocale(n->c);
-}
 
 int trace_parse(const char *buf, size_t len, const char *name,
 		struct sim_request **reqs, size_t *n, struct diag *err)
