@@ -53,6 +53,7 @@ struct infer_plan {
 	double capacity_hint_qps; /* in: a replica's capacity measured
 				     before for this tp; 0: measure it */
 	struct serve_fleet fleet;
+	int prefill_tp, decode_tp; /* disaggregated: each pool's tp */
 };
 
 /* Serving a network costed per sample (kind generic or recsys). */

@@ -44,12 +44,22 @@ int serve_arrival(const struct inference_spec *is);
 
 /* The results of a fleet under the load. */
 struct serve_fleet {
-	struct sim_engine engine;
+	struct sim_engine engine; /* of a replica (disaggregated: prefill) */
 	struct sim_load load;
 	struct sim_result sim;   /* the fleet's (or the simulated part's) */
-	int replicas;            /* the fleet */
+	int replicas;            /* the fleet (disaggregated: both pools) */
 	int sim_replicas;        /* simulated */
-	double capacity_qps;     /* one replica, Poisson, bounded queue */
+	double capacity_qps;     /* one replica, Poisson, bounded queue
+				    (disaggregated: one prefill and one
+				    decode replica, the smaller of the
+				    two pools' capacities) */
+	/* prefill/decode disaggregation (serve_fleet_init_disagg) */
+	bool disagg;
+	struct sim_engine decode_engine;
+	struct sim_transfer xfer;
+	int prefill_replicas, decode_replicas;
+	double prefill_capacity_qps; /* one prefill replica */
+	double decode_capacity_qps;  /* one decode replica */
 	bool sized;              /* replicas chosen by capplan */
 	bool meets;              /* targets met, not overloaded */
 	bool overloaded;
@@ -81,6 +91,36 @@ int serve_fleet_capacity(struct serve_fleet *f, struct infer_step_model *step,
 int serve_fleet_run(const struct workload *wl,
 		    struct infer_step_model *step,
 		    struct serve_fleet *f, struct diag *err);
+
+/*
+ * A disaggregated fleet (DistServe): the prefill replicas run 'cp' (its
+ * tp), the decode replicas 'cd', each with its own KV cache; the KV cache
+ * of a request goes from one to the other over [inference] kv_transfer_bw
+ * (per replica pair), or by default over the inter-node network of
+ * min(tp) GPUs of 'cl'.  Returns 0 or -1 with a message.
+ */
+int serve_fleet_init_disagg(const struct workload *wl, const struct arch *a,
+			    const struct infer_config *cp,
+			    const struct infer_config *cd,
+			    const struct gpu_spec *g, const struct cluster *cl,
+			    struct serve_fleet *f, struct diag *err);
+
+/* The capacities of one prefill replica (answers cut to one token) and
+   one decode replica (prefilled requests), each saturated by a closed
+   loop; f->capacity_qps the smaller.  Returns 0 or -1. */
+int serve_fleet_capacity_disagg(struct serve_fleet *f,
+				struct infer_step_model *prefill,
+				struct infer_step_model *decode,
+				struct diag *err);
+
+/* Simulate a disaggregated fleet: [inference] prefill_replicas and
+   decode_replicas, or the fewest of each that meet the targets (the
+   prefill pool for TTFT first, then the decode pool for all of them).
+   Returns 0 with f->meets and f->why, or -1 with a message. */
+int serve_fleet_run_disagg(const struct workload *wl,
+			   struct infer_step_model *prefill,
+			   struct infer_step_model *decode,
+			   struct serve_fleet *f, struct diag *err);
 
 /* Latency at the workload's percentile from a simulation. */
 double serve_ttft_at(const struct sim_result *r, enum slo_percentile p);

@@ -46,6 +46,10 @@ struct sim_mix {
 	double decode_seqs;        /* sequences decoding one token each */
 	double decode_ctx_tokens;  /* their context lengths, summed */
 	double logit_rows;         /* sequences that emit a token this step */
+	double verify_tokens;      /* speculative decoding: draft tokens the
+				      decoding sequences verify, summed (each
+				      one is a query token and a logit row
+				      more); 0 without speculation */
 };
 
 /* The time of one step for a mix, in seconds (> 0).  'ctx' is the
@@ -78,6 +82,14 @@ struct sim_engine {
 	int scheduler_steps;     /* decode steps per scheduling round: new
 				    requests join only between rounds
 				    (vLLM's num_scheduler_steps); 1 */
+	/* speculative decoding (Leviathan et al. 2023): a draft model
+	   proposes 'speculative_tokens' tokens per decode step, each
+	   accepted with probability 'acceptance_rate'; the target verifies
+	   them in its step; one draft step costs 'draft_cost_ratio' of a
+	   target step of the same mix.  0 tokens: off. */
+	int speculative_tokens;
+	double acceptance_rate;
+	double draft_cost_ratio;
 };
 
 /* The load. */
@@ -99,6 +111,12 @@ struct sim_load {
 				       of them); 0: the fraction alone */
 	const struct sim_request *trace; /* trace: sorted by arrival */
 	size_t trace_len;
+	int output_tokens_max;      /* > 0: longer answers are cut to it
+				       (capacity of a prefill pool: 1) */
+	bool prefilled;             /* requests arrive with their prompt's KV
+				       cache and first token (capacity of a
+				       decode pool); they decode the rest,
+				       at least one token */
 };
 
 struct sim_result {
@@ -113,6 +131,11 @@ struct sim_result {
 	double mean_batch;       /* running sequences per step, time-weighted */
 	double kv_utilization;   /* KV blocks in use, time-weighted mean */
 	double busy_fraction;    /* time replicas spend in steps */
+	double kv_transfer_mean_s; /* disaggregated: prefill end to the cache
+				      at the decode pool, link queue
+				      included; 0 otherwise */
+	double tokens_per_decode_step; /* per decoding sequence: 1, more
+					  with speculative decoding */
 	double duration_s;       /* first arrival to last completion */
 	long long preemptions;
 	long long steps;         /* all replicas */
@@ -121,6 +144,9 @@ struct sim_result {
 	int measured_requests;
 	bool overloaded;         /* the queue grew through the run */
 };
+
+/* Most draft tokens per step of speculative decoding. */
+#define SIM_SPECULATIVE_TOKENS_MAX 16
 
 /* Fraction of the first requests (by arrival) left out of the statistics
    of Poisson and closed-loop runs (more when sim_load.warmup_s says). */
@@ -135,6 +161,38 @@ struct sim_result {
 int sim_run(const struct sim_engine *eng, int replicas,
 	    const struct sim_load *load, sim_step_fn step, void *ctx,
 	    struct sim_result *r, struct diag *err);
+
+/* A pool of identical replicas and their step model. */
+struct sim_pool {
+	const struct sim_engine *eng;
+	int replicas;
+	sim_step_fn step;
+	void *ctx;
+};
+
+/* The link that carries a request's KV cache from its prefill replica to
+   the decode pool: latency_s + prompt tokens x bytes_per_token /
+   bw_bytes_per_s, one transfer at a time per prefill replica. */
+struct sim_transfer {
+	double latency_s;
+	double bytes_per_token;
+	double bw_bytes_per_s;
+};
+
+/*
+ * Prefill/decode disaggregation (DistServe: Zhong et al. 2024): requests
+ * are routed to the prefill pool, emit their first token there, send
+ * their KV cache over 'x' and are routed to the decode pool (least
+ * outstanding requests in each pool), which decodes the rest; a sequence
+ * preempted there is recomputed there.  Both pools need the same KV block
+ * size.  Results are the fleet's (both pools).  Returns 0, or -1 with a
+ * message.
+ */
+int sim_run_disaggregated(const struct sim_pool *prefill,
+			  const struct sim_pool *decode,
+			  const struct sim_transfer *x,
+			  const struct sim_load *load, struct sim_result *r,
+			  struct diag *err);
 
 /* Default requests for a load: enough for a stable p99 (serve_sim.c). */
 int sim_default_requests(const struct sim_load *load, int replicas);

@@ -123,6 +123,17 @@ struct sim_request; /* serve_sim.h */
  */
 #define WL_KERNEL_OVERHEAD_S 7e-6
 
+/*
+ * The time of one draft-model step as a fraction of one target-model
+ * step (Leviathan et al. 2023's c) when [inference] draft_cost_ratio is
+ * not given.  A memory-bound decode step costs about its weights read
+ * plus its kernels' fixed costs: a 1B draft for an 8B-70B target reads
+ * 1/8 to 1/70 of the weights, over fewer layers.  0.05 is a middle
+ * value, not a measurement: set the ratio of the two models' decode
+ * steps when it is known.  specs/models.md 10.9.17.
+ */
+#define WL_DRAFT_COST_RATIO 0.05
+
 enum slo_percentile {
 	SLO_P50 = 0,
 	SLO_P90,
@@ -159,6 +170,17 @@ struct inference_spec {
 	int kv_block_tokens;
 	int scheduler_steps;  /* decode steps per scheduling round */
 	double kernel_overhead_s; /* per kernel of an engine step */
+	/* speculative decoding (serve_sim.h): 0 draft tokens = off */
+	int speculative_tokens;
+	double acceptance_rate;   /* 0 = not given */
+	double draft_cost_ratio;  /* a draft step / a target step */
+	/* prefill/decode disaggregation (serve_fleet.h) */
+	bool disaggregated;
+	int prefill_replicas;     /* WL_AUTO: sized */
+	int decode_replicas;      /* WL_AUTO: sized */
+	int prefill_tp;           /* WL_AUTO: the plan's tp */
+	int decode_tp;            /* WL_AUTO: the plan's tp */
+	double kv_transfer_bw_bytes_per_s; /* 0: the inter-node network */
 	/* the requests of 'trace', loaded by the command line (not owned) */
 	const struct sim_request *trace_requests;
 	size_t trace_len;

@@ -47,6 +47,9 @@ static const struct load_field {
 	  offsetof(struct sim_result, mean_batch), UNIT_KIND_COUNT },
 	{ "kv_utilization", "KV cache in use",
 	  offsetof(struct sim_result, kv_utilization), UNIT_KIND_COUNT },
+	{ "tokens_per_decode_step", "tokens per decode step",
+	  offsetof(struct sim_result, tokens_per_decode_step),
+	  UNIT_KIND_COUNT },
 };
 
 static void add_load(struct record *rec, const struct workload *wl,
@@ -93,6 +96,43 @@ static void add_load(struct record *rec, const struct workload *wl,
 			 0);
 		rec_null(rec, NULL, "overloaded", "overloaded", 0);
 	}
+}
+
+/* The pools of a disaggregated fleet; null (and not in tables) for
+   one of a single kind of replica. */
+static void add_disagg(struct record *rec, const struct infer_plan *p)
+{
+	const struct serve_fleet *f = &p->fleet;
+
+	if (!(p->simulated && f->disagg)) {
+		rec_null(rec, NULL, "prefill_replicas", "prefill replicas",
+			 RF_MACHINE);
+		rec_null(rec, NULL, "decode_replicas", "decode replicas",
+			 RF_MACHINE);
+		rec_null(rec, NULL, "prefill_tp", "prefill tp", RF_MACHINE);
+		rec_null(rec, NULL, "decode_tp", "decode tp", RF_MACHINE);
+		rec_null(rec, NULL, "prefill_capacity_qps",
+			 "prefill capacity (1/s)", RF_MACHINE);
+		rec_null(rec, NULL, "decode_capacity_qps",
+			 "decode capacity (1/s)", RF_MACHINE);
+		rec_null(rec, NULL, "kv_transfer_mean_s", "KV transfer mean",
+			 RF_MACHINE);
+		return;
+	}
+	rec_int(rec, NULL, "prefill_replicas", "prefill replicas",
+		f->prefill_replicas, 0);
+	rec_int(rec, NULL, "decode_replicas", "decode replicas",
+		f->decode_replicas, 0);
+	rec_int(rec, NULL, "prefill_tp", "prefill tp", p->prefill_tp, 0);
+	rec_int(rec, NULL, "decode_tp", "decode tp", p->decode_tp, 0);
+	rec_num(rec, NULL, "prefill_capacity_qps",
+		"prefill capacity (1/s)", f->prefill_capacity_qps,
+		UNIT_KIND_COUNT, 0);
+	rec_num(rec, NULL, "decode_capacity_qps",
+		"decode capacity (1/s)", f->decode_capacity_qps,
+		UNIT_KIND_COUNT, 0);
+	rec_num(rec, NULL, "kv_transfer_mean_s", "KV transfer mean",
+		f->sim.kv_transfer_mean_s, UNIT_TIME, 0);
 }
 
 static void add_infer_plan(struct record *rec, const struct workload *wl,
@@ -179,6 +219,7 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 	rec_str(rec, NULL, "percentile", "SLO percentile",
 		slo_percentile_name(is->percentile), 0);
 	rec_int(rec, NULL, "replicas", "replicas", p->replicas, 0);
+	add_disagg(rec, p);
 	rec_int(rec, NULL, "gpus_total", "GPUs in total", p->gpus_total, 0);
 	if ((p->has_rate || p->simulated) && p->utilization > 0.0)
 		rec_num(rec, NULL, "utilization", "utilization", p->utilization,

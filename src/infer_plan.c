@@ -210,6 +210,84 @@ static void plan_load(const struct workload *wl, struct infer_plan *p,
 		p->utilization = p->fleet.sim.busy_fraction;
 }
 
+/*
+ * Serve the load with disaggregated prefill and decode pools: each pool's
+ * tp is [inference] prefill_tp / decode_tp or the plan's; each pool has
+ * its own step model and KV cache.  The fleet's GPUs are both pools'.
+ */
+static void plan_load_disagg(const struct workload *wl, struct infer_plan *p,
+			     int bound)
+{
+	const struct inference_spec *is = &wl->inference;
+	struct infer_config cp = p->config, cd = p->config;
+	struct infer_step_model ps, ds;
+	struct serve_fleet *f = &p->fleet;
+	struct diag err;
+
+	diag_clear(&err);
+	cp.tp = is->prefill_tp != WL_AUTO ? is->prefill_tp : p->config.tp;
+	cd.tp = is->decode_tp != WL_AUTO ? is->decode_tp : p->config.tp;
+	p->prefill_tp = cp.tp;
+	p->decode_tp = cd.tp;
+	if (infer_step_model_init(&ps, &p->arch, &cp, p->gpu, &p->cluster,
+				  is->kernel_overhead_s) != 0 ||
+	    infer_step_model_init(&ds, &p->arch, &cd, p->gpu, &p->cluster,
+				  is->kernel_overhead_s) != 0)
+		return;
+	ps.perf.peak_flops *= p->result.clock_fraction;
+	ds.perf.peak_flops *= p->result.clock_fraction;
+	if (serve_fleet_init_disagg(wl, &p->arch, &cp, &cd, p->gpu,
+				    &p->cluster, f, &err) != 0 ||
+	    serve_fleet_capacity_disagg(f, &ps, &ds, &err) != 0) {
+		p->meets_slo = false;
+		snprintf(p->why, sizeof(p->why), "%.200s", err.msg);
+		return;
+	}
+	if (is->prefill_replicas == WL_AUTO &&
+	    f->load.arrival == SIM_ARRIVAL_POISSON) {
+		double least = ceil(is->qps / f->prefill_capacity_qps) * cp.tp +
+			       ceil(is->qps / f->decode_capacity_qps) * cd.tp;
+
+		if (!(least <= bound)) {
+			p->meets_slo = false;
+			p->pruned = true;
+			p->gpus_total = least < INT_MAX ? (int)least : INT_MAX;
+			snprintf(p->why, sizeof(p->why),
+				 "at least %.0f GPUs keep up with the load",
+				 least);
+			return;
+		}
+	}
+	if (serve_fleet_run_disagg(wl, &ps, &ds, f, &err) != 0) {
+		p->meets_slo = false;
+		snprintf(p->why, sizeof(p->why), "%.200s", err.msg);
+		return;
+	}
+	p->simulated = true;
+	p->replicas = f->replicas;
+	p->meets_slo = f->meets;
+	if (!f->meets)
+		memcpy(p->why, f->why, sizeof(p->why));
+	p->ttft_p_s = serve_ttft_at(&f->sim, is->percentile);
+	p->utilization = f->sim.busy_fraction;
+}
+
+/* GPUs of the fleet a plan serves with. */
+static int plan_gpus(const struct infer_plan *p)
+{
+	long long n;
+
+	if (p->simulated && p->fleet.disagg)
+		n = (long long)p->fleet.prefill_replicas * p->prefill_tp *
+			    infer_gpus_per_replica(&p->config) /
+			    p->config.tp +
+		    (long long)p->fleet.decode_replicas * p->decode_tp *
+			    infer_gpus_per_replica(&p->config) / p->config.tp;
+	else
+		n = (long long)p->replicas * infer_gpus_per_replica(&p->config);
+	return n < INT_MAX ? (int)n : INT_MAX;
+}
+
 /* Evaluate one tp: batch, latency, replicas, cost.  Returns 0, or -1
    when the device cannot run the precision. */
 static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
@@ -262,7 +340,10 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
 			 "a batch of %d needs %.3g GB per GPU of %.3g GB",
 			 c->batch, p->result.memory.total_bytes / 1e9,
 			 p->gpu->mem_bytes / 1e9);
-	} else if (is->tpot_slo_s > 0.0 && p->result.tpot_s > is->tpot_slo_s) {
+	} else if (is->tpot_slo_s > 0.0 && p->result.tpot_s > is->tpot_slo_s &&
+		   !(is->speculative_tokens > 0 || is->disaggregated)) {
+		/* (speculation and a decode pool of another tp change the
+		   TPOT: the simulation judges those) */
 		p->meets_slo = false;
 		snprintf(p->why, sizeof(p->why),
 			 "time per output token is %.3g ms at batch %d, over "
@@ -279,12 +360,16 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
 	p->utilization = 0.0;
 	/* a request rate is a load: the simulation sizes the replicas */
 	if (serve_has_load(is)) {
-		if (p->fits && p->meets_slo)
-			plan_load(wl, p, bound);
+		if (p->fits && p->meets_slo) {
+			if (is->disaggregated)
+				plan_load_disagg(wl, p, bound);
+			else
+				plan_load(wl, p, bound);
+		}
 		if (p->pruned)
 			return 0;
 	}
-	p->gpus_total = p->replicas * infer_gpus_per_replica(c);
+	p->gpus_total = plan_gpus(p);
 	/* rented GPU time per million output tokens: at the planned
 	   utilization with a rate, at full load without one */
 	if (p->simulated && p->fleet.load.arrival == SIM_ARRIVAL_POISSON &&
@@ -338,6 +423,11 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 	bool have = false;
 	int tps[32], least[32], ntp = 0;
 	double cap[32] = { 0.0 };
+	/* a disaggregated fleet with a decode tp: the plan's tp is it */
+	int want_tp = is->tp != WL_AUTO ? is->tp :
+		      is->disaggregated && is->decode_tp != WL_AUTO ?
+						is->decode_tp :
+						WL_AUTO;
 
 	memset(p, 0, sizeof(*p));
 	p->gpu = g;
@@ -358,7 +448,7 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 	p->chosen = (is->tp == WL_AUTO ? 1u << ICHOSE_TP : 0) |
 		    (is->batch == WL_AUTO ? 1u << ICHOSE_BATCH : 0);
 	for (int tp = 1; tp <= p->cluster.gpus_per_node && ntp < 32; tp *= 2) {
-		if (is->tp != WL_AUTO && tp != is->tp)
+		if (want_tp != WL_AUTO && tp != want_tp)
 			continue;
 		if (p->arch.heads % tp != 0 ||
 		    (p->arch.kv_heads % tp != 0 && tp % p->arch.kv_heads != 0))
@@ -367,6 +457,7 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 		least[ntp++] = 0;
 	}
 	if (ntp > 1 && serve_has_load(is) && is->replicas == WL_AUTO &&
+	    (!is->disaggregated || is->prefill_replicas == WL_AUTO) &&
 	    serve_arrival(is) == SIM_ARRIVAL_POISSON) {
 		/* size the tp that may need the fewest GPUs first; the rest
 		   only while they may need fewer than the best so far */
@@ -407,13 +498,13 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 			have = true;
 		}
 	}
-	if (!have && is->tp != WL_AUTO) {
+	if (!have && want_tp != WL_AUTO) {
 		/* a fixed tp that is not a power of two */
 		cand = *p;
-		if (p->arch.heads % is->tp == 0 &&
-		    (p->arch.kv_heads % is->tp == 0 ||
-		     is->tp % p->arch.kv_heads == 0) &&
-		    plan_tp(wl, &cand, is->tp, INT_MAX) == 0) {
+		if (p->arch.heads % want_tp == 0 &&
+		    (p->arch.kv_heads % want_tp == 0 ||
+		     want_tp % p->arch.kv_heads == 0) &&
+		    plan_tp(wl, &cand, want_tp, INT_MAX) == 0) {
 			best = cand;
 			have = true;
 		}
@@ -491,6 +582,25 @@ int infer_plan_suggest(const struct workload *wl, const struct gpu_spec *g,
 						"inference.replicas=%d "
 						"(with tp=%d)", p.replicas,
 						p.config.tp);
+			found++;
+		}
+	}
+	/* a fixed disaggregated fleet: the pools sized */
+	if (wl->inference.disaggregated &&
+	    wl->inference.prefill_replicas != WL_AUTO) {
+		w = *wl;
+		w.inference.prefill_replicas = WL_AUTO;
+		w.inference.decode_replicas = WL_AUTO;
+		if (infer_plan_make(&w, g, &p, NULL) == 0 && p.fits &&
+		    p.meets_slo) {
+			len += (size_t)snprintf(buf + len, size - len,
+						"inference.prefill_replicas=%d "
+						"inference.decode_replicas=%d "
+						"(with prefill_tp=%d, "
+						"decode_tp=%d)",
+						p.fleet.prefill_replicas,
+						p.fleet.decode_replicas,
+						p.prefill_tp, p.decode_tp);
 			found++;
 		}
 	}

@@ -454,7 +454,8 @@ double infer_step_s(void *mp, const struct sim_mix *x)
 	const struct infer_config *c = &m->config;
 	const struct device_perf *d = &m->perf;
 	double ep = c->ep > 1 ? c->ep : 1;
-	double tokens = x->prefill_tokens + x->decode_seqs;
+	/* speculative drafts are query tokens of the decoding sequences */
+	double tokens = x->prefill_tokens + x->decode_seqs + x->verify_tokens;
 	double n = tokens / ep; /* per tensor-parallel group */
 	double kv_token = kv_elems_per_gpu(a, c->tp) *
 			  precision_bytes(c->kv_precision);
@@ -489,16 +490,21 @@ double infer_step_s(void *mp, const struct sim_mix *x)
 						      kv_token);
 	}
 	if (x->decode_seqs > 0.0) {
-		/* each decoding sequence reads its whole KV cache */
+		/* each decoding sequence reads its whole KV cache once for
+		   all its query tokens (the drafts it verifies too) */
 		double ctx = x->decode_ctx_tokens / ep;
+		double queries = 1.0 + x->verify_tokens / x->decode_seqs;
 
 		layer.s += fmax(ctx * kv_token /
 					(d->mem_bw_bytes_per_s * d->mem_eff),
-				ctx * per_pair / (d->peak_flops * d->matmul_eff)) +
+				queries * ctx * per_pair /
+					(d->peak_flops * d->matmul_eff)) +
 			   kernel_gap_s();
 	}
-	/* the output layer for the sequences that emit a token */
-	gemm(d, x->logit_rows / ep, (double)a->vocab / c->tp, a->hidden, 1.0,
+	/* the output layer for the sequences that emit a token, and for
+	   every draft token verified */
+	gemm(d, (x->logit_rows + x->verify_tokens) / ep,
+	     (double)a->vocab / c->tp, a->hidden, 1.0,
 	     2.0, &out);
 	return a->layers * layer.s + out.s + m->kernel_overhead_s;
 }

@@ -1,6 +1,7 @@
 /* serve_fleet.c - replicas under load, by simulation; see serve_fleet.h
    and specs/models.md, section "Serving under load". */
 #include "serve_fleet.h"
+#include "model_comm.h"
 
 #include <limits.h>
 #include <math.h>
@@ -23,6 +24,11 @@ static const int fill_rounds = 4;
 
 /* Largest fleet simulated whole under a trace (which cannot be scaled). */
 static const int trace_replicas_max = 4096;
+
+/* Most replicas of a disaggregated fleet (both pools) one simulation
+   holds; larger fleets are simulated in part, as SERVE_SIM_REPLICAS_MAX
+   for a colocated one. */
+static const int disagg_sim_max = 64;
 
 /* Sizing gives up when doubling the replicas twice in a row improves the
    missed percentile by less than this fraction: the target is below what
@@ -87,6 +93,9 @@ int serve_fleet_init(const struct workload *wl, const struct arch *a,
 						       16;
 	e->scheduler_steps = is->scheduler_steps > 0 ? is->scheduler_steps :
 						       1;
+	e->speculative_tokens = is->speculative_tokens;
+	e->acceptance_rate = is->acceptance_rate;
+	e->draft_cost_ratio = is->draft_cost_ratio;
 	if (e->chunked_prefill && e->max_batched_tokens < e->max_batch)
 		/* every running sequence decodes a token of the budget
 		   (vLLM refuses the same) */
@@ -214,42 +223,58 @@ static int fleet_sim(const struct serve_fleet *f,
 	return 0;
 }
 
+static int pool_capacity(const struct sim_engine *e, struct sim_load l,
+			 struct infer_step_model *step, double *qps,
+			 struct diag *err);
+static struct sim_load capacity_load(const struct sim_load *in);
+
 int serve_fleet_capacity(struct serve_fleet *f, struct infer_step_model *step,
 			 struct diag *err)
 {
-	struct sim_load l = f->load;
-	struct sim_result r;
-	long long n;
+	return pool_capacity(&f->engine, capacity_load(&f->load), step,
+			     &f->capacity_qps, err);
+}
 
-	if (l.arrival == SIM_ARRIVAL_TRACE) {
-		double p = 0.0, o = 0.0;
+/* What a sizing run checks. */
+enum { CHECK_TTFT = 1u, CHECK_TPOT = 2u, CHECK_ALL = 3u };
 
-		for (size_t i = 0; i < l.trace_len; i++) {
-			p += l.trace[i].prompt_tokens;
-			o += l.trace[i].output_tokens;
+/* Is the Poisson rate over what the fleet's replicas sustain?  Writes
+   why. */
+static bool over_capacity(struct serve_fleet *f, unsigned checks)
+{
+	const char *pool = "";
+	double rate = f->load.rate_per_s, cap = f->capacity_qps;
+	int n = f->replicas;
+
+	if (f->load.arrival != SIM_ARRIVAL_POISSON)
+		return false;
+	if (f->disagg) {
+		if (rate >= f->prefill_replicas * f->prefill_capacity_qps) {
+			pool = "prefill ";
+			n = f->prefill_replicas;
+			cap = f->prefill_capacity_qps;
+		} else if ((checks & CHECK_TPOT) &&
+			   rate >= f->decode_replicas *
+					   f->decode_capacity_qps) {
+			pool = "decode ";
+			n = f->decode_replicas;
+			cap = f->decode_capacity_qps;
+		} else {
+			return false;
 		}
-		l.prompt_tokens_mean = fmax(1.0, p / (double)l.trace_len);
-		l.output_tokens_mean = fmax(1.0, o / (double)l.trace_len);
-		l.length_dist = SIM_LEN_EXPONENTIAL;
-		l.trace = NULL;
-		l.trace_len = 0;
+	} else if (rate < n * cap) {
+		return false;
 	}
-	l.arrival = SIM_ARRIVAL_CLOSED;
-	l.concurrency = 2 * f->engine.max_batch;
-	n = (long long)capacity_requests_per_client * l.concurrency;
-	n = n < capacity_requests_min ? capacity_requests_min :
-	    n > capacity_requests_max ? capacity_requests_max :
-					n;
-	l.requests = (int)n;
-	if (sim_run(&f->engine, 1, &l, infer_step_s, step, &r, err) != 0)
-		return -1;
-	f->capacity_qps = r.request_throughput_per_s;
-	return 0;
+	snprintf(f->why, sizeof(f->why),
+		 "overloaded: %.3g requests/s is more than %d %sreplica%s "
+		 "sustain (%.3g requests/s each)", rate, n, pool,
+		 n == 1 ? "" : "s", cap);
+	return true;
 }
 
 /* Does the simulated fleet meet the targets?  Writes why not. */
 static bool judge(const struct workload *wl, struct serve_fleet *f,
-		  int replicas)
+		  unsigned checks)
 {
 	const struct inference_spec *is = &wl->inference;
 	const char *pn = slo_percentile_name(is->percentile);
@@ -257,33 +282,29 @@ static bool judge(const struct workload *wl, struct serve_fleet *f,
 	double tpot = serve_tpot_at(&f->sim, is->percentile);
 
 	f->why[0] = '\0';
-	f->overloaded = f->sim.overloaded ||
-			(f->load.arrival == SIM_ARRIVAL_POISSON &&
-			 f->load.rate_per_s >= replicas * f->capacity_qps);
-	if (f->overloaded && f->load.arrival == SIM_ARRIVAL_POISSON &&
-	    f->load.rate_per_s >= replicas * f->capacity_qps) {
-		snprintf(f->why, sizeof(f->why),
-			 "overloaded: %.3g requests/s is more than %d "
-			 "replica%s sustain (%.3g requests/s each)",
-			 f->load.rate_per_s, replicas, replicas == 1 ? "" : "s",
-			 f->capacity_qps);
+	f->overloaded = false;
+	if (over_capacity(f, checks)) {
+		f->overloaded = true;
 		return false;
 	}
-	if (f->overloaded) {
+	if (f->sim.overloaded && (checks & CHECK_TPOT)) {
+		f->overloaded = true;
 		snprintf(f->why, sizeof(f->why),
 			 "overloaded: the queue of %d replica%s grew through "
-			 "the run (%.3g requests/s offered)", replicas,
-			 replicas == 1 ? "" : "s", f->load.rate_per_s);
+			 "the run (%.3g requests/s offered)", f->replicas,
+			 f->replicas == 1 ? "" : "s", f->load.rate_per_s);
 		return false;
 	}
-	if (is->ttft_slo_s > 0.0 && ttft > is->ttft_slo_s) {
+	if ((checks & CHECK_TTFT) && is->ttft_slo_s > 0.0 &&
+	    ttft > is->ttft_slo_s) {
 		snprintf(f->why, sizeof(f->why),
 			 "the %s time to first token is %.3g ms under the "
 			 "load, over the %.3g ms target", pn, 1e3 * ttft,
 			 1e3 * is->ttft_slo_s);
 		return false;
 	}
-	if (is->tpot_slo_s > 0.0 && tpot > is->tpot_slo_s) {
+	if ((checks & CHECK_TPOT) && is->tpot_slo_s > 0.0 &&
+	    tpot > is->tpot_slo_s) {
 		snprintf(f->why, sizeof(f->why),
 			 "the %s time per output token is %.3g ms under the "
 			 "load, over the %.3g ms target", pn, 1e3 * tpot,
@@ -294,50 +315,110 @@ static bool judge(const struct workload *wl, struct serve_fleet *f,
 }
 
 /* The missed percentile, to see whether more replicas still help. */
-static double missed(const struct workload *wl, const struct serve_fleet *f)
+static double missed(const struct workload *wl, const struct serve_fleet *f,
+		     unsigned checks)
 {
 	const struct inference_spec *is = &wl->inference;
 	double ttft = serve_ttft_at(&f->sim, is->percentile);
 	double tpot = serve_tpot_at(&f->sim, is->percentile);
 
-	if (is->ttft_slo_s > 0.0 && ttft > is->ttft_slo_s)
+	if ((checks & CHECK_TTFT) && is->ttft_slo_s > 0.0 &&
+	    ttft > is->ttft_slo_s)
 		return ttft / is->ttft_slo_s;
-	return is->tpot_slo_s > 0.0 ? tpot / is->tpot_slo_s : 0.0;
+	return (checks & CHECK_TPOT) && is->tpot_slo_s > 0.0 ?
+		       tpot / is->tpot_slo_s :
+		       0.0;
 }
 
-static int try_replicas(const struct workload *wl,
-			struct infer_step_model *step,
-			struct serve_fleet *f, int replicas, struct diag *err)
+/* One sizing: the replicas of a colocated fleet (dim 0), or of the
+   prefill (1) or decode (2) pool of a disaggregated one. */
+struct sizing {
+	const struct workload *wl;
+	struct serve_fleet *f;
+	struct infer_step_model *step;  /* a replica, or a prefill one */
+	struct infer_step_model *dstep; /* a decode replica */
+	int dim;
+	unsigned checks;
+};
+
+static int fleet_sim_disagg(const struct serve_fleet *f,
+			    struct infer_step_model *pstep,
+			    struct infer_step_model *dstep, int np, int nd,
+			    int requests_given, struct sim_result *r,
+			    int *sim_r, struct diag *err);
+
+/* Decode replicas held while the prefill pool is sized: enough for the
+   rate with a margin, or as many as the prefill pool's capacity needs. */
+static int decode_for(const struct serve_fleet *f, int np)
 {
-	if (fleet_sim(f, step, replicas, wl->inference.requests, &f->sim,
-		      &f->sim_replicas, err) != 0)
-		return -1;
-	f->replicas = replicas;
-	f->meets = judge(wl, f, replicas);
+	double d;
+
+	if (!(f->decode_capacity_qps > 0.0))
+		return np;
+	d = f->load.arrival == SIM_ARRIVAL_POISSON ?
+		    1.25 * f->load.rate_per_s / f->decode_capacity_qps + 1.0 :
+		    np * f->prefill_capacity_qps / f->decode_capacity_qps;
+	d = ceil(d);
+	return d < 1.0 ? 1 : d > SERVE_REPLICAS_MAX ? SERVE_REPLICAS_MAX :
+						     (int)d;
+}
+
+static int try_replicas(struct sizing *z, int n, struct diag *err)
+{
+	struct serve_fleet *f = z->f;
+	int requests = z->wl->inference.requests;
+
+	if (z->dim == 0) {
+		if (fleet_sim(f, z->step, n, requests, &f->sim,
+			      &f->sim_replicas, err) != 0)
+			return -1;
+		f->replicas = n;
+	} else {
+		if (z->dim == 1) {
+			f->prefill_replicas = n;
+			f->decode_replicas = decode_for(f, n);
+		} else {
+			f->decode_replicas = n;
+		}
+		if (fleet_sim_disagg(f, z->step, z->dstep,
+				     f->prefill_replicas, f->decode_replicas,
+				     requests, &f->sim, &f->sim_replicas,
+				     err) != 0)
+			return -1;
+		f->replicas = f->prefill_replicas + f->decode_replicas;
+	}
+	f->meets = judge(z->wl, f, z->checks);
 	return 0;
 }
 
-int serve_fleet_run(const struct workload *wl,
-		    struct infer_step_model *step,
-		    struct serve_fleet *f, struct diag *err)
+/* The capacity of one replica of the dimension sized. */
+static double dim_capacity(const struct sizing *z)
 {
-	const struct inference_spec *is = &wl->inference;
+	return z->dim == 0 ? z->f->capacity_qps :
+	       z->dim == 1 ? z->f->prefill_capacity_qps :
+			     z->f->decode_capacity_qps;
+}
+
+/*
+ * The fewest replicas of z's dimension that meet z's checks: from the
+ * rate's lower bound (rate / capacity) up, growing by a quarter, or
+ * doubling when far off or stalled, then bisection.  Gives up when
+ * doubling twice improves the missed percentile by less than
+ * sizing_min_gain.  Returns 0 (f->meets says whether it found one) or -1.
+ */
+static int size_dim(struct sizing *z, struct diag *err)
+{
+	struct serve_fleet *f = z->f;
+	double cap = dim_capacity(z);
 	long long lo, hi;
 	double prev = HUGE_VAL;
 	int stalls = 0;
 	struct serve_fleet pass;
 
-	if (!(f->capacity_qps > 0.0) &&
-	    serve_fleet_capacity(f, step, err) != 0)
-		return -1;
-	if (is->replicas != WL_AUTO)
-		return try_replicas(wl, step, f, is->replicas, err);
-	f->sized = true;
-	/* fewer replicas than rate / capacity cannot keep up */
 	lo = 0;
 	hi = 1;
-	if (f->load.arrival == SIM_ARRIVAL_POISSON && f->capacity_qps > 0.0) {
-		double guess = ceil(f->load.rate_per_s / f->capacity_qps);
+	if (f->load.arrival == SIM_ARRIVAL_POISSON && cap > 0.0) {
+		double guess = ceil(f->load.rate_per_s / cap);
 
 		if (guess > SERVE_REPLICAS_MAX)
 			guess = SERVE_REPLICAS_MAX;
@@ -347,11 +428,11 @@ int serve_fleet_run(const struct workload *wl,
 	for (;;) {
 		double m;
 
-		if (try_replicas(wl, step, f, (int)hi, err) != 0)
+		if (try_replicas(z, (int)hi, err) != 0)
 			return -1;
 		if (f->meets)
 			break;
-		m = f->overloaded ? HUGE_VAL : missed(wl, f);
+		m = f->overloaded ? HUGE_VAL : missed(z->wl, f, z->checks);
 		if (!f->overloaded && m > prev * (1.0 - sizing_min_gain)) {
 			if (++stalls >= 2)
 				break;
@@ -374,8 +455,13 @@ int serve_fleet_run(const struct workload *wl,
 	if (!f->meets) {
 		char why[sizeof(f->why)];
 
-		snprintf(why, sizeof(why), "no number of replicas meets the "
-			 "targets (at %d: %.190s)", f->replicas, f->why);
+		snprintf(why, sizeof(why), "no number of %sreplicas meets the "
+			 "targets (at %d: %.190s)",
+			 z->dim == 1 ? "prefill " :
+			 z->dim == 2 ? "decode " : "",
+			 z->dim == 1 ? f->prefill_replicas :
+			 z->dim == 2 ? f->decode_replicas : f->replicas,
+			 f->why);
 		memcpy(f->why, why, sizeof(f->why));
 		return 0;
 	}
@@ -383,7 +469,7 @@ int serve_fleet_run(const struct workload *wl,
 	while (hi - lo > 1) {
 		long long mid = lo + (hi - lo) / 2;
 
-		if (try_replicas(wl, step, f, (int)mid, err) != 0)
+		if (try_replicas(z, (int)mid, err) != 0)
 			return -1;
 		if (f->meets) {
 			hi = mid;
@@ -394,4 +480,215 @@ int serve_fleet_run(const struct workload *wl,
 	}
 	*f = pass;
 	return 0;
+}
+
+int serve_fleet_run(const struct workload *wl,
+		    struct infer_step_model *step,
+		    struct serve_fleet *f, struct diag *err)
+{
+	struct sizing z = { wl, f, step, NULL, 0, CHECK_ALL };
+
+	if (!(f->capacity_qps > 0.0) &&
+	    serve_fleet_capacity(f, step, err) != 0)
+		return -1;
+	if (wl->inference.replicas != WL_AUTO)
+		return try_replicas(&z, wl->inference.replicas, err);
+	f->sized = true;
+	return size_dim(&z, err);
+}
+
+/* ---------------------------------------------------------------------
+ * Prefill/decode disaggregation
+ */
+
+int serve_fleet_init_disagg(const struct workload *wl, const struct arch *a,
+			    const struct infer_config *cp,
+			    const struct infer_config *cd,
+			    const struct gpu_spec *g, const struct cluster *cl,
+			    struct serve_fleet *f, struct diag *err)
+{
+	const struct inference_spec *is = &wl->inference;
+	struct serve_fleet dec;
+	struct link l;
+	int links = cp->tp < cd->tp ? cp->tp : cd->tp;
+
+	if (serve_fleet_init(wl, a, cp, g, f, err) != 0 ||
+	    serve_fleet_init(wl, a, cd, g, &dec, err) != 0)
+		return -1;
+	f->disagg = true;
+	f->decode_engine = dec.engine;
+	/* a prefill replica never decodes: it drafts nothing */
+	f->engine.speculative_tokens = 0;
+	f->prefill_replicas = is->prefill_replicas != WL_AUTO ?
+				      is->prefill_replicas :
+				      1;
+	f->decode_replicas = is->decode_replicas != WL_AUTO ?
+				     is->decode_replicas :
+				     1;
+	f->replicas = f->prefill_replicas + f->decode_replicas;
+	/* each decode GPU receives its shard of every token's KV cache;
+	   min(tp) GPU pairs carry it at once, or the link given */
+	f->xfer.bytes_per_token = infer_kv_bytes_per_token_gpu(a, cd) * cd->tp;
+	if (is->kv_transfer_bw_bytes_per_s > 0.0) {
+		l = link_inter_node(is->kv_transfer_bw_bytes_per_s);
+		f->xfer.bw_bytes_per_s = l.bw_bytes_per_s;
+	} else {
+		l = link_inter_node(cl->inter_bw_bytes_per_s);
+		f->xfer.bw_bytes_per_s = l.bw_bytes_per_s * links;
+	}
+	f->xfer.latency_s = l.latency_s;
+	if (!(f->xfer.bw_bytes_per_s > 0.0))
+		return diag_set(err, wl->file, 0, 0,
+				"the KV transfer needs a network: give "
+				"'inference.kv_transfer_bw' or "
+				"'cluster.inter_bw'");
+	return 0;
+}
+
+/* The capacity of one replica of a pool under 'l' (a closed loop of
+   twice its max_batch clients). */
+static int pool_capacity(const struct sim_engine *e, struct sim_load l,
+			 struct infer_step_model *step, double *qps,
+			 struct diag *err)
+{
+	struct sim_result r;
+	long long n;
+
+	l.arrival = SIM_ARRIVAL_CLOSED;
+	l.concurrency = 2 * e->max_batch;
+	n = (long long)capacity_requests_per_client * l.concurrency;
+	n = n < capacity_requests_min ? capacity_requests_min :
+	    n > capacity_requests_max ? capacity_requests_max :
+					n;
+	l.requests = (int)n;
+	if (sim_run(e, 1, &l, infer_step_s, step, &r, err) != 0)
+		return -1;
+	*qps = r.request_throughput_per_s;
+	return 0;
+}
+
+/* The load of a capacity run: a trace's mean lengths, exponential. */
+static struct sim_load capacity_load(const struct sim_load *in)
+{
+	struct sim_load l = *in;
+
+	if (l.arrival == SIM_ARRIVAL_TRACE) {
+		double p = 0.0, o = 0.0;
+
+		for (size_t i = 0; i < l.trace_len; i++) {
+			p += l.trace[i].prompt_tokens;
+			o += l.trace[i].output_tokens;
+		}
+		l.prompt_tokens_mean = fmax(1.0, p / (double)l.trace_len);
+		l.output_tokens_mean = fmax(1.0, o / (double)l.trace_len);
+		l.length_dist = SIM_LEN_EXPONENTIAL;
+		l.trace = NULL;
+		l.trace_len = 0;
+	}
+	return l;
+}
+
+int serve_fleet_capacity_disagg(struct serve_fleet *f,
+				struct infer_step_model *prefill,
+				struct infer_step_model *decode,
+				struct diag *err)
+{
+	struct sim_load l = capacity_load(&f->load);
+
+	l.output_tokens_max = 1;
+	if (pool_capacity(&f->engine, l, prefill, &f->prefill_capacity_qps,
+			  err) != 0)
+		return -1;
+	l.output_tokens_max = 0;
+	l.prefilled = true;
+	if (pool_capacity(&f->decode_engine, l, decode,
+			  &f->decode_capacity_qps, err) != 0)
+		return -1;
+	f->capacity_qps = fmin(f->prefill_capacity_qps,
+			       f->decode_capacity_qps);
+	return 0;
+}
+
+/* Simulate np prefill and nd decode replicas; past disagg_sim_max
+   together, a part of each pool with the load scaled (the smaller of
+   the two parts' shares, so that neither pool is lighter than its
+   share). */
+static int fleet_sim_disagg(const struct serve_fleet *f,
+			    struct infer_step_model *pstep,
+			    struct infer_step_model *dstep, int np, int nd,
+			    int requests_given, struct sim_result *r,
+			    int *sim_r, struct diag *err)
+{
+	struct sim_load l = f->load;
+	struct sim_pool p = { &f->engine, np, infer_step_s, pstep };
+	struct sim_pool d = { &f->decode_engine, nd, infer_step_s, dstep };
+	double scale = 1.0;
+
+	if ((long long)np + nd > disagg_sim_max &&
+	    l.arrival != SIM_ARRIVAL_TRACE) {
+		double k = (double)disagg_sim_max / ((double)np + nd);
+
+		p.replicas = (int)fmax(1.0, round(np * k));
+		d.replicas = (int)fmax(1.0, round(nd * k));
+		scale = fmin((double)p.replicas / np,
+			     (double)d.replicas / nd);
+		l.rate_per_s *= scale;
+		l.concurrency = (int)ceil(l.concurrency * scale);
+		if (requests_given != WL_AUTO)
+			requests_given = (int)ceil(requests_given * scale);
+	} else if ((long long)np + nd > trace_replicas_max) {
+		return diag_set(err, NULL, 0, 0,
+				"a trace is simulated on at most %d replicas, "
+				"not %d", trace_replicas_max, np + nd);
+	}
+	l.requests = requests_given != WL_AUTO ?
+			     requests_given :
+			     sim_default_requests(&l, p.replicas + d.replicas);
+	if (l.arrival == SIM_ARRIVAL_POISSON || l.arrival == SIM_ARRIVAL_CLOSED) {
+		double fill = fill_s(&l, &f->decode_engine, dstep, d.replicas);
+
+		l.warmup_s = warmup_fills * fill;
+		if (requests_given == WL_AUTO &&
+		    l.arrival == SIM_ARRIVAL_POISSON &&
+		    l.rate_per_s * run_fills * fill > l.requests)
+			l.requests = l.rate_per_s * run_fills * fill >
+						     fill_requests_max ?
+					     fill_requests_max :
+					     (int)ceil(l.rate_per_s * run_fills *
+						       fill);
+	}
+	if (sim_run_disaggregated(&p, &d, &f->xfer, &l, r, err) != 0)
+		return -1;
+	r->request_throughput_per_s /= scale;
+	r->output_tokens_per_s /= scale;
+	r->input_tokens_per_s /= scale;
+	*sim_r = p.replicas + d.replicas;
+	return 0;
+}
+
+int serve_fleet_run_disagg(const struct workload *wl,
+			   struct infer_step_model *prefill,
+			   struct infer_step_model *decode,
+			   struct serve_fleet *f, struct diag *err)
+{
+	const struct inference_spec *is = &wl->inference;
+	struct sizing z = { wl, f, prefill, decode, 2, CHECK_ALL };
+
+	if (!(f->capacity_qps > 0.0) &&
+	    serve_fleet_capacity_disagg(f, prefill, decode, err) != 0)
+		return -1;
+	if (is->prefill_replicas != WL_AUTO)
+		return try_replicas(&z, is->decode_replicas, err);
+	f->sized = true;
+	/* the prefill pool alone sets the time to first token */
+	z.dim = 1;
+	z.checks = CHECK_TTFT;
+	if (size_dim(&z, err) != 0)
+		return -1;
+	if (!f->meets)
+		return 0;
+	z.dim = 2;
+	z.checks = CHECK_ALL;
+	f->decode_replicas = 1;
+	return size_dim(&z, err);
 }

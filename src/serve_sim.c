@@ -37,6 +37,8 @@ enum seq_state {
 	SEQ_WAITING,
 	SEQ_PREFILL,
 	SEQ_DECODE,
+	SEQ_TRANSFER, /* disaggregated: its KV cache on the way to a decode
+			 replica */
 	SEQ_DONE,
 };
 
@@ -60,6 +62,10 @@ struct deque {
 };
 
 struct replica {
+	const struct sim_pool *pool; /* its engine and step model */
+	int pool_index;        /* 0, or 1 for the decode pool */
+	double link_free_s;    /* disaggregated prefill: when its link to
+				  the decode pool is free */
 	struct deque wait;     /* FIFO; preempted sequences at the front */
 	struct deque prefill;  /* admitted, prompt not all in the cache */
 	struct heap dec;       /* decoding sequences by end */
@@ -75,23 +81,38 @@ struct replica {
 	int round_left;        /* decode steps left in this round */
 	bool busy;
 	bool step_decodes;     /* the running step advances the decodes */
+	int step_adv;          /* tokens each decoding sequence gains in it:
+				  1, or the accepted drafts plus one */
 	double t_end;
-	double step_tokens;    /* tokens the running step emits */
+	double step_tokens;    /* tokens the running step emits: its
+				  prefills' first tokens (the decodes' are
+				  counted at its end) */
 	double step_prompt;    /* prompt tokens it prefills */
 	int *step_pf;          /* sequences whose prefill ends this step */
 	int n_step_pf;
 };
 
+/* KV caches in transfer, a heap by arrival at the decode pool. */
+struct xfer_item {
+	double t;
+	int seq;
+};
+
 struct sim {
-	const struct sim_engine *eng;
+	const struct sim_engine *eng; /* the first pool's (block size) */
 	const struct sim_load *load;
-	sim_step_fn step;
-	void *ctx;
+	struct sim_pool pool[2];
+	int n_pools;            /* 1, or 2 when disaggregated */
+	struct sim_transfer xfer;
+	struct xfer_item *xq;   /* transfers in flight */
+	size_t n_xq;
 	int n;                  /* requests */
-	int replicas;
+	int replicas;           /* of every pool */
 	struct sim_request *req;
 	/* per sequence (one per request) */
 	unsigned char *state;
+	unsigned char *kv_ready; /* its KV cache arrives whole (decode pool) */
+	double *t_xfer;         /* disaggregated: transfer time, or -1 */
 	int *target;            /* tokens to prefill */
 	int *prefilled;
 	int *out_left;          /* tokens to generate after the prefill */
@@ -105,7 +126,8 @@ struct sim {
 	int issued;             /* closed loop: requests released */
 	int *pending;           /* closed loop: released by a completion */
 	int n_pending;
-	int rr;                 /* router: where the tie scan starts */
+	int rr[2];              /* router: where each pool's tie scan starts */
+	gsl_rng *spec_rng;      /* speculative decoding: drafts accepted */
 	struct replica *r;
 	int *ev;                /* busy replicas, a heap by t_end */
 	int *ev_pos;            /* a replica's place in it, or -1 */
@@ -113,6 +135,7 @@ struct sim {
 	int n_ev;
 	/* statistics */
 	double busy_s, batch_s, kv_s;
+	double decode_steps, decode_adv; /* decode steps, their advances */
 	long long steps, request_steps, preemptions;
 	int done;
 	int waiting_at_last_arrival;
@@ -338,12 +361,14 @@ static void ev_remove(struct sim *s, int rep)
 	ev_down(s, s->ev_pos[s->ev[i]] == i ? i : s->ev_pos[s->ev[i]]);
 }
 
-static int replica_init(struct sim *s, struct replica *r)
+static int replica_init(struct sim *s, struct replica *r, int pool)
 {
 	size_t n = (size_t)s->n;
-	size_t mb = (size_t)s->eng->max_batch;
+	size_t mb = (size_t)s->pool[pool].eng->max_batch;
 
 	memset(r, 0, sizeof(*r));
+	r->pool = &s->pool[pool];
+	r->pool_index = pool;
 	if (deque_init(&r->wait, n + 1) != 0 ||
 	    deque_init(&r->prefill, (mb < n ? mb : n) + 1) != 0)
 		return -1;
@@ -452,16 +477,24 @@ static int admitted_push(struct replica *r, int q)
 	return 0;
 }
 
-/* Can the head of the wait queue be admitted now? */
-static bool can_admit(const struct sim *s, const struct replica *r)
+/* Can the head of the wait queue be admitted now (to prefill, or, with
+   'ready', to decode with the KV cache it brings)? */
+static bool can_admit_as(const struct sim *s, const struct replica *r,
+			 bool ready)
 {
 	int q;
 
-	if (r->wait.n == 0 || r->running >= s->eng->max_batch)
+	if (r->wait.n == 0 || r->running >= r->pool->eng->max_batch)
 		return false;
 	q = deque_front(&r->wait);
-	return r->blocks_used + blocks_for(s, s->target[q]) <=
-	       s->eng->kv_blocks;
+	return (s->kv_ready[q] != 0) == ready &&
+	       r->blocks_used + blocks_for(s, s->target[q]) <=
+		       r->pool->eng->kv_blocks;
+}
+
+static bool can_admit(const struct sim *s, const struct replica *r)
+{
+	return can_admit_as(s, r, false);
 }
 
 static int admit_head(struct sim *s, struct replica *r, double t)
@@ -477,6 +510,26 @@ static int admit_head(struct sim *s, struct replica *r, double t)
 		s->t_admit[q] = t;
 	deque_push_back(&r->prefill, q);
 	return admitted_push(r, q);
+}
+
+/* A decode replica of a disaggregated fleet: admit the head sequences
+   whose KV cache has arrived straight into decoding. */
+static int admit_ready(struct sim *s, struct replica *r, double t)
+{
+	while (can_admit_as(s, r, true)) {
+		int q = deque_front(&r->wait);
+
+		deque_pop_front(&r->wait);
+		r->blocks_used += blocks_for(s, s->target[q]);
+		r->running++;
+		s->kv_ready[q] = 0;
+		if (s->t_admit[q] < 0.0)
+			s->t_admit[q] = t;
+		if (admitted_push(r, q) != 0 ||
+		    dec_add(s, r, q, s->target[q]) != 0)
+			return diag_set(s->err, NULL, 0, 0, "out of memory");
+	}
+	return 0;
 }
 
 /* Add 'c' prompt tokens of sequence q to the step's mix. */
@@ -500,12 +553,18 @@ static void add_chunk(struct sim *s, struct replica *r, struct sim_mix *m,
  * preempting the latest admitted sequence until the cache holds them.
  * Returns 0, or -1 when even one sequence cannot go on.
  */
-static int reserve_decode(struct sim *s, struct replica *r)
+static int reserve_decode(struct sim *s, struct replica *r, int adv)
 {
 	for (;;) {
-		double need = (double)r->res[mod_block(s, -r->clock)];
+		double need = 0.0;
 
-		if (r->blocks_used + need <= s->eng->kv_blocks) {
+		/* the tokens go to positions ctx .. ctx + adv - 1; a
+		   position that is a multiple of the block size opens a
+		   block (ctx = clock + k) */
+		for (int j = 0; j < adv; j++)
+			need += (double)r->res[mod_block(s, -r->clock - j)];
+
+		if (r->blocks_used + need <= r->pool->eng->kv_blocks) {
 			r->blocks_used += need;
 			return 0;
 		}
@@ -521,7 +580,7 @@ static int reserve_decode(struct sim *s, struct replica *r)
 static int plan_chunks(struct sim *s, struct replica *r, struct sim_mix *m,
 		       double t)
 {
-	long long budget = (long long)s->eng->max_batched_tokens - r->n_dec;
+	long long budget = (long long)r->pool->eng->max_batched_tokens - r->n_dec;
 
 	for (size_t i = 0; i < r->prefill.n && budget > 0; i++) {
 		int q = deque_at(&r->prefill, i);
@@ -557,7 +616,7 @@ static int plan_prefill(struct sim *s, struct replica *r, struct sim_mix *m,
 		int q = deque_front(&r->wait);
 
 		if (tokens > 0.0 &&
-		    tokens + s->target[q] > s->eng->max_batched_tokens)
+		    tokens + s->target[q] > r->pool->eng->max_batched_tokens)
 			break;
 		if (admit_head(s, r, t) != 0)
 			return -1;
@@ -568,13 +627,57 @@ static int plan_prefill(struct sim *s, struct replica *r, struct sim_mix *m,
 	return 0;
 }
 
+/* Tokens a decode step gives each sequence: one without speculation;
+   with it, one more than the drafts accepted, each in turn with
+   probability acceptance_rate until one is rejected (Leviathan et al.
+   2023, section 3.1).  The draw is the step's, shared by its sequences:
+   each sequence sees the same distribution step by step, so its time per
+   token does too. */
+static int draw_advance(struct sim *s, const struct replica *r)
+{
+	const struct sim_engine *e = r->pool->eng;
+	int g = 1;
+
+	if (e->speculative_tokens <= 0)
+		return 1;
+	while (g <= e->speculative_tokens &&
+	       gsl_rng_uniform(s->spec_rng) < e->acceptance_rate)
+		g++;
+	return g;
+}
+
+/* The time of a step of mix m: with speculative decoding, the target
+   verifies every draft token of the decoding sequences, and the draft
+   model first runs the step's prompt tokens and its decodes, then
+   speculative_tokens - 1 more decode steps, at draft_cost_ratio of the
+   target's time for the same mix. */
+static double step_time(const struct replica *r, struct sim_mix *m)
+{
+	const struct sim_pool *p = r->pool;
+	const struct sim_engine *e = p->eng;
+	struct sim_mix dec;
+	double t, t_mix, t_dec;
+
+	if (e->speculative_tokens <= 0 || m->decode_seqs <= 0.0)
+		return p->step(p->ctx, m);
+	t_mix = p->step(p->ctx, m);
+	dec = *m;
+	dec.prefill_tokens = dec.prefill_attn_pairs = dec.prefill_seqs = 0.0;
+	dec.logit_rows = dec.decode_seqs;
+	t_dec = m->prefill_tokens > 0.0 ? p->step(p->ctx, &dec) : t_mix;
+	m->verify_tokens = m->decode_seqs * e->speculative_tokens;
+	t = p->step(p->ctx, m);
+	return t + e->draft_cost_ratio *
+			   (t_mix + (e->speculative_tokens - 1) * t_dec);
+}
+
 /*
  * Decide the next step of replica r at time t and start it.  Returns 0
  * (started, or idle with nothing to do) or -1 on an error.
  */
 static int replica_start(struct sim *s, struct replica *r, double t)
 {
-	const struct sim_engine *e = s->eng;
+	const struct sim_engine *e = r->pool->eng;
 	struct sim_mix m;
 	double dt;
 	bool decode;
@@ -583,17 +686,20 @@ static int replica_start(struct sim *s, struct replica *r, double t)
 	r->n_step_pf = 0;
 	if (r->n_dec == 0)
 		r->round_left = 0; /* a round ends with its sequences */
+	if (r->round_left == 0 && admit_ready(s, r, t) != 0)
+		return -1;
+	r->step_adv = r->n_dec > 0 ? draw_advance(s, r) : 1;
 	if (r->round_left > 0) {
 		/* inside a round of decode steps: no one joins */
 		decode = true;
 		r->round_left--;
-		if (reserve_decode(s, r) != 0)
+		if (reserve_decode(s, r, r->step_adv) != 0)
 			return -1;
 	} else if (e->chunked_prefill) {
 		/* decodes first, so that no preemption takes a sequence
 		   this step's prompt chunks hold */
 		decode = r->n_dec > 0;
-		if (decode && reserve_decode(s, r) != 0)
+		if (decode && reserve_decode(s, r, r->step_adv) != 0)
 			return -1;
 		if (plan_chunks(s, r, &m, t) != 0)
 			return -1;
@@ -607,7 +713,7 @@ static int replica_start(struct sim *s, struct replica *r, double t)
 		decode = r->n_dec > 0;
 		if (decode) {
 			r->round_left = e->scheduler_steps - 1;
-			if (reserve_decode(s, r) != 0)
+			if (reserve_decode(s, r, r->step_adv) != 0)
 				return -1;
 		}
 	}
@@ -623,13 +729,17 @@ static int replica_start(struct sim *s, struct replica *r, double t)
 		r->round_left = 0;
 		return 0;
 	}
-	dt = s->step(s->ctx, &m);
+	r->step_tokens = m.logit_rows - m.decode_seqs;
+	dt = step_time(r, &m);
 	if (!(dt > 0.0) || !isfinite(dt))
 		return diag_set(s->err, NULL, 0, 0,
 				"the step model gave %g s for a step", dt);
 	r->busy = true;
 	r->step_decodes = decode;
-	r->step_tokens = m.logit_rows;
+	if (decode) {
+		s->decode_steps += 1.0;
+		s->decode_adv += r->step_adv;
+	}
 	r->step_prompt = m.prefill_tokens;
 	r->t_end = t + dt;
 	ev_insert(s, (int)(r - s->r));
@@ -652,6 +762,83 @@ static void finish_seq(struct sim *s, struct replica *r, int q, double t)
 		s->pending[s->n_pending++] = s->issued++;
 }
 
+/* The transfers in flight: a heap by arrival time. */
+static void xq_push(struct sim *s, double t, int q)
+{
+	size_t i = s->n_xq++;
+
+	s->xq[i].t = t;
+	s->xq[i].seq = q;
+	while (i > 0 && s->xq[(i - 1) / 2].t > s->xq[i].t) {
+		struct xfer_item x = s->xq[i];
+
+		s->xq[i] = s->xq[(i - 1) / 2];
+		s->xq[(i - 1) / 2] = x;
+		i = (i - 1) / 2;
+	}
+}
+
+static void xq_pop(struct sim *s)
+{
+	size_t i = 0;
+
+	s->xq[0] = s->xq[--s->n_xq];
+	for (;;) {
+		size_t l = 2 * i + 1, rr = l + 1, m = i;
+		struct xfer_item x;
+
+		if (l < s->n_xq && s->xq[l].t < s->xq[m].t)
+			m = l;
+		if (rr < s->n_xq && s->xq[rr].t < s->xq[m].t)
+			m = rr;
+		if (m == i)
+			return;
+		x = s->xq[i];
+		s->xq[i] = s->xq[m];
+		s->xq[m] = x;
+		i = m;
+	}
+}
+
+/*
+ * A disaggregated prefill ends: the sequence leaves its prefill replica's
+ * batch and its KV cache goes to the decode pool over the replica's link,
+ * one transfer after another (DistServe: Zhong et al. 2024).  The prefill
+ * replica holds the cache until the transfer ends.
+ */
+static int xfer_start(struct sim *s, struct replica *r, int q, double t)
+{
+	const struct sim_transfer *x = &s->xfer;
+	double start = fmax(t, r->link_free_s);
+	double d = x->latency_s +
+		   s->target[q] * x->bytes_per_token / x->bw_bytes_per_s;
+
+	s->state[q] = SEQ_TRANSFER;
+	r->running--;
+	r->outstanding--;
+	r->link_free_s = start + d;
+	s->t_xfer[q] = start + d - t;
+	xq_push(s, start + d, q);
+	return 0;
+}
+
+/* Route request q to the replica of pool 'pool' with the fewest
+   outstanding requests (ties go round the pool). */
+static void route_to(struct sim *s, int q, int pool);
+
+/* A transfer ends: the prefill replica frees the cache, and the sequence
+   waits for a decode replica with its cache in hand. */
+static void xfer_end(struct sim *s)
+{
+	int q = s->xq[0].seq;
+	struct replica *from = &s->r[s->rep[q]];
+
+	xq_pop(s);
+	from->blocks_used -= blocks_for(s, s->target[q]);
+	s->kv_ready[q] = 1;
+	route_to(s, q, 1);
+}
+
 /* The step of replica r ends at its t_end. */
 static int replica_end(struct sim *s, struct replica *r)
 {
@@ -659,12 +846,11 @@ static int replica_end(struct sim *s, struct replica *r)
 
 	r->busy = false;
 	ev_remove(s, (int)(r - s->r));
-	if (t >= s->win_a && t < s->win_b) {
-		s->win_out += r->step_tokens;
-		s->win_in += r->step_prompt;
-	}
 	if (r->step_decodes) {
-		r->clock++;
+		/* every decoding sequence gains step_adv tokens, those that
+		   end within them only the ones they still needed */
+		r->step_tokens += (double)r->n_dec * r->step_adv;
+		r->clock += r->step_adv;
 		while (r->dec.n > 0 && r->dec.v[0].finish <= r->clock) {
 			struct heap_item it = r->dec.v[0];
 
@@ -672,11 +858,16 @@ static int replica_end(struct sim *s, struct replica *r)
 			if (it.gen != s->gen[it.seq] ||
 			    s->state[it.seq] != SEQ_DECODE)
 				continue;
+			r->step_tokens -= (double)(r->clock - it.finish);
 			r->blocks_used -= blocks_for(
 				s, (double)dec_ctx(r, s, it.seq));
 			dec_remove(s, r, it.seq);
 			finish_seq(s, r, it.seq, t);
 		}
+	}
+	if (t >= s->win_a && t < s->win_b) {
+		s->win_out += r->step_tokens;
+		s->win_in += r->step_prompt;
 	}
 	for (int i = 0; i < r->n_step_pf; i++) {
 		int q = r->step_pf[i];
@@ -694,6 +885,10 @@ static int replica_end(struct sim *s, struct replica *r)
 		if (s->out_left[q] <= 0) {
 			r->blocks_used -= blocks_for(s, s->target[q]);
 			finish_seq(s, r, q, t);
+		} else if (s->n_pools == 2 && r->pool_index == 0) {
+			if (xfer_start(s, r, q, t) != 0)
+				return diag_set(s->err, NULL, 0, 0,
+						"out of memory");
 		} else if (dec_add(s, r, q, s->target[q]) != 0) {
 			return diag_set(s->err, NULL, 0, 0, "out of memory");
 		}
@@ -702,23 +897,30 @@ static int replica_end(struct sim *s, struct replica *r)
 	return 0;
 }
 
-/* Route request q to the replica with the fewest outstanding requests
-   (ties go round the fleet). */
-static void route(struct sim *s, int q)
+static void route_to(struct sim *s, int q, int pool)
 {
+	int first = pool == 0 ? 0 : s->pool[0].replicas;
+	int n = s->pool[pool].replicas;
+	int *rr = &s->rr[pool];
 	int best = -1;
 
-	for (int i = 0; i < s->replicas; i++) {
-		int j = (s->rr + i) % s->replicas;
+	for (int i = 0; i < n; i++) {
+		int j = first + (*rr + i) % n;
 
 		if (best < 0 || s->r[j].outstanding < s->r[best].outstanding)
 			best = j;
 	}
-	s->rr = (best + 1) % s->replicas;
+	*rr = (best - first + 1) % n;
 	s->rep[q] = best;
 	s->state[q] = SEQ_WAITING;
 	s->r[best].outstanding++;
 	deque_push_back(&s->r[best].wait, q);
+}
+
+/* A new request goes to the first pool. */
+static void route(struct sim *s, int q)
+{
+	route_to(s, q, 0);
 }
 
 /* ---------------------------------------------------------------------
@@ -847,12 +1049,17 @@ static void summarize(struct sim *s, struct sim_result *res, double *buf)
 		res->e2e_p99_s = quantile(buf, nt, 0.99));
 	SUMMARY(s->t_admit[i] - s->req[i].arrival_s, res->queue_wait_mean_s,
 		res->queue_wait_p99_s = quantile(buf, nt, 0.99));
+	SUMMARY(s->t_xfer[i] >= 0.0 ? s->t_xfer[i] : (double)NAN,
+		res->kv_transfer_mean_s, (void)0);
 #undef SUMMARY
 	res->mean_batch = s->busy_s > 0.0 ? s->batch_s / s->busy_s : 0.0;
 	res->kv_utilization = s->busy_s > 0.0 ? s->kv_s / s->busy_s : 0.0;
 	res->busy_fraction = res->duration_s > 0.0 ?
 				     s->busy_s / (s->replicas * res->duration_s) :
 				     0.0;
+	res->tokens_per_decode_step = s->decode_steps > 0.0 ?
+					      s->decode_adv / s->decode_steps :
+					      0.0;
 	res->preemptions = s->preemptions;
 	res->steps = s->steps;
 	res->request_steps = s->request_steps;
@@ -865,11 +1072,10 @@ static void summarize(struct sim *s, struct sim_result *res, double *buf)
  * The run
  */
 
-static int check_args(const struct sim_engine *e, int replicas,
-		      const struct sim_load *l, sim_step_fn step,
-		      struct diag *err)
+static int check_engine(const struct sim_engine *e, int replicas,
+			sim_step_fn step, struct diag *err)
 {
-	if (!step)
+	if (!step || !e)
 		return diag_set(err, NULL, 0, 0, "no step model");
 	if (replicas < 1)
 		return diag_set(err, NULL, 0, 0,
@@ -884,6 +1090,27 @@ static int check_args(const struct sim_engine *e, int replicas,
 		return diag_set(err, NULL, 0, 0,
 				"the KV cache holds no block (%g)",
 				e->kv_blocks);
+	if (e->speculative_tokens < 0 ||
+	    e->speculative_tokens > SIM_SPECULATIVE_TOKENS_MAX ||
+	    (e->speculative_tokens > 0 &&
+	     (!(e->acceptance_rate >= 0.0 && e->acceptance_rate <= 1.0) ||
+	      !(e->draft_cost_ratio >= 0.0 && e->draft_cost_ratio <= 1.0))))
+		return diag_set(err, NULL, 0, 0,
+				"speculative decoding needs 0 to %d draft "
+				"tokens, an acceptance rate and a draft cost "
+				"ratio in [0, 1]", SIM_SPECULATIVE_TOKENS_MAX);
+	return 0;
+}
+
+static int check_args(const struct sim_engine *e, int replicas,
+		      const struct sim_load *l, sim_step_fn step,
+		      struct diag *err)
+{
+	if (check_engine(e, replicas, step, err) != 0)
+		return -1;
+	if (l->output_tokens_max < 0)
+		return diag_set(err, NULL, 0, 0,
+				"output_tokens_max must not be negative");
 	switch (l->arrival) {
 	case SIM_ARRIVAL_POISSON:
 		if (!(l->rate_per_s > 0.0) || !isfinite(l->rate_per_s))
@@ -929,6 +1156,9 @@ static int sim_alloc(struct sim *s)
 
 	s->req = malloc(n * sizeof(*s->req));
 	s->state = calloc(n, 1);
+	s->kv_ready = calloc(n, 1);
+	s->t_xfer = malloc(n * sizeof(double));
+	s->xq = s->n_pools == 2 ? malloc(n * sizeof(*s->xq)) : NULL;
 	s->target = malloc(n * sizeof(int));
 	s->prefilled = calloc(n, sizeof(int));
 	s->out_left = malloc(n * sizeof(int));
@@ -944,7 +1174,8 @@ static int sim_alloc(struct sim *s)
 	s->ev = malloc((size_t)s->replicas * sizeof(int));
 	s->ev_pos = malloc((size_t)s->replicas * sizeof(int));
 	s->ev_t = malloc((size_t)s->replicas * sizeof(double));
-	if (!s->req || !s->state || !s->target || !s->prefilled ||
+	if (!s->req || !s->state || !s->kv_ready || !s->t_xfer ||
+	    (s->n_pools == 2 && !s->xq) || !s->target || !s->prefilled ||
 	    !s->out_left || !s->k || !s->fin || !s->gen || !s->rep || !s->t_admit ||
 	    !s->t_first || !s->t_done || !s->pending || !s->r || !s->ev ||
 	    !s->ev_pos || !s->ev_t)
@@ -952,13 +1183,16 @@ static int sim_alloc(struct sim *s)
 	for (int i = 0; i < s->replicas; i++)
 		s->ev_pos[i] = -1;
 	for (int i = 0; i < s->replicas; i++)
-		if (replica_init(s, &s->r[i]) != 0)
+		if (replica_init(s, &s->r[i],
+				 i < s->pool[0].replicas ? 0 : 1) != 0)
 			return -1;
 	return 0;
 }
 
 static void sim_free(struct sim *s)
 {
+	if (s->spec_rng)
+		gsl_rng_free(s->spec_rng);
 	if (s->r)
 		for (int i = 0; i < s->replicas; i++)
 			replica_free(&s->r[i]);
@@ -968,6 +1202,9 @@ static void sim_free(struct sim *s)
 	free(s->ev_t);
 	free(s->req);
 	free(s->state);
+	free(s->kv_ready);
+	free(s->t_xfer);
+	free(s->xq);
 	free(s->target);
 	free(s->prefilled);
 	free(s->out_left);
@@ -987,6 +1224,8 @@ static void sim_free(struct sim *s)
 static void arrive(struct sim *s, int q, double t)
 {
 	s->req[q].arrival_s = t;
+	if (s->kv_ready[q] && s->t_first[q] < 0.0)
+		s->t_first[q] = t; /* a prefilled load: its first token */
 	route(s, q);
 }
 
@@ -1008,7 +1247,7 @@ static int run_events(struct sim *s)
 
 	for (int i = 0; i < s->n; i++)
 		tokens += (double)s->req[i].prompt_tokens +
-			  s->req[i].output_tokens;
+			  s->req[i].output_tokens + 2.0;
 	/* every step schedules at least one token; preemptions redo at
 	   most a request's tokens each: a generous bound on steps */
 	limit = tokens * 64.0 > 4e18 ? (long long)4e18 :
@@ -1027,8 +1266,9 @@ static int run_events(struct sim *s)
 		double t_arr = s->next_arrival < s->n ?
 				       s->req[s->next_arrival].arrival_s :
 				       HUGE_VAL;
+		double t_x = s->n_xq > 0 ? s->xq[0].t : HUGE_VAL;
 		int best = s->n_ev > 0 ? s->ev[0] : -1;
-		if (best < 0 && t_arr == HUGE_VAL)
+		if (best < 0 && t_arr == HUGE_VAL && t_x == HUGE_VAL)
 			return diag_set(s->err, NULL, 0, 0,
 					"the simulation stalled with %d of %d "
 					"requests done", s->done, s->n);
@@ -1036,6 +1276,14 @@ static int run_events(struct sim *s)
 			return diag_set(s->err, NULL, 0, 0,
 					"the simulation did not finish in %lld "
 					"events", limit);
+		if (t_x < t_arr && (best < 0 || t_x <= s->r[best].t_end)) {
+			/* KV caches that reach the decode pool now */
+			while (s->n_xq > 0 && s->xq[0].t == t_x)
+				xfer_end(s);
+			if (start_idle(s, t_x) != 0)
+				return -1;
+			continue;
+		}
 		if (best < 0 || t_arr <= s->r[best].t_end) {
 			int q = s->next_arrival++;
 
@@ -1068,24 +1316,60 @@ static int run_events(struct sim *s)
 	return 0;
 }
 
-int sim_run(const struct sim_engine *eng, int replicas,
-	    const struct sim_load *load, sim_step_fn step, void *ctx,
-	    struct sim_result *r, struct diag *err)
+/* Does a request fit the KV cache of every pool it passes through?  A
+   disaggregated prefill replica holds its prompt, a decode replica the
+   whole context. */
+static int check_fits(const struct sim *s, int i)
+{
+	const struct sim_request *q = &s->req[i];
+	double whole = (double)q->prompt_tokens + q->output_tokens;
+
+	for (int p = 0; p < s->n_pools; p++) {
+		const struct sim_engine *e = s->pool[p].eng;
+		double need = s->n_pools == 2 && p == 0 ?
+				      (double)q->prompt_tokens :
+				      whole;
+
+		if (blocks_for(s, need) > e->kv_blocks)
+			return diag_set(s->err, NULL, 0, 0,
+					"request %d needs %.0f KV-cache blocks "
+					"of %d tokens (%d + %d tokens); a%s "
+					"replica holds %.0f", i + 1,
+					blocks_for(s, need), e->kv_block_tokens,
+					q->prompt_tokens,
+					s->n_pools == 2 && p == 0 ?
+						0 :
+						q->output_tokens,
+					s->n_pools == 2 ?
+						(p == 0 ? " prefill" :
+							  " decode") :
+						"",
+					e->kv_blocks);
+	}
+	return 0;
+}
+
+static int run_pools(const struct sim_pool *pools, int n_pools,
+		     const struct sim_transfer *x, const struct sim_load *load,
+		     struct sim_result *r, struct diag *err)
 {
 	struct sim s;
 	double *buf;
 	int rc = -1;
+	bool spec = false;
 
-	memset(r, 0, sizeof(*r));
-	if (check_args(eng, replicas, load, step, err) != 0)
-		return -1;
 	memset(&s, 0, sizeof(s));
-	s.eng = eng;
+	s.eng = pools[0].eng;
 	s.load = load;
-	s.step = step;
-	s.ctx = ctx;
-	s.replicas = replicas;
+	s.n_pools = n_pools;
 	s.err = err;
+	for (int p = 0; p < n_pools; p++) {
+		s.pool[p] = pools[p];
+		s.replicas += pools[p].replicas;
+		spec = spec || pools[p].eng->speculative_tokens > 0;
+	}
+	if (x)
+		s.xfer = *x;
 	s.n = load->arrival == SIM_ARRIVAL_TRACE ? (int)load->trace_len :
 						   load->requests;
 	if (sim_alloc(&s) != 0) {
@@ -1094,12 +1378,22 @@ int sim_run(const struct sim_engine *eng, int replicas,
 	}
 	if (make_requests(&s) != 0)
 		goto out;
+	if (spec) {
+		/* a stream of its own, so that the lengths do not change
+		   with speculation */
+		s.spec_rng = gsl_rng_alloc(gsl_rng_mt19937);
+		if (!s.spec_rng) {
+			diag_set(err, NULL, 0, 0, "out of memory");
+			goto out;
+		}
+		gsl_rng_set(s.spec_rng, load->seed ^ 0x9e3779b9UL);
+	}
 	if (load->arrival == SIM_ARRIVAL_POISSON && s.n > 1) {
 		s.win_a = s.req[warmup_count(&s)].arrival_s;
 		s.win_b = s.req[s.n - 1].arrival_s;
 	}
 	for (int i = 0; i < s.n; i++) {
-		const struct sim_request *q = &s.req[i];
+		struct sim_request *q = &s.req[i];
 
 		if (q->prompt_tokens < 1 || q->output_tokens < 1 ||
 		    !(q->arrival_s >= 0.0) || !isfinite(q->arrival_s) ||
@@ -1109,21 +1403,22 @@ int sim_run(const struct sim_engine *eng, int replicas,
 				 "arrivals non-negative and in order", i + 1);
 			goto out;
 		}
-		if (blocks_for(&s, (double)q->prompt_tokens +
-					   q->output_tokens) > eng->kv_blocks) {
-			diag_set(err, NULL, 0, 0,
-				 "request %d needs %.0f KV-cache blocks of %d "
-				 "tokens (%d + %d tokens); a replica holds "
-				 "%.0f", i + 1,
-				 blocks_for(&s, (double)q->prompt_tokens +
-							q->output_tokens),
-				 eng->kv_block_tokens, q->prompt_tokens,
-				 q->output_tokens, eng->kv_blocks);
+		if (load->output_tokens_max > 0 &&
+		    q->output_tokens > load->output_tokens_max)
+			q->output_tokens = load->output_tokens_max;
+		if (check_fits(&s, i) != 0)
 			goto out;
-		}
 		s.target[i] = q->prompt_tokens;
 		s.out_left[i] = q->output_tokens;
 		s.t_admit[i] = s.t_first[i] = s.t_done[i] = -1.0;
+		s.t_xfer[i] = -1.0;
+		if (load->prefilled) {
+			/* its first token is out: it decodes the rest */
+			s.kv_ready[i] = 1;
+			s.out_left[i] = q->output_tokens > 1 ?
+						q->output_tokens - 1 :
+						1;
+		}
 	}
 	if (run_events(&s) != 0)
 		goto out;
@@ -1137,5 +1432,61 @@ int sim_run(const struct sim_engine *eng, int replicas,
 	rc = 0;
 out:
 	sim_free(&s);
+	if (rc != 0)
+		memset(r, 0, sizeof(*r));
 	return rc;
+}
+
+int sim_run(const struct sim_engine *eng, int replicas,
+	    const struct sim_load *load, sim_step_fn step, void *ctx,
+	    struct sim_result *r, struct diag *err)
+{
+	struct sim_pool pool;
+
+	memset(r, 0, sizeof(*r));
+	if (check_args(eng, replicas, load, step, err) != 0)
+		return -1;
+	pool.eng = eng;
+	pool.replicas = replicas;
+	pool.step = step;
+	pool.ctx = ctx;
+	return run_pools(&pool, 1, NULL, load, r, err);
+}
+
+int sim_run_disaggregated(const struct sim_pool *prefill,
+			  const struct sim_pool *decode,
+			  const struct sim_transfer *x,
+			  const struct sim_load *load, struct sim_result *r,
+			  struct diag *err)
+{
+	struct sim_pool pools[2];
+
+	memset(r, 0, sizeof(*r));
+	if (!prefill || !decode || !x)
+		return diag_set(err, NULL, 0, 0, "no pools");
+	if (check_args(prefill->eng, prefill->replicas, load, prefill->step,
+		       err) != 0 ||
+	    check_engine(decode->eng, decode->replicas, decode->step, err) !=
+		    0)
+		return -1;
+	if (prefill->eng->kv_block_tokens != decode->eng->kv_block_tokens)
+		return diag_set(err, NULL, 0, 0,
+				"the prefill and decode pools need the same "
+				"KV block size (%d, %d)",
+				prefill->eng->kv_block_tokens,
+				decode->eng->kv_block_tokens);
+	if (!(x->latency_s >= 0.0) || !isfinite(x->latency_s) ||
+	    !(x->bytes_per_token >= 0.0) || !isfinite(x->bytes_per_token) ||
+	    !(x->bw_bytes_per_s > 0.0))
+		return diag_set(err, NULL, 0, 0,
+				"the KV transfer needs a latency and bytes per "
+				"token of at least 0 and a positive bandwidth");
+	if (load->prefilled)
+		return diag_set(err, NULL, 0, 0,
+				"a prefilled load has no prefill pool");
+	if ((long long)prefill->replicas + decode->replicas > INT_MAX / 4)
+		return diag_set(err, NULL, 0, 0, "too many replicas");
+	pools[0] = *prefill;
+	pools[1] = *decode;
+	return run_pools(pools, 2, x, load, r, err);
 }

@@ -18,6 +18,7 @@
  */
 #include "workload.h"
 #include "hf_config.h"
+#include "serve_sim.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -292,6 +293,24 @@ static const struct wl_key wl_keys[] = {
 		1, 1024),
 	KEY_QTYM("inference", "kernel_overhead", inference.kernel_overhead_s,
 		 0, UNIT_TIME, 1.0),
+	KEY_INT("inference", "speculative_tokens",
+		inference.speculative_tokens, 0, 0,
+		SIM_SPECULATIVE_TOKENS_MAX),
+	KEY_NUM("inference", "acceptance_rate", inference.acceptance_rate,
+		WLK_GT | WLK_UNSET0, 0, 1),
+	KEY_NUM("inference", "draft_cost_ratio", inference.draft_cost_ratio, 0,
+		0, 1),
+	KEY_BOOL("inference", "disaggregated", inference.disaggregated),
+	KEY_INT("inference", "prefill_replicas", inference.prefill_replicas,
+		POS_AUTO, 1, 1000000),
+	KEY_INT("inference", "decode_replicas", inference.decode_replicas,
+		POS_AUTO, 1, 1000000),
+	KEY_INT("inference", "prefill_tp", inference.prefill_tp, POS_AUTO, 1,
+		INT_MAX),
+	KEY_INT("inference", "decode_tp", inference.decode_tp, POS_AUTO, 1,
+		INT_MAX),
+	KEY_QTY("inference", "kv_transfer_bw",
+		inference.kv_transfer_bw_bytes_per_s, QTY_POS, UNIT_BANDWIDTH),
 
 	KEY_INT("cluster", "gpus_per_node", cluster.gpus_per_node, POS_AUTO,
 		1, INT_MAX),
@@ -408,6 +427,12 @@ void workload_init(struct workload *wl)
 	wl->inference.kv_block_tokens = 16;
 	wl->inference.scheduler_steps = 1;
 	wl->inference.kernel_overhead_s = WL_KERNEL_OVERHEAD_S;
+	wl->inference.draft_cost_ratio = WL_DRAFT_COST_RATIO;
+	wl->inference.disaggregated = false;
+	wl->inference.prefill_replicas = WL_AUTO;
+	wl->inference.decode_replicas = WL_AUTO;
+	wl->inference.prefill_tp = WL_AUTO;
+	wl->inference.decode_tp = WL_AUTO;
 
 	wl->cluster.gpus_per_node = WL_AUTO;
 	wl->cluster.pue = 1.2;
@@ -1511,6 +1536,56 @@ static int check_training(const struct training_spec *t,
 	return 0;
 }
 
+/* Speculative decoding and disaggregation: each key with what it needs;
+   both are simulated, so they need a load. */
+static int check_serving_modes(const struct inference_spec *is,
+			       const char *file, struct diag *err)
+{
+	bool load = is->arrival != WL_AUTO_NEG || is->qps > 0.0 ||
+		    is->concurrency > 0 || is->trace[0];
+
+	if (is->speculative_tokens > 0 && !(is->acceptance_rate > 0.0))
+		return diag_set(err, file, 0, 0,
+				"'inference.speculative_tokens' needs "
+				"'inference.acceptance_rate', the chance that "
+				"a draft token is accepted (0 to 1)");
+	if (is->acceptance_rate > 0.0 && is->speculative_tokens == 0)
+		return diag_set(err, file, 0, 0,
+				"'inference.acceptance_rate' is for "
+				"speculative decoding: give "
+				"'inference.speculative_tokens'");
+	if ((is->speculative_tokens > 0 || is->disaggregated) && !load)
+		return diag_set(err, file, 0, 0,
+				"%s is simulated under load: give "
+				"'inference.qps', 'concurrency', 'arrival = "
+				"burst' or a 'trace'",
+				is->disaggregated ?
+					"'inference.disaggregated'" :
+					"speculative decoding");
+	if (!is->disaggregated &&
+	    (is->prefill_replicas != WL_AUTO ||
+	     is->decode_replicas != WL_AUTO || is->prefill_tp != WL_AUTO ||
+	     is->decode_tp != WL_AUTO || is->kv_transfer_bw_bytes_per_s > 0.0))
+		return diag_set(err, file, 0, 0,
+				"'prefill_replicas', 'decode_replicas', "
+				"'prefill_tp', 'decode_tp' and "
+				"'kv_transfer_bw' need 'inference.disaggregated "
+				"= true'");
+	if (is->disaggregated && is->replicas != WL_AUTO)
+		return diag_set(err, file, 0, 0,
+				"a disaggregated fleet is 'prefill_replicas' "
+				"and 'decode_replicas', not "
+				"'inference.replicas'");
+	if (is->disaggregated &&
+	    (is->prefill_replicas == WL_AUTO) !=
+		    (is->decode_replicas == WL_AUTO))
+		return diag_set(err, file, 0, 0,
+				"give both 'inference.prefill_replicas' and "
+				"'inference.decode_replicas' (a fixed fleet), "
+				"or neither (sized)");
+	return 0;
+}
+
 /* The load of [inference] (serve_sim.h): each arrival kind has what it
    needs, and nothing meant for another kind. */
 static int check_load(const struct inference_spec *is, const char *file,
@@ -1568,7 +1643,7 @@ static int check_load(const struct inference_spec *is, const char *file,
 				"'inference.replicas' (a fixed fleet) needs a "
 				"load: 'qps', 'concurrency', 'arrival = "
 				"burst' or a 'trace'");
-	return 0;
+	return check_serving_modes(is, file, err);
 }
 
 int workload_validate(const struct workload *wl, struct diag *err)
@@ -1592,6 +1667,11 @@ int workload_validate(const struct workload *wl, struct diag *err)
 				"'inference.ep' (%d) must divide 'experts' (%d)",
 				wl->inference.ep, wl->model.experts);
 	if (check_load(&wl->inference, file, err) < 0)
+		return -1;
+	if (check_tp("inference.prefill_tp", wl->inference.prefill_tp,
+		     &wl->model, file, err) < 0 ||
+	    check_tp("inference.decode_tp", wl->inference.decode_tp,
+		     &wl->model, file, err) < 0)
 		return -1;
 	return check_tp("inference.tp", wl->inference.tp, &wl->model, file,
 			err);

@@ -935,12 +935,14 @@ static void test_reference_across_nodes(void **state)
 
 /*
  * One step of the serving simulation by hand (specs/models.md 10.9.8):
- *   n = P + D tokens, K = k_layer [n > 0] + 2 [P > 0] + [D > 0]
+ *   n = P + D + S tokens (S: draft tokens verified),
+ *   K = k_layer [n > 0] + 2 [P > 0] + [D > 0]
  *   layer = K o_k + gemms(n) + elem(n) + comm(n)
  *         + [P > 0] (T_flash(Q F_pair / t) + T_stream(P kv_tok))
  *         + [D > 0] (max(C kv_tok / (bw mem_eff),
- *                        C F_pair / t / (peak matmul_eff)) + gap)
- *   step  = L layer + T_gemm_w(R, V / t, h, 1, 2) + o_k
+ *                        (1 + S / D) C F_pair / t / (peak matmul_eff))
+ *                    + gap)
+ *   step  = L layer + T_gemm_w(R + S, V / t, h, 1, 2) + o_k
  * with k_layer = 2 (fused QKV, output) + 2 (FFN) + 5 (element-wise)
  * + 2 all-reduces when t > 1, F_pair = 4 a dh, kv_tok = 2 a_kv,g dh kvb.
  */
@@ -956,7 +958,10 @@ static double ref_step(const struct arch *a, const struct infer_config *c,
 	double kvb = c->kv_precision == PREC_FP8 ? 1.0 : 2.0;
 	double kv_tok = 2.0 * fmax(1.0, (double)a->kv_heads / t) * dh * kvb;
 	double f_pair = 4.0 * a->heads * dh;
-	double n = x->prefill_tokens + x->decode_seqs;
+	double n = x->prefill_tokens + x->decode_seqs + x->verify_tokens;
+	double q = x->decode_seqs > 0.0 ?
+			   1.0 + x->verify_tokens / x->decode_seqs :
+			   1.0;
 	double k_layer = 2.0 + 2.0 + 5.0 + (c->tp > 1 ? 2.0 : 0.0);
 	double layer = 0.0;
 
@@ -976,11 +981,12 @@ static double ref_step(const struct arch *a, const struct infer_config *c,
 		layer += ko +
 			 fmax(x->decode_ctx_tokens * kv_tok /
 				      (g->mem_bw_bytes_per_s * g->mem_eff),
-			      x->decode_ctx_tokens * f_pair / t /
+			      q * x->decode_ctx_tokens * f_pair / t /
 				      (g->peak_flops[math] * g->matmul_eff)) +
 			 kernel_gap_s();
 	return a->layers * layer +
-	       kernel_gemm_w_s(&d, x->logit_rows, a->vocab / t, h, 1.0, 2.0) +
+	       kernel_gemm_w_s(&d, x->logit_rows + x->verify_tokens,
+			       a->vocab / t, h, 1.0, 2.0) +
 	       ko;
 }
 
@@ -1003,10 +1009,10 @@ static void test_reference_step(void **state)
 	struct infer_config c = cfg(2, 1, 1000, 200);
 	/* a whole prompt; eight decodes at 1100 tokens; a mixed step of a
 	   300-token chunk at offset 700 and five decodes */
-	struct sim_mix prompt = { 1000.0, 500000.0, 1.0, 0.0, 0.0, 1.0 };
-	struct sim_mix decode = { 0.0, 0.0, 0.0, 8.0, 8800.0, 8.0 };
+	struct sim_mix prompt = { 1000.0, 500000.0, 1.0, 0.0, 0.0, 1.0, 0.0 };
+	struct sim_mix decode = { 0.0, 0.0, 0.0, 8.0, 8800.0, 8.0, 0.0 };
 	struct sim_mix mixed = { 300.0, 300.0 * (700.0 + 150.0), 1.0, 5.0,
-				 4321.0, 6.0 };
+				 4321.0, 6.0, 0.0 };
 	struct gpu_spec g = h100();
 	struct cluster cl = h100_cluster();
 	struct infer_step_model m;
@@ -1017,6 +1023,13 @@ static void test_reference_step(void **state)
 	check_step(&a, &c, 6e-6, &prompt);
 	check_step(&a, &c, 6e-6, &decode);
 	check_step(&a, &c, 7.3e-6, &mixed);
+	/* speculative decoding: the decodes verify 4 drafts each (query
+	   tokens, KV read once, logit rows) */
+	decode.verify_tokens = 32.0;
+	mixed.verify_tokens = 20.0;
+	check_step(&a, &c, 6e-6, &decode);
+	check_step(&a, &c, 7.3e-6, &mixed);
+	decode.verify_tokens = mixed.verify_tokens = 0.0;
 	c = cfg(1, 1, 1531, 257);
 	c.weight_precision = PREC_FP8;
 	c.kv_precision = PREC_FP8;
@@ -1039,7 +1052,7 @@ static void test_reference_step_large(void **state)
 	struct arch a = small_gqa();
 	struct infer_config c = cfg(4, 1, 9000, 100);
 	struct sim_mix big = { 9000.0, 9000.0 * 4500.0, 1.0, 3.0, 12345.0,
-			       4.0 };
+			       4.0, 0.0 };
 
 	(void)state;
 	check_step(&a, &c, 6e-6, &big);
@@ -1062,8 +1075,8 @@ static void test_step_kernel_count(void **state)
 	struct gpu_spec g = h100();
 	struct cluster cl = h100_cluster();
 	struct infer_step_model m0, m1;
-	struct sim_mix mixed = { 64.0, 2048.0, 1.0, 3.0, 777.0, 4.0 };
-	struct sim_mix decode = { 0.0, 0.0, 0.0, 3.0, 777.0, 3.0 };
+	struct sim_mix mixed = { 64.0, 2048.0, 1.0, 3.0, 777.0, 4.0, 0.0 };
+	struct sim_mix decode = { 0.0, 0.0, 0.0, 3.0, 777.0, 3.0, 0.0 };
 	double ko = 5.3e-6;
 
 	(void)state;

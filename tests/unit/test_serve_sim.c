@@ -1294,6 +1294,403 @@ static double step_negative(void *ctx, const struct sim_mix *m)
 	return -0.01;
 }
 
+/* ------------------------------------------------------------------
+ * Speculative decoding
+ */
+
+/* A step of a fixed time that records the draft tokens it is asked to
+   verify. */
+struct spec_rec {
+	double s;
+	long long calls, verify_calls;
+	double verify_max, verify_per_seq_min, verify_per_seq_max;
+};
+
+static double spec_step(void *ctx, const struct sim_mix *m)
+{
+	struct spec_rec *r = ctx;
+
+	r->calls++;
+	if (m->verify_tokens > 0.0) {
+		double per = m->verify_tokens / m->decode_seqs;
+
+		r->verify_calls++;
+		r->verify_max = fmax(r->verify_max, m->verify_tokens);
+		r->verify_per_seq_min = r->verify_calls == 1 ?
+						per :
+						fmin(r->verify_per_seq_min, per);
+		r->verify_per_seq_max = fmax(r->verify_per_seq_max, per);
+	}
+	return r->s;
+}
+
+static struct sim_result spec_run(int gamma, double alpha, double c,
+				  int output, struct spec_rec *rec)
+{
+	struct sim_engine e = engine(1, false);
+	struct sim_load l = load(SIM_ARRIVAL_BURST, 1, 16.0, output);
+	struct sim_result r;
+	struct diag err;
+
+	e.speculative_tokens = gamma;
+	e.acceptance_rate = alpha;
+	e.draft_cost_ratio = c;
+	memset(rec, 0, sizeof(*rec));
+	rec->s = 0.01;
+	diag_clear(&err);
+	if (sim_run(&e, 1, &l, spec_step, rec, &r, &err) != 0) {
+		print_error("sim_run: %s\n", err.msg);
+		fail();
+	}
+	return r;
+}
+
+/*
+ * One sequence, a step of a fixed T whatever it runs.  A decode step then
+ * costs T for the target and gamma c T for the draft (its first pass and
+ * gamma - 1 more), and gives 1 + (drafts accepted) tokens, whose mean is
+ * (1 - alpha^(gamma + 1)) / (1 - alpha) (Leviathan et al. 2023, eq. 1):
+ *   TPOT = T (1 + gamma c) (1 - alpha) / (1 - alpha^(gamma + 1)),
+ * their theorem 3.8 for the walltime per token.  With alpha 1 every step
+ * gives gamma + 1 tokens and with alpha 0 one, exactly.  At alpha 0.8 a
+ * step gives 3.36 tokens with a variance of 2.57 tokens^2; over 200,000
+ * tokens (59,500 steps) the mean spreads by sqrt(2.57 / 59500) / 3.36 =
+ * 0.2%, and the tolerance is four of those.
+ */
+static void test_speculative_leviathan(void **state)
+{
+	const double t = 0.01;
+	struct spec_rec rec;
+	struct sim_result r;
+	double e;
+
+	(void)state;
+	r = spec_run(4, 1.0, 0.05, 20001, &rec);
+	/* the prefill step, then 20000 / 5 decode steps */
+	assert_rel(r.ttft_mean_s, t, 1e-12);
+	assert_rel(r.tpot_mean_s, 4000.0 * t * (1.0 + 4 * 0.05) / 20000.0,
+		   1e-9);
+	assert_int_equal(r.steps, 4001);
+	/* each decode step: the target's verification and one draft pass */
+	assert_int_equal(rec.calls, 1 + 2 * 4000);
+	assert_int_equal(rec.verify_calls, 4000);
+	assert_rel(rec.verify_max, 4.0, 0.0);
+
+	r = spec_run(4, 0.0, 0.05, 20001, &rec);
+	assert_rel(r.tpot_mean_s, t * (1.0 + 4 * 0.05), 1e-9);
+	assert_int_equal(r.steps, 20001);
+
+	r = spec_run(4, 0.8, 0.05, 200001, &rec);
+	e = (1.0 - pow(0.8, 5)) / (1.0 - 0.8);
+	assert_rel(r.tpot_mean_s, t * (1.0 + 4 * 0.05) / e, 0.008);
+
+	/* without speculation the same run is one token a step */
+	r = spec_run(0, 0.8, 0.05, 20001, &rec);
+	assert_rel(r.tpot_mean_s, t, 1e-9);
+	assert_int_equal(rec.verify_calls, 0);
+	assert_int_equal(rec.calls, 20001);
+}
+
+/*
+ * Under load with mixed steps: every decode step verifies gamma drafts
+ * per decoding sequence, and the draft passes verify none.  The tokens
+ * emitted in the Poisson window are the requests' (a sequence that ends
+ * inside a step emits only the tokens it still needed), so the output
+ * rate is the offered one, as without speculation (test_little_poisson).
+ */
+static void test_speculative_under_load(void **state)
+{
+	struct sim_engine e = engine(8, true);
+	struct sim_load l = load(SIM_ARRIVAL_POISSON, 50000, 87.5, 23.5);
+	struct spec_rec rec;
+	struct sim_result r, plain;
+	struct diag err;
+
+	(void)state;
+	l.length_dist = SIM_LEN_EXPONENTIAL;
+	l.rate_per_s = 30.0;
+	memset(&rec, 0, sizeof(rec));
+	rec.s = 0.0072;
+	diag_clear(&err);
+	assert_int_equal(sim_run(&e, 1, &l, spec_step, &rec, &plain, &err), 0);
+	e.speculative_tokens = 3;
+	e.acceptance_rate = 0.7;
+	e.draft_cost_ratio = 0.1;
+	memset(&rec, 0, sizeof(rec));
+	rec.s = 0.0072;
+	assert_int_equal(sim_run(&e, 1, &l, spec_step, &rec, &r, &err), 0);
+	assert_false(r.overloaded);
+	assert_rel(r.output_tokens_per_s, 30.0 * 23.5, 0.03);
+	assert_rel(r.request_throughput_per_s, 30.0, 0.02);
+	assert_rel(rec.verify_per_seq_min, 3.0, 0.0);
+	assert_rel(rec.verify_per_seq_max, 3.0, 0.0);
+	/* a step costs 1 + 3 * 0.1 = 1.3 steps and gives 2.19 tokens on
+	   average: each token is about 0.6 of a step */
+	assert_true(r.tpot_mean_s < 0.75 * plain.tpot_mean_s);
+	assert_true(r.tpot_mean_s > 0.45 * plain.tpot_mean_s);
+}
+
+/*
+ * A KV cache of 40 blocks of 4 tokens for 8 sequences of 4 + 60 tokens
+ * (16 blocks each at the end): speculation opens up to gamma + 1 = 5
+ * tokens' blocks a step, more than one block per sequence at times;
+ * sequences are preempted and recomputed, every request ends, and the
+ * cache is never over-full (utilization at most 1).
+ */
+static void test_speculative_kv(void **state)
+{
+	struct sim_engine e = engine(8, true);
+	struct sim_load l = load(SIM_ARRIVAL_BURST, 8, 4.0, 60.0);
+	struct spec_rec rec;
+	struct sim_result r;
+	struct diag err;
+
+	(void)state;
+	e.kv_block_tokens = 4;
+	e.kv_blocks = 40.0;
+	e.speculative_tokens = 4;
+	e.acceptance_rate = 0.9;
+	e.draft_cost_ratio = 0.05;
+	memset(&rec, 0, sizeof(rec));
+	rec.s = 0.01;
+	diag_clear(&err);
+	assert_int_equal(sim_run(&e, 1, &l, spec_step, &rec, &r, &err), 0);
+	assert_true(r.preemptions > 0);
+	assert_int_equal(r.measured_requests, 8);
+	assert_true(r.kv_utilization > 0.5 && r.kv_utilization <= 1.0);
+	assert_true(r.e2e_p99_s > 0.0 && isfinite(r.e2e_p99_s));
+}
+
+static void test_speculative_bad(void **state)
+{
+	const char *want = "speculative decoding needs 0 to 16 draft tokens, "
+			   "an acceptance rate and a draft cost ratio in "
+			   "[0, 1]";
+	struct sim_load l = load(SIM_ARRIVAL_BURST, 10, 10, 10);
+	struct sim_engine e = engine(4, false);
+
+	(void)state;
+	e.speculative_tokens = 17;
+	e.acceptance_rate = 0.5;
+	run_fails(&e, 1, &l, want);
+	e.speculative_tokens = -1;
+	run_fails(&e, 1, &l, want);
+	e.speculative_tokens = 4;
+	e.acceptance_rate = 1.5;
+	run_fails(&e, 1, &l, want);
+	e.acceptance_rate = NAN;
+	run_fails(&e, 1, &l, want);
+	e.acceptance_rate = 0.5;
+	e.draft_cost_ratio = -0.1;
+	run_fails(&e, 1, &l, want);
+}
+
+/* ------------------------------------------------------------------
+ * Prefill/decode disaggregation
+ */
+
+static int disagg_ok(const struct sim_engine *pe, int np,
+		     const struct sim_engine *de, int nd,
+		     const struct sim_transfer *x, const struct sim_load *l,
+		     struct rec *rp, struct rec *rd, struct sim_result *r)
+{
+	struct sim_pool p = { pe, np, rec_step, rp };
+	struct sim_pool d = { de, nd, rec_step, rd };
+	struct diag err;
+
+	diag_clear(&err);
+	if (sim_run_disaggregated(&p, &d, x, l, r, &err) != 0) {
+		print_error("sim_run_disaggregated: %s\n", err.msg);
+		fail();
+	}
+	assert_int_equal(r->steps, rp->calls + rd->calls);
+	return 0;
+}
+
+/*
+ * One request of p = 100 prompt and o = 11 output tokens, steps of a
+ * fixed T = 10 ms in each pool, a link of 1 ms + 2 kB per token at
+ * 1 GB/s: d = 1 ms + 100 x 2000 / 1e9 = 1.2 ms.  The prefill replica emits
+ * the first token at T, the cache reaches the decode replica at T + d,
+ * which decodes the other 10 tokens in 10 steps:
+ *   TTFT = T, e2e = T + d + 10 T, TPOT = (d + 10 T) / 10.
+ * The prefill pool runs one step (the prompt) and the decode pool ten
+ * (decodes only, at contexts 100 to 109).
+ */
+static void test_disagg_by_hand(void **state)
+{
+	struct sim_engine pe = engine(4, false), de = engine(4, false);
+	struct sim_load l = load(SIM_ARRIVAL_BURST, 1, 100.0, 11.0);
+	struct sim_transfer x = { 1e-3, 2000.0, 1e9 };
+	struct rec rp = rec_fixed(0.01), rd = rec_fixed(0.01);
+	struct sim_result r;
+	const double d = 1e-3 + 100.0 * 2000.0 / 1e9;
+
+	(void)state;
+	disagg_ok(&pe, 1, &de, 1, &x, &l, &rp, &rd, &r);
+	assert_rel(r.ttft_mean_s, 0.01, 1e-12);
+	assert_rel(r.e2e_mean_s, 0.01 + d + 0.1, 1e-12);
+	assert_rel(r.tpot_mean_s, (d + 0.1) / 10.0, 1e-12);
+	assert_rel(r.kv_transfer_mean_s, d, 1e-12);
+	assert_int_equal(rp.calls, 1);
+	assert_rel(rp.sum.prefill_tokens, 100.0, 0.0);
+	assert_rel(rp.sum.decode_seqs, 0.0, 0.0);
+	assert_int_equal(rd.calls, 10);
+	assert_rel(rd.sum.prefill_tokens, 0.0, 0.0);
+	assert_rel(rd.sum.decode_seqs, 10.0, 0.0);
+	assert_rel(rd.sum.decode_ctx_tokens, 10.0 * 100.0 + 45.0 + 10.0,
+		   0.0);
+}
+
+/*
+ * Two requests prefilled together in one step share their replica's
+ * link: the second cache leaves when the first has arrived, so the
+ * transfers take d and 2 d (mean 1.5 d).  With two prefill replicas each
+ * has its own link (mean d).
+ */
+static void test_disagg_link_queue(void **state)
+{
+	struct sim_engine pe = engine(4, false), de = engine(4, false);
+	struct sim_load l = load(SIM_ARRIVAL_BURST, 2, 100.0, 11.0);
+	struct sim_transfer x = { 1e-3, 2000.0, 1e9 };
+	struct rec rp = rec_fixed(0.01), rd = rec_fixed(0.01);
+	struct sim_result r;
+	const double d = 1.2e-3;
+
+	(void)state;
+	disagg_ok(&pe, 1, &de, 1, &x, &l, &rp, &rd, &r);
+	assert_int_equal(rp.calls, 1);
+	assert_rel(r.kv_transfer_mean_s, 1.5 * d, 1e-12);
+	rp = rec_fixed(0.01);
+	rd = rec_fixed(0.01);
+	disagg_ok(&pe, 2, &de, 1, &x, &l, &rp, &rd, &r);
+	assert_rel(r.kv_transfer_mean_s, d, 1e-12);
+}
+
+/*
+ * Why disaggregate: with whole-prompt prefills in the same replica every
+ * prompt stalls the decoding batch; in a separate pool it does not.  The
+ * step is 5 ms + 10 us a token; 8192-token prompts (87 ms prefills) at 4
+ * requests/s.  Co-located on two replicas, a request decodes for about
+ * 63 x 5 ms = 0.32 s, in which the router sends its replica some of the
+ * 1.3 prompts that arrive (the other replica gets them while this one is
+ * busier): every one adds 87 ms over 63 tokens, 1.4 ms a token, so the mean
+ * TPOT grows by over 10% and its p99 by half.  The decode pool's TPOT is
+ * its step alone (and Little's law holds over both pools: the rate in,
+ * the rate out).
+ */
+static void test_disagg_no_interference(void **state)
+{
+	struct sim_engine e = engine(64, false);
+	struct sim_load l = load(SIM_ARRIVAL_POISSON, 4000, 8192.0, 64.0);
+	struct sim_transfer x = { 0.0, 0.0, 1e9 };
+	struct rec rc = rec_linear(0.005, 1e-5);
+	struct rec rp = rec_linear(0.005, 1e-5), rd = rec_linear(0.005, 1e-5);
+	struct sim_result co, dis;
+
+	(void)state;
+	e.max_batched_tokens = 8192;
+	l.rate_per_s = 4.0;
+	run_ok(&e, 2, &l, &rc, &co);
+	disagg_ok(&e, 1, &e, 1, &x, &l, &rp, &rd, &dis);
+	assert_false(co.overloaded);
+	assert_false(dis.overloaded);
+	assert_rel(dis.request_throughput_per_s, 4.0, 0.03);
+	assert_rel(dis.output_tokens_per_s, 4.0 * 64.0, 0.03);
+	/* a decode step of b sequences is 5 ms + b 10 us; a few run */
+	assert_true(dis.tpot_p99_s < 0.0052);
+	assert_true(co.tpot_mean_s > 1.1 * dis.tpot_mean_s);
+	assert_true(co.tpot_p99_s > 1.5 * dis.tpot_p99_s);
+	assert_rel(rd.sum.prefill_tokens, 0.0, 0.0);
+	assert_rel(rp.sum.decode_seqs, 0.0, 0.0);
+}
+
+/* A closed loop across the pools: each client's next request follows its
+   last one's end in the decode pool; Little's law over the fleet. */
+static void test_disagg_closed(void **state)
+{
+	struct sim_engine pe = engine(8, true), de = engine(32, true);
+	struct sim_load l = load(SIM_ARRIVAL_CLOSED, 3000, 300.0, 40.0);
+	struct sim_transfer x = { 2e-4, 1000.0, 5e9 };
+	struct rec rp = rec_linear(0.004, 2e-6), rd = rec_linear(0.006, 1e-5);
+	struct sim_result r;
+
+	(void)state;
+	l.concurrency = 24;
+	l.length_dist = SIM_LEN_EXPONENTIAL;
+	disagg_ok(&pe, 1, &de, 2, &x, &l, &rp, &rd, &r);
+	assert_rel(r.request_throughput_per_s * r.e2e_mean_s, 24.0, 0.03);
+	assert_true(r.kv_transfer_mean_s >= 2e-4);
+}
+
+/*
+ * The capacity loads of the pools: a prefilled load decodes only (its
+ * first token is out at arrival: TTFT 0), and answers cut to one token
+ * make every request a prefill (e2e = TTFT).
+ */
+static void test_prefilled_and_cut(void **state)
+{
+	struct sim_engine e = engine(4, true);
+	struct sim_load l = load(SIM_ARRIVAL_BURST, 1, 100.0, 11.0);
+	struct rec rc = rec_fixed(0.01);
+	struct sim_result r;
+
+	(void)state;
+	l.prefilled = true;
+	run_ok(&e, 1, &l, &rc, &r);
+	assert_rel(r.ttft_mean_s, 0.0, 0.0);
+	assert_rel(r.e2e_mean_s, 0.1, 1e-12);
+	assert_rel(rc.sum.prefill_tokens, 0.0, 0.0);
+	assert_rel(rc.sum.decode_seqs, 10.0, 0.0);
+	l.prefilled = false;
+	l.output_tokens_max = 1;
+	l.requests = 3;
+	rc = rec_fixed(0.01);
+	run_ok(&e, 1, &l, &rc, &r);
+	assert_rel(r.e2e_mean_s, r.ttft_mean_s, 1e-12);
+	assert_rel(rc.sum.decode_seqs, 0.0, 0.0);
+}
+
+static void test_disagg_bad(void **state)
+{
+	struct sim_engine pe = engine(4, false), de = engine(4, false);
+	struct sim_load l = load(SIM_ARRIVAL_BURST, 2, 100.0, 11.0);
+	struct sim_transfer x = { 1e-3, 2000.0, 1e9 }, bad = x;
+	struct rec rp = rec_fixed(0.01), rd = rec_fixed(0.01);
+	struct sim_pool p = { &pe, 1, rec_step, &rp };
+	struct sim_pool d = { &de, 1, rec_step, &rd };
+	struct sim_result r;
+	struct diag err;
+
+	(void)state;
+	diag_clear(&err);
+	de.kv_block_tokens = 32;
+	assert_int_equal(sim_run_disaggregated(&p, &d, &x, &l, &r, &err), -1);
+	assert_non_null(strstr(err.msg, "the same KV block size (16, 32)"));
+	de.kv_block_tokens = 16;
+	bad.bw_bytes_per_s = 0.0;
+	diag_clear(&err);
+	assert_int_equal(sim_run_disaggregated(&p, &d, &bad, &l, &r, &err),
+			 -1);
+	assert_non_null(strstr(err.msg, "positive bandwidth"));
+	d.replicas = 0;
+	diag_clear(&err);
+	assert_int_equal(sim_run_disaggregated(&p, &d, &x, &l, &r, &err), -1);
+	assert_non_null(strstr(err.msg, "replicas must be at least 1"));
+	d.replicas = 1;
+	/* the decode pool holds the whole context: 111 tokens, 7 blocks */
+	de.kv_blocks = 6.0;
+	diag_clear(&err);
+	assert_int_equal(sim_run_disaggregated(&p, &d, &x, &l, &r, &err), -1);
+	assert_non_null(strstr(err.msg, "a decode replica holds 6"));
+	de.kv_blocks = 1e6;
+	pe.kv_blocks = 6.0;
+	diag_clear(&err);
+	assert_int_equal(sim_run_disaggregated(&p, &d, &x, &l, &r, &err), -1);
+	assert_non_null(strstr(err.msg, "request 1 needs 7 KV-cache blocks"));
+	assert_int_equal(r.steps, 0);
+}
+
 static void test_bad_engine(void **state)
 {
 	const char *limits = "max_batch, max_batched_tokens, kv_block_tokens "
@@ -1577,6 +1974,16 @@ int main(void)
 		cmocka_unit_test(test_lengths_exponential),
 		cmocka_unit_test(test_lengths_sharegpt),
 		cmocka_unit_test(test_lengths_fixed),
+		cmocka_unit_test(test_speculative_leviathan),
+		cmocka_unit_test(test_speculative_under_load),
+		cmocka_unit_test(test_speculative_kv),
+		cmocka_unit_test(test_speculative_bad),
+		cmocka_unit_test(test_disagg_by_hand),
+		cmocka_unit_test(test_disagg_link_queue),
+		cmocka_unit_test(test_disagg_no_interference),
+		cmocka_unit_test(test_disagg_closed),
+		cmocka_unit_test(test_prefilled_and_cut),
+		cmocka_unit_test(test_disagg_bad),
 		cmocka_unit_test(test_bad_engine),
 		cmocka_unit_test(test_bad_load),
 		cmocka_unit_test(test_bad_trace),
