@@ -145,6 +145,20 @@ static int fewest_replicas(double slots, double rate, double service_s,
 	return (int)hi;
 }
 
+/* A plan that needs at least 'least' GPUs to keep up is not sized when
+   a better one needs no more than 'bound'.  Returns true when pruned. */
+static bool prune(struct infer_plan *p, double least, int bound)
+{
+	if (least <= bound)
+		return false;
+	p->meets_slo = false;
+	p->pruned = true;
+	p->gpus_total = least < INT_MAX ? (int)least : INT_MAX;
+	snprintf(p->why, sizeof(p->why),
+		 "at least %.0f GPUs keep up with the load", least);
+	return true;
+}
+
 /*
  * Serve the load by simulation: the fleet of [inference] replicas, or the
  * fewest replicas that meet the targets.  A simulation that cannot run
@@ -181,15 +195,8 @@ static void plan_load(const struct workload *wl, struct infer_plan *p,
 		double least = ceil(is->qps / p->fleet.capacity_qps) *
 			       infer_gpus_per_replica(&p->config);
 
-		if (!(least <= bound)) {
-			p->meets_slo = false;
-			p->pruned = true;
-			p->gpus_total = least < INT_MAX ? (int)least : INT_MAX;
-			snprintf(p->why, sizeof(p->why),
-				 "at least %.0f GPUs keep up with the load",
-				 least);
+		if (prune(p, least, bound))
 			return;
-		}
 	}
 	if (serve_fleet_run(wl, &step, &p->fleet, &err) != 0) {
 		p->meets_slo = false;
@@ -245,18 +252,14 @@ static void plan_load_disagg(const struct workload *wl, struct infer_plan *p,
 	}
 	if (is->prefill_replicas == WL_AUTO &&
 	    f->load.arrival == SIM_ARRIVAL_POISSON) {
-		double least = ceil(is->qps / f->prefill_capacity_qps) * cp.tp +
-			       ceil(is->qps / f->decode_capacity_qps) * cd.tp;
+		double ep = infer_gpus_per_replica(&p->config) / p->config.tp;
+		double least = ceil(is->qps / f->prefill_capacity_qps) * cp.tp *
+				       ep +
+			       ceil(is->qps / f->decode_capacity_qps) * cd.tp *
+				       ep;
 
-		if (!(least <= bound)) {
-			p->meets_slo = false;
-			p->pruned = true;
-			p->gpus_total = least < INT_MAX ? (int)least : INT_MAX;
-			snprintf(p->why, sizeof(p->why),
-				 "at least %.0f GPUs keep up with the load",
-				 least);
+		if (prune(p, least, bound))
 			return;
-		}
 	}
 	if (serve_fleet_run_disagg(wl, &ps, &ds, f, &err) != 0) {
 		p->meets_slo = false;

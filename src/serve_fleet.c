@@ -172,6 +172,32 @@ static double fill_s(const struct sim_load *l, const struct sim_engine *e,
 	return life;
 }
 
+/* The requests of a run of 'n' simulated replicas and its warm-up: a
+   given count, or the default, and a Poisson run of at least run_fills
+   fills of the replicas that decode ('e' and 'step', 'n_decode' of
+   them). */
+static void run_length(struct sim_load *l, int requests_given,
+		       const struct sim_engine *e,
+		       struct infer_step_model *step, int n_decode, int n)
+{
+	l->requests = requests_given != WL_AUTO ? requests_given :
+						  sim_default_requests(l, n);
+	if (l->arrival == SIM_ARRIVAL_POISSON ||
+	    l->arrival == SIM_ARRIVAL_CLOSED) {
+		double fill = fill_s(l, e, step, n_decode);
+
+		l->warmup_s = warmup_fills * fill;
+		if (requests_given == WL_AUTO &&
+		    l->arrival == SIM_ARRIVAL_POISSON &&
+		    l->rate_per_s * run_fills * fill > l->requests)
+			l->requests = l->rate_per_s * run_fills * fill >
+						      fill_requests_max ?
+					      fill_requests_max :
+					      (int)ceil(l->rate_per_s *
+							run_fills * fill);
+	}
+}
+
 /* Simulate 'replicas' replicas (a part of them, scaled, when many). */
 static int fleet_sim(const struct serve_fleet *f,
 		     struct infer_step_model *step, int replicas,
@@ -199,21 +225,7 @@ static int fleet_sim(const struct serve_fleet *f,
 				"a trace is simulated on at most %d replicas, "
 				"not %d", trace_replicas_max, replicas);
 	}
-	l.requests = requests_given != WL_AUTO ? requests_given :
-						 sim_default_requests(&l, n);
-	if (l.arrival == SIM_ARRIVAL_POISSON || l.arrival == SIM_ARRIVAL_CLOSED) {
-		double fill = fill_s(&l, &f->engine, step, n);
-
-		l.warmup_s = warmup_fills * fill;
-		if (requests_given == WL_AUTO &&
-		    l.arrival == SIM_ARRIVAL_POISSON &&
-		    l.rate_per_s * run_fills * fill > l.requests)
-			l.requests = l.rate_per_s * run_fills * fill >
-						     fill_requests_max ?
-					     fill_requests_max :
-					     (int)ceil(l.rate_per_s * run_fills *
-						       fill);
-	}
+	run_length(&l, requests_given, &f->engine, step, n, n);
 	if (sim_run(&f->engine, n, &l, infer_step_s, step, r, err) != 0)
 		return -1;
 	r->request_throughput_per_s /= scale;
@@ -641,22 +653,8 @@ static int fleet_sim_disagg(const struct serve_fleet *f,
 				"a trace is simulated on at most %d replicas, "
 				"not %d", trace_replicas_max, np + nd);
 	}
-	l.requests = requests_given != WL_AUTO ?
-			     requests_given :
-			     sim_default_requests(&l, p.replicas + d.replicas);
-	if (l.arrival == SIM_ARRIVAL_POISSON || l.arrival == SIM_ARRIVAL_CLOSED) {
-		double fill = fill_s(&l, &f->decode_engine, dstep, d.replicas);
-
-		l.warmup_s = warmup_fills * fill;
-		if (requests_given == WL_AUTO &&
-		    l.arrival == SIM_ARRIVAL_POISSON &&
-		    l.rate_per_s * run_fills * fill > l.requests)
-			l.requests = l.rate_per_s * run_fills * fill >
-						     fill_requests_max ?
-					     fill_requests_max :
-					     (int)ceil(l.rate_per_s * run_fills *
-						       fill);
-	}
+	run_length(&l, requests_given, &f->decode_engine, dstep, d.replicas,
+		   p.replicas + d.replicas);
 	if (sim_run_disaggregated(&p, &d, &f->xfer, &l, r, err) != 0)
 		return -1;
 	r->request_throughput_per_s /= scale;
