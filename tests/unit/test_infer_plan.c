@@ -447,6 +447,93 @@ static void test_replicas_huge_rate(void **state)
 	}
 }
 
+/*
+ * A disaggregated fleet sized by capplan: both pools meet the targets
+ * (TTFT 0.4 s, TPOT 30 ms at p99, Poisson at 20 requests/s); one prefill
+ * replica fewer misses the TTFT target or overloads, and one decode
+ * replica fewer misses TPOT or overloads.  The GPUs are both pools', the
+ * decode pool at tp 2.
+ */
+static void test_disaggregated_sized(void **state)
+{
+	struct workload wl, w1;
+	struct gpu_spec g = a100();
+	struct infer_plan p, q;
+
+	(void)state;
+	llama7b(&wl);
+	wl.inference.tp = 1;
+	wl.inference.qps = 20.0;
+	wl.inference.prompt_tokens = 1500;
+	wl.inference.output_tokens = 200;
+	wl.inference.ttft_slo_s = 0.4;
+	wl.inference.tpot_slo_s = 0.03;
+	wl.inference.percentile = SLO_P99;
+	wl.inference.disaggregated = true;
+	wl.inference.decode_tp = 2;
+	plan_ok(&wl, &g, &p);
+	assert_true(p.simulated && p.fleet.disagg && p.fleet.sized);
+	assert_true(p.meets_slo);
+	assert_int_equal(p.prefill_tp, 1);
+	assert_int_equal(p.decode_tp, 2);
+	assert_int_equal(p.replicas,
+			 p.fleet.prefill_replicas + p.fleet.decode_replicas);
+	assert_int_equal(p.gpus_total, p.fleet.prefill_replicas * 1 +
+					       p.fleet.decode_replicas * 2);
+	assert_true(p.fleet.sim.ttft_p99_s <= 0.4);
+	assert_true(p.fleet.sim.tpot_p99_s <= 0.03);
+	assert_true(p.fleet.sim.kv_transfer_mean_s > 0.0);
+	assert_true(p.fleet.prefill_capacity_qps > 0.0 &&
+		    p.fleet.decode_capacity_qps > 0.0);
+	assert_rel(p.fleet.sim.request_throughput_per_s, 20.0, 0.1);
+	w1 = wl;
+	w1.inference.prefill_replicas = p.fleet.prefill_replicas;
+	w1.inference.decode_replicas = p.fleet.decode_replicas;
+	plan_ok(&w1, &g, &q);
+	assert_false(q.fleet.sized);
+	assert_true(q.meets_slo);
+	if (p.fleet.prefill_replicas > 1) {
+		w1.inference.prefill_replicas = p.fleet.prefill_replicas - 1;
+		plan_ok(&w1, &g, &q);
+		assert_false(q.meets_slo);
+	}
+	if (p.fleet.decode_replicas > 1) {
+		w1.inference.prefill_replicas = p.fleet.prefill_replicas;
+		w1.inference.decode_replicas = p.fleet.decode_replicas - 1;
+		plan_ok(&w1, &g, &q);
+		assert_false(q.meets_slo);
+	}
+}
+
+/*
+ * Speculative decoding under load: three drafts at acceptance 0.8 give
+ * 1 + 0.8 + 0.64 + 0.512 = 2.95 tokens a decode step (the measured mean
+ * within 2%), and at a light load the simulated TPOT falls well below
+ * the plain fleet's (each step costs 1 + 3 x 0.05 of a plain one, plus
+ * the verified drafts' compute).
+ */
+static void test_speculative_plan(void **state)
+{
+	struct workload wl;
+	struct gpu_spec g = a100();
+	struct infer_plan plain, spec;
+
+	(void)state;
+	llama7b(&wl);
+	wl.inference.tp = 1;
+	wl.inference.qps = 2.0;
+	wl.inference.replicas = 1;
+	plan_ok(&wl, &g, &plain);
+	wl.inference.speculative_tokens = 3;
+	wl.inference.acceptance_rate = 0.8;
+	plan_ok(&wl, &g, &spec);
+	assert_rel(plain.fleet.sim.tokens_per_decode_step, 1.0, 0.0);
+	assert_rel(spec.fleet.sim.tokens_per_decode_step, 2.952, 0.02);
+	assert_true(spec.fleet.sim.tpot_mean_s <
+		    0.6 * plain.fleet.sim.tpot_mean_s);
+	assert_rel(spec.fleet.sim.request_throughput_per_s, 2.0, 0.1);
+}
+
 static void test_unreachable_tpot_slo(void **state)
 {
 	struct workload wl;
@@ -644,6 +731,8 @@ int main(void)
 		cmocka_unit_test(test_replicas_for_ttft_slo),
 		cmocka_unit_test(test_replicas_auto),
 		cmocka_unit_test(test_replicas_without_ttft_slo),
+		cmocka_unit_test(test_disaggregated_sized),
+		cmocka_unit_test(test_speculative_plan),
 		cmocka_unit_test(test_unreachable_tpot_slo),
 		cmocka_unit_test(test_ttft_slo_below_prefill),
 		cmocka_unit_test(test_model_too_large),
