@@ -102,6 +102,32 @@ static double bench_serving(const struct catalog *cat)
 	       "sequence-steps/s, %.3g steps/s on one core\n",
 	       p.fleet.sim.simulated_requests, 1e3 * (t1 - t0) / reps,
 	       seqs / (t1 - t0), steps / (t1 - t0));
+	/* the same fleet with speculation, and split into two prefill and
+	   two decode replicas */
+	wl.inference.speculative_tokens = 4;
+	wl.inference.acceptance_rate = 0.7;
+	t0 = now_s();
+	for (int i = 0; i < reps; i++)
+		if (infer_plan_make(&wl, catalog_find(cat, "H100-SXM", &err),
+				    &p, &err) == 0)
+			sink += p.fleet.sim.ttft_p99_s;
+	t1 = now_s();
+	printf("  with speculative decoding (4 drafts): %.3g ms\n",
+	       1e3 * (t1 - t0) / reps);
+	wl.inference.speculative_tokens = 0;
+	wl.inference.acceptance_rate = 0.0;
+	wl.inference.replicas = WL_AUTO;
+	wl.inference.disaggregated = true;
+	wl.inference.prefill_replicas = 2;
+	wl.inference.decode_replicas = 2;
+	t0 = now_s();
+	for (int i = 0; i < reps; i++)
+		if (infer_plan_make(&wl, catalog_find(cat, "H100-SXM", &err),
+				    &p, &err) == 0)
+			sink += p.fleet.sim.ttft_p99_s;
+	t1 = now_s();
+	printf("  disaggregated, 2 prefill + 2 decode replicas: %.3g ms\n",
+	       1e3 * (t1 - t0) / reps);
 	serving_model(&wl);
 	t0 = now_s();
 	for (size_t i = 0; i < n; i++)
