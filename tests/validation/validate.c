@@ -502,6 +502,13 @@ static const struct set sets[] = {
 	  predict_training, 11,
 	  { { "throughput", "tokens_per_s_per_gpu", 11, 0.18, 0.40, NULL },
 	    { NULL, NULL, 0, 0.0, 0.0, NULL } } },
+	{ "training-mcore24.csv",
+	  "training, Megatron-Core on H100 (2024): the gap issue 11 closes",
+	  predict_training, 9,
+	  { { "model TFLOP/s per GPU", "model_tflops_per_gpu", 9, 0.16, 0.33,
+	      "  (small models predicted too fast, large ones too slow: "
+	      "specs/validation.md)" },
+	    { NULL, NULL, 0, 0.0, 0.0, NULL } } },
 	{ "production.csv",
 	  "production runs, configuration chosen by the search",
 	  predict_training, 4,
