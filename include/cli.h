@@ -5,6 +5,7 @@
 #ifndef CAPPLAN_CLI_H
 #define CAPPLAN_CLI_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -55,6 +56,27 @@ struct cli_ctx {
 	int ngpus;
 	struct sim_request *trace;  /* inference.trace, read; owned */
 };
+
+/*
+ * Write 'prefix' (as it is), then the formatted message with every control
+ * character and byte that is not UTF-8 escaped (text_escape: values from
+ * the command line or an input file are echoed in messages), then a
+ * newline, to stderr.  'prefix' is e.g. "capplan: error: ", or a file name
+ * and ": " (escaped too).  The message is one line: a newline in it is
+ * escaped.
+ */
+void cli_message(const char *prefix, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* cli_message with the prefix "capplan: error: ". */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * A usage error: cli_error of the message, then "see 'capplan CMD --help'"
+ * ('cmd' NULL: "see 'capplan --help'").  Returns EXIT_USAGE.
+ */
+int cli_vusage(const char *cmd, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 
 /* Run capplan with 'argv'; returns an enum cli_exit status. */
 int cli_main(int argc, char **argv);

@@ -38,6 +38,8 @@ int diag_has_error(const struct diag *d);
 /*
  * Write "file:line:col: msg" (parts that are unknown are left out) and a
  * newline to 'out', prefixed by "capplan: error: " when there is no file.
+ * The file name and the message are written through text_fputs_escaped:
+ * control characters and bytes that are not UTF-8 come out as \xHH.
  */
 void diag_print(FILE *out, const struct diag *d);
 

@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "c_numeric.h"
+#include "text.h"
 #include "units.h"
 
 /* Generated at build time from specs/catalog.csv by scripts/embed.sh. */
@@ -474,25 +475,34 @@ static int cell_text(struct parse_ctx *ctx, const struct column *c,
 		      const char *s, size_t len, struct pos at)
 {
 	char *dst = (char *)&ctx->spec + c->offset;
+	size_t off = 0;
+	unsigned char byte = 0;
 
 	if (len >= c->size)
 		return parse_fail(ctx, at,
 				  "'%s' is longer than %zu bytes: '%s'",
 				  c->name, c->size - 1, s);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		if (ch < 0x20 || ch == 0x7f)
-			return parse_fail(ctx, at,
-					  "'%s' contains a control character "
-					  "(0x%02x)",
-					  c->name, ch);
-	}
-	if (c == &columns[COLUMN_NAME] &&
-	    (is_blank(s[0]) || is_blank(s[len - 1])))
+	/* text reaches tables, JSON and SVG: UTF-8 without control
+	   characters */
+	switch (text_check_name(s, len, &off, &byte)) {
+	case TEXT_OK:
+		break;
+	case TEXT_CONTROL:
 		return parse_fail(ctx, at,
-				  "'name' must not begin or end with a blank, "
-				  "got '%s'",
+				  "'%s' contains a control character (0x%02x)",
+				  c->name, byte);
+	case TEXT_BAD_UTF8:
+		return parse_fail(ctx, at,
+				  "'%s' is not valid UTF-8 (byte 0x%02x at "
+				  "byte %zu of the field)",
+				  c->name, byte, off + 1);
+	}
+	/* a device name is one word: it is typed in --gpu lists and read
+	   back from the columns of a table */
+	if (c == &columns[COLUMN_NAME] && strpbrk(s, " \t"))
+		return parse_fail(ctx, at,
+				  "'name' must not contain blanks (write "
+				  "'-', as in 'H100-SXM'), got '%s'",
 				  s);
 	memcpy(dst, s, len);
 	dst[len] = '\0';

@@ -1,5 +1,6 @@
 /* cli.c - options, subcommand table, input and output edges; see cli.h. */
 #include "cli.h"
+#include "text.h"
 #include "trace.h"
 
 #include <errno.h>
@@ -189,6 +190,58 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
+/* The formatted message, escaped, between 'prefix' and a newline. */
+static void vmessage(const char *prefix, const char *fmt, va_list ap)
+{
+	char small[1024], *buf = small;
+	va_list copy;
+	int n;
+
+	va_copy(copy, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	if (n >= (int)sizeof(small)) {
+		buf = malloc((size_t)n + 1);
+		if (buf)
+			vsnprintf(buf, (size_t)n + 1, fmt, copy);
+		else
+			buf = small; /* cut, but said */
+	}
+	va_end(copy);
+	if (n < 0)
+		snprintf(small, sizeof(small), "(message cannot be written)");
+	text_fputs_escaped(prefix, stderr);
+	text_fputs_escaped(buf, stderr);
+	fputc('\n', stderr);
+	if (buf != small)
+		free(buf);
+}
+
+void cli_message(const char *prefix, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(prefix, fmt, ap);
+	va_end(ap);
+}
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage("capplan: error: ", fmt, ap);
+	va_end(ap);
+}
+
+int cli_vusage(const char *cmd, const char *fmt, va_list ap)
+{
+	vmessage("capplan: error: ", fmt, ap);
+	fprintf(stderr, "see 'capplan%s%s --help'\n", cmd ? " " : "",
+		cmd ? cmd : "");
+	return EXIT_USAGE;
+}
+
 static int usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -196,14 +249,12 @@ static int usage_error(const char *cmd, const char *fmt, ...)
 static int usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
 
-	fprintf(stderr, "capplan: error: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rc = cli_vusage(cmd, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nsee 'capplan%s%s --help'\n", cmd ? " " : "",
-		cmd ? cmd : "");
-	return EXIT_USAGE;
+	return rc;
 }
 
 int cli_threads(void)
@@ -286,12 +337,12 @@ int cli_transformer_only(const struct cli_ctx *ctx, const char *what)
 {
 	if (ctx->wl.model.kind == MODEL_TRANSFORMER)
 		return EXIT_OK;
-	fprintf(stderr, "%s: %s covers transformer models only; this "
-			"workload is kind = %s: 'train', 'fit', 'infer', "
-			"'compare', 'sweep' and the scaling, cost-time, "
-			"memory and energy charts cover it\n",
-		cli_input_name(ctx), what,
-		model_kind_name(ctx->wl.model.kind));
+	cli_message(cli_input_name(ctx),
+		    ": %s covers transformer models only; this "
+		    "workload is kind = %s: 'train', 'fit', 'infer', "
+		    "'compare', 'sweep' and the scaling, cost-time, "
+		    "memory and energy charts cover it",
+		    what, model_kind_name(ctx->wl.model.kind));
 	return EXIT_USAGE;
 }
 
@@ -340,7 +391,8 @@ int cli_load_workload(struct cli_ctx *ctx)
 								    EXIT_IO;
 		}
 		/* an unnamed model takes the file's name: 'qwen2-7b.json'
-		   is 'qwen2-7b' (none when it holds a control character) */
+		   is 'qwen2-7b' (none when it holds a control character or
+		   is not UTF-8) */
 		if (!ctx->wl.model.name[0]) {
 			const char *base = strrchr(ctx->model_path, '/');
 			const char *dot;
@@ -354,18 +406,21 @@ int cli_load_workload(struct cli_ctx *ctx)
 				len = sizeof(ctx->wl.model.name) - 1;
 			memcpy(ctx->wl.model.name, base, len);
 			ctx->wl.model.name[len] = '\0';
-			for (size_t i = 0; i < len; i++)
-				if ((unsigned char)base[i] < 0x20 ||
-				    base[i] == 0x7f)
+			{
+				size_t at;
+				unsigned char byte;
+
+				if (text_check_name(ctx->wl.model.name, len,
+						    &at, &byte) != TEXT_OK)
 					ctx->wl.model.name[0] = '\0';
+			}
 		}
 	}
 	if (ctx->gpus_arg) {
 		snprintf(expr, sizeof(expr), "training.gpus=%s", ctx->gpus_arg);
 		if (workload_set(&ctx->wl, expr, &err) != 0) {
-			fprintf(stderr, "capplan: error: --gpus must be a "
-					"positive integer, got '%s'\n",
-				ctx->gpus_arg);
+			cli_error("--gpus must be a positive integer, got "
+				  "'%s'", ctx->gpus_arg);
 			return EXIT_USAGE;
 		}
 	}

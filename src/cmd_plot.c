@@ -43,8 +43,8 @@ static const char *wl_name(const struct cli_ctx *ctx)
 
 static void note_skip(const struct gpu_spec *g, const char *why)
 {
-	fprintf(stderr, "capplan: note: nothing drawn for '%s': %s\n",
-		g->name, why);
+	cli_message("capplan: note: ", "nothing drawn for '%s': %s", g->name,
+		    why);
 }
 
 static int oom(void)
@@ -612,13 +612,12 @@ static int plot_usage(const char *fmt, ...)
 static int plot_usage(const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
 
-	fprintf(stderr, "capplan: error: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rc = cli_vusage("plot", fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nsee 'capplan plot --help'\n");
-	return EXIT_USAGE;
+	return rc;
 }
 
 static int resolve_devices(struct cli_ctx *ctx)
@@ -880,13 +879,18 @@ int cmd_plot(struct cli_ctx *ctx)
 	int rc;
 
 	if (plot_kind_parse(ctx->kind_arg, &kind) != 0) {
-		fprintf(stderr, "capplan: error: unknown chart kind '%s'; "
-				"one of:", ctx->kind_arg);
-		for (int k = 0; k < PLOT_KIND_COUNT; k++)
-			fprintf(stderr, "%s %s", k ? "," : "",
-				plot_kind_name((enum plot_kind)k));
-		fprintf(stderr, "\nsee 'capplan plot --help'\n");
-		return EXIT_USAGE;
+		char kinds[256];
+		size_t used = 0;
+
+		kinds[0] = '\0';
+		for (int k = 0; k < PLOT_KIND_COUNT && used < sizeof(kinds);
+		     k++)
+			used += (size_t)snprintf(kinds + used,
+						 sizeof(kinds) - used, "%s %s",
+						 k ? "," : "",
+						 plot_kind_name((enum plot_kind)k));
+		return plot_usage("unknown chart kind '%s'; one of:%s",
+				  ctx->kind_arg, kinds);
 	}
 	if (!ctx->output_path)
 		return plot_usage("%s", "plot needs -o FILE.png or -o FILE.svg");
@@ -955,9 +959,8 @@ static int ensure_dir(const char *dir)
 		return EXIT_OK;
 	if (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
 		return EXIT_OK;
-	fprintf(stderr, "capplan: error: --plot: cannot use '%s' as a "
-			"folder: %s\n",
-		dir, errno == EEXIST ? "not a folder" : strerror(errno));
+	cli_error("--plot: cannot use '%s' as a folder: %s", dir,
+		  errno == EEXIST ? "not a folder" : strerror(errno));
 	return EXIT_IO;
 }
 
@@ -1017,7 +1020,7 @@ int cli_plot_set(struct cli_ctx *ctx, const struct gpu_spec *const *gpus,
 			o.chart_path = path;
 			krc = draw(ctx, c, &o);
 			if (krc == EXIT_OK)
-				fprintf(stderr, "capplan: wrote %s\n", path);
+				cli_message("capplan: ", "wrote %s", path);
 		}
 		plot_chart_free(c);
 		if (krc != EXIT_OK && rc == EXIT_OK)

@@ -1,5 +1,6 @@
 /* diag.c - error records; see diag.h. */
 #include "diag.h"
+#include "text.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -37,15 +38,20 @@ void diag_print(FILE *out, const struct diag *d)
 {
 	if (!d || d->msg[0] == '\0')
 		return;
+	/* both may hold bytes from the input: a terminal gets them escaped */
 	if (d->file[0] == '\0') {
-		fprintf(out, "capplan: error: %s\n", d->msg);
+		fputs("capplan: error: ", out);
+		text_fputs_escaped(d->msg, out);
+		fputc('\n', out);
 		return;
 	}
-	fputs(d->file, out);
+	text_fputs_escaped(d->file, out);
 	if (d->line > 0) {
 		fprintf(out, ":%d", d->line);
 		if (d->col > 0)
 			fprintf(out, ":%d", d->col);
 	}
-	fprintf(out, ": %s\n", d->msg);
+	fputs(": ", out);
+	text_fputs_escaped(d->msg, out);
+	fputc('\n', out);
 }

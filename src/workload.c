@@ -31,6 +31,7 @@
 
 #include <ini.h>
 
+#include "text.h"
 #include "units.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -756,6 +757,32 @@ static int parse_quantity(const struct wl_key *k, const char *text,
 	return 0;
 }
 
+/* A name is UTF-8 without control characters; the column of the first
+   offending byte when the value's column is known. */
+static int name_check(const char *text, const char *label,
+		      const struct wl_where *at, struct diag *err)
+{
+	size_t off = 0;
+	unsigned char byte = 0;
+	int col;
+
+	switch (text_check_name(text, strlen(text), &off, &byte)) {
+	case TEXT_OK:
+		return 0;
+	case TEXT_CONTROL:
+		col = at->col > 0 ? at->col + (int)off : 0;
+		return diag_set(err, at->file, at->line, col,
+				"'%s' contains a control character (0x%02x)",
+				label, byte);
+	case TEXT_BAD_UTF8:
+	default:
+		col = at->col > 0 ? at->col + (int)off : 0;
+		return diag_set(err, at->file, at->line, col,
+				"'%s' is not valid UTF-8 (byte 0x%02x)", label,
+				byte);
+	}
+}
+
 /*
  * Parse 'text' (blanks already stripped) for key 'k' and store it in 'wl'.
  * 'label' names the key in messages.
@@ -782,6 +809,11 @@ static int key_parse(const struct wl_key *k, const char *text,
 			return diag_set(err, at->file, at->line, at->col,
 					"'%s' is too long (at most %zu bytes)",
 					label, size - 1);
+		/* a name reaches tables, JSON and SVG: text only (paths
+		   are the file system's business) */
+		if (k->offset == WL_OFF(model.name) &&
+		    name_check(text, label, at, err) < 0)
+			return -1;
 	}
 		memcpy(f, text, len + 1);
 		return 0;

@@ -136,8 +136,9 @@ check "a missing folder gives status 4" '[ $? -eq 4 ] && grep -q "cannot write" 
 # backquotes, semicolons and system() calls
 head -n 1 tests/cli/data/cat-ok.csv >"$tmp/cat.csv"
 row=$(sed -n 2p tests/cli/data/cat-ok.csv | cut -d, -f2-)
-echo "x';system('touch $pwned');'a,$row" >>"$tmp/cat.csv"
-echo "y\`touch $pwned\`;!id,$row" >>"$tmp/cat.csv"
+# (device names have no blanks: the commands redirect instead)
+echo "x';system('id>$pwned');'a,$row" >>"$tmp/cat.csv"
+echo "y\`id>$pwned\`;!id,$row" >>"$tmp/cat.csv"
 sed "s|^name = .*|name = w'); system('touch $pwned'); print('|" $wl >"$tmp/evil.ini"
 mkdir "$tmp/h"
 # the chart's own name, relative: gnuplot runs in capplan's folder
@@ -148,7 +149,7 @@ for k in $kinds; do
 	# shellcheck disable=SC2086
 	(cd "$tmp/h" && PATH=/nonexistent "$bin" plot $k "$tmp/evil.ini" \
 		--catalog "$tmp/cat.csv" $slo \
-		--gpu "x';system('touch $pwned');'a,y\`touch $pwned\`;!id" \
+		--gpu "x';system('id>$pwned');'a,y\`id>$pwned\`;!id" \
 		-o "$out" 2>"$tmp/err")
 	rc=$?
 	check "hostile names: $k script written (status $rc)" '[ $rc -eq 4 ] && [ -s "$tmp/h/$gp" ]'
@@ -162,7 +163,7 @@ done
 if [ $have_gnuplot = 1 ]; then
 	# shellcheck disable=SC2086
 	(cd "$tmp/h" && "$bin" plot scaling "$tmp/evil.ini" --catalog "$tmp/cat.csv" \
-		--gpu "x';system('touch $pwned');'a" -o "$out" 2>"$tmp/err")
+		--gpu "x';system('id>$pwned');'a" -o "$out" 2>"$tmp/err")
 	check "hostile names: capplan draws the chart" '[ $? -eq 0 ] && [ -s "$tmp/h/$out" ] && '"$inert"
 fi
 

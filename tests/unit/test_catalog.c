@@ -415,7 +415,34 @@ static void test_structure_errors(void **state)
 	expect_error(HDR "\"\",80GB,3.35TB/s,989TFLOPS,700W\n", 2, 1,
 		     "'name' must not be empty");
 	expect_error(HDR "\" A\",80GB,3.35TB/s,989TFLOPS,700W\n", 2, 1,
-		     "must not begin or end with a blank");
+		     "'name' must not contain blanks (write '-', as in "
+		     "'H100-SXM'), got ' A'");
+	expect_error(HDR "X 1,80GB,3.35TB/s,989TFLOPS,700W\n", 2, 1,
+		     "'name' must not contain blanks");
+	/* UTF-8 only: JSON and SVG output must stay well-formed */
+	expect_error(HDR "A\xff,80GB,3.35TB/s,989TFLOPS,700W\n", 2, 1,
+		     "'name' is not valid UTF-8 (byte 0xff at byte 2 of the "
+		     "field)");
+	expect_error(HDR "A\xc3(,80GB,3.35TB/s,989TFLOPS,700W\n", 2, 1,
+		     "'name' is not valid UTF-8 (byte 0xc3");
+	expect_error(HDR "\xc0\xaf" "A,80GB,3.35TB/s,989TFLOPS,700W\n", 2, 1,
+		     "not valid UTF-8 (byte 0xc0 at byte 1");
+	expect_error(HDR2 "vendor\n" ROW2 "Acme\xed\xa0\x80\n", 2, 32,
+		     "'vendor' is not valid UTF-8 (byte 0xed");
+	/* UTF-8 text is fine: 'Tesla-\u00e9\u4e2d\U0001f680' */
+	{
+		struct catalog *u = parse_ok(
+			HDR "Tesla-\xc3\xa9\xe4\xb8\xad\xf0\x9f\x9a\x80,80GB,"
+			    "3.35TB/s,989TFLOPS,700W\n");
+
+		assert_int_equal(catalog_count(u), 1);
+		catalog_free(u);
+	}
+	/* C1 controls in UTF-8 (U+009B is CSI on some terminals) */
+	expect_error(HDR "A\xc2\x9b,80GB,3.35TB/s,989TFLOPS,700W\n", 2, 1,
+		     "'name' contains a control character (0xc2)");
+	expect_error(HDR "\x1b]0;x\x07,80GB,3.35TB/s,989TFLOPS,700W\n", 2, 1,
+		     "'name' contains a control character (0x1b)");
 	expect_error(HDR "A\tB,80GB,3.35TB/s,989TFLOPS,700W\n", 2, 1,
 		     "'name' contains a control character (0x09)");
 	expect_error(HDR "A\rB,80GB,3.35TB/s,989TFLOPS,700W\n", 2, 1,

@@ -361,6 +361,42 @@ static void test_bad_values(void **state)
 		     "012345678901234567890123\n", 2, 8, "'name' is too long");
 }
 
+/* A name is UTF-8 text without control characters, reported at the
+   offending byte; blanks inside are kept. */
+static void test_model_name_text(void **state)
+{
+	struct workload wl;
+	struct diag d;
+
+	(void)state;
+	expect_error("[model]\nname = ab\x1b]0;title\x07\n", 2, 10,
+		     "'name' contains a control character (0x1b)");
+	expect_error("[model]\nname = x\x07\n", 2, 9,
+		     "'name' contains a control character (0x07)");
+	expect_error("[model]\nname = x\x7f\n", 2, 9,
+		     "control character (0x7f)");
+	expect_error("[model]\nname = a\xc2\x9b" "31m\n", 2, 9,
+		     "control character (0xc2)");
+	expect_error("[model]\nname = caf\xe9\n", 2, 11,
+		     "'name' is not valid UTF-8 (byte 0xe9)");
+	expect_error("[model]\nname = \xc0\xaf\n", 2, 8,
+		     "'name' is not valid UTF-8 (byte 0xc0)");
+	parse_ok("[model]\nname = caf\xc3\xa9 X 1\nparams = 7B\n", &wl);
+	assert_string_equal(wl.model.name, "caf\xc3\xa9 X 1");
+	/* --set checks the same, without a position */
+	workload_init(&wl);
+	diag_clear(&d);
+	assert_int_equal(workload_set(&wl, "model.name=a\x1b[2J", &d), -1);
+	assert_string_equal(d.file, "--set");
+	assert_int_equal(d.col, 0);
+	assert_string_equal(d.msg, "'model.name' contains a control character "
+				   "(0x1b)");
+	diag_clear(&d);
+	assert_int_equal(workload_set(&wl, "model.name=\xff", &d), -1);
+	assert_string_equal(d.msg, "'model.name' is not valid UTF-8 (byte "
+				   "0xff)");
+}
+
 static void test_bad_units(void **state)
 {
 	(void)state;
@@ -721,6 +757,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_file),
+		cmocka_unit_test(test_model_name_text),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_auto_values),
 		cmocka_unit_test(test_kv_precision_follows_weights),
