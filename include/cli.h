@@ -101,8 +101,10 @@ const char *cli_input_name(const struct cli_ctx *ctx);
  */
 int cli_transformer_only(const struct cli_ctx *ctx, const char *what);
 
-/* Resolve --gpu (a name or a comma list) or, with 'all_if_none', every
-   catalog device.  Prints the error; returns an enum cli_exit status. */
+/* Resolve --gpu (a name or a comma list, at most CLI_MAX_GPUS devices; a
+   device named twice, in any case, counts once, in the place it first
+   has) or, with 'all_if_none', every catalog device.  Prints the error;
+   returns an enum cli_exit status. */
 int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none);
 
 /*

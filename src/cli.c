@@ -488,9 +488,18 @@ int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none)
 			diag_print(stderr, &err);
 			return EXIT_USAGE;
 		}
+		/* a device named twice (in any case) is listed once, where
+		   it first appears */
+		bool seen = false;
+
+		for (int i = 0; i < ctx->ngpus; i++)
+			seen = seen || ctx->gpus[i] == g;
+		if (seen)
+			continue;
 		if (ctx->ngpus == CLI_MAX_GPUS)
-			return usage_error(ctx->cmd, "%s",
-					   "too many devices in --gpu");
+			return usage_error(ctx->cmd,
+					   "too many devices in --gpu (at most "
+					   "%d)", CLI_MAX_GPUS);
 		ctx->gpus[ctx->ngpus++] = g;
 	}
 	if (ctx->ngpus == 0)
