@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "c_numeric.h"
+#include "readfile.h"
 #include "text.h"
 #include "units.h"
 
@@ -860,60 +861,17 @@ out_free_ctx:
 int catalog_load_file(const char *path, struct catalog **out,
 		      struct diag *err)
 {
-	FILE *f;
-	char *buf = NULL;
-	size_t len = 0;
-	size_t cap = 0;
-	int rc = -1;
+	char *buf;
+	size_t len;
+	int rc;
 
 	if (out)
 		*out = NULL;
-	f = fopen(path, "rb");
-	if (!f)
-		return diag_set(err, NULL, 0, 0, "cannot read '%s': %s", path,
-				strerror(errno));
-	for (;;) {
-		size_t got;
-
-		if (len == cap) {
-			size_t ncap = cap ? 2 * cap : 64 * 1024;
-			char *nbuf;
-
-			if (cap >= CATALOG_FILE_MAX) {
-				diag_set(err, NULL, 0, 0,
-					 "cannot read '%s': larger than %u "
-					 "bytes",
-					 path, CATALOG_FILE_MAX);
-				goto out_close;
-			}
-			nbuf = realloc(buf, ncap);
-			if (!nbuf) {
-				diag_set(err, NULL, 0, 0,
-					 "cannot read '%s': out of memory",
-					 path);
-				goto out_close;
-			}
-			buf = nbuf;
-			cap = ncap;
-		}
-		errno = 0;
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got == 0 || len < cap) {
-			if (ferror(f)) {
-				diag_set(err, NULL, 0, 0,
-					 "cannot read '%s': %s", path,
-					 errno ? strerror(errno)
-					       : "read error");
-				goto out_close;
-			}
-			if (feof(f))
-				break;
-		}
-	}
+	/* named on the command line: a FIFO (<(...)) reads too */
+	if (readfile_all(path, READFILE_ANY, CATALOG_FILE_MAX, &buf, &len,
+			 err) != 0)
+		return -1;
 	rc = catalog_parse(buf, len, path, out, err);
-out_close:
-	fclose(f);
 	free(buf);
 	return rc;
 }

@@ -304,6 +304,20 @@ void cli_parallel_for(int n, void (*fn)(int i, void *arg), void *arg)
 		pthread_join(tid[i], NULL);
 }
 
+/* The exit status of a failed read of an input (man page, EXIT STATUS). */
+static int exit_of(const struct diag *err)
+{
+	switch (err->kind) {
+	case DIAG_IO:
+		return EXIT_IO;
+	case DIAG_NOMEM:
+		return EXIT_INTERNAL;
+	case DIAG_INPUT:
+	default:
+		return EXIT_INPUT;
+	}
+}
+
 int cli_load_catalog(struct cli_ctx *ctx)
 {
 	struct diag err;
@@ -315,11 +329,8 @@ int cli_load_catalog(struct cli_ctx *ctx)
 				 catalog_load_default(&ctx->cat, &err);
 	if (rc != 0) {
 		diag_print(stderr, &err);
-		/* a file we could not open is an I/O error, not bad input */
-		return err.line > 0 || !ctx->catalog_path ||
-				       access(ctx->catalog_path, R_OK) == 0 ?
-			       EXIT_INPUT :
-			       EXIT_IO;
+		/* a file we could not read is an I/O error, not bad input */
+		return exit_of(&err);
 	}
 	return EXIT_OK;
 }
@@ -357,9 +368,7 @@ int cli_load_workload(struct cli_ctx *ctx)
 	if (ctx->workload_path &&
 	    workload_load_file(ctx->workload_path, &ctx->wl, &err) != 0) {
 		diag_print(stderr, &err);
-		return err.line > 0 || access(ctx->workload_path, R_OK) == 0 ?
-			       EXIT_INPUT :
-			       EXIT_IO;
+		return exit_of(&err);
 	}
 	if (ctx->model_path) {
 		/* the file's keys fill what the workload left open */
@@ -387,8 +396,7 @@ int cli_load_workload(struct cli_ctx *ctx)
 			if (strcmp(err.file, "--set") == 0)
 				snprintf(err.file, sizeof(err.file), "--model");
 			diag_print(stderr, &err);
-			return access(ctx->model_path, R_OK) == 0 ? EXIT_INPUT :
-								    EXIT_IO;
+			return exit_of(&err);
 		}
 		/* an unnamed model takes the file's name: 'qwen2-7b.json'
 		   is 'qwen2-7b' (none when it holds a control character or
@@ -427,7 +435,10 @@ int cli_load_workload(struct cli_ctx *ctx)
 	for (int i = 0; i < ctx->nsets; i++) {
 		if (workload_set(&ctx->wl, ctx->sets[i], &err) != 0) {
 			diag_print(stderr, &err);
-			return EXIT_USAGE;
+			/* a bad value is a usage error; a file it names that
+			   cannot be read (model.hf_config) an I/O error */
+			return err.kind == DIAG_INPUT ? EXIT_USAGE :
+							exit_of(&err);
 		}
 	}
 	if (workload_validate(&ctx->wl, &err) != 0) {
@@ -443,11 +454,7 @@ int cli_load_workload(struct cli_ctx *ctx)
 		if (trace_load_file(ctx->wl.inference.trace, &ctx->trace, &n,
 				    &err) != 0) {
 			diag_print(stderr, &err);
-			return err.line > 0 ||
-					       access(ctx->wl.inference.trace,
-						      R_OK) == 0 ?
-				       EXIT_INPUT :
-				       EXIT_IO;
+			return exit_of(&err);
 		}
 		ctx->wl.inference.trace_requests = ctx->trace;
 		ctx->wl.inference.trace_len = n;

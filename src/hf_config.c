@@ -1,5 +1,6 @@
 /* hf_config.c - read Hugging Face config.json; see hf_config.h. */
 #include "hf_config.h"
+#include "readfile.h"
 
 #include <cJSON.h>
 #include <errno.h>
@@ -535,31 +536,16 @@ out:
 
 int hf_config_load(const char *path, struct model_spec *m, struct diag *err)
 {
-	FILE *f = fopen(path, "rb");
 	char *buf;
 	size_t n;
 	int rc;
 
-	if (!f)
-		return diag_set(err, NULL, 0, 0, "cannot read '%s': %s", path,
-				strerror(errno));
-	buf = malloc(HF_FILE_MAX + 1);
-	if (!buf) {
-		fclose(f);
-		return diag_set(err, NULL, 0, 0, "out of memory");
-	}
-	n = fread(buf, 1, HF_FILE_MAX + 1, f);
-	if (ferror(f)) {
-		rc = diag_set(err, NULL, 0, 0, "cannot read '%s': %s", path,
-			      strerror(EIO));
-	} else if (n > HF_FILE_MAX) {
-		rc = diag_set(err, NULL, 0, 0,
-			      "cannot read '%s': larger than %d bytes", path,
-			      HF_FILE_MAX);
-	} else {
-		rc = hf_config_parse(buf, n, path, m, err);
-	}
+	/* named inside an input (or by --model): a regular file, so that a
+	   FIFO is an error, not a hang */
+	if (readfile_all(path, READFILE_REGULAR, HF_FILE_MAX, &buf, &n, err) !=
+	    0)
+		return -1;
+	rc = hf_config_parse(buf, n, path, m, err);
 	free(buf);
-	fclose(f);
 	return rc;
 }

@@ -18,6 +18,7 @@
  */
 #include "workload.h"
 #include "hf_config.h"
+#include "readfile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -1122,10 +1123,12 @@ int workload_parse(const char *buf, size_t len, const char *name,
 		if (workload_apply_hf_config(&tmp, path, &hf_err) != 0) {
 			/* an unreadable file is reported where it is named */
 			if (hf_err.file[0])
-				return diag_set(err, hf_err.file, hf_err.line,
-						hf_err.col, "%s", hf_err.msg);
-			return diag_set(err, name, c.seen[hf], 0, "%s",
-					hf_err.msg);
+				return diag_set_kind(err, hf_err.kind,
+						     hf_err.file, hf_err.line,
+						     hf_err.col, "%s",
+						     hf_err.msg);
+			return diag_set_kind(err, hf_err.kind, name,
+					     c.seen[hf], 0, "%s", hf_err.msg);
 		}
 	}
 	tr = find_key_index("inference", "trace");
@@ -1155,57 +1158,16 @@ int workload_parse(const char *buf, size_t len, const char *name,
 int workload_load_file(const char *path, struct workload *wl,
 		       struct diag *err)
 {
-	FILE *f;
-	char *buf = NULL, *grown, why[128];
-	size_t len = 0, cap = 0, n;
-	int ret, e;
+	char *buf;
+	size_t len;
+	int ret;
 
-	f = fopen(path, "rb");
-	if (!f)
-		goto out_errno;
-	for (;;) {
-		if (len == cap) {
-			if (cap >= WL_FILE_MAX) {
-				fclose(f);
-				free(buf);
-				return diag_set(err, NULL, 0, 0,
-						"cannot read '%s': file is "
-						"too large (over %d bytes)",
-						path, WL_FILE_MAX);
-			}
-			cap = cap ? 2 * cap : 4096;
-			grown = realloc(buf, cap);
-			if (!grown) {
-				errno = ENOMEM;
-				goto out_close;
-			}
-			buf = grown;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0) {
-			if (ferror(f)) {
-				errno = EIO;
-				goto out_close;
-			}
-			break;
-		}
-	}
-	fclose(f);
+	/* named on the command line: a FIFO (<(...)) reads too */
+	if (readfile_all(path, READFILE_ANY, WL_FILE_MAX, &buf, &len, err) != 0)
+		return -1;
 	ret = workload_parse(buf, len, path, wl, err);
 	free(buf);
 	return ret;
-
-out_close:
-	e = errno;
-	fclose(f);
-	free(buf);
-	errno = e;
-out_errno:
-	e = errno;
-	if (strerror_r(e, why, sizeof(why)) != 0)
-		snprintf(why, sizeof(why), "error %d", e);
-	return diag_set(err, NULL, 0, 0, "cannot read '%s': %s", path, why);
 }
 
 /* ---------------------------------------------------------------------

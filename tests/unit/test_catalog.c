@@ -826,10 +826,13 @@ static void test_load_file(void **state)
 	assert_string_equal(d.msg, "cannot read '/nonexistent/x.csv': No such "
 				   "file or directory");
 	assert_string_equal(d.file, "");
+	assert_int_equal(d.kind, DIAG_IO);
 
 	diag_clear(&d);
 	assert_int_equal(catalog_load_file("/tmp", &cat, &d), -1);
-	assert_string_equal(d.msg, "cannot read '/tmp': Is a directory");
+	assert_string_equal(d.msg, "cannot read '/tmp': expected a file, found "
+				   "a directory");
+	assert_int_equal(d.kind, DIAG_IO);
 
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
