@@ -44,6 +44,8 @@
 #define WL_FILE_MAX (4 * 1024 * 1024)
 /* Longest key or section name the suggestion search considers. */
 #define WL_WORD_MAX 64
+/* Slowest link a workload may give (cluster.intra_bw, inter_bw), B/s. */
+#define WL_MIN_BW_BYTES_PER_S 1e6
 /* Longest --set expression. */
 #define WL_SET_MAX 512
 
@@ -157,8 +159,9 @@ static const struct wl_name bool_names[] = {
 	  bool_names }
 #define KEY_NUM(s, k, f, fl, lo, hi) \
 	{ s, k, WLT_NUMBER, WL_OFF(f), fl, lo, hi, UNIT_COUNT, NULL }
-#define KEY_QTY(s, k, f, fl, unit) \
-	{ s, k, WLT_QUANTITY, WL_OFF(f), fl, 0, HUGE_VAL, unit, NULL }
+/* a quantity with a lower bound below which no plan is meaningful */
+#define KEY_QTYL(s, k, f, fl, unit, lo) \
+	{ s, k, WLT_QUANTITY, WL_OFF(f), fl, lo, HUGE_VAL, unit, NULL }
 /* a quantity with an upper bound beyond which no plan is meaningful */
 #define KEY_QTYM(s, k, f, fl, unit, hi) \
 	{ s, k, WLT_QUANTITY, WL_OFF(f), fl, 0, hi, unit, NULL }
@@ -297,10 +300,13 @@ static const struct wl_key wl_keys[] = {
 
 	KEY_INT("cluster", "gpus_per_node", cluster.gpus_per_node, POS_AUTO,
 		1, INT_MAX),
-	KEY_QTY("cluster", "intra_bw", cluster.intra_bw_bytes_per_s, QTY_POS,
-		UNIT_BANDWIDTH),
-	KEY_QTY("cluster", "inter_bw", cluster.inter_bw_bytes_per_s, QTY_POS,
-		UNIT_BANDWIDTH),
+	/* at least 1 MB/s, a thousandth of 10 Gb Ethernet: slower links
+	   make collectives of any model take longer than a double can say
+	   in joules (1e-300B/s was a "not finite" internal error) */
+	KEY_QTYL("cluster", "intra_bw", cluster.intra_bw_bytes_per_s,
+		 WLK_UNSET0, UNIT_BANDWIDTH, WL_MIN_BW_BYTES_PER_S),
+	KEY_QTYL("cluster", "inter_bw", cluster.inter_bw_bytes_per_s,
+		 WLK_UNSET0, UNIT_BANDWIDTH, WL_MIN_BW_BYTES_PER_S),
 	KEY_NUM("cluster", "pue", cluster.pue, 0, 1, 3),
 	KEY_QTYM("cluster", "price_per_gpu_hour",
 		 cluster.price_usd_per_gpu_hour, QTY_POS, UNIT_MONEY, 1e6),
@@ -644,6 +650,14 @@ static void key_describe(const struct wl_key *k, char *buf, size_t size)
 		    ex <= k->max && n > 0 && (size_t)n < size)
 			snprintf(buf + n, size - (size_t)n, " such as '%s'",
 				 units_example(k->unit));
+		return;
+	}
+	if (k->type == WLT_QUANTITY && k->min > 0 && !isfinite(k->max)) {
+		char least[32];
+
+		units_format(least, sizeof(least), k->min, k->unit, 4);
+		snprintf(buf, size, "a %s of at least %s such as '%s'", noun,
+			 least, units_example(k->unit));
 		return;
 	}
 	if (isfinite(k->max) && (k->flags & WLK_GT))

@@ -251,7 +251,7 @@ static void test_value_errors(void **state)
 		     "got '0x10GB'");
 	expect_error(HDR "B,80GB,3.35TB/s,989TFLOPS,700 W x\n", 2, 27,
 		     "'tdp' must be a power");
-	expect_error(HDR "B,80GB,3.35TB/s,989,700GB\n", 2, 21,
+	expect_error(HDR "B,80GB,3.35TB/s,989e9,700GB\n", 2, 23,
 		     "'tdp' must be a power such as '700W', got '700GB'");
 	/* the column is the field's first non-blank byte */
 	expect_error(HDR "B,80GB,   fast  ,989TFLOPS,700W\n", 2, 11,
@@ -460,6 +460,37 @@ static void test_structure_errors(void **state)
 		     "stray '\"' in an unquoted field");
 	expect_error(HDR "\"A\"x,80GB,3.35TB/s,989TFLOPS,700W\n", 2, 4,
 		     "unexpected character after a closing quote");
+}
+
+/* Values that parse but are no device: a plan would not be finite. */
+static void test_lower_bounds(void **state)
+{
+	(void)state;
+	expect_error(HDR "B,0.5MB,3.35TB/s,989TFLOPS,700W\n", 2, 3,
+		     "'memory' must be at least 1MB, got '0.5MB'");
+	expect_error(HDR "B,80GB,1e-300B/s,989TFLOPS,700W\n", 2, 8,
+		     "'mem_bw' must be at least 1MB/s, got '1e-300B/s'");
+	expect_error(HDR "B,80GB,3.35TB/s,1e-300TFLOPS,700W\n", 2, 17,
+		     "'bf16' must be at least 1GFLOPS (or 0: none), got "
+		     "'1e-300TFLOPS'");
+	expect_error(HDR2 "intra_bw\n" ROW2 "999kB/s\n", 2, 32,
+		     "'intra_bw' must be at least 1MB/s, got '999kB/s'");
+	expect_error(HDR2 "inter_bw\n" ROW2 "1e-300Gb/s\n", 2, 32,
+		     "'inter_bw' must be at least 1MB/s");
+	expect_error(HDR2 "matmul_eff\n" ROW2 "0.009\n", 2, 32,
+		     "'matmul_eff' must be at least 0.01, got '0.009'");
+	expect_error(HDR2 "mem_eff\n" ROW2 "1e-300\n", 2, 32,
+		     "'mem_eff' must be at least 0.01, got '1e-300'");
+	/* the bounds themselves are fine, and a peak of 0 is "none" */
+	{
+		struct catalog *cat = parse_ok(
+			"name,memory,mem_bw,bf16,fp16,tdp,intra_bw,inter_bw,"
+			"matmul_eff,mem_eff\n"
+			"Tiny,1MB,1MB/s,1GFLOPS,0,1W,1MB/s,8Mb/s,0.01,0.01\n");
+
+		assert_int_equal(catalog_count(cat), 1);
+		catalog_free(cat);
+	}
 }
 
 static void test_nul_bytes(void **state)
@@ -766,6 +797,19 @@ static void test_gpu_spec_check(void **state)
 	bad.mem_bw_bytes_per_s = -1.0;
 	expect_check_fails(&bad, "'mem_bw' must be positive");
 	bad = g;
+	bad.intra_bw_bytes_per_s = 1e-6;
+	expect_check_fails(&bad, "'intra_bw' must be at least 1MB/s, got "
+				 "1e-06");
+	bad = g;
+	bad.peak_flops[PREC_BF16] = 1e-300;
+	expect_check_fails(&bad, "'bf16' must be at least 1GFLOPS");
+	bad = g;
+	bad.mem_eff = 0.001;
+	expect_check_fails(&bad, "'mem_eff' must be at least 0.01");
+	bad = g;
+	bad.peak_flops[PREC_INT4] = 0.0; /* none */
+	assert_int_equal(gpu_spec_check(&bad, NULL), 0);
+	bad = g;
 	bad.tdp_w = INFINITY;
 	expect_check_fails(&bad, "'tdp' must be positive");
 	bad = g;
@@ -906,6 +950,7 @@ int main(void)
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_find_at_most_five),
 		cmocka_unit_test(test_gpu_spec_check),
+		cmocka_unit_test(test_lower_bounds),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_misc),
 	};

@@ -401,7 +401,7 @@ static void test_bad_units(void **state)
 {
 	(void)state;
 	expect_error("[cluster]\nintra_bw = 450GX/s\n", 2, 12,
-		     "'intra_bw' must be a positive bandwidth");
+		     "'intra_bw' must be a bandwidth of at least 1MB/s");
 	expect_error("[cluster]\nintra_bw = 450GX/s\n", 2, 12,
 		     "got '450GX/s': unknown unit");
 	expect_error("[inference]\nttft_slo = 250 parsecs\n", 2, 12,
