@@ -970,9 +970,29 @@ static char *ini_read_line(char *str, int num, void *stream)
 		return NULL;
 	}
 	if (body > WL_LINE_MAX || num < 2 || body + 2 > (size_t)num) {
-		diag_set(&c->err, c->file, c->lineno, 0,
-			 "line is too long (%zu bytes; at most %d)", body,
-			 WL_LINE_MAX);
+		/* a long path has a way round the line buffer */
+		static const char *const paths[] = { "model.hf_config",
+						     "inference.trace" };
+		const char *hint = "";
+
+		for (size_t i = 0; i < ARRAY_SIZE(paths); i++) {
+			const char *key = strchr(paths[i], '.') + 1;
+			size_t k = strlen(key), at = skip_blanks(p, body);
+
+			if (body - at > k && strncmp(p + at, key, k) == 0 &&
+			    (is_blank(p[at + k]) || p[at + k] == '=' ||
+			     p[at + k] == ':'))
+				hint = paths[i];
+		}
+		if (hint[0])
+			diag_set(&c->err, c->file, c->lineno, 0,
+				 "line is too long (%zu bytes; at most %d); a "
+				 "longer path goes through --set %s=PATH",
+				 body, WL_LINE_MAX, hint);
+		else
+			diag_set(&c->err, c->file, c->lineno, 0,
+				 "line is too long (%zu bytes; at most %d)",
+				 body, WL_LINE_MAX);
 		return NULL;
 	}
 	if (check_line(c) < 0)

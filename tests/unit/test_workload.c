@@ -485,6 +485,17 @@ static void test_long_line(void **state)
 	memset(text + 20, 'x', 190);
 	strcpy(text + 20 + 190, "\n");
 	expect_error(text, 3, 0, "line is too long (191 bytes; at most 190)");
+	/* a long path: the message says how to give it */
+	strcpy(text, "[inference]\ntrace = ");
+	memset(text + 20, 't', 183);
+	strcpy(text + 20 + 183, "\n");
+	expect_error(text, 2, 0, "line is too long (191 bytes; at most 190); "
+				 "a longer path goes through --set "
+				 "inference.trace=PATH");
+	strcpy(text, "[model]\nhf_config=");
+	memset(text + 18, 'h', 181);
+	strcpy(text + 18 + 181, "\n");
+	expect_error(text, 2, 0, "--set model.hf_config=PATH");
 }
 
 static void test_indented_line(void **state)
