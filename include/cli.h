@@ -115,9 +115,10 @@ int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none);
 typedef int (*cli_writer)(FILE *out, const void *arg, const char **why);
 
 /*
- * Run 'write' on -o FILE (a temporary file beside it, renamed into place
- * only when everything was written) or on stdout.  Returns EXIT_OK,
- * EXIT_IO or EXIT_INTERNAL, with a message on stderr.
+ * Run 'write' on -o FILE (outfile.h: a temporary file beside a regular
+ * file, renamed into place only when everything was written; written
+ * through what is not a regular file) or on stdout (no -o, or -o -).
+ * Returns EXIT_OK, EXIT_IO or EXIT_INTERNAL, with a message on stderr.
  */
 int cli_write(const struct cli_ctx *ctx, cli_writer write, const void *arg);
 

@@ -1,5 +1,6 @@
 /* cli.c - options, subcommand table, input and output edges; see cli.h. */
 #include "cli.h"
+#include "outfile.h"
 #include "text.h"
 #include "trace.h"
 
@@ -514,74 +515,26 @@ int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none)
 	return EXIT_OK;
 }
 
-/* Write to a temporary file beside the output, then rename it into
-   place: a failure leaves nothing half-written. */
-static int write_file(const char *path, cli_writer write, const void *arg)
-{
-	size_t n = strlen(path);
-	char *tmp = malloc(n + 16);
-	const char *why = NULL;
-	FILE *f;
-	int fd, rc = EXIT_OK, e = 0;
-
-	if (!tmp) {
-		fprintf(stderr, "capplan: error: out of memory\n");
-		return EXIT_INTERNAL;
-	}
-	snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		fprintf(stderr, "capplan: error: cannot write '%s': %s\n", path,
-			strerror(errno));
-		free(tmp);
-		return EXIT_IO;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		e = errno;
-		close(fd);
-		rc = EXIT_IO;
-	} else if (write(f, arg, &why) != 0) {
-		rc = EXIT_INTERNAL;
-	}
-	if (f && rc == EXIT_OK &&
-	    (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0)) {
-		e = errno;
-		rc = EXIT_IO;
-	}
-	if (f && fclose(f) != 0 && rc == EXIT_OK) {
-		e = errno;
-		rc = EXIT_IO;
-	}
-	if (rc == EXIT_OK && rename(tmp, path) != 0) {
-		e = errno;
-		rc = EXIT_IO;
-	}
-	if (rc != EXIT_OK) {
-		unlink(tmp);
-		if (why)
-			fprintf(stderr, "capplan: error: %s\n", why);
-		else
-			fprintf(stderr, "capplan: error: cannot write '%s': %s\n",
-				path, strerror(e ? e : EIO));
-	}
-	free(tmp);
-	return rc;
-}
-
 int cli_write(const struct cli_ctx *ctx, cli_writer write, const void *arg)
 {
 	const char *why = NULL;
+	struct outfile o;
+	struct diag err;
 
-	if (ctx->output_path)
-		return write_file(ctx->output_path, write, arg);
-	if (write(stdout, arg, &why) != 0) {
-		fprintf(stderr, "capplan: error: %s\n", why);
+	diag_clear(&err);
+	/* no -o, or -o -: standard output (outfile.h has the rules) */
+	if (outfile_open(&o, ctx->output_path ? ctx->output_path : "-",
+			 &err) != 0) {
+		diag_print(stderr, &err);
+		return EXIT_IO;
+	}
+	if (write(o.f, arg, &why) != 0) {
+		outfile_abort(&o);
+		cli_error("%s", why ? why : "the result cannot be written");
 		return EXIT_INTERNAL;
 	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "capplan: error: cannot write the output: %s\n",
-			strerror(errno));
+	if (outfile_commit(&o, &err) != 0) {
+		diag_print(stderr, &err);
 		return EXIT_IO;
 	}
 	return EXIT_OK;
