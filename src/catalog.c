@@ -637,10 +637,11 @@ static int cell_quantity(struct parse_ctx *ctx, const struct column *c,
 				  c->name, s);
 	/* 0 peak: not supported; anything else is at least the bound */
 	if (v != 0.0 && v < min_of((enum column_id)(c - columns), &least))
-		return parse_fail(ctx, at, "'%s' must be at least %s%s, got "
-				  "'%s'",
+		return parse_fail(ctx, at,
+				  "'%s' must be at least %s%s, got '%s'",
 				  c->name, least,
-				  c->type == CELL_PEAK ? " (or 0: none)" : "", s);
+				  c->type == CELL_PEAK ? " (or 0: none)" : "",
+				  s);
 	*dst = v;
 	return 0;
 }

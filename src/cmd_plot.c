@@ -874,10 +874,9 @@ int cmd_plot(struct cli_ctx *ctx)
 		kinds[0] = '\0';
 		for (int k = 0; k < PLOT_KIND_COUNT && used < sizeof(kinds);
 		     k++)
-			used += (size_t)snprintf(kinds + used,
-						 sizeof(kinds) - used, "%s %s",
-						 k ? "," : "",
-						 plot_kind_name((enum plot_kind)k));
+			used += (size_t)snprintf(
+				kinds + used, sizeof(kinds) - used, "%s %s",
+				k ? "," : "", plot_kind_name((enum plot_kind)k));
 		return plot_usage("unknown chart kind '%s'; one of:%s",
 				  ctx->kind_arg, kinds);
 	}

@@ -72,7 +72,8 @@ static int setup(struct outfile *o, const char *path, bool open_stream,
 	memset(o, 0, sizeof(*o));
 	o->path = path;
 	o->slot = -1;
-	if (strcmp(path, "-") == 0 || (stat(path, &st) == 0 && is_stdout(&st))) {
+	if (strcmp(path, "-") == 0 ||
+	    (stat(path, &st) == 0 && is_stdout(&st))) {
 		if (!open_stream)
 			return fail(o, err, "standard output cannot be named "
 					    "here");

@@ -687,12 +687,14 @@ static void test_errors_json_strict(void **state)
 	static const char trailing[] =
 		"{\"model_type\": \"llama\"}\n\n  {\"model_type\": \"gpt2\"}\n";
 	static const char dup[] =
-		"{\n  \"model_type\": \"llama\",\n  \"num_hidden_layers\": 32,\n"
+		"{\n  \"model_type\": \"llama\",\n"
+		"  \"num_hidden_layers\": 32,\n"
 		"  \"hidden_size\": 4096,\n  \"num_hidden_layers\": 80\n}\n";
 	/* the first duplicate in the text, inside or outside a member;
 	   escaped quotes in strings are not keys */
 	static const char nested[] =
-		"{\"a\": \"\\\"b\\\": 1\", \"q\": {\"x\": [{\"y\": 1, \"y\": 2}],"
+		"{\"a\": \"\\\"b\\\": 1\", "
+		"\"q\": {\"x\": [{\"y\": 1, \"y\": 2}],"
 		" \"x\": 3}, \"a\": 4}";
 	char *deep;
 	size_t n;

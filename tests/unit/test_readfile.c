@@ -60,8 +60,8 @@ static void test_regular(void **state)
 	write_text(path, "0123456789");
 	for (int mode = READFILE_ANY; mode <= READFILE_REGULAR; mode++) {
 		diag_clear(&d);
-		assert_int_equal(readfile_all(path, (enum readfile_mode)mode, 10,
-					      &buf, &len, &d),
+		assert_int_equal(readfile_all(path, (enum readfile_mode)mode,
+					      10, &buf, &len, &d),
 				 0);
 		assert_int_equal(len, 10);
 		assert_string_equal(buf, "0123456789"); /* NUL-terminated */

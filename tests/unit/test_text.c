@@ -139,7 +139,8 @@ static void test_fputs_and_diag(void **state)
 	diag_clear(&d);
 	diag_set(&d, "w\x07.ini", 3, 9, "unknown gpu '%s'", "\x1b]0;x\x07");
 	s = captured(put_diag, &d);
-	assert_string_equal(s, "w\\x07.ini:3:9: unknown gpu '\\x1b]0;x\\x07'\n");
+	assert_string_equal(s,
+			    "w\\x07.ini:3:9: unknown gpu '\\x1b]0;x\\x07'\n");
 	free(s);
 	diag_clear(&d);
 	diag_set(&d, NULL, 0, 0, "bad '%s'", "a\nb");
