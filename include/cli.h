@@ -5,6 +5,7 @@
 #ifndef CAPPLAN_CLI_H
 #define CAPPLAN_CLI_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -56,6 +57,27 @@ struct cli_ctx {
 	struct sim_request *trace;  /* inference.trace, read; owned */
 };
 
+/*
+ * Write 'prefix' (as it is), then the formatted message with every control
+ * character and byte that is not UTF-8 escaped (text_escape: values from
+ * the command line or an input file are echoed in messages), then a
+ * newline, to stderr.  'prefix' is e.g. "capplan: error: ", or a file name
+ * and ": " (escaped too).  The message is one line: a newline in it is
+ * escaped.
+ */
+void cli_message(const char *prefix, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* cli_message with the prefix "capplan: error: ". */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * A usage error: cli_error of the message, then "see 'capplan CMD --help'"
+ * ('cmd' NULL: "see 'capplan --help'").  Returns EXIT_USAGE.
+ */
+int cli_vusage(const char *cmd, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
 /* Run capplan with 'argv'; returns an enum cli_exit status. */
 int cli_main(int argc, char **argv);
 
@@ -79,8 +101,10 @@ const char *cli_input_name(const struct cli_ctx *ctx);
  */
 int cli_transformer_only(const struct cli_ctx *ctx, const char *what);
 
-/* Resolve --gpu (a name or a comma list) or, with 'all_if_none', every
-   catalog device.  Prints the error; returns an enum cli_exit status. */
+/* Resolve --gpu (a name or a comma list, at most CLI_MAX_GPUS devices; a
+   device named twice, in any case, counts once, in the place it first
+   has) or, with 'all_if_none', every catalog device.  Prints the error;
+   returns an enum cli_exit status. */
 int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none);
 
 /*
@@ -91,9 +115,10 @@ int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none);
 typedef int (*cli_writer)(FILE *out, const void *arg, const char **why);
 
 /*
- * Run 'write' on -o FILE (a temporary file beside it, renamed into place
- * only when everything was written) or on stdout.  Returns EXIT_OK,
- * EXIT_IO or EXIT_INTERNAL, with a message on stderr.
+ * Run 'write' on -o FILE (outfile.h: a temporary file beside a regular
+ * file, renamed into place only when everything was written; written
+ * through what is not a regular file) or on stdout (no -o, or -o -).
+ * Returns EXIT_OK, EXIT_IO or EXIT_INTERNAL, with a message on stderr.
  */
 int cli_write(const struct cli_ctx *ctx, cli_writer write, const void *arg);
 

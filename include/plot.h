@@ -173,11 +173,18 @@ enum plot_run {
 	PLOT_RUN_FAILED,   /* it ran and failed; see 'why' */
 };
 
+/* How long capplan waits for gnuplot to draw one chart, seconds. */
+#define PLOT_GNUPLOT_TIMEOUT_S 60.0
+
 /*
- * Run "gnuplot SCRIPT" (found on PATH; no shell) with standard input
- * from /dev/null and wait for it.  On PLOT_RUN_FAILED, 'why' (of 'n'
- * bytes) says how.
+ * Run "gnuplot SCRIPT" (found on PATH; no shell; a SCRIPT that starts
+ * with '-' is passed as "./SCRIPT", never as an option) with standard
+ * input from /dev/null and wait for it, at most 'timeout_s' seconds:
+ * then it is killed (SIGKILL) and the run has failed.  While it runs it
+ * is the child that tempfile.h kills on a fatal signal.  On
+ * PLOT_RUN_FAILED, 'why' (of 'n' bytes) says how.
  */
-enum plot_run plot_run_gnuplot(const char *script, char *why, size_t n);
+enum plot_run plot_run_gnuplot(const char *script, double timeout_s,
+			       char *why, size_t n);
 
 #endif

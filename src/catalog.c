@@ -16,6 +16,8 @@
 #include <strings.h>
 
 #include "c_numeric.h"
+#include "readfile.h"
+#include "text.h"
 #include "units.h"
 
 /* Generated at build time from specs/catalog.csv by scripts/embed.sh. */
@@ -258,6 +260,46 @@ static const struct {
 	{ COLUMN_MEM_EFF, RULE_FRACTION },
 };
 
+/*
+ * The least value of a column that is a device and not a typo: a plan
+ * divides by bandwidths, peaks and efficiencies, and 1e-300B/s or
+ * 1e-300 FLOP/s give times (and energies) beyond a double.  The bounds lie
+ * far below any accelerator made: 1 MB of memory, 1 MB/s of bandwidth (a
+ * thousandth of 10 Gb Ethernet), 1 GFLOP/s of peak (a 2005 CPU core), 1%
+ * efficiency.  A peak of 0 still means "not supported".
+ */
+static const struct {
+	enum column_id column;
+	double min;
+	const char *text;
+} column_min[] = {
+	{ COLUMN_MEMORY, 1e6, "1MB" },
+	{ COLUMN_MEM_BW, 1e6, "1MB/s" },
+	{ COLUMN_INTRA_BW, 1e6, "1MB/s" },
+	{ COLUMN_INTER_BW, 1e6, "1MB/s" },
+	{ COLUMN_FP32, 1e9, "1GFLOPS" },
+	{ COLUMN_TF32, 1e9, "1GFLOPS" },
+	{ COLUMN_BF16, 1e9, "1GFLOPS" },
+	{ COLUMN_FP16, 1e9, "1GFLOPS" },
+	{ COLUMN_FP8, 1e9, "1GFLOPS" },
+	{ COLUMN_INT8, 1e9, "1GOPS" },
+	{ COLUMN_INT4, 1e9, "1GOPS" },
+	{ COLUMN_MATMUL_EFF, 0.01, "0.01" },
+	{ COLUMN_MEM_EFF, 0.01, "0.01" },
+};
+
+/* The least value of column 'id' (its text in '*text'); 0 when none. */
+static double min_of(enum column_id id, const char **text)
+{
+	for (size_t i = 0; i < N_ELEMS(column_min); i++)
+		if (column_min[i].column == id) {
+			*text = column_min[i].text;
+			return column_min[i].min;
+		}
+	*text = "";
+	return 0.0;
+}
+
 static const double *spec_double(const struct gpu_spec *g,
 				 const struct column *c)
 {
@@ -288,6 +330,18 @@ int gpu_spec_check(const struct gpu_spec *g, struct diag *err)
 					"gpu '%s': '%s' must be %s, got %g",
 					g->name, c->name,
 					rule_text[spec_rules[i].rule], v);
+	}
+	for (size_t i = 0; i < N_ELEMS(column_min); i++) {
+		const struct column *c = &columns[column_min[i].column];
+		double v = c->type == CELL_PEAK ? g->peak_flops[c->prec] :
+						  *spec_double(g, c);
+
+		if (v < column_min[i].min && !(c->type == CELL_PEAK && v == 0))
+			return diag_set(err, NULL, 0, 0,
+					"gpu '%s': '%s' must be at least %s, "
+					"got %g",
+					g->name, c->name, column_min[i].text,
+					v);
 	}
 	if (g->idle_w > g->tdp_w)
 		return diag_set(err, NULL, 0, 0,
@@ -474,25 +528,34 @@ static int cell_text(struct parse_ctx *ctx, const struct column *c,
 		      const char *s, size_t len, struct pos at)
 {
 	char *dst = (char *)&ctx->spec + c->offset;
+	size_t off = 0;
+	unsigned char byte = 0;
 
 	if (len >= c->size)
 		return parse_fail(ctx, at,
 				  "'%s' is longer than %zu bytes: '%s'",
 				  c->name, c->size - 1, s);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		if (ch < 0x20 || ch == 0x7f)
-			return parse_fail(ctx, at,
-					  "'%s' contains a control character "
-					  "(0x%02x)",
-					  c->name, ch);
-	}
-	if (c == &columns[COLUMN_NAME] &&
-	    (is_blank(s[0]) || is_blank(s[len - 1])))
+	/* text reaches tables, JSON and SVG: UTF-8 without control
+	   characters */
+	switch (text_check_name(s, len, &off, &byte)) {
+	case TEXT_OK:
+		break;
+	case TEXT_CONTROL:
 		return parse_fail(ctx, at,
-				  "'name' must not begin or end with a blank, "
-				  "got '%s'",
+				  "'%s' contains a control character (0x%02x)",
+				  c->name, byte);
+	case TEXT_BAD_UTF8:
+		return parse_fail(ctx, at,
+				  "'%s' is not valid UTF-8 (byte 0x%02x at "
+				  "byte %zu of the field)",
+				  c->name, byte, off + 1);
+	}
+	/* a device name is one word: it is typed in --gpu lists and read
+	   back from the columns of a table */
+	if (c == &columns[COLUMN_NAME] && strpbrk(s, " \t"))
+		return parse_fail(ctx, at,
+				  "'name' must not contain blanks (write "
+				  "'-', as in 'H100-SXM'), got '%s'",
 				  s);
 	memcpy(dst, s, len);
 	dst[len] = '\0';
@@ -539,9 +602,15 @@ static int cell_number(struct parse_ctx *ctx, const struct column *c,
 						     : RULE_FRACTION;
 	double v;
 
+	const char *least;
+	double lo = min_of((enum column_id)(c - columns), &least);
+
 	if (parse_plain(s, &v) || !rule_holds(rule, v))
 		return parse_fail(ctx, at, "'%s' must be %s, got '%s'",
 				  c->name, rule_text[rule], s);
+	if (v < lo)
+		return parse_fail(ctx, at, "'%s' must be at least %s, got '%s'",
+				  c->name, least, s);
 	*dst = v;
 	return 0;
 }
@@ -554,6 +623,7 @@ static int cell_quantity(struct parse_ctx *ctx, const struct column *c,
 			      ? &ctx->spec.peak_flops[c->prec]
 			      : (double *)(void *)((char *)&ctx->spec +
 						   c->offset);
+	const char *least;
 	double v;
 
 	if (units_parse(s, unit, &v, NULL))
@@ -565,6 +635,13 @@ static int cell_quantity(struct parse_ctx *ctx, const struct column *c,
 	if (c->type == CELL_QUANTITY && !(v > 0.0))
 		return parse_fail(ctx, at, "'%s' must be positive, got '%s'",
 				  c->name, s);
+	/* 0 peak: not supported; anything else is at least the bound */
+	if (v != 0.0 && v < min_of((enum column_id)(c - columns), &least))
+		return parse_fail(ctx, at,
+				  "'%s' must be at least %s%s, got '%s'",
+				  c->name, least,
+				  c->type == CELL_PEAK ? " (or 0: none)" : "",
+				  s);
 	*dst = v;
 	return 0;
 }
@@ -850,60 +927,17 @@ out_free_ctx:
 int catalog_load_file(const char *path, struct catalog **out,
 		      struct diag *err)
 {
-	FILE *f;
-	char *buf = NULL;
-	size_t len = 0;
-	size_t cap = 0;
-	int rc = -1;
+	char *buf;
+	size_t len;
+	int rc;
 
 	if (out)
 		*out = NULL;
-	f = fopen(path, "rb");
-	if (!f)
-		return diag_set(err, NULL, 0, 0, "cannot read '%s': %s", path,
-				strerror(errno));
-	for (;;) {
-		size_t got;
-
-		if (len == cap) {
-			size_t ncap = cap ? 2 * cap : 64 * 1024;
-			char *nbuf;
-
-			if (cap >= CATALOG_FILE_MAX) {
-				diag_set(err, NULL, 0, 0,
-					 "cannot read '%s': larger than %u "
-					 "bytes",
-					 path, CATALOG_FILE_MAX);
-				goto out_close;
-			}
-			nbuf = realloc(buf, ncap);
-			if (!nbuf) {
-				diag_set(err, NULL, 0, 0,
-					 "cannot read '%s': out of memory",
-					 path);
-				goto out_close;
-			}
-			buf = nbuf;
-			cap = ncap;
-		}
-		errno = 0;
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got == 0 || len < cap) {
-			if (ferror(f)) {
-				diag_set(err, NULL, 0, 0,
-					 "cannot read '%s': %s", path,
-					 errno ? strerror(errno)
-					       : "read error");
-				goto out_close;
-			}
-			if (feof(f))
-				break;
-		}
-	}
+	/* named on the command line: a FIFO (<(...)) reads too */
+	if (readfile_all(path, READFILE_ANY, CATALOG_FILE_MAX, &buf, &len,
+			 err) != 0)
+		return -1;
 	rc = catalog_parse(buf, len, path, out, err);
-out_close:
-	fclose(f);
 	free(buf);
 	return rc;
 }

@@ -1,5 +1,7 @@
 /* cli.c - options, subcommand table, input and output edges; see cli.h. */
 #include "cli.h"
+#include "outfile.h"
+#include "text.h"
 #include "trace.h"
 
 #include <errno.h>
@@ -189,6 +191,58 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
+/* The formatted message, escaped, between 'prefix' and a newline. */
+static void vmessage(const char *prefix, const char *fmt, va_list ap)
+{
+	char small[1024], *buf = small;
+	va_list copy;
+	int n;
+
+	va_copy(copy, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	if (n >= (int)sizeof(small)) {
+		buf = malloc((size_t)n + 1);
+		if (buf)
+			vsnprintf(buf, (size_t)n + 1, fmt, copy);
+		else
+			buf = small; /* cut, but said */
+	}
+	va_end(copy);
+	if (n < 0)
+		snprintf(small, sizeof(small), "(message cannot be written)");
+	text_fputs_escaped(prefix, stderr);
+	text_fputs_escaped(buf, stderr);
+	fputc('\n', stderr);
+	if (buf != small)
+		free(buf);
+}
+
+void cli_message(const char *prefix, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(prefix, fmt, ap);
+	va_end(ap);
+}
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage("capplan: error: ", fmt, ap);
+	va_end(ap);
+}
+
+int cli_vusage(const char *cmd, const char *fmt, va_list ap)
+{
+	vmessage("capplan: error: ", fmt, ap);
+	fprintf(stderr, "see 'capplan%s%s --help'\n", cmd ? " " : "",
+		cmd ? cmd : "");
+	return EXIT_USAGE;
+}
+
 static int usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -196,14 +250,12 @@ static int usage_error(const char *cmd, const char *fmt, ...)
 static int usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
 
-	fprintf(stderr, "capplan: error: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rc = cli_vusage(cmd, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nsee 'capplan%s%s --help'\n", cmd ? " " : "",
-		cmd ? cmd : "");
-	return EXIT_USAGE;
+	return rc;
 }
 
 int cli_threads(void)
@@ -253,6 +305,20 @@ void cli_parallel_for(int n, void (*fn)(int i, void *arg), void *arg)
 		pthread_join(tid[i], NULL);
 }
 
+/* The exit status of a failed read of an input (man page, EXIT STATUS). */
+static int exit_of(const struct diag *err)
+{
+	switch (err->kind) {
+	case DIAG_IO:
+		return EXIT_IO;
+	case DIAG_NOMEM:
+		return EXIT_INTERNAL;
+	case DIAG_INPUT:
+	default:
+		return EXIT_INPUT;
+	}
+}
+
 int cli_load_catalog(struct cli_ctx *ctx)
 {
 	struct diag err;
@@ -264,11 +330,8 @@ int cli_load_catalog(struct cli_ctx *ctx)
 				 catalog_load_default(&ctx->cat, &err);
 	if (rc != 0) {
 		diag_print(stderr, &err);
-		/* a file we could not open is an I/O error, not bad input */
-		return err.line > 0 || !ctx->catalog_path ||
-				       access(ctx->catalog_path, R_OK) == 0 ?
-			       EXIT_INPUT :
-			       EXIT_IO;
+		/* a file we could not read is an I/O error, not bad input */
+		return exit_of(&err);
 	}
 	return EXIT_OK;
 }
@@ -286,12 +349,12 @@ int cli_transformer_only(const struct cli_ctx *ctx, const char *what)
 {
 	if (ctx->wl.model.kind == MODEL_TRANSFORMER)
 		return EXIT_OK;
-	fprintf(stderr, "%s: %s covers transformer models only; this "
-			"workload is kind = %s: 'train', 'fit', 'infer', "
-			"'compare', 'sweep' and the scaling, cost-time, "
-			"memory and energy charts cover it\n",
-		cli_input_name(ctx), what,
-		model_kind_name(ctx->wl.model.kind));
+	cli_message(cli_input_name(ctx),
+		    ": %s covers transformer models only; this "
+		    "workload is kind = %s: 'train', 'fit', 'infer', "
+		    "'compare', 'sweep' and the scaling, cost-time, "
+		    "memory and energy charts cover it",
+		    what, model_kind_name(ctx->wl.model.kind));
 	return EXIT_USAGE;
 }
 
@@ -306,9 +369,7 @@ int cli_load_workload(struct cli_ctx *ctx)
 	if (ctx->workload_path &&
 	    workload_load_file(ctx->workload_path, &ctx->wl, &err) != 0) {
 		diag_print(stderr, &err);
-		return err.line > 0 || access(ctx->workload_path, R_OK) == 0 ?
-			       EXIT_INPUT :
-			       EXIT_IO;
+		return exit_of(&err);
 	}
 	if (ctx->model_path) {
 		/* the file's keys fill what the workload left open */
@@ -336,11 +397,11 @@ int cli_load_workload(struct cli_ctx *ctx)
 			if (strcmp(err.file, "--set") == 0)
 				snprintf(err.file, sizeof(err.file), "--model");
 			diag_print(stderr, &err);
-			return access(ctx->model_path, R_OK) == 0 ? EXIT_INPUT :
-								    EXIT_IO;
+			return exit_of(&err);
 		}
 		/* an unnamed model takes the file's name: 'qwen2-7b.json'
-		   is 'qwen2-7b' (none when it holds a control character) */
+		   is 'qwen2-7b' (none when it holds a control character or
+		   is not UTF-8) */
 		if (!ctx->wl.model.name[0]) {
 			const char *base = strrchr(ctx->model_path, '/');
 			const char *dot;
@@ -354,25 +415,31 @@ int cli_load_workload(struct cli_ctx *ctx)
 				len = sizeof(ctx->wl.model.name) - 1;
 			memcpy(ctx->wl.model.name, base, len);
 			ctx->wl.model.name[len] = '\0';
-			for (size_t i = 0; i < len; i++)
-				if ((unsigned char)base[i] < 0x20 ||
-				    base[i] == 0x7f)
+			{
+				size_t at;
+				unsigned char byte;
+
+				if (text_check_name(ctx->wl.model.name, len,
+						    &at, &byte) != TEXT_OK)
 					ctx->wl.model.name[0] = '\0';
+			}
 		}
 	}
 	if (ctx->gpus_arg) {
 		snprintf(expr, sizeof(expr), "training.gpus=%s", ctx->gpus_arg);
 		if (workload_set(&ctx->wl, expr, &err) != 0) {
-			fprintf(stderr, "capplan: error: --gpus must be a "
-					"positive integer, got '%s'\n",
-				ctx->gpus_arg);
+			cli_error("--gpus must be a positive integer, got "
+				  "'%s'", ctx->gpus_arg);
 			return EXIT_USAGE;
 		}
 	}
 	for (int i = 0; i < ctx->nsets; i++) {
 		if (workload_set(&ctx->wl, ctx->sets[i], &err) != 0) {
 			diag_print(stderr, &err);
-			return EXIT_USAGE;
+			/* a bad value is a usage error; a file it names that
+			   cannot be read (model.hf_config) an I/O error */
+			return err.kind == DIAG_INPUT ? EXIT_USAGE :
+							exit_of(&err);
 		}
 	}
 	if (workload_validate(&ctx->wl, &err) != 0) {
@@ -388,11 +455,7 @@ int cli_load_workload(struct cli_ctx *ctx)
 		if (trace_load_file(ctx->wl.inference.trace, &ctx->trace, &n,
 				    &err) != 0) {
 			diag_print(stderr, &err);
-			return err.line > 0 ||
-					       access(ctx->wl.inference.trace,
-						      R_OK) == 0 ?
-				       EXIT_INPUT :
-				       EXIT_IO;
+			return exit_of(&err);
 		}
 		ctx->wl.inference.trace_requests = ctx->trace;
 		ctx->wl.inference.trace_len = n;
@@ -433,9 +496,18 @@ int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none)
 			diag_print(stderr, &err);
 			return EXIT_USAGE;
 		}
+		/* a device named twice (in any case) is listed once, where
+		   it first appears */
+		bool seen = false;
+
+		for (int i = 0; i < ctx->ngpus; i++)
+			seen = seen || ctx->gpus[i] == g;
+		if (seen)
+			continue;
 		if (ctx->ngpus == CLI_MAX_GPUS)
-			return usage_error(ctx->cmd, "%s",
-					   "too many devices in --gpu");
+			return usage_error(ctx->cmd,
+					   "too many devices in --gpu (at most "
+					   "%d)", CLI_MAX_GPUS);
 		ctx->gpus[ctx->ngpus++] = g;
 	}
 	if (ctx->ngpus == 0)
@@ -443,74 +515,26 @@ int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none)
 	return EXIT_OK;
 }
 
-/* Write to a temporary file beside the output, then rename it into
-   place: a failure leaves nothing half-written. */
-static int write_file(const char *path, cli_writer write, const void *arg)
-{
-	size_t n = strlen(path);
-	char *tmp = malloc(n + 16);
-	const char *why = NULL;
-	FILE *f;
-	int fd, rc = EXIT_OK, e = 0;
-
-	if (!tmp) {
-		fprintf(stderr, "capplan: error: out of memory\n");
-		return EXIT_INTERNAL;
-	}
-	snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		fprintf(stderr, "capplan: error: cannot write '%s': %s\n", path,
-			strerror(errno));
-		free(tmp);
-		return EXIT_IO;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		e = errno;
-		close(fd);
-		rc = EXIT_IO;
-	} else if (write(f, arg, &why) != 0) {
-		rc = EXIT_INTERNAL;
-	}
-	if (f && rc == EXIT_OK &&
-	    (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0)) {
-		e = errno;
-		rc = EXIT_IO;
-	}
-	if (f && fclose(f) != 0 && rc == EXIT_OK) {
-		e = errno;
-		rc = EXIT_IO;
-	}
-	if (rc == EXIT_OK && rename(tmp, path) != 0) {
-		e = errno;
-		rc = EXIT_IO;
-	}
-	if (rc != EXIT_OK) {
-		unlink(tmp);
-		if (why)
-			fprintf(stderr, "capplan: error: %s\n", why);
-		else
-			fprintf(stderr, "capplan: error: cannot write '%s': %s\n",
-				path, strerror(e ? e : EIO));
-	}
-	free(tmp);
-	return rc;
-}
-
 int cli_write(const struct cli_ctx *ctx, cli_writer write, const void *arg)
 {
 	const char *why = NULL;
+	struct outfile o;
+	struct diag err;
 
-	if (ctx->output_path)
-		return write_file(ctx->output_path, write, arg);
-	if (write(stdout, arg, &why) != 0) {
-		fprintf(stderr, "capplan: error: %s\n", why);
+	diag_clear(&err);
+	/* no -o, or -o -: standard output (outfile.h has the rules) */
+	if (outfile_open(&o, ctx->output_path ? ctx->output_path : "-",
+			 &err) != 0) {
+		diag_print(stderr, &err);
+		return EXIT_IO;
+	}
+	if (write(o.f, arg, &why) != 0) {
+		outfile_abort(&o);
+		cli_error("%s", why ? why : "the result cannot be written");
 		return EXIT_INTERNAL;
 	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "capplan: error: cannot write the output: %s\n",
-			strerror(errno));
+	if (outfile_commit(&o, &err) != 0) {
+		diag_print(stderr, &err);
 		return EXIT_IO;
 	}
 	return EXIT_OK;

@@ -311,10 +311,9 @@ int cmd_compare(struct cli_ctx *ctx)
 			if (strcmp(ctx->sort_arg, sort_keys[i].name) == 0)
 				break;
 		if (i == sizeof(sort_keys) / sizeof(sort_keys[0])) {
-			fprintf(stderr, "capplan: error: --sort must be one of "
-					"time, cost, energy, latency, "
-					"token-cost, throughput, token-energy; "
-					"got '%s'\n", ctx->sort_arg);
+			cli_error("--sort must be one of time, cost, energy, "
+				  "latency, token-cost, throughput, "
+				  "token-energy; got '%s'", ctx->sort_arg);
 			return EXIT_USAGE;
 		}
 		sort_key = sort_keys[i].key;
@@ -331,12 +330,12 @@ int cmd_compare(struct cli_ctx *ctx)
 	per_token = ctx->wl.model.kind == MODEL_TRANSFORMER;
 	if (!per_token && sort_key != key_time && sort_key != key_cost &&
 	    sort_key != key_energy) {
-		fprintf(stderr, "%s: --sort %s ranks serving per token, which "
-				"covers transformer models only; this workload "
-				"is kind = %s: sort by time, cost or energy, "
-				"and see 'capplan infer' for its serving plan\n",
-			cli_input_name(ctx),
-			ctx->sort_arg, model_kind_name(ctx->wl.model.kind));
+		cli_message(cli_input_name(ctx),
+			    ": --sort %s ranks serving per token, which "
+			    "covers transformer models only; this workload "
+			    "is kind = %s: sort by time, cost or energy, "
+			    "and see 'capplan infer' for its serving plan",
+			    ctx->sort_arg, model_kind_name(ctx->wl.model.kind));
 		return EXIT_USAGE;
 	}
 	rows = calloc((size_t)ctx->ngpus, sizeof(*rows));

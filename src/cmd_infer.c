@@ -503,9 +503,9 @@ int cmd_infer(struct cli_ctx *ctx)
 		return rc != EXIT_OK ? rc : sample_serve_report(ctx);
 	}
 	if (!model_has_arch(&ctx->wl.model)) {
-		fprintf(stderr, "%s: inference needs the architecture: give "
-				"[model] layers, hidden, heads, vocab and "
-				"seq_len\n", cli_input_name(ctx));
+		cli_message(cli_input_name(ctx),
+			    ": inference needs the architecture: give "
+			    "[model] layers, hidden, heads, vocab and seq_len");
 		return EXIT_INFEASIBLE;
 	}
 	if (ctx->search || ctx->top > 0)

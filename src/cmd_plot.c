@@ -12,6 +12,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "outfile.h"
+#include "tempfile.h"
+#include "text.h"
 #include "infer_plan.h"
 #include "plan.h"
 #include "plot.h"
@@ -43,8 +46,8 @@ static const char *wl_name(const struct cli_ctx *ctx)
 
 static void note_skip(const struct gpu_spec *g, const char *why)
 {
-	fprintf(stderr, "capplan: note: nothing drawn for '%s': %s\n",
-		g->name, why);
+	cli_message("capplan: note: ", "nothing drawn for '%s': %s", g->name,
+		    why);
 }
 
 static int oom(void)
@@ -612,13 +615,12 @@ static int plot_usage(const char *fmt, ...)
 static int plot_usage(const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
 
-	fprintf(stderr, "capplan: error: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rc = cli_vusage("plot", fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nsee 'capplan plot --help'\n");
-	return EXIT_USAGE;
+	return rc;
 }
 
 static int resolve_devices(struct cli_ctx *ctx)
@@ -645,7 +647,7 @@ static int resolve_devices(struct cli_ctx *ctx)
 	return EXIT_OK;
 }
 
-/* Writers for write_temp. */
+/* Writers of the data and the script. */
 static int write_data(FILE *out, const void *arg, const char **why)
 {
 	(void)why;
@@ -667,73 +669,70 @@ static int write_script(FILE *out, const void *arg, const char **why)
 	return 0;
 }
 
-/* Make files we create as readable as the umask allows (mkstemp makes
-   them private). */
-static void open_mode(const char *path)
+/* A file gnuplot reads: written with 'write' to a new temporary file
+   beside 'beside' (removed on a signal and at exit), its name in '*tmp'
+   and its tempfile slot in '*slot'.  EXIT_OK, or EXIT_IO with a message
+   and nothing left behind. */
+static int write_run_file(const char *beside, cli_writer write,
+			  const void *arg, char **tmp, int *slot)
 {
-	mode_t mask = umask(0);
-
-	umask(mask);
-	chmod(path, 0666 & ~mask);
-}
-
-/*
- * Write with 'write' to a new temporary file beside 'path' (its name in
- * '*tmp', to free).  Returns EXIT_OK, or EXIT_IO / EXIT_INTERNAL with a
- * message and nothing left behind.
- */
-static int write_temp(const char *path, cli_writer write, const void *arg,
-		      char **tmp)
-{
-	size_t n = strlen(path) + 16;
-	char *name = malloc(n);
 	const char *why = NULL;
 	FILE *f;
-	int fd;
+	int fd, e;
 
-	if (!name)
-		return oom();
-	snprintf(name, n, "%s.tmpXXXXXX", path);
-	fd = mkstemp(name);
-	if (fd < 0)
-		goto out_err;
+	fd = tempfile_create(beside, tmp, slot);
+	if (fd < 0) {
+		cli_error("cannot write '%s': %s", beside, strerror(errno));
+		return EXIT_IO;
+	}
 	f = fdopen(fd, "w");
 	if (!f) {
+		e = errno;
 		close(fd);
-		goto out_unlink;
+		goto out_remove;
 	}
-	if (write(f, arg, &why) != 0 || fflush(f) != 0 || ferror(f) ||
-	    fsync(fileno(f)) != 0) {
+	errno = 0;
+	if (write(f, arg, &why) != 0 || fflush(f) != 0 || ferror(f)) {
+		e = errno ? errno : EIO;
 		fclose(f);
-		goto out_unlink;
+		goto out_remove;
 	}
-	if (fclose(f) != 0)
-		goto out_unlink;
-	open_mode(name);
-	*tmp = name;
+	if (fclose(f) != 0) {
+		e = errno;
+		goto out_remove;
+	}
 	return EXIT_OK;
-out_unlink:
-	unlink(name);
-out_err:
-	fprintf(stderr, "capplan: error: cannot write '%s': %s\n", path,
-		strerror(errno ? errno : EIO));
-	free(name);
+out_remove:
+	tempfile_remove(*slot);
+	*slot = -1;
+	free(*tmp);
+	*tmp = NULL;
+	cli_error("cannot write '%s': %s", beside, strerror(e));
 	return EXIT_IO;
 }
 
-/* Rename 'tmp' to 'path' (and free it); on failure remove it. */
-static int install(char *tmp, const char *path)
+/* A file the user keeps (FILE.dat, FILE.gp): written as -o files are
+   (outfile.h).  EXIT_OK, or EXIT_IO with a message. */
+static int write_kept(const char *path, cli_writer write, const void *arg)
 {
-	int rc = EXIT_OK;
+	const char *why = NULL;
+	struct outfile o;
+	struct diag err;
 
-	if (rename(tmp, path) != 0) {
-		fprintf(stderr, "capplan: error: cannot write '%s': %s\n",
-			path, strerror(errno));
-		unlink(tmp);
-		rc = EXIT_IO;
+	diag_clear(&err);
+	if (outfile_open(&o, path, &err) != 0) {
+		diag_print(stderr, &err);
+		return EXIT_IO;
 	}
-	free(tmp);
-	return rc;
+	if (write(o.f, arg, &why) != 0) {
+		outfile_abort(&o);
+		return oom();
+	}
+	if (outfile_commit(&o, &err) != 0) {
+		diag_print(stderr, &err);
+		return EXIT_IO;
+	}
+	return EXIT_OK;
 }
 
 /* The files of one chart: FILE.png (or .svg), FILE.dat, FILE.gp. */
@@ -766,17 +765,17 @@ static void files_release(struct plot_files *f)
 	free(f->script);
 }
 
-/* Write the kept script FILE.gp, which names the final files. */
-static int keep_script(const struct plot_chart *c,
-		       const struct plot_files *f, const struct plot_output *o)
+/* Write the kept FILE.dat and FILE.gp, the script naming the final
+   files. */
+static int keep_files(const struct plot_chart *c, const struct plot_files *f,
+		      const struct plot_output *o)
 {
 	struct script_job job = { c, *o };
-	char *tmp;
 	int rc;
 
 	job.o.data_path = f->data;
-	rc = write_temp(f->script, write_script, &job, &tmp);
-	return rc == EXIT_OK ? install(tmp, f->script) : rc;
+	rc = write_kept(f->data, write_data, c);
+	return rc == EXIT_OK ? write_kept(f->script, write_script, &job) : rc;
 }
 
 /* Data, script, gnuplot, and the files into place. */
@@ -785,89 +784,78 @@ static int draw(const struct cli_ctx *ctx, const struct plot_chart *c,
 {
 	struct plot_files f = { NULL, NULL, NULL };
 	struct script_job job = { c, *o };
-	char *data_tmp = NULL, *run_tmp = NULL, *chart_tmp = NULL;
+	struct outfile chart;
+	struct diag err;
+	char *data_tmp = NULL, *run_tmp = NULL;
+	int data_slot = -1, run_slot = -1;
 	char why[256];
 	struct stat st;
-	int rc, fd;
+	int rc;
 
 	if (files_init(&f, o->chart_path) != 0) {
 		files_release(&f);
 		return oom();
 	}
-	chart_tmp = malloc(strlen(o->chart_path) + 16);
-	if (!chart_tmp) {
-		rc = oom();
-		goto out;
+	/* the chart: a temporary file gnuplot draws into, or the file
+	   itself when it is not a regular one (a FIFO) */
+	diag_clear(&err);
+	if (outfile_prepare(&chart, o->chart_path, &err) != 0) {
+		diag_print(stderr, &err);
+		files_release(&f);
+		return EXIT_IO;
 	}
-	snprintf(chart_tmp, strlen(o->chart_path) + 16, "%s.tmpXXXXXX",
-		 o->chart_path);
-	fd = mkstemp(chart_tmp);
-	if (fd < 0) {
-		fprintf(stderr, "capplan: error: cannot write '%s': %s\n",
-			o->chart_path, strerror(errno));
-		free(chart_tmp);
-		chart_tmp = NULL;
-		rc = EXIT_IO;
-		goto out;
-	}
-	close(fd);
-	rc = write_temp(f.data, write_data, c, &data_tmp);
+	rc = write_run_file(f.data, write_data, c, &data_tmp, &data_slot);
 	if (rc != EXIT_OK)
 		goto out;
 	job.o.data_path = data_tmp;
-	job.o.chart_path = chart_tmp;
-	rc = write_temp(f.script, write_script, &job, &run_tmp);
+	job.o.chart_path = chart.write_path;
+	rc = write_run_file(f.script, write_script, &job, &run_tmp, &run_slot);
 	if (rc != EXIT_OK)
 		goto out;
 
-	switch (plot_run_gnuplot(run_tmp, why, sizeof(why))) {
+	switch (plot_run_gnuplot(run_tmp, PLOT_GNUPLOT_TIMEOUT_S, why,
+				 sizeof(why))) {
 	case PLOT_RUN_MISSING:
-		rc = install(data_tmp, f.data);
-		data_tmp = NULL;
-		if (rc == EXIT_OK)
-			rc = keep_script(c, &f, o);
+		rc = keep_files(c, &f, o);
 		if (rc == EXIT_OK) {
-			fprintf(stderr,
-				"capplan: gnuplot not found: wrote %s and %s; "
-				"run 'gnuplot %s' to draw the chart\n",
-				f.script, f.data, f.script);
+			fputs("capplan: gnuplot not found: wrote ", stderr);
+			text_fputs_escaped(f.script, stderr);
+			fputs(" and ", stderr);
+			text_fputs_escaped(f.data, stderr);
+			fputs("; run 'gnuplot ", stderr);
+			text_fputs_escaped(f.script, stderr);
+			fputs("' to draw the chart\n", stderr);
 			rc = EXIT_IO;
 		}
 		break;
 	case PLOT_RUN_FAILED:
-		fprintf(stderr, "capplan: error: %s; '%s' not written\n", why,
-			o->chart_path);
+		cli_error("%s; '%s' not written", why, o->chart_path);
 		rc = EXIT_IO;
 		break;
 	case PLOT_RUN_OK:
-		if (stat(chart_tmp, &st) != 0 || st.st_size == 0) {
-			fprintf(stderr, "capplan: error: gnuplot wrote an "
-					"empty chart; '%s' not written\n",
-				o->chart_path);
+		if (chart.tmp &&
+		    (stat(chart.tmp, &st) != 0 || st.st_size == 0)) {
+			cli_error("gnuplot wrote an empty chart; '%s' not "
+				  "written", o->chart_path);
 			rc = EXIT_IO;
 			break;
 		}
-		open_mode(chart_tmp);
-		rc = install(chart_tmp, o->chart_path);
-		chart_tmp = NULL;
-		if (rc == EXIT_OK && ctx->keep_script) {
-			rc = install(data_tmp, f.data);
-			data_tmp = NULL;
-			if (rc == EXIT_OK)
-				rc = keep_script(c, &f, o);
+		diag_clear(&err);
+		rc = outfile_commit(&chart, &err);
+		if (rc != 0) {
+			diag_print(stderr, &err);
+			rc = EXIT_IO;
 		}
+		if (rc == EXIT_OK && ctx->keep_script)
+			rc = keep_files(c, &f, o);
 		break;
 	}
 out:
-	if (run_tmp)
-		unlink(run_tmp);
-	if (data_tmp)
-		unlink(data_tmp);
-	if (chart_tmp)
-		unlink(chart_tmp);
+	outfile_abort(&chart); /* a no-op once committed */
+	tempfile_remove(run_slot);
+	tempfile_remove(data_slot);
 	free(run_tmp);
 	free(data_tmp);
-	free(chart_tmp);
 	files_release(&f);
 	return rc;
 }
@@ -880,16 +868,24 @@ int cmd_plot(struct cli_ctx *ctx)
 	int rc;
 
 	if (plot_kind_parse(ctx->kind_arg, &kind) != 0) {
-		fprintf(stderr, "capplan: error: unknown chart kind '%s'; "
-				"one of:", ctx->kind_arg);
-		for (int k = 0; k < PLOT_KIND_COUNT; k++)
-			fprintf(stderr, "%s %s", k ? "," : "",
-				plot_kind_name((enum plot_kind)k));
-		fprintf(stderr, "\nsee 'capplan plot --help'\n");
-		return EXIT_USAGE;
+		char kinds[256];
+		size_t used = 0;
+
+		kinds[0] = '\0';
+		for (int k = 0; k < PLOT_KIND_COUNT && used < sizeof(kinds);
+		     k++)
+			used += (size_t)snprintf(
+				kinds + used, sizeof(kinds) - used, "%s %s",
+				k ? "," : "", plot_kind_name((enum plot_kind)k));
+		return plot_usage("unknown chart kind '%s'; one of:%s",
+				  ctx->kind_arg, kinds);
 	}
 	if (!ctx->output_path)
 		return plot_usage("%s", "plot needs -o FILE.png or -o FILE.svg");
+	if (strcmp(ctx->output_path, "-") == 0)
+		return plot_usage("%s", "plot draws into a file, not to "
+					"standard output: give -o FILE.png or "
+					"-o FILE.svg");
 	for (const char *p = ctx->output_path; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			return plot_usage("%s", "the output file name must "
@@ -955,9 +951,8 @@ static int ensure_dir(const char *dir)
 		return EXIT_OK;
 	if (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
 		return EXIT_OK;
-	fprintf(stderr, "capplan: error: --plot: cannot use '%s' as a "
-			"folder: %s\n",
-		dir, errno == EEXIST ? "not a folder" : strerror(errno));
+	cli_error("--plot: cannot use '%s' as a folder: %s", dir,
+		  errno == EEXIST ? "not a folder" : strerror(errno));
 	return EXIT_IO;
 }
 
@@ -1017,7 +1012,7 @@ int cli_plot_set(struct cli_ctx *ctx, const struct gpu_spec *const *gpus,
 			o.chart_path = path;
 			krc = draw(ctx, c, &o);
 			if (krc == EXIT_OK)
-				fprintf(stderr, "capplan: wrote %s\n", path);
+				cli_message("capplan: ", "wrote %s", path);
 		}
 		plot_chart_free(c);
 		if (krc != EXIT_OK && rc == EXIT_OK)

@@ -107,15 +107,14 @@ static int parse_limit(const char *arg, const char *option,
 	if (!arg)
 		return EXIT_OK;
 	if (units_parse(arg, kind, &v, &why) != 0 || !isfinite(v)) {
-		fprintf(stderr, "capplan: error: %s must be a %s such as "
-				"'%s', got '%s'\n",
-			option, units_kind_name(kind), units_example(kind), arg);
+		cli_error("%s must be a %s such as '%s', got '%s'", option,
+			  units_kind_name(kind), units_example(kind), arg);
 		goto usage;
 	}
 	if (!(v > 0.0)) {
-		fprintf(stderr, "capplan: error: %s must be a positive %s "
-				"such as '%s', got '%s'\n",
-			option, units_kind_name(kind), units_example(kind), arg);
+		cli_error("%s must be a positive %s such as '%s', got '%s'",
+			  option, units_kind_name(kind), units_example(kind),
+			  arg);
 		goto usage;
 	}
 	*out = v;

@@ -60,13 +60,12 @@ static int sweep_usage(const char *fmt, ...)
 static int sweep_usage(const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
 
-	fprintf(stderr, "capplan: error: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rc = cli_vusage("sweep", fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nsee 'capplan sweep --help'\n");
-	return EXIT_USAGE;
+	return rc;
 }
 
 static void sweep_release(struct sweep *s)

@@ -1,5 +1,6 @@
 /* hf_config.c - read Hugging Face config.json; see hf_config.h. */
 #include "hf_config.h"
+#include "readfile.h"
 
 #include <cJSON.h>
 #include <errno.h>
@@ -149,6 +150,235 @@ static int get_bool(const cJSON *root, const char *name, bool *out,
 	return 0;
 }
 
+/* ------------------------------------------------------------------
+ * The JSON text: cJSON parses it; the checks cJSON does not make
+ * (trailing text, duplicate keys) and the positions of errors are found
+ * here, on the same NUL-terminated text.
+ */
+
+/* Line and column (1-based, in bytes) of offset 'off' of 'text'. */
+static void locate(const char *text, size_t off, int *line, int *col)
+{
+	int l = 1;
+	size_t start = 0;
+
+	for (size_t i = 0; i < off && text[i]; i++)
+		if (text[i] == '\n') {
+			l++;
+			start = i + 1;
+		}
+	*line = l;
+	*col = (int)(off - start) + 1;
+}
+
+static bool json_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/*
+ * Walk the JSON text up to 'stop' (outside strings; a string is skipped
+ * whole).  Returns the arrays and objects open at 'stop'.  With 'obj' >= 0
+ * it instead finds the 'key'-th key (0-based) of the 'obj'-th object (in
+ * the order their '{' appear) and returns its offset in '*found'.
+ */
+static int json_walk(const char *t, size_t stop, int obj, int key,
+		     size_t *found)
+{
+	int depth = 0, objects = 0, target_depth = -1, keys = 0;
+
+	for (size_t i = 0; t[i] && (obj >= 0 || i < stop); i++) {
+		char c = t[i];
+
+		if (c == '"') {
+			size_t start = i;
+
+			for (i++; t[i] && t[i] != '"'; i++)
+				if (t[i] == '\\' && t[i + 1])
+					i++;
+			if (!t[i])
+				break;
+			if (target_depth >= 0 && depth == target_depth) {
+				size_t j = i + 1;
+
+				while (json_space(t[j]))
+					j++;
+				if (t[j] == ':' && keys++ == key) {
+					*found = start;
+					return depth;
+				}
+			}
+		} else if (c == '{' || c == '[') {
+			depth++;
+			if (c == '{' && obj >= 0 && objects++ == obj)
+				target_depth = depth;
+		} else if (c == '}' || c == ']') {
+			if (depth == target_depth)
+				return -1; /* not found: the object ended */
+			depth--;
+		}
+	}
+	return depth;
+}
+
+struct json_key {
+	const char *key;
+	int index;  /* among its object's members */
+};
+
+static int by_key_then_index(const void *x, const void *y)
+{
+	const struct json_key *a = x, *b = y;
+	int c = strcmp(a->key, b->key);
+
+	return c ? c : a->index - b->index;
+}
+
+/* Where a duplicate key is: the ordinal of its object (in the order of
+   the '{'), its member index, the index of the key's first member. */
+struct json_dup {
+	int obj, dup, first;
+	const char *key;
+};
+
+/*
+ * The first duplicate key of 'node' and of the objects in it, in the
+ * order of the text, into '*d'; '*next' counts the objects seen.  Returns
+ * 1 when found, 0 when none, -1 when out of memory.
+ */
+static int find_duplicate(const cJSON *node, int *next, struct json_dup *d)
+{
+	if (cJSON_IsObject(node)) {
+		int me = (*next)++, n = 0, k = 0, best = -1, best_first = 0;
+		const char *best_key = NULL;
+		struct json_key *keys;
+
+		for (const cJSON *c = node->child; c; c = c->next)
+			n++;
+		keys = malloc((size_t)(n ? n : 1) * sizeof(*keys));
+		if (!keys)
+			return -1;
+		for (const cJSON *c = node->child; c; c = c->next, k++) {
+			keys[k].key = c->string ? c->string : "";
+			keys[k].index = k;
+		}
+		qsort(keys, (size_t)n, sizeof(*keys), by_key_then_index);
+		for (int i = 1, g = 0; i < n; i++) {
+			if (strcmp(keys[i].key, keys[g].key) != 0) {
+				g = i;
+				continue;
+			}
+			if (best < 0 || keys[i].index < best) {
+				best = keys[i].index;
+				best_first = keys[g].index;
+				best_key = keys[i].key;
+			}
+		}
+		free(keys);
+		if (best >= 0) {
+			/* a duplicate here comes before any in its members
+			   only if it is earlier in the text; members before
+			   it are searched first */
+			k = 0;
+			for (const cJSON *c = node->child; c && k < best;
+			     c = c->next, k++) {
+				int r = find_duplicate(c, next, d);
+
+				if (r != 0)
+					return r;
+			}
+			d->obj = me;
+			d->dup = best;
+			d->first = best_first;
+			d->key = best_key;
+			return 1;
+		}
+	}
+	for (const cJSON *c = node->child; c; c = c->next) {
+		int r = find_duplicate(c, next, d);
+
+		if (r != 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Parse 'text' (NUL-terminated, 'len' bytes) into one JSON object. */
+static cJSON *parse_document(const char *text, size_t len, const char *name,
+			     struct diag *err)
+{
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithOpts(text, &end, 0);
+	size_t off;
+	struct json_dup d = { 0, 0, 0, NULL };
+	int line, col, next = 0, r;
+
+	if (!root) {
+		off = end && end >= text ? (size_t)(end - text) : 0;
+		if (off > len)
+			off = len;
+		locate(text, off, &line, &col);
+		if (json_walk(text, off, -1, 0, NULL) >= CJSON_NESTING_LIMIT)
+			diag_set(err, name, line, col,
+				 "nested too deeply (more than %d levels of "
+				 "arrays and objects)",
+				 CJSON_NESTING_LIMIT);
+		else if (strspn(text, " \t\r\n") == len)
+			diag_set(err, name, 0, 0,
+				 "empty file: expected a JSON object (a "
+				 "Hugging Face config.json)");
+		else if (off + 1 >= len)
+			diag_set(err, name, line, col,
+				 "invalid JSON: the text ends inside a value");
+		else
+			diag_set(err, name, line, col,
+				 "invalid JSON at '%.*s'",
+				 (int)strcspn(text + off, "\r\n") < 16 ?
+					 (int)strcspn(text + off, "\r\n") :
+					 16,
+				 text + off);
+		return NULL;
+	}
+	off = (size_t)(end - text);
+	off += strspn(text + off, " \t\r\n");
+	if (off < len) {
+		locate(text, off, &line, &col);
+		diag_set(err, name, line, col,
+			 "unexpected text after the JSON object");
+		goto out_free;
+	}
+	if (!cJSON_IsObject(root)) {
+		off = strspn(text, " \t\r\n");
+		locate(text, off, &line, &col);
+		diag_set(err, name, line, col,
+			 "not a JSON object (a Hugging Face config.json)");
+		goto out_free;
+	}
+	r = find_duplicate(root, &next, &d);
+	if (r < 0) {
+		diag_set(err, name, 0, 0, "out of memory");
+		goto out_free;
+	}
+	if (r > 0) {
+		size_t at = 0, at_first = 0;
+		int first_line = 0, first_col = 0;
+
+		json_walk(text, 0, d.obj, d.dup, &at);
+		json_walk(text, 0, d.obj, d.first, &at_first);
+		locate(text, at, &line, &col);
+		locate(text, at_first, &first_line, &first_col);
+		diag_set(err, name, line, col,
+			 "duplicate key '%.64s'; first given on line %d, "
+			 "column %d",
+			 d.key, first_line, first_col);
+		goto out_free;
+	}
+	return root;
+out_free:
+	cJSON_Delete(root);
+	return NULL;
+}
+
 int hf_config_parse(const char *text, size_t len, const char *name,
 		    struct model_spec *m, struct diag *err)
 {
@@ -159,15 +389,33 @@ int hf_config_parse(const char *text, size_t len, const char *name,
 	struct model_spec t = *m;
 	int rc = -1;
 
-	if (memchr(text, '\0', len))
-		return diag_set(err, name, 0, 0, "NUL byte in a JSON file");
-	root = cJSON_ParseWithLength(text, len);
-	if (!root || !cJSON_IsObject(root)) {
-		cJSON_Delete(root);
-		return diag_set(err, name, 0, 0,
-				"not a JSON object (a Hugging Face "
-				"config.json)");
+	const char *nul = memchr(text, '\0', len);
+	char *copy;
+
+	if (nul) {
+		int line, col;
+
+		/* 'locate' stops at a NUL: count on a copy of what is before */
+		copy = malloc((size_t)(nul - text) + 1);
+		if (!copy)
+			return diag_set(err, name, 0, 0, "out of memory");
+		memcpy(copy, text, (size_t)(nul - text));
+		copy[nul - text] = '\0';
+		locate(copy, (size_t)(nul - text), &line, &col);
+		free(copy);
+		return diag_set(err, name, line, col,
+				"NUL byte in a JSON file");
 	}
+	/* cJSON reads to a NUL: a copy that ends there */
+	copy = malloc(len + 1);
+	if (!copy)
+		return diag_set(err, name, 0, 0, "out of memory");
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	root = parse_document(copy, len, name, err);
+	free(copy);
+	if (!root)
+		return -1;
 	type = cJSON_GetObjectItemCaseSensitive(root, "model_type");
 	if (!cJSON_IsString(type)) {
 		diag_set(err, name, 0, 0,
@@ -288,31 +536,16 @@ out:
 
 int hf_config_load(const char *path, struct model_spec *m, struct diag *err)
 {
-	FILE *f = fopen(path, "rb");
 	char *buf;
 	size_t n;
 	int rc;
 
-	if (!f)
-		return diag_set(err, NULL, 0, 0, "cannot read '%s': %s", path,
-				strerror(errno));
-	buf = malloc(HF_FILE_MAX + 1);
-	if (!buf) {
-		fclose(f);
-		return diag_set(err, NULL, 0, 0, "out of memory");
-	}
-	n = fread(buf, 1, HF_FILE_MAX + 1, f);
-	if (ferror(f)) {
-		rc = diag_set(err, NULL, 0, 0, "cannot read '%s': %s", path,
-			      strerror(EIO));
-	} else if (n > HF_FILE_MAX) {
-		rc = diag_set(err, NULL, 0, 0,
-			      "cannot read '%s': larger than %d bytes", path,
-			      HF_FILE_MAX);
-	} else {
-		rc = hf_config_parse(buf, n, path, m, err);
-	}
+	/* named inside an input (or by --model): a regular file, so that a
+	   FIFO is an error, not a hang */
+	if (readfile_all(path, READFILE_REGULAR, HF_FILE_MAX, &buf, &n, err) !=
+	    0)
+		return -1;
+	rc = hf_config_parse(buf, n, path, m, err);
 	free(buf);
-	fclose(f);
 	return rc;
 }

@@ -5,11 +5,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/wait.h>
+#include <time.h>
+
+#include "tempfile.h"
 
 extern char **environ;
 
@@ -671,38 +675,98 @@ int plot_write_script(FILE *out, const struct plot_chart *c,
 	return ferror(out) ? -1 : 0;
 }
 
-enum plot_run plot_run_gnuplot(const char *script, char *why, size_t n)
+/* Seconds since an arbitrary start, monotonic. */
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Wait for 'pid' at most 'timeout_s' seconds; 0 with its status, 1 when
+   it was killed for running too long, -1 on a wait error. */
+static int wait_limited(pid_t pid, double timeout_s, int *status)
+{
+	double start = now_s();
+	long nap_ns = 1000000; /* 1 ms, growing to 100 ms */
+
+	for (;;) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+		struct timespec nap;
+
+		if (r == pid)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (now_s() - start >= timeout_s) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+				;
+			return 1;
+		}
+		nap.tv_sec = 0;
+		nap.tv_nsec = nap_ns;
+		nanosleep(&nap, NULL);
+		if (nap_ns < 100000000)
+			nap_ns *= 2;
+	}
+}
+
+enum plot_run plot_run_gnuplot(const char *script, double timeout_s,
+			       char *why, size_t n)
 {
 	posix_spawn_file_actions_t fa;
-	char *argv[3];
+	char *argv[3], *arg = NULL;
 	pid_t pid;
-	int rc, status;
+	int rc, status, waited;
 
+	/* a name that starts with '-' would be an option: './-x.gp' */
+	if (script[0] == '-') {
+		size_t len = strlen(script) + 3;
+
+		arg = malloc(len);
+		if (!arg) {
+			snprintf(why, n, "cannot start gnuplot: %s",
+				 strerror(ENOMEM));
+			return PLOT_RUN_FAILED;
+		}
+		snprintf(arg, len, "./%s", script);
+	}
 	argv[0] = (char *)"gnuplot";
-	argv[1] = (char *)script;
+	argv[1] = arg ? arg : (char *)script;
 	argv[2] = NULL;
 	rc = posix_spawn_file_actions_init(&fa);
 	if (rc == 0)
 		rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
 						      O_RDONLY, 0);
 	if (rc != 0) {
+		free(arg);
 		snprintf(why, n, "cannot start gnuplot: %s", strerror(rc));
 		return PLOT_RUN_FAILED;
 	}
 	rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
+	free(arg);
 	if (rc == ENOENT)
 		return PLOT_RUN_MISSING;
 	if (rc != 0) {
 		snprintf(why, n, "cannot start gnuplot: %s", strerror(rc));
 		return PLOT_RUN_FAILED;
 	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			snprintf(why, n, "cannot wait for gnuplot: %s",
-				 strerror(errno));
-			return PLOT_RUN_FAILED;
-		}
+	/* a fatal signal to us stops it before our files are removed */
+	tempfile_watch_child(pid);
+	waited = wait_limited(pid, timeout_s, &status);
+	tempfile_watch_child(0);
+	if (waited < 0) {
+		snprintf(why, n, "cannot wait for gnuplot: %s",
+			 strerror(errno));
+		return PLOT_RUN_FAILED;
+	}
+	if (waited > 0) {
+		snprintf(why, n, "gnuplot did not finish within %g s and was "
+				 "stopped", timeout_s);
+		return PLOT_RUN_FAILED;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return PLOT_RUN_OK;

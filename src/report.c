@@ -1,5 +1,6 @@
 /* report.c - records as table, CSV or JSON; see report.h. */
 #include "report.h"
+#include "text.h"
 
 #include <cJSON.h>
 #include <math.h>
@@ -151,7 +152,8 @@ static void human(const struct rfield *f, char *buf, size_t n)
 		snprintf(buf, n, "%s", f->b ? "yes" : "no");
 		break;
 	case RF_STR:
-		snprintf(buf, n, "%s", f->str);
+		/* names and echoed values: never raw control bytes */
+		text_escape(f->str, buf, n);
 		break;
 	case RF_NULL:
 	case RF_HEADING:
@@ -192,10 +194,18 @@ static int check_finite(const struct report *r, const char **why)
 
 static void write_fields(FILE *out, const struct record *rec);
 
+/* A line of a table (a title, a note) and its newline; the text may hold
+   names, so control characters are escaped. */
+static void put_line(FILE *out, const char *text)
+{
+	text_fputs_escaped(text, out);
+	fputc('\n', out);
+}
+
 static void write_table_single(FILE *out, const struct report *r)
 {
 	if (r->title[0])
-		fprintf(out, "%s\n", r->title);
+		put_line(out, r->title);
 	write_fields(out, &r->rec[0]);
 }
 
@@ -206,7 +216,7 @@ static void write_table_grid(FILE *out, const struct report *r)
 	char val[REPORT_STR_MAX + 16];
 
 	if (r->title[0])
-		fprintf(out, "%s\n", r->title);
+		put_line(out, r->title);
 	for (int j = 0; j < first->n; j++) {
 		if (!(first->f[j].flags & RF_GRID))
 			continue;
@@ -248,7 +258,8 @@ static void write_fields(FILE *out, const struct record *rec)
 		const struct rfield *f = &rec->f[j];
 
 		if (f->type == RF_HEADING) {
-			fprintf(out, "\n%s\n", f->label);
+			fputc('\n', out);
+			put_line(out, f->label);
 			continue;
 		}
 		if (f->flags & RF_MACHINE)
@@ -262,7 +273,7 @@ static void write_table(FILE *out, const struct report *r)
 {
 	if (r->list && r->list_key && r->meta.n) {
 		if (r->title[0])
-			fprintf(out, "%s\n", r->title);
+			put_line(out, r->title);
 		write_fields(out, &r->meta);
 		fputc('\n', out);
 		if (r->nrec == 0)
@@ -273,17 +284,18 @@ static void write_table(FILE *out, const struct report *r)
 			grid.title[0] = '\0';
 			write_table_grid(out, &grid);
 		}
-	} else if (r->nrec == 0)
-		fprintf(out, "%s%s(nothing to show)\n", r->title,
-			r->title[0] ? "\n" : "");
-	else if (r->list)
+	} else if (r->nrec == 0) {
+		if (r->title[0])
+			put_line(out, r->title);
+		fprintf(out, "(nothing to show)\n");
+	} else if (r->list)
 		write_table_grid(out, r);
 	else
 		write_table_single(out, r);
 	if (r->nnotes)
 		fputc('\n', out);
 	for (int k = 0; k < r->nnotes; k++)
-		fprintf(out, "%s\n", r->notes[k]);
+		put_line(out, r->notes[k]);
 }
 
 /* CSV cell: quote when needed (RFC 4180). */

@@ -655,8 +655,8 @@ static int read_all(int fd, const char *path, off_t size, char **out,
 	char *buf = malloc(cap);
 
 	if (!buf)
-		return diag_set(err, NULL, 0, 0,
-				"cannot read '%s': out of memory", path);
+		return diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
+				     "cannot read '%s': out of memory", path);
 	for (;;) {
 		ssize_t got;
 
@@ -667,9 +667,9 @@ static int read_all(int fd, const char *path, off_t size, char **out,
 				goto out_too_large;
 			nbuf = realloc(buf, 2 * cap);
 			if (!nbuf) {
-				diag_set(err, NULL, 0, 0,
-					 "cannot read '%s': out of memory",
-					 path);
+				diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
+					      "cannot read '%s': out of memory",
+					      path);
 				goto out_free;
 			}
 			buf = nbuf;
@@ -679,8 +679,8 @@ static int read_all(int fd, const char *path, off_t size, char **out,
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
-			diag_set(err, NULL, 0, 0, "cannot read '%s': %s", path,
-				 strerror(errno));
+			diag_set_io(err, NULL, 0, 0, "cannot read '%s': %s",
+				    path, strerror(errno));
 			goto out_free;
 		}
 		if (got == 0)
@@ -720,15 +720,15 @@ int trace_load_file(const char *path, struct sim_request **reqs, size_t *n,
 	/* O_NONBLOCK: opening a FIFO without a writer must not hang */
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return diag_set(err, NULL, 0, 0, "cannot read '%s': %s", path,
-				strerror(errno));
+		return diag_set_io(err, NULL, 0, 0, "cannot read '%s': %s",
+				   path, strerror(errno));
 	if (fstat(fd, &st) != 0) {
-		diag_set(err, NULL, 0, 0, "cannot read '%s': %s", path,
-			 strerror(errno));
+		diag_set_io(err, NULL, 0, 0, "cannot read '%s': %s", path,
+			    strerror(errno));
 		goto out_close;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		diag_set(err, NULL, 0, 0,
+		diag_set_io(err, NULL, 0, 0,
 			 "cannot read '%s': expected a regular file, found %s",
 			 path, file_kind(st.st_mode));
 		goto out_close;

@@ -18,6 +18,7 @@
  */
 #include "workload.h"
 #include "hf_config.h"
+#include "readfile.h"
 #include "serve_sim.h"
 
 #include <ctype.h>
@@ -32,6 +33,7 @@
 
 #include <ini.h>
 
+#include "text.h"
 #include "units.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -43,6 +45,8 @@
 #define WL_FILE_MAX (4 * 1024 * 1024)
 /* Longest key or section name the suggestion search considers. */
 #define WL_WORD_MAX 64
+/* Slowest link a workload may give (cluster.intra_bw, inter_bw), B/s. */
+#define WL_MIN_BW_BYTES_PER_S 1e6
 /* Longest --set expression. */
 #define WL_SET_MAX 512
 
@@ -156,8 +160,9 @@ static const struct wl_name bool_names[] = {
 	  bool_names }
 #define KEY_NUM(s, k, f, fl, lo, hi) \
 	{ s, k, WLT_NUMBER, WL_OFF(f), fl, lo, hi, UNIT_COUNT, NULL }
-#define KEY_QTY(s, k, f, fl, unit) \
-	{ s, k, WLT_QUANTITY, WL_OFF(f), fl, 0, HUGE_VAL, unit, NULL }
+/* a quantity with a lower bound below which no plan is meaningful */
+#define KEY_QTYL(s, k, f, fl, unit, lo) \
+	{ s, k, WLT_QUANTITY, WL_OFF(f), fl, lo, HUGE_VAL, unit, NULL }
 /* a quantity with an upper bound beyond which no plan is meaningful */
 #define KEY_QTYM(s, k, f, fl, unit, hi) \
 	{ s, k, WLT_QUANTITY, WL_OFF(f), fl, 0, hi, unit, NULL }
@@ -309,15 +314,19 @@ static const struct wl_key wl_keys[] = {
 		INT_MAX),
 	KEY_INT("inference", "decode_tp", inference.decode_tp, POS_AUTO, 1,
 		INT_MAX),
-	KEY_QTY("inference", "kv_transfer_bw",
-		inference.kv_transfer_bw_bytes_per_s, QTY_POS, UNIT_BANDWIDTH),
+	KEY_QTYL("inference", "kv_transfer_bw",
+		 inference.kv_transfer_bw_bytes_per_s, WLK_UNSET0,
+		 UNIT_BANDWIDTH, WL_MIN_BW_BYTES_PER_S),
 
 	KEY_INT("cluster", "gpus_per_node", cluster.gpus_per_node, POS_AUTO,
 		1, INT_MAX),
-	KEY_QTY("cluster", "intra_bw", cluster.intra_bw_bytes_per_s, QTY_POS,
-		UNIT_BANDWIDTH),
-	KEY_QTY("cluster", "inter_bw", cluster.inter_bw_bytes_per_s, QTY_POS,
-		UNIT_BANDWIDTH),
+	/* at least 1 MB/s, a thousandth of 10 Gb Ethernet: slower links
+	   make collectives of any model take longer than a double can say
+	   in joules (1e-300B/s was a "not finite" internal error) */
+	KEY_QTYL("cluster", "intra_bw", cluster.intra_bw_bytes_per_s,
+		 WLK_UNSET0, UNIT_BANDWIDTH, WL_MIN_BW_BYTES_PER_S),
+	KEY_QTYL("cluster", "inter_bw", cluster.inter_bw_bytes_per_s,
+		 WLK_UNSET0, UNIT_BANDWIDTH, WL_MIN_BW_BYTES_PER_S),
 	KEY_NUM("cluster", "pue", cluster.pue, 0, 1, 3),
 	KEY_QTYM("cluster", "price_per_gpu_hour",
 		 cluster.price_usd_per_gpu_hour, QTY_POS, UNIT_MONEY, 1e6),
@@ -669,6 +678,14 @@ static void key_describe(const struct wl_key *k, char *buf, size_t size)
 				 units_example(k->unit));
 		return;
 	}
+	if (k->type == WLT_QUANTITY && k->min > 0 && !isfinite(k->max)) {
+		char least[32];
+
+		units_format(least, sizeof(least), k->min, k->unit, 4);
+		snprintf(buf, size, "a %s of at least %s such as '%s'", noun,
+			 least, units_example(k->unit));
+		return;
+	}
 	if (isfinite(k->max) && (k->flags & WLK_GT))
 		n = snprintf(buf, size, "a %s above %g, at most %g", noun,
 			     k->min, k->max);
@@ -781,6 +798,32 @@ static int parse_quantity(const struct wl_key *k, const char *text,
 	return 0;
 }
 
+/* A name is UTF-8 without control characters; the column of the first
+   offending byte when the value's column is known. */
+static int name_check(const char *text, const char *label,
+		      const struct wl_where *at, struct diag *err)
+{
+	size_t off = 0;
+	unsigned char byte = 0;
+	int col;
+
+	switch (text_check_name(text, strlen(text), &off, &byte)) {
+	case TEXT_OK:
+		return 0;
+	case TEXT_CONTROL:
+		col = at->col > 0 ? at->col + (int)off : 0;
+		return diag_set(err, at->file, at->line, col,
+				"'%s' contains a control character (0x%02x)",
+				label, byte);
+	case TEXT_BAD_UTF8:
+	default:
+		col = at->col > 0 ? at->col + (int)off : 0;
+		return diag_set(err, at->file, at->line, col,
+				"'%s' is not valid UTF-8 (byte 0x%02x)", label,
+				byte);
+	}
+}
+
 /*
  * Parse 'text' (blanks already stripped) for key 'k' and store it in 'wl'.
  * 'label' names the key in messages.
@@ -807,6 +850,11 @@ static int key_parse(const struct wl_key *k, const char *text,
 			return diag_set(err, at->file, at->line, at->col,
 					"'%s' is too long (at most %zu bytes)",
 					label, size - 1);
+		/* a name reaches tables, JSON and SVG: text only (paths
+		   are the file system's business) */
+		if (k->offset == WL_OFF(model.name) &&
+		    name_check(text, label, at, err) < 0)
+			return -1;
 	}
 		memcpy(f, text, len + 1);
 		return 0;
@@ -948,9 +996,29 @@ static char *ini_read_line(char *str, int num, void *stream)
 		return NULL;
 	}
 	if (body > WL_LINE_MAX || num < 2 || body + 2 > (size_t)num) {
-		diag_set(&c->err, c->file, c->lineno, 0,
-			 "line is too long (%zu bytes; at most %d)", body,
-			 WL_LINE_MAX);
+		/* a long path has a way round the line buffer */
+		static const char *const paths[] = { "model.hf_config",
+						     "inference.trace" };
+		const char *hint = "";
+
+		for (size_t i = 0; i < ARRAY_SIZE(paths); i++) {
+			const char *key = strchr(paths[i], '.') + 1;
+			size_t k = strlen(key), at = skip_blanks(p, body);
+
+			if (body - at > k && strncmp(p + at, key, k) == 0 &&
+			    (is_blank(p[at + k]) || p[at + k] == '=' ||
+			     p[at + k] == ':'))
+				hint = paths[i];
+		}
+		if (hint[0])
+			diag_set(&c->err, c->file, c->lineno, 0,
+				 "line is too long (%zu bytes; at most %d); a "
+				 "longer path goes through --set %s=PATH",
+				 body, WL_LINE_MAX, hint);
+		else
+			diag_set(&c->err, c->file, c->lineno, 0,
+				 "line is too long (%zu bytes; at most %d)",
+				 body, WL_LINE_MAX);
 		return NULL;
 	}
 	if (check_line(c) < 0)
@@ -1115,10 +1183,12 @@ int workload_parse(const char *buf, size_t len, const char *name,
 		if (workload_apply_hf_config(&tmp, path, &hf_err) != 0) {
 			/* an unreadable file is reported where it is named */
 			if (hf_err.file[0])
-				return diag_set(err, hf_err.file, hf_err.line,
-						hf_err.col, "%s", hf_err.msg);
-			return diag_set(err, name, c.seen[hf], 0, "%s",
-					hf_err.msg);
+				return diag_set_kind(err, hf_err.kind,
+						     hf_err.file, hf_err.line,
+						     hf_err.col, "%s",
+						     hf_err.msg);
+			return diag_set_kind(err, hf_err.kind, name,
+					     c.seen[hf], 0, "%s", hf_err.msg);
 		}
 	}
 	tr = find_key_index("inference", "trace");
@@ -1148,57 +1218,16 @@ int workload_parse(const char *buf, size_t len, const char *name,
 int workload_load_file(const char *path, struct workload *wl,
 		       struct diag *err)
 {
-	FILE *f;
-	char *buf = NULL, *grown, why[128];
-	size_t len = 0, cap = 0, n;
-	int ret, e;
+	char *buf;
+	size_t len;
+	int ret;
 
-	f = fopen(path, "rb");
-	if (!f)
-		goto out_errno;
-	for (;;) {
-		if (len == cap) {
-			if (cap >= WL_FILE_MAX) {
-				fclose(f);
-				free(buf);
-				return diag_set(err, NULL, 0, 0,
-						"cannot read '%s': file is "
-						"too large (over %d bytes)",
-						path, WL_FILE_MAX);
-			}
-			cap = cap ? 2 * cap : 4096;
-			grown = realloc(buf, cap);
-			if (!grown) {
-				errno = ENOMEM;
-				goto out_close;
-			}
-			buf = grown;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0) {
-			if (ferror(f)) {
-				errno = EIO;
-				goto out_close;
-			}
-			break;
-		}
-	}
-	fclose(f);
+	/* named on the command line: a FIFO (<(...)) reads too */
+	if (readfile_all(path, READFILE_ANY, WL_FILE_MAX, &buf, &len, err) != 0)
+		return -1;
 	ret = workload_parse(buf, len, path, wl, err);
 	free(buf);
 	return ret;
-
-out_close:
-	e = errno;
-	fclose(f);
-	free(buf);
-	errno = e;
-out_errno:
-	e = errno;
-	if (strerror_r(e, why, sizeof(why)) != 0)
-		snprintf(why, sizeof(why), "error %d", e);
-	return diag_set(err, NULL, 0, 0, "cannot read '%s': %s", path, why);
 }
 
 /* ---------------------------------------------------------------------

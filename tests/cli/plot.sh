@@ -89,6 +89,15 @@ if [ $have_gnuplot = 1 ]; then
 	check "a failing gnuplot gives status 4 and no file" \
 		'[ $? -eq 4 ] && grep -q "gnuplot failed with exit status 3" "$tmp/err" && [ -z "$(ls "$tmp/f")" ]'
 
+	# a name that starts with '-' is a file, for gnuplot too
+	mkdir "$tmp/dash"
+	(cd "$tmp/dash" && "$bin" plot scaling "$OLDPWD/$wl" --gpu H100-SXM -o -dash.svg 2>"$tmp/err")
+	check "-o -dash.svg draws the chart" \
+		'[ $? -eq 0 ] && head -c 100 "$tmp/dash/-dash.svg" | grep -q "^<?xml\|^<svg" && no_temps "$tmp/dash"'
+	(cd "$tmp/dash" && "$bin" compare "$OLDPWD/$wl" --gpu H100-SXM --plot -dir >/dev/null 2>"$tmp/err")
+	check "--plot -dir draws the set" \
+		'[ $? -eq 0 ] && [ $(ls "$tmp/dash/-dir"/*.svg | wc -l) -eq 7 ] && no_temps "$tmp/dash/-dir"'
+
 	# --plot DIR on compare and size: the standard set, data and scripts
 	# shellcheck disable=SC2086
 	"$bin" compare $wl --gpu $gpus $slo --plot "$tmp/set" >"$tmp/out" 2>"$tmp/err"
@@ -132,12 +141,47 @@ check "missing gnuplot: .gp and .dat kept, no chart, no temporary file" \
 "$bin" plot scaling $wl --gpu H100-SXM -o "$tmp/nodir/c.png" 2>"$tmp/err"
 check "a missing folder gives status 4" '[ $? -eq 4 ] && grep -q "cannot write" "$tmp/err"'
 
+# a fatal signal while gnuplot runs: gnuplot is stopped, no temporary
+# file (X.dat.tmp*, X.gp.tmp*, X.png.tmp*) stays, and capplan dies of the
+# signal
+mkdir "$tmp/slow" "$tmp/sig"
+printf '#!/bin/sh\necho $$ >"%s/gnuplot.pid"\nexec sleep 30\n' "$tmp/sig" >"$tmp/slow/gnuplot"
+chmod +x "$tmp/slow/gnuplot"
+# (a shell starts background jobs with SIGINT ignored, and capplan keeps
+# an ignored signal ignored: GNU env restores the default for INT)
+sigs="TERM HUP"
+if env --default-signal=INT true 2>/dev/null; then
+	sigs="$sigs INT"
+else
+	echo "SKIP plot: SIGINT check needs env --default-signal (GNU coreutils 8.31)"
+fi
+for sig in $sigs; do
+	rm -f "$tmp/sig/gnuplot.pid"
+	restore=
+	[ $sig = INT ] && restore=--default-signal=INT
+	PATH="$tmp/slow:$PATH" env $restore "$bin" plot scaling $wl \
+		--gpu H100-SXM -o "$tmp/sig/c.png" 2>"$tmp/err" &
+	pid=$!
+	i=0
+	while [ $i -lt 100 ] && [ ! -s "$tmp/sig/gnuplot.pid" ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -s $sig $pid
+	wait $pid 2>/dev/null
+	rc=$?
+	gp=$(cat "$tmp/sig/gnuplot.pid" 2>/dev/null)
+	check "SIG$sig during plot: no temporary file, gnuplot stopped (status $rc)" \
+		'[ -n "$gp" ] && ! kill -0 "$gp" 2>/dev/null && [ "$(ls "$tmp/sig")" = gnuplot.pid ] && [ $rc -gt 128 ]'
+done
+
 # hostile names: a device, a workload and a file name with quotes,
 # backquotes, semicolons and system() calls
 head -n 1 tests/cli/data/cat-ok.csv >"$tmp/cat.csv"
 row=$(sed -n 2p tests/cli/data/cat-ok.csv | cut -d, -f2-)
-echo "x';system('touch $pwned');'a,$row" >>"$tmp/cat.csv"
-echo "y\`touch $pwned\`;!id,$row" >>"$tmp/cat.csv"
+# (device names have no blanks: the commands redirect instead)
+echo "x';system('id>$pwned');'a,$row" >>"$tmp/cat.csv"
+echo "y\`id>$pwned\`;!id,$row" >>"$tmp/cat.csv"
 sed "s|^name = .*|name = w'); system('touch $pwned'); print('|" $wl >"$tmp/evil.ini"
 mkdir "$tmp/h"
 # the chart's own name, relative: gnuplot runs in capplan's folder
@@ -148,7 +192,7 @@ for k in $kinds; do
 	# shellcheck disable=SC2086
 	(cd "$tmp/h" && PATH=/nonexistent "$bin" plot $k "$tmp/evil.ini" \
 		--catalog "$tmp/cat.csv" $slo \
-		--gpu "x';system('touch $pwned');'a,y\`touch $pwned\`;!id" \
+		--gpu "x';system('id>$pwned');'a,y\`id>$pwned\`;!id" \
 		-o "$out" 2>"$tmp/err")
 	rc=$?
 	check "hostile names: $k script written (status $rc)" '[ $rc -eq 4 ] && [ -s "$tmp/h/$gp" ]'
@@ -162,7 +206,7 @@ done
 if [ $have_gnuplot = 1 ]; then
 	# shellcheck disable=SC2086
 	(cd "$tmp/h" && "$bin" plot scaling "$tmp/evil.ini" --catalog "$tmp/cat.csv" \
-		--gpu "x';system('touch $pwned');'a" -o "$out" 2>"$tmp/err")
+		--gpu "x';system('id>$pwned');'a" -o "$out" 2>"$tmp/err")
 	check "hostile names: capplan draws the chart" '[ $? -eq 0 ] && [ -s "$tmp/h/$out" ] && '"$inert"
 fi
 

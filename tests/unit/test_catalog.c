@@ -251,7 +251,7 @@ static void test_value_errors(void **state)
 		     "got '0x10GB'");
 	expect_error(HDR "B,80GB,3.35TB/s,989TFLOPS,700 W x\n", 2, 27,
 		     "'tdp' must be a power");
-	expect_error(HDR "B,80GB,3.35TB/s,989,700GB\n", 2, 21,
+	expect_error(HDR "B,80GB,3.35TB/s,989e9,700GB\n", 2, 23,
 		     "'tdp' must be a power such as '700W', got '700GB'");
 	/* the column is the field's first non-blank byte */
 	expect_error(HDR "B,80GB,   fast  ,989TFLOPS,700W\n", 2, 11,
@@ -415,7 +415,34 @@ static void test_structure_errors(void **state)
 	expect_error(HDR "\"\",80GB,3.35TB/s,989TFLOPS,700W\n", 2, 1,
 		     "'name' must not be empty");
 	expect_error(HDR "\" A\",80GB,3.35TB/s,989TFLOPS,700W\n", 2, 1,
-		     "must not begin or end with a blank");
+		     "'name' must not contain blanks (write '-', as in "
+		     "'H100-SXM'), got ' A'");
+	expect_error(HDR "X 1,80GB,3.35TB/s,989TFLOPS,700W\n", 2, 1,
+		     "'name' must not contain blanks");
+	/* UTF-8 only: JSON and SVG output must stay well-formed */
+	expect_error(HDR "A\xff,80GB,3.35TB/s,989TFLOPS,700W\n", 2, 1,
+		     "'name' is not valid UTF-8 (byte 0xff at byte 2 of the "
+		     "field)");
+	expect_error(HDR "A\xc3(,80GB,3.35TB/s,989TFLOPS,700W\n", 2, 1,
+		     "'name' is not valid UTF-8 (byte 0xc3");
+	expect_error(HDR "\xc0\xaf" "A,80GB,3.35TB/s,989TFLOPS,700W\n", 2, 1,
+		     "not valid UTF-8 (byte 0xc0 at byte 1");
+	expect_error(HDR2 "vendor\n" ROW2 "Acme\xed\xa0\x80\n", 2, 32,
+		     "'vendor' is not valid UTF-8 (byte 0xed");
+	/* UTF-8 text is fine: 'Tesla-\u00e9\u4e2d\U0001f680' */
+	{
+		struct catalog *u = parse_ok(
+			HDR "Tesla-\xc3\xa9\xe4\xb8\xad\xf0\x9f\x9a\x80,80GB,"
+			    "3.35TB/s,989TFLOPS,700W\n");
+
+		assert_int_equal(catalog_count(u), 1);
+		catalog_free(u);
+	}
+	/* C1 controls in UTF-8 (U+009B is CSI on some terminals) */
+	expect_error(HDR "A\xc2\x9b,80GB,3.35TB/s,989TFLOPS,700W\n", 2, 1,
+		     "'name' contains a control character (0xc2)");
+	expect_error(HDR "\x1b]0;x\x07,80GB,3.35TB/s,989TFLOPS,700W\n", 2, 1,
+		     "'name' contains a control character (0x1b)");
 	expect_error(HDR "A\tB,80GB,3.35TB/s,989TFLOPS,700W\n", 2, 1,
 		     "'name' contains a control character (0x09)");
 	expect_error(HDR "A\rB,80GB,3.35TB/s,989TFLOPS,700W\n", 2, 1,
@@ -433,6 +460,37 @@ static void test_structure_errors(void **state)
 		     "stray '\"' in an unquoted field");
 	expect_error(HDR "\"A\"x,80GB,3.35TB/s,989TFLOPS,700W\n", 2, 4,
 		     "unexpected character after a closing quote");
+}
+
+/* Values that parse but are no device: a plan would not be finite. */
+static void test_lower_bounds(void **state)
+{
+	(void)state;
+	expect_error(HDR "B,0.5MB,3.35TB/s,989TFLOPS,700W\n", 2, 3,
+		     "'memory' must be at least 1MB, got '0.5MB'");
+	expect_error(HDR "B,80GB,1e-300B/s,989TFLOPS,700W\n", 2, 8,
+		     "'mem_bw' must be at least 1MB/s, got '1e-300B/s'");
+	expect_error(HDR "B,80GB,3.35TB/s,1e-300TFLOPS,700W\n", 2, 17,
+		     "'bf16' must be at least 1GFLOPS (or 0: none), got "
+		     "'1e-300TFLOPS'");
+	expect_error(HDR2 "intra_bw\n" ROW2 "999kB/s\n", 2, 32,
+		     "'intra_bw' must be at least 1MB/s, got '999kB/s'");
+	expect_error(HDR2 "inter_bw\n" ROW2 "1e-300Gb/s\n", 2, 32,
+		     "'inter_bw' must be at least 1MB/s");
+	expect_error(HDR2 "matmul_eff\n" ROW2 "0.009\n", 2, 32,
+		     "'matmul_eff' must be at least 0.01, got '0.009'");
+	expect_error(HDR2 "mem_eff\n" ROW2 "1e-300\n", 2, 32,
+		     "'mem_eff' must be at least 0.01, got '1e-300'");
+	/* the bounds themselves are fine, and a peak of 0 is "none" */
+	{
+		struct catalog *cat = parse_ok(
+			"name,memory,mem_bw,bf16,fp16,tdp,intra_bw,inter_bw,"
+			"matmul_eff,mem_eff\n"
+			"Tiny,1MB,1MB/s,1GFLOPS,0,1W,1MB/s,8Mb/s,0.01,0.01\n");
+
+		assert_int_equal(catalog_count(cat), 1);
+		catalog_free(cat);
+	}
 }
 
 static void test_nul_bytes(void **state)
@@ -739,6 +797,19 @@ static void test_gpu_spec_check(void **state)
 	bad.mem_bw_bytes_per_s = -1.0;
 	expect_check_fails(&bad, "'mem_bw' must be positive");
 	bad = g;
+	bad.intra_bw_bytes_per_s = 1e-6;
+	expect_check_fails(&bad, "'intra_bw' must be at least 1MB/s, got "
+				 "1e-06");
+	bad = g;
+	bad.peak_flops[PREC_BF16] = 1e-300;
+	expect_check_fails(&bad, "'bf16' must be at least 1GFLOPS");
+	bad = g;
+	bad.mem_eff = 0.001;
+	expect_check_fails(&bad, "'mem_eff' must be at least 0.01");
+	bad = g;
+	bad.peak_flops[PREC_INT4] = 0.0; /* none */
+	assert_int_equal(gpu_spec_check(&bad, NULL), 0);
+	bad = g;
 	bad.tdp_w = INFINITY;
 	expect_check_fails(&bad, "'tdp' must be positive");
 	bad = g;
@@ -799,10 +870,13 @@ static void test_load_file(void **state)
 	assert_string_equal(d.msg, "cannot read '/nonexistent/x.csv': No such "
 				   "file or directory");
 	assert_string_equal(d.file, "");
+	assert_int_equal(d.kind, DIAG_IO);
 
 	diag_clear(&d);
 	assert_int_equal(catalog_load_file("/tmp", &cat, &d), -1);
-	assert_string_equal(d.msg, "cannot read '/tmp': Is a directory");
+	assert_string_equal(d.msg, "cannot read '/tmp': expected a file, found "
+				   "a directory");
+	assert_int_equal(d.kind, DIAG_IO);
 
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
@@ -876,6 +950,7 @@ int main(void)
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_find_at_most_five),
 		cmocka_unit_test(test_gpu_spec_check),
+		cmocka_unit_test(test_lower_bounds),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_misc),
 	};

@@ -110,7 +110,10 @@ static void parse_ok(const char *json, const struct want *w)
 
 /* Parse 'json', expecting an error whose message contains 'msg'; 'm' must
    be left unchanged. */
-static void parse_fails(const char *json, size_t len, const char *msg)
+/* Parsing fails at line:col (0:0: no position) with 'msg' in the
+   message, and leaves the spec alone. */
+static void parse_fails_at(const char *json, size_t len, int line, int col,
+			   const char *msg)
 {
 	struct model_spec m = dirty_spec(), before = m;
 	struct diag d;
@@ -120,9 +123,24 @@ static void parse_fails(const char *json, size_t len, const char *msg)
 			 -1);
 	assert_true(diag_has_error(&d));
 	assert_string_equal(d.file, "cfg/config.json");
-	assert_int_equal(d.line, 0);
+	if (d.line != line || d.col != col) {
+		print_error("error at %d:%d, want %d:%d (%s)\n", d.line, d.col,
+			    line, col, d.msg);
+		fail();
+	}
 	assert_contains(d.msg, msg);
 	assert_memory_equal(&m, &before, sizeof(m));
+}
+
+static void parse_fails_at_s(const char *json, int line, int col,
+			     const char *msg)
+{
+	parse_fails_at(json, strlen(json), line, col, msg);
+}
+
+static void parse_fails(const char *json, size_t len, const char *msg)
+{
+	parse_fails_at(json, len, 0, 0, msg);
 }
 
 static void parse_fails_s(const char *json, const char *msg)
@@ -648,17 +666,66 @@ static void test_errors_document(void **state)
 	static const char nul[] = "{\"model_type\": \"llama\"\0}";
 
 	(void)state;
-	parse_fails_s("{\"model_type\": \"llama\", \"hidden_size\": ",
-		      "not a JSON object");
-	parse_fails_s("", "not a JSON object");
-	parse_fails_s("[{\"model_type\": \"llama\"}]", "not a JSON object");
-	parse_fails_s("\"llama\"", "not a JSON object");
-	parse_fails_s("42", "not a JSON object");
-	parse_fails(nul, sizeof(nul) - 1, "NUL byte");
+	parse_fails_at_s("{\"model_type\": \"llama\", \"hidden_size\": ", 1, 40,
+			 "invalid JSON: the text ends inside a value");
+	parse_fails_s("", "empty file: expected a JSON object");
+	parse_fails_s(" \n\t", "empty file: expected a JSON object");
+	parse_fails_at_s("[{\"model_type\": \"llama\"}]", 1, 1,
+			 "not a JSON object");
+	parse_fails_at_s("\n  \"llama\"", 2, 3, "not a JSON object");
+	parse_fails_at_s("42", 1, 1, "not a JSON object");
+	parse_fails_at(nul, sizeof(nul) - 1, 1, 23, "NUL byte in a JSON file");
 	parse_fails_s("{\"hidden_size\": 4096}", "missing field 'model_type'");
 	parse_fails_s("{\"model_type\": 7, \"hidden_size\": 4096}",
 		      "missing field 'model_type'");
 	parse_fails_s("{\"model_type\": null}", "missing field 'model_type'");
+}
+
+/* What cJSON accepts and a config.json must not hold. */
+static void test_errors_json_strict(void **state)
+{
+	static const char trailing[] =
+		"{\"model_type\": \"llama\"}\n\n  {\"model_type\": \"gpt2\"}\n";
+	static const char dup[] =
+		"{\n  \"model_type\": \"llama\",\n"
+		"  \"num_hidden_layers\": 32,\n"
+		"  \"hidden_size\": 4096,\n  \"num_hidden_layers\": 80\n}\n";
+	/* the first duplicate in the text, inside or outside a member;
+	   escaped quotes in strings are not keys */
+	static const char nested[] =
+		"{\"a\": \"\\\"b\\\": 1\", "
+		"\"q\": {\"x\": [{\"y\": 1, \"y\": 2}],"
+		" \"x\": 3}, \"a\": 4}";
+	char *deep;
+	size_t n;
+
+	(void)state;
+	parse_fails_at(trailing, strlen(trailing), 3, 3,
+		       "unexpected text after the JSON object");
+	parse_fails_at("{} x", 4, 1, 4, "unexpected text after the JSON "
+					 "object");
+	parse_fails_at(dup, strlen(dup), 5, 3,
+		       "duplicate key 'num_hidden_layers'; first given on "
+		       "line 3, column 3");
+	parse_fails_at(nested, strlen(nested), 1, 40,
+		       "duplicate key 'y'; first given on line 1, column 32");
+	parse_fails_at_s("{\"a\": tru}", 1, 7, "invalid JSON at 'tru}'");
+	parse_fails_at_s("{\"a\": 1,\n \"b\" 2}", 2, 6, "invalid JSON at '2}'");
+	/* cJSON's limit: 1000 levels parse, 1001 are nested too deeply */
+	n = 2 * 1001 + 1;
+	deep = malloc(n);
+	assert_non_null(deep);
+	memset(deep, '[', 1001);
+	memset(deep + 1001, ']', 1001);
+	deep[n - 1] = '\0';
+	parse_fails_at(deep, n - 1, 1, 1001,
+		       "nested too deeply (more than 1000 levels of arrays "
+		       "and objects)");
+	memset(deep, '[', 1000);
+	memset(deep + 1000, ']', 1000);
+	deep[2000] = '\0';
+	parse_fails_at(deep, 2000, 1, 1, "not a JSON object");
+	free(deep);
 }
 
 static void test_errors_unknown_type(void **state)
@@ -1183,6 +1250,7 @@ int main(void)
 		cmocka_unit_test(test_deepseek_v2_lite),
 		cmocka_unit_test(test_qwen2_moe_shared_expert),
 		cmocka_unit_test(test_errors_document),
+		cmocka_unit_test(test_errors_json_strict),
 		cmocka_unit_test(test_errors_unknown_type),
 		cmocka_unit_test(test_errors_missing),
 		cmocka_unit_test(test_errors_values),

@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "plot.h"
 
@@ -361,6 +364,111 @@ static void test_script_newline_in_names(void **state)
 	}
 }
 
+/* A fake gnuplot: a shell script of 'body' in a new folder that is put
+   first on PATH (the old PATH in 'old', to restore). */
+static void fake_gnuplot(char *dir, const char *body, char **old)
+{
+	char path[128];
+	const char *p = getenv("PATH");
+	char *new_path;
+	FILE *f;
+
+	strcpy(dir, "/tmp/test_plot_XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/gnuplot", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\n%s\n", body);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(path, 0755), 0);
+	*old = strdup(p ? p : "/usr/bin:/bin");
+	new_path = malloc(strlen(dir) + strlen(*old) + 2);
+	assert_non_null(new_path);
+	sprintf(new_path, "%s:%s", dir, *old);
+	assert_int_equal(setenv("PATH", new_path, 1), 0);
+	free(new_path);
+}
+
+static void unfake_gnuplot(const char *dir, char *old)
+{
+	char path[128];
+
+	assert_int_equal(setenv("PATH", old, 1), 0);
+	free(old);
+	snprintf(path, sizeof(path), "%s/gnuplot", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/args", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+static double seconds(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* A gnuplot that hangs is killed at the time limit and reported. */
+static void test_gnuplot_time_limit(void **state)
+{
+	char dir[32], why[256];
+	char *old;
+	double t0, dt;
+
+	(void)state;
+	fake_gnuplot(dir, "exec sleep 30", &old);
+	t0 = seconds();
+	assert_int_equal(plot_run_gnuplot("x.gp", 0.3, why, sizeof(why)),
+			 PLOT_RUN_FAILED);
+	dt = seconds() - t0;
+	assert_string_equal(why, "gnuplot did not finish within 0.3 s and was "
+				 "stopped");
+	if (dt < 0.3 || dt > 5.0)
+		fail_msg("waited %g s for a limit of 0.3 s", dt);
+	unfake_gnuplot(dir, old);
+	assert_true(PLOT_GNUPLOT_TIMEOUT_S == 60.0);
+}
+
+/* A script name that starts with '-' reaches gnuplot as a file. */
+static void test_gnuplot_dash_name(void **state)
+{
+	char dir[32], why[256], body[160], args[128], line[64];
+	char *old;
+	FILE *f;
+
+	(void)state;
+	fake_gnuplot(dir, "", &old);
+	/* rewrite the fake now that its folder is known */
+	snprintf(args, sizeof(args), "%s/args", dir);
+	snprintf(body, sizeof(body), "printf '%%s\\n' \"$@\" >%s", args);
+	{
+		char path[128];
+
+		snprintf(path, sizeof(path), "%s/gnuplot", dir);
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fprintf(f, "#!/bin/sh\n%s\n", body);
+		assert_int_equal(fclose(f), 0);
+	}
+	assert_int_equal(plot_run_gnuplot("-dash.gp", 10.0, why, sizeof(why)),
+			 PLOT_RUN_OK);
+	f = fopen(args, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	assert_string_equal(line, "./-dash.gp\n");
+	assert_int_equal(plot_run_gnuplot("plain.gp", 10.0, why, sizeof(why)),
+			 PLOT_RUN_OK);
+	f = fopen(args, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	assert_string_equal(line, "plain.gp\n");
+	unfake_gnuplot(dir, old);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -376,6 +484,8 @@ int main(void)
 		cmocka_unit_test(test_write_data),
 		cmocka_unit_test(test_write_script),
 		cmocka_unit_test(test_script_newline_in_names),
+		cmocka_unit_test(test_gnuplot_time_limit),
+		cmocka_unit_test(test_gnuplot_dash_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

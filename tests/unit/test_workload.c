@@ -361,11 +361,47 @@ static void test_bad_values(void **state)
 		     "012345678901234567890123\n", 2, 8, "'name' is too long");
 }
 
+/* A name is UTF-8 text without control characters, reported at the
+   offending byte; blanks inside are kept. */
+static void test_model_name_text(void **state)
+{
+	struct workload wl;
+	struct diag d;
+
+	(void)state;
+	expect_error("[model]\nname = ab\x1b]0;title\x07\n", 2, 10,
+		     "'name' contains a control character (0x1b)");
+	expect_error("[model]\nname = x\x07\n", 2, 9,
+		     "'name' contains a control character (0x07)");
+	expect_error("[model]\nname = x\x7f\n", 2, 9,
+		     "control character (0x7f)");
+	expect_error("[model]\nname = a\xc2\x9b" "31m\n", 2, 9,
+		     "control character (0xc2)");
+	expect_error("[model]\nname = caf\xe9\n", 2, 11,
+		     "'name' is not valid UTF-8 (byte 0xe9)");
+	expect_error("[model]\nname = \xc0\xaf\n", 2, 8,
+		     "'name' is not valid UTF-8 (byte 0xc0)");
+	parse_ok("[model]\nname = caf\xc3\xa9 X 1\nparams = 7B\n", &wl);
+	assert_string_equal(wl.model.name, "caf\xc3\xa9 X 1");
+	/* --set checks the same, without a position */
+	workload_init(&wl);
+	diag_clear(&d);
+	assert_int_equal(workload_set(&wl, "model.name=a\x1b[2J", &d), -1);
+	assert_string_equal(d.file, "--set");
+	assert_int_equal(d.col, 0);
+	assert_string_equal(d.msg, "'model.name' contains a control character "
+				   "(0x1b)");
+	diag_clear(&d);
+	assert_int_equal(workload_set(&wl, "model.name=\xff", &d), -1);
+	assert_string_equal(d.msg, "'model.name' is not valid UTF-8 (byte "
+				   "0xff)");
+}
+
 static void test_bad_units(void **state)
 {
 	(void)state;
 	expect_error("[cluster]\nintra_bw = 450GX/s\n", 2, 12,
-		     "'intra_bw' must be a positive bandwidth");
+		     "'intra_bw' must be a bandwidth of at least 1MB/s");
 	expect_error("[cluster]\nintra_bw = 450GX/s\n", 2, 12,
 		     "got '450GX/s': unknown unit");
 	expect_error("[inference]\nttft_slo = 250 parsecs\n", 2, 12,
@@ -449,6 +485,17 @@ static void test_long_line(void **state)
 	memset(text + 20, 'x', 190);
 	strcpy(text + 20 + 190, "\n");
 	expect_error(text, 3, 0, "line is too long (191 bytes; at most 190)");
+	/* a long path: the message says how to give it */
+	strcpy(text, "[inference]\ntrace = ");
+	memset(text + 20, 't', 183);
+	strcpy(text + 20 + 183, "\n");
+	expect_error(text, 2, 0, "line is too long (191 bytes; at most 190); "
+				 "a longer path goes through --set "
+				 "inference.trace=PATH");
+	strcpy(text, "[model]\nhf_config=");
+	memset(text + 18, 'h', 181);
+	strcpy(text + 18 + 181, "\n");
+	expect_error(text, 2, 0, "--set model.hf_config=PATH");
 }
 
 static void test_indented_line(void **state)
@@ -721,6 +768,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_file),
+		cmocka_unit_test(test_model_name_text),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_auto_values),
 		cmocka_unit_test(test_kv_precision_follows_weights),

@@ -1,0 +1,2 @@
+args: catalog --catalog tests/cli
+exit: 4

@@ -1,0 +1,2 @@
+args: train tests/cli/data --gpu H100-SXM
+exit: 4

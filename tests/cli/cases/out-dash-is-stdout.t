@@ -1,0 +1,3 @@
+args: catalog --gpu H100-SXM -o -
+exit: 0
+check: [ ! -e ./- ]

@@ -1,0 +1,3 @@
+args: catalog --format json -o /dev/full
+exit: 4
+check: [ -c /dev/full ]

@@ -1,0 +1,3 @@
+args: catalog --format json -o /dev/null
+exit: 0
+check: [ -c /dev/null ]

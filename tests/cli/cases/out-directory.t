@@ -1,0 +1,2 @@
+args: catalog -o $T
+exit: 4

@@ -1,0 +1,2 @@
+args: catalog -o $T/no/such.csv
+exit: 4

@@ -1,0 +1,2 @@
+args: plot scaling examples/llama3-8b.ini -o -
+exit: 2
