@@ -80,13 +80,14 @@ static inline int64_t ck_sat_mul_i64(int64_t a, int64_t b)
 }
 
 /*
- * The next value of a doubling loop over 1, 2, 4, ... up to 'limit':
- * 2 * v when that is at most 'limit', else 0, which ends a loop written
- *   for (int t = 1; t > 0 && t <= limit; t = ck_next_pow2(t, limit))
+ * The next value of a doubling loop (1, 2, 4, ... or n, 2n, 4n, ...) up
+ * to 'limit': 2 * v when that is at most 'limit', else 0, which ends a
+ * loop written
+ *   for (int t = 1; t > 0 && t <= limit; t = ck_doubled_within(t, limit))
  * without ever computing a product past INT_MAX (a plain 't *= 2' wraps
  * to 0 for a limit above 2^30 and never ends, or divides by zero).
  */
-static inline int ck_next_pow2(int v, int limit)
+static inline int ck_doubled_within(int v, int limit)
 {
 	return v > 0 && v <= limit / 2 ? 2 * v : 0;
 }

@@ -110,33 +110,33 @@ static void test_saturating(void **state)
 	assert_true(ck_sat_mul_i64(5, -1) == INT64_MAX);
 }
 
-/* The doubling loop visits 1, 2, 4, ... up to the limit and ends, also
+/* A doubling loop visits 1, 2, 4, ... up to the limit and ends, also
    for a limit whose next power of two is past INT_MAX. */
 static int pow2_loop(int limit, int *last)
 {
 	int n = 0;
 
 	*last = 0;
-	for (int t = 1; t > 0 && t <= limit; t = ck_next_pow2(t, limit)) {
+	for (int t = 1; t > 0 && t <= limit; t = ck_doubled_within(t, limit)) {
 		*last = t;
 		n++;
 	}
 	return n;
 }
 
-static void test_next_pow2(void **state)
+static void test_doubled_within(void **state)
 {
 	int last;
 
 	(void)state;
-	assert_int_equal(ck_next_pow2(1, 8), 2);
-	assert_int_equal(ck_next_pow2(4, 8), 8);
-	assert_int_equal(ck_next_pow2(8, 8), 0);
-	assert_int_equal(ck_next_pow2(4, 9), 8);
-	assert_int_equal(ck_next_pow2(8, 15), 0);
-	assert_int_equal(ck_next_pow2(1073741824, INT_MAX), 0);
-	assert_int_equal(ck_next_pow2(0, 8), 0);
-	assert_int_equal(ck_next_pow2(-4, 8), 0);
+	assert_int_equal(ck_doubled_within(1, 8), 2);
+	assert_int_equal(ck_doubled_within(4, 8), 8);
+	assert_int_equal(ck_doubled_within(8, 8), 0);
+	assert_int_equal(ck_doubled_within(4, 9), 8);
+	assert_int_equal(ck_doubled_within(8, 15), 0);
+	assert_int_equal(ck_doubled_within(1073741824, INT_MAX), 0);
+	assert_int_equal(ck_doubled_within(0, 8), 0);
+	assert_int_equal(ck_doubled_within(-4, 8), 0);
 	assert_int_equal(pow2_loop(0, &last), 0);
 	assert_int_equal(pow2_loop(1, &last), 1);
 	assert_int_equal(last, 1);
@@ -146,6 +146,11 @@ static void test_next_pow2(void **state)
 	assert_int_equal(pow2_loop(1073741825, &last), 31);
 	assert_int_equal(last, 1073741824);
 	assert_int_equal(pow2_loop(INT_MAX, &last), 31);
+	/* from another start: 72, 144, ... */
+	assert_int_equal(ck_doubled_within(72, 200), 144);
+	assert_int_equal(ck_doubled_within(144, 200), 0);
+	assert_int_equal(ck_doubled_within(1000000000, INT_MAX), 2000000000);
+	assert_int_equal(ck_doubled_within(1100000000, INT_MAX), 0);
 	assert_int_equal(last, 1073741824);
 }
 
@@ -158,7 +163,7 @@ int main(void)
 		cmocka_unit_test(test_add_i64),
 		cmocka_unit_test(test_mul_size),
 		cmocka_unit_test(test_saturating),
-		cmocka_unit_test(test_next_pow2),
+		cmocka_unit_test(test_doubled_within),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
