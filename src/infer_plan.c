@@ -2,13 +2,16 @@
    infer_plan.h. */
 #include "infer_plan.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
 
+#include "checked.h"
 #include "model_queue.h"
 
 /* Most replicas the rate search considers. */
@@ -210,6 +213,28 @@ static void plan_load(const struct workload *wl, struct infer_plan *p,
 		p->utilization = p->fleet.sim.busy_fraction;
 }
 
+/*
+ * GPUs of 'replicas' replicas of tp x ep GPUs each.  A fleet larger than
+ * the largest plan (WL_GPUS_MAX) does not meet the targets: '*meets' is
+ * cleared and 'why' says so (the count is then at most INT_MAX).
+ */
+static int fleet_gpus(int replicas, int tp, int ep, bool *meets, char *why,
+		      size_t n)
+{
+	int64_t gpus = ck_sat_mul_i64(ck_sat_mul_i64(replicas, tp), ep);
+
+	if (gpus <= WL_GPUS_MAX)
+		return (int)gpus;
+	if (*meets) {
+		*meets = false;
+		snprintf(why, n, "%d replica%s of %lld GPUs need more than "
+			 "the %d GPUs capplan plans for", replicas,
+			 replicas == 1 ? "" : "s", (long long)tp * ep,
+			 WL_GPUS_MAX);
+	}
+	return gpus < INT_MAX ? (int)gpus : INT_MAX;
+}
+
 /* Evaluate one tp: batch, latency, replicas, cost.  Returns 0, or -1
    when the device cannot run the precision. */
 static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
@@ -284,7 +309,8 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
 		if (p->pruned)
 			return 0;
 	}
-	p->gpus_total = p->replicas * infer_gpus_per_replica(c);
+	p->gpus_total = fleet_gpus(p->replicas, c->tp, c->ep > 1 ? c->ep : 1,
+				   &p->meets_slo, p->why, sizeof(p->why));
 	/* rented GPU time per million output tokens: at the planned
 	   utilization with a rate, at full load without one */
 	if (p->simulated && p->fleet.load.arrival == SIM_ARRIVAL_POISSON &&
@@ -357,7 +383,8 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 	p->has_rate = is->qps > 0.0;
 	p->chosen = (is->tp == WL_AUTO ? 1u << ICHOSE_TP : 0) |
 		    (is->batch == WL_AUTO ? 1u << ICHOSE_BATCH : 0);
-	for (int tp = 1; tp <= p->cluster.gpus_per_node && ntp < 32; tp *= 2) {
+	for (int tp = 1; tp > 0 && tp <= p->cluster.gpus_per_node && ntp < 32;
+	     tp = ck_doubled_within(tp, p->cluster.gpus_per_node)) {
 		if (is->tp != WL_AUTO && tp != is->tp)
 			continue;
 		if (p->arch.heads % tp != 0 ||
@@ -551,7 +578,8 @@ int sample_serve_plan_make(const struct workload *wl, const struct gpu_spec *g,
 	p->batch = is->batch != WL_AUTO ? is->batch : sample_default_batch;
 	p->has_rate = is->qps > 0.0;
 	/* the fewest GPUs per replica that hold the model (tables) */
-	for (int tp = 1; tp <= p->cluster.gpus_per_node; tp *= 2) {
+	for (int tp = 1; tp > 0 && tp <= p->cluster.gpus_per_node;
+	     tp = ck_doubled_within(tp, p->cluster.gpus_per_node)) {
 		if (is->tp != WL_AUTO && tp != is->tp)
 			continue;
 		p->tp = tp;
@@ -601,7 +629,8 @@ int sample_serve_plan_make(const struct workload *wl, const struct gpu_spec *g,
 			p->utilization = rate * service / n;
 		}
 	}
-	p->gpus_total = p->replicas * p->tp;
+	p->gpus_total = fleet_gpus(p->replicas, p->tp, 1, &p->meets_slo,
+				   p->why, sizeof(p->why));
 	facility = p->result.gpu_power_w * p->tp *
 		   (1.0 + p->cluster.host_overhead) * p->cluster.pue;
 	p->energy_j_per_sample = facility / p->result.throughput_per_s;
@@ -670,8 +699,8 @@ int sample_serve_suggest(const struct workload *wl, const struct gpu_spec *g,
 		struct cluster cl;
 
 		cluster_resolve(&wl->cluster, g, &cl);
-		for (int tp = 2; tp <= cl.gpus_per_node && len < size;
-		     tp *= 2) {
+		for (int tp = 2; tp > 0 && tp <= cl.gpus_per_node && len < size;
+		     tp = ck_doubled_within(tp, cl.gpus_per_node)) {
 			if (wl->inference.tp != WL_AUTO &&
 			    tp <= wl->inference.tp)
 				continue;
