@@ -308,11 +308,11 @@ int gpu_spec_check(const struct gpu_spec *g, struct diag *err)
 				"gpu '%s' has no peak throughput in any "
 				"precision",
 				g->name);
-	if (g->gpus_per_node <= 0)
+	if (g->gpus_per_node < 1 || g->gpus_per_node > GPU_NODE_MAX)
 		return diag_set(err, NULL, 0, 0,
-				"gpu '%s': 'gpus_per_node' must be positive, "
-				"got %d",
-				g->name, g->gpus_per_node);
+				"gpu '%s': 'gpus_per_node' must be a whole "
+				"number from 1 to %d, got %d",
+				g->name, GPU_NODE_MAX, g->gpus_per_node);
 	return 0;
 }
 
@@ -609,11 +609,12 @@ static int row_field(struct parse_ctx *ctx, const char *s, size_t len,
 		break;
 	case CELL_INT:
 		if (parse_int(s, &ctx->spec.gpus_per_node) ||
-		    ctx->spec.gpus_per_node <= 0)
+		    ctx->spec.gpus_per_node < 1 ||
+		    ctx->spec.gpus_per_node > GPU_NODE_MAX)
 			parse_fail(ctx, at,
-				   "'%s' must be a positive whole number, "
+				   "'%s' must be a whole number from 1 to %d, "
 				   "got '%s'",
-				   c->name, s);
+				   c->name, GPU_NODE_MAX, s);
 		break;
 	case CELL_PRICE:
 	case CELL_FRACTION:

@@ -363,9 +363,9 @@ int cli_load_workload(struct cli_ctx *ctx)
 	if (ctx->gpus_arg) {
 		snprintf(expr, sizeof(expr), "training.gpus=%s", ctx->gpus_arg);
 		if (workload_set(&ctx->wl, expr, &err) != 0) {
-			fprintf(stderr, "capplan: error: --gpus must be a "
-					"positive integer, got '%s'\n",
-				ctx->gpus_arg);
+			fprintf(stderr, "capplan: error: --gpus must be an "
+					"integer from 1 to %d, got '%s'\n",
+				WL_GPUS_MAX, ctx->gpus_arg);
 			return EXIT_USAGE;
 		}
 	}
