@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #if !defined(__GNUC__) && !defined(__clang__)
-#error "checked.h needs __builtin_mul_overflow (GCC 5 or later, clang 3.8 or later)"
+#error "checked.h needs __builtin_mul_overflow (GCC 5, clang 3.8 or later)"
 #endif
 
 /* a * b in int: true on overflow. */

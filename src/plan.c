@@ -135,7 +135,8 @@ static int largest_micro_batch(const struct arch *a,
 		int mid = lo + (hi - lo) / 2;
 
 		t.micro_batch = mid;
-		t.micro_batches = (int)(c->global_batch / ((int64_t)c->dp * mid));
+		t.micro_batches =
+			(int)(c->global_batch / ((int64_t)c->dp * mid));
 		if (t.micro_batches < 1)
 			t.micro_batches = 1;
 		train_memory_eval(a, &t, capacity_bytes, &m);

@@ -295,14 +295,16 @@ static void test_optional_value_errors(void **state)
 		{ "gpus_per_node", "-8", "whole number from 1 to 65536" },
 		{ "gpus_per_node", "eight", "whole number from 1 to 65536" },
 		{ "gpus_per_node", "0x8", "whole number from 1 to 65536" },
-		/* past the bound: 2^16 + 1, the row of issue 14, 2^31, 2^32 + 1 */
+		/* past the bound: 2^16 + 1, the row of issue 14, 2^31 and
+		   2^32 + 1 */
 		{ "gpus_per_node", "65537", "'gpus_per_node' must be a whole "
 					    "number from 1 to 65536, got "
 					    "'65537'" },
 		{ "gpus_per_node", "2000000000", "got '2000000000'" },
 		{ "gpus_per_node", "2147483648", "got '2147483648'" },
 		{ "gpus_per_node", "4294967297", "got '4294967297'" },
-		{ "gpus_per_node", "99999999999", "whole number from 1 to 65536" },
+		{ "gpus_per_node", "99999999999",
+		  "whole number from 1 to 65536" },
 		{ "gpus_per_node", "99999999999999999999999",
 		  "whole number from 1 to 65536" },
 		{ "price_usd_per_gpu_hour", "-1",

@@ -602,11 +602,13 @@ static void test_integer_bounds(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(int_bounds) / sizeof(int_bounds[0]);
 	     i++) {
-		const char *sec = int_bounds[i].section, *key = int_bounds[i].key;
+		const char *sec = int_bounds[i].section;
+		const char *key = int_bounds[i].key;
 		long long max = int_bounds[i].max;
 		char label[64];
 
-		snprintf(text, sizeof(text), "[%s]\n%s = %lld\n", sec, key, max);
+		snprintf(text, sizeof(text), "[%s]\n%s = %lld\n", sec, key,
+			 max);
 		parse_ok(text, &wl);
 		snprintf(expr, sizeof(expr), "%s.%s=%lld", sec, key, max);
 		workload_init(&wl);
