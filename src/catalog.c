@@ -214,6 +214,7 @@ enum value_rule {
 	RULE_POSITIVE, /* finite, > 0 */
 	RULE_NONNEG,   /* finite, >= 0 */
 	RULE_FRACTION, /* finite, in (0, 1] */
+	RULE_PEAK,     /* 0 (no math in the format), or as RULE_POSITIVE */
 };
 
 /*
@@ -233,6 +234,10 @@ static bool rule_holds(enum value_rule rule, double v)
 		return isfinite(v) && v >= 0.0 && v <= value_max;
 	case RULE_FRACTION:
 		return isfinite(v) && v > 0.0 && v <= 1.0;
+	case RULE_PEAK:
+		/* a positive rate below value_min would make a time of any
+		   work on it infinite */
+		return v == 0.0 || rule_holds(RULE_POSITIVE, v);
 	}
 	return false;
 }
@@ -241,6 +246,7 @@ static const char *const rule_text[] = {
 	[RULE_POSITIVE] = "positive (1e-9 to 1e21 in SI units)",
 	[RULE_NONNEG] = "a non-negative number (at most 1e21)",
 	[RULE_FRACTION] = "a number in (0, 1]",
+	[RULE_PEAK] = "0 or 1e-9 to 1e21 FLOP/s",
 };
 
 static const struct {
@@ -295,12 +301,12 @@ int gpu_spec_check(const struct gpu_spec *g, struct diag *err)
 				"'tdp' (%gW)",
 				g->name, g->idle_w, g->tdp_w);
 	for (int p = 0; p < PREC_COUNT; p++) {
-		if (!rule_holds(RULE_NONNEG, g->peak_flops[p]))
+		if (!rule_holds(RULE_PEAK, g->peak_flops[p]))
 			return diag_set(err, NULL, 0, 0,
 					"gpu '%s': '%s' must be %s, got %g",
 					g->name,
 					precision_name((enum precision)p),
-					rule_text[RULE_NONNEG],
+					rule_text[RULE_PEAK],
 					g->peak_flops[p]);
 	}
 	if (!has_any_precision(g))
@@ -1076,11 +1082,20 @@ static int write_cell(FILE *out, const struct column *c,
 		units_format_exact(buf, sizeof(buf), *spec_double(g, c),
 				   c->unit);
 		return fputs(buf, out) == EOF ? -1 : 0;
-	case CELL_PEAK:
-		if (g->peak_flops[c->prec] == 0.0)
+	case CELL_PEAK: {
+		double v = g->peak_flops[c->prec];
+
+		if (v == 0.0)
 			return 0;
-		return fprintf(out, "%.15g%s", g->peak_flops[c->prec] / 1e12,
+		/* below a TFLOP/s in the base unit, exactly: "1e-21TFLOPS"
+		   would read back below the bound of 1e-9 FLOP/s */
+		if (v < 1e12)
+			return fprintf(out, "%.17g%s", v,
+				       c->int_ops ? "OPS" : "FLOPS") < 0 ?
+				       -1 : 0;
+		return fprintf(out, "%.15g%s", v / 1e12,
 			       c->int_ops ? "TOPS" : "TFLOPS") < 0 ? -1 : 0;
+	}
 	case CELL_BOOL:
 		return fputs(*(const bool *)(const void *)(base + c->offset)
 				     ? "yes"

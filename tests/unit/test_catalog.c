@@ -782,6 +782,14 @@ static void test_gpu_spec_check(void **state)
 	bad = g;
 	bad.peak_flops[PREC_FP8] = -1.0;
 	expect_check_fails(&bad, "'fp8' must be");
+	/* a positive rate so small that any work on it takes forever */
+	bad = g;
+	bad.peak_flops[PREC_BF16] = 1e-300;
+	expect_check_fails(&bad, "'bf16' must be 0 or 1e-9 to 1e21 FLOP/s, "
+				 "got 1e-300");
+	bad = g;
+	bad.peak_flops[PREC_BF16] = 1e-9;
+	assert_int_equal(gpu_spec_check(&bad, NULL), 0);
 	bad = g;
 	bad.peak_flops[PREC_INT4] = NAN;
 	expect_check_fails(&bad, "'int4' must be");
