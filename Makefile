@@ -128,25 +128,35 @@ test: $(BIN) $(UNIT_BIN) $(VALIDATE) $(VALIDATE_SERVING) $(FUZZ_REPLAY) $(BUILD)
 
 # libFuzzer with clang: make fuzz [FUZZ_TIME=seconds per target]; the
 # corpus grows in build-fuzz/corpus; crashes land in build-fuzz/ and
-# belong in tests/fuzz/regress/TARGET/ once fixed.
+# belong in tests/fuzz/regress/TARGET/ once fixed.  Undefined behaviour
+# (a signed overflow, a bad shift) stops the fuzzer like a crash:
+# -fno-sanitize-recover=all, as in the SANITIZE build.
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 fuzz:
 	@command -v clang >/dev/null || { echo "make fuzz needs clang and libclang-rt-dev (apt-get install clang)"; exit 2; }
 	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang \
-		OPT="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" \
+		OPT="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
 		build-fuzz/libcapplan.a
-	@set -e; for t in $(FUZZ_TARGETS); do \
+	@set -e; failed=; for t in $(FUZZ_TARGETS); do \
 		clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Iinclude \
 			-Ibuild-fuzz/gen $$(pkg-config --cflags libcjson) \
-			-fsanitize=fuzzer,address,undefined \
+			-fsanitize=fuzzer $(FUZZ_SAN) \
 			-o build-fuzz/fuzz_$$t tests/fuzz/fuzz_$$t.c \
 			build-fuzz/libcapplan.a $(LIBS); \
 		mkdir -p build-fuzz/corpus/$$t; \
 		cp -n tests/fuzz/seeds/$$t/* tests/fuzz/regress/$$t/* \
 			build-fuzz/corpus/$$t/ 2>/dev/null || true; \
 		echo "== fuzz $$t for $(FUZZ_TIME)s"; \
-		(cd build-fuzz && ./fuzz_$$t -max_total_time=$(FUZZ_TIME) \
-			-max_len=8192 corpus/$$t 2>&1 | tail -3); \
-	done
+		if (cd build-fuzz && ./fuzz_$$t -max_total_time=$(FUZZ_TIME) \
+			-max_len=8192 corpus/$$t >fuzz_$$t.log 2>&1); then \
+			tail -3 build-fuzz/fuzz_$$t.log; \
+		else \
+			tail -30 build-fuzz/fuzz_$$t.log; \
+			echo "FAILED: fuzz $$t (build-fuzz/fuzz_$$t.log)"; \
+			failed="$$failed $$t"; \
+		fi; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz findings:$$failed"; exit 1; fi
 
 check:
 	@$(MAKE) --no-print-directory WERROR=1 test

@@ -19,6 +19,12 @@
 #define GPU_KIND_MAX 16
 #define GPU_SOURCE_MAX 256
 
+/* Largest 'gpus_per_node' of a row: a NVLink (or ICI) domain of 65536
+   devices is far beyond any built (GB200 NVL72: 72; a TPU v5p pod: 8960)
+   and keeps GPU counts of a node and its powers of two inside an int
+   (specs/catalog.md). */
+#define GPU_NODE_MAX 65536
+
 struct gpu_spec {
 	char name[GPU_NAME_MAX];     /* unique, matched case-insensitively */
 	char vendor[GPU_VENDOR_MAX]; /* "NVIDIA", "AMD", "Intel", ... */
@@ -30,7 +36,8 @@ struct gpu_spec {
 	bool sparsity_2_4;           /* 2:4 structured sparsity doubles math */
 	double tdp_w;                /* board power limit */
 	double idle_w;               /* power when idle but powered */
-	int gpus_per_node;           /* GPUs in its usual server */
+	int gpus_per_node;           /* GPUs in its usual server, 1 to
+					GPU_NODE_MAX */
 	double intra_bw_bytes_per_s; /* intra-node link, per GPU per direction */
 	double inter_bw_bytes_per_s; /* inter-node network per GPU per direction */
 	double price_usd_per_hour;   /* indicative price of one GPU-hour */

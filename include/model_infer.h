@@ -78,7 +78,7 @@ double infer_weight_bytes_per_param(enum precision p, bool sparse);
    weights dequantized into fp16 GEMMs), else 'w' itself. */
 enum precision infer_math_precision(enum precision w);
 
-/* GPUs of one replica: tp x ep. */
+/* GPUs of one replica: tp x ep (INT_MAX when that does not fit). */
 int infer_gpus_per_replica(const struct infer_config *c);
 
 /*

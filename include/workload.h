@@ -17,6 +17,31 @@
 #include "precision.h"
 
 #define WL_NAME_MAX 64
+
+/*
+ * Upper bounds of the integer keys (specs/workload.md, "Bounds"): far
+ * beyond any published model, cluster or serving engine, and small enough
+ * that every product of counts the planner forms fits in 64 bits (and
+ * each count in an int).  A value outside is rejected where it is read.
+ */
+#define WL_LAYERS_MAX 100000          /* layers, dense_layers, pp, vp */
+#define WL_WIDTH_MAX (1 << 20)        /* hidden, kv_lora_rank, q_lora_rank */
+#define WL_HEADS_MAX (1 << 16)        /* heads, kv_heads, training.tp,
+					 inference.tp */
+#define WL_HEAD_DIM_MAX (1 << 14)     /* head_dim, rope_head_dim,
+					 v_head_dim */
+#define WL_FFN_MAX (1 << 24)          /* ffn_hidden, expert_ffn_hidden */
+#define WL_VOCAB_MAX (1 << 24)        /* vocab */
+#define WL_TOKENS_MAX (1 << 24)       /* seq_len, prompt_tokens */
+#define WL_OUTPUT_TOKENS_MAX (1 << 20) /* output_tokens: a simulated load
+					  steps through every token */
+#define WL_EXPERTS_MAX (1 << 20)      /* experts, experts_per_token,
+					 shared_experts, training.ep,
+					 inference.ep */
+#define WL_BATCH_MAX (1 << 30)        /* global_batch, micro_batch */
+#define WL_GPUS_MAX (1 << 24)         /* gpus, cp; GPUs of a plan */
+#define WL_GPUS_PER_NODE_MAX (1 << 16) /* cluster.gpus_per_node */
+#define WL_INFER_BATCH_MAX (1 << 20)  /* inference.batch */
 #define WL_AUTO 0        /* integer key left to capplan */
 #define WL_AUTO_NEG (-1) /* for keys where 0 is a valid value (zero, sp) */
 

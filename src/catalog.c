@@ -216,6 +216,7 @@ enum value_rule {
 	RULE_POSITIVE, /* finite, > 0 */
 	RULE_NONNEG,   /* finite, >= 0 */
 	RULE_FRACTION, /* finite, in (0, 1] */
+	RULE_PEAK,     /* 0 (no math in the format), or as RULE_POSITIVE */
 };
 
 /*
@@ -235,6 +236,10 @@ static bool rule_holds(enum value_rule rule, double v)
 		return isfinite(v) && v >= 0.0 && v <= value_max;
 	case RULE_FRACTION:
 		return isfinite(v) && v > 0.0 && v <= 1.0;
+	case RULE_PEAK:
+		/* a positive rate below value_min would make a time of any
+		   work on it infinite */
+		return v == 0.0 || rule_holds(RULE_POSITIVE, v);
 	}
 	return false;
 }
@@ -243,6 +248,7 @@ static const char *const rule_text[] = {
 	[RULE_POSITIVE] = "positive (1e-9 to 1e21 in SI units)",
 	[RULE_NONNEG] = "a non-negative number (at most 1e21)",
 	[RULE_FRACTION] = "a number in (0, 1]",
+	[RULE_PEAK] = "0 or 1e-9 to 1e21 FLOP/s",
 };
 
 static const struct {
@@ -349,12 +355,12 @@ int gpu_spec_check(const struct gpu_spec *g, struct diag *err)
 				"'tdp' (%gW)",
 				g->name, g->idle_w, g->tdp_w);
 	for (int p = 0; p < PREC_COUNT; p++) {
-		if (!rule_holds(RULE_NONNEG, g->peak_flops[p]))
+		if (!rule_holds(RULE_PEAK, g->peak_flops[p]))
 			return diag_set(err, NULL, 0, 0,
 					"gpu '%s': '%s' must be %s, got %g",
 					g->name,
 					precision_name((enum precision)p),
-					rule_text[RULE_NONNEG],
+					rule_text[RULE_PEAK],
 					g->peak_flops[p]);
 	}
 	if (!has_any_precision(g))
@@ -362,11 +368,11 @@ int gpu_spec_check(const struct gpu_spec *g, struct diag *err)
 				"gpu '%s' has no peak throughput in any "
 				"precision",
 				g->name);
-	if (g->gpus_per_node <= 0)
+	if (g->gpus_per_node < 1 || g->gpus_per_node > GPU_NODE_MAX)
 		return diag_set(err, NULL, 0, 0,
-				"gpu '%s': 'gpus_per_node' must be positive, "
-				"got %d",
-				g->name, g->gpus_per_node);
+				"gpu '%s': 'gpus_per_node' must be a whole "
+				"number from 1 to %d, got %d",
+				g->name, GPU_NODE_MAX, g->gpus_per_node);
 	return 0;
 }
 
@@ -686,11 +692,12 @@ static int row_field(struct parse_ctx *ctx, const char *s, size_t len,
 		break;
 	case CELL_INT:
 		if (parse_int(s, &ctx->spec.gpus_per_node) ||
-		    ctx->spec.gpus_per_node <= 0)
+		    ctx->spec.gpus_per_node < 1 ||
+		    ctx->spec.gpus_per_node > GPU_NODE_MAX)
 			parse_fail(ctx, at,
-				   "'%s' must be a positive whole number, "
+				   "'%s' must be a whole number from 1 to %d, "
 				   "got '%s'",
-				   c->name, s);
+				   c->name, GPU_NODE_MAX, s);
 		break;
 	case CELL_PRICE:
 	case CELL_FRACTION:
@@ -1109,11 +1116,20 @@ static int write_cell(FILE *out, const struct column *c,
 		units_format_exact(buf, sizeof(buf), *spec_double(g, c),
 				   c->unit);
 		return fputs(buf, out) == EOF ? -1 : 0;
-	case CELL_PEAK:
-		if (g->peak_flops[c->prec] == 0.0)
+	case CELL_PEAK: {
+		double v = g->peak_flops[c->prec];
+
+		if (v == 0.0)
 			return 0;
-		return fprintf(out, "%.15g%s", g->peak_flops[c->prec] / 1e12,
+		/* below a TFLOP/s in the base unit, exactly: "1e-21TFLOPS"
+		   would read back below the bound of 1e-9 FLOP/s */
+		if (v < 1e12)
+			return fprintf(out, "%.17g%s", v,
+				       c->int_ops ? "OPS" : "FLOPS") < 0 ?
+				       -1 : 0;
+		return fprintf(out, "%.15g%s", v / 1e12,
 			       c->int_ops ? "TOPS" : "TFLOPS") < 0 ? -1 : 0;
+	}
 	case CELL_BOOL:
 		return fputs(*(const bool *)(const void *)(base + c->offset)
 				     ? "yes"

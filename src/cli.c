@@ -428,8 +428,8 @@ int cli_load_workload(struct cli_ctx *ctx)
 	if (ctx->gpus_arg) {
 		snprintf(expr, sizeof(expr), "training.gpus=%s", ctx->gpus_arg);
 		if (workload_set(&ctx->wl, expr, &err) != 0) {
-			cli_error("--gpus must be a positive integer, got "
-				  "'%s'", ctx->gpus_arg);
+			cli_error("--gpus must be an integer from 1 to %d, "
+				  "got '%s'", WL_GPUS_MAX, ctx->gpus_arg);
 			return EXIT_USAGE;
 		}
 	}

@@ -1,6 +1,10 @@
 /* cluster.c - resolve [cluster] against a device; see cluster.h. */
 #include "cluster.h"
 
+/* a node from the workload and from the catalog have the same bound */
+_Static_assert(WL_GPUS_PER_NODE_MAX == GPU_NODE_MAX,
+	       "cluster.gpus_per_node and the catalog column must agree");
+
 void cluster_resolve(const struct cluster_spec *spec, const struct gpu_spec *g,
 		     struct cluster *out)
 {

@@ -2,13 +2,16 @@
    infer_plan.h. */
 #include "infer_plan.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
 
+#include "checked.h"
 #include "model_queue.h"
 
 /* Most replicas the rate search considers. */
@@ -275,19 +278,48 @@ static void plan_load_disagg(const struct workload *wl, struct infer_plan *p,
 	p->utilization = f->sim.busy_fraction;
 }
 
-/* GPUs of the fleet a plan serves with. */
-static int plan_gpus(const struct infer_plan *p)
+/*
+ * GPUs of 'replicas' replicas of tp x ep GPUs each.  A fleet larger than
+ * the largest plan (WL_GPUS_MAX) does not meet the targets: '*meets' is
+ * cleared and 'why' says so (the count is then at most INT_MAX).
+ */
+static int fleet_gpus(int replicas, int tp, int ep, bool *meets, char *why,
+		      size_t n)
 {
-	long long n;
+	int64_t gpus = ck_sat_mul_i64(ck_sat_mul_i64(replicas, tp), ep);
 
-	if (p->simulated && p->fleet.disagg)
-		n = (long long)p->fleet.prefill_replicas * p->prefill_tp *
-			    infer_gpus_per_replica(&p->config) /
-			    p->config.tp +
-		    (long long)p->fleet.decode_replicas * p->decode_tp *
-			    infer_gpus_per_replica(&p->config) / p->config.tp;
-	else
-		n = (long long)p->replicas * infer_gpus_per_replica(&p->config);
+	if (gpus <= WL_GPUS_MAX)
+		return (int)gpus;
+	if (*meets) {
+		*meets = false;
+		snprintf(why, n, "%d replica%s of %lld GPUs need more than "
+			 "the %d GPUs capplan plans for", replicas,
+			 replicas == 1 ? "" : "s", (long long)tp * ep,
+			 WL_GPUS_MAX);
+	}
+	return gpus < INT_MAX ? (int)gpus : INT_MAX;
+}
+
+/* GPUs of the fleet a plan serves with: its replicas, or both pools of a
+   disaggregated fleet (fleet_gpus). */
+static int plan_gpus(struct infer_plan *p)
+{
+	int ep = p->config.ep > 1 ? p->config.ep : 1;
+	int64_t n;
+
+	if (!(p->simulated && p->fleet.disagg))
+		return fleet_gpus(p->replicas, p->config.tp, ep, &p->meets_slo,
+				  p->why, sizeof(p->why));
+	/* two counts of at most INT_MAX: their sum fits in 64 bits */
+	n = (int64_t)fleet_gpus(p->fleet.prefill_replicas, p->prefill_tp, ep,
+				&p->meets_slo, p->why, sizeof(p->why)) +
+	    fleet_gpus(p->fleet.decode_replicas, p->decode_tp, ep,
+		       &p->meets_slo, p->why, sizeof(p->why));
+	if (n > WL_GPUS_MAX && p->meets_slo) {
+		p->meets_slo = false;
+		snprintf(p->why, sizeof(p->why), "the two pools need more than "
+			 "the %d GPUs capplan plans for", WL_GPUS_MAX);
+	}
 	return n < INT_MAX ? (int)n : INT_MAX;
 }
 
@@ -450,7 +482,8 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 	p->has_rate = is->qps > 0.0;
 	p->chosen = (is->tp == WL_AUTO ? 1u << ICHOSE_TP : 0) |
 		    (is->batch == WL_AUTO ? 1u << ICHOSE_BATCH : 0);
-	for (int tp = 1; tp <= p->cluster.gpus_per_node && ntp < 32; tp *= 2) {
+	for (int tp = 1; tp > 0 && tp <= p->cluster.gpus_per_node && ntp < 32;
+	     tp = ck_doubled_within(tp, p->cluster.gpus_per_node)) {
 		if (want_tp != WL_AUTO && tp != want_tp)
 			continue;
 		if (p->arch.heads % tp != 0 ||
@@ -664,7 +697,8 @@ int sample_serve_plan_make(const struct workload *wl, const struct gpu_spec *g,
 	p->batch = is->batch != WL_AUTO ? is->batch : sample_default_batch;
 	p->has_rate = is->qps > 0.0;
 	/* the fewest GPUs per replica that hold the model (tables) */
-	for (int tp = 1; tp <= p->cluster.gpus_per_node; tp *= 2) {
+	for (int tp = 1; tp > 0 && tp <= p->cluster.gpus_per_node;
+	     tp = ck_doubled_within(tp, p->cluster.gpus_per_node)) {
 		if (is->tp != WL_AUTO && tp != is->tp)
 			continue;
 		p->tp = tp;
@@ -714,7 +748,8 @@ int sample_serve_plan_make(const struct workload *wl, const struct gpu_spec *g,
 			p->utilization = rate * service / n;
 		}
 	}
-	p->gpus_total = p->replicas * p->tp;
+	p->gpus_total = fleet_gpus(p->replicas, p->tp, 1, &p->meets_slo,
+				   p->why, sizeof(p->why));
 	facility = p->result.gpu_power_w * p->tp *
 		   (1.0 + p->cluster.host_overhead) * p->cluster.pue;
 	p->energy_j_per_sample = facility / p->result.throughput_per_s;
@@ -783,8 +818,8 @@ int sample_serve_suggest(const struct workload *wl, const struct gpu_spec *g,
 		struct cluster cl;
 
 		cluster_resolve(&wl->cluster, g, &cl);
-		for (int tp = 2; tp <= cl.gpus_per_node && len < size;
-		     tp *= 2) {
+		for (int tp = 2; tp > 0 && tp <= cl.gpus_per_node && len < size;
+		     tp = ck_doubled_within(tp, cl.gpus_per_node)) {
 			if (wl->inference.tp != WL_AUTO &&
 			    tp <= wl->inference.tp)
 				continue;

@@ -230,7 +230,7 @@ double train_hw_flops_per_token(const struct arch *a, enum recompute r)
 		extra = a->layers *
 			arch_layer_fwd_flops_per_token(a, a->seq_len);
 	else if (r == RECOMPUTE_SELECTIVE)
-		extra = a->layers * a->seq_len *
+		extra = (double)a->layers * a->seq_len *
 			arch_attn_core_flops_per_pair(a);
 	return train_model_flops_per_token(a) + extra;
 }

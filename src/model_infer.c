@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "checked.h"
 #include "model_comm.h"
 #include "model_kernel.h"
 #include "model_memory.h"
@@ -74,7 +75,7 @@ double infer_weight_bytes_per_param(enum precision p, bool sparse)
 
 int infer_gpus_per_replica(const struct infer_config *c)
 {
-	return c->tp * (c->ep > 1 ? c->ep : 1);
+	return ck_sat_mul_int(c->tp, c->ep > 1 ? c->ep : 1);
 }
 
 /* Expert-parallel ranks of a replica: its tp x ep GPUs. */

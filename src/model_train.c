@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "checked.h"
 #include "model_comm.h"
 #include "model_kernel.h"
 
@@ -40,6 +41,9 @@ static void linear(const struct device_perf *d, double m, double n, double k,
 		  kernel_gemm_s(d, k, n, m, 1.0);   /* weight gradient */
 }
 
+/* The link of a group of 'group' GPUs: NVLink within a node.  Callers
+   pass products of parallel sizes, saturated (ck_sat_mul_int) so that a
+   group past an int is simply not within a node. */
 static struct link tp_link(const struct cluster *cl, int group)
 {
 	return group <= cl->gpus_per_node ?
@@ -84,7 +88,7 @@ static void ffn_moe(const struct device_perf *d, const struct arch *a,
 	double local = a->experts / ep;
 	double m_e = n * a->experts_per_token / local;
 	double f = a->expert_ffn;
-	struct link l = tp_link(cl, c->tp * train_config_ep(c));
+	struct link l = tp_link(cl, ck_sat_mul_int(c->tp, train_config_ep(c)));
 
 	linear(d, n, a->experts, a->hidden, fwd_s, bwd_s); /* router */
 	ffn_dense(d, a, n, (double)a->shared_experts * f, t, fwd_s, bwd_s);
@@ -226,7 +230,7 @@ static void layer_cost_eval(const struct device_perf *d, const struct arch *a,
 	lc->cp_fwd_s = 0.0;
 	lc->cp_bwd_s = 0.0;
 	if (c->cp > 1) {
-		struct link cl_link = tp_link(cl, c->tp * c->cp);
+		struct link cl_link = tp_link(cl, ck_sat_mul_int(c->tp, c->cp));
 		double kv_bytes = n * arch_kv_elems_per_token_layer(a) / t *
 				  d->elem_bytes;
 		double pass = (c->cp - 1.0) * comm_p2p_s(&cl_link, kv_bytes);
@@ -336,7 +340,8 @@ void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 	/* activations (and their gradients) cross each stage boundary once
 	   per chunk, split over the tp ranks (Narayanan et al. 4.1) */
 	if (c->pp > 1) {
-		struct link pl = tp_link(cl, c->tp * c->cp * c->pp);
+		struct link pl = tp_link(cl, ck_sat_mul_int(
+			ck_sat_mul_int(c->tp, c->cp), c->pp));
 
 		p2p_mb = 2.0 * c->vp * comm_p2p_s(&pl, mc->act_bytes / t);
 	}

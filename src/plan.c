@@ -2,9 +2,11 @@
 #include "plan.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "checked.h"
 #include "model_kernel.h"
 #include "model_sample.h"
 #include "search.h"
@@ -71,32 +73,34 @@ static int plan_states_only(const struct workload *wl,
 	struct train_config *c = &p->config;
 	struct train_memory *m = &p->result.memory;
 	double reserve = train_memory_reserve(g->mem_bytes);
-	int split;
+	int64_t split;
+	int shards;
 
 	c->tp = ts->tp != WL_AUTO ? ts->tp : 1;
 	c->pp = ts->pp != WL_AUTO ? ts->pp : 1;
 	c->cp = ts->cp != WL_AUTO ? ts->cp : 1;
 	c->vp = 1;
 	c->ep = 1;
-	split = c->tp * c->pp * c->cp;
-	c->dp = c->gpus / split > 0 ? c->gpus / split : 1;
+	split = ck_sat_mul_i64(ck_sat_mul_i64(c->tp, c->pp), c->cp);
+	c->dp = c->gpus / split > 0 ? (int)(c->gpus / split) : 1;
+	/* the ranks that share the states: dp * cp, at most the GPUs */
+	shards = ck_sat_mul_int(c->dp, c->cp);
 	/* the lowest ZeRO stage whose states fit, when left open */
 	/* ZeRO-3 does not combine with pipelines (train_config.c) */
 	int max_zero = c->pp > 1 ? 2 : 3;
 
 	c->zero = ts->zero != WL_AUTO_NEG ? ts->zero : max_zero;
 	for (int z = 0; ts->zero == WL_AUTO_NEG && z <= max_zero; z++) {
-		train_memory_states(p->params / (c->tp * c->pp), z,
-				    c->dp * c->cp, c->precision, c->optimizer,
-				    m);
+		train_memory_states(p->params / ((double)c->tp * c->pp), z,
+				    shards, c->precision, c->optimizer, m);
 		if (m->weights_bytes + m->gradients_bytes +
 			    m->optimizer_bytes + reserve <= g->mem_bytes) {
 			c->zero = z;
 			break;
 		}
 	}
-	train_memory_states(p->params / (c->tp * c->pp), c->zero,
-			    c->dp * c->cp, c->precision, c->optimizer, m);
+	train_memory_states(p->params / ((double)c->tp * c->pp), c->zero,
+			    shards, c->precision, c->optimizer, m);
 	m->activations_bytes = 0.0;
 	m->reserve_bytes = reserve;
 	m->total_bytes = m->weights_bytes + m->gradients_bytes +
@@ -131,7 +135,8 @@ static int largest_micro_batch(const struct arch *a,
 		int mid = lo + (hi - lo) / 2;
 
 		t.micro_batch = mid;
-		t.micro_batches = c->global_batch / (c->dp * mid);
+		t.micro_batches =
+			(int)(c->global_batch / ((int64_t)c->dp * mid));
 		if (t.micro_batches < 1)
 			t.micro_batches = 1;
 		train_memory_eval(a, &t, capacity_bytes, &m);
@@ -152,7 +157,7 @@ static int explain_illegal(const struct train_space *sp,
 			   const struct workload *wl, struct diag *err)
 {
 	struct train_config c = p->config;
-	long long split;
+	int64_t split, per_step;
 	char why[200];
 
 	c.tp = sp->tp.v[0];
@@ -162,16 +167,24 @@ static int explain_illegal(const struct train_space *sp,
 	c.ep = sp->ep.v[0];
 	c.micro_batch = sp->micro_batch.v[0];
 	c.zero = sp->zero.v[0];
-	split = (long long)c.tp * c.pp * c.cp;
+	split = ck_sat_mul_i64(ck_sat_mul_i64(c.tp, c.pp), c.cp);
 	if (c.gpus % split != 0)
 		return diag_set(err, wl->file, 0, 0,
 				"'training.gpus' (%d) must be a multiple of "
 				"tp*pp*cp (%d*%d*%d) on %s", c.gpus, c.tp,
 				c.pp, c.cp, p->gpu->name);
 	c.dp = (int)(c.gpus / split);
+	per_step = (int64_t)c.dp * c.micro_batch;
+	if (sp->global_batch == 0 && per_step > WL_BATCH_MAX)
+		return diag_set(err, wl->file, 0, 0,
+				"no legal configuration on %d x %s: "
+				"micro_batch*dp (%d*%d = %lld) is more than "
+				"%d sequences per step", c.gpus, p->gpu->name,
+				c.micro_batch, c.dp, (long long)per_step,
+				WL_BATCH_MAX);
 	c.global_batch = sp->global_batch > 0 ? sp->global_batch :
-						c.dp * c.micro_batch;
-	c.micro_batches = c.global_batch / (c.dp * c.micro_batch);
+						(int)per_step;
+	c.micro_batches = (int)(c.global_batch / per_step);
 	if (!train_config_explain(&p->arch, &c, p->cluster.gpus_per_node, why,
 				  sizeof(why)))
 		return diag_set(err, wl->file, 0, 0,
@@ -426,9 +439,11 @@ int train_plan_suggest(const struct workload *wl, const struct gpu_spec *g,
 	struct cluster cl;
 
 	cluster_resolve(&wl->cluster, g, &cl);
-	for (int gpus = 2 * (wl->training.gpus > 0 ? wl->training.gpus :
-						      cl.gpus_per_node);
-	     gpus <= max_gpus; gpus *= 2) {
+	for (int gpus = ck_sat_mul_int(2, wl->training.gpus > 0 ?
+						  wl->training.gpus :
+						  cl.gpus_per_node);
+	     gpus > 0 && gpus <= max_gpus;
+	     gpus = ck_doubled_within(gpus, max_gpus)) {
 		w.training.gpus = gpus;
 		w.training.global_batch = WL_AUTO;
 		if (train_plan_make(&w, g, &p, NULL) == 0 && p.fits) {

@@ -1,10 +1,13 @@
 /* search.c - enumerate training configurations; see search.h. */
 #include "search.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "checked.h"
 
 /* Tokens per global batch when the workload does not say: Llama 2 trained
    with 4M-token batches (Touvron et al. 2023, table 1). */
@@ -62,7 +65,7 @@ int default_global_batch(int seq_len, int min_seqs)
 
 	while ((double)gb * seq_len < default_batch_tokens && gb < (1 << 24))
 		gb *= 2;
-	while (gb < min_seqs)
+	while (gb < min_seqs && gb <= INT_MAX / 2)
 		gb *= 2;
 	return gb;
 }
@@ -85,7 +88,8 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 	if (ts->tp != WL_AUTO)
 		dim_one(&sp->tp, ts->tp);
 	else
-		for (int t = 1; t <= gpus_per_node && t <= gpus; t *= 2)
+		for (int t = 1; t > 0 && t <= gpus_per_node && t <= gpus;
+		     t = ck_doubled_within(t, gpus_per_node))
 			if (gpus % t == 0 && a->heads % t == 0)
 				dim_add(&sp->tp, t);
 	if (ts->pp != WL_AUTO)
@@ -104,7 +108,8 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 	if (ts->cp != WL_AUTO)
 		dim_one(&sp->cp, ts->cp);
 	else
-		for (int c = 1; c <= gpus_per_node && c <= gpus; c *= 2)
+		for (int c = 1; c > 0 && c <= gpus_per_node && c <= gpus;
+		     c = ck_doubled_within(c, gpus_per_node))
 			/* context parallelism pays only for long sequences */
 			if (c == 1 || a->seq_len / c >= 4096)
 				dim_add(&sp->cp, c);
@@ -113,7 +118,8 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 	else if (!arch_is_moe(a))
 		dim_one(&sp->ep, 1);
 	else
-		for (int e = 1; e <= a->experts && e <= gpus; e *= 2)
+		for (int e = 1; e > 0 && e <= a->experts && e <= gpus;
+		     e = ck_doubled_within(e, a->experts))
 			if (a->experts % e == 0)
 				dim_add(&sp->ep, e);
 	if (ts->micro_batch != WL_AUTO)

@@ -2,7 +2,10 @@
 #include "train_config.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+
+#include "checked.h"
 
 static bool fail(char *why, unsigned n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -20,13 +23,23 @@ static bool fail(char *why, unsigned n, const char *fmt, ...)
 	return false;
 }
 
+/* tp*pp*cp*dp equals 'gpus' (a product that overflows does not). */
+static bool split_is(const struct train_config *c, int gpus)
+{
+	int64_t n;
+
+	return !ck_mul_overflows_i64(c->tp, c->pp, &n) &&
+	       !ck_mul_overflows_i64(n, c->cp, &n) &&
+	       !ck_mul_overflows_i64(n, c->dp, &n) && n == gpus;
+}
+
 bool train_config_explain(const struct arch *a, const struct train_config *c,
 			  int gpus_per_node, char *why, unsigned n)
 {
 	if (c->tp < 1 || c->pp < 1 || c->vp < 1 || c->cp < 1 || c->dp < 1 ||
 	    c->ep < 0 || c->micro_batch < 1)
 		return fail(why, n, "every parallel size and the micro-batch must be >= 1");
-	if ((long long)c->tp * c->pp * c->cp * c->dp != c->gpus)
+	if (!split_is(c, c->gpus))
 		return fail(why, n, "gpus (%d) must equal tp*pp*cp*dp (%d*%d*%d*%d)", c->gpus,
 		     c->tp, c->pp, c->cp, c->dp);
 	if (a->heads % c->tp != 0)
@@ -81,9 +94,9 @@ bool train_config_valid(const struct arch *a, const struct train_config *c,
 
 int train_stage_layers(const struct arch *a, const struct train_config *c)
 {
-	int chunks = c->pp * c->vp;
+	int64_t chunks = (int64_t)c->pp * c->vp; /* no int overflow */
 
-	return (a->layers + chunks - 1) / chunks * c->vp;
+	return (int)((a->layers + chunks - 1) / chunks) * c->vp;
 }
 
 int train_config_ep(const struct train_config *c)

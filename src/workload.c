@@ -177,30 +177,34 @@ static const struct wl_name bool_names[] = {
 static const struct wl_key wl_keys[] = {
 	KEY_STR("model", "name", model.name),
 	KEY_ENUM("model", "kind", model.kind, WLT_KIND, kind_names),
-	KEY_INT("model", "layers", model.layers, POS, 1, INT_MAX),
-	KEY_INT("model", "hidden", model.hidden, POS, 1, INT_MAX),
-	KEY_INT("model", "heads", model.heads, POS, 1, INT_MAX),
-	KEY_INT("model", "kv_heads", model.kv_heads, POS, 1, INT_MAX),
-	KEY_INT("model", "ffn_hidden", model.ffn_hidden, POS, 1, INT_MAX),
+	KEY_INT("model", "layers", model.layers, POS, 1, WL_LAYERS_MAX),
+	KEY_INT("model", "hidden", model.hidden, POS, 1, WL_WIDTH_MAX),
+	KEY_INT("model", "heads", model.heads, POS, 1, WL_HEADS_MAX),
+	KEY_INT("model", "kv_heads", model.kv_heads, POS, 1, WL_HEADS_MAX),
+	KEY_INT("model", "ffn_hidden", model.ffn_hidden, POS, 1, WL_FFN_MAX),
 	KEY_BOOL("model", "gated_ffn", model.gated_ffn),
-	KEY_INT("model", "vocab", model.vocab, POS, 1, INT_MAX),
-	KEY_INT("model", "seq_len", model.seq_len, POS, 1, INT_MAX),
+	KEY_INT("model", "vocab", model.vocab, POS, 1, WL_VOCAB_MAX),
+	KEY_INT("model", "seq_len", model.seq_len, POS, 1, WL_TOKENS_MAX),
 	KEY_BOOL("model", "tied_embeddings", model.tied_embeddings),
 	KEY_QTYM("model", "params", model.params, QTY_POS, UNIT_COUNT, 1e16),
-	KEY_INT("model", "head_dim", model.head_dim, POS, 1, INT_MAX),
-	KEY_INT("model", "kv_lora_rank", model.kv_lora_rank, POS, 1, INT_MAX),
-	KEY_INT("model", "q_lora_rank", model.q_lora_rank, POS, 1, INT_MAX),
+	KEY_INT("model", "head_dim", model.head_dim, POS, 1, WL_HEAD_DIM_MAX),
+	KEY_INT("model", "kv_lora_rank", model.kv_lora_rank, POS, 1,
+		WL_WIDTH_MAX),
+	KEY_INT("model", "q_lora_rank", model.q_lora_rank, POS, 1,
+		WL_WIDTH_MAX),
 	KEY_INT("model", "rope_head_dim", model.rope_head_dim, POS, 1,
-		INT_MAX),
-	KEY_INT("model", "v_head_dim", model.v_head_dim, POS, 1, INT_MAX),
-	KEY_INT("model", "experts", model.experts, POS, 1, INT_MAX),
+		WL_HEAD_DIM_MAX),
+	KEY_INT("model", "v_head_dim", model.v_head_dim, POS, 1,
+		WL_HEAD_DIM_MAX),
+	KEY_INT("model", "experts", model.experts, POS, 1, WL_EXPERTS_MAX),
 	KEY_INT("model", "experts_per_token", model.experts_per_token, POS, 1,
-		INT_MAX),
+		WL_EXPERTS_MAX),
 	KEY_INT("model", "shared_experts", model.shared_experts, 0, 0,
-		INT_MAX),
+		WL_EXPERTS_MAX),
 	KEY_INT("model", "expert_ffn_hidden", model.expert_ffn_hidden, POS, 1,
-		INT_MAX),
-	KEY_INT("model", "dense_layers", model.dense_layers, 0, 0, INT_MAX),
+		WL_FFN_MAX),
+	KEY_INT("model", "dense_layers", model.dense_layers, 0, 0,
+		WL_LAYERS_MAX),
 	{ "model", "hf_config", WLT_STRING, WL_OFF(model.hf_config), 0, 0,
 	  sizeof(((struct model_spec *)0)->hf_config), UNIT_COUNT, NULL },
 	KEY_QTYM("model", "flops_per_sample", model.flops_per_sample, QTY_POS,
@@ -226,14 +230,14 @@ static const struct wl_key wl_keys[] = {
 	KEY_QTYM("training", "tokens", training.tokens, QTY_POS, UNIT_COUNT,
 		 1e18),
 	KEY_INT("training", "global_batch", training.global_batch, POS_AUTO,
-		1, INT_MAX),
+		1, WL_BATCH_MAX),
 	KEY_INT("training", "micro_batch", training.micro_batch, POS_AUTO,
-		1, INT_MAX),
-	KEY_INT("training", "gpus", training.gpus, POS_AUTO, 1, INT_MAX),
-	KEY_INT("training", "tp", training.tp, POS_AUTO, 1, INT_MAX),
-	KEY_INT("training", "pp", training.pp, POS_AUTO, 1, INT_MAX),
-	KEY_INT("training", "vp", training.vp, POS_AUTO, 1, INT_MAX),
-	KEY_INT("training", "cp", training.cp, POS_AUTO, 1, INT_MAX),
+		1, WL_BATCH_MAX),
+	KEY_INT("training", "gpus", training.gpus, POS_AUTO, 1, WL_GPUS_MAX),
+	KEY_INT("training", "tp", training.tp, POS_AUTO, 1, WL_HEADS_MAX),
+	KEY_INT("training", "pp", training.pp, POS_AUTO, 1, WL_LAYERS_MAX),
+	KEY_INT("training", "vp", training.vp, POS_AUTO, 1, WL_LAYERS_MAX),
+	KEY_INT("training", "cp", training.cp, POS_AUTO, 1, WL_GPUS_MAX),
 	KEY_INT("training", "zero", training.zero, WLK_AUTO_NEG, 0, 3),
 	KEY_ENUM("training", "recompute", training.recompute, WLT_RECOMPUTE,
 		 recompute_names),
@@ -247,7 +251,7 @@ static const struct wl_key wl_keys[] = {
 	KEY_TRI("training", "overlap_grad_reduce",
 		training.overlap_grad_reduce),
 	KEY_BOOL("training", "dropout", training.dropout),
-	KEY_INT("training", "ep", training.ep, POS_AUTO, 1, INT_MAX),
+	KEY_INT("training", "ep", training.ep, POS_AUTO, 1, WL_EXPERTS_MAX),
 	KEY_QTYM("training", "samples", training.samples, QTY_POS, UNIT_COUNT,
 		 1e18),
 	KEY_NUM("training", "epochs", training.epochs, WLK_GT, 0, 1e6),
@@ -257,12 +261,13 @@ static const struct wl_key wl_keys[] = {
 	KEY_ENUM("inference", "kv_precision", inference.kv_precision,
 		 WLT_PRECISION, infer_precision_names),
 	KEY_INT("inference", "prompt_tokens", inference.prompt_tokens, 0,
-		1, INT_MAX),
+		1, WL_TOKENS_MAX),
 	KEY_INT("inference", "output_tokens", inference.output_tokens, 0,
-		1, INT_MAX),
-	KEY_INT("inference", "batch", inference.batch, POS_AUTO, 1, INT_MAX),
-	KEY_INT("inference", "tp", inference.tp, POS_AUTO, 1, INT_MAX),
-	KEY_INT("inference", "ep", inference.ep, POS_AUTO, 1, INT_MAX),
+		1, WL_OUTPUT_TOKENS_MAX),
+	KEY_INT("inference", "batch", inference.batch, POS_AUTO, 1,
+		WL_INFER_BATCH_MAX),
+	KEY_INT("inference", "tp", inference.tp, POS_AUTO, 1, WL_HEADS_MAX),
+	KEY_INT("inference", "ep", inference.ep, POS_AUTO, 1, WL_EXPERTS_MAX),
 	KEY_NUM("inference", "qps", inference.qps, 0, 0, 1e9),
 	KEY_QTYM("inference", "ttft_slo", inference.ttft_slo_s, QTY_POS,
 		 UNIT_TIME, 86400.0),
@@ -311,15 +316,15 @@ static const struct wl_key wl_keys[] = {
 	KEY_INT("inference", "decode_replicas", inference.decode_replicas,
 		POS_AUTO, 1, 1000000),
 	KEY_INT("inference", "prefill_tp", inference.prefill_tp, POS_AUTO, 1,
-		INT_MAX),
+		WL_HEADS_MAX),
 	KEY_INT("inference", "decode_tp", inference.decode_tp, POS_AUTO, 1,
-		INT_MAX),
+		WL_HEADS_MAX),
 	KEY_QTYL("inference", "kv_transfer_bw",
 		 inference.kv_transfer_bw_bytes_per_s, WLK_UNSET0,
 		 UNIT_BANDWIDTH, WL_MIN_BW_BYTES_PER_S),
 
 	KEY_INT("cluster", "gpus_per_node", cluster.gpus_per_node, POS_AUTO,
-		1, INT_MAX),
+		1, WL_GPUS_PER_NODE_MAX),
 	/* at least 1 MB/s, a thousandth of 10 Gb Ethernet: slower links
 	   make collectives of any model take longer than a double can say
 	   in joules (1e-300B/s was a "not finite" internal error) */
@@ -737,10 +742,8 @@ static int parse_int(const struct wl_key *k, const char *text,
 	v = strtoll(text, &end, 10);
 	if (end == text || *end != '\0')
 		return value_error(k, label, text, at, err);
-	if ((errno == ERANGE && v > 0) || v > INT_MAX)
-		return diag_set(err, at->file, at->line, at->col,
-				"'%s' is out of range (at most %d), got '%s'",
-				label, (int)k->max, text);
+	/* beyond long long, beyond int or beyond the key's bound: the
+	   message gives the range */
 	if (errno == ERANGE || !in_range(k, (double)v))
 		return value_error(k, label, text, at, err);
 	*out = (int)v;
@@ -1322,9 +1325,28 @@ int workload_apply_hf_config(struct workload *wl, const char *path,
 			     struct diag *err)
 {
 	struct model_spec json = wl->model;
+	char what[128];
+	int v;
 
 	if (hf_config_load(path, &json, err) != 0)
 		return -1;
+	/* the JSON's integers are positive; the keys' bounds apply to them
+	   as to values in the file (0: a field the JSON left out) */
+	for (size_t i = 0; i < WL_KEY_COUNT; i++) {
+		const struct wl_key *k = &wl_keys[i];
+
+		if (k->type != WLT_INT || strcmp(k->section, "model") != 0 ||
+		    wl->given[i])
+			continue;
+		memcpy(&v, (const char *)&json + (k->offset - WL_OFF(model)),
+		       sizeof(int));
+		if (v != 0 && !in_range(k, v)) {
+			key_describe(k, what, sizeof(what));
+			return diag_set(err, path, 0, 0,
+					"'%s' must be %s, got %d", k->key,
+					what, v);
+		}
+	}
 	for (size_t i = 0; i < WL_KEY_COUNT; i++) {
 		const struct wl_key *k = &wl_keys[i];
 		char *dst = (char *)wl + k->offset;

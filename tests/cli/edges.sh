@@ -1,7 +1,8 @@
 #!/bin/sh
 # edges.sh BIN: numbers at the edges.  Every numeric workload key and
-# catalog column gets 1e308, 1e-320, 0, -1, nan, inf and an overflowing
-# integer: capplan answers with a finite result (exit 0 or 1) or a clear
+# catalog column gets 1e308, 1e-320, 0, -1, nan, inf, integers whose
+# doubling or products wrap an int (2^30 + 1, INT_MAX, 2^31; issue 14)
+# and an overflowing integer: capplan answers with a finite result (exit 0 or 1) or a clear
 # error (exit 2 or 3 with a message), never a crash, a hang, an internal
 # error or a NaN/inf in its JSON.
 set -u
@@ -37,7 +38,7 @@ train_keys="model.layers model.hidden model.heads model.kv_heads model.ffn_hidde
 infer_keys="inference.prompt_tokens inference.output_tokens inference.batch
  inference.tp inference.ep inference.qps inference.ttft_slo inference.tpot_slo
  inference.power_cap"
-values="1e308 1e-320 0 -1 nan inf 99999999999"
+values="1e308 1e-320 0 -1 nan inf 1073741825 2147483647 2147483648 99999999999"
 ex=examples/llama3-8b.ini
 for key in $train_keys; do
 	for v in $values; do

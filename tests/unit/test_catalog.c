@@ -289,15 +289,24 @@ static void test_optional_value_errors(void **state)
 		{ "idle_power", "-5W", "'idle_power' must be a power" },
 		{ "intra_bw", "0GB/s", "'intra_bw' must be positive" },
 		{ "inter_bw", "100Gbit", "'inter_bw' must be a bandwidth" },
-		{ "gpus_per_node", "0", "'gpus_per_node' must be a positive "
-					"whole number, got '0'" },
-		{ "gpus_per_node", "8.5", "positive whole number" },
-		{ "gpus_per_node", "-8", "positive whole number" },
-		{ "gpus_per_node", "eight", "positive whole number" },
-		{ "gpus_per_node", "0x8", "positive whole number" },
-		{ "gpus_per_node", "99999999999", "positive whole number" },
+		{ "gpus_per_node", "0", "'gpus_per_node' must be a whole "
+					"number from 1 to 65536, got '0'" },
+		{ "gpus_per_node", "8.5", "whole number from 1 to 65536" },
+		{ "gpus_per_node", "-8", "whole number from 1 to 65536" },
+		{ "gpus_per_node", "eight", "whole number from 1 to 65536" },
+		{ "gpus_per_node", "0x8", "whole number from 1 to 65536" },
+		/* past the bound: 2^16 + 1, the row of issue 14, 2^31 and
+		   2^32 + 1 */
+		{ "gpus_per_node", "65537", "'gpus_per_node' must be a whole "
+					    "number from 1 to 65536, got "
+					    "'65537'" },
+		{ "gpus_per_node", "2000000000", "got '2000000000'" },
+		{ "gpus_per_node", "2147483648", "got '2147483648'" },
+		{ "gpus_per_node", "4294967297", "got '4294967297'" },
+		{ "gpus_per_node", "99999999999",
+		  "whole number from 1 to 65536" },
 		{ "gpus_per_node", "99999999999999999999999",
-		  "positive whole number" },
+		  "whole number from 1 to 65536" },
 		{ "price_usd_per_gpu_hour", "-1",
 		  "'price_usd_per_gpu_hour' must be a non-negative number" },
 		{ "price_usd_per_gpu_hour", "$2", "non-negative number" },
@@ -345,7 +354,8 @@ static void test_optional_values_ok(void **state)
 		{ "sparsity", "1" },   { "sparsity", "no" },
 		{ "sparsity", "FALSE" }, { "sparsity", "0" },
 		{ "kind", "DataCenter" }, { "kind", "edge" },
-		{ "gpus_per_node", "72" }, { "price_usd_per_gpu_hour", "0" },
+		{ "gpus_per_node", "72" }, { "gpus_per_node", "65536" },
+		{ "price_usd_per_gpu_hour", "0" },
 		{ "price_usd_per_gpu_hour", ".5" }, { "matmul_eff", "1" },
 		{ "idle_power", "700W" }, { "fp8", "0" },
 		{ "source", "\"a, \"\"quoted\"\" source\"" },
@@ -835,10 +845,26 @@ static void test_gpu_spec_check(void **state)
 	expect_check_fails(&bad, "'mem_eff'");
 	bad = g;
 	bad.gpus_per_node = 0;
-	expect_check_fails(&bad, "'gpus_per_node' must be positive");
+	expect_check_fails(&bad, "'gpus_per_node' must be a whole number "
+				 "from 1 to 65536, got 0");
+	bad.gpus_per_node = 2000000000;
+	expect_check_fails(&bad, "'gpus_per_node' must be a whole number "
+				 "from 1 to 65536, got 2000000000");
 	bad = g;
 	bad.peak_flops[PREC_FP8] = -1.0;
 	expect_check_fails(&bad, "'fp8' must be");
+	/* a positive rate so small that any work on it takes forever */
+	bad = g;
+	bad.peak_flops[PREC_BF16] = 1e-300;
+	expect_check_fails(&bad, "'bf16' must be at least 1GFLOPS, got "
+				 "1e-300");
+	bad.peak_flops[PREC_BF16] = 1e-9;
+	expect_check_fails(&bad, "'bf16' must be at least 1GFLOPS, got 1e-09");
+	bad.peak_flops[PREC_BF16] = 1e9;
+	assert_int_equal(gpu_spec_check(&bad, NULL), 0);
+	bad.peak_flops[PREC_BF16] = 2e21;
+	expect_check_fails(&bad, "'bf16' must be 0 or 1e-9 to 1e21 FLOP/s, "
+				 "got 2e+21");
 	bad = g;
 	bad.peak_flops[PREC_INT4] = NAN;
 	expect_check_fails(&bad, "'int4' must be");

@@ -186,6 +186,24 @@ static void test_train_flops_gqa(void **state)
 		   1e-15);
 }
 
+/* At the bounds of layers and seq_len (100000 x 2^24 = 1.68e12, past an
+   int) the recomputed attention core is still layers x seq_len x the
+   FLOPs of a query-key pair (issue 14: it once wrapped into garbage). */
+static void test_selective_at_bounds(void **state)
+{
+	struct arch a = gqa_arch();
+	double pair, extra;
+
+	(void)state;
+	a.layers = 100000;
+	a.seq_len = 16777216;
+	pair = arch_attn_core_flops_per_pair(&a);
+	extra = train_hw_flops_per_token(&a, RECOMPUTE_SELECTIVE) -
+		train_model_flops_per_token(&a);
+	assert_true(pair > 0.0);
+	assert_rel(extra, 1677721600000.0 * pair, 1e-12);
+}
+
 /*
  * Narayanan et al. 2021, eq. 3 (per iteration, B sequences of s tokens):
  * 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) with full recomputation; divided
@@ -241,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_params_tied_untied),
 		cmocka_unit_test(test_layer_fwd_flops),
 		cmocka_unit_test(test_train_flops_gqa),
+		cmocka_unit_test(test_selective_at_bounds),
 		cmocka_unit_test(test_narayanan),
 		cmocka_unit_test(test_six_n),
 	};

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -735,6 +736,30 @@ static void test_infer_gpus(void **state)
 	c.tp = 8;
 	c.ep = 32;
 	assert_int_equal(infer_gpus_per_replica(&c), 256);
+	/* past an int (tp 2^16 x ep 2^20): saturated, more than any fleet */
+	c.tp = 65536;
+	c.ep = 1048576;
+	assert_int_equal(infer_gpus_per_replica(&c), INT_MAX);
+}
+
+/* A candidate whose tp x ep passes an int (the search costs a micro-batch
+   before it checks ep against dp x cp): the all-to-all goes over the
+   network instead of the product wrapping (issue 14). */
+static void test_train_a2a_group_past_int(void **state)
+{
+	struct arch a = small_moe();
+	struct gpu_spec g = test_gpu();
+	struct cluster cl = test_cluster();
+	struct train_config c = moe_cfg(2, 1, 6, 6, 1);
+	struct train_config huge = c;
+	struct train_micro m, mh;
+
+	(void)state;
+	huge.tp = 65536;
+	huge.ep = 65536;
+	assert_int_equal(train_micro_eval(&a, &c, &g, &cl, &m), 0);
+	assert_int_equal(train_micro_eval(&a, &huge, &g, &cl, &mh), 0);
+	assert_true(isfinite(mh.layer.a2a_s) && mh.layer.a2a_s > 0.0);
 }
 
 /* Weights per GPU: replicated parts over tp, routed experts over tp x
@@ -868,6 +893,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_from_spec_moe),
+		cmocka_unit_test(test_train_a2a_group_past_int),
 		cmocka_unit_test(test_from_spec_mla),
 		cmocka_unit_test(test_attn_gemms_gqa),
 		cmocka_unit_test(test_attn_gemms_mla),

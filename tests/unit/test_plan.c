@@ -6,6 +6,7 @@
 
 #include <cmocka.h>
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -414,6 +415,79 @@ static void test_suggest_node_size(void **state)
 	}
 }
 
+/* A two-layer toy: tiny enough that a million GPUs each hold a
+   micro-batch. */
+static void toy_model(struct workload *wl)
+{
+	workload_init(wl);
+	strcpy(wl->model.name, "toy");
+	wl->model.layers = 2;
+	wl->model.hidden = 64;
+	wl->model.heads = 2;
+	wl->model.vocab = 100;
+	wl->model.seq_len = 16;
+}
+
+/*
+ * A device row past the catalog's bound (a program may build one): the
+ * doubling loops over tp and cp end at 2^30 instead of wrapping to 0 and
+ * dividing by it (issue 14: SIGFPE for gpus_per_node 1073741825).
+ */
+static void test_node_past_int(void **state)
+{
+	static const int nodes[] = { 1073741825, INT_MAX };
+	struct gpu_spec g = test_gpu();
+	struct workload wl;
+	struct train_plan p;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
+		g.gpus_per_node = nodes[i];
+		small_model(&wl);
+		wl.training.gpus = 8;
+		assert_int_equal(train_plan_make(&wl, &g, &p, NULL), 0);
+		assert_true(p.fits);
+		assert_true(p.config.tp >= 1 && p.config.tp <= 8);
+		assert_int_equal(p.config.gpus, 8);
+	}
+}
+
+/*
+ * 2^20 GPUs of the toy (the count 'size --budget 1e9' reaches): the
+ * largest micro-batch that fits is found although dp x micro-batch
+ * passes an int (issue 14: SIGFPE in the bisection), and a micro-batch
+ * whose default global batch passes the bound is explained.
+ */
+static void test_dp_times_micro_batch(void **state)
+{
+	struct gpu_spec g = test_gpu();
+	struct workload wl;
+	struct train_plan p;
+	struct diag err;
+
+	(void)state;
+	toy_model(&wl);
+	wl.training.gpus = 1 << 20;
+	assert_int_equal(train_plan_make(&wl, &g, &p, NULL), 0);
+	assert_true(p.fits);
+	assert_int_equal((long long)p.config.tp * p.config.pp * p.config.cp *
+				 p.config.dp,
+			 1 << 20);
+	assert_true(p.max_micro_batch >= p.config.micro_batch);
+	assert_true(p.result.tokens_per_s > 0.0);
+
+	toy_model(&wl);
+	wl.training.gpus = 8;
+	wl.training.tp = 1;
+	wl.training.micro_batch = 1 << 30;
+	diag_clear(&err);
+	assert_int_equal(train_plan_make(&wl, &g, &p, &err), -1);
+	assert_string_equal(err.msg, "no legal configuration on 8 x "
+				     "A100-test: micro_batch*dp "
+				     "(1073741824*8 = 8589934592) is more "
+				     "than 1073741824 sequences per step");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +501,8 @@ int main(void)
 		cmocka_unit_test(test_suggest_key),
 		cmocka_unit_test(test_suggest_more_gpus),
 		cmocka_unit_test(test_suggest_node_size),
+		cmocka_unit_test(test_node_past_int),
+		cmocka_unit_test(test_dp_times_micro_batch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

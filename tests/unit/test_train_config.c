@@ -348,6 +348,30 @@ static void test_why_truncated(void **state)
 	assert_int_equal(why[0], '#');
 }
 
+/* Parallel sizes whose product passes 64 bits (2^64) are not a split of
+   any GPU count, and the stage size of pp x vp past an int is one layer
+   per chunk (issue 14: both products once overflowed). */
+static void test_split_overflow(void **state)
+{
+	struct arch a = test_arch();
+	struct train_config c = base();
+	char why[200];
+
+	(void)state;
+	c.tp = c.pp = c.cp = c.dp = 65536;
+	c.gpus = 1;
+	assert_false(train_config_explain(&a, &c, 8, why, sizeof(why)));
+	assert_string_equal(why, "gpus (1) must equal tp*pp*cp*dp "
+				 "(65536*65536*65536*65536)");
+	c = base();
+	c.pp = 65536;
+	c.vp = 65536;
+	assert_int_equal(train_stage_layers(&a, &c), 65536);
+	c.pp = 3;
+	c.vp = 2;
+	assert_int_equal(train_stage_layers(&a, &c), 8); /* 24 / 6 x 2 */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_zero_range),
 		cmocka_unit_test(test_zero_pipeline),
 		cmocka_unit_test(test_why_truncated),
+		cmocka_unit_test(test_split_overflow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -300,7 +300,7 @@ static void test_bom_and_crlf(void **state)
 	expect_error("\xEF\xBB\xBF" "layers = 3\r\n", 1, 1,
 		     "key 'layers' is outside any section");
 	expect_error("\xEF\xBB\xBF[model]\r\nlayers = x\r\n", 2, 10,
-		     "'layers' must be a positive integer, got 'x'");
+		     "'layers' must be an integer from 1 to 100000, got 'x'");
 }
 
 static void test_unknown_section(void **state)
@@ -341,7 +341,8 @@ static void test_bad_values(void **state)
 {
 	(void)state;
 	expect_error("[model]\nlayers = 12.5\n", 2, 10,
-		     "'layers' must be a positive integer, got '12.5'");
+		     "'layers' must be an integer from 1 to 100000, got "
+		     "'12.5'");
 	expect_error("[model]\ngated_ffn = maybe\n", 2, 13,
 		     "'gated_ffn' must be true or false");
 	expect_error("[training]\nsequence_parallel = sometimes\n", 2, 21,
@@ -431,24 +432,29 @@ static void test_out_of_range(void **state)
 {
 	(void)state;
 	expect_error("[model]\nheads = -4\n", 2, 9,
-		     "'heads' must be a positive integer, got '-4'");
+		     "'heads' must be an integer from 1 to 65536, got '-4'");
 	expect_error("[inference]\npower_cap = -5W\n", 2, 13,
 		     "'power_cap' must be a positive power");
 	expect_error("[inference]\nqps = -0.5\n", 2, 7,
 		     "'qps' must be a number from 0 to 1e+09, got '-0.5'");
 	expect_error("[training]\ntp = 0\n", 2, 6,
-		     "'tp' must be a positive integer or 'auto', got '0'");
+		     "'tp' must be an integer from 1 to 65536 or 'auto', got "
+		     "'0'");
 	expect_error("[training]\ntokens = 0\n", 2, 10,
 		     "'tokens' must be a positive count");
 	expect_error("[cluster]\npue = 0.95\n", 2, 7,
 		     "'pue' must be a number from 1 to 3, got '0.95'");
 	expect_error("[model]\nvocab = 2147483648\n", 2, 9,
-		     "'vocab' is out of range (at most 2147483647), got "
+		     "'vocab' must be an integer from 1 to 16777216, got "
 		     "'2147483648'");
 	expect_error("[model]\nvocab = 99999999999999999999999\n", 2, 9,
-		     "'vocab' is out of range");
+		     "'vocab' must be an integer from 1 to 16777216, got "
+		     "'99999999999999999999999'");
 	expect_error("[model]\nvocab = -99999999999999999999999\n", 2, 9,
-		     "'vocab' must be a positive integer");
+		     "'vocab' must be an integer from 1 to 16777216");
+	expect_error("[inference]\nseed = 2147483648\n", 2, 8,
+		     "'seed' must be an integer from 0 to 2147483647, got "
+		     "'2147483648'");
 }
 
 static void test_empty_value(void **state)
@@ -578,6 +584,133 @@ static void expect_set_error(const char *expr, const char *msg)
 	assert_memory_equal(&wl, &before, sizeof(wl));
 }
 
+/*
+ * Every bounded integer key (specs/workload.md, "Bounds"): its largest
+ * value is accepted, the next one is rejected at the value's column with
+ * the range, in a file and with --set.
+ */
+static const struct {
+	const char *section, *key;
+	int min, max;
+	bool is_auto;
+} int_bounds[] = {
+	{ "model", "layers", 1, 100000, false },
+	{ "model", "hidden", 1, 1048576, false },
+	{ "model", "heads", 1, 65536, false },
+	{ "model", "kv_heads", 1, 65536, false },
+	{ "model", "ffn_hidden", 1, 16777216, false },
+	{ "model", "vocab", 1, 16777216, false },
+	{ "model", "seq_len", 1, 16777216, false },
+	{ "model", "head_dim", 1, 16384, false },
+	{ "model", "kv_lora_rank", 1, 1048576, false },
+	{ "model", "q_lora_rank", 1, 1048576, false },
+	{ "model", "rope_head_dim", 1, 16384, false },
+	{ "model", "v_head_dim", 1, 16384, false },
+	{ "model", "experts", 1, 1048576, false },
+	{ "model", "experts_per_token", 1, 1048576,
+	  false },
+	{ "model", "shared_experts", 0, 1048576, false },
+	{ "model", "expert_ffn_hidden", 1, 16777216,
+	  false },
+	{ "model", "dense_layers", 0, 100000, false },
+	{ "model", "embedding_tables", 1, 1000000, false },
+	{ "model", "embedding_dim", 1, 1000000, false },
+	{ "training", "global_batch", 1, 1073741824, true },
+	{ "training", "micro_batch", 1, 1073741824, true },
+	{ "training", "gpus", 1, 16777216, true },
+	{ "training", "tp", 1, 65536, true },
+	{ "training", "pp", 1, 100000, true },
+	{ "training", "vp", 1, 100000, true },
+	{ "training", "cp", 1, 16777216, true },
+	{ "training", "ep", 1, 1048576, true },
+	{ "inference", "prompt_tokens", 1, 16777216, false },
+	{ "inference", "output_tokens", 1, 1048576, false },
+	{ "inference", "batch", 1, 1048576, true },
+	{ "inference", "tp", 1, 65536, true },
+	{ "inference", "ep", 1, 1048576, true },
+	{ "inference", "concurrency", 1, 1000000, false },
+	{ "inference", "requests", 1, 1000000, true },
+	{ "inference", "seed", 0, 2147483647, false },
+	{ "inference", "replicas", 1, 1000000, true },
+	{ "inference", "max_batch", 1, 65536, true },
+	{ "inference", "max_batched_tokens", 1,
+	  16777216, true },
+	{ "inference", "kv_block_tokens", 1, 4096, false },
+	{ "inference", "scheduler_steps", 1, 1024, false },
+	{ "cluster", "gpus_per_node", 1, 65536, true },
+};
+
+static void test_integer_bounds(void **state)
+{
+	char text[128], expr[128], want[160];
+	struct workload wl;
+	struct diag d;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(int_bounds) / sizeof(int_bounds[0]);
+	     i++) {
+		const char *sec = int_bounds[i].section;
+		const char *key = int_bounds[i].key;
+		long long max = int_bounds[i].max;
+		char label[64];
+
+		snprintf(text, sizeof(text), "[%s]\n%s = %lld\n", sec, key,
+			 max);
+		parse_ok(text, &wl);
+		snprintf(expr, sizeof(expr), "%s.%s=%lld", sec, key, max);
+		workload_init(&wl);
+		diag_clear(&d);
+		if (workload_set(&wl, expr, &d) != 0)
+			fail_msg("'%s' rejected: %s", expr, d.msg);
+		/* one more, a wrapped int (2^32 + 1) and 2^63 */
+		snprintf(want, sizeof(want),
+			 "'%s' must be an integer from %d to %d%s, got '%lld'",
+			 key, int_bounds[i].min, (int)max,
+			 int_bounds[i].is_auto ? " or 'auto'" : "", max + 1);
+		snprintf(text, sizeof(text), "[%s]\n%s = %lld\n", sec, key,
+			 max + 1);
+		expect_error(text, 2, (int)strlen(key) + 4, want);
+		snprintf(label, sizeof(label), "%s.%s", sec, key);
+		snprintf(want, sizeof(want),
+			 "'%s' must be an integer from %d to %d%s, got '%lld'",
+			 label, int_bounds[i].min, (int)max,
+			 int_bounds[i].is_auto ? " or 'auto'" : "", max + 1);
+		snprintf(expr, sizeof(expr), "%s.%s=%lld", sec, key, max + 1);
+		expect_set_error(expr, want);
+		snprintf(expr, sizeof(expr), "%s.%s=4294967297", sec, key);
+		expect_set_error(expr, "got '4294967297'");
+		snprintf(expr, sizeof(expr), "%s.%s=9223372036854775808", sec,
+			 key);
+		expect_set_error(expr, "got '9223372036854775808'");
+	}
+}
+
+/* A value past its bound that reached the struct by another way than a
+   file (a program filling it) is stopped by the validator. */
+static void test_validate_bounds(void **state)
+{
+	struct workload wl;
+	struct diag d;
+
+	(void)state;
+	workload_init(&wl);
+	wl.model.params = 7e9;
+	wl.cluster.gpus_per_node = 1073741825;
+	diag_clear(&d);
+	assert_int_equal(workload_validate(&wl, &d), -1);
+	assert_string_equal(d.msg, "'gpus_per_node' must be an integer from "
+				   "1 to 65536 or 'auto', got 1073741825");
+	wl.cluster.gpus_per_node = 65536;
+	wl.training.micro_batch = 2147483647;
+	diag_clear(&d);
+	assert_int_equal(workload_validate(&wl, &d), -1);
+	assert_string_equal(d.msg, "'micro_batch' must be an integer from 1 "
+				   "to 1073741824 or 'auto', got 2147483647");
+	wl.training.micro_batch = 1073741824;
+	diag_clear(&d);
+	assert_int_equal(workload_validate(&wl, &d), 0);
+}
+
 static void test_set_errors(void **state)
 {
 	(void)state;
@@ -585,8 +718,8 @@ static void test_set_errors(void **state)
 			 "unknown key 'training.tpp'; did you mean "
 			 "'training.tp'?");
 	expect_set_error("training.tp=x",
-			 "'training.tp' must be a positive integer or 'auto', "
-			 "got 'x'");
+			 "'training.tp' must be an integer from 1 to 65536 or "
+			 "'auto', got 'x'");
 	expect_set_error("training.tp=", "empty value for 'training.tp'");
 	expect_set_error("training.tp",
 			 "expected 'section.key=value', got 'training.tp'");
@@ -709,7 +842,8 @@ static void test_validate(void **state)
 	wl.inference.prompt_tokens = 0;
 	diag_clear(&d);
 	assert_int_equal(workload_validate(&wl, &d), -1);
-	assert_contains(d.msg, "'prompt_tokens' must be a positive integer");
+	assert_contains(d.msg, "'prompt_tokens' must be an integer from 1 to "
+			       "16777216, got 0");
 
 	/* no file: no file name in the message */
 	workload_init(&wl);
@@ -780,6 +914,8 @@ int main(void)
 		cmocka_unit_test(test_bad_units),
 		cmocka_unit_test(test_not_finite),
 		cmocka_unit_test(test_out_of_range),
+		cmocka_unit_test(test_integer_bounds),
+		cmocka_unit_test(test_validate_bounds),
 		cmocka_unit_test(test_empty_value),
 		cmocka_unit_test(test_nul_byte),
 		cmocka_unit_test(test_long_line),

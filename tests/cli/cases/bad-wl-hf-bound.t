@@ -1,0 +1,2 @@
+args: train tests/cli/data/wl-hf-huge.ini --gpu H100-SXM
+exit: 3
