@@ -3,10 +3,9 @@
  * see trace.h and specs/workload.md, section "Trace files".
  */
 #include "trace.h"
+#include "readfile.h"
 
 #include <csv.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <float.h>
 #include <limits.h>
 #include <locale.h>
@@ -16,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "c_numeric.h"
 #include "units.h"
@@ -627,89 +624,12 @@ out_free_ctx:
 	return rc;
 }
 
-/* What a file that is not a regular one is, for messages. */
-static const char *file_kind(mode_t mode)
-{
-	if (S_ISDIR(mode))
-		return "a directory";
-	if (S_ISFIFO(mode))
-		return "a FIFO";
-	if (S_ISCHR(mode))
-		return "a character device";
-	if (S_ISBLK(mode))
-		return "a block device";
-	if (S_ISSOCK(mode))
-		return "a socket";
-	return "a special file";
-}
-
-/*
- * Read all of the regular file open as 'fd' into a new buffer; 'size' is
- * what fstat said (the file may change while being read).
- */
-static int read_all(int fd, const char *path, off_t size, char **out,
-		    size_t *out_len, struct diag *err)
-{
-	size_t cap = (size_t)size + 1; /* + 1: notice growth at once */
-	size_t len = 0;
-	char *buf = malloc(cap);
-
-	if (!buf)
-		return diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
-				     "cannot read '%s': out of memory", path);
-	for (;;) {
-		ssize_t got;
-
-		if (len == cap) {
-			char *nbuf;
-
-			if (len > TRACE_FILE_MAX)
-				goto out_too_large;
-			nbuf = realloc(buf, 2 * cap);
-			if (!nbuf) {
-				diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
-					      "cannot read '%s': out of memory",
-					      path);
-				goto out_free;
-			}
-			buf = nbuf;
-			cap *= 2;
-		}
-		got = read(fd, buf + len, cap - len);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			diag_set_io(err, NULL, 0, 0, "cannot read '%s': %s",
-				    path, strerror(errno));
-			goto out_free;
-		}
-		if (got == 0)
-			break;
-		len += (size_t)got;
-	}
-	if (len > TRACE_FILE_MAX)
-		goto out_too_large;
-	*out = buf;
-	*out_len = len;
-	return 0;
-out_too_large:
-	diag_set(err, NULL, 0, 0,
-		 "cannot read '%s': expected at most %u bytes (64 MiB), found "
-		 "more",
-		 path, TRACE_FILE_MAX);
-out_free:
-	free(buf);
-	return -1;
-}
-
 int trace_load_file(const char *path, struct sim_request **reqs, size_t *n,
 		    struct diag *err)
 {
-	struct stat st;
 	char *buf = NULL;
 	size_t len = 0;
-	int fd;
-	int rc = -1;
+	int rc;
 
 	if (reqs)
 		*reqs = NULL;
@@ -717,34 +637,11 @@ int trace_load_file(const char *path, struct sim_request **reqs, size_t *n,
 		*n = 0;
 	if (!path)
 		return diag_set(err, NULL, 0, 0, "no trace file given");
-	/* O_NONBLOCK: opening a FIFO without a writer must not hang */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return diag_set_io(err, NULL, 0, 0, "cannot read '%s': %s",
-				   path, strerror(errno));
-	if (fstat(fd, &st) != 0) {
-		diag_set_io(err, NULL, 0, 0, "cannot read '%s': %s", path,
-			    strerror(errno));
-		goto out_close;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		diag_set_io(err, NULL, 0, 0,
-			 "cannot read '%s': expected a regular file, found %s",
-			 path, file_kind(st.st_mode));
-		goto out_close;
-	}
-	if (st.st_size < 0 || (uintmax_t)st.st_size > TRACE_FILE_MAX) {
-		diag_set(err, NULL, 0, 0,
-			 "cannot read '%s': expected at most %u bytes "
-			 "(64 MiB), found %jd",
-			 path, TRACE_FILE_MAX, (intmax_t)st.st_size);
-		goto out_close;
-	}
-	if (read_all(fd, path, st.st_size, &buf, &len, err))
-		goto out_close;
+	/* a regular file only: a FIFO is an error at once, not a hang */
+	if (readfile_all(path, READFILE_REGULAR, TRACE_FILE_MAX, &buf, &len,
+			 err) != 0)
+		return -1;
 	rc = trace_parse(buf, len, path, reqs, n, err);
 	free(buf);
-out_close:
-	close(fd);
 	return rc;
 }

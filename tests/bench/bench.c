@@ -71,6 +71,20 @@ static void size_one(int i, void *arg)
 				   NULL) == 0;
 }
 
+/* Seconds per serving plan of 'wl' on 'g', over 'reps' plans (their
+   p99 TTFT added to '*sink'). */
+static double plan_s(const struct workload *wl, const struct gpu_spec *g,
+		     int reps, double *sink)
+{
+	struct infer_plan p;
+	double t0 = now_s();
+
+	for (int i = 0; i < reps; i++)
+		if (g && infer_plan_make(wl, g, &p, NULL) == 0)
+			*sink += p.fleet.sim.ttft_p99_s;
+	return (now_s() - t0) / reps;
+}
+
 /* The simulation's speed, and sizing a fleet on every catalog device. */
 static double bench_serving(const struct catalog *cat)
 {
@@ -106,28 +120,18 @@ static double bench_serving(const struct catalog *cat)
 	   two decode replicas */
 	wl.inference.speculative_tokens = 4;
 	wl.inference.acceptance_rate = 0.7;
-	t0 = now_s();
-	for (int i = 0; i < reps; i++)
-		if (infer_plan_make(&wl, catalog_find(cat, "H100-SXM", &err),
-				    &p, &err) == 0)
-			sink += p.fleet.sim.ttft_p99_s;
-	t1 = now_s();
 	printf("  with speculative decoding (4 drafts): %.3g ms\n",
-	       1e3 * (t1 - t0) / reps);
+	       1e3 * plan_s(&wl, catalog_find(cat, "H100-SXM", &err), reps,
+			    &sink));
 	wl.inference.speculative_tokens = 0;
 	wl.inference.acceptance_rate = 0.0;
 	wl.inference.replicas = WL_AUTO;
 	wl.inference.disaggregated = true;
 	wl.inference.prefill_replicas = 2;
 	wl.inference.decode_replicas = 2;
-	t0 = now_s();
-	for (int i = 0; i < reps; i++)
-		if (infer_plan_make(&wl, catalog_find(cat, "H100-SXM", &err),
-				    &p, &err) == 0)
-			sink += p.fleet.sim.ttft_p99_s;
-	t1 = now_s();
 	printf("  disaggregated, 2 prefill + 2 decode replicas: %.3g ms\n",
-	       1e3 * (t1 - t0) / reps);
+	       1e3 * plan_s(&wl, catalog_find(cat, "H100-SXM", &err), reps,
+			    &sink));
 	serving_model(&wl);
 	t0 = now_s();
 	for (size_t i = 0; i < n; i++)
