@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "c_numeric.h"
+#include "text.h"
 #include "units.h"
 
 #define TRACE_FIELDS 3
@@ -138,24 +139,11 @@ static void advance(struct pos *p, unsigned char c)
 	}
 }
 
-/*
- * A field as quoted in a message: at most SHOWN_MAX bytes, then "...";
- * control bytes as '?' so that a message is one printable line.
- */
+/* A field as quoted in a message: its first bytes, control bytes and
+   invalid UTF-8 escaped (text.h), then "..." when it is longer. */
 static const char *shown(const char *s, char *buf, size_t size)
 {
-	size_t n = 0;
-
-	for (; s[n] != '\0' && n < SHOWN_MAX && n + 4 < size; n++) {
-		unsigned char c = (unsigned char)s[n];
-
-		buf[n] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-	}
-	if (s[n] != '\0')
-		memcpy(buf + n, "...", 4);
-	else
-		buf[n] = '\0';
-	return buf;
+	return text_escape(s, buf, size < SHOWN_MAX + 4 ? size : SHOWN_MAX + 4);
 }
 
 /* ------------------------------------------------------------------ */

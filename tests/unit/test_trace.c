@@ -262,7 +262,7 @@ static void test_crlf(void **state)
 	expect_error("1,2,3\r\n4,5\r\n", 2, 4, COUNT_MSG "2");
 	expect_error("1,2,3\r\n4,5,x\r\n", 2, 5, OUTPUT_MSG "'x'");
 	/* a CR inside a line is data */
-	expect_error("1,2\r,3\n", 1, 3, PROMPT_MSG "'2?'");
+	expect_error("1,2\r,3\n", 1, 3, PROMPT_MSG "'2\\r'");
 }
 
 static void test_field_counts(void **state)
@@ -377,10 +377,10 @@ static void test_structure_errors(void **state)
 	expect_error_len("\"1\0\",2,3\n", 9, 1, 3,
 			 "expected text, found a NUL byte");
 	/* a quoted line end is data; lines go on counting after it */
-	expect_error("1,2,\"3\n\"\n1,2,x\n", 1, 5, OUTPUT_MSG "'3?'");
+	expect_error("1,2,\"3\n\"\n1,2,x\n", 1, 5, OUTPUT_MSG "'3\\n'");
 	expect_error("\"1\n\",2\n", 2, 4, COUNT_MSG "2");
 	expect_error("\"1\n\",2,3\n", 1, 1,
-		     ARRIVAL_MSG "'1?' (unknown unit for a duration (use ns, "
+		     ARRIVAL_MSG "'1\\n' (unknown unit for a duration (use ns, "
 				 "us, ms, s, min, h, d, w, y))");
 	/* long fields are cut in messages */
 	memset(longer, '9', sizeof(longer));
