@@ -14,6 +14,7 @@
 #include "catalog.h"
 #include "cluster.h"
 #include "model_energy.h"
+#include "model_goodput.h"
 #include "model_memory.h"
 #include "model_train.h"
 #include "search.h"
@@ -53,7 +54,11 @@ struct train_plan {
 	struct train_config config;
 	struct train_result result; /* time and memory; memory only (model
 				       states) when !has_arch */
-	struct run_cost run;        /* the whole run; when has_arch */
+	struct goodput goodput;     /* failures, checkpoints, restarts; when
+				       has_arch */
+	struct run_cost run;        /* the whole run at its expected
+				       wall-clock time (goodput.time_s);
+				       when has_arch */
 	bool fits;
 	int max_micro_batch;        /* largest micro-batch that fits with the
 				       rest of the configuration; 0: none */
@@ -78,6 +83,19 @@ int train_plan_make(const struct workload *wl, const struct gpu_spec *g,
 int train_plan_rank(const struct workload *wl, const struct gpu_spec *g,
 		    struct train_plan *p, struct search_entry *top, int k,
 		    int *ntop, int threads, struct diag *err);
+
+/*
+ * The run of configuration 'c' with result 'r' (of plan 'p', whose
+ * tokens and cluster it uses) as operations see it: failures,
+ * checkpoints, restarts and maintenance (model_goodput.h) from the
+ * workload's [cluster] and [training] keys.  A checkpoint holds the
+ * weights and optimizer states of every parameter once, written in shards
+ * by every node in parallel (Megatron-Core's and PyTorch DCP's
+ * distributed checkpoints).  train_plan_make fills p->goodput with it.
+ */
+void train_plan_goodput(const struct workload *wl, const struct train_plan *p,
+			const struct train_config *c,
+			const struct train_result *r, struct goodput *gp);
 
 /*
  * For a workload that does not fit on 'g': the smallest change that makes

@@ -102,6 +102,12 @@ void rec_str(struct record *rec, const char *group, const char *key,
 	     const char *label, const char *v, int flags);
 void rec_null(struct record *rec, const char *group, const char *key,
 	      const char *label, int flags);
+/* rec_num, or rec_null where 'v' is not finite: a quantity that does not
+   exist here (the MTBF of a cluster that never fails, the time of a job
+   that never finishes). */
+void rec_num_finite(struct record *rec, const char *group, const char *key,
+		    const char *label, double v, enum unit_kind unit,
+		    int flags);
 void rec_heading(struct record *rec, const char *title);
 
 /*

@@ -142,19 +142,25 @@ static void add_row(struct record *rec, const struct compare_row *r,
 		rec_null(rec, "training", "config", "tp/pp/dp", RF_GRID);
 	}
 	if (trained) {
-		rec_num(rec, "training", "time_to_train_s", "time to train",
-			t->run.time_s, UNIT_TIME, RF_GRID);
-		rec_num(rec, "training", "gpu_hours", "GPU-h", t->run.gpu_hours,
-			UNIT_COUNT, 0);
-		rec_num(rec, "training", "cost_usd", "cost", t->run.cost_usd,
-			UNIT_MONEY, RF_GRID);
-		rec_num(rec, "training", "energy_kwh", "kWh", t->run.energy_kwh,
-			UNIT_COUNT, RF_GRID);
+		/* a job whose failures outpace its progress has no end */
+		rec_num_finite(rec, "training", "time_to_train_s",
+			       "time to train", t->run.time_s, UNIT_TIME,
+			       RF_GRID);
+		rec_num(rec, "training", "goodput", "goodput",
+			t->goodput.goodput, UNIT_KIND_COUNT,
+			RF_GRID | RF_PERCENT);
+		rec_num_finite(rec, "training", "gpu_hours", "GPU-h",
+			       t->run.gpu_hours, UNIT_COUNT, 0);
+		rec_num_finite(rec, "training", "cost_usd", "cost",
+			       t->run.cost_usd, UNIT_MONEY, RF_GRID);
+		rec_num_finite(rec, "training", "energy_kwh", "kWh",
+			       t->run.energy_kwh, UNIT_COUNT, RF_GRID);
 		rec_num(rec, "training", "mfu", "MFU", t->result.mfu,
 			UNIT_KIND_COUNT, RF_PERCENT);
 	} else {
 		rec_null(rec, "training", "time_to_train_s", "time to train",
 			 RF_GRID);
+		rec_null(rec, "training", "goodput", "goodput", RF_GRID);
 		rec_null(rec, "training", "gpu_hours", "GPU-h", 0);
 		rec_null(rec, "training", "cost_usd", "cost", RF_GRID);
 		rec_null(rec, "training", "energy_kwh", "kWh", RF_GRID);

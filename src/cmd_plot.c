@@ -59,8 +59,9 @@ static int oom(void)
 /* A fitting training plan at one GPU count. */
 struct scale_point {
 	int gpus;
-	double time_s;
+	double time_s;      /* expected wall clock (model_goodput.h) */
 	double cost_usd;
+	double goodput;
 };
 
 #define MAX_SCALE_POINTS 40
@@ -96,11 +97,13 @@ static int scale_points(const struct workload *wl, const struct gpu_spec *g,
 					 "architecture, not only 'params'");
 			break;
 		}
-		if (!p.fits || !(p.run.time_s > 0.0))
+		if (!p.fits || !(p.run.time_s > 0.0) ||
+		    !p.goodput.finishes)
 			continue;
 		pts[np].gpus = (int)gpus;
 		pts[np].time_s = p.run.time_s;
 		pts[np].cost_usd = p.run.cost_usd;
+		pts[np].goodput = p.goodput.goodput;
 		np++;
 	}
 	return np;
@@ -117,6 +120,7 @@ static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
 {
 	struct scale_point pts[MAX_SCALE_POINTS];
 	char why[DIAG_MSG_MAX];
+	char label[PLOT_LABEL_MAX];
 
 	snprintf(c->title, sizeof(c->title), "Time to train: %s",
 		 wl_name(ctx));
@@ -130,15 +134,21 @@ static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
 			note_skip(g, why);
 			continue;
 		}
-		s = plot_chart_add_series(c, g->name, PLOT_ROLE_DEVICE, i + 1);
+		/* goodput falls as the GPUs, and with them the failures,
+		   grow: the legend gives it at both ends */
+		snprintf(label, sizeof(label), "%s (goodput %.1f%% to %.1f%%)",
+			 g->name, 100.0 * pts[0].goodput,
+			 100.0 * pts[np - 1].goodput);
+		s = plot_chart_add_series(c, label, PLOT_ROLE_DEVICE, i + 1);
 		if (!s)
 			return oom();
 		for (int k = 0; k < np; k++) {
 			/* ideal: the first point's GPU-time, spread */
-			double row[3] = {
+			double row[4] = {
 				pts[k].gpus, pts[k].time_s / SECONDS_PER_DAY,
 				pts[0].time_s * pts[0].gpus /
-					(pts[k].gpus * SECONDS_PER_DAY)
+					(pts[k].gpus * SECONDS_PER_DAY),
+				pts[k].goodput
 			};
 
 			if (plot_series_add_row(c, s, row) != 0)
@@ -579,7 +589,7 @@ static int build_energy(struct cli_ctx *ctx, struct plot_chart *c)
 
 		diag_clear(&err);
 		if (train_plan_make(&ctx->wl, g, &p, &err) == 0 &&
-		    p.has_arch && p.fits)
+		    p.has_arch && p.fits && p.goodput.finishes)
 			v[1] = p.run.energy_kwh / 1e3;
 		v[2] = energy_per_token(&ctx->wl, g, 0.0);
 		v[3] = energy_per_token(&ctx->wl, g,

@@ -36,6 +36,7 @@ struct size_limits {
 struct size_cand {
 	int gpus, tp, pp, dp;
 	double time_s, gpu_hours, cost_usd, energy_kwh, facility_power_w;
+	double goodput; /* time_s is the expected wall clock at this */
 };
 
 /* The answer for one device, a row of the report. */
@@ -245,7 +246,7 @@ static void size_train(const struct workload *wl, const struct gpu_spec *g,
 		if (train_plan_make(&w, g, &p, &err) != 0)
 			continue; /* no legal configuration on this count */
 		legal++;
-		if (!p.fits || !p.has_arch)
+		if (!p.fits || !p.has_arch || !p.goodput.finishes)
 			continue;
 		cand[n] = (struct size_cand){
 			.gpus = p.config.gpus,
@@ -257,6 +258,7 @@ static void size_train(const struct workload *wl, const struct gpu_spec *g,
 			.cost_usd = p.run.cost_usd,
 			.energy_kwh = p.run.energy_kwh,
 			.facility_power_w = p.run.facility_power_w,
+			.goodput = p.goodput.goodput,
 		};
 		if (within(lim, &cand[n])) {
 			if (best < 0 ||
@@ -382,6 +384,8 @@ static void add_row(struct record *rec, const struct size_row *r,
 	rec_int_or_null(rec, "dp", "dp", c->dp, t, tg);
 	rec_num_or_null(rec, "time_to_train_s", "time", c->time_s, UNIT_TIME,
 			t, tg);
+	rec_num_or_null(rec, "goodput", "goodput", c->goodput,
+			UNIT_KIND_COUNT, t, tg | RF_PERCENT);
 	rec_num_or_null(rec, "gpu_hours", "GPU-hours", c->gpu_hours,
 			UNIT_COUNT, t, 0);
 	rec_num_or_null(rec, "cost_usd", "cost", c->cost_usd, UNIT_MONEY, t,

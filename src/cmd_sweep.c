@@ -455,19 +455,30 @@ static void add_training(struct record *rec, const struct train_plan *p,
 		    UNIT_COUNT, 0, bad);
 		num(rec, "mfu", "MFU", r->mfu, UNIT_KIND_COUNT, RF_PERCENT,
 		    bad);
-		num(rec, "time_to_train_s", "time to train", run->time_s,
-		    UNIT_TIME, RF_GRID, bad);
-		num(rec, "gpu_hours", "GPU-hours", run->gpu_hours, UNIT_COUNT,
-		    0, bad);
-		num(rec, "cost_usd", "cost", run->cost_usd, UNIT_MONEY,
-		    RF_GRID, bad);
-		num(rec, "energy_kwh", "energy (kWh)", run->energy_kwh,
-		    UNIT_COUNT, 0, bad);
+		num(rec, "goodput", "goodput", p->goodput.goodput,
+		    UNIT_KIND_COUNT, RF_GRID | RF_PERCENT, bad);
+		if (p->goodput.finishes) {
+			num(rec, "time_to_train_s", "time to train",
+			    run->time_s, UNIT_TIME, RF_GRID, bad);
+			num(rec, "gpu_hours", "GPU-hours", run->gpu_hours,
+			    UNIT_COUNT, 0, bad);
+			num(rec, "cost_usd", "cost", run->cost_usd, UNIT_MONEY,
+			    RF_GRID, bad);
+			num(rec, "energy_kwh", "energy (kWh)", run->energy_kwh,
+			    UNIT_COUNT, 0, bad);
+		} else { /* failures outpace progress: no end, no cost */
+			rec_null(rec, NULL, "time_to_train_s", "time to train",
+				 RF_GRID);
+			rec_null(rec, NULL, "gpu_hours", "GPU-hours", 0);
+			rec_null(rec, NULL, "cost_usd", "cost", RF_GRID);
+			rec_null(rec, NULL, "energy_kwh", "energy (kWh)", 0);
+		}
 	} else {
 		rec_null(rec, NULL, "micro_batch", "mb", 0);
 		rec_null(rec, NULL, "step_time_s", "step", RF_GRID);
 		rec_null(rec, NULL, "tokens_per_s", "tokens/s", 0);
 		rec_null(rec, NULL, "mfu", "MFU", 0);
+		rec_null(rec, NULL, "goodput", "goodput", RF_GRID);
 		rec_null(rec, NULL, "time_to_train_s", "time to train",
 			 RF_GRID);
 		rec_null(rec, NULL, "gpu_hours", "GPU-hours", 0);

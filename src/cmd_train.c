@@ -149,6 +149,7 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 	const struct train_result *r = &p->result;
 	const struct train_time *t = &r->time;
 	const struct run_cost *run = &p->run;
+	const struct goodput *gp = &p->goodput;
 	char chosen[512];
 
 	rec_str(rec, NULL, "model", "model", model_name(wl), 0);
@@ -209,21 +210,50 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 			RF_PERCENT);
 		rec_num(rec, NULL, "hfu", "HFU", r->hfu, UNIT_KIND_COUNT,
 			RF_PERCENT);
-		rec_heading(rec, "run");
-		rec_num(rec, NULL, "time_to_train_s", "time to train",
-			run->time_s, UNIT_TIME, 0);
-		rec_num(rec, NULL, "gpu_hours", "GPU-hours", run->gpu_hours,
-			UNIT_COUNT, 0);
+		rec_heading(rec, "run (failures, checkpoints and restarts "
+				 "included)");
+		rec_num_finite(rec, NULL, "time_to_train_s",
+			       "time to train (expected)", run->time_s,
+			       UNIT_TIME, 0);
+		rec_num(rec, NULL, "time_to_train_ideal_s",
+			"  without failures", gp->ideal_s,
+			UNIT_TIME, 0);
+		rec_num(rec, NULL, "goodput", "goodput", gp->goodput,
+			UNIT_KIND_COUNT, RF_PERCENT);
+		rec_num_finite(rec, NULL, "job_mtbf_s", "job MTBF",
+			       gp->job_mtbf_s, UNIT_TIME, 0);
+		rec_num_finite(rec, NULL, "expected_interruptions",
+			       "interruptions (expected)",
+			       gp->expected_interruptions, UNIT_COUNT, 0);
+		rec_num_finite(rec, NULL, "interruptions_per_day",
+			       "  per day", 86400.0 / gp->job_mtbf_s,
+			       UNIT_COUNT, 0);
+		rec_num(rec, NULL, "checkpoint_bytes", "checkpoint",
+			gp->checkpoint_bytes, UNIT_BYTES, 0);
+		rec_num(rec, NULL, "checkpoint_write_s", "  write time",
+			gp->checkpoint_write_s, UNIT_TIME, 0);
+		rec_num(rec, NULL, "checkpoint_stall_s",
+			"  stall per checkpoint",
+			gp->checkpoint_stall_s, UNIT_TIME, 0);
+		rec_num(rec, NULL, "checkpoint_interval_s", "  interval",
+			gp->checkpoint_interval_s, UNIT_TIME, 0);
+		rec_num(rec, NULL, "checkpoint_interval_steps",
+			"  interval (iterations)",
+			gp->checkpoint_interval_steps, UNIT_COUNT, 0);
+		rec_num_finite(rec, NULL, "gpu_hours", "GPU-hours",
+			       run->gpu_hours, UNIT_COUNT, 0);
 		rec_num(rec, NULL, "power_w_per_gpu", "power per GPU",
 			run->gpu_power_w, UNIT_POWER, 0);
 		rec_num(rec, NULL, "facility_power_w", "facility power",
 			run->facility_power_w, UNIT_POWER, 0);
-		rec_num(rec, NULL, "energy_kwh", "energy (kWh, facility)",
-			run->energy_kwh, UNIT_COUNT, 0);
-		rec_num(rec, NULL, "cost_usd", "cost (GPU-hours x price)",
-			run->cost_usd, UNIT_MONEY, 0);
-		rec_num(rec, NULL, "energy_cost_usd", "energy cost (kWh x price)",
-			run->energy_cost_usd, UNIT_MONEY, 0);
+		rec_num_finite(rec, NULL, "energy_kwh", "energy (kWh, facility)",
+			       run->energy_kwh, UNIT_COUNT, 0);
+		rec_num_finite(rec, NULL, "cost_usd",
+			       "cost (GPU-hours x price)", run->cost_usd,
+			       UNIT_MONEY, 0);
+		rec_num_finite(rec, NULL, "energy_cost_usd",
+			       "energy cost (kWh x price)",
+			       run->energy_cost_usd, UNIT_MONEY, 0);
 	} else {
 		/* the same fields, not applicable without an architecture */
 		static const struct {
@@ -244,6 +274,16 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 			{ NULL, "mfu" },
 			{ NULL, "hfu" },
 			{ NULL, "time_to_train_s" },
+			{ NULL, "time_to_train_ideal_s" },
+			{ NULL, "goodput" },
+			{ NULL, "job_mtbf_s" },
+			{ NULL, "expected_interruptions" },
+			{ NULL, "interruptions_per_day" },
+			{ NULL, "checkpoint_bytes" },
+			{ NULL, "checkpoint_write_s" },
+			{ NULL, "checkpoint_stall_s" },
+			{ NULL, "checkpoint_interval_s" },
+			{ NULL, "checkpoint_interval_steps" },
 			{ NULL, "gpu_hours" },
 			{ NULL, "power_w_per_gpu" },
 			{ NULL, "facility_power_w" },
@@ -323,6 +363,7 @@ static int train_search_report(struct cli_ctx *ctx)
 		const struct train_config *c = &top[i].config;
 		const struct train_result *r = &top[i].result;
 		struct record *rec = report_add_record(&rep);
+		struct goodput gp;
 
 		if (!rec) {
 			report_release(&rep);
@@ -351,8 +392,9 @@ static int train_search_report(struct cli_ctx *ctx)
 			r->tokens_per_s_per_gpu, UNIT_COUNT, RF_GRID);
 		rec_num(rec, NULL, "mfu", "MFU", r->mfu, UNIT_KIND_COUNT,
 			RF_GRID | RF_PERCENT);
-		rec_num(rec, NULL, "time_to_train_s", "time to train",
-			p.tokens / r->tokens_per_s, UNIT_TIME, RF_GRID);
+		train_plan_goodput(&ctx->wl, &p, c, r, &gp);
+		rec_num_finite(rec, NULL, "time_to_train_s", "time to train",
+			       gp.time_s, UNIT_TIME, RF_GRID);
 		rec_num(rec, "memory", "total_bytes", "memory",
 			r->memory.total_bytes, UNIT_BYTES, RF_GRID);
 	}
@@ -417,9 +459,26 @@ int cmd_train(struct cli_ctx *ctx)
 			    "the most loaded GPU needs more than its memory",
 			    hint);
 	}
+	if (p.has_arch && !p.goodput.finishes) {
+		char mtbf[32], lost[32];
+
+		units_format(mtbf, sizeof(mtbf), p.goodput.job_mtbf_s,
+			     UNIT_TIME, 3);
+		units_format(lost, sizeof(lost),
+			     p.goodput.checkpoint_interval_s / 2.0 +
+				     p.goodput.checkpoint_stall_s +
+				     ctx->wl.cluster.restart_s,
+			     UNIT_TIME, 3);
+		report_note(&rep, "does not finish: the job fails every %s "
+				  "and each failure costs about %s (goodput "
+				  "below %.0f%%); use fewer GPUs, a lower "
+				  "cluster.failures_per_gpu_hour or a shorter "
+				  "cluster.restart_time",
+			    mtbf, lost, 100.0 * GOODPUT_MIN);
+	}
 	rc = cli_emit(ctx, &rep);
 	report_release(&rep);
-	if (rc == EXIT_OK && !p.fits)
+	if (rc == EXIT_OK && (!p.fits || (p.has_arch && !p.goodput.finishes)))
 		rc = EXIT_INFEASIBLE;
 	return rc;
 }

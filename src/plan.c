@@ -2,6 +2,7 @@
 #include "plan.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -195,6 +196,46 @@ static int explain_illegal(const struct train_space *sp,
 			"training keys", c.gpus, p->gpu->name);
 }
 
+void train_plan_goodput(const struct workload *wl, const struct train_plan *p,
+			const struct train_config *c,
+			const struct train_result *r, struct goodput *gp)
+{
+	struct state_bytes sb = train_state_bytes(c->precision, c->optimizer);
+	double ideal_s = p->tokens / r->tokens_per_s;
+	struct goodput_input in = {
+		.gpus = c->gpus,
+		.nodes = (c->gpus + p->cluster.gpus_per_node - 1) /
+			 p->cluster.gpus_per_node,
+		.ideal_s = ideal_s,
+		.step_s = fmin(r->time.step_s, ideal_s),
+		.checkpoint_bytes = r->params * (sb.weights + sb.optimizer),
+		.storage_bw_bytes_per_s = wl->cluster.storage_bw_bytes_per_s,
+		.snapshot_bw_bytes_per_s = GOODPUT_SNAPSHOT_BW_BYTES_PER_S,
+		.failures_per_gpu_s = wl->cluster.failures_per_gpu_hour / 3600.0,
+		.restart_s = wl->cluster.restart_s,
+		.maintenance = wl->cluster.maintenance,
+		.async_checkpoint = wl->training.async_checkpoint,
+		.interval_s = wl->training.checkpoint_interval_s,
+	};
+
+	goodput_eval(&in, gp);
+}
+
+/* The run at its expected wall-clock time: GPU-hours, energy, cost.  The
+   GPUs draw busy power while they compute or redo lost work, idle power
+   while they restart, stall on a checkpoint or wait out maintenance. */
+static void plan_run(const struct workload *wl, struct train_plan *p)
+{
+	struct goodput *gp = &p->goodput;
+
+	train_plan_goodput(wl, p, &p->config, &p->result, gp);
+	run_cost_eval(p->gpu, &p->cluster, p->config.gpus, gp->time_s,
+		      gp->finishes ? p->result.busy_fraction * gp->busy_s /
+					     gp->time_s :
+				     0.0,
+		      &p->run);
+}
+
 /* Sequences (samples) per GPU of the default batch of a per-sample model:
    256 images per GPU is the usual ImageNet recipe (Goyal et al. 2017);
    DLRM trains with 64K samples per step (Naumov et al. 2019). */
@@ -286,9 +327,7 @@ static int plan_per_sample(const struct workload *wl, const struct gpu_spec *g,
 				"no micro-batch divides the %d samples per GPU "
 				"as the workload asks", per_gpu);
 	p->params = p->result.params;
-	run_cost_eval(g, &p->cluster, c.gpus,
-		      p->tokens / p->result.tokens_per_s,
-		      p->result.busy_fraction, &p->run);
+	plan_run(wl, p);
 	return 0;
 }
 
@@ -349,9 +388,7 @@ int train_plan_rank(const struct workload *wl, const struct gpu_spec *g,
 	p->fits = res.found;
 	p->max_micro_batch = largest_micro_batch(&p->arch, &p->config,
 						 g->mem_bytes);
-	run_cost_eval(g, &p->cluster, p->config.gpus,
-		      p->tokens / p->result.tokens_per_s,
-		      p->result.busy_fraction, &p->run);
+	plan_run(wl, p);
 	return 0;
 }
 

@@ -26,7 +26,7 @@ static void script_replicas(FILE *out, const struct plot_chart *c);
 static void script_energy(FILE *out, const struct plot_chart *c);
 
 static const char *const cols_scaling[] = { "gpus", "time_days",
-					    "ideal_days" };
+					    "ideal_days", "goodput" };
 static const char *const cols_cost_time[] = { "time_days", "cost_usd",
 					      "gpus" };
 static const char *const cols_memory[] = { "row", "weights_gb",
@@ -368,7 +368,8 @@ static void script_scaling(FILE *out, const struct plot_chart *c)
 
 	set_title(out, c);
 	fputs("set xlabel 'GPUs'\n"
-	      "set ylabel 'time to train (days)'\n"
+	      "set ylabel 'expected time to train (days), failures and "
+	      "restarts included'\n"
 	      "set logscale x 2\n"
 	      "set logscale y 10\n"
 	      "set key top right\n",

@@ -128,6 +128,16 @@ void rec_null(struct record *rec, const char *group, const char *key,
 	add(rec, group, key, label, RF_NULL, flags);
 }
 
+void rec_num_finite(struct record *rec, const char *group, const char *key,
+		    const char *label, double v, enum unit_kind unit,
+		    int flags)
+{
+	if (isfinite(v))
+		rec_num(rec, group, key, label, v, unit, flags);
+	else
+		rec_null(rec, group, key, label, flags);
+}
+
 void rec_heading(struct record *rec, const char *title)
 {
 	add(rec, NULL, "", title, RF_HEADING, 0);

@@ -255,6 +255,9 @@ static const struct wl_key wl_keys[] = {
 	KEY_QTYM("training", "samples", training.samples, QTY_POS, UNIT_COUNT,
 		 1e18),
 	KEY_NUM("training", "epochs", training.epochs, WLK_GT, 0, 1e6),
+	KEY_BOOL("training", "async_checkpoint", training.async_checkpoint),
+	KEY_QTYM("training", "checkpoint_interval",
+		 training.checkpoint_interval_s, QTY_POS, UNIT_TIME, 31536000.0),
 
 	KEY_ENUM("inference", "weight_precision", inference.weight_precision,
 		 WLT_PRECISION, infer_precision_names),
@@ -338,6 +341,15 @@ static const struct wl_key wl_keys[] = {
 	KEY_QTYM("cluster", "price_per_kwh", cluster.price_usd_per_kwh, 0,
 		 UNIT_MONEY, 1e3),
 	KEY_NUM("cluster", "host_overhead", cluster.host_overhead, 0, 0, 5),
+	/* one failure per GPU-hour: every GPU of a job failing each hour is
+	   past any cluster that trains */
+	KEY_NUM("cluster", "failures_per_gpu_hour",
+		cluster.failures_per_gpu_hour, 0, 0, 1),
+	KEY_QTYM("cluster", "restart_time", cluster.restart_s, 0, UNIT_TIME,
+		 604800.0),
+	KEY_QTYL("cluster", "storage_bw", cluster.storage_bw_bytes_per_s,
+		 0, UNIT_BANDWIDTH, WL_MIN_BW_BYTES_PER_S),
+	KEY_NUM("cluster", "maintenance", cluster.maintenance, 0, 0, 0.5),
 };
 
 #define WL_KEY_COUNT ARRAY_SIZE(wl_keys)
@@ -452,6 +464,10 @@ void workload_init(struct workload *wl)
 	wl->cluster.pue = 1.2;
 	wl->cluster.price_usd_per_kwh = 0.10;
 	wl->cluster.host_overhead = 0.35;
+	wl->cluster.failures_per_gpu_hour = WL_FAILURES_PER_GPU_HOUR;
+	wl->cluster.restart_s = WL_RESTART_S;
+	wl->cluster.storage_bw_bytes_per_s = WL_STORAGE_BW_BYTES_PER_S;
+	wl->cluster.maintenance = WL_MAINTENANCE;
 }
 
 /* ---------------------------------------------------------------------

@@ -134,8 +134,14 @@ static void test_plan_all_auto(void **state)
 	assert_rel(p.result.tokens_per_s, res.result.tokens_per_s, 0.0);
 	assert_int_equal(p.evaluated, res.evaluated);
 	assert_true(train_config_valid(&p.arch, &p.config, 8));
-	/* the run: tokens at the plan's throughput */
-	assert_rel(p.run.time_s, p.tokens / p.result.tokens_per_s, 1e-15);
+	/* the run: tokens at the plan's throughput, stretched by failures,
+	   checkpoints and restarts */
+	assert_rel(p.goodput.ideal_s, p.tokens / p.result.tokens_per_s,
+		   1e-15);
+	assert_rel(p.run.time_s, p.goodput.time_s, 0.0);
+	assert_rel(p.run.time_s, p.goodput.ideal_s / p.goodput.goodput,
+		   1e-12);
+	assert_true(p.goodput.goodput > 0.9 && p.goodput.goodput < 1.0);
 	assert_rel(p.run.gpu_hours, 8.0 * p.run.time_s / 3600.0, 1e-14);
 	assert_rel(p.run.cost_usd, 1.93 * p.run.gpu_hours, 1e-14);
 	assert_true(p.run.energy_j > 0.0);
@@ -170,9 +176,129 @@ static void test_plan_fixed_keys(void **state)
 	assert_int_equal(p.config.zero, 1);
 	assert_int_equal(p.config.global_batch, 96);
 	assert_rel(p.tokens, 3.7e11, 0.0);
-	assert_rel(p.run.time_s, 3.7e11 / p.result.tokens_per_s, 1e-15);
+	assert_rel(p.goodput.ideal_s, 3.7e11 / p.result.tokens_per_s, 1e-15);
+	assert_rel(p.run.time_s, p.goodput.time_s, 0.0);
 	assert_rel(p.run.cost_usd, 2.37 * p.run.gpu_hours, 1e-14);
 	assert_true(p.fits);
+}
+
+/* The checkpoint of the plan: weights and Adam states of every parameter
+   (2 + 12 bytes in bf16), written by the 2 nodes of 16 GPUs at the
+   per-node storage bandwidth; a cluster that never fails loses only the
+   final checkpoint's write and the maintenance. */
+static void test_plan_goodput_inputs(void **state)
+{
+	struct workload wl;
+	struct gpu_spec g = test_gpu();
+	struct train_plan p;
+
+	(void)state;
+	small_model(&wl);
+	wl.training.gpus = 16;
+	wl.training.tokens = 3.7e11;
+	assert_int_equal(train_plan_make(&wl, &g, &p, NULL), 0);
+	assert_rel(p.goodput.checkpoint_bytes, 14.0 * p.params, 1e-15);
+	assert_rel(p.goodput.checkpoint_write_s,
+		   14.0 * p.params / (2 * WL_STORAGE_BW_BYTES_PER_S), 1e-15);
+	assert_rel(p.goodput.job_mtbf_s,
+		   3600.0 / (16 * WL_FAILURES_PER_GPU_HOUR), 1e-12);
+
+	wl.cluster.failures_per_gpu_hour = 0.0;
+	wl.cluster.maintenance = 0.0;
+	assert_int_equal(train_plan_make(&wl, &g, &p, NULL), 0);
+	assert_rel(p.run.time_s,
+		   p.goodput.ideal_s + p.goodput.checkpoint_write_s, 1e-12);
+	assert_rel(p.goodput.expected_interruptions, 0.0, 0.0);
+	assert_rel(p.run.gpu_hours, 16.0 * p.run.time_s / 3600.0, 1e-14);
+
+	/* a checkpoint every hour of work, in whole steps */
+	wl.training.checkpoint_interval_s = 3600.0;
+	assert_int_equal(train_plan_make(&wl, &g, &p, NULL), 0);
+	assert_rel(p.goodput.checkpoint_interval_s,
+		   nearbyint(3600.0 / p.result.time.step_s) *
+			   p.result.time.step_s,
+		   1e-12);
+}
+
+/* Faster storage and asynchronous checkpoints raise goodput; more GPUs
+   lower it. */
+static void test_plan_goodput_trends(void **state)
+{
+	struct workload wl;
+	struct gpu_spec g = test_gpu();
+	struct train_plan base, fast, async, big;
+
+	(void)state;
+	small_model(&wl);
+	wl.training.gpus = 64;
+	wl.training.tokens = 1e12;
+	wl.cluster.storage_bw_bytes_per_s = 1e7;
+	assert_int_equal(train_plan_make(&wl, &g, &base, NULL), 0);
+	wl.cluster.storage_bw_bytes_per_s = 1e9;
+	assert_int_equal(train_plan_make(&wl, &g, &fast, NULL), 0);
+	assert_true(fast.goodput.goodput > base.goodput.goodput);
+	wl.cluster.storage_bw_bytes_per_s = 1e7;
+	wl.training.async_checkpoint = true;
+	assert_int_equal(train_plan_make(&wl, &g, &async, NULL), 0);
+	assert_true(async.goodput.goodput > base.goodput.goodput);
+	assert_true(async.goodput.checkpoint_stall_s <
+		    base.goodput.checkpoint_stall_s);
+	wl.training.async_checkpoint = false;
+	wl.training.gpus = 1024;
+	assert_int_equal(train_plan_make(&wl, &g, &big, NULL), 0);
+	assert_true(big.goodput.goodput < base.goodput.goodput);
+}
+
+/* Issue 12's targets with the default failure rate, restart, storage and
+   maintenance: Llama 3 405B on 16,384 H100 has 4-15 interruptions a day
+   and a goodput of 0.80-0.95 (Meta reports about 8.6 a day and above 90%
+   effective training time); Llama 3 8B on 64 H100 keeps at least 0.97. */
+static void test_plan_goodput_targets(void **state)
+{
+	static const char big[] =
+		"[model]\nlayers = 126\nhidden = 16384\nheads = 128\n"
+		"kv_heads = 8\nffn_hidden = 53248\ngated_ffn = true\n"
+		"vocab = 128256\nseq_len = 8192\n"
+		"[training]\ntokens = 15T\nglobal_batch = 2048\n"
+		"gpus = 16384\ntp = 8\npp = 16\ncp = 1\nzero = 2\n";
+	static const char small[] =
+		"[model]\nlayers = 32\nhidden = 4096\nheads = 32\n"
+		"kv_heads = 8\nffn_hidden = 14336\ngated_ffn = true\n"
+		"vocab = 128256\nseq_len = 8192\n"
+		"[training]\ntokens = 1T\ngpus = 64\n";
+	struct catalog *cat = NULL;
+	const struct gpu_spec *h100;
+	struct workload wl;
+	struct train_plan p;
+	double per_day;
+
+	(void)state;
+	assert_int_equal(catalog_load_default(&cat, NULL), 0);
+	h100 = catalog_find(cat, "H100-SXM", NULL);
+	assert_non_null(h100);
+
+	workload_init(&wl);
+	assert_int_equal(workload_parse(big, sizeof(big) - 1, "405b", &wl,
+					NULL),
+			 0);
+	assert_int_equal(train_plan_make(&wl, h100, &p, NULL), 0);
+	per_day = 86400.0 / p.goodput.job_mtbf_s;
+	assert_true(per_day >= 4.0 && per_day <= 15.0);
+	assert_true(p.goodput.goodput >= 0.80 && p.goodput.goodput <= 0.95);
+	/* the interval is Young's for the write time and MTBF, within 15% */
+	assert_true(fabs(p.goodput.checkpoint_interval_s /
+				 goodput_young_interval_s(
+					 p.goodput.checkpoint_write_s,
+					 p.goodput.job_mtbf_s) -
+			 1.0) < 0.15);
+
+	workload_init(&wl);
+	assert_int_equal(workload_parse(small, sizeof(small) - 1, "8b", &wl,
+					NULL),
+			 0);
+	assert_int_equal(train_plan_make(&wl, h100, &p, NULL), 0);
+	assert_true(p.goodput.goodput >= 0.97);
+	catalog_free(cat);
 }
 
 /* Only a parameter count: model-state memory and the lowest ZeRO stage
@@ -494,6 +620,9 @@ int main(void)
 		cmocka_unit_test(test_choice_keys),
 		cmocka_unit_test(test_plan_all_auto),
 		cmocka_unit_test(test_plan_fixed_keys),
+		cmocka_unit_test(test_plan_goodput_inputs),
+		cmocka_unit_test(test_plan_goodput_trends),
+		cmocka_unit_test(test_plan_goodput_targets),
 		cmocka_unit_test(test_plan_params_only),
 		cmocka_unit_test(test_plan_params_only_pipeline),
 		cmocka_unit_test(test_plan_no_precision),

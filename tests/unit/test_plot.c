@@ -177,8 +177,8 @@ static struct plot_chart *small_chart(const char *label)
 {
 	struct plot_chart *c = plot_chart_new(PLOT_SCALING);
 	struct plot_series *s;
-	const double r1[3] = { 8, 123.456789, 123.456789 };
-	const double r2[3] = { 16, 64.5, NAN };
+	const double r1[4] = { 8, 123.456789, 123.456789, 0.99 };
+	const double r2[4] = { 16, 64.5, NAN, 0.985 };
 
 	assert_non_null(c);
 	snprintf(c->title, sizeof(c->title), "Time to train: %s", label);
@@ -231,12 +231,12 @@ static void test_write_data(void **state)
 	got = sink_close(&s);
 	assert_string_equal(got,
 			    "# capplan plot scaling: 'Time to train: H1''00'\n"
-			    "# columns: gpus time_days ideal_days\n"
+			    "# columns: gpus time_days ideal_days goodput\n"
 			    "\n\n"
 			    "# index 0: 'H1''00'\n"
-			    "# gpus time_days ideal_days\n"
-			    "8 123.457 123.457\n"
-			    "16 64.5 NaN\n");
+			    "# gpus time_days ideal_days goodput\n"
+			    "8 123.457 123.457 0.99\n"
+			    "16 64.5 NaN 0.985\n");
 	free(got);
 	plot_chart_free(c);
 }

@@ -237,6 +237,34 @@ static void test_defaults(void **state)
 	assert_close(wl.cluster.price_usd_per_gpu_hour, 0);
 	assert_close(wl.cluster.price_usd_per_kwh, 0.10);
 	assert_close(wl.cluster.host_overhead, 0.35);
+	/* goodput: Llama 3's failure rate, 10 min restarts, 1 GB/s per node */
+	assert_false(wl.training.async_checkpoint);
+	assert_close(wl.training.checkpoint_interval_s, 0);
+	assert_close(wl.cluster.failures_per_gpu_hour,
+		     419.0 / (54.0 * 24.0 * 16384.0));
+	assert_close(wl.cluster.restart_s, 600.0);
+	assert_close(wl.cluster.storage_bw_bytes_per_s, 1e9);
+	assert_close(wl.cluster.maintenance, 0.006);
+}
+
+/* The keys of failures and checkpoints, with their units. */
+static void test_goodput_keys(void **state)
+{
+	struct workload wl;
+
+	(void)state;
+	parse_ok("[training]\nasync_checkpoint = yes\n"
+		 "checkpoint_interval = 30min\n"
+		 "[cluster]\nfailures_per_gpu_hour = 2e-5\n"
+		 "restart_time = 90s\nstorage_bw = 400Gb/s\n"
+		 "maintenance = 0.02\n",
+		 &wl);
+	assert_true(wl.training.async_checkpoint);
+	assert_close(wl.training.checkpoint_interval_s, 1800.0);
+	assert_close(wl.cluster.failures_per_gpu_hour, 2e-5);
+	assert_close(wl.cluster.restart_s, 90.0);
+	assert_close(wl.cluster.storage_bw_bytes_per_s, 50e9);
+	assert_close(wl.cluster.maintenance, 0.02);
 }
 
 static void test_auto_values(void **state)
@@ -904,6 +932,7 @@ int main(void)
 		cmocka_unit_test(test_full_file),
 		cmocka_unit_test(test_model_name_text),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_goodput_keys),
 		cmocka_unit_test(test_auto_values),
 		cmocka_unit_test(test_kv_precision_follows_weights),
 		cmocka_unit_test(test_bom_and_crlf),
