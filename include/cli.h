@@ -43,6 +43,7 @@ struct cli_ctx {
 	const char *deadline_arg;   /* --deadline, a duration */
 	const char *budget_arg;     /* --budget, money */
 	const char *power_cap_arg;  /* --power-cap, facility power */
+	const char *serve_for_arg;  /* size --serve-for, a duration */
 	const char *sort_arg;       /* --sort KEY */
 	int top;                    /* --top K; 0: not given */
 	bool search;                /* --search: list the best configurations */

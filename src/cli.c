@@ -37,6 +37,7 @@ enum {
 	ARG_KIND = 1 << 15, /* not an option: a KIND before WORKLOAD (plot) */
 	OPT_MODEL = 1 << 16,
 	OPT_PLOT = 1 << 17,
+	OPT_SERVE_FOR = 1 << 18,
 };
 
 struct command {
@@ -82,12 +83,12 @@ static const struct command commands[] = {
 	{ "size", cmd_size,
 	  "how many GPUs: within a deadline, a budget or a power cap",
 	  "capplan size WORKLOAD|--model FILE.json [--deadline TIME]\n"
-	  "             [--budget MONEY] [--power-cap POWER]\n"
+	  "             [--budget MONEY] [--power-cap POWER] [--serve-for TIME]\n"
 	  "             [--gpu NAME[,NAME]...] [--set KEY=VALUE]... [--plot DIR]\n"
 	  "             [--format table|csv|json] [-o FILE] [--catalog FILE]",
 	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_MODEL | OPT_FORMAT |
 		  OPT_OUTPUT | OPT_DEADLINE | OPT_BUDGET | OPT_POWER_CAP |
-		  OPT_PLOT,
+		  OPT_PLOT | OPT_SERVE_FOR,
 	  true },
 	{ "compare", cmd_compare,
 	  "devices side by side for training and serving, with a pick",
@@ -142,6 +143,8 @@ static const struct {
 	{ OPT_DEADLINE, "  --deadline TIME   train within TIME, e.g. 30d" },
 	{ OPT_BUDGET, "  --budget MONEY    spend at most MONEY, e.g. 2M or $500K" },
 	{ OPT_POWER_CAP, "  --power-cap POWER facility power at most POWER, e.g. 500kW" },
+	{ OPT_SERVE_FOR, "  --serve-for TIME  serving time counted in the total cost\n"
+			 "                    (default 1y)" },
 	{ OPT_PLOT, "  --plot DIR        also draw the standard charts for the best\n"
 		    "                    devices (at most 8) as DIR/KIND.svg" },
 	{ OPT_SIZE, "  --size WxH        chart size in pixels (default 1024x640)" },
@@ -575,6 +578,7 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		{ "deadline", required_argument, NULL, 'd' },
 		{ "budget", required_argument, NULL, 'b' },
 		{ "power-cap", required_argument, NULL, 'p' },
+		{ "serve-for", required_argument, NULL, 'F' },
 		{ "sort", required_argument, NULL, 'S' },
 		{ "top", required_argument, NULL, 't' },
 		{ "search", no_argument, NULL, 'x' },
@@ -594,7 +598,7 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		{ 'b', OPT_BUDGET, "--budget" },   { 'p', OPT_POWER_CAP, "--power-cap" },
 		{ 'S', OPT_SORT, "--sort" },       { 't', OPT_TOP, "--top" },
 		{ 'x', OPT_SEARCH, "--search" },   { 'm', OPT_MODEL, "--model" },
-		{ 'P', OPT_PLOT, "--plot" },
+		{ 'P', OPT_PLOT, "--plot" },       { 'F', OPT_SERVE_FOR, "--serve-for" },
 		{ 'W', OPT_SIZE, "--size" },       { 'K', OPT_KEEP_SCRIPT, "--keep-script" },
 	};
 	int ch;
@@ -654,6 +658,9 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 			break;
 		case 'p':
 			ctx->power_cap_arg = optarg;
+			break;
+		case 'F':
+			ctx->serve_for_arg = optarg;
 			break;
 		case 'S':
 			ctx->sort_arg = optarg;

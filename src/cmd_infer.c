@@ -245,6 +245,8 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 	rec_num(rec, NULL, "cost_usd_per_million_tokens",
 		"cost per million tokens", p->cost_usd_per_million_tokens,
 		UNIT_MONEY, 0);
+	rec_num(rec, NULL, "cost_usd_per_month", "cost per month (fleet)",
+		p->cost_usd_per_month, UNIT_MONEY, 0);
 	rec_str(rec, NULL, "chosen", "chosen by capplan",
 		(p->chosen & (1u << ICHOSE_TP)) ?
 			((p->chosen & (1u << ICHOSE_BATCH)) ? "tp,batch" :
@@ -463,6 +465,8 @@ static int sample_serve_report(struct cli_ctx *ctx)
 	rec_num(rec, NULL, "cost_usd_per_million_samples",
 		"cost per million samples", p.cost_usd_per_million_samples,
 		UNIT_MONEY, 0);
+	rec_num(rec, NULL, "cost_usd_per_month", "cost per month (fleet)",
+		p.cost_usd_per_month, UNIT_MONEY, 0);
 	if (!p.meets_slo) {
 		const struct gpu_spec *all[CLI_MAX_GPUS];
 		char hint[REPORT_NOTE_MAX - 64];

@@ -17,6 +17,11 @@
 static const int size_max_gpus = 1 << 20;
 static const int size_max_gpus_open = 1 << 14;
 
+/* Serving time counted in the total cost without --serve-for: a year. */
+static const double size_serve_s = 365.0 * 86400.0;
+/* ... and at most a century, beyond any plan */
+static const double size_serve_max_s = 100.0 * 365.0 * 86400.0;
+
 /* Candidate counts are gpus_per_node x 2^k: at most this many. */
 #define SIZE_MAX_STEPS 32
 
@@ -30,6 +35,7 @@ struct size_limits {
 	double deadline_s;
 	double budget_usd;
 	double power_cap_w;
+	double serve_s;     /* serving time counted in the total cost */
 };
 
 /* What the constraints need of one candidate training plan. */
@@ -49,6 +55,9 @@ struct size_row {
 	bool has_infer;    /* the serving numbers are known */
 	int replicas, gpus_inference;
 	double cost_usd_per_million_tokens;
+	double cost_usd_per_month;   /* the serving fleet */
+	double total_cost_usd;       /* training, plus serving for the
+					serving time */
 	char why[DIAG_MSG_MAX];
 };
 
@@ -314,6 +323,18 @@ static void size_infer(const struct workload *wl, const struct gpu_spec *g,
 	row->replicas = p.replicas;
 	row->gpus_inference = p.gpus_total;
 	row->cost_usd_per_million_tokens = p.cost_usd_per_million_tokens;
+	row->cost_usd_per_month = p.cost_usd_per_month;
+}
+
+/* Training plus serving for 'serve_s' seconds. */
+static double row_total(const struct size_row *r, double serve_s)
+{
+	double total = r->has_train ? r->train.cost_usd : 0.0;
+
+	if (r->has_infer)
+		total += r->cost_usd_per_month * serve_s /
+			 (INFER_HOURS_PER_MONTH * 3600.0);
+	return total;
 }
 
 struct infer_job {
@@ -329,9 +350,12 @@ static void infer_one(int i, void *arg)
 		size_infer(j->wl, j->rows[i].gpu, &j->rows[i]);
 }
 
-/* What the rows are ordered by: the run's cost, else the serving cost. */
+/* What the rows are ordered by: the total with both parts, else the
+   run's cost, else the serving cost. */
 static double row_cost(const struct size_row *r)
 {
+	if (r->has_train && r->has_infer)
+		return r->total_cost_usd;
 	if (r->has_train)
 		return r->train.cost_usd;
 	return r->has_infer ? r->cost_usd_per_million_tokens : 0.0;
@@ -399,6 +423,11 @@ static void add_row(struct record *rec, const struct size_row *r,
 			r->gpus_inference, i, ig);
 	rec_num_or_null(rec, "cost_usd_per_million_tokens", "$/Mtok",
 			r->cost_usd_per_million_tokens, UNIT_MONEY, i, ig);
+	rec_num_or_null(rec, "cost_usd_per_month", "serving/month",
+			r->cost_usd_per_month, UNIT_MONEY, i, ig);
+	rec_num_or_null(rec, "total_cost_usd", "total",
+			r->total_cost_usd, UNIT_MONEY, t || i,
+			train && infer ? RF_GRID : 0);
 	rec_str(rec, NULL, "why", "why not", r->feasible ? "" : r->why,
 		RF_GRID);
 }
@@ -464,7 +493,15 @@ static void add_notes(struct report *rep, const struct size_limits *lim,
 		snprintf(text, sizeof(text), "%d replicas (%d GPUs)",
 			 r->replicas, r->gpus_inference);
 	}
-	if (train && any_limit(lim))
+	if (train && r->has_infer) {
+		char serve[32];
+
+		units_format(serve, sizeof(serve), lim->serve_s, UNIT_TIME, 3);
+		report_note(rep, "recommended: %s, %s: cheapest in total "
+				 "(training, then serving for %s)%s%s",
+			    r->gpu->name, text, serve,
+			    any_limit(lim) ? " within " : "", lims);
+	} else if (train && any_limit(lim))
 		report_note(rep, "recommended: %s, %s: cheapest within %s",
 			    r->gpu->name, text, lims);
 	else if (train)
@@ -495,6 +532,17 @@ int cmd_size(struct cli_ctx *ctx)
 	if (rc == EXIT_OK)
 		rc = parse_limit(ctx->power_cap_arg, "--power-cap", UNIT_POWER,
 				 &lim.power_cap_w);
+	if (rc == EXIT_OK)
+		rc = parse_limit(ctx->serve_for_arg, "--serve-for", UNIT_TIME,
+				 &lim.serve_s);
+	if (rc == EXIT_OK && !ctx->serve_for_arg)
+		lim.serve_s = size_serve_s;
+	if (rc == EXIT_OK && lim.serve_s > size_serve_max_s) {
+		cli_error("--serve-for must be at most 100y, got '%s'",
+			  ctx->serve_for_arg);
+		fprintf(stderr, "see 'capplan size --help'\n");
+		rc = EXIT_USAGE;
+	}
 	if (rc == EXIT_OK)
 		rc = cli_load_workload(ctx);
 	if (rc == EXIT_OK)
@@ -537,8 +585,10 @@ int cmd_size(struct cli_ctx *ctx)
 
 		cli_parallel_for(ctx->ngpus, infer_one, &job);
 	}
-	for (int i = 0; i < ctx->ngpus; i++)
+	for (int i = 0; i < ctx->ngpus; i++) {
 		feasible += rows[i].feasible;
+		rows[i].total_cost_usd = row_total(&rows[i], lim.serve_s);
+	}
 	progress_end(&pr);
 	qsort(rows, (size_t)ctx->ngpus, sizeof(*rows), row_cmp);
 

@@ -405,6 +405,9 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
 			return 0;
 	}
 	p->gpus_total = plan_gpus(p);
+	p->cost_usd_per_month = p->gpus_total *
+				p->cluster.price_usd_per_gpu_hour *
+				INFER_HOURS_PER_MONTH;
 	/* rented GPU time per million output tokens: at the planned
 	   utilization with a rate, at full load without one */
 	if (p->simulated && p->fleet.load.arrival == SIM_ARRIVAL_POISSON &&
@@ -760,6 +763,9 @@ int sample_serve_plan_make(const struct workload *wl, const struct gpu_spec *g,
 			p->tp * p->cluster.price_usd_per_gpu_hour /
 				(p->result.throughput_per_s * seconds_per_hour) *
 				1e6;
+	p->cost_usd_per_month = p->gpus_total *
+				p->cluster.price_usd_per_gpu_hour *
+				INFER_HOURS_PER_MONTH;
 	return 0;
 }
 
