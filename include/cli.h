@@ -103,8 +103,10 @@ int cli_transformer_only(const struct cli_ctx *ctx, const char *what);
 
 /* Resolve --gpu (a name or a comma list, at most CLI_MAX_GPUS devices; a
    device named twice, in any case, counts once, in the place it first
-   has) or, with 'all_if_none', every catalog device.  Prints the error;
-   returns an enum cli_exit status. */
+   has) or, with 'all_if_none', every catalog device, and check that the
+   workload can price each of them (cluster_resolve: an owned GPU needs a
+   capex; EXIT_INPUT when not).  Prints the error; returns an enum
+   cli_exit status. */
 int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none);
 
 /*

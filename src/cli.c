@@ -1,5 +1,6 @@
 /* cli.c - options, subcommand table, input and output edges; see cli.h. */
 #include "cli.h"
+#include "cluster.h"
 #include "outfile.h"
 #include "text.h"
 #include "trace.h"
@@ -463,6 +464,24 @@ int cli_load_workload(struct cli_ctx *ctx)
 	return EXIT_OK;
 }
 
+/* Every device named can be priced as the workload asks (an owned GPU
+   needs a capex): EXIT_OK, or EXIT_INPUT with the message. */
+static int check_prices(const struct cli_ctx *ctx)
+{
+	for (int i = 0; i < ctx->ngpus; i++) {
+		struct cluster cl;
+		struct diag err;
+
+		diag_clear(&err);
+		if (cluster_resolve(&ctx->wl.cluster, ctx->gpus[i], &cl,
+				    &err) != 0) {
+			diag_print(stderr, &err);
+			return EXIT_INPUT;
+		}
+	}
+	return EXIT_OK;
+}
+
 int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none)
 {
 	char list[1024];
@@ -480,7 +499,7 @@ int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none)
 		}
 		for (size_t i = 0; i < catalog_count(ctx->cat); i++)
 			ctx->gpus[ctx->ngpus++] = catalog_at(ctx->cat, i);
-		return EXIT_OK;
+		return check_prices(ctx);
 	}
 	if (strlen(ctx->gpu_arg) >= sizeof(list))
 		return usage_error(ctx->cmd, "%s", "--gpu list is too long");
@@ -512,7 +531,7 @@ int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none)
 	}
 	if (ctx->ngpus == 0)
 		return usage_error(ctx->cmd, "%s", "--gpu names no device");
-	return EXIT_OK;
+	return check_prices(ctx);
 }
 
 int cli_write(const struct cli_ctx *ctx, cli_writer write, const void *arg)

@@ -234,7 +234,8 @@ static void size_train(const struct workload *wl, const struct gpu_spec *g,
 			 precision_name(wl->training.precision));
 		return;
 	}
-	cluster_resolve(&wl->cluster, g, &cl);
+	/* the node; a price error comes back from train_plan_make */
+	(void)cluster_resolve(&wl->cluster, g, &cl, NULL);
 	for (long long gpus = cl.gpus_per_node > 0 ? cl.gpus_per_node : 1;
 	     gpus <= max_gpus && n < SIZE_MAX_STEPS; gpus *= 2) {
 		struct train_plan p;
