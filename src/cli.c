@@ -571,6 +571,22 @@ static int write_report(FILE *out, const void *arg, const char **why)
 	return report_write(out, job->r, job->format, why);
 }
 
+void cli_rec_price(struct record *rec, const struct cluster *cl, int flags)
+{
+	static const char *const key = "price_usd_per_gpu_hour";
+	static const char *const label = "price per GPU-hour";
+
+	if (!cl) {
+		rec_null(rec, NULL, key, label, flags);
+		rec_null(rec, NULL, "price_basis", "price basis", flags);
+		return;
+	}
+	rec_num(rec, NULL, key, label, cl->price_usd_per_gpu_hour, UNIT_MONEY,
+		flags);
+	rec_str(rec, NULL, "price_basis", "price basis", cl->price_basis,
+		flags);
+}
+
 int cli_emit(const struct cli_ctx *ctx, const struct report *r)
 {
 	struct report_job job = { r, ctx->format };

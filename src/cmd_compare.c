@@ -160,6 +160,8 @@ static void add_row(struct record *rec, const struct compare_row *r,
 		rec_null(rec, "training", "energy_kwh", "kWh", RF_GRID);
 		rec_null(rec, "training", "mfu", "MFU", 0);
 	}
+	/* the price both use (train_plan_make resolves it first) */
+	cli_rec_price(rec, &r->train.cluster, 0);
 	/* inference */
 	if (!serving) {
 		rec_str(rec, NULL, "why", "why not", r->train_why, 0);

@@ -48,6 +48,7 @@ struct size_row {
 	bool has_infer;    /* the serving numbers are known */
 	int replicas, gpus_inference;
 	double cost_usd_per_million_tokens;
+	struct cluster cluster; /* the price the costs use */
 	char why[DIAG_MSG_MAX];
 };
 
@@ -391,6 +392,7 @@ static void add_row(struct record *rec, const struct size_row *r,
 			UNIT_COUNT, t, 0);
 	rec_num_or_null(rec, "facility_power_w", "power",
 			c->facility_power_w, UNIT_POWER, t, tg);
+	cli_rec_price(rec, &r->cluster, 0);
 	rec_int_or_null(rec, "replicas", "replicas", r->replicas, i, ig);
 	rec_int_or_null(rec, "gpus_inference", "serving gpus",
 			r->gpus_inference, i, ig);
@@ -521,6 +523,9 @@ int cmd_size(struct cli_ctx *ctx)
 		r->gpu = ctx->gpus[i];
 		r->order = i;
 		r->feasible = arch;
+		/* checked by cli_resolve_gpus */
+		(void)cluster_resolve(&ctx->wl.cluster, r->gpu, &r->cluster,
+				      NULL);
 		if (!arch)
 			snprintf(r->why, sizeof(r->why),
 				 "only 'params' is known: give [model] layers, "
