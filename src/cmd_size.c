@@ -49,6 +49,8 @@ struct size_row {
 	int replicas, gpus_inference;
 	double cost_usd_per_million_tokens;
 	struct cluster cluster; /* the price the costs use */
+	int rent_need;     /* > 0: the GPUs of the plan the limits chose,
+			      more than the price basis rents as one job */
 	char why[DIAG_MSG_MAX];
 };
 
@@ -220,11 +222,12 @@ static void size_train(const struct workload *wl, const struct gpu_spec *g,
 		       const struct size_limits *lim, struct size_row *row)
 {
 	struct size_cand cand[SIZE_MAX_STEPS];
+	bool rentable[SIZE_MAX_STEPS];
 	struct workload w = *wl;
 	struct device_perf d;
 	struct cluster cl;
 	struct diag err;
-	int n = 0, legal = 0, best = -1, tried = 0;
+	int n = 0, legal = 0, best = -1, any = -1, tried = 0;
 
 	diag_clear(&err);
 	int max_gpus = any_limit(lim) ? size_max_gpus : size_max_gpus_open;
@@ -260,21 +263,34 @@ static void size_train(const struct workload *wl, const struct gpu_spec *g,
 			.energy_kwh = p.run.energy_kwh,
 			.facility_power_w = p.run.facility_power_w,
 		};
+		/* a plan the price basis does not rent is no choice */
+		rentable[n] = cluster_price_covers(&p.cluster, g, p.config.gpus);
 		if (within(lim, &cand[n])) {
-			if (best < 0 ||
-			    (lim->deadline_s <= 0.0 &&
-			     cand[n].time_s < cand[best].time_s))
+			if (any < 0 || (lim->deadline_s <= 0.0 &&
+					cand[n].time_s < cand[any].time_s))
+				any = n;
+			if (rentable[n] &&
+			    (best < 0 || (lim->deadline_s <= 0.0 &&
+					  cand[n].time_s < cand[best].time_s)))
 				best = n;
 		}
 		n++;
 		/* with a deadline the fewest GPUs win: stop at the first */
-		if (best >= 0 && lim->deadline_s > 0.0)
+		if (any >= 0 && lim->deadline_s > 0.0)
 			break;
 	}
+	if (any >= 0 && any != best)
+		row->rent_need = cand[any].gpus;
 	if (best >= 0) {
 		row->has_train = true;
 		row->train = cand[best];
 		row->feasible = true;
+		return;
+	}
+	if (any >= 0) {
+		snprintf(row->why, sizeof(row->why),
+			 "needs %d GPUs, more than its price basis covers",
+			 cand[any].gpus);
 		return;
 	}
 	if (legal == 0 && err.msg[0])
@@ -447,6 +463,25 @@ static void add_notes(struct report *rep, const struct size_limits *lim,
 	if (train && wl->training.tokens <= 0.0)
 		report_note(rep, "training.tokens not given: 20 x params "
 				 "(Chinchilla)");
+	for (int i = 0; i < n; i++) {
+		const struct size_row *x = &rows[i];
+
+		if (x->rent_need > 0 && x->feasible)
+			report_note(rep, "%s: planned on at most %d GPUs: its "
+					 "price basis %s covers jobs of at "
+					 "most %d (without that limit its plan "
+					 "needs %d)",
+				    x->gpu->name, x->gpu->rent_max_gpus,
+				    x->gpu->price_basis, x->gpu->rent_max_gpus,
+				    x->rent_need);
+		else if (x->rent_need > 0)
+			report_note(rep, "%s: not recommended: its plan needs "
+					 "%d GPUs and its price basis %s "
+					 "covers jobs of at most %d",
+				    x->gpu->name, x->rent_need,
+				    x->gpu->price_basis,
+				    x->gpu->rent_max_gpus);
+	}
 	if (n == 0 || !r->feasible) {
 		report_note(rep, "no device is feasible");
 		return;
