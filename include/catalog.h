@@ -115,8 +115,8 @@ bool gpu_price_covers(const struct gpu_spec *g, int gpus);
 /*
  * Check one row's values for consistency (positive memory, bandwidth and
  * TDP, efficiencies in (0,1], at least one precision, a price basis that
- * is one word, rent_max_gpus and capex_usd_per_gpu unset or in range).  Returns 0 or -1
- * with a message in 'err' (no file position).
+ * is one word, rent_max_gpus and capex_usd_per_gpu unset or in range).
+ * Returns 0 or -1 with a message in 'err' (no file position).
  */
 int gpu_spec_check(const struct gpu_spec *g, struct diag *err);
 

@@ -322,6 +322,7 @@ static void recommend(struct report *rep, const struct compare_row *rows,
 	bool *noted = calloc(n > 0 ? (size_t)n : 1, sizeof(*noted));
 	/* a recommendation priced on another basis than most names it */
 	const char *mixed = common_basis(rows, n);
+
 	if (noted) {
 		note_unrentable(rep, rows, n, key_time, train_rentable, fast,
 				true, noted);
@@ -333,7 +334,8 @@ static void recommend(struct report *rep, const struct compare_row *rows,
 		units_format(c, sizeof(c), fast->train.run.cost_usd,
 			     UNIT_MONEY, 3);
 		basis_text(b, sizeof(b), fast, mixed);
-		report_note(rep, "training: fastest is %s (%s on %d GPUs, %s%s)",
+		report_note(rep,
+			    "training: fastest is %s (%s on %d GPUs, %s%s)",
 			    fast->gpu->name, t, fast->train.config.gpus, c, b);
 		if (cheap && cheap != fast) {
 			units_format(t, sizeof(t), cheap->train.run.time_s,

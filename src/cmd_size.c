@@ -222,7 +222,6 @@ static void size_train(const struct workload *wl, const struct gpu_spec *g,
 		       const struct size_limits *lim, struct size_row *row)
 {
 	struct size_cand cand[SIZE_MAX_STEPS];
-	bool rentable[SIZE_MAX_STEPS];
 	struct workload w = *wl;
 	struct device_perf d;
 	struct cluster cl;
@@ -243,6 +242,7 @@ static void size_train(const struct workload *wl, const struct gpu_spec *g,
 	for (long long gpus = cl.gpus_per_node > 0 ? cl.gpus_per_node : 1;
 	     gpus <= max_gpus && n < SIZE_MAX_STEPS; gpus *= 2) {
 		struct train_plan p;
+		bool rentable;
 
 		tried = (int)gpus;
 		w.training.gpus = (int)gpus;
@@ -264,12 +264,12 @@ static void size_train(const struct workload *wl, const struct gpu_spec *g,
 			.facility_power_w = p.run.facility_power_w,
 		};
 		/* a plan the price basis does not rent is no choice */
-		rentable[n] = cluster_price_covers(&p.cluster, g, p.config.gpus);
+		rentable = cluster_price_covers(&p.cluster, g, p.config.gpus);
 		if (within(lim, &cand[n])) {
 			if (any < 0 || (lim->deadline_s <= 0.0 &&
 					cand[n].time_s < cand[any].time_s))
 				any = n;
-			if (rentable[n] &&
+			if (rentable &&
 			    (best < 0 || (lim->deadline_s <= 0.0 &&
 					  cand[n].time_s < cand[best].time_s)))
 				best = n;
