@@ -18,12 +18,20 @@
 #define GPU_VENDOR_MAX 32
 #define GPU_KIND_MAX 16
 #define GPU_SOURCE_MAX 256
+#define GPU_BASIS_MAX 32
+
+/* The price basis of a row whose catalog names none (specs/catalog.md). */
+#define GPU_BASIS_UNSTATED "unstated"
 
 /* Largest 'gpus_per_node' of a row: a NVLink (or ICI) domain of 65536
    devices is far beyond any built (GB200 NVL72: 72; a TPU v5p pod: 8960)
    and keeps GPU counts of a node and its powers of two inside an int
    (specs/catalog.md). */
 #define GPU_NODE_MAX 65536
+
+/* Largest 'rent_max_gpus' of a row: the most GPUs a plan may have
+   (WL_GPUS_MAX, the bound of training.gpus). */
+#define GPU_RENT_MAX (1 << 24)
 
 struct gpu_spec {
 	char name[GPU_NAME_MAX];     /* unique, matched case-insensitively */
@@ -41,6 +49,13 @@ struct gpu_spec {
 	double intra_bw_bytes_per_s; /* intra-node link, per GPU per direction */
 	double inter_bw_bytes_per_s; /* inter-node network per GPU per direction */
 	double price_usd_per_hour;   /* indicative price of one GPU-hour */
+	char price_basis[GPU_BASIS_MAX]; /* what that price is, a word such
+					    as "cloud-on-demand-2026-05" */
+	int rent_max_gpus;           /* most GPUs the price basis rents as
+					one job; 0 = no known limit */
+	double capex_usd_per_gpu;    /* purchase price of one device with its
+					share of server and network; 0 =
+					unknown */
 	double matmul_eff;           /* achievable fraction of dense peak, large GEMMs */
 	double mem_eff;              /* achievable fraction of memory bandwidth */
 	char source[GPU_SOURCE_MAX]; /* datasheet reference */
@@ -92,9 +107,16 @@ int catalog_write_csv_rows(FILE *out, const struct gpu_spec *const *rows,
 			   size_t n);
 
 /*
+ * True when the price of 'g' covers a job of 'gpus' GPUs: its price basis
+ * rents that many as one job (rent_max_gpus is 0 or at least 'gpus').
+ */
+bool gpu_price_covers(const struct gpu_spec *g, int gpus);
+
+/*
  * Check one row's values for consistency (positive memory, bandwidth and
- * TDP, efficiencies in (0,1], at least one precision).  Returns 0 or -1
- * with a message in 'err' (no file position).
+ * TDP, efficiencies in (0,1], at least one precision, a price basis that
+ * is one word, rent_max_gpus and capex_usd_per_gpu unset or in range).
+ * Returns 0 or -1 with a message in 'err' (no file position).
  */
 int gpu_spec_check(const struct gpu_spec *g, struct diag *err);
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "catalog.h"
+#include "cluster.h"
 #include "report.h"
 #include "workload.h"
 
@@ -104,8 +105,10 @@ int cli_transformer_only(const struct cli_ctx *ctx, const char *what);
 
 /* Resolve --gpu (a name or a comma list, at most CLI_MAX_GPUS devices; a
    device named twice, in any case, counts once, in the place it first
-   has) or, with 'all_if_none', every catalog device.  Prints the error;
-   returns an enum cli_exit status. */
+   has) or, with 'all_if_none', every catalog device, and check that the
+   workload can price each of them (cluster_resolve: an owned GPU needs a
+   capex; EXIT_INPUT when not).  Prints the error; returns an enum
+   cli_exit status. */
 int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none);
 
 /*
@@ -122,6 +125,13 @@ typedef int (*cli_writer)(FILE *out, const void *arg, const char **why);
  * Returns EXIT_OK, EXIT_IO or EXIT_INTERNAL, with a message on stderr.
  */
 int cli_write(const struct cli_ctx *ctx, cli_writer write, const void *arg);
+
+/*
+ * The price a plan's costs use and its basis, the fields
+ * price_usd_per_gpu_hour and price_basis of 'rec' (specs/output.md);
+ * 'cl' NULL: both null.  'flags' as for rec_num.
+ */
+void cli_rec_price(struct record *rec, const struct cluster *cl, int flags);
 
 /* cli_write of a report in the --format of 'ctx'. */
 int cli_emit(const struct cli_ctx *ctx, const struct report *r);

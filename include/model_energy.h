@@ -29,9 +29,43 @@ struct run_cost {
 
 /*
  * Cost of running 'gpus' GPUs for 'time_s' seconds at 'busy_fraction'.
+ * 'cost_usd' is the GPU-hours at cl->price_usd_per_gpu_hour (with pricing
+ * = owned that price already holds power at the rated power, so
+ * 'energy_cost_usd' is not to be added to it).
  */
 void run_cost_eval(const struct gpu_spec *g, const struct cluster *cl,
 		   int gpus, double time_s, double busy_fraction,
 		   struct run_cost *out);
+
+/* What an owned GPU-hour costs: the inputs (specs/models.md, "Energy and
+   cost"), all per GPU. */
+struct owned_price_in {
+	double capex_usd;          /* purchase of one GPU with its share of
+				      server, network and install, > 0 */
+	double amortization_years; /* years the capex is spread over, > 0 */
+	double tdp_w;              /* rated power of the device */
+	double host_overhead;      /* host power / GPU power */
+	double pue;                /* facility / IT power */
+	double price_usd_per_kwh;
+	double hosting_usd_per_kw_month; /* colocation per kW of IT power */
+};
+
+/* ... and the answer, in US dollars per GPU-hour. */
+struct owned_price {
+	double capex_usd_per_hour;   /* capex / (years x 8766 h) */
+	double power_usd_per_hour;   /* IT power x PUE at the kWh price */
+	double hosting_usd_per_hour; /* IT power x rent / 730.5 h */
+	double total_usd_per_hour;   /* the sum: the effective price */
+};
+
+/*
+ * The effective price of one owned GPU-hour, running all the time at its
+ * rated power: the capex straight-line over the amortization (a year of
+ * 8766 h, 365.25 days), the IT power tdp x (1 + host_overhead) at the
+ * facility's PUE and the kWh price, and the colocation rent of that IT
+ * power (a month of 730.5 h, a twelfth of the year).
+ */
+void owned_price_eval(const struct owned_price_in *in,
+		      struct owned_price *out);
 
 #endif

@@ -213,18 +213,45 @@ struct inference_spec {
 	size_t trace_len;
 };
 
+/* How a GPU-hour is priced ([cluster] pricing; specs/workload.md). */
+enum pricing_mode {
+	PRICING_CLOUD = 0, /* the catalog's price per GPU-hour */
+	PRICING_OWNED,     /* capex amortised, power and hosting */
+};
+
+/*
+ * Defaults of the ownership keys.  amortization_years: the useful life
+ * Amazon gives its servers and networking equipment from 2025 (10-K for
+ * 2024: six years shortened to five for the pace of AI hardware).
+ * hosting_per_kw_month: CBRE's average asking rate for a 250-500 kW
+ * colocation requirement in primary North American markets, H2 2024
+ * ($184.06 per kW per month, "North America Data Center Trends H2
+ * 2024", February 2025).  specs/workload.md, specs/models.md.
+ */
+#define WL_AMORTIZATION_YEARS 5.0
+#define WL_HOSTING_USD_PER_KW_MONTH 184.06
+
 struct cluster_spec {
 	int gpus_per_node;             /* WL_AUTO: from the catalog row */
 	double intra_bw_bytes_per_s;   /* 0: from the catalog row */
 	double inter_bw_bytes_per_s;   /* 0: from the catalog row */
 	double pue;                    /* facility power / IT power */
-	double price_usd_per_gpu_hour; /* 0: from the catalog row */
+	double price_usd_per_gpu_hour; /* 0: from the catalog row (cloud) or
+					  the ownership keys (owned) */
 	double price_usd_per_kwh;
 	double host_overhead;          /* host power as a fraction of GPU power */
 	double failures_per_gpu_hour;  /* job-interrupting failures */
 	double restart_s;              /* from a failure to training again */
 	double storage_bw_bytes_per_s; /* checkpoint writes, per node */
 	double maintenance;            /* planned down time, fraction */
+	int pricing;                   /* enum pricing_mode */
+	double capex_usd_per_gpu;      /* owned: purchase price of one GPU
+					  with its share of server, network
+					  and install; 0: from the catalog */
+	double amortization_years;     /* owned: years the capex is spread
+					  over */
+	double hosting_usd_per_kw_month; /* owned: colocation per kW of IT
+					    power per month */
 };
 
 /*
@@ -320,5 +347,6 @@ const char *optimizer_name(enum optimizer o);
 const char *attention_name(enum attention_impl a);
 const char *slo_percentile_name(enum slo_percentile p);
 const char *model_kind_name(enum model_kind k);
+const char *pricing_mode_name(enum pricing_mode m);
 
 #endif

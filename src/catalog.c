@@ -40,8 +40,10 @@ enum cell_type {
 	CELL_QUANTITY, /* a positive quantity of 'unit' */
 	CELL_PEAK,     /* FLOP/s of 'prec'; empty or 0 = not supported */
 	CELL_BOOL,     /* yes/no, true/false, 1/0 */
-	CELL_INT,      /* a positive whole number */
+	CELL_INT,      /* a whole number from 1 to 'max' */
 	CELL_PRICE,    /* a non-negative plain number */
+	CELL_AMOUNT,   /* a positive plain number; empty = 0, unknown */
+	CELL_WORD,     /* text of letters, digits, '-', '.', '_' */
 	CELL_FRACTION, /* a plain number in (0, 1] */
 };
 
@@ -65,6 +67,9 @@ enum column_id {
 	COLUMN_INTRA_BW,
 	COLUMN_INTER_BW,
 	COLUMN_PRICE,
+	COLUMN_PRICE_BASIS,
+	COLUMN_RENT_MAX_GPUS,
+	COLUMN_CAPEX,
 	COLUMN_MATMUL_EFF,
 	COLUMN_MEM_EFF,
 	COLUMN_SOURCE,
@@ -75,7 +80,8 @@ struct column {
 	const char *name;     /* header name, matched case-insensitively */
 	enum cell_type type;
 	size_t offset;        /* of the member in struct gpu_spec */
-	size_t size;          /* CELL_TEXT: size of the array */
+	size_t size;          /* CELL_TEXT, CELL_WORD: size of the array */
+	int max;              /* CELL_INT: the largest value */
 	enum unit_kind unit;  /* CELL_QUANTITY */
 	enum precision prec;  /* CELL_PEAK */
 	bool int_ops;         /* CELL_PEAK: written in TOPS, not TFLOPS */
@@ -117,7 +123,8 @@ static const struct column columns[COLUMN_COUNT] = {
 	[COLUMN_IDLE_POWER] = QUANTITY_COLUMN("idle_power", idle_w,
 					      UNIT_POWER, false),
 	[COLUMN_GPUS_PER_NODE] = { .name = "gpus_per_node", .type = CELL_INT,
-				   .offset = SPEC_AT(gpus_per_node) },
+				   .offset = SPEC_AT(gpus_per_node),
+				   .max = GPU_NODE_MAX },
 	[COLUMN_INTRA_BW] = QUANTITY_COLUMN("intra_bw", intra_bw_bytes_per_s,
 					    UNIT_BANDWIDTH, false),
 	[COLUMN_INTER_BW] = QUANTITY_COLUMN("inter_bw", inter_bw_bytes_per_s,
@@ -125,6 +132,14 @@ static const struct column columns[COLUMN_COUNT] = {
 	[COLUMN_PRICE] = { .name = "price_usd_per_gpu_hour",
 			   .type = CELL_PRICE,
 			   .offset = SPEC_AT(price_usd_per_hour) },
+	[COLUMN_PRICE_BASIS] = { .name = "price_basis", .type = CELL_WORD,
+				 .offset = SPEC_AT(price_basis),
+				 .size = GPU_BASIS_MAX },
+	[COLUMN_RENT_MAX_GPUS] = { .name = "rent_max_gpus", .type = CELL_INT,
+				   .offset = SPEC_AT(rent_max_gpus),
+				   .max = GPU_RENT_MAX },
+	[COLUMN_CAPEX] = { .name = "capex_usd_per_gpu", .type = CELL_AMOUNT,
+			   .offset = SPEC_AT(capex_usd_per_gpu) },
 	[COLUMN_MATMUL_EFF] = { .name = "matmul_eff", .type = CELL_FRACTION,
 				.offset = SPEC_AT(matmul_eff) },
 	[COLUMN_MEM_EFF] = { .name = "mem_eff", .type = CELL_FRACTION,
@@ -160,6 +175,9 @@ static const struct gpu_spec gpu_defaults = {
 	/* one 100 Gb/s NIC per GPU (100GbE / InfiniBand EDR), in bytes/s */
 	.inter_bw_bytes_per_s = 100e9 / 8.0,
 	.price_usd_per_hour = 0.0, /* unknown */
+	.price_basis = GPU_BASIS_UNSTATED,
+	.rent_max_gpus = 0,        /* no known limit */
+	.capex_usd_per_gpu = 0.0,  /* unknown */
 	.matmul_eff = 0.8,
 	.mem_eff = 0.85,
 };
@@ -217,6 +235,7 @@ enum value_rule {
 	RULE_NONNEG,   /* finite, >= 0 */
 	RULE_FRACTION, /* finite, in (0, 1] */
 	RULE_PEAK,     /* 0 (no math in the format), or as RULE_POSITIVE */
+	RULE_UNSET_POSITIVE, /* 0 (unknown), or as RULE_POSITIVE */
 };
 
 /*
@@ -240,6 +259,8 @@ static bool rule_holds(enum value_rule rule, double v)
 		/* a positive rate below value_min would make a time of any
 		   work on it infinite */
 		return v == 0.0 || rule_holds(RULE_POSITIVE, v);
+	case RULE_UNSET_POSITIVE:
+		return v == 0.0 || rule_holds(RULE_POSITIVE, v);
 	}
 	return false;
 }
@@ -249,6 +270,8 @@ static const char *const rule_text[] = {
 	[RULE_NONNEG] = "a non-negative number (at most 1e21)",
 	[RULE_FRACTION] = "a number in (0, 1]",
 	[RULE_PEAK] = "0 or 1e-9 to 1e21 FLOP/s",
+	[RULE_UNSET_POSITIVE] = "a positive number (1e-9 to 1e21), or empty "
+				"when unknown",
 };
 
 static const struct {
@@ -262,6 +285,7 @@ static const struct {
 	{ COLUMN_INTRA_BW, RULE_POSITIVE },
 	{ COLUMN_INTER_BW, RULE_POSITIVE },
 	{ COLUMN_PRICE, RULE_NONNEG },
+	{ COLUMN_CAPEX, RULE_UNSET_POSITIVE },
 	{ COLUMN_MATMUL_EFF, RULE_FRACTION },
 	{ COLUMN_MEM_EFF, RULE_FRACTION },
 };
@@ -310,6 +334,23 @@ static const double *spec_double(const struct gpu_spec *g,
 				 const struct column *c)
 {
 	return (const double *)(const void *)((const char *)g + c->offset);
+}
+
+/* A price basis: a non-empty word of ASCII letters, digits, '-', '.' and
+   '_' (a key of JSON output and of comparisons, never free text). */
+static bool is_word(const char *s, size_t len)
+{
+	if (len == 0)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+		      c == '_'))
+			return false;
+	}
+	return true;
 }
 
 static bool has_any_precision(const struct gpu_spec *g)
@@ -373,7 +414,24 @@ int gpu_spec_check(const struct gpu_spec *g, struct diag *err)
 				"gpu '%s': 'gpus_per_node' must be a whole "
 				"number from 1 to %d, got %d",
 				g->name, GPU_NODE_MAX, g->gpus_per_node);
+	if (!memchr(g->price_basis, '\0', sizeof(g->price_basis)) ||
+	    !is_word(g->price_basis, strlen(g->price_basis)))
+		return diag_set(err, NULL, 0, 0,
+				"gpu '%s': 'price_basis' must be one word of "
+				"letters, digits, '-', '.' and '_'",
+				g->name);
+	if (g->rent_max_gpus < 0 || g->rent_max_gpus > GPU_RENT_MAX)
+		return diag_set(err, NULL, 0, 0,
+				"gpu '%s': 'rent_max_gpus' must be a whole "
+				"number from 1 to %d, or 0 for no known "
+				"limit, got %d",
+				g->name, GPU_RENT_MAX, g->rent_max_gpus);
 	return 0;
+}
+
+bool gpu_price_covers(const struct gpu_spec *g, int gpus)
+{
+	return g->rent_max_gpus == 0 || gpus <= g->rent_max_gpus;
 }
 
 /* ------------------------------------------------------------------ */
@@ -568,6 +626,37 @@ static int cell_text(struct parse_ctx *ctx, const struct column *c,
 	return 0;
 }
 
+static int cell_word(struct parse_ctx *ctx, const struct column *c,
+		     const char *s, size_t len, struct pos at)
+{
+	char *dst = (char *)&ctx->spec + c->offset;
+
+	if (len >= c->size || !is_word(s, len))
+		return parse_fail(ctx, at,
+				  "'%s' must be one word of letters, digits, "
+				  "'-', '.' and '_' (at most %zu bytes), such "
+				  "as 'cloud-on-demand-2026-05', got '%s'",
+				  c->name, c->size - 1, s);
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+	return 0;
+}
+
+static int cell_int(struct parse_ctx *ctx, const struct column *c,
+		    const char *s, struct pos at)
+{
+	int *dst = (int *)(void *)((char *)&ctx->spec + c->offset);
+	int v;
+
+	if (parse_int(s, &v) || v < 1 || v > c->max)
+		return parse_fail(ctx, at,
+				  "'%s' must be a whole number from 1 to %d, "
+				  "got '%s'",
+				  c->name, c->max, s);
+	*dst = v;
+	return 0;
+}
+
 static int cell_kind(struct parse_ctx *ctx, const struct column *c,
 		      const char *s, struct pos at)
 {
@@ -604,8 +693,9 @@ static int cell_number(struct parse_ctx *ctx, const struct column *c,
 			const char *s, struct pos at)
 {
 	double *dst = (double *)(void *)((char *)&ctx->spec + c->offset);
-	enum value_rule rule = c->type == CELL_PRICE ? RULE_NONNEG
-						     : RULE_FRACTION;
+	enum value_rule rule = c->type == CELL_PRICE  ? RULE_NONNEG :
+			       c->type == CELL_AMOUNT ? RULE_POSITIVE :
+							RULE_FRACTION;
 	double v;
 
 	const char *least;
@@ -613,7 +703,11 @@ static int cell_number(struct parse_ctx *ctx, const struct column *c,
 
 	if (parse_plain(s, &v) || !rule_holds(rule, v))
 		return parse_fail(ctx, at, "'%s' must be %s, got '%s'",
-				  c->name, rule_text[rule], s);
+				  c->name,
+				  rule_text[c->type == CELL_AMOUNT ?
+						    RULE_UNSET_POSITIVE :
+						    rule],
+				  s);
 	if (v < lo)
 		return parse_fail(ctx, at, "'%s' must be at least %s, got '%s'",
 				  c->name, least, s);
@@ -691,15 +785,13 @@ static int row_field(struct parse_ctx *ctx, const char *s, size_t len,
 		cell_bool(ctx, c, s, at);
 		break;
 	case CELL_INT:
-		if (parse_int(s, &ctx->spec.gpus_per_node) ||
-		    ctx->spec.gpus_per_node < 1 ||
-		    ctx->spec.gpus_per_node > GPU_NODE_MAX)
-			parse_fail(ctx, at,
-				   "'%s' must be a whole number from 1 to %d, "
-				   "got '%s'",
-				   c->name, GPU_NODE_MAX, s);
+		cell_int(ctx, c, s, at);
+		break;
+	case CELL_WORD:
+		cell_word(ctx, c, s, len, at);
 		break;
 	case CELL_PRICE:
+	case CELL_AMOUNT:
 	case CELL_FRACTION:
 		cell_number(ctx, c, s, at);
 		break;
@@ -1135,10 +1227,19 @@ static int write_cell(FILE *out, const struct column *c,
 				     ? "yes"
 				     : "no",
 			     out) == EOF ? -1 : 0;
-	case CELL_INT:
-		return fprintf(out, "%d",
-			       *(const int *)(const void *)(base + c->offset))
-				       < 0 ? -1 : 0;
+	case CELL_INT: {
+		int v = *(const int *)(const void *)(base + c->offset);
+
+		if (v == 0)
+			return 0; /* rent_max_gpus: no known limit */
+		return fprintf(out, "%d", v) < 0 ? -1 : 0;
+	}
+	case CELL_WORD:
+		return fputs(base + c->offset, out) == EOF ? -1 : 0;
+	case CELL_AMOUNT:
+		if (*spec_double(g, c) == 0.0)
+			return 0; /* unknown */
+		return fprintf(out, "%.15g", *spec_double(g, c)) < 0 ? -1 : 0;
 	case CELL_PRICE:
 	case CELL_FRACTION:
 		return fprintf(out, "%.15g", *spec_double(g, c)) < 0 ? -1 : 0;

@@ -1,5 +1,6 @@
 /* cli.c - options, subcommand table, input and output edges; see cli.h. */
 #include "cli.h"
+#include "cluster.h"
 #include "outfile.h"
 #include "text.h"
 #include "trace.h"
@@ -466,6 +467,24 @@ int cli_load_workload(struct cli_ctx *ctx)
 	return EXIT_OK;
 }
 
+/* Every device named can be priced as the workload asks (an owned GPU
+   needs a capex): EXIT_OK, or EXIT_INPUT with the message. */
+static int check_prices(const struct cli_ctx *ctx)
+{
+	for (int i = 0; i < ctx->ngpus; i++) {
+		struct cluster cl;
+		struct diag err;
+
+		diag_clear(&err);
+		if (cluster_resolve(&ctx->wl.cluster, ctx->gpus[i], &cl,
+				    &err) != 0) {
+			diag_print(stderr, &err);
+			return EXIT_INPUT;
+		}
+	}
+	return EXIT_OK;
+}
+
 int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none)
 {
 	char list[1024];
@@ -483,7 +502,7 @@ int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none)
 		}
 		for (size_t i = 0; i < catalog_count(ctx->cat); i++)
 			ctx->gpus[ctx->ngpus++] = catalog_at(ctx->cat, i);
-		return EXIT_OK;
+		return check_prices(ctx);
 	}
 	if (strlen(ctx->gpu_arg) >= sizeof(list))
 		return usage_error(ctx->cmd, "%s", "--gpu list is too long");
@@ -515,7 +534,7 @@ int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none)
 	}
 	if (ctx->ngpus == 0)
 		return usage_error(ctx->cmd, "%s", "--gpu names no device");
-	return EXIT_OK;
+	return check_prices(ctx);
 }
 
 int cli_write(const struct cli_ctx *ctx, cli_writer write, const void *arg)
@@ -553,6 +572,22 @@ static int write_report(FILE *out, const void *arg, const char **why)
 	const struct report_job *job = arg;
 
 	return report_write(out, job->r, job->format, why);
+}
+
+void cli_rec_price(struct record *rec, const struct cluster *cl, int flags)
+{
+	static const char *const key = "price_usd_per_gpu_hour";
+	static const char *const label = "price per GPU-hour";
+
+	if (!cl) {
+		rec_null(rec, NULL, key, label, flags);
+		rec_null(rec, NULL, "price_basis", "price basis", flags);
+		return;
+	}
+	rec_num(rec, NULL, key, label, cl->price_usd_per_gpu_hour, UNIT_MONEY,
+		flags);
+	rec_str(rec, NULL, "price_basis", "price basis", cl->price_basis,
+		flags);
 }
 
 int cli_emit(const struct cli_ctx *ctx, const struct report *r)

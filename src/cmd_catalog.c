@@ -64,6 +64,17 @@ static void add_gpu(struct record *rec, const struct gpu_spec *g)
 		g->inter_bw_bytes_per_s, UNIT_BANDWIDTH, RF_GRID);
 	rec_num(rec, NULL, "price_usd_per_gpu_hour", "$/GPU-h",
 		g->price_usd_per_hour, UNIT_KIND_COUNT, RF_GRID);
+	rec_str(rec, NULL, "price_basis", "price basis", g->price_basis, 0);
+	if (g->rent_max_gpus > 0)
+		rec_int(rec, NULL, "rent_max_gpus", "rents at most",
+			g->rent_max_gpus, 0);
+	else
+		rec_null(rec, NULL, "rent_max_gpus", "rents at most", 0);
+	if (g->capex_usd_per_gpu > 0.0)
+		rec_num(rec, NULL, "capex_usd_per_gpu", "capex per GPU",
+			g->capex_usd_per_gpu, UNIT_MONEY, 0);
+	else
+		rec_null(rec, NULL, "capex_usd_per_gpu", "capex per GPU", 0);
 	rec_num(rec, NULL, "matmul_eff", "matmul eff", g->matmul_eff,
 		UNIT_KIND_COUNT, 0);
 	rec_num(rec, NULL, "mem_eff", "mem eff", g->mem_eff, UNIT_KIND_COUNT,

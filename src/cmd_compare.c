@@ -166,6 +166,8 @@ static void add_row(struct record *rec, const struct compare_row *r,
 		rec_null(rec, "training", "energy_kwh", "kWh", RF_GRID);
 		rec_null(rec, "training", "mfu", "MFU", 0);
 	}
+	/* the price both use (train_plan_make resolves it first) */
+	cli_rec_price(rec, &r->train.cluster, 0);
 	/* inference */
 	if (!serving) {
 		rec_str(rec, NULL, "why", "why not", r->train_why, 0);
@@ -222,60 +224,160 @@ static void add_row(struct record *rec, const struct compare_row *r,
 		0);
 }
 
-/* Best row by 'key' among the feasible ones; NULL when none is. */
-static const struct compare_row *best_by(const struct compare_row *rows,
-					 int n,
-					 double (*key)(const struct compare_row *))
+/* The price basis of the row's device rents the GPUs of its training
+   plan (and of one serving replica) as one job (cluster.h). */
+static bool train_rentable(const struct compare_row *r)
+{
+	return cluster_price_covers(&r->train.cluster, r->gpu,
+				    r->train.config.gpus);
+}
+
+static bool infer_rentable(const struct compare_row *r)
+{
+	return cluster_price_covers(&r->infer.cluster, r->gpu,
+				    r->infer.config.tp);
+}
+
+/* Best row by 'key' among the feasible ones whose price covers the plan
+   ('rentable'); NULL when none is. */
+static const struct compare_row *
+best_by(const struct compare_row *rows, int n,
+	double (*key)(const struct compare_row *),
+	bool (*rentable)(const struct compare_row *))
 {
 	const struct compare_row *best = NULL;
 
 	for (int i = 0; i < n; i++)
-		if (key(&rows[i]) < HUGE_VAL &&
+		if (key(&rows[i]) < HUGE_VAL && rentable(&rows[i]) &&
 		    (!best || key(&rows[i]) < key(best)))
 			best = &rows[i];
 	return best;
 }
 
+/*
+ * A note for each row better than 'best' by 'key' that was passed over
+ * because its price basis does not rent its plan's 'gpus' (once per row:
+ * 'noted').
+ */
+static void note_unrentable(struct report *rep, const struct compare_row *rows,
+			    int n, double (*key)(const struct compare_row *),
+			    bool (*rentable)(const struct compare_row *),
+			    const struct compare_row *best, bool train,
+			    bool *noted)
+{
+	for (int i = 0; i < n; i++) {
+		const struct compare_row *r = &rows[i];
+
+		if (noted[i] || key(r) == HUGE_VAL || rentable(r) ||
+		    (best && key(r) >= key(best)))
+			continue;
+		noted[i] = true;
+		report_note(rep, "%s: not recommended: its %s plan needs %d "
+				 "GPUs and its price basis %s covers jobs of "
+				 "at most %d",
+			    r->gpu->name, train ? "training" : "serving",
+			    train ? r->train.config.gpus : r->infer.config.tp,
+			    r->gpu->price_basis, r->gpu->rent_max_gpus);
+	}
+}
+
+/* The price basis most rows share (the first such in the list). */
+static const char *common_basis(const struct compare_row *rows, int n)
+{
+	const char *best = n > 0 ? rows[0].train.cluster.price_basis : "";
+	int most = 0;
+
+	for (int i = 0; i < n; i++) {
+		const char *b = rows[i].train.cluster.price_basis;
+		int k = 0;
+
+		for (int j = 0; j < n; j++)
+			k += strcmp(rows[j].train.cluster.price_basis, b) == 0;
+		if (k > most) {
+			most = k;
+			best = b;
+		}
+	}
+	return best;
+}
+
+/* ", price basis B" when row 'r' is priced on another basis than most
+   rows ('common'), else "". */
+static void basis_text(char *buf, size_t size, const struct compare_row *r,
+		       const char *common)
+{
+	if (strcmp(r->train.cluster.price_basis, common) != 0)
+		snprintf(buf, size, ", price basis %s",
+			 r->train.cluster.price_basis);
+	else
+		buf[0] = '\0';
+}
+
 static void recommend(struct report *rep, const struct compare_row *rows,
 		      int n, const struct workload *wl)
 {
-	const struct compare_row *fast = best_by(rows, n, key_time);
-	const struct compare_row *cheap = best_by(rows, n, key_cost);
-	const struct compare_row *tok = best_by(rows, n, key_token_cost);
-	const struct compare_row *lat = best_by(rows, n, key_latency);
-	char t[32], c[32], m[32];
+	const struct compare_row *fast =
+		best_by(rows, n, key_time, train_rentable);
+	const struct compare_row *cheap =
+		best_by(rows, n, key_cost, train_rentable);
+	const struct compare_row *tok =
+		best_by(rows, n, key_token_cost, infer_rentable);
+	const struct compare_row *lat =
+		best_by(rows, n, key_latency, infer_rentable);
+	char t[32], c[32], m[32], b[GPU_BASIS_MAX + 32];
+	bool *noted = calloc(n > 0 ? (size_t)n : 1, sizeof(*noted));
+	/* a recommendation priced on another basis than most names it */
+	const char *mixed = common_basis(rows, n);
 
+	if (noted) {
+		note_unrentable(rep, rows, n, key_time, train_rentable, fast,
+				true, noted);
+		note_unrentable(rep, rows, n, key_cost, train_rentable, cheap,
+				true, noted);
+	}
 	if (fast) {
 		units_format(t, sizeof(t), fast->train.run.time_s, UNIT_TIME, 3);
 		units_format(c, sizeof(c), fast->train.run.cost_usd,
 			     UNIT_MONEY, 3);
-		report_note(rep, "training: fastest is %s (%s on %d GPUs, %s)",
-			    fast->gpu->name, t, fast->train.config.gpus, c);
+		basis_text(b, sizeof(b), fast, mixed);
+		report_note(rep,
+			    "training: fastest is %s (%s on %d GPUs, %s%s)",
+			    fast->gpu->name, t, fast->train.config.gpus, c, b);
 		if (cheap && cheap != fast) {
 			units_format(t, sizeof(t), cheap->train.run.time_s,
 				     UNIT_TIME, 3);
 			units_format(c, sizeof(c), cheap->train.run.cost_usd,
 				     UNIT_MONEY, 3);
-			report_note(rep, "training: cheapest is %s (%s, %s)",
-				    cheap->gpu->name, c, t);
+			basis_text(b, sizeof(b), cheap, mixed);
+			report_note(rep, "training: cheapest is %s (%s, %s%s)",
+				    cheap->gpu->name, c, t, b);
 		}
 	} else if (model_has_arch(&wl->model)) {
 		report_note(rep, "training: no device fits this configuration");
+	}
+	if (noted) {
+		memset(noted, 0, (size_t)n * sizeof(*noted));
+		note_unrentable(rep, rows, n, key_token_cost, infer_rentable,
+				tok, false, noted);
+		note_unrentable(rep, rows, n, key_latency, infer_rentable, lat,
+				false, noted);
+		free(noted);
 	}
 	if (tok) {
 		units_format(m, sizeof(m), tok->infer.cost_usd_per_million_tokens,
 			     UNIT_MONEY, 3);
 		units_format(t, sizeof(t), tok->infer.result.tpot_s, UNIT_TIME,
 			     3);
+		basis_text(b, sizeof(b), tok, mixed);
 		report_note(rep, "inference: cheapest per token%s is %s "
 				 "(%s per million tokens, %s per token, "
-				 "%d GPU%s)",
+				 "%d GPU%s%s)",
 			    wl->inference.tpot_slo_s > 0.0 ||
 					    wl->inference.ttft_slo_s > 0.0 ?
 				    " within the SLO" :
 				    "",
 			    tok->gpu->name, m, t, tok->infer.gpus_total,
-			    tok->infer.gpus_total == 1 ? "" : "s");
+			    tok->infer.gpus_total == 1 ? "" : "s", b);
 		if (lat && lat != tok) {
 			units_format(t, sizeof(t), lat->infer.result.tpot_s,
 				     UNIT_TIME, 3);

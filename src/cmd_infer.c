@@ -247,6 +247,7 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 		UNIT_MONEY, 0);
 	rec_num(rec, NULL, "cost_usd_per_month", "cost per month (fleet)",
 		p->cost_usd_per_month, UNIT_MONEY, 0);
+	cli_rec_price(rec, &p->cluster, 0);
 	rec_str(rec, NULL, "chosen", "chosen by capplan",
 		(p->chosen & (1u << ICHOSE_TP)) ?
 			((p->chosen & (1u << ICHOSE_BATCH)) ? "tp,batch" :
@@ -340,6 +341,7 @@ static int infer_search_report(struct cli_ctx *ctx)
 	rec_int(&rep.meta, NULL, "configs_evaluated",
 		"configurations evaluated", evaluated, 0);
 	rec_int(&rep.meta, NULL, "configs_feasible", "feasible", n, 0);
+	cli_rec_price(&rep.meta, n > 0 ? &plans[0].cluster : NULL, 0);
 	for (int i = 0; i < n && i < k; i++) {
 		const struct infer_plan *p = &plans[i];
 		struct record *rec = report_add_record(&rep);
@@ -467,6 +469,7 @@ static int sample_serve_report(struct cli_ctx *ctx)
 		UNIT_MONEY, 0);
 	rec_num(rec, NULL, "cost_usd_per_month", "cost per month (fleet)",
 		p.cost_usd_per_month, UNIT_MONEY, 0);
+	cli_rec_price(rec, &p.cluster, 0);
 	if (!p.meets_slo) {
 		const struct gpu_spec *all[CLI_MAX_GPUS];
 		char hint[REPORT_NOTE_MAX - 64];

@@ -58,6 +58,9 @@ struct size_row {
 	double cost_usd_per_month;   /* the serving fleet */
 	double total_cost_usd;       /* training, plus serving for the
 					serving time */
+	struct cluster cluster; /* the price the costs use */
+	int rent_need;     /* > 0: the GPUs of the plan the limits chose,
+			      more than the price basis rents as one job */
 	char why[DIAG_MSG_MAX];
 };
 
@@ -233,7 +236,7 @@ static void size_train(const struct workload *wl, const struct gpu_spec *g,
 	struct device_perf d;
 	struct cluster cl;
 	struct diag err;
-	int n = 0, legal = 0, best = -1, tried = 0;
+	int n = 0, legal = 0, best = -1, any = -1, tried = 0;
 
 	diag_clear(&err);
 	int max_gpus = any_limit(lim) ? size_max_gpus : size_max_gpus_open;
@@ -244,10 +247,12 @@ static void size_train(const struct workload *wl, const struct gpu_spec *g,
 			 precision_name(wl->training.precision));
 		return;
 	}
-	cluster_resolve(&wl->cluster, g, &cl);
+	/* the node; a price error comes back from train_plan_make */
+	(void)cluster_resolve(&wl->cluster, g, &cl, NULL);
 	for (long long gpus = cl.gpus_per_node > 0 ? cl.gpus_per_node : 1;
 	     gpus <= max_gpus && n < SIZE_MAX_STEPS; gpus *= 2) {
 		struct train_plan p;
+		bool rentable;
 
 		tried = (int)gpus;
 		w.training.gpus = (int)gpus;
@@ -269,21 +274,34 @@ static void size_train(const struct workload *wl, const struct gpu_spec *g,
 			.facility_power_w = p.run.facility_power_w,
 			.goodput = p.goodput.goodput,
 		};
+		/* a plan the price basis does not rent is no choice */
+		rentable = cluster_price_covers(&p.cluster, g, p.config.gpus);
 		if (within(lim, &cand[n])) {
-			if (best < 0 ||
-			    (lim->deadline_s <= 0.0 &&
-			     cand[n].time_s < cand[best].time_s))
+			if (any < 0 || (lim->deadline_s <= 0.0 &&
+					cand[n].time_s < cand[any].time_s))
+				any = n;
+			if (rentable &&
+			    (best < 0 || (lim->deadline_s <= 0.0 &&
+					  cand[n].time_s < cand[best].time_s)))
 				best = n;
 		}
 		n++;
 		/* with a deadline the fewest GPUs win: stop at the first */
-		if (best >= 0 && lim->deadline_s > 0.0)
+		if (any >= 0 && lim->deadline_s > 0.0)
 			break;
 	}
+	if (any >= 0 && any != best)
+		row->rent_need = cand[any].gpus;
 	if (best >= 0) {
 		row->has_train = true;
 		row->train = cand[best];
 		row->feasible = true;
+		return;
+	}
+	if (any >= 0) {
+		snprintf(row->why, sizeof(row->why),
+			 "needs %d GPUs, more than its price basis covers",
+			 cand[any].gpus);
 		return;
 	}
 	if (legal == 0 && err.msg[0])
@@ -418,6 +436,7 @@ static void add_row(struct record *rec, const struct size_row *r,
 			UNIT_COUNT, t, 0);
 	rec_num_or_null(rec, "facility_power_w", "power",
 			c->facility_power_w, UNIT_POWER, t, tg);
+	cli_rec_price(rec, &r->cluster, 0);
 	rec_int_or_null(rec, "replicas", "replicas", r->replicas, i, ig);
 	rec_int_or_null(rec, "gpus_inference", "serving gpus",
 			r->gpus_inference, i, ig);
@@ -477,6 +496,25 @@ static void add_notes(struct report *rep, const struct size_limits *lim,
 	if (train && wl->training.tokens <= 0.0)
 		report_note(rep, "training.tokens not given: 20 x params "
 				 "(Chinchilla)");
+	for (int i = 0; i < n; i++) {
+		const struct size_row *x = &rows[i];
+
+		if (x->rent_need > 0 && x->feasible)
+			report_note(rep, "%s: planned on at most %d GPUs: its "
+					 "price basis %s covers jobs of at "
+					 "most %d (without that limit its plan "
+					 "needs %d)",
+				    x->gpu->name, x->gpu->rent_max_gpus,
+				    x->gpu->price_basis, x->gpu->rent_max_gpus,
+				    x->rent_need);
+		else if (x->rent_need > 0)
+			report_note(rep, "%s: not recommended: its plan needs "
+					 "%d GPUs and its price basis %s "
+					 "covers jobs of at most %d",
+				    x->gpu->name, x->rent_need,
+				    x->gpu->price_basis,
+				    x->gpu->rent_max_gpus);
+	}
 	if (n == 0 || !r->feasible) {
 		report_note(rep, "no device is feasible");
 		return;
@@ -572,6 +610,9 @@ int cmd_size(struct cli_ctx *ctx)
 		r->gpu = ctx->gpus[i];
 		r->order = i;
 		r->feasible = arch;
+		/* checked by cli_resolve_gpus */
+		(void)cluster_resolve(&ctx->wl.cluster, r->gpu, &r->cluster,
+				      NULL);
 		if (!arch)
 			snprintf(r->why, sizeof(r->why),
 				 "only 'params' is known: give [model] layers, "

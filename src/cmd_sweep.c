@@ -619,6 +619,10 @@ static bool sweep_point(const struct sweep *s, const size_t *idx,
 	rec_str(rec, NULL, "status", "status", status, RF_GRID);
 	add_training(rec, have_train ? &train : NULL, &bad);
 	add_inference(rec, have_serve ? &serve : NULL, &bad);
+	cli_rec_price(rec, have_train ? &train.cluster :
+			   have_serve ? &serve.cluster :
+					NULL,
+		      0);
 	if (bad && status_field < rec->n)
 		snprintf(rec->f[status_field].str,
 			 sizeof(rec->f[status_field].str), "%s",

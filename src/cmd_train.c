@@ -297,6 +297,7 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 			rec_null(rec, unknown[i].group, unknown[i].key,
 				 unknown[i].key, 0);
 	}
+	cli_rec_price(rec, &p->cluster, 0);
 	chosen_list(p, chosen, sizeof(chosen), false);
 	rec_str(rec, NULL, "chosen", "chosen by capplan", chosen, RF_MACHINE);
 	rec_int(rec, NULL, "configs_evaluated", "configurations evaluated",

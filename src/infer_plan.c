@@ -469,7 +469,8 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 
 	memset(p, 0, sizeof(*p));
 	p->gpu = g;
-	cluster_resolve(&wl->cluster, g, &p->cluster);
+	if (cluster_resolve(&wl->cluster, g, &p->cluster, err) != 0)
+		return -1;
 	if (arch_from_spec(&wl->model, &p->arch) != 0)
 		return diag_set(err, wl->file, 0, 0,
 				"inference needs the architecture: give "
@@ -696,7 +697,8 @@ int sample_serve_plan_make(const struct workload *wl, const struct gpu_spec *g,
 
 	memset(p, 0, sizeof(*p));
 	p->gpu = g;
-	cluster_resolve(&wl->cluster, g, &p->cluster);
+	if (cluster_resolve(&wl->cluster, g, &p->cluster, err) != 0)
+		return -1;
 	p->batch = is->batch != WL_AUTO ? is->batch : sample_default_batch;
 	p->has_rate = is->qps > 0.0;
 	/* the fewest GPUs per replica that hold the model (tables) */
@@ -823,7 +825,7 @@ int sample_serve_suggest(const struct workload *wl, const struct gpu_spec *g,
 	{
 		struct cluster cl;
 
-		cluster_resolve(&wl->cluster, g, &cl);
+		(void)cluster_resolve(&wl->cluster, g, &cl, NULL); /* node */
 		for (int tp = 2; tp > 0 && tp <= cl.gpus_per_node && len < size;
 		     tp = ck_doubled_within(tp, cl.gpus_per_node)) {
 			if (wl->inference.tp != WL_AUTO &&

@@ -5,6 +5,10 @@
 
 static const double seconds_per_hour = 3600.0;
 static const double joules_per_kwh = 3.6e6;
+/* a Julian year, 365.25 days of 24 h, and its twelfth */
+static const double hours_per_year = 8766.0;
+static const double hours_per_month = 8766.0 / 12.0;
+static const double watts_per_kw = 1e3;
 
 double gpu_power_w(const struct gpu_spec *g, double busy_fraction)
 {
@@ -26,4 +30,20 @@ void run_cost_eval(const struct gpu_spec *g, const struct cluster *cl,
 	out->energy_kwh = out->energy_j / joules_per_kwh;
 	out->cost_usd = out->gpu_hours * cl->price_usd_per_gpu_hour;
 	out->energy_cost_usd = out->energy_kwh * cl->price_usd_per_kwh;
+}
+
+void owned_price_eval(const struct owned_price_in *in,
+		      struct owned_price *out)
+{
+	/* IT power of one GPU with its share of the host, in kW */
+	double it_kw = in->tdp_w * (1.0 + in->host_overhead) / watts_per_kw;
+
+	out->capex_usd_per_hour =
+		in->capex_usd / (in->amortization_years * hours_per_year);
+	out->power_usd_per_hour = it_kw * in->pue * in->price_usd_per_kwh;
+	out->hosting_usd_per_hour =
+		it_kw * in->hosting_usd_per_kw_month / hours_per_month;
+	out->total_usd_per_hour = out->capex_usd_per_hour +
+				  out->power_usd_per_hour +
+				  out->hosting_usd_per_hour;
 }

@@ -350,7 +350,8 @@ int train_plan_rank(const struct workload *wl, const struct gpu_spec *g,
 	if (ntop)
 		*ntop = 0;
 	p->gpu = g;
-	cluster_resolve(&wl->cluster, g, &p->cluster);
+	if (cluster_resolve(&wl->cluster, g, &p->cluster, err) != 0)
+		return -1;
 	p->chosen = open_keys(ts);
 	p->config.gpus = ts->gpus != WL_AUTO ? ts->gpus :
 					       p->cluster.gpus_per_node;
@@ -475,7 +476,7 @@ int train_plan_suggest(const struct workload *wl, const struct gpu_spec *g,
 	relax(&w, CHOSE_COUNT);
 	struct cluster cl;
 
-	cluster_resolve(&wl->cluster, g, &cl);
+	(void)cluster_resolve(&wl->cluster, g, &cl, NULL); /* the node */
 	for (int gpus = ck_sat_mul_int(2, wl->training.gpus > 0 ?
 						  wl->training.gpus :
 						  cl.gpus_per_node);

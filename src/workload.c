@@ -144,6 +144,10 @@ static const struct wl_name length_dist_names[] = {
 	{ "fixed", 0 }, { "exponential", 1 }, { "sharegpt", 2 }, { NULL, 0 },
 };
 
+static const struct wl_name pricing_names[] = {
+	{ "cloud", PRICING_CLOUD }, { "owned", PRICING_OWNED }, { NULL, 0 },
+};
+
 static const struct wl_name bool_names[] = {
 	{ "true", 1 }, { "false", 0 }, { "yes", 1 }, { "no", 0 },
 	{ "on", 1 }, { "off", 0 }, { "1", 1 }, { "0", 0 }, { NULL, 0 },
@@ -350,6 +354,16 @@ static const struct wl_key wl_keys[] = {
 	KEY_QTYL("cluster", "storage_bw", cluster.storage_bw_bytes_per_s,
 		 0, UNIT_BANDWIDTH, WL_MIN_BW_BYTES_PER_S),
 	KEY_NUM("cluster", "maintenance", cluster.maintenance, 0, 0, 0.5),
+	/* ownership (TCO): bounds keep the effective price finite and far
+	   beyond any real purchase, lifetime or rent */
+	KEY_ENUM("cluster", "pricing", cluster.pricing, WLT_INTENUM,
+		 pricing_names),
+	KEY_QTYM("cluster", "capex_per_gpu", cluster.capex_usd_per_gpu,
+		 QTY_POS, UNIT_MONEY, 1e8),
+	KEY_NUM("cluster", "amortization_years", cluster.amortization_years,
+		0, 0.25, 30),
+	KEY_QTYM("cluster", "hosting_per_kw_month",
+		 cluster.hosting_usd_per_kw_month, 0, UNIT_MONEY, 1e5),
 };
 
 #define WL_KEY_COUNT ARRAY_SIZE(wl_keys)
@@ -388,6 +402,11 @@ const char *optimizer_name(enum optimizer o)
 const char *model_kind_name(enum model_kind k)
 {
 	return name_of(kind_names, (int)k);
+}
+
+const char *pricing_mode_name(enum pricing_mode m)
+{
+	return name_of(pricing_names, (int)m);
 }
 
 const char *attention_name(enum attention_impl a)
@@ -468,6 +487,9 @@ void workload_init(struct workload *wl)
 	wl->cluster.restart_s = WL_RESTART_S;
 	wl->cluster.storage_bw_bytes_per_s = WL_STORAGE_BW_BYTES_PER_S;
 	wl->cluster.maintenance = WL_MAINTENANCE;
+	wl->cluster.pricing = PRICING_CLOUD;
+	wl->cluster.amortization_years = WL_AMORTIZATION_YEARS;
+	wl->cluster.hosting_usd_per_kw_month = WL_HOSTING_USD_PER_KW_MONTH;
 }
 
 /* ---------------------------------------------------------------------

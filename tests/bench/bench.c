@@ -184,7 +184,7 @@ int main(void)
 	   nothing is hoisted out of the loop) */
 	model(&wl, 80, 8192, 64, 8, 28672, 8192);
 	arch_from_spec(&wl.model, &a);
-	cluster_resolve(&wl.cluster, g, &cl);
+	(void)cluster_resolve(&wl.cluster, g, &cl, NULL); /* cloud */
 	memset(&c, 0, sizeof(c));
 	c.gpus = 1024;
 	c.tp = 8;

@@ -26,17 +26,20 @@
 static const char full_csv[] =
 	"source,name,vendor,kind,memory,mem_bw,fp32,tf32,bf16,fp16,fp8,"
 	"int8,int4,sparsity,tdp,idle_power,gpus_per_node,intra_bw,inter_bw,"
-	"price_usd_per_gpu_hour,matmul_eff,mem_eff\n"
+	"price_usd_per_gpu_hour,matmul_eff,mem_eff,capex_usd_per_gpu,"
+	"rent_max_gpus,price_basis\n"
 	"\"Datasheet, rev \"\"B\"\" (2024)\",Xcel-9,Acme,Workstation,"
 	"95.37GiB,2.385TB/s,66.9TFLOPS,494.7TFLOPS,989.4TFLOPS,"
 	"989.4TFLOPS,1978.9TFLOPS,1978.9TOPS,3957.8TOPS,Yes,712.5W,91.3W,"
-	"4,451.2GB/s,400Gb/s,3.17,0.713,0.871\n"
+	"4,451.2GB/s,400Gb/s,3.17,0.713,0.871,2385.25,8,"
+	"Cloud-On-Demand_2026.05\n"
 	"\n"
 	"   \n"
 	"spec sheet,Mini-2,,,24.5GB,936.2GB/s,,,71.3TFLOPS,,,,,,165.5W,,,,"
-	",,,\n"
+	",,,,,,\n"
 	"\"quoted, source\",Edge-1,Acme,EDGE,7.5GB,102.4GB/s,,,,17.2TFLOPS,,"
-	"137.5TOPS,,no,25.3W,4.7W,1,,10Gb/s,0,1,0.5\n";
+	"137.5TOPS,,no,25.3W,4.7W,1,,10Gb/s,0,1,0.5,  499.5 ,1,"
+	"purchase-3y\n";
 
 static void assert_rel(double got, double want)
 {
@@ -122,6 +125,9 @@ static void test_full_parse(void **state)
 	assert_rel(g->intra_bw_bytes_per_s, 451.2e9);
 	assert_rel(g->inter_bw_bytes_per_s, 400e9 / 8.0);
 	assert_rel(g->price_usd_per_hour, 3.17);
+	assert_string_equal(g->price_basis, "Cloud-On-Demand_2026.05");
+	assert_int_equal(g->rent_max_gpus, 8);
+	assert_rel(g->capex_usd_per_gpu, 2385.25);
 	assert_rel(g->matmul_eff, 0.713);
 	assert_rel(g->mem_eff, 0.871);
 
@@ -145,6 +151,9 @@ static void test_full_parse(void **state)
 	assert_rel(g->intra_bw_bytes_per_s, 32e9);
 	assert_rel(g->inter_bw_bytes_per_s, 12.5e9);
 	assert_true(g->price_usd_per_hour == 0.0);
+	assert_string_equal(g->price_basis, "unstated");
+	assert_int_equal(g->rent_max_gpus, 0); /* no known limit */
+	assert_true(g->capex_usd_per_gpu == 0.0); /* unknown */
 	assert_rel(g->matmul_eff, 0.8);
 	assert_rel(g->mem_eff, 0.85);
 
@@ -159,6 +168,9 @@ static void test_full_parse(void **state)
 	assert_rel(g->inter_bw_bytes_per_s, 1.25e9);
 	assert_rel(g->matmul_eff, 1.0);
 	assert_rel(g->mem_eff, 0.5);
+	assert_rel(g->capex_usd_per_gpu, 499.5);
+	assert_int_equal(g->rent_max_gpus, 1);
+	assert_string_equal(g->price_basis, "purchase-3y");
 
 	assert_null(catalog_at(cat, 3));
 	catalog_free(cat);
@@ -183,6 +195,12 @@ static void test_optional_columns_absent(void **state)
 	assert_rel(g->idle_w, 70.0);
 	assert_int_equal(g->gpus_per_node, 8);
 	assert_rel(g->matmul_eff, 0.8);
+	/* a catalog without the price columns: documented defaults */
+	assert_true(g->price_usd_per_hour == 0.0);
+	assert_string_equal(g->price_basis, "unstated");
+	assert_int_equal(g->rent_max_gpus, 0);
+	assert_true(g->capex_usd_per_gpu == 0.0);
+	assert_true(gpu_price_covers(g, 1 << 24));
 	assert_int_equal(gpu_spec_check(g, NULL), 0);
 	catalog_free(cat);
 
@@ -332,6 +350,28 @@ static void test_optional_value_errors(void **state)
 					"character" },
 		{ "vendor", "0123456789012345678901234567890123",
 		  "'vendor' is longer than 31 bytes" },
+		{ "price_basis", "cloud on demand",
+		  "'price_basis' must be one word of letters, digits, '-', "
+		  "'.' and '_' (at most 31 bytes), such as "
+		  "'cloud-on-demand-2026-05', got 'cloud on demand'" },
+		{ "price_basis", "\"cloud,2026\"", "must be one word" },
+		{ "price_basis", "caf\xc3\xa9", "must be one word" },
+		{ "price_basis", "0123456789012345678901234567890123",
+		  "at most 31 bytes" },
+		{ "rent_max_gpus", "0", "'rent_max_gpus' must be a whole "
+					"number from 1 to 16777216, got '0'" },
+		{ "rent_max_gpus", "-8", "from 1 to 16777216" },
+		{ "rent_max_gpus", "8.5", "from 1 to 16777216" },
+		{ "rent_max_gpus", "16777217", "got '16777217'" },
+		{ "rent_max_gpus", "many", "got 'many'" },
+		{ "capex_usd_per_gpu", "-5", "'capex_usd_per_gpu' must be a "
+					    "positive number (1e-9 to 1e21), "
+					    "or empty when unknown, got '-5'" },
+		{ "capex_usd_per_gpu", "0", "got '0'" },
+		{ "capex_usd_per_gpu", "$30000", "got '$30000'" },
+		{ "capex_usd_per_gpu", "30k", "got '30k'" },
+		{ "capex_usd_per_gpu", "nan", "got 'nan'" },
+		{ "capex_usd_per_gpu", "1e22", "got '1e22'" },
 	};
 
 	(void)state;
@@ -359,6 +399,12 @@ static void test_optional_values_ok(void **state)
 		{ "price_usd_per_gpu_hour", ".5" }, { "matmul_eff", "1" },
 		{ "idle_power", "700W" }, { "fp8", "0" },
 		{ "source", "\"a, \"\"quoted\"\" source\"" },
+		{ "price_basis", "owned-5y" }, { "price_basis", " spot.2026 " },
+		{ "price_basis", "0123456789012345678901234567890" },
+		{ "rent_max_gpus", "1" }, { "rent_max_gpus", "16777216" },
+		{ "rent_max_gpus", "" }, { "capex_usd_per_gpu", "" },
+		{ "capex_usd_per_gpu", "31999.5" },
+		{ "capex_usd_per_gpu", "1e-9" },
 	};
 
 	(void)state;
@@ -576,6 +622,9 @@ static void compare_specs(const struct gpu_spec *a, const struct gpu_spec *b)
 	assert_rel(a->intra_bw_bytes_per_s, b->intra_bw_bytes_per_s);
 	assert_rel(a->inter_bw_bytes_per_s, b->inter_bw_bytes_per_s);
 	assert_rel(a->price_usd_per_hour, b->price_usd_per_hour);
+	assert_string_equal(a->price_basis, b->price_basis);
+	assert_int_equal(a->rent_max_gpus, b->rent_max_gpus);
+	assert_rel(a->capex_usd_per_gpu, b->capex_usd_per_gpu);
 	assert_rel(a->matmul_eff, b->matmul_eff);
 	assert_rel(a->mem_eff, b->mem_eff);
 }
@@ -608,17 +657,16 @@ static void round_trip(struct catalog *cat)
 	text2 = export(back, &len2);
 	assert_int_equal(len1, len2);
 	assert_string_equal(text1, text2);
-	assert_true(strncmp(text1,
-			    "name,vendor,kind,memory,mem_bw,fp32,tf32,bf16,"
-			    "fp16,fp8,int8,int4,sparsity,tdp,idle_power,"
-			    "gpus_per_node,intra_bw,inter_bw,"
-			    "price_usd_per_gpu_hour,matmul_eff,mem_eff,"
-			    "source\n",
-			    strlen("name,vendor,kind,memory,mem_bw,fp32,tf32,"
-				   "bf16,fp16,fp8,int8,int4,sparsity,tdp,"
-				   "idle_power,gpus_per_node,intra_bw,"
-				   "inter_bw,price_usd_per_gpu_hour,"
-				   "matmul_eff,mem_eff,source\n")) == 0);
+	{
+		static const char header[] =
+			"name,vendor,kind,memory,mem_bw,fp32,tf32,bf16,"
+			"fp16,fp8,int8,int4,sparsity,tdp,idle_power,"
+			"gpus_per_node,intra_bw,inter_bw,"
+			"price_usd_per_gpu_hour,price_basis,rent_max_gpus,"
+			"capex_usd_per_gpu,matmul_eff,mem_eff,source\n";
+
+		assert_true(strncmp(text1, header, strlen(header)) == 0);
+	}
 	free(text1);
 	free(text2);
 	catalog_free(back);
@@ -639,10 +687,12 @@ static void test_round_trip(void **state)
 	assert_non_null(strstr(text, ",\"quoted, source\"\n"));
 	assert_non_null(strstr(text, ",1978.9TFLOPS,1978.9TOPS,3957.8TOPS,"
 				     "yes,712.5W,91.3W,4,451.2GB/s,50GB/s,"
-				     "3.17,0.713,0.871,"));
+				     "3.17,Cloud-On-Demand_2026.05,8,2385.25,"
+				     "0.713,0.871,"));
+	/* no basis: "unstated"; no limit and no capex: empty cells */
 	assert_non_null(strstr(text, "Mini-2,,datacenter,24.5GB,936.2GB/s,"
 				     ",,71.3TFLOPS,,,,,no,165.5W,16.55W,8,"
-				     "32GB/s,12.5GB/s,0,0.8,0.85,"
+				     "32GB/s,12.5GB/s,0,unstated,,,0.8,0.85,"
 				     "spec sheet\n"));
 	free(text);
 	catalog_free(cat);
@@ -689,6 +739,32 @@ static void test_default_catalog(void **state)
 	diag_clear(&d);
 	assert_non_null(catalog_find(cat, "H100-SXM", &d));
 	assert_false(diag_has_error(&d));
+	/* one price basis for every non-edge row; edge rows say theirs
+	   (specs/catalog.md, "Price basis") */
+	for (size_t i = 0; i < catalog_count(cat); i++) {
+		const struct gpu_spec *g = catalog_at(cat, i);
+
+		if (strcmp(g->kind, "edge") == 0) {
+			assert_string_equal(g->price_basis, "purchase-3y");
+			assert_int_equal(g->rent_max_gpus, 1);
+		} else {
+			assert_string_equal(g->price_basis,
+					    "cloud-on-demand-2026-05");
+		}
+		assert_true(g->price_usd_per_hour > 0.0);
+		/* consumer and workstation cards rent one machine */
+		if (strcmp(g->kind, "workstation") == 0)
+			assert_int_equal(g->rent_max_gpus, 8);
+		if (strcmp(g->kind, "datacenter") == 0)
+			assert_int_equal(g->rent_max_gpus, 0);
+	}
+	/* re-priced at cloud rates (issue 12), no longer purchase / 3 y */
+	assert_rel(catalog_find(cat, "RTX-4090", NULL)->price_usd_per_hour,
+		   0.53);
+	assert_rel(catalog_find(cat, "RTX-5090", NULL)->price_usd_per_hour,
+		   0.86);
+	assert_rel(catalog_find(cat, "H100-SXM", NULL)->capex_usd_per_gpu,
+		   50000.0);
 	round_trip(cat);
 	catalog_free(cat);
 }
@@ -871,6 +947,31 @@ static void test_gpu_spec_check(void **state)
 	bad = g;
 	bad.name[0] = '\0';
 	expect_check_fails(&bad, "no valid name");
+	bad = g;
+	snprintf(bad.price_basis, sizeof(bad.price_basis), "on demand");
+	expect_check_fails(&bad, "'price_basis' must be one word");
+	bad.price_basis[0] = '\0';
+	expect_check_fails(&bad, "'price_basis' must be one word");
+	memset(bad.price_basis, 'a', sizeof(bad.price_basis));
+	expect_check_fails(&bad, "'price_basis' must be one word");
+	bad = g;
+	bad.rent_max_gpus = -1;
+	expect_check_fails(&bad, "'rent_max_gpus' must be a whole number "
+				 "from 1 to 16777216, or 0 for no known "
+				 "limit, got -1");
+	bad.rent_max_gpus = (1 << 24) + 1;
+	expect_check_fails(&bad, "got 16777217");
+	bad.rent_max_gpus = 0;
+	assert_int_equal(gpu_spec_check(&bad, NULL), 0);
+	bad = g;
+	bad.capex_usd_per_gpu = -1.0;
+	expect_check_fails(&bad, "'capex_usd_per_gpu' must be a positive "
+				 "number (1e-9 to 1e21), or empty when "
+				 "unknown, got -1");
+	bad.capex_usd_per_gpu = NAN;
+	expect_check_fails(&bad, "'capex_usd_per_gpu'");
+	bad.capex_usd_per_gpu = 0.0; /* unknown */
+	assert_int_equal(gpu_spec_check(&bad, NULL), 0);
 
 	bad = g;
 	for (int p = 0; p < PREC_COUNT; p++)
@@ -879,6 +980,25 @@ static void test_gpu_spec_check(void **state)
 	assert_int_equal(gpu_spec_check(&bad, &d), -1);
 	assert_non_null(strstr(d.msg, "gpu 'Xcel-9' has no peak throughput"));
 	assert_int_equal(gpu_spec_check(NULL, NULL), -1);
+}
+
+static void test_price_covers(void **state)
+{
+	struct gpu_spec g;
+
+	(void)state;
+	memset(&g, 0, sizeof(g));
+	g.rent_max_gpus = 0; /* no known limit */
+	assert_true(gpu_price_covers(&g, 1));
+	assert_true(gpu_price_covers(&g, 1 << 24));
+	g.rent_max_gpus = 8;
+	assert_true(gpu_price_covers(&g, 1));
+	assert_true(gpu_price_covers(&g, 8));
+	assert_false(gpu_price_covers(&g, 9));
+	assert_false(gpu_price_covers(&g, 512));
+	g.rent_max_gpus = 1;
+	assert_true(gpu_price_covers(&g, 1));
+	assert_false(gpu_price_covers(&g, 2));
 }
 
 static void test_load_file(void **state)
@@ -976,6 +1096,7 @@ int main(void)
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_find_at_most_five),
 		cmocka_unit_test(test_gpu_spec_check),
+		cmocka_unit_test(test_price_covers),
 		cmocka_unit_test(test_lower_bounds),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_misc),

@@ -105,6 +105,50 @@ static void test_run_cost_free(void **state)
 	assert_rel(rc.gpu_hours, 0.0, 0.0);
 }
 
+/* An owned GPU-hour: 697.1 W, hosts +31%, PUE 1.17, $0.083/kWh, $163.7
+   per kW-month, $31,415.9 over 4.25 years.  References computed
+   separately with 40-digit decimals: capex 31415.9 / (4.25 x 8766),
+   IT kW 0.6971 x 1.31 = 0.913201, power 0.913201 x 1.17 x 0.083, hosting
+   0.913201 x 163.7 / 730.5. */
+static void test_owned_price(void **state)
+{
+	struct owned_price_in in = {
+		.capex_usd = 31415.9,
+		.amortization_years = 4.25,
+		.tdp_w = 697.1,
+		.host_overhead = 0.31,
+		.pue = 1.17,
+		.price_usd_per_kwh = 0.083,
+		.hosting_usd_per_kw_month = 163.7,
+	};
+	struct owned_price out;
+
+	(void)state;
+	owned_price_eval(&in, &out);
+	assert_rel(out.capex_usd_per_hour, 0.84325535826924884, 1e-14);
+	assert_rel(out.power_usd_per_hour, 0.08868094911, 1e-14);
+	assert_rel(out.hosting_usd_per_hour, 0.20464203107460643, 1e-14);
+	assert_rel(out.total_usd_per_hour, 1.1365783384538553, 1e-14);
+
+	/* the catalog's H100-SXM with the workload defaults: $50,000 over
+	   5 years, 700 W, hosts +35%, PUE 1.2, $0.10/kWh, $184.06/kW-month */
+	in = (struct owned_price_in){ 50000.0, 5.0, 700.0, 0.35, 1.2, 0.10,
+				      184.06 };
+	owned_price_eval(&in, &out);
+	assert_rel(out.capex_usd_per_hour, 1.1407711613050422, 1e-14);
+	assert_rel(out.power_usd_per_hour, 0.1134, 1e-14);
+	assert_rel(out.hosting_usd_per_hour, 0.23810636550308008, 1e-14);
+	assert_rel(out.total_usd_per_hour, 1.4922775268081223, 1e-14);
+
+	/* free power and hosting: the capex alone, straight-line */
+	in.price_usd_per_kwh = 0.0;
+	in.hosting_usd_per_kw_month = 0.0;
+	owned_price_eval(&in, &out);
+	assert_rel(out.power_usd_per_hour, 0.0, 0.0);
+	assert_rel(out.hosting_usd_per_hour, 0.0, 0.0);
+	assert_rel(out.total_usd_per_hour, 50000.0 / 43830.0, 1e-15);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -112,6 +156,7 @@ int main(void)
 		cmocka_unit_test(test_power_clamped),
 		cmocka_unit_test(test_run_cost),
 		cmocka_unit_test(test_run_cost_free),
+		cmocka_unit_test(test_owned_price),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

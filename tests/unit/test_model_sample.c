@@ -823,7 +823,8 @@ static void test_plan_generic(void **state)
 		struct train_result r;
 		struct cluster cl;
 
-		cluster_resolve(&wl.cluster, &g, &cl);
+		assert_int_equal(cluster_resolve(&wl.cluster, &g, &cl, NULL),
+				 0);
 		assert_int_equal(sample_train_eval(&wl.model, &p.config, &g,
 						   &cl, &r),
 				 0);

@@ -267,6 +267,50 @@ static void test_goodput_keys(void **state)
 	assert_close(wl.cluster.maintenance, 0.02);
 }
 
+/* [cluster] pricing and the ownership keys (issue 12, TCO mode). */
+static void test_pricing_keys(void **state)
+{
+	struct workload wl;
+
+	(void)state;
+	workload_init(&wl);
+	assert_int_equal(wl.cluster.pricing, PRICING_CLOUD);
+	assert_close(wl.cluster.capex_usd_per_gpu, 0);
+	assert_close(wl.cluster.amortization_years, 5.0);
+	assert_close(wl.cluster.hosting_usd_per_kw_month, 184.06);
+
+	parse_ok("[cluster]\npricing = owned\ncapex_per_gpu = $31.4159K\n"
+		 "amortization_years = 4.25\nhosting_per_kw_month = 163.7\n",
+		 &wl);
+	assert_int_equal(wl.cluster.pricing, PRICING_OWNED);
+	assert_close(wl.cluster.capex_usd_per_gpu, 31415.9);
+	assert_close(wl.cluster.amortization_years, 4.25);
+	assert_close(wl.cluster.hosting_usd_per_kw_month, 163.7);
+	assert_string_equal(pricing_mode_name(PRICING_OWNED), "owned");
+	assert_string_equal(pricing_mode_name(PRICING_CLOUD), "cloud");
+	parse_ok("[cluster]\npricing = CLOUD\nhosting_per_kw_month = 0\n",
+		 &wl);
+	assert_int_equal(wl.cluster.pricing, PRICING_CLOUD);
+	assert_close(wl.cluster.hosting_usd_per_kw_month, 0);
+
+	expect_error("[cluster]\npricing = rent\n", 2, 11,
+		     "'pricing' must be one of cloud, owned, got 'rent'");
+	expect_error("[cluster]\ncapex_per_gpu = -5\n", 2, 17,
+		     "'capex_per_gpu' must be a positive sum of money");
+	expect_error("[cluster]\ncapex_per_gpu = 0\n", 2, 17,
+		     "'capex_per_gpu' must be a positive sum of money");
+	expect_error("[cluster]\ncapex_per_gpu = 2e8\n", 2, 17,
+		     "of at most 1e+08");
+	expect_error("[cluster]\namortization_years = 0.2\n", 2, 22,
+		     "'amortization_years' must be a number from 0.25 to 30, "
+		     "got '0.2'");
+	expect_error("[cluster]\namortization_years = 31\n", 2, 22,
+		     "from 0.25 to 30");
+	expect_error("[cluster]\nhosting_per_kw_month = -1\n", 2, 24,
+		     "'hosting_per_kw_month' must be a sum of money of at "
+		     "most 100000");
+}
+
 static void test_auto_values(void **state)
 {
 	struct workload wl;
@@ -933,6 +977,7 @@ int main(void)
 		cmocka_unit_test(test_model_name_text),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_goodput_keys),
+		cmocka_unit_test(test_pricing_keys),
 		cmocka_unit_test(test_auto_values),
 		cmocka_unit_test(test_kv_precision_follows_weights),
 		cmocka_unit_test(test_bom_and_crlf),

@@ -446,7 +446,7 @@ static int predict_inference(const struct table *t,
 			diag_print(stderr, &err);
 			return 2;
 		}
-		cluster_resolve(&wl.cluster, g, &cl);
+		(void)cluster_resolve(&wl.cluster, g, &cl, NULL); /* cloud */
 		if (infer_evaluate(&a, &c, g, &cl, &r) != 0) {
 			fprintf(stderr, "validate: %s: no usable precision\n",
 				get(t, i, "case"));

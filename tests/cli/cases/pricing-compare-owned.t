@@ -1,0 +1,2 @@
+args: compare examples/llama3-8b.ini --catalog tests/cli/data/cat-price-basis.csv --gpus 64 --set cluster.pricing=owned
+exit: 0
