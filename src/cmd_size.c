@@ -58,6 +58,8 @@ struct size_row {
 	double cost_usd_per_month;   /* the serving fleet */
 	double total_cost_usd;       /* training, plus serving for the
 					serving time */
+	double rank;                 /* what the rows sort by, smaller
+					first (rank_key) */
 	struct cluster cluster; /* the price the costs use */
 	int rent_need;     /* > 0: the GPUs of the plan the limits chose,
 			      more than the price basis rents as one job */
@@ -379,15 +381,30 @@ static double row_cost(const struct size_row *r)
 	return r->has_infer ? r->cost_usd_per_million_tokens : 0.0;
 }
 
-/* Feasible rows first, cheapest first; then the list order. */
+/* A budget or power cap without a deadline asks for the fastest training
+   within it: the cheapest would be the slowest plan that fits (years on
+   a few GPUs).  Otherwise the cheapest. */
+static bool rank_by_time(const struct size_limits *lim, bool train)
+{
+	return train && lim->deadline_s <= 0.0 && any_limit(lim);
+}
+
+static double rank_key(const struct size_row *r, const struct size_limits *lim,
+		       bool train)
+{
+	return rank_by_time(lim, train) && r->has_train ? r->train.time_s :
+							  row_cost(r);
+}
+
+/* Feasible rows first, by rank; then the list order. */
 static int row_cmp(const void *pa, const void *pb)
 {
 	const struct size_row *a = pa, *b = pb;
 
 	if (a->feasible != b->feasible)
 		return a->feasible ? -1 : 1;
-	if (a->feasible && row_cost(a) != row_cost(b))
-		return row_cost(a) < row_cost(b) ? -1 : 1;
+	if (a->feasible && a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
 	return (a->order > b->order) - (a->order < b->order);
 }
 
@@ -539,7 +556,10 @@ static void add_notes(struct report *rep, const struct size_limits *lim,
 				 "(training, then serving for %s)%s%s",
 			    r->gpu->name, text, serve,
 			    any_limit(lim) ? " within " : "", lims);
-	} else if (train && any_limit(lim))
+	} else if (rank_by_time(lim, train))
+		report_note(rep, "recommended: %s, %s: fastest within %s",
+			    r->gpu->name, text, lims);
+	else if (train && any_limit(lim))
 		report_note(rep, "recommended: %s, %s: cheapest within %s",
 			    r->gpu->name, text, lims);
 	else if (train)
@@ -629,6 +649,7 @@ int cmd_size(struct cli_ctx *ctx)
 	for (int i = 0; i < ctx->ngpus; i++) {
 		feasible += rows[i].feasible;
 		rows[i].total_cost_usd = row_total(&rows[i], lim.serve_s);
+		rows[i].rank = rank_key(&rows[i], &lim, train);
 	}
 	progress_end(&pr);
 	qsort(rows, (size_t)ctx->ngpus, sizeof(*rows), row_cmp);
