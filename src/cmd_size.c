@@ -198,7 +198,7 @@ static void explain_limits(const struct size_limits *lim,
 		}
 		if (left == 0) {
 			units_format(have, sizeof(have), cand[best].cost_usd,
-				     UNIT_MONEY, 2);
+				     UNIT_MONEY, 3);
 			units_format(want, sizeof(want), lim->budget_usd,
 				     UNIT_MONEY, 4);
 			snprintf(why, size, "cheapest plan%s costs %s, over the "

@@ -332,7 +332,19 @@ static const struct unit *pick_fmt_unit(double a, enum unit_kind kind)
 static double print_mantissa(char *num, size_t size, double a,
 			     const struct unit *u, int sig)
 {
-	snprintf(num, size, "%.*g", sig, a / u->factor);
+	double m = a / u->factor;
+	int digits = m >= 1.0 ? (int)floor(log10(m)) + 1 : 0;
+
+	/* "%.2g" of 940 is "9.4e+02": more integer digits than significant
+	   ones are rounded and printed whole ("940"), up to nine of them
+	   (beyond, the exponent is the shorter text) */
+	if (digits > sig && digits <= 9) {
+		double unit = pow(10.0, digits - sig);
+
+		snprintf(num, size, "%.0f", nearbyint(m / unit) * unit);
+	} else {
+		snprintf(num, size, "%.*g", sig, m);
+	}
 	return strtod(num, NULL);
 }
 

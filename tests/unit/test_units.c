@@ -315,7 +315,10 @@ static void test_format(void **state)
 	check_format(512.0, UNIT_BYTES, 3, "512B");
 	check_format(0.0, UNIT_BYTES, 3, "0B");
 	check_format(1500.0, UNIT_BYTES, 3, "1.5kB");
-	check_format(3.2e18, UNIT_BYTES, 3, "3.2e+03PB");
+	check_format(3.2e18, UNIT_BYTES, 3, "3200PB");
+	/* more integer digits than significant ones: whole, rounded */
+	check_format(940e3, UNIT_MONEY, 2, "$940K");
+	check_format(1.5e20, UNIT_BYTES, 2, "150000PB");
 	check_format(700.0, UNIT_POWER, 3, "700W");
 	check_format(10.2e3, UNIT_POWER, 3, "10.2kW");
 	check_format(31.7e6, UNIT_POWER, 3, "31.7MW");
