@@ -91,8 +91,12 @@ int train_search_parallel(const struct train_space *sp, const struct arch *a,
 			  struct search_result *res, struct search_entry *top,
 			  int ktop, int *ntop, int threads);
 
-/* Default global batch: about 4M tokens (Llama 2), a power of two in
-   sequences, at least 'min_seqs'. */
-int default_global_batch(int seq_len, int min_seqs);
+/*
+ * The global batch, in sequences, when the workload gives none: the power
+ * of two nearest (in ratio) to 'batch_tokens' / 'seq_len', at least 1 and
+ * at most WL_BATCH_MAX.  train_space_init holds it fixed for every GPU
+ * count and configuration.
+ */
+int default_global_batch(int seq_len, double batch_tokens);
 
 #endif

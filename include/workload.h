@@ -133,6 +133,8 @@ struct training_spec {
 	int ep;                /* expert parallelism; WL_AUTO */
 	double samples;        /* samples per epoch (generic, recsys) */
 	double epochs;         /* default 1 */
+	double batch_tokens;   /* tokens per global batch when global_batch
+				  is not given; 0: WL_BATCH_TOKENS */
 	bool async_checkpoint; /* the checkpoint write overlaps training */
 	double checkpoint_interval_s; /* work between checkpoints; 0: optimal */
 };
@@ -253,6 +255,13 @@ struct cluster_spec {
 	double hosting_usd_per_kw_month; /* owned: colocation per kW of IT
 					    power per month */
 };
+
+/*
+ * Tokens per global batch when [training] global_batch and batch_tokens
+ * are not given: 4M, as Llama 2 trained (Touvron et al. 2023, table 1).
+ * Held fixed across GPU counts (specs/models.md 7.1).
+ */
+#define WL_BATCH_TOKENS 4194304.0
 
 /*
  * Job-interrupting failures per GPU-hour when [cluster]

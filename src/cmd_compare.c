@@ -136,10 +136,17 @@ static void add_row(struct record *rec, const struct compare_row *r,
 		snprintf(split, sizeof(split), "%d/%d/%d", t->config.tp,
 			 t->config.pp, t->config.dp);
 		rec_str(rec, "training", "config", "tp/pp/dp", split, RF_GRID);
+		if (t->has_arch)
+			rec_int(rec, "training", "global_batch", "gb",
+				t->config.global_batch, RF_GRID);
+		else
+			rec_null(rec, "training", "global_batch", "gb",
+				 RF_GRID);
 	} else {
 		rec_bool(rec, "training", "fits", "fits", false, RF_GRID);
 		rec_null(rec, "training", "gpus", "gpus", RF_GRID);
 		rec_null(rec, "training", "config", "tp/pp/dp", RF_GRID);
+		rec_null(rec, "training", "global_batch", "gb", RF_GRID);
 	}
 	if (trained) {
 		/* a job whose failures outpace its progress has no end */

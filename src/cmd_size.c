@@ -40,7 +40,7 @@ struct size_limits {
 
 /* What the constraints need of one candidate training plan. */
 struct size_cand {
-	int gpus, tp, pp, dp;
+	int gpus, tp, pp, dp, global_batch;
 	double time_s, gpu_hours, cost_usd, energy_kwh, facility_power_w;
 	double goodput; /* time_s is the expected wall clock at this */
 };
@@ -269,6 +269,7 @@ static void size_train(const struct workload *wl, const struct gpu_spec *g,
 			.tp = p.config.tp,
 			.pp = p.config.pp,
 			.dp = p.config.dp,
+			.global_batch = p.config.global_batch,
 			.time_s = p.run.time_s,
 			.gpu_hours = p.run.gpu_hours,
 			.cost_usd = p.run.cost_usd,
@@ -441,6 +442,7 @@ static void add_row(struct record *rec, const struct size_row *r,
 	rec_int_or_null(rec, "tp", "tp", c->tp, t, tg);
 	rec_int_or_null(rec, "pp", "pp", c->pp, t, tg);
 	rec_int_or_null(rec, "dp", "dp", c->dp, t, tg);
+	rec_int_or_null(rec, "global_batch", "gb", c->global_batch, t, tg);
 	rec_num_or_null(rec, "time_to_train_s", "time", c->time_s, UNIT_TIME,
 			t, tg);
 	rec_num_or_null(rec, "goodput", "goodput", c->goodput,

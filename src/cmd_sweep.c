@@ -449,6 +449,8 @@ static void add_training(struct record *rec, const struct train_plan *p,
 	if (t) {
 		rec_int(rec, NULL, "micro_batch", "mb", p->config.micro_batch,
 			0);
+		rec_int(rec, NULL, "global_batch", "gb",
+			p->config.global_batch, RF_GRID);
 		num(rec, "step_time_s", "step", r->time.step_s, UNIT_TIME,
 		    RF_GRID, bad);
 		num(rec, "tokens_per_s", "tokens/s", r->tokens_per_s,
@@ -475,6 +477,7 @@ static void add_training(struct record *rec, const struct train_plan *p,
 		}
 	} else {
 		rec_null(rec, NULL, "micro_batch", "mb", 0);
+		rec_null(rec, NULL, "global_batch", "gb", RF_GRID);
 		rec_null(rec, NULL, "step_time_s", "step", RF_GRID);
 		rec_null(rec, NULL, "tokens_per_s", "tokens/s", 0);
 		rec_null(rec, NULL, "mfu", "MFU", 0);

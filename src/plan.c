@@ -176,21 +176,18 @@ static int explain_illegal(const struct train_space *sp,
 				c.pp, c.cp, p->gpu->name);
 	c.dp = (int)(c.gpus / split);
 	per_step = (int64_t)c.dp * c.micro_batch;
-	if (sp->global_batch == 0 && per_step > WL_BATCH_MAX)
-		return diag_set(err, wl->file, 0, 0,
-				"no legal configuration on %d x %s: "
-				"micro_batch*dp (%d*%d = %lld) is more than "
-				"%d sequences per step", c.gpus, p->gpu->name,
-				c.micro_batch, c.dp, (long long)per_step,
-				WL_BATCH_MAX);
-	c.global_batch = sp->global_batch > 0 ? sp->global_batch :
-						(int)per_step;
+	c.global_batch = sp->global_batch;
 	c.micro_batches = (int)(c.global_batch / per_step);
 	if (!train_config_explain(&p->arch, &c, p->cluster.gpus_per_node, why,
 				  sizeof(why)))
 		return diag_set(err, wl->file, 0, 0,
-				"no legal configuration on %d x %s: %s",
-				c.gpus, p->gpu->name, why);
+				"no legal configuration on %d x %s: %s%s",
+				c.gpus, p->gpu->name, why,
+				wl->training.global_batch == WL_AUTO ?
+					" (the default global batch: "
+					"training.batch_tokens over seq_len; "
+					"set training.global_batch)" :
+					"");
 	return diag_set(err, wl->file, 0, 0,
 			"no legal configuration on %d x %s for the fixed "
 			"training keys", c.gpus, p->gpu->name);

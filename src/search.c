@@ -9,35 +9,6 @@
 
 #include "checked.h"
 
-/* Tokens per global batch when the workload does not say: Llama 2 trained
-   with 4M-token batches (Touvron et al. 2023, table 1). */
-static const double default_batch_tokens = 4194304.0;
-
-/*
- * Largest global batch the search rounds up to when data parallelism
- * needs more sequences than the default: 16M tokens, Llama 3 405B's batch
- * (Meta 2024, table 4); beyond the critical batch size more tokens per
- * step stop paying in convergence (McCandlish et al. 2018).
- */
-static const double max_batch_tokens = 16777216.0;
-
-/*
- * Large clusters train with larger batches: about 1K tokens per GPU
- * between the 4M and 16M bounds (Llama 2: 4M tokens; Llama 3 405B: 16M
- * tokens on 16K GPUs).
- */
-static const double batch_tokens_per_gpu = 1024.0;
-
-/* Sequences the default batch holds at least on 'gpus' GPUs. */
-static int batch_floor_seqs(int gpus, int seq_len)
-{
-	double tokens = gpus * batch_tokens_per_gpu;
-
-	if (tokens > max_batch_tokens)
-		tokens = max_batch_tokens;
-	return (int)(tokens / seq_len);
-}
-
 /* Most threads a parallel search starts. */
 static const int max_threads = 256;
 
@@ -59,13 +30,15 @@ static void dim_add(struct space_dim *d, int v)
 		d->v[d->n++] = v;
 }
 
-int default_global_batch(int seq_len, int min_seqs)
+int default_global_batch(int seq_len, double batch_tokens)
 {
+	const double sqrt2 = 1.4142135623730951;
+	double seqs = batch_tokens / seq_len;
 	int gb = 1;
 
-	while ((double)gb * seq_len < default_batch_tokens && gb < (1 << 24))
-		gb *= 2;
-	while (gb < min_seqs && gb <= INT_MAX / 2)
+	/* the power of two nearest in ratio: 2^k <= seqs < 2^(k+1) rounds
+	   up from sqrt(2) 2^k */
+	while (gb <= WL_BATCH_MAX / 2 && gb * sqrt2 <= seqs)
 		gb *= 2;
 	return gb;
 }
@@ -79,6 +52,13 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 		return diag_set(err, NULL, 0, 0,
 				"gpus must be resolved and global_batch >= 0");
 	sp->gpus = gpus;
+	/* the default batch is held fixed across GPU counts and
+	   configurations: a planner that grows it with the cluster makes
+	   scaling look linear by construction */
+	if (global_batch == 0)
+		global_batch = default_global_batch(
+			a->seq_len, ts->batch_tokens > 0.0 ? ts->batch_tokens :
+							     WL_BATCH_TOKENS);
 	sp->global_batch = global_batch;
 	sp->precision = ts->precision;
 	sp->optimizer = ts->optimizer;
@@ -126,8 +106,7 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 		dim_one(&sp->micro_batch, ts->micro_batch);
 	else
 		for (int b = 1; b <= max_micro_batch; b++)
-			if (global_batch == 0 ||
-			    (b <= global_batch && global_batch % b == 0))
+			if (b <= global_batch && global_batch % b == 0)
 				dim_add(&sp->micro_batch, b);
 	if (ts->zero != WL_AUTO_NEG)
 		dim_one(&sp->zero, ts->zero);
@@ -183,24 +162,6 @@ static bool better(const struct train_result *r, const struct search_result *res
 	if (r->memory.fits)
 		return faster(r, &res->result);
 	return r->memory.total_bytes < res->result.memory.total_bytes;
-}
-
-/* The global batch of a configuration: fixed, or the default number of
-   sequences rounded up to a whole number of micro-batches per replica. */
-static int resolve_global_batch(const struct train_space *sp, int dp, int mb,
-				int seq_len)
-{
-	long long unit = (long long)dp * mb;
-	long long want;
-
-	if (sp->global_batch > 0)
-		return sp->global_batch;
-	want = default_global_batch(seq_len, batch_floor_seqs(sp->gpus,
-							      seq_len));
-	want = (want + unit - 1) / unit * unit;
-	if ((double)want * seq_len > max_batch_tokens)
-		return 0;
-	return want > (1 << 30) ? 0 : (int)want;
 }
 
 /* Insert a fitting configuration into the ranking if it belongs there. */
@@ -283,11 +244,9 @@ static void search_share(const struct train_space *sp, const struct arch *a,
 				continue;
 			c.pp = sp->pp.v[j];
 			c.dp = (int)(sp->gpus / split);
-			c.global_batch = resolve_global_batch(sp, c.dp,
-							      c.micro_batch,
-							      a->seq_len);
-			if (c.global_batch < 1 ||
-			    (long long)c.dp * c.micro_batch > c.global_batch)
+			c.global_batch = sp->global_batch;
+			if ((long long)c.dp * c.micro_batch > c.global_batch ||
+			    c.global_batch % (c.dp * c.micro_batch) != 0)
 				continue;
 			c.micro_batches = c.global_batch /
 					  (c.dp * c.micro_batch);

@@ -259,6 +259,8 @@ static const struct wl_key wl_keys[] = {
 	KEY_QTYM("training", "samples", training.samples, QTY_POS, UNIT_COUNT,
 		 1e18),
 	KEY_NUM("training", "epochs", training.epochs, WLK_GT, 0, 1e6),
+	KEY_QTYM("training", "batch_tokens", training.batch_tokens, QTY_POS,
+		 UNIT_COUNT, 1e12),
 	KEY_BOOL("training", "async_checkpoint", training.async_checkpoint),
 	KEY_QTYM("training", "checkpoint_interval",
 		 training.checkpoint_interval_s, QTY_POS, UNIT_TIME, 31536000.0),
@@ -1610,6 +1612,17 @@ static int check_training(const struct training_spec *t,
 					"(%d*%lld = %lld)", t->global_batch,
 					t->micro_batch, dp, per_step);
 	}
+	if (t->batch_tokens > 0.0 && t->global_batch > 0)
+		return diag_set(err, file, 0, 0,
+				"give 'global_batch' (%d sequences) or "
+				"'batch_tokens' (tokens per step), not both",
+				t->global_batch);
+	if (t->batch_tokens > 0.0 && m->seq_len > 0 &&
+	    t->batch_tokens < m->seq_len)
+		return diag_set(err, file, 0, 0,
+				"'batch_tokens' (%.17g) must be at least one "
+				"sequence ('seq_len' %d)",
+				t->batch_tokens, m->seq_len);
 	if (t->ep > 1 && m->experts == 0)
 		return diag_set(err, file, 0, 0,
 				"'training.ep' (%d) needs a mixture-of-experts "

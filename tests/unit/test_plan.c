@@ -608,10 +608,13 @@ static void test_dp_times_micro_batch(void **state)
 	wl.training.micro_batch = 1 << 30;
 	diag_clear(&err);
 	assert_int_equal(train_plan_make(&wl, &g, &p, &err), -1);
+	/* 4M tokens of 16: a fixed default of 262144 sequences */
 	assert_string_equal(err.msg, "no legal configuration on 8 x "
-				     "A100-test: micro_batch*dp "
-				     "(1073741824*8 = 8589934592) is more "
-				     "than 1073741824 sequences per step");
+				     "A100-test: global_batch (262144) must "
+				     "be a multiple of dp*micro_batch "
+				     "(8*1073741824) (the default global "
+				     "batch: training.batch_tokens over "
+				     "seq_len; set training.global_batch)");
 }
 
 int main(void)

@@ -102,17 +102,20 @@ static void test_default_global_batch(void **state)
 {
 	(void)state;
 	/* about 4M tokens, a power of two in sequences */
-	assert_int_equal(default_global_batch(2048, 1), 2048);
-	assert_int_equal(default_global_batch(4096, 1), 1024);
-	assert_int_equal(default_global_batch(8192, 1), 512);
-	/* 3000-token sequences: 1024 x 3000 < 4M <= 2048 x 3000 */
-	assert_int_equal(default_global_batch(3000, 1), 2048);
-	assert_int_equal(default_global_batch(4194304, 1), 1);
-	assert_int_equal(default_global_batch(5000000, 1), 1);
-	/* at least the given number of sequences */
-	assert_int_equal(default_global_batch(4096, 5000), 8192);
-	assert_int_equal(default_global_batch(4096, 1024), 1024);
-	assert_int_equal(default_global_batch(4096, 1025), 2048);
+	assert_int_equal(default_global_batch(2048, 4194304.0), 2048);
+	assert_int_equal(default_global_batch(4096, 4194304.0), 1024);
+	assert_int_equal(default_global_batch(8192, 4194304.0), 512);
+	/* 3000-token sequences: 1398 sequences, nearer 1024 than 2048 in
+	   ratio (the boundary is 1024 sqrt 2 = 1448) */
+	assert_int_equal(default_global_batch(3000, 4194304.0), 1024);
+	assert_int_equal(default_global_batch(2800, 4194304.0), 2048);
+	/* never below one sequence */
+	assert_int_equal(default_global_batch(4194304, 4194304.0), 1);
+	assert_int_equal(default_global_batch(5000000, 4194304.0), 1);
+	/* Llama 3 405B's 16M tokens of 8192 */
+	assert_int_equal(default_global_batch(8192, 16777216.0), 2048);
+	/* at most WL_BATCH_MAX */
+	assert_int_equal(default_global_batch(1, 1e12), WL_BATCH_MAX);
 }
 
 static void test_space_auto(void **state)
@@ -151,10 +154,20 @@ static void test_space_auto(void **state)
 	assert_int_equal(sp.precision, PREC_BF16);
 	assert_int_equal(sp.optimizer, OPTIMIZER_ADAM);
 
-	/* a global batch left open: every micro-batch up to the limit */
+	/* a global batch left open: 4M tokens of 16384, 256 sequences, held
+	   fixed; micro-batches are its divisors up to the limit */
 	assert_int_equal(train_space_init(&sp, &ts, &a, 24, 0, 8, &err), 0);
-	assert_int_equal(sp.micro_batch.n, 64);
-	assert_int_equal(sp.micro_batch.v[63], 64);
+	assert_int_equal(sp.global_batch, 256);
+	{
+		static const int mb256[] = { 1, 2, 4, 8, 16, 32, 64 };
+
+		expect_dim(&sp.micro_batch, mb256, 7);
+	}
+	/* training.batch_tokens sets the default */
+	ts.batch_tokens = 16777216.0;
+	assert_int_equal(train_space_init(&sp, &ts, &a, 24, 0, 8, &err), 0);
+	assert_int_equal(sp.global_batch, 1024);
+	ts.batch_tokens = 0.0;
 	/* tp bounded by the GPUs, powers of two only */
 	assert_int_equal(train_space_init(&sp, &ts, &a, 6, 0, 8, &err), 0);
 	expect_dim(&sp.tp, tp, 2);
@@ -409,12 +422,21 @@ static void test_search_default_batch(void **state)
 	ts.micro_batch = 3;
 	assert_int_equal(train_space_init(&sp, &ts, &a, 24, 0, 8, NULL), 0);
 	assert_int_equal(train_search(&sp, &a, &g, &cl, &res), 0);
+	/* 4096 sequences of 1024, held fixed: dp 6 x 3 = 18 does not divide
+	   it, so nothing is legal (the default batch is never rounded up to
+	   the configuration) */
+	assert_false(res.found);
+	assert_int_equal(res.legal, 0);
+	/* tp 2, pp 3: dp 4 x micro-batch 4 divides 4096 */
+	ts.tp = 2;
+	ts.pp = 3;
+	ts.micro_batch = 4;
+	assert_int_equal(train_space_init(&sp, &ts, &a, 24, 0, 8, NULL), 0);
+	assert_int_equal(train_search(&sp, &a, &g, &cl, &res), 0);
 	assert_true(res.found);
-	/* 4096 sequences of 1024 rounded up to whole dp x micro-batches:
-	   dp 6 x 3 = 18 -> 4104 */
-	assert_int_equal(res.best.dp, 6);
-	assert_int_equal(res.best.global_batch, 4104);
-	assert_int_equal(res.best.micro_batches, 228);
+	assert_int_equal(res.best.dp, 4);
+	assert_int_equal(res.best.global_batch, 4096);
+	assert_int_equal(res.best.micro_batches, 256);
 }
 
 static void test_search_none_legal(void **state)
