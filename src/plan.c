@@ -201,8 +201,9 @@ void train_plan_goodput(const struct workload *wl, const struct train_plan *p,
 	double ideal_s = p->tokens / r->tokens_per_s;
 	struct goodput_input in = {
 		.gpus = c->gpus,
-		.nodes = (c->gpus + p->cluster.gpus_per_node - 1) /
-			 p->cluster.gpus_per_node,
+		/* ceil(gpus / gpus_per_node) without overflow */
+		.nodes = c->gpus / p->cluster.gpus_per_node +
+			 (c->gpus % p->cluster.gpus_per_node != 0),
 		.ideal_s = ideal_s,
 		.step_s = fmin(r->time.step_s, ideal_s),
 		.checkpoint_bytes = r->params * (sb.weights + sb.optimizer),
