@@ -43,13 +43,14 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 VALIDATE := $(BUILD)/tests/validate
 VALIDATE_SERVING := $(BUILD)/tests/validate_serving
+INTERVALS := $(BUILD)/tests/intervals
 BENCH := $(BUILD)/tests/bench
 
 FUZZ_TARGETS := catalog workload units set hf trace
 FUZZ_TIME ?= 60
 FUZZ_REPLAY := $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz_replay_%)
 
-.PHONY: all deps demo test check unit cli validate bench install uninstall \
+.PHONY: all deps demo test check unit cli validate intervals bench install uninstall \
 	clean help fuzz charts valgrind
 
 all: $(BIN)
@@ -109,6 +110,22 @@ $(VALIDATE): tests/validation/validate.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
 
+$(INTERVALS): tests/validation/intervals.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBS)
+
+# The residuals of the validation rows, and the prediction intervals
+# made from them (src/interval_table.c, specs/validation.md)
+$(BUILD)/residuals.txt: $(VALIDATE) $(VALIDATE_SERVING) $(wildcard tests/validation/*.csv)
+	@$(VALIDATE) tests/validation --residuals=$@.train >/dev/null || true
+	@$(VALIDATE_SERVING) tests/validation --residuals=$@.serve >/dev/null || true
+	@cat $@.train $@.serve > $@
+
+intervals: $(BUILD)/residuals.txt $(INTERVALS)
+	@$(INTERVALS) $< > src/interval_table.c.tmp
+	@mv src/interval_table.c.tmp src/interval_table.c
+	@echo "src/interval_table.c written from $<"
+
 $(BENCH): tests/bench/bench.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
@@ -119,11 +136,12 @@ unit: $(UNIT_BIN)
 cli: $(BIN)
 	@sh tests/cli/run.sh $(BIN)
 
-validate: $(VALIDATE) $(VALIDATE_SERVING)
+validate: $(VALIDATE) $(VALIDATE_SERVING) $(INTERVALS) $(BUILD)/residuals.txt
 	@$(VALIDATE) tests/validation
 	@$(VALIDATE_SERVING) tests/validation
+	@sh tests/validation/intervals.sh $(BUILD)
 
-test: $(BIN) $(UNIT_BIN) $(VALIDATE) $(VALIDATE_SERVING) $(FUZZ_REPLAY) $(BUILD)/tests/capplan-faults
+test: $(BIN) $(UNIT_BIN) $(VALIDATE) $(VALIDATE_SERVING) $(INTERVALS) $(BUILD)/residuals.txt $(FUZZ_REPLAY) $(BUILD)/tests/capplan-faults
 	@sh tests/run.sh $(BUILD)
 
 # libFuzzer with clang: make fuzz [FUZZ_TIME=seconds per target]; the

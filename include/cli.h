@@ -133,6 +133,29 @@ int cli_write(const struct cli_ctx *ctx, cli_writer write, const void *arg);
  */
 void cli_rec_price(struct record *rec, const struct cluster *cl, int flags);
 
+/* One estimate's interval: its class (enum interval_class), key, value,
+   whether it is a time. */
+struct cli_estimate {
+	int cls;
+	const char *key;
+	const char *label;
+	double value;
+	bool time_like;
+	enum unit_kind unit;
+	int flags;          /* RF_PERCENT for fractions */
+};
+
+/*
+ * The "interval" group of 'rec' (specs/output.md): "level" (0.8),
+ * "validated_device" (whether 'gpu' is among the class's validation
+ * devices of every estimate's class; the interval is wider where it is
+ * not) and an [lo, hi] pair for
+ * each of the 'n' estimates (null where the value is not finite), under a
+ * table heading.  interval.h gives the method.
+ */
+void cli_rec_intervals(struct record *rec, const char *gpu,
+		       const struct cli_estimate *est, int n);
+
 /* cli_write of a report in the --format of 'ctx'. */
 int cli_emit(const struct cli_ctx *ctx, const struct report *r);
 

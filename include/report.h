@@ -18,7 +18,7 @@
 
 #include "units.h"
 
-#define REPORT_MAX_FIELDS 80
+#define REPORT_MAX_FIELDS 96
 #define REPORT_STR_MAX 160
 #define REPORT_MAX_NOTES 24
 #define REPORT_NOTE_MAX 320
@@ -39,7 +39,9 @@ enum rfield_type {
 	RF_BOOL,
 	RF_STR,
 	RF_NULL, /* not applicable here: JSON null, empty CSV cell, "-" */
-	RF_HEADING /* a section title of the table; not in CSV or JSON */
+	RF_HEADING, /* a section title of the table; not in CSV or JSON */
+	RF_PAIR  /* an interval [num, num2]: a JSON array of two numbers,
+		    two CSV columns KEY.lo and KEY.hi, "lo - hi" in tables */
 };
 
 /* Flags of a field. */
@@ -55,6 +57,7 @@ struct rfield {
 	const char *label; /* table label */
 	enum rfield_type type;
 	double num;
+	double num2;       /* RF_PAIR: the upper end */
 	long long inum;
 	bool b;
 	char str[REPORT_STR_MAX];
@@ -65,6 +68,7 @@ struct rfield {
 struct record {
 	struct rfield f[REPORT_MAX_FIELDS];
 	int n;
+	bool overflow;  /* a field did not fit: report_write fails */
 };
 
 struct report {
@@ -109,6 +113,10 @@ void rec_num_finite(struct record *rec, const char *group, const char *key,
 		    const char *label, double v, enum unit_kind unit,
 		    int flags);
 void rec_heading(struct record *rec, const char *title);
+/* An interval [lo, hi] of a quantity of 'unit' (RF_PAIR). */
+void rec_pair(struct record *rec, const char *group, const char *key,
+	      const char *label, double lo, double hi, enum unit_kind unit,
+	      int flags);
 
 /*
  * Write 'r' to 'out' in 'fmt'.  Returns 0; -1 when a number is not finite

@@ -1,6 +1,7 @@
 /* cli.c - options, subcommand table, input and output edges; see cli.h. */
 #include "cli.h"
 #include "cluster.h"
+#include "interval.h"
 #include "outfile.h"
 #include "text.h"
 #include "trace.h"
@@ -9,6 +10,7 @@
 #include <getopt.h>
 #include <pthread.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -572,6 +574,36 @@ static int write_report(FILE *out, const void *arg, const char **why)
 	const struct report_job *job = arg;
 
 	return report_write(out, job->r, job->format, why);
+}
+
+void cli_rec_intervals(struct record *rec, const char *gpu,
+		       const struct cli_estimate *est, int n)
+{
+	bool seen = true;
+
+	for (int i = 0; i < n; i++)
+		seen = seen && interval_validated_on(
+				       (enum interval_class)est[i].cls, gpu);
+
+	rec_heading(rec, seen ? "80% interval (from the validation errors)" :
+				"80% interval (from the validation errors, "
+				"widened: device not validated)");
+	rec_num(rec, "interval", "level", "level", INTERVAL_LEVEL,
+		UNIT_KIND_COUNT, RF_MACHINE);
+	rec_bool(rec, "interval", "validated_device", "device validated",
+		 seen, RF_MACHINE);
+	for (int i = 0; i < n; i++) {
+		double b[2];
+
+		if (!isfinite(est[i].value)) {
+			rec_null(rec, "interval", est[i].key, est[i].label, 0);
+			continue;
+		}
+		interval_of((enum interval_class)est[i].cls, gpu, est[i].value,
+			    est[i].time_like, b);
+		rec_pair(rec, "interval", est[i].key, est[i].label, b[0], b[1],
+			 est[i].unit, est[i].flags);
+	}
 }
 
 void cli_rec_price(struct record *rec, const struct cluster *cl, int flags)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "interval.h"
 #include "infer_plan.h"
 
 /* A table of the simulated load, or nulls (the JSON keys stay). */
@@ -248,6 +249,26 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 	rec_num(rec, NULL, "cost_usd_per_month", "cost per month (fleet)",
 		p->cost_usd_per_month, UNIT_MONEY, 0);
 	cli_rec_price(rec, &p->cluster, 0);
+	{
+		/* the one-replica figures; under load the fleet's output rate
+		   (the serving rows validated it), else the decode rate */
+		const struct cli_estimate est[] = {
+			{ INTERVAL_TTFT, "ttft_s", "  time to first token",
+			  r->ttft_s, true, UNIT_TIME, 0 },
+			{ INTERVAL_TPOT, "tpot_s", "  time per output token",
+			  r->tpot_s, true, UNIT_TIME, 0 },
+			{ p->simulated ? INTERVAL_THROUGHPUT : INTERVAL_TPOT,
+			  "throughput_tokens_per_s",
+			  p->simulated ? "  output tokens/s (fleet)" :
+					 "  output tokens/s",
+			  p->simulated ? p->fleet.sim.output_tokens_per_s :
+					 r->throughput_tokens_per_s,
+			  false, UNIT_COUNT, 0 },
+		};
+
+		cli_rec_intervals(rec, p->gpu->name, est,
+				  (int)(sizeof(est) / sizeof(est[0])));
+	}
 	rec_str(rec, NULL, "chosen", "chosen by capplan",
 		(p->chosen & (1u << ICHOSE_TP)) ?
 			((p->chosen & (1u << ICHOSE_BATCH)) ? "tp,batch" :

@@ -1,10 +1,12 @@
 /* cmd_train.c - 'capplan train' and 'capplan fit': training plans as
    reports.  Field names are specified in specs/output.md. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "interval.h"
 #include "plan.h"
 #include "search.h"
 
@@ -141,6 +143,40 @@ static void add_config(struct record *rec, const struct train_plan *p)
 	}
 	rec_str(rec, NULL, "precision", "precision",
 		precision_name(c->precision), 0);
+}
+
+/* The 80% intervals of the headline figures (interval.h); null without
+   an architecture, and for the time, GPU-hours and cost of a job that
+   does not finish. */
+static void add_intervals(struct record *rec, const struct train_plan *p)
+{
+	const struct train_result *r = &p->result;
+	const struct run_cost *run = &p->run;
+	double na = p->has_arch ? 1.0 : (double)NAN;
+	int cls = p->per_sample ? INTERVAL_PER_SAMPLE : INTERVAL_TRAINING;
+	const struct cli_estimate est[] = {
+		{ cls, "step_time_s", "  step time", na * r->time.step_s, true,
+		  UNIT_TIME, 0 },
+		{ cls, "tokens_per_s_per_gpu",
+		  p->per_sample ? "  samples/s per GPU" : "  tokens/s per GPU",
+		  na * r->tokens_per_s_per_gpu, false, UNIT_COUNT, 0 },
+		{ cls, "model_tflops_per_gpu", "  model TFLOP/s per GPU",
+		  na * r->model_flops_per_gpu / 1e12, false, UNIT_KIND_COUNT,
+		  0 },
+		{ cls, "hardware_tflops_per_gpu", "  hardware TFLOP/s per GPU",
+		  na * r->hw_flops_per_gpu / 1e12, false, UNIT_KIND_COUNT, 0 },
+		{ cls, "mfu", "  MFU", na * r->mfu, false, UNIT_KIND_COUNT,
+		  RF_PERCENT },
+		{ cls, "time_to_train_s", "  time to train", na * run->time_s, true,
+		  UNIT_TIME, 0 },
+		{ cls, "gpu_hours", "  GPU-hours", na * run->gpu_hours, true,
+		  UNIT_COUNT, 0 },
+		{ cls, "cost_usd", "  cost", na * run->cost_usd, true, UNIT_MONEY,
+		  0 },
+	};
+
+	cli_rec_intervals(rec, p->gpu->name, est,
+			  (int)(sizeof(est) / sizeof(est[0])));
 }
 
 static void add_train_plan(struct record *rec, const struct workload *wl,
@@ -298,6 +334,7 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 				 unknown[i].key, 0);
 	}
 	cli_rec_price(rec, &p->cluster, 0);
+	add_intervals(rec, p);
 	chosen_list(p, chosen, sizeof(chosen), false);
 	rec_str(rec, NULL, "chosen", "chosen by capplan", chosen, RF_MACHINE);
 	rec_int(rec, NULL, "configs_evaluated", "configurations evaluated",

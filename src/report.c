@@ -71,8 +71,10 @@ static struct rfield *add(struct record *rec, const char *group,
 {
 	struct rfield *f;
 
-	if (rec->n >= REPORT_MAX_FIELDS)
-		return NULL; /* a programming error caught by the tests */
+	if (rec->n >= REPORT_MAX_FIELDS) {
+		rec->overflow = true; /* report_write refuses the report */
+		return NULL;
+	}
 	f = &rec->f[rec->n++];
 	memset(f, 0, sizeof(*f));
 	f->group = group;
@@ -138,6 +140,19 @@ void rec_num_finite(struct record *rec, const char *group, const char *key,
 		rec_null(rec, group, key, label, flags);
 }
 
+void rec_pair(struct record *rec, const char *group, const char *key,
+	      const char *label, double lo, double hi, enum unit_kind unit,
+	      int flags)
+{
+	struct rfield *f = add(rec, group, key, label, RF_PAIR, flags);
+
+	if (f) {
+		f->num = lo;
+		f->num2 = hi;
+		f->unit = unit;
+	}
+}
+
 void rec_heading(struct record *rec, const char *title)
 {
 	add(rec, NULL, "", title, RF_HEADING, 0);
@@ -165,6 +180,22 @@ static void human(const struct rfield *f, char *buf, size_t n)
 		/* names and echoed values: never raw control bytes */
 		text_escape(f->str, buf, n);
 		break;
+	case RF_PAIR: {
+		char lo[40], hi[40];
+
+		if (f->flags & RF_PERCENT) {
+			snprintf(lo, sizeof(lo), "%.1f%%", 100.0 * f->num);
+			snprintf(hi, sizeof(hi), "%.1f%%", 100.0 * f->num2);
+		} else if (f->unit != UNIT_KIND_COUNT) {
+			units_format(lo, sizeof(lo), f->num, f->unit, 3);
+			units_format(hi, sizeof(hi), f->num2, f->unit, 3);
+		} else {
+			snprintf(lo, sizeof(lo), "%.3g", f->num);
+			snprintf(hi, sizeof(hi), "%.3g", f->num2);
+		}
+		snprintf(buf, n, "%s - %s", lo, hi);
+		break;
+	}
 	case RF_NULL:
 	case RF_HEADING:
 		snprintf(buf, n, "-");
@@ -187,15 +218,31 @@ static void exact_number(char *buf, size_t n, double v)
 
 static int check_finite(const struct report *r, const char **why)
 {
+	if (r->meta.overflow) {
+		*why = "a record has more fields than REPORT_MAX_FIELDS";
+		return -1;
+	}
+	for (size_t i = 0; i < r->nrec; i++)
+		if (r->rec[i].overflow) {
+			*why = "a record has more fields than "
+			       "REPORT_MAX_FIELDS";
+			return -1;
+		}
 	for (int j = 0; j < r->meta.n; j++)
-		if (r->meta.f[j].type == RF_NUM && !isfinite(r->meta.f[j].num)) {
+		if ((r->meta.f[j].type == RF_NUM ||
+		     r->meta.f[j].type == RF_PAIR) &&
+		    (!isfinite(r->meta.f[j].num) ||
+		     !isfinite(r->meta.f[j].num2))) {
 			*why = "a result is not a finite number";
 			return -1;
 		}
 	for (size_t i = 0; i < r->nrec; i++)
 		for (int j = 0; j < r->rec[i].n; j++)
-			if (r->rec[i].f[j].type == RF_NUM &&
-			    !isfinite(r->rec[i].f[j].num)) {
+			if ((r->rec[i].f[j].type == RF_NUM &&
+			     !isfinite(r->rec[i].f[j].num)) ||
+			    (r->rec[i].f[j].type == RF_PAIR &&
+			     (!isfinite(r->rec[i].f[j].num) ||
+			      !isfinite(r->rec[i].f[j].num2)))) {
 				*why = "a result is not a finite number";
 				return -1;
 			}
@@ -339,6 +386,14 @@ static void machine_value(const struct rfield *f, char *buf, size_t n)
 	case RF_STR:
 		snprintf(buf, n, "%s", f->str);
 		break;
+	case RF_PAIR: { /* two CSV cells: write_csv splits at the comma */
+		char hi[40];
+
+		exact_number(buf, n, f->num);
+		exact_number(hi, sizeof(hi), f->num2);
+		snprintf(buf + strlen(buf), n - strlen(buf), ",%s", hi);
+		break;
+	}
 	case RF_NULL:
 	case RF_HEADING:
 		buf[0] = '\0';
@@ -363,6 +418,16 @@ static void write_csv(FILE *out, const struct report *r)
 			snprintf(name, sizeof(name), "%s", f->key);
 		if (sep++)
 			fputc(',', out);
+		if (f->type == RF_PAIR) {
+			char lo[170];
+
+			snprintf(lo, sizeof(lo), "%s.lo", name);
+			csv_cell(out, lo);
+			fputc(',', out);
+			snprintf(lo, sizeof(lo), "%s.hi", name);
+			csv_cell(out, lo);
+			continue;
+		}
 		csv_cell(out, name);
 	}
 	fputc('\n', out);
@@ -373,7 +438,10 @@ static void write_csv(FILE *out, const struct report *r)
 			machine_value(&r->rec[i].f[j], val, sizeof(val));
 			if (sep++)
 				fputc(',', out);
-			csv_cell(out, val);
+			if (r->rec[i].f[j].type == RF_PAIR)
+				fputs(val, out); /* two plain numbers */
+			else
+				csv_cell(out, val);
 		}
 		fputc('\n', out);
 	}
@@ -422,6 +490,15 @@ static cJSON *json_record(const struct record *rec)
 		case RF_NULL:
 			v = cJSON_AddNullToObject(dst, f->key);
 			break;
+		case RF_PAIR: {
+			char pair[90], hi[40];
+
+			exact_number(num, sizeof(num), f->num);
+			exact_number(hi, sizeof(hi), f->num2);
+			snprintf(pair, sizeof(pair), "[%s, %s]", num, hi);
+			v = cJSON_AddRawToObject(dst, f->key, pair);
+			break;
+		}
 		}
 		if (!v)
 			goto fail;

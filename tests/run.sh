@@ -49,6 +49,7 @@ suite "validate serving" "$build/tests/validate_serving" tests/validation
 suite "validate serving gates" sh tests/cli/validate_serving.sh \
 	"$build/tests/validate_serving" tests/validation
 suite "validate gates" sh tests/cli/validate.sh "$build/tests/validate" tests/validation
+suite intervals sh tests/validation/intervals.sh "$build"
 if grep -q '^SKIP' "$log"; then
 	echo "skipped (not a failure outside CI):"
 	grep '^SKIP' "$log" | sed 's/^/  /'

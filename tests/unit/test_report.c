@@ -507,11 +507,67 @@ static void test_limits(void **state)
 	assert_int_equal(r.nrec, 0);
 }
 
+/* An interval: a JSON array of two numbers, two CSV columns, "lo - hi" in
+   tables; a record with too many fields is refused, not cut. */
+static void test_pair_and_overflow(void **state)
+{
+	struct report r;
+	struct record *rec;
+	char *out;
+	cJSON *root, *iv, *v;
+	int rc;
+	const char *why = NULL;
+
+	(void)state;
+	report_init(&r, false);
+	rec = report_add_record(&r);
+	assert_non_null(rec);
+	rec_pair(rec, "interval", "step_time_s", "step time", 0.25, 1.5,
+		 UNIT_TIME, 0);
+	out = render_ok(&r, FORMAT_JSON);
+	root = cJSON_Parse(out);
+	assert_non_null(root);
+	iv = cJSON_GetObjectItemCaseSensitive(root, "interval");
+	v = cJSON_GetObjectItemCaseSensitive(iv, "step_time_s");
+	assert_true(cJSON_IsArray(v));
+	assert_int_equal(cJSON_GetArraySize(v), 2);
+	assert_true(cJSON_GetArrayItem(v, 0)->valuedouble == 0.25);
+	assert_true(cJSON_GetArrayItem(v, 1)->valuedouble == 1.5);
+	cJSON_Delete(root);
+	free(out);
+	out = render_ok(&r, FORMAT_CSV);
+	assert_string_equal(out, "interval.step_time_s.lo,"
+				 "interval.step_time_s.hi\n0.25,1.5\n");
+	free(out);
+	out = render_ok(&r, FORMAT_TABLE);
+	assert_non_null(strstr(out, "250ms - 1.5s"));
+	free(out);
+	/* not finite: refused */
+	rec_pair(rec, "interval", "x", "x", 1.0, HUGE_VAL, UNIT_TIME, 0);
+	out = render(&r, FORMAT_JSON, &rc, &why);
+	assert_int_equal(rc, -1);
+	free(out);
+	report_release(&r);
+
+	report_init(&r, false);
+	rec = report_add_record(&r);
+	assert_non_null(rec);
+	for (int i = 0; i <= REPORT_MAX_FIELDS; i++)
+		rec_int(rec, NULL, "k", "k", i, 0);
+	out = render(&r, FORMAT_JSON, &rc, &why);
+	assert_int_equal(rc, -1);
+	assert_string_equal(why, "a record has more fields than "
+				 "REPORT_MAX_FIELDS");
+	free(out);
+	report_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_parse),
 		cmocka_unit_test(test_json_single),
+		cmocka_unit_test(test_pair_and_overflow),
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_json_no_notes_key),
 		cmocka_unit_test(test_csv_single),

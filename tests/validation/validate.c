@@ -190,6 +190,7 @@ struct row {
 	char name[64];
 	char metric[40];
 	double measured, predicted;
+	char gpu[64];     /* the device, for --residuals */
 	char chosen[120]; /* what the search chose, for the table */
 	char detail[300]; /* VALIDATE_VERBOSE breakdown, or empty */
 };
@@ -208,6 +209,7 @@ static struct row *add_row(struct result *res, const struct table *t, int i,
 	snprintf(r->metric, sizeof(r->metric), "%s", get(t, i, "metric"));
 	r->measured = cell_number(t, i, "measured");
 	r->predicted = predicted;
+	snprintf(r->gpu, sizeof(r->gpu), "%s", find(t, i, "gpu"));
 	r->chosen[0] = '\0';
 	r->detail[0] = '\0';
 	return r;
@@ -676,6 +678,51 @@ static int check_set(const struct set *s, const struct result *res)
 	return rc;
 }
 
+/*
+ * --residuals=FILE: one line "CLASS LOG_RATIO GPU" per row that an interval
+ * class covers (src/interval.c), LOG_RATIO = ln(measured / predicted) of
+ * the class's rate (a throughput: time-like metrics are inverted), for
+ * tests/validation/intervals.c.  NULL when not asked.
+ */
+static FILE *residuals;
+
+static const struct {
+	const char *metric;
+	const char *cls;
+	int time_like; /* the metric grows as the rate falls */
+} residual_class[] = {
+	{ "hardware_tflops_per_gpu", "training", 0 },
+	{ "model_tflops_per_gpu", "training", 0 },
+	{ "tokens_per_s_per_gpu", "training", 0 },
+	{ "step_time_s", "training", 1 },
+	{ "gpu_hours", "training", 1 },
+	{ "gpu_hours_ideal", "training", 1 },
+	{ "samples_per_s", "per_sample", 0 },
+	{ "ttft_s", "ttft", 1 },
+	{ "tpot_s", "tpot", 1 },
+};
+
+static void emit_residuals(const struct result *res)
+{
+	for (int i = 0; residuals && i < res->n; i++) {
+		const struct row *r = &res->row[i];
+
+		for (size_t k = 0; k < sizeof(residual_class) /
+						sizeof(residual_class[0]);
+		     k++) {
+			double e;
+
+			if (strcmp(r->metric, residual_class[k].metric) != 0)
+				continue;
+			e = log(r->measured / r->predicted);
+			fprintf(residuals, "%s %.6f %s\n",
+				residual_class[k].cls,
+				residual_class[k].time_like ? -e : e,
+				r->gpu[0] ? r->gpu : "-");
+		}
+	}
+}
+
 static int run_set(const char *dir, const struct set *s,
 		   const struct catalog *cat, double scale)
 {
@@ -698,6 +745,7 @@ static int run_set(const char *dir, const struct set *s,
 	if (rc == 0) {
 		for (int i = 0; i < res->n; i++)
 			res->row[i].predicted *= scale;
+		emit_residuals(res);
 		rc = check_set(s, res);
 	}
 	free(res);
@@ -731,6 +779,12 @@ int main(int argc, char **argv)
 					argv[i]);
 				return 2;
 			}
+		} else if (strncmp(argv[i], "--residuals=", 12) == 0) {
+			residuals = fopen(argv[i] + 12, "w");
+			if (!residuals) {
+				perror(argv[i] + 12);
+				return 2;
+			}
 		} else if (!dir && argv[i][0] != '-') {
 			dir = argv[i];
 		} else {
@@ -740,8 +794,8 @@ int main(int argc, char **argv)
 	}
 	if (!dir) {
 		fprintf(stderr,
-			"usage: validate [--scale-predictions=F] DIR | "
-			"--list\n");
+			"usage: validate [--scale-predictions=F] "
+			"[--residuals=FILE] DIR | --list\n");
 		return 2;
 	}
 	diag_clear(&err);
@@ -758,6 +812,10 @@ int main(int argc, char **argv)
 		rc = src > rc ? src : rc;
 	}
 	catalog_free(cat);
+	if (residuals && fclose(residuals) != 0) {
+		perror("validate: --residuals");
+		return 2;
+	}
 	if (rc == 0)
 		printf("\nall accuracy targets met\n");
 	else if (rc == 1)

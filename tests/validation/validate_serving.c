@@ -203,6 +203,9 @@ static double predicted(const struct infer_plan *p, const char *metric)
 }
 
 /* Metric classes, each gated on its own. */
+/* --residuals=FILE; NULL when not asked */
+static FILE *residuals;
+
 static int metric_class(const char *metric)
 {
 	if (strncmp(metric, "ttft", 4) == 0)
@@ -252,8 +255,16 @@ int main(int argc, char **argv)
 	int ncls[4] = { 0, 0, 0, 0 }, nall = 0, fails = 0;
 
 	gsl_set_error_handler_off();
-	if (argc != 2) {
-		fprintf(stderr, "usage: validate_serving DIR\n");
+	if (argc == 3 && strncmp(argv[2], "--residuals=", 12) == 0) {
+		/* one "CLASS LOG_RATIO GPU" line per row, as validate's */
+		residuals = fopen(argv[2] + 12, "w");
+		if (!residuals) {
+			perror(argv[2] + 12);
+			return 2;
+		}
+	} else if (argc != 2) {
+		fprintf(stderr,
+			"usage: validate_serving DIR [--residuals=FILE]\n");
 		return 2;
 	}
 	snprintf(path, sizeof(path), "%s/serving.csv", argv[1]);
@@ -289,6 +300,18 @@ int main(int argc, char **argv)
 			fails++;
 			continue;
 		}
+		if (residuals) {
+			/* ln(measured / predicted) of the rate: latencies are
+			   inverted (the E2E latency has no class of its own) */
+			static const char *const iv[] = { "ttft", "tpot", NULL,
+							  "throughput" };
+			int c = metric_class(metric);
+
+			if (iv[c])
+				fprintf(residuals, "%s %.6f %s\n", iv[c],
+					c == 3 ? log(m / v) : log(v / m),
+					get(&t, i, "gpu"));
+		}
 		all[nall++] = fabs(e);
 		cls[metric_class(metric)][ncls[metric_class(metric)]++] =
 			fabs(e);
@@ -302,6 +325,10 @@ int main(int argc, char **argv)
 		fails += gate(class_names[c], cls[c], ncls[c]);
 	fails += gate("serving, all rows", all, nall);
 	catalog_free(cat);
+	if (residuals && fclose(residuals) != 0) {
+		perror("validate_serving: --residuals");
+		return 2;
+	}
 	printf("%s\n", fails ? "serving targets missed" :
 			       "serving targets met");
 	return fails ? 1 : 0;
