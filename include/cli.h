@@ -156,6 +156,18 @@ struct cli_estimate {
 void cli_rec_intervals(struct record *rec, const char *gpu,
 		       const struct cli_estimate *est, int n);
 
+/* The [lo, hi] pairs of cli_rec_intervals alone, in the "interval" group,
+   each with est[i].flags | 'flags' (RF_MACHINE for the rows of a wide
+   table): for compare, size and sweep. */
+void cli_rec_interval_pairs(struct record *rec, const char *gpu,
+			    const struct cli_estimate *est, int n, int flags);
+
+/* The table note of commands whose intervals are in the machine formats
+   only. */
+#define CLI_INTERVAL_NOTE \
+	"80% intervals of these figures: --format json or csv (interval.*)"
+
+
 /* cli_write of a report in the --format of 'ctx'. */
 int cli_emit(const struct cli_ctx *ctx, const struct report *r);
 

@@ -592,17 +592,24 @@ void cli_rec_intervals(struct record *rec, const char *gpu,
 		UNIT_KIND_COUNT, RF_MACHINE);
 	rec_bool(rec, "interval", "validated_device", "device validated",
 		 seen, RF_MACHINE);
+	cli_rec_interval_pairs(rec, gpu, est, n, 0);
+}
+
+void cli_rec_interval_pairs(struct record *rec, const char *gpu,
+			    const struct cli_estimate *est, int n, int flags)
+{
 	for (int i = 0; i < n; i++) {
 		double b[2];
 
 		if (!isfinite(est[i].value)) {
-			rec_null(rec, "interval", est[i].key, est[i].label, 0);
+			rec_null(rec, "interval", est[i].key, est[i].label,
+				 est[i].flags | flags);
 			continue;
 		}
 		interval_of((enum interval_class)est[i].cls, gpu, est[i].value,
 			    est[i].time_like, b);
 		rec_pair(rec, "interval", est[i].key, est[i].label, b[0], b[1],
-			 est[i].unit, est[i].flags);
+			 est[i].unit, est[i].flags | flags);
 	}
 }
 

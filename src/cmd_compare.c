@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "interval.h"
 #include "infer_plan.h"
 #include "plan.h"
 
@@ -175,6 +176,32 @@ static void add_row(struct record *rec, const struct compare_row *r,
 	}
 	/* the price both use (train_plan_make resolves it first) */
 	cli_rec_price(rec, &r->train.cluster, 0);
+	{
+		bool served = serving && r->infer_rc == 0;
+		double na = (double)NAN;
+		int cls = t->per_sample ? INTERVAL_PER_SAMPLE :
+					  INTERVAL_TRAINING;
+		const struct cli_estimate est[] = {
+			{ cls, "time_to_train_s", "time",
+			  trained ? t->run.time_s : na, true, UNIT_TIME, 0 },
+			{ cls, "cost_usd", "cost",
+			  trained ? t->run.cost_usd : na, true, UNIT_MONEY,
+			  0 },
+			{ INTERVAL_TTFT, "ttft_s", "TTFT",
+			  served ? p->result.ttft_s : na, true, UNIT_TIME, 0 },
+			{ INTERVAL_TPOT, "tpot_s", "TPOT",
+			  served ? p->result.tpot_s : na, true, UNIT_TIME, 0 },
+			{ INTERVAL_TPOT, "throughput_tokens_per_s_per_gpu",
+			  "tok/s/GPU",
+			  served ? p->result.throughput_tokens_per_s_per_gpu :
+				   na,
+			  false, UNIT_COUNT, 0 },
+		};
+
+		/* per-sample models have no serving columns here */
+		cli_rec_interval_pairs(rec, r->gpu->name, est,
+				       serving ? 5 : 2, RF_MACHINE);
+	}
 	/* inference */
 	if (!serving) {
 		rec_str(rec, NULL, "why", "why not", r->train_why, 0);
@@ -501,6 +528,8 @@ int cmd_compare(struct cli_ctx *ctx)
 		add_row(rec, &rows[i], per_token);
 	}
 	recommend(&rep, rows, ctx->ngpus, &ctx->wl);
+	if (ctx->format == FORMAT_TABLE)
+		report_note(&rep, "%s", CLI_INTERVAL_NOTE);
 	if (ctx->plot_dir && ok > 0)
 		report_note(&rep, "charts of the best %d devices in %s",
 			    ok < CLI_PLOT_SET_GPUS ? ok : CLI_PLOT_SET_GPUS,

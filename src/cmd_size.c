@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "interval.h"
 #include "infer_plan.h"
 #include "model_kernel.h"
 #include "plan.h"
@@ -466,6 +467,16 @@ static void add_row(struct record *rec, const struct size_row *r,
 	rec_num_or_null(rec, "total_cost_usd", "total",
 			r->total_cost_usd, UNIT_MONEY, t || i,
 			train && infer ? RF_GRID : 0);
+	{
+		const struct cli_estimate est[] = {
+			{ INTERVAL_TRAINING, "time_to_train_s", "time",
+			  t ? c->time_s : (double)NAN, true, UNIT_TIME, 0 },
+			{ INTERVAL_TRAINING, "cost_usd", "cost",
+			  t ? c->cost_usd : (double)NAN, true, UNIT_MONEY, 0 },
+		};
+
+		cli_rec_interval_pairs(rec, r->gpu->name, est, 2, RF_MACHINE);
+	}
 	rec_str(rec, NULL, "why", "why not", r->feasible ? "" : r->why,
 		RF_GRID);
 }
@@ -671,6 +682,8 @@ int cmd_size(struct cli_ctx *ctx)
 		add_row(rec, &rows[i], train, infer);
 	}
 	add_notes(&rep, &lim, rows, ctx->ngpus, train, &ctx->wl);
+	if (train && ctx->format == FORMAT_TABLE)
+		report_note(&rep, "%s", CLI_INTERVAL_NOTE);
 	if (ctx->plot_dir && feasible > 0)
 		report_note(&rep, "charts of the best %d devices in %s",
 			    feasible < CLI_PLOT_SET_GPUS ? feasible :

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "interval.h"
 #include "infer_plan.h"
 #include "plan.h"
 
@@ -488,6 +489,22 @@ static void add_training(struct record *rec, const struct train_plan *p,
 		rec_null(rec, NULL, "cost_usd", "cost", RF_GRID);
 		rec_null(rec, NULL, "energy_kwh", "energy (kWh)", 0);
 	}
+	{
+		bool done = t && p->goodput.finishes;
+		int cls = p && p->per_sample ? INTERVAL_PER_SAMPLE :
+					       INTERVAL_TRAINING;
+		const struct cli_estimate est[] = {
+			{ cls, "time_to_train_s", "time",
+			  done ? run->time_s : (double)NAN, true, UNIT_TIME,
+			  0 },
+			{ cls, "cost_usd", "cost",
+			  done ? run->cost_usd : (double)NAN, true, UNIT_MONEY,
+			  0 },
+		};
+
+		cli_rec_interval_pairs(rec, p ? p->gpu->name : "", est, 2,
+				       RF_MACHINE);
+	}
 }
 
 /* Serving columns; 'p' NULL: not applicable. */
@@ -742,6 +759,8 @@ int cmd_sweep(struct cli_ctx *ctx)
 		progress_update(&pr, done + 1, s.points);
 	}
 	progress_end(&pr);
+	if (ctx->format == FORMAT_TABLE)
+		report_note(&rep, "%s", CLI_INTERVAL_NOTE);
 	report_note(&rep, "%zu of %zu points fit; keys left open are chosen "
 			  "by capplan for each point", fits, s.points);
 	rc = cli_emit(ctx, &rep);
