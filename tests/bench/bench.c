@@ -210,7 +210,8 @@ int main(void)
 	       "(%.0f ns each)\n", n / (t1 - t0), 1e9 * (t1 - t0) / n);
 
 	/* a wide space: a 70B model at 2K context on 4096 GPUs with the
-	   global batch left open (every micro-batch up to 64 is tried) */
+	   global batch left to its default (4M tokens, 2048 sequences, held
+	   fixed: the micro-batches that divide it are tried) */
 	{
 		struct search_result wres;
 		long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -230,7 +231,7 @@ int main(void)
 		train_search_parallel(&sp, &a, g, &cl, &wres, NULL, 0, NULL,
 				      threads);
 		w2 = now_s();
-		printf("search, 70B model at 2K on 4096 x %s, batch open: "
+		printf("search, 70B model at 2K on 4096 x %s, default batch: "
 		       "%lld evaluated in %.3g ms on one core (%.3g/s), "
 		       "%.3g ms on %d threads\n", g->name, wres.legal,
 		       1e3 * (w1 - w0), wres.legal / (w1 - w0),
