@@ -80,6 +80,61 @@ void train_memory_eval_with(const struct arch *a,
 			    const double layer_act[RECOMPUTE_FULL + 1],
 			    double capacity_bytes, struct train_memory *m);
 
+/*
+ * What the memory of a configuration's pipeline stages depends on besides
+ * their layer counts, computed once so that many splits of the layers
+ * (train_stage_pick) and many configurations of one tp and ep (the
+ * search) are weighed without repeating it.  Per GPU.
+ */
+struct train_stage_memory {
+	/* parameters (train_stage_memory_params: model, tp, ep) */
+	double dense_layer;      /* replicated parameters of one layer */
+	double expert_layer;     /* routed-expert parameters of one layer */
+	double embed;            /* first stage: the input embedding */
+	double last_extra;       /* last stage: output projection, norm */
+	double only_extra;       /* pp 1: every embedding matrix, norm */
+	/* the rest (train_stage_memory_states) */
+	double dense_weights, dense_gradients, dense_optimizer;
+	double expert_weights, expert_gradients, expert_optimizer;
+				 /* bytes per parameter after ZeRO */
+	double layer_act;        /* one layer, one micro-batch in flight */
+	double recompute_act;    /* the layer being recomputed */
+	double logits;           /* last stage: fp32 logits */
+	double gather_bytes;     /* ZeRO-3: weights gathered, reserved */
+};
+
+/* Fill the parameters of 'w': they depend on the model, tp and ep. */
+void train_stage_memory_params(struct train_stage_memory *w,
+			       const struct arch *a,
+			       const struct train_config *c);
+
+/* Fill the rest of 'w' (whose parameters are filled) for 'c'; its stage
+   layer counts are not read. */
+void train_stage_memory_states(struct train_stage_memory *w,
+			       const struct arch *a,
+			       const struct train_config *c,
+			       const double layer_act[RECOMPUTE_FULL + 1]);
+
+/* train_params_split from the parameters of 'w'. */
+void train_stage_params_peak(const struct train_stage_memory *w,
+			     const struct arch *a,
+			     const struct train_config *c, double *dense,
+			     double *expert);
+
+/* Bytes, without the framework reserve, of the most loaded GPU of 'c'
+   (whose filled 'w' this is) when its first and last stages hold 'first'
+   and 'last' layers. */
+double train_stage_memory_peak(const struct train_stage_memory *w,
+			       const struct arch *a,
+			       const struct train_config *c, int first,
+			       int last);
+
+/* train_memory_eval_with from a filled 'w'. */
+void train_memory_eval_stages(const struct train_stage_memory *w,
+			      const struct arch *a,
+			      const struct train_config *c,
+			      double capacity_bytes, struct train_memory *m);
+
 /* The framework reserve on a device of 'capacity_bytes'. */
 double train_memory_reserve(double capacity_bytes);
 

@@ -76,9 +76,14 @@ struct train_micro {
 	struct train_layer layer;
 	double act_bytes;          /* one activation tensor of a micro-batch */
 	double layer_act_bytes[RECOMPUTE_FULL + 1]; /* per layer, per mode */
-	double head_fwd_s;         /* embedding and output layer */
-	double head_bwd_s;
-	double head_tp_s;
+	struct train_stage_memory mem; /* its parameters filled */
+	double embed_fwd_s;        /* embedding lookup (first stage) */
+	double embed_bwd_s;
+	double out_fwd_s;          /* output layer and loss (last stage) */
+	double out_bwd_s;
+	double head_tp_s;          /* one tensor-parallel collective each:
+				      the embedding's forward all-reduce,
+				      the output layer's backward one */
 	double params;
 	double model_flops_per_token;
 	double hw_flops_per_token[RECOMPUTE_FULL + 1];
@@ -93,6 +98,56 @@ int train_micro_eval(const struct arch *a, const struct train_config *c,
 void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 			  const struct gpu_spec *g, const struct cluster *cl,
 			  const struct train_micro *mc, struct train_result *r);
+
+/* Most splits train_stage_fastest considers. */
+#define TRAIN_STAGE_TIES 25
+
+/* Equally fast splits of the layers: first and last stage counts. */
+struct train_stage_ties {
+	int n;
+	int first[TRAIN_STAGE_TIES];
+	int last[TRAIN_STAGE_TIES];
+};
+
+/*
+ * The fastest ways to split the layers of 'c' (whose stage counts are not
+ * read): first and last stage counts for the fastest pipeline, the
+ * embedding counted on the first stage and the output layer and loss on
+ * the last at their cost in time ('mc'), the middle stages sharing the
+ * rest (train_stage_split).  'first' and 'last' fix a count (> 0) or
+ * leave it open (0).  Candidates: a few counts around the balance point
+ * (specs/models.md 6.10).  Of the equally fast splits, those that hold no
+ * more layers on every stage than another are dropped.  Depends on tp,
+ * cp, micro-batch, pp, vp, micro-batches and recomputation, not on ZeRO.
+ * pp 1: the one split ('first', 'last').  Returns 0, or -1 when no split
+ * is legal (train_config_valid).  No allocation.
+ */
+int train_stage_fastest(const struct arch *a, const struct train_config *c,
+			const struct train_micro *mc, int first, int last,
+			struct train_stage_ties *ties);
+
+/* Set the stage counts of 'c' to the split of 'ties' whose most loaded
+   GPU needs the least memory (the first such). */
+void train_stage_pick(const struct arch *a, struct train_config *c,
+		      const struct train_micro *mc,
+		      const struct train_stage_ties *ties);
+
+/* train_stage_fastest, then train_stage_pick: 0, or -1 when no split of
+   'c' is legal. */
+int train_stage_choose(const struct arch *a, struct train_config *c,
+		       const struct train_micro *mc, int first, int last);
+
+/*
+ * A lower bound of the pipeline part of the step of 'c' (its m
+ * micro-batches and the fill and drain), whatever the split of its
+ * layers: the slowest stage takes at least the average stage.  The step
+ * (train_evaluate_micro) takes at least this long.  For the search, to
+ * pass over configurations that cannot be faster than one it has.
+ */
+double train_pipeline_bound_s(const struct arch *a,
+			      const struct train_config *c,
+			      const struct cluster *cl,
+			      const struct train_micro *mc);
 
 /* Memory traffic of one optimizer step per parameter (bytes). */
 double train_optimizer_bytes_per_param(enum optimizer o);

@@ -21,7 +21,7 @@
 #define REPORT_MAX_FIELDS 96
 #define REPORT_STR_MAX 160
 #define REPORT_MAX_NOTES 24
-#define REPORT_NOTE_MAX 320
+#define REPORT_NOTE_MAX 400
 
 enum report_format {
 	FORMAT_TABLE,

@@ -29,6 +29,9 @@ struct train_space {
 	int global_batch;
 	struct space_dim tp, pp, vp, cp, ep, micro_batch, zero, recompute, sp,
 		overlap;
+	int first_stage_layers;  /* layers of the first and last pipeline */
+	int last_stage_layers;   /* stage: fixed (> 0), or 0: chosen for
+				    each configuration (train_stage_choose) */
 	enum precision precision;
 	enum optimizer optimizer;
 	enum attention_impl attention;

@@ -16,6 +16,10 @@ struct train_config {
 	int tp, pp, vp, cp, dp;   /* tensor, pipeline, virtual, context, data */
 	int ep;                   /* expert parallelism, carved out of
 				     dp * cp; 0 or 1: none */
+	int first_stage_layers;   /* transformer layers of the first and */
+	int last_stage_layers;    /* the last pipeline stage; both 0:
+				     dealt evenly (train_stage_split);
+				     ignored when pp is 1 unless given */
 	int micro_batch;          /* sequences per micro-batch */
 	int global_batch;         /* sequences per iteration */
 	int micro_batches;        /* per pipeline: global / (dp * micro) */
@@ -32,9 +36,10 @@ struct train_config {
 /*
  * Check that 'c' is a legal split of 'a' on nodes of 'gpus_per_node':
  * gpus = tp*pp*cp*dp, tp divides heads, kv heads split or replicate evenly,
- * pp*vp at most layers, cp divides seq_len, the global batch splits into
- * micro-batches, tp within a node, pp*vp at most the layers.
- * Returns true when legal.  Pure and allocation-free (the search's filter).
+ * tp within a node, the layers fill every pipeline chunk
+ * (train_stage_split), cp divides seq_len, the global batch splits into
+ * micro-batches.  Returns true when legal.  Pure and allocation-free (the
+ * search's filter).
  */
 bool train_config_valid(const struct arch *a, const struct train_config *c,
 			int gpus_per_node);
@@ -42,12 +47,51 @@ bool train_config_valid(const struct arch *a, const struct train_config *c,
 /* Expert-parallel size: 'ep', where 0 means 1. */
 int train_config_ep(const struct train_config *c);
 
+/* Transformer layers of the pipeline stages of a configuration. */
+struct train_stages {
+	int first;    /* the first stage (it also holds the embedding) */
+	int last;     /* the last stage (the final norm, output layer, loss) */
+	int middle;   /* the most loaded of the pp - 2 middle stages; 0 when
+			 pp <= 2 */
+};
+
 /*
- * Transformer layers on the most loaded pipeline stage: layers are dealt
- * to pp x vp chunks as evenly as possible (Llama 3 ran 126 layers on 16
- * stages), so a stage holds ceil(layers / (pp vp)) x vp of them.
+ * The layers each pipeline stage of 'c' holds.  pp 1: one stage holds
+ * every layer and is both first and last.  With first_stage_layers and
+ * last_stage_layers given (Megatron-Core's
+ * --decoder-first/last-pipeline-num-layers), the first and last stages
+ * hold those and the pp - 2 middle stages share the rest as evenly as
+ * possible: the most loaded holds ceil(rest / (pp - 2)).  Both 0: the
+ * layers are dealt evenly and every stage is counted at ceil(layers / pp).
+ * A stage's layers are spread over its vp chunks, chunk sizes differing by
+ * at most one.  specs/models.md 3.3.
  */
+void train_stage_split(const struct arch *a, const struct train_config *c,
+		       struct train_stages *s);
+
+/* Transformer layers on the most loaded pipeline stage (the largest of
+   train_stage_split). */
 int train_stage_layers(const struct arch *a, const struct train_config *c);
+
+/*
+ * Fewest layers the first or the last stage may hold with 'vp' chunks
+ * per stage: every chunk holds a layer, except that the first chunk of
+ * the first stage may hold only the embedding and the last chunk of the
+ * last stage only the output layer (Llama 3 405B; Megatron-Core's
+ * account_for_embedding/loss_in_pipeline_split), and a stage holds at
+ * least one layer: max(1, vp - 1).
+ */
+int train_stage_min_layers(int vp);
+
+/*
+ * Set the first and last stage layers of 'c' for a legality check before
+ * their costs are known: 'first' and 'last' where given (> 0), the open
+ * ones (0) at train_stage_min_layers, or on two stages what the other
+ * leaves (half each when both are open).  When some split is legal, this
+ * one is.  With pp 1 the given values are kept and the open ones are 0.
+ */
+void train_stage_fill(const struct arch *a, struct train_config *c,
+		      int first, int last);
 
 /*
  * Like train_config_valid, but writes why not into 'why' (size 'n'), for

@@ -24,7 +24,8 @@
  * that every product of counts the planner forms fits in 64 bits (and
  * each count in an int).  A value outside is rejected where it is read.
  */
-#define WL_LAYERS_MAX 100000          /* layers, dense_layers, pp, vp */
+#define WL_LAYERS_MAX 100000          /* layers, dense_layers, pp, vp,
+					 first/last_stage_layers */
 #define WL_WIDTH_MAX (1 << 20)        /* hidden, kv_lora_rank, q_lora_rank */
 #define WL_HEADS_MAX (1 << 16)        /* heads, kv_heads, training.tp,
 					 inference.tp */
@@ -122,6 +123,8 @@ struct training_spec {
 	int micro_batch;      /* sequences per micro-batch; WL_AUTO */
 	int gpus;             /* WL_AUTO */
 	int tp, pp, vp, cp;   /* WL_AUTO each */
+	int first_stage_layers; /* transformer layers of the first and the */
+	int last_stage_layers;  /* last pipeline stage; WL_AUTO each */
 	int zero;             /* 0..3; WL_AUTO_NEG */
 	enum recompute recompute;
 	int sequence_parallel; /* 0/1; WL_AUTO_NEG */

@@ -23,9 +23,12 @@ static void chosen_list(const struct train_plan *p, char *buf, size_t n,
 			bool with_values)
 {
 	const struct train_config *c = &p->config;
+	struct train_stages stages = { 0, 0, 0 };
 	size_t len = 0;
 
 	buf[0] = '\0';
+	if (p->has_arch && !p->per_sample)
+		train_stage_split(&p->arch, c, &stages);
 	for (int k = 0; k < CHOSE_COUNT && len < n; k++) {
 		char val[48];
 
@@ -42,6 +45,12 @@ static void chosen_list(const struct train_plan *p, char *buf, size_t n,
 		case CHOSE_TP: snprintf(val, sizeof(val), "%d", c->tp); break;
 		case CHOSE_PP: snprintf(val, sizeof(val), "%d", c->pp); break;
 		case CHOSE_VP: snprintf(val, sizeof(val), "%d", c->vp); break;
+		case CHOSE_FIRST_STAGE:
+			snprintf(val, sizeof(val), "%d", stages.first);
+			break;
+		case CHOSE_LAST_STAGE:
+			snprintf(val, sizeof(val), "%d", stages.last);
+			break;
 		case CHOSE_CP: snprintf(val, sizeof(val), "%d", c->cp); break;
 		case CHOSE_EP:
 			snprintf(val, sizeof(val), "%d", train_config_ep(c));
@@ -110,6 +119,26 @@ static void rec_int_or_null(struct record *rec, const char *key,
 		rec_null(rec, NULL, key, label, 0);
 }
 
+/* Layers of the first and last pipeline stage; null without layers. */
+static void add_stage_layers(struct record *rec, const struct train_plan *p,
+			     const struct train_config *c, int flags)
+{
+	struct train_stages s;
+
+	if (!p->has_arch || p->per_sample) {
+		rec_null(rec, NULL, "first_stage_layers", "first stage layers",
+			 flags);
+		rec_null(rec, NULL, "last_stage_layers", "last stage layers",
+			 flags);
+		return;
+	}
+	train_stage_split(&p->arch, c, &s);
+	rec_int(rec, NULL, "first_stage_layers", "first stage layers",
+		s.first, flags);
+	rec_int(rec, NULL, "last_stage_layers", "last stage layers", s.last,
+		flags);
+}
+
 static void add_config(struct record *rec, const struct train_plan *p)
 {
 	const struct train_config *c = &p->config;
@@ -118,6 +147,7 @@ static void add_config(struct record *rec, const struct train_plan *p)
 	rec_int(rec, NULL, "tp", "tensor parallel (tp)", c->tp, 0);
 	rec_int(rec, NULL, "pp", "pipeline parallel (pp)", c->pp, 0);
 	rec_int_or_null(rec, "vp", "virtual stages (vp)", c->vp, k);
+	add_stage_layers(rec, p, c, 0);
 	rec_int(rec, NULL, "cp", "context parallel (cp)", c->cp, 0);
 	rec_int(rec, NULL, "ep", "expert parallel (ep)", train_config_ep(c),
 		0);
@@ -413,6 +443,7 @@ static int train_search_report(struct cli_ctx *ctx)
 		rec_int(rec, NULL, "tp", "tp", c->tp, RF_GRID);
 		rec_int(rec, NULL, "pp", "pp", c->pp, RF_GRID);
 		rec_int(rec, NULL, "vp", "vp", c->vp, RF_GRID);
+		add_stage_layers(rec, &p, c, 0);
 		rec_int(rec, NULL, "cp", "cp", c->cp, RF_GRID);
 		rec_int(rec, NULL, "ep", "ep", train_config_ep(c), RF_GRID);
 		rec_int(rec, NULL, "dp", "dp", c->dp, RF_GRID);

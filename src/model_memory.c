@@ -2,6 +2,7 @@
 #include "model_memory.h"
 
 #include <math.h>
+#include <stdint.h>
 
 /*
  * Reserve that the framework keeps out of reach of the model: CUDA/ROCm
@@ -51,23 +52,82 @@ void train_memory_states(double params, int zero, int shards,
 	m->weights_bytes = params * s.weights / (zero >= 3 ? d : 1.0);
 }
 
+/* A pipeline stage, for what it holds besides its transformer layers. */
+enum stage_kind {
+	STAGE_ONLY,   /* pp 1: embedding, every layer, output layer */
+	STAGE_FIRST,  /* the input embedding */
+	STAGE_MIDDLE, /* transformer layers only */
+	STAGE_LAST,   /* final norm, output projection, loss */
+};
+
+void train_stage_memory_params(struct train_stage_memory *w,
+			       const struct arch *a,
+			       const struct train_config *c)
+{
+	/* routed experts, per layer on average, are sharded over tp x ep */
+	double expert_layer = arch_expert_params(a) / a->layers;
+
+	w->dense_layer = (arch_layer_params(a) - expert_layer) / c->tp;
+	w->expert_layer = expert_layer / ((double)c->tp * train_config_ep(c));
+	w->embed = (double)a->vocab * a->hidden / c->tp;
+	/* the last stage holds the output projection: untied, or with tied
+	   embeddings a copy of the input embedding (Megatron-LM), and the
+	   final norm (not split over tp) */
+	w->last_extra = w->embed + a->hidden;
+	w->only_extra = arch_embedding_params(a) / c->tp + a->hidden;
+}
+
+/* Parameters of one GPU of a stage of 'layers' transformer layers, split
+   into replicated ('dense') and routed-expert ones. */
+static void stage_params(const struct train_stage_memory *w,
+			 enum stage_kind kind, int layers, double *dense,
+			 double *expert)
+{
+	*dense = layers * w->dense_layer;
+	*expert = layers * w->expert_layer;
+	if (kind == STAGE_ONLY)
+		*dense += w->only_extra;
+	else if (kind == STAGE_FIRST)
+		*dense += w->embed;
+	else if (kind == STAGE_LAST)
+		*dense += w->last_extra;
+}
+
+void train_stage_params_peak(const struct train_stage_memory *w,
+			     const struct arch *a,
+			     const struct train_config *c, double *dense,
+			     double *expert)
+{
+	struct train_stages s;
+	double d, e;
+
+	train_stage_split(a, c, &s);
+	if (c->pp <= 1) {
+		stage_params(w, STAGE_ONLY, s.first, dense, expert);
+		return;
+	}
+	stage_params(w, STAGE_FIRST, s.first, dense, expert);
+	if (c->pp > 2) {
+		stage_params(w, STAGE_MIDDLE, s.middle, &d, &e);
+		if (d + e > *dense + *expert) {
+			*dense = d;
+			*expert = e;
+		}
+	}
+	stage_params(w, STAGE_LAST, s.last, &d, &e);
+	if (d + e > *dense + *expert) {
+		*dense = d;
+		*expert = e;
+	}
+}
+
 void train_params_split(const struct arch *a, const struct train_config *c,
 			double *dense, double *expert)
 {
-	double layers = train_stage_layers(a, c);
-	/* routed experts, per layer on average, are sharded over tp x ep */
-	double expert_layer = arch_expert_params(a) / a->layers;
-	double stage = layers * (arch_layer_params(a) - expert_layer) / c->tp;
-	double embed = (double)a->vocab * a->hidden / c->tp;
-	/* the last stage holds the output projection: untied, or with tied
-	   embeddings a copy of the input embedding (Megatron-LM) */
-	double last = stage + a->hidden + embed;
+	struct train_stage_memory w;
 
-	*expert = layers * expert_layer / ((double)c->tp * train_config_ep(c));
-	if (c->pp == 1)
-		*dense = stage + arch_embedding_params(a) / c->tp + a->hidden;
-	else
-		*dense = fmax(stage + embed, last);
+	train_stage_memory_params(&w, a, c);
+	train_stage_params_peak(&w, a, c, dense, expert);
 }
 
 double train_params_per_gpu(const struct arch *a, const struct train_config *c)
@@ -125,67 +185,183 @@ double train_memory_reserve(double capacity_bytes)
 	return reserve_fixed_bytes + reserve_fraction * capacity_bytes;
 }
 
-void train_memory_eval_with(const struct arch *a,
-			    const struct train_config *c,
-			    const double layer_act[RECOMPUTE_FULL + 1],
-			    double capacity_bytes, struct train_memory *m)
+/* Layers among the first 'j' chunks of a stage of 'layers' layers over
+   'v' chunks, dealt as evenly as possible with the lighter chunks first
+   ('light_first') or last. */
+static int64_t chunk_prefix(int64_t layers, int64_t v, int64_t j,
+			    bool light_first)
 {
-	double dense, expert;
-	double layers = train_stage_layers(a, c);
-	double inflight;
-	double tokens = (double)c->micro_batch * a->seq_len / c->cp;
-	double act;
+	int64_t b = layers / v, extra = layers % v;
 
-	train_params_split(a, c, &dense, &expert);
-	train_memory_states(dense, c->zero, c->dp * c->cp, c->precision,
-			    c->optimizer, m);
-	if (expert > 0.0) {
-		/* expert states shard over the data-parallel ranks that hold
-		   the same experts: dp * cp / ep of them */
-		struct train_memory e;
+	if (light_first)
+		return j * b + (j > v - extra ? j - (v - extra) : 0);
+	return j * b + (j < extra ? j : extra);
+}
 
-		train_memory_states(expert, c->zero,
-				    c->dp * c->cp / train_config_ep(c),
-				    c->precision, c->optimizer, &e);
-		m->weights_bytes += e.weights_bytes;
-		m->gradients_bytes += e.gradients_bytes;
-		m->optimizer_bytes += e.optimizer_bytes;
-	}
+/*
+ * Layer activations, in layers x micro-batches, that pipeline rank 'r'
+ * holds at its peak: the chunk forward passes it runs before its first
+ * backward pass, p - r under 1F1B and 2 (p - r - 1) + (v - 1) p + 1 under
+ * the interleaved schedule, in groups of p micro-batches per chunk
+ * (Megatron-LM's warm-up: Narayanan et al. 2021, 2.2), never more than
+ * the m v of the step.  For the first rank and equal chunks this is
+ * Korthikanti et al.'s p (1 + (p - 1) / (p v)) micro-batches of the stage.
+ */
+static double inflight_layers(const struct train_config *c, int64_t r,
+			      int64_t layers, bool light_first)
+{
+	int64_t p = c->pp, v = c->vp, n, q, rr, done;
 
-	/* micro-batches whose activations the first stage holds: p under
-	   1F1B, times (1 + (p-1)/(p v)) when interleaved (Korthikanti et al.
-	   2022, section 4.2), never more than there are */
-	inflight = c->pp;
-	if (c->vp > 1)
-		inflight *= 1.0 + (c->pp - 1.0) / ((double)c->pp * c->vp);
-	if (inflight > c->micro_batches)
-		inflight = c->micro_batches;
-	act = layers * layer_act[c->recompute] * inflight;
+	n = v > 1 ? 2 * (p - r - 1) + (v - 1) * p + 1 : p - r;
+	if (n > (int64_t)c->micro_batches * v)
+		n = (int64_t)c->micro_batches * v;
+	if (n <= 0 || layers <= 0)
+		return 0.0;
+	if (v == 1)
+		return (double)(n * layers);
+	q = n / p;
+	rr = n % p;
+	done = chunk_prefix(layers, v, q % v, light_first);
+	return (double)(p * ((q / v) * layers + done) +
+			rr * (chunk_prefix(layers, v, q % v + 1, light_first) -
+			      done));
+}
+
+void train_stage_memory_states(struct train_stage_memory *w,
+			       const struct arch *a,
+			       const struct train_config *c,
+			       const double layer_act[RECOMPUTE_FULL + 1])
+{
+	struct train_memory m;
+	int shards = c->dp * c->cp;
+
+	/* model states per parameter: replicated ones shard over dp * cp,
+	   experts over the dp * cp / ep ranks that hold the same experts */
+	train_memory_states(1.0, c->zero, shards, c->precision, c->optimizer,
+			    &m);
+	w->dense_weights = m.weights_bytes;
+	w->dense_gradients = m.gradients_bytes;
+	w->dense_optimizer = m.optimizer_bytes;
+	train_memory_states(1.0, c->zero, shards / train_config_ep(c),
+			    c->precision, c->optimizer, &m);
+	w->expert_weights = m.weights_bytes;
+	w->expert_gradients = m.gradients_bytes;
+	w->expert_optimizer = m.optimizer_bytes;
+	w->layer_act = layer_act[c->recompute];
 	/* the layer being recomputed holds its full activations */
-	if (c->recompute == RECOMPUTE_FULL)
-		act += layer_act[RECOMPUTE_NONE];
-	/* fp32 logits of one micro-batch for the loss (last stage) */
-	act += 4.0 * tokens * a->vocab / c->tp;
-	m->activations_bytes = act;
-
+	w->recompute_act = c->recompute == RECOMPUTE_FULL ?
+				   layer_act[RECOMPUTE_NONE] :
+				   0.0;
+	/* fp32 logits of one micro-batch for the loss */
+	w->logits = 4.0 * c->micro_batch * a->seq_len / c->cp * a->vocab /
+		    c->tp;
 	/* ZeRO-3 gathers the full weights of about two layers at a time
 	   (current and prefetched): the GPU's tensor-parallel share of the
 	   replicated part and of its own experts (1/ep of the routed ones) */
-	m->reserve_bytes = train_memory_reserve(capacity_bytes);
-	if (c->zero >= 3) {
-		double expert_layer = arch_expert_params(a) / a->layers;
-		double layer = arch_layer_params(a) - expert_layer +
-			       expert_layer / train_config_ep(c);
+	w->gather_bytes = c->zero >= 3 ?
+				  2.0 * (w->dense_layer + w->expert_layer) *
+					  train_state_bytes(c->precision,
+							    c->optimizer)
+						  .weights :
+				  0.0;
+}
 
-		m->reserve_bytes += 2.0 * layer / c->tp *
-				    train_state_bytes(c->precision,
-						      c->optimizer).weights;
+/* Model states and activations of one GPU of a stage: pipeline rank 'r'
+   of 'layers' layers (the reserve is not set). */
+static void stage_memory(const struct train_stage_memory *w,
+			 const struct train_config *c, enum stage_kind kind,
+			 int r, int layers, struct train_memory *m)
+{
+	double dense, expert, act;
+
+	stage_params(w, kind, layers, &dense, &expert);
+	m->weights_bytes = dense * w->dense_weights +
+			   expert * w->expert_weights;
+	m->gradients_bytes = dense * w->dense_gradients +
+			     expert * w->expert_gradients;
+	m->optimizer_bytes = dense * w->dense_optimizer +
+			     expert * w->expert_optimizer;
+	/* the first chunk of the first stage is its light one (it holds the
+	   embedding), the last chunk of the others */
+	act = w->layer_act * inflight_layers(c, r, layers, kind == STAGE_FIRST);
+	if (layers > 0)
+		act += w->recompute_act;
+	if (kind == STAGE_LAST || kind == STAGE_ONLY)
+		act += w->logits;
+	m->activations_bytes = act;
+	m->total_bytes = m->weights_bytes + m->gradients_bytes +
+			 m->optimizer_bytes + act;
+}
+
+/* The most loaded GPU of the stages of 's' (the reserve is not set). */
+static void peak_memory(const struct train_stage_memory *w,
+			const struct train_config *c,
+			const struct train_stages *s, struct train_memory *m)
+{
+	struct train_memory t;
+
+	/* the first stage (embedding, most micro-batches in flight), the
+	   most loaded middle one (one micro-batch fewer), or the last
+	   (output layer, logits) */
+	if (c->pp <= 1) {
+		stage_memory(w, c, STAGE_ONLY, 0, s->first, m);
+		return;
 	}
+	stage_memory(w, c, STAGE_FIRST, 0, s->first, m);
+	if (c->pp > 2) {
+		stage_memory(w, c, STAGE_MIDDLE, 1, s->middle, &t);
+		if (t.total_bytes > m->total_bytes)
+			*m = t;
+	}
+	stage_memory(w, c, STAGE_LAST, c->pp - 1, s->last, &t);
+	if (t.total_bytes > m->total_bytes)
+		*m = t;
+}
+
+double train_stage_memory_peak(const struct train_stage_memory *w,
+			       const struct arch *a,
+			       const struct train_config *c, int first,
+			       int last)
+{
+	struct train_config t = *c;
+	struct train_stages s;
+	struct train_memory m;
+
+	t.first_stage_layers = first;
+	t.last_stage_layers = last;
+	train_stage_split(a, &t, &s);
+	peak_memory(w, &t, &s, &m);
+	return m.total_bytes;
+}
+
+void train_memory_eval_stages(const struct train_stage_memory *w,
+			      const struct arch *a,
+			      const struct train_config *c,
+			      double capacity_bytes, struct train_memory *m)
+{
+	struct train_stages s;
+
+	train_stage_split(a, c, &s);
+	peak_memory(w, c, &s, m);
+	m->reserve_bytes = train_memory_reserve(capacity_bytes) +
+			   w->gather_bytes;
 	m->total_bytes = m->weights_bytes + m->gradients_bytes +
 			 m->optimizer_bytes + m->activations_bytes +
 			 m->reserve_bytes;
 	m->capacity_bytes = capacity_bytes;
 	m->fits = m->total_bytes <= capacity_bytes;
+}
+
+void train_memory_eval_with(const struct arch *a,
+			    const struct train_config *c,
+			    const double layer_act[RECOMPUTE_FULL + 1],
+			    double capacity_bytes, struct train_memory *m)
+{
+	struct train_stage_memory w;
+
+	train_stage_memory_params(&w, a, c);
+	train_stage_memory_states(&w, a, c, layer_act);
+	train_memory_eval_stages(&w, a, c, capacity_bytes, m);
 }
 
 void train_layer_activations(const struct arch *a,

@@ -1,7 +1,9 @@
 /* model_train.c - training step time; see model_train.h. */
 #include "model_train.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 
 #include "checked.h"
 #include "model_comm.h"
@@ -299,16 +301,21 @@ int train_micro_eval(const struct arch *a, const struct train_config *c,
 	/* output layer on the last stage: logits GEMM (vocabulary split over
 	   tp) and the fp32 softmax cross-entropy (read 16-bit logits, write
 	   and read fp32 probabilities: 10 bytes per logit forward, 6 for the
-	   gradient); the embedding lookup is a gather of n x h */
-	mc->head_fwd_s = 0.0;
-	mc->head_bwd_s = 0.0;
-	linear(&mc->d, n, v / t, h, &mc->head_fwd_s, &mc->head_bwd_s);
-	mc->head_fwd_s += kernel_stream_s(&mc->d, n * v / t * 10.0) +
-			  kernel_stream_s(&mc->d, 2.0 * mc->act_bytes);
-	mc->head_bwd_s += kernel_stream_s(&mc->d, n * v / t * 6.0) +
-			  kernel_stream_s(&mc->d, 2.0 * mc->act_bytes);
+	   gradient); the embedding lookup on the first stage is a gather of
+	   n x h (its gradient a scatter of the same); each has one
+	   tensor-parallel collective of the activations: the embedding's
+	   all-reduce forward (vocabulary-parallel embedding), the output
+	   layer's input-gradient all-reduce backward */
+	mc->out_fwd_s = 0.0;
+	mc->out_bwd_s = 0.0;
+	linear(&mc->d, n, v / t, h, &mc->out_fwd_s, &mc->out_bwd_s);
+	mc->out_fwd_s += kernel_stream_s(&mc->d, n * v / t * 10.0);
+	mc->out_bwd_s += kernel_stream_s(&mc->d, n * v / t * 6.0);
+	mc->embed_fwd_s = kernel_stream_s(&mc->d, 2.0 * mc->act_bytes);
+	mc->embed_bwd_s = kernel_stream_s(&mc->d, 2.0 * mc->act_bytes);
 	mc->head_tp_s = comm_allreduce_s(&tl, mc->act_bytes, c->tp);
 	train_layer_activations(a, c, mc->layer_act_bytes);
+	train_stage_memory_params(&mc->mem, a, c);
 	mc->params = arch_params(a);
 	mc->model_flops_per_token = train_model_flops_per_token(a);
 	for (int r = RECOMPUTE_NONE; r <= RECOMPUTE_FULL; r++)
@@ -317,48 +324,161 @@ int train_micro_eval(const struct arch *a, const struct train_config *c,
 	return 0;
 }
 
+/* One micro-batch on one GPU of a pipeline stage. */
+struct stage_time {
+	double f_s, b_s;     /* forward; backward with recomputation */
+	double compute_s;    /* compute kernels of both */
+	double tp_s;         /* tensor-parallel collectives of both */
+	double cp_s;         /* exposed context-parallel exchange */
+	double chunk_s;      /* forward and backward of its largest chunk */
+};
+
+/* The larger of two times (fmax without its NaN rules: the times are
+   finite), cheap in the search's inner loop. */
+static inline double max2(double x, double y)
+{
+	return x > y ? x : y;
+}
+
+/*
+ * The largest of the vp chunks of a stage of 'layers' layers, each
+ * 'layer_s' long, that also holds 'head_s' (the embedding, the output
+ * layer) in its lightest chunk: chunk sizes differ by at most one layer
+ * (train_stage_split).
+ */
+static double largest_chunk_s(int layers, int vp, double layer_s,
+			      double head_s)
+{
+	int small = layers / vp;
+	double light = small * layer_s + head_s;
+
+	if (layers % vp == 0)
+		return light;
+	return max2((small + 1) * layer_s, light);
+}
+
+/* The stage of 'layers' layers, with the embedding and/or the output
+   layer. */
+static void stage_time_eval(const struct train_micro *mc,
+			    const struct train_config *c, int layers,
+			    bool embed, bool out, struct stage_time *st)
+{
+	const struct train_layer *lc = &mc->layer;
+	double rec_s = lc->recompute_s[c->recompute];
+	double rec_tp_s = lc->tp_recompute_s[c->recompute];
+	double l = layers, lf, lb, hf = 0.0, hb = 0.0;
+
+	lf = lc->fwd_s + lc->tp_fwd_s + lc->cp_fwd_s;
+	lb = lc->bwd_s + lc->tp_bwd_s + lc->cp_bwd_s + rec_s + rec_tp_s;
+	st->compute_s = l * (lc->fwd_s + lc->bwd_s + rec_s);
+	st->tp_s = l * (lc->tp_fwd_s + lc->tp_bwd_s + rec_tp_s);
+	st->cp_s = l * (lc->cp_fwd_s + lc->cp_bwd_s);
+	if (embed) {
+		hf += mc->embed_fwd_s + mc->head_tp_s;
+		hb += mc->embed_bwd_s;
+		st->compute_s += mc->embed_fwd_s + mc->embed_bwd_s;
+		st->tp_s += mc->head_tp_s;
+	}
+	if (out) {
+		hf += mc->out_fwd_s;
+		hb += mc->out_bwd_s + mc->head_tp_s;
+		st->compute_s += mc->out_fwd_s + mc->out_bwd_s;
+		st->tp_s += mc->head_tp_s;
+	}
+	st->f_s = l * lf + hf;
+	st->b_s = l * lb + hb;
+	st->chunk_s = largest_chunk_s(layers, c->vp, lf + lb, hf + hb);
+}
+
+/*
+ * The slowest stage of 'c' ('st'): it sets the pace of the 1F1B
+ * schedule; and the largest chunk of any stage ('*chunk_s'), which sets
+ * the length of the slots of the fill and drain.
+ */
+static void slowest_stage(const struct arch *a, const struct train_config *c,
+			  const struct train_micro *mc, struct stage_time *st,
+			  double *chunk_s)
+{
+	struct train_stages s;
+	struct stage_time t;
+
+	train_stage_split(a, c, &s);
+	if (c->pp <= 1) {
+		stage_time_eval(mc, c, s.first, true, true, st);
+		*chunk_s = st->chunk_s;
+		return;
+	}
+	stage_time_eval(mc, c, s.first, true, false, st);
+	*chunk_s = st->chunk_s;
+	if (c->pp > 2) {
+		stage_time_eval(mc, c, s.middle, false, false, &t);
+		*chunk_s = fmax(*chunk_s, t.chunk_s);
+		if (t.f_s + t.b_s > st->f_s + st->b_s)
+			*st = t;
+	}
+	stage_time_eval(mc, c, s.last, false, true, &t);
+	*chunk_s = fmax(*chunk_s, t.chunk_s);
+	if (t.f_s + t.b_s > st->f_s + st->b_s)
+		*st = t;
+}
+
+/* Pipeline sends of one micro-batch: activations (and their gradients)
+   cross each stage boundary once per chunk, split over the tp ranks
+   (Narayanan et al. 4.1). */
+static double p2p_eval(const struct train_config *c, const struct cluster *cl,
+		       const struct train_micro *mc)
+{
+	struct link pl;
+
+	if (c->pp <= 1)
+		return 0.0;
+	pl = tp_link(cl, ck_sat_mul_int(ck_sat_mul_int(c->tp, c->cp), c->pp));
+	return 2.0 * c->vp * comm_p2p_s(&pl, mc->act_bytes / c->tp);
+}
+
+/*
+ * Fill and drain of the 1F1B schedule: p - 1 slots of a chunk's forward,
+ * backward and sends (Narayanan et al. 2.2: (p - 1) / v micro-batches
+ * when the v chunks of every stage are equal); with unequal chunks the
+ * largest one of any stage ('chunk_s') paces the slots.
+ */
+static double bubble_eval(const struct train_config *c, double chunk_s,
+			  double p2p_mb)
+{
+	if (c->pp <= 1)
+		return 0.0;
+	return (c->pp - 1.0) * (chunk_s + p2p_mb / c->vp);
+}
+
 void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 			  const struct gpu_spec *g, const struct cluster *cl,
 			  const struct train_micro *mc, struct train_result *r)
 {
-	const struct train_layer *lc = &mc->layer;
-	double layers = train_stage_layers(a, c);
-	double t = c->tp;
-	double f_mb, b_mb, p2p_mb = 0.0, per_mb, m = c->micro_batches;
+	struct stage_time st;
+	struct train_stage_memory w = mc->mem;
+	double f_mb, b_mb, p2p_mb, per_mb, chunk_s, m = c->micro_batches;
 	double params_gpu, upd_params, step_bytes, tokens_per_step;
 	double dense, expert, wbytes;
-	double rec_s = lc->recompute_s[c->recompute];
-	double rec_tp_s = lc->tp_recompute_s[c->recompute];
 	struct train_time *tm = &r->time;
 
-	f_mb = layers * (lc->fwd_s + lc->tp_fwd_s + lc->cp_fwd_s) +
-	       mc->head_fwd_s + mc->head_tp_s;
-	b_mb = layers * (lc->bwd_s + lc->tp_bwd_s + lc->cp_bwd_s + rec_s +
-			 rec_tp_s) +
-	       mc->head_bwd_s + mc->head_tp_s;
-
-	/* activations (and their gradients) cross each stage boundary once
-	   per chunk, split over the tp ranks (Narayanan et al. 4.1) */
-	if (c->pp > 1) {
-		struct link pl = tp_link(cl, ck_sat_mul_int(
-			ck_sat_mul_int(c->tp, c->cp), c->pp));
-
-		p2p_mb = 2.0 * c->vp * comm_p2p_s(&pl, mc->act_bytes / t);
-	}
+	/* the slowest stage's micro-batch: its layers, and the embedding on
+	   the first stage or the output layer on the last */
+	slowest_stage(a, c, mc, &st, &chunk_s);
+	f_mb = st.f_s;
+	b_mb = st.b_s;
+	p2p_mb = p2p_eval(c, cl, mc);
 	per_mb = f_mb + b_mb + p2p_mb;
 
-	tm->compute_s = m * (layers * (lc->fwd_s + lc->bwd_s + rec_s) +
-			     mc->head_fwd_s + mc->head_bwd_s);
-	tm->tp_comm_s = m * (layers * (lc->tp_fwd_s + lc->tp_bwd_s + rec_tp_s) +
-			     2.0 * mc->head_tp_s);
-	tm->cp_comm_s = m * layers * (lc->cp_fwd_s + lc->cp_bwd_s);
+	tm->compute_s = m * st.compute_s;
+	tm->tp_comm_s = m * st.tp_s;
+	tm->cp_comm_s = m * st.cp_s;
 	tm->pp_comm_s = m * p2p_mb;
-	/* 1F1B bubble: (p - 1) / v micro-batch slots (Narayanan et al. 2.2) */
-	tm->bubble_s = (c->pp - 1.0) / c->vp * per_mb;
+	tm->bubble_s = bubble_eval(c, chunk_s, p2p_mb);
 
 	/* replicated parameters reduce over dp * cp ranks, routed experts
 	   over the dp * cp / ep ranks that hold the same experts */
-	train_params_split(a, c, &dense, &expert);
+	train_stage_memory_states(&w, a, c, mc->layer_act_bytes);
+	train_stage_params_peak(&w, a, c, &dense, &expert);
 	params_gpu = dense + expert;
 	wbytes = train_state_bytes(c->precision, c->optimizer).weights;
 	tm->dp_comm_s = dp_comm_eval(c, a->layers, cl, dense, c->dp * c->cp,
@@ -383,8 +503,7 @@ void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 	tm->step_s = m * per_mb + tm->bubble_s + tm->dp_comm_s +
 		     tm->optimizer_s;
 
-	train_memory_eval_with(a, c, mc->layer_act_bytes, g->mem_bytes,
-			       &r->memory);
+	train_memory_eval_stages(&w, a, c, g->mem_bytes, &r->memory);
 	tokens_per_step = (double)c->global_batch * a->seq_len;
 	r->params = mc->params;
 	r->tokens_per_step = tokens_per_step;
@@ -400,6 +519,286 @@ void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 	r->hfu = r->hw_flops_per_gpu / mc->d.peak_flops;
 	r->busy_fraction = fmin(1.0, (tm->compute_s + tm->optimizer_s) /
 					     tm->step_s);
+}
+
+/* Candidates per end stage around the balance point: from STAGE_BELOW
+   layers below it (tests/unit/test_model_train.c compares the choice
+   with every split). */
+#define STAGE_WINDOW 5
+#define STAGE_BELOW 3
+_Static_assert(STAGE_WINDOW * STAGE_WINDOW <= TRAIN_STAGE_TIES,
+	       "every candidate split fits in struct train_stage_ties");
+
+/* Layers of the most loaded middle stage for the split (f, l). */
+static int split_middle(const struct arch *a, const struct train_config *c,
+			int f, int l)
+{
+	int64_t rest = (int64_t)a->layers - f - l;
+
+	return c->pp > 2 && rest > 0 ? (int)((rest + c->pp - 3) / (c->pp - 2)) :
+				       0;
+}
+
+double train_pipeline_bound_s(const struct arch *a,
+			      const struct train_config *c,
+			      const struct cluster *cl,
+			      const struct train_micro *mc)
+{
+	const struct train_layer *lc = &mc->layer;
+	double layer_s = lc->fwd_s + lc->tp_fwd_s + lc->cp_fwd_s + lc->bwd_s +
+			 lc->tp_bwd_s + lc->cp_bwd_s +
+			 lc->recompute_s[c->recompute] +
+			 lc->tp_recompute_s[c->recompute];
+	double heads_s = mc->embed_fwd_s + mc->embed_bwd_s + mc->out_fwd_s +
+			 mc->out_bwd_s + 2.0 * mc->head_tp_s;
+	/* the stages together do every layer and both heads: the slowest
+	   one takes at least the average, a chunk of it at least 1/v */
+	double stage_s = (a->layers * layer_s + heads_s) / c->pp;
+	double p2p_s = p2p_eval(c, cl, mc);
+
+	return c->micro_batches * (stage_s + p2p_s) +
+	       (c->pp - 1.0) * (stage_s + p2p_s) / c->vp;
+}
+
+/* Candidate counts of one end stage: 'fixed', or STAGE_WINDOW values
+   from STAGE_BELOW below 'centre' (in layers) within [lo, hi]. */
+static int stage_candidates(int fixed, double centre, int lo, int hi,
+			    int *v)
+{
+	double from;
+	int n = 0;
+
+	if (fixed > 0) {
+		v[0] = fixed;
+		return 1;
+	}
+	from = isfinite(centre) ? floor(centre) - STAGE_BELOW : lo;
+	if (from > hi - (STAGE_WINDOW - 1.0))
+		from = hi - (STAGE_WINDOW - 1.0);
+	if (from < lo)
+		from = lo;
+	for (int i = 0; i < STAGE_WINDOW && (int)from + i <= hi; i++)
+		v[n++] = (int)from + i;
+	return n;
+}
+
+/* The cost (train_stage_fastest) of the legal candidate nearest the
+   balance point, or infinity when it is not legal. */
+static double split_cost(const int *fv, const int *lv, int nf, int nl,
+			 bool pairs, int64_t most, int layers, int pp,
+			 const double *ft, const double *fc, const double *lt,
+			 const double *lchunk, const double *mt,
+			 const double *mch)
+{
+	int i = nf > STAGE_BELOW ? STAGE_BELOW : nf - 1;
+	int j = pairs ? i : nl > STAGE_BELOW ? STAGE_BELOW : nl - 1;
+	int64_t sum = (int64_t)fv[i] + lv[j];
+	double t, chunk;
+
+	if (!pairs && (sum > most || (pp == 2 && sum != layers)))
+		return HUGE_VAL;
+	t = max2(ft[i], lt[j]);
+	chunk = max2(fc[i], lchunk[j]);
+	if (!pairs && pp > 2) {
+		t = max2(t, mt[i + j]);
+		chunk = max2(chunk, mch[i + j]);
+	}
+	return t + chunk;
+}
+
+int train_stage_fastest(const struct arch *a, const struct train_config *c,
+			const struct train_micro *mc, int first, int last,
+			struct train_stage_ties *ties)
+{
+	const struct train_layer *lc = &mc->layer;
+	int lo = train_stage_min_layers(c->vp);
+	int64_t middle = c->pp > 2 ? ((int64_t)c->pp - 2) * c->vp : 0;
+	int64_t hi = (int64_t)a->layers - lo - middle;
+	int64_t most = (int64_t)a->layers - middle; /* both ends together */
+	int fv[STAGE_WINDOW], lv[STAGE_WINDOW], nf, nl, n = 0;
+	double ft[STAGE_WINDOW], fc[STAGE_WINDOW], lt[STAGE_WINDOW];
+	double lchunk[STAGE_WINDOW];
+	/* per sum of the end stages' layers, fv[0] + lv[0] + k: the most
+	   loaded middle stage, its time and its largest chunk */
+	int mid[2 * STAGE_WINDOW - 1];
+	double mt[2 * STAGE_WINDOW - 1], mch[2 * STAGE_WINDOW - 1];
+	/* per candidate (i, j): its pipeline time, or -1 (illegal, or
+	   slower than the best when it was reached) */
+	double cost[STAGE_WINDOW][STAGE_WINDOW];
+	double layer_s, embed_s, out_s, ideal_s, best_s = 0.0, bound;
+	double m = c->micro_batches, slots = c->pp - 1.0;
+	bool pairs;
+
+	ties->n = 0;
+	if (c->pp <= 1) {
+		ties->first[0] = first;
+		ties->last[0] = last;
+		ties->n = 1;
+		return 0;
+	}
+	if (hi < lo)
+		return -1;
+	/* forward and backward of a layer, the embedding, the output layer
+	   (stage_time_eval) */
+	layer_s = lc->fwd_s + lc->tp_fwd_s + lc->cp_fwd_s + lc->bwd_s +
+		  lc->tp_bwd_s + lc->cp_bwd_s + lc->recompute_s[c->recompute] +
+		  lc->tp_recompute_s[c->recompute];
+	embed_s = mc->embed_fwd_s + mc->head_tp_s + mc->embed_bwd_s;
+	out_s = mc->out_fwd_s + mc->out_bwd_s + mc->head_tp_s;
+	/* balance: every stage equally long, heads included; with one end
+	   fixed, the other stages share the rest */
+	if (first > 0)
+		ideal_s = ((a->layers - first) * layer_s + out_s) /
+			  (c->pp - 1);
+	else if (last > 0)
+		ideal_s = ((a->layers - last) * layer_s + embed_s) /
+			  (c->pp - 1);
+	else
+		ideal_s = (a->layers * layer_s + embed_s + out_s) / c->pp;
+	nf = stage_candidates(first, (ideal_s - embed_s) / layer_s, lo,
+			      (int)hi, fv);
+	nl = stage_candidates(last, (ideal_s - out_s) / layer_s, lo, (int)hi,
+			      lv);
+	/* two stages: what one end leaves is the other's; the candidates
+	   are the pairs (fv[i], lv[i]) */
+	pairs = c->pp == 2 && (first == 0 || last == 0);
+	if (pairs && last == 0) {
+		nl = nf;
+		for (int i = 0; i < nf; i++)
+			lv[i] = a->layers - fv[i];
+	} else if (pairs) {
+		nf = nl;
+		for (int i = 0; i < nl; i++)
+			fv[i] = a->layers - lv[i];
+	}
+	for (int i = 0; i < nf; i++) {
+		ft[i] = m * (fv[i] * layer_s + embed_s);
+		fc[i] = slots * largest_chunk_s(fv[i], c->vp, layer_s, embed_s);
+	}
+	for (int j = 0; j < nl; j++) {
+		lt[j] = m * (lv[j] * layer_s + out_s);
+		lchunk[j] = slots * largest_chunk_s(lv[j], c->vp, layer_s,
+						    out_s);
+	}
+	/* the counts of each end are consecutive (but for the pairs) */
+	for (int k = 0; !pairs && k < nf + nl - 1; k++) {
+		mid[k] = split_middle(a, c, fv[0] + lv[0] + k, 0);
+		mt[k] = m * mid[k] * layer_s;
+		mch[k] = slots * largest_chunk_s(mid[k], c->vp, layer_s, 0.0);
+	}
+	/*
+	 * The pipeline part of the step (train_evaluate_micro), but for the
+	 * sends, the same for every split: m micro-batches of the slowest
+	 * stage, and the fill and drain paced by the largest chunk.  The
+	 * split nearest the balance point bounds the rest: past a split
+	 * whose ends alone take longer, the rows and columns only grow.
+	 * Kept: the splits as fast as the best, but those that another as
+	 * fast one beats on every stage (no more layers on the first, the
+	 * most loaded middle and the last stage needs no more memory).  Such
+	 * a one is reached one layer at a time through splits that are as
+	 * fast, so the neighbours (i - 1, j) and (i, j - 1), met before, are
+	 * enough to look at.
+	 */
+	bound = split_cost(fv, lv, nf, nl, pairs, most, a->layers, c->pp, ft,
+			   fc, lt, lchunk, mt, mch);
+	for (int i = 0; i < nf; i++)
+		for (int j = 0; j < nl; j++)
+			cost[i][j] = -1.0;
+	for (int i = 0; i < nf; i++) {
+		/* (the pairs' ends run opposite ways: no bound) */
+		if (!pairs && ft[i] + fc[i] > bound * (1.0 + 1e-12))
+			break;
+		for (int j = 0; j < nl; j++) {
+			int64_t sum = (int64_t)fv[i] + lv[j];
+			double t, chunk, tol = 1e-12 * best_s;
+			bool beaten;
+
+			if (!pairs && max2(ft[i], lt[j]) +
+						  max2(fc[i], lchunk[j]) >
+					  bound * (1.0 + 1e-12))
+				break;
+			if (pairs ? j != i || fv[i] < lo || lv[j] < lo :
+				    sum > most ||
+					    (c->pp == 2 && sum != a->layers))
+				continue;
+			t = max2(ft[i], lt[j]);
+			chunk = max2(fc[i], lchunk[j]);
+			if (!pairs && c->pp > 2) {
+				t = max2(t, mt[i + j]);
+				chunk = max2(chunk, mch[i + j]);
+			}
+			t += chunk;
+			if (n > 0 && t > best_s + tol)
+				continue;
+			cost[i][j] = t;
+			if (n == 0 || t < best_s - tol) {
+				best_s = t;
+				ties->n = 0;
+			}
+			n++;
+			tol = 1e-12 * best_s;
+			/* one layer fewer at an end, no more in the middle */
+			beaten = !pairs && i + j > 0 &&
+				 mid[i + j - 1] <= mid[i + j] &&
+				 ((i > 0 && cost[i - 1][j] >= 0.0 &&
+				   cost[i - 1][j] <= best_s + tol) ||
+				  (j > 0 && cost[i][j - 1] >= 0.0 &&
+				   cost[i][j - 1] <= best_s + tol));
+			if (!beaten) {
+				ties->first[ties->n] = fv[i];
+				ties->last[ties->n] = lv[j];
+				ties->n++;
+			}
+		}
+	}
+	if (n == 0) {
+		/* the window missed every legal split: the loosest one */
+		struct train_config t = *c;
+
+		train_stage_fill(a, &t, first, last);
+		if (!train_config_valid(a, &t, INT_MAX))
+			return -1;
+		ties->first[0] = t.first_stage_layers;
+		ties->last[0] = t.last_stage_layers;
+		ties->n = 1;
+	}
+	return 0;
+}
+
+void train_stage_pick(const struct arch *a, struct train_config *c,
+		      const struct train_micro *mc,
+		      const struct train_stage_ties *ties)
+{
+	struct train_stage_memory w;
+	double best_bytes = 0.0;
+	int best = 0;
+
+	if (ties->n > 1) {
+		w = mc->mem;
+		train_stage_memory_states(&w, a, c, mc->layer_act_bytes);
+		for (int i = 0; i < ties->n; i++) {
+			double b = train_stage_memory_peak(
+				&w, a, c, ties->first[i], ties->last[i]);
+
+			if (i == 0 || b < best_bytes) {
+				best_bytes = b;
+				best = i;
+			}
+		}
+	}
+	c->first_stage_layers = ties->first[best];
+	c->last_stage_layers = ties->last[best];
+}
+
+int train_stage_choose(const struct arch *a, struct train_config *c,
+		       const struct train_micro *mc, int first, int last)
+{
+	struct train_stage_ties ties;
+
+	if (train_stage_fastest(a, c, mc, first, last, &ties) != 0)
+		return -1;
+	train_stage_pick(a, c, mc, &ties);
+	return 0;
 }
 
 int train_evaluate(const struct arch *a, const struct train_config *c,

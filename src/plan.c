@@ -25,6 +25,8 @@ static const char *const choice_keys[CHOSE_COUNT] = {
 	[CHOSE_TP] = "training.tp",
 	[CHOSE_PP] = "training.pp",
 	[CHOSE_VP] = "training.vp",
+	[CHOSE_FIRST_STAGE] = "training.first_stage_layers",
+	[CHOSE_LAST_STAGE] = "training.last_stage_layers",
 	[CHOSE_CP] = "training.cp",
 	[CHOSE_EP] = "training.ep",
 	[CHOSE_ZERO] = "training.zero",
@@ -55,6 +57,8 @@ static unsigned open_keys(const struct training_spec *ts)
 	u |= ts->tp == WL_AUTO ? bit(CHOSE_TP) : 0;
 	u |= ts->pp == WL_AUTO ? bit(CHOSE_PP) : 0;
 	u |= ts->vp == WL_AUTO ? bit(CHOSE_VP) : 0;
+	u |= ts->first_stage_layers == WL_AUTO ? bit(CHOSE_FIRST_STAGE) : 0;
+	u |= ts->last_stage_layers == WL_AUTO ? bit(CHOSE_LAST_STAGE) : 0;
 	u |= ts->cp == WL_AUTO ? bit(CHOSE_CP) : 0;
 	u |= ts->ep == WL_AUTO ? bit(CHOSE_EP) : 0;
 	u |= ts->zero == WL_AUTO_NEG ? bit(CHOSE_ZERO) : 0;
@@ -178,6 +182,8 @@ static int explain_illegal(const struct train_space *sp,
 	per_step = (int64_t)c.dp * c.micro_batch;
 	c.global_batch = sp->global_batch;
 	c.micro_batches = (int)(c.global_batch / per_step);
+	train_stage_fill(&p->arch, &c, sp->first_stage_layers,
+			 sp->last_stage_layers);
 	if (!train_config_explain(&p->arch, &c, p->cluster.gpus_per_node, why,
 				  sizeof(why)))
 		return diag_set(err, wl->file, 0, 0,
@@ -262,6 +268,7 @@ static int plan_per_sample(const struct workload *wl, const struct gpu_spec *g,
 	p->per_sample = true;
 	p->has_arch = true;
 	p->chosen &= ~(bit(CHOSE_TP) | bit(CHOSE_PP) | bit(CHOSE_VP) |
+		       bit(CHOSE_FIRST_STAGE) | bit(CHOSE_LAST_STAGE) |
 		       bit(CHOSE_CP) | bit(CHOSE_EP) | bit(CHOSE_RECOMPUTE) |
 		       bit(CHOSE_SEQUENCE_PARALLEL) | bit(CHOSE_TOKENS));
 	p->tokens = ts->samples * ts->epochs;
@@ -385,6 +392,9 @@ int train_plan_rank(const struct workload *wl, const struct gpu_spec *g,
 	p->config = res.best;
 	p->result = res.result;
 	p->fits = res.found;
+	/* one stage is both the first and the last: nothing to choose */
+	if (p->config.pp == 1)
+		p->chosen &= ~(bit(CHOSE_FIRST_STAGE) | bit(CHOSE_LAST_STAGE));
 	p->max_micro_batch = largest_micro_batch(&p->arch, &p->config,
 						 g->mem_bytes);
 	plan_run(wl, p);
@@ -437,10 +447,14 @@ static void relax(struct workload *wl, enum plan_choice k)
 	case CHOSE_RECOMPUTE: t->recompute = RECOMPUTE_AUTO; break;
 	case CHOSE_ZERO: t->zero = WL_AUTO_NEG; break;
 	case CHOSE_TP: t->tp = WL_AUTO; break;
-	case CHOSE_PP: t->pp = WL_AUTO; t->vp = WL_AUTO; break;
+	case CHOSE_PP:
+		t->pp = t->vp = WL_AUTO;
+		t->first_stage_layers = t->last_stage_layers = WL_AUTO;
+		break;
 	case CHOSE_CP: t->cp = WL_AUTO; break;
 	default:
 		t->micro_batch = t->tp = t->pp = t->vp = t->cp = WL_AUTO;
+		t->first_stage_layers = t->last_stage_layers = WL_AUTO;
 		t->zero = WL_AUTO_NEG;
 		t->recompute = RECOMPUTE_AUTO;
 		t->sequence_parallel = WL_AUTO_NEG;

@@ -76,10 +76,13 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 		dim_one(&sp->pp, ts->pp);
 	else
 		/* stages may hold unequal numbers of layers (Llama 3 ran 126
-		   layers on 16 stages); the slowest stage is modelled */
+		   layers on 16 stages, the first and last holding one fewer);
+		   the slowest stage is modelled */
 		for (int p = 1; p <= a->layers && p <= gpus; p++)
 			if (gpus % p == 0)
 				dim_add(&sp->pp, p);
+	sp->first_stage_layers = ts->first_stage_layers;
+	sp->last_stage_layers = ts->last_stage_layers;
 	if (ts->vp != WL_AUTO)
 		dim_one(&sp->vp, ts->vp);
 	else
@@ -195,6 +198,31 @@ int train_search(const struct train_space *sp, const struct arch *a,
 }
 
 /*
+ * Whether 'c' (any split of its layers, any ZeRO stage) cannot make the
+ * ranking: a configuration that fits is known and is faster than even the
+ * bound of 'c' (train_pipeline_bound_s), and so is the last of a full
+ * ranking.  The margin keeps configurations that tie (faster()) in.
+ */
+static bool hopeless(const struct arch *a, const struct train_config *c,
+		     const struct cluster *cl,
+		     const struct train_micro *mc,
+		     const struct search_result *res,
+		     const struct search_entry *top, int ktop,
+		     const int *ntop)
+{
+	double tokens_per_s;
+
+	if (!res->found || (top && ktop > 0 && *ntop < ktop))
+		return false;
+	tokens_per_s = (double)c->global_batch * a->seq_len /
+		       train_pipeline_bound_s(a, c, cl, mc);
+	if (top && ktop > 0 &&
+	    tokens_per_s >= top[ktop - 1].result.tokens_per_s * (1.0 - 1e-6))
+		return false;
+	return tokens_per_s < res->result.tokens_per_s * (1.0 - 1e-6);
+}
+
+/*
  * The search over the outer combinations (tp, cp, micro-batch, sequence
  * parallelism) whose running index is 'offset' modulo 'stride': one
  * thread's share of the space.
@@ -208,6 +236,7 @@ static void search_share(const struct train_space *sp, const struct arch *a,
 	struct train_config c;
 	struct train_result r;
 	struct train_micro mc;
+	struct train_stage_ties ties[RECOMPUTE_FULL + 1];
 	int outer = -1;
 
 	memset(res, 0, sizeof(*res));
@@ -256,6 +285,21 @@ static void search_share(const struct train_space *sp, const struct arch *a,
 			   micro-batches (train_config.c) */
 			if (c.vp > 1 && (c.pp < 2 || c.micro_batches % c.pp))
 				continue;
+			/* the fastest splits of the layers, for each
+			   recomputation (ZeRO does not change them); none
+			   where even the best split cannot be faster than
+			   what is already found */
+			for (int rc = 0; rc < sp->recompute.n; rc++) {
+				c.recompute =
+					(enum recompute)sp->recompute.v[rc];
+				if (hopeless(a, &c, cl, &mc, res, top, ktop,
+					     ntop) ||
+				    train_stage_fastest(a, &c, &mc,
+							sp->first_stage_layers,
+							sp->last_stage_layers,
+							&ties[rc]) != 0)
+					ties[rc].n = 0;
+			}
 			for (int z = 0; z < sp->zero.n; z++)
 			for (int rc = 0; rc < sp->recompute.n; rc++)
 			for (int o = 0; o < sp->overlap.n; o++) {
@@ -263,9 +307,17 @@ static void search_share(const struct train_space *sp, const struct arch *a,
 				c.recompute = (enum recompute)sp->recompute.v[rc];
 				c.overlap_grad_reduce = sp->overlap.v[o];
 				res->evaluated++;
+				/* the loosest split is legal when any is */
+				train_stage_fill(a, &c, sp->first_stage_layers,
+						 sp->last_stage_layers);
 				if (!train_config_valid(a, &c,
 							cl->gpus_per_node))
 					continue;
+				if (ties[rc].n == 0) {
+					res->legal++; /* passed over */
+					continue;
+				}
+				train_stage_pick(a, &c, &mc, &ties[rc]);
 				train_evaluate_micro(a, &c, g, cl, &mc, &r);
 				if (top)
 					rank(top, ktop, ntop, &c, &r);

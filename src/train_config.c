@@ -33,6 +33,61 @@ static bool split_is(const struct train_config *c, int gpus)
 	       !ck_mul_overflows_i64(n, c->dp, &n) && n == gpus;
 }
 
+int train_stage_min_layers(int vp)
+{
+	return vp > 2 ? vp - 1 : 1;
+}
+
+/*
+ * The layers fill the pipeline (train_config.h: train_stage_split): every
+ * chunk holds a layer, but the first chunk of the first stage and the
+ * last chunk of the last stage, which may hold only the embedding and the
+ * output layer.
+ */
+static bool stages_explain(const struct arch *a, const struct train_config *c,
+			   char *why, unsigned n)
+{
+	int64_t chunks = (int64_t)c->pp * c->vp;
+	int64_t middle = ((int64_t)c->pp - 2) * c->vp;
+	int f = c->first_stage_layers, l = c->last_stage_layers;
+	int lo = train_stage_min_layers(c->vp);
+
+	if (c->pp == 1) {
+		if ((f != 0 && f != a->layers) || (l != 0 && l != a->layers))
+			return fail(why, n, "first_stage_layers and "
+				    "last_stage_layers (%d, %d) must be "
+				    "layers (%d) with pp 1", f, l, a->layers);
+		return true;
+	}
+	if (f == 0 && l == 0) {
+		if (chunks > a->layers)
+			return fail(why, n, "pp*vp (%d*%d) must not exceed "
+				    "layers (%d)", c->pp, c->vp, a->layers);
+		return true;
+	}
+	if (c->vp > 1 && chunks - 2 > a->layers)
+		return fail(why, n, "pp*vp-2 (%d*%d-2) must not exceed "
+			    "layers (%d)", c->pp, c->vp, a->layers);
+	if (c->pp > a->layers)
+		return fail(why, n, "pp (%d) must not exceed layers (%d)",
+			    c->pp, a->layers);
+	if (f < lo || l < lo)
+		return fail(why, n, "%s (%d) must be at least %d with vp %d",
+			    f < lo ? "first_stage_layers" :
+				     "last_stage_layers",
+			    f < lo ? f : l, lo, c->vp);
+	if (c->pp == 2 && (int64_t)f + l != a->layers)
+		return fail(why, n, "first_stage_layers + last_stage_layers "
+			    "(%d+%d) must be layers (%d) with pp 2", f, l,
+			    a->layers);
+	if (c->pp > 2 && (int64_t)a->layers - f - l < middle)
+		return fail(why, n, "first_stage_layers + last_stage_layers "
+			    "(%d+%d) must leave the middle stages at least "
+			    "(pp-2)*vp (%d*%d) of the %d layers", f, l,
+			    c->pp - 2, c->vp, a->layers);
+	return true;
+}
+
 bool train_config_explain(const struct arch *a, const struct train_config *c,
 			  int gpus_per_node, char *why, unsigned n)
 {
@@ -50,9 +105,8 @@ bool train_config_explain(const struct arch *a, const struct train_config *c,
 	if (c->tp > gpus_per_node)
 		return fail(why, n, "tp (%d) must not exceed the GPUs of a node (%d)", c->tp,
 		     gpus_per_node);
-	if ((long long)c->pp * c->vp > a->layers)
-		return fail(why, n, "pp*vp (%d*%d) must not exceed layers (%d)",
-			    c->pp, c->vp, a->layers);
+	if (!stages_explain(a, c, why, n))
+		return false;
 	if (c->vp > 1 && c->pp < 2)
 		return fail(why, n, "vp (%d) needs pp > 1", c->vp);
 	if (a->seq_len % c->cp != 0)
@@ -92,11 +146,57 @@ bool train_config_valid(const struct arch *a, const struct train_config *c,
 	return train_config_explain(a, c, gpus_per_node, NULL, 0);
 }
 
+void train_stage_split(const struct arch *a, const struct train_config *c,
+		       struct train_stages *s)
+{
+	int64_t rest;
+
+	s->middle = 0;
+	if (c->pp <= 1) {
+		s->first = s->last = a->layers;
+		return;
+	}
+	if (c->first_stage_layers == 0 && c->last_stage_layers == 0) {
+		int even = (int)((a->layers + (int64_t)c->pp - 1) / c->pp);
+
+		s->first = s->last = even;
+		s->middle = c->pp > 2 ? even : 0;
+		return;
+	}
+	s->first = c->first_stage_layers;
+	s->last = c->last_stage_layers;
+	rest = (int64_t)a->layers - s->first - s->last;
+	if (c->pp > 2 && rest > 0)
+		s->middle = (int)((rest + c->pp - 3) / (c->pp - 2));
+}
+
 int train_stage_layers(const struct arch *a, const struct train_config *c)
 {
-	int64_t chunks = (int64_t)c->pp * c->vp; /* no int overflow */
+	struct train_stages s;
+	int most;
 
-	return (int)((a->layers + chunks - 1) / chunks) * c->vp;
+	train_stage_split(a, c, &s);
+	most = s.first > s.last ? s.first : s.last;
+	return most > s.middle ? most : s.middle;
+}
+
+void train_stage_fill(const struct arch *a, struct train_config *c,
+		      int first, int last)
+{
+	int lo = train_stage_min_layers(c->vp);
+
+	if (c->pp <= 1) {
+		c->first_stage_layers = first;
+		c->last_stage_layers = last;
+	} else if (c->pp == 2) {
+		if (first == 0 && last == 0)
+			last = a->layers / 2;
+		c->first_stage_layers = first > 0 ? first : a->layers - last;
+		c->last_stage_layers = last > 0 ? last : a->layers - first;
+	} else {
+		c->first_stage_layers = first > 0 ? first : lo;
+		c->last_stage_layers = last > 0 ? last : lo;
+	}
 }
 
 int train_config_ep(const struct train_config *c)

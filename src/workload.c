@@ -241,6 +241,10 @@ static const struct wl_key wl_keys[] = {
 	KEY_INT("training", "tp", training.tp, POS_AUTO, 1, WL_HEADS_MAX),
 	KEY_INT("training", "pp", training.pp, POS_AUTO, 1, WL_LAYERS_MAX),
 	KEY_INT("training", "vp", training.vp, POS_AUTO, 1, WL_LAYERS_MAX),
+	KEY_INT("training", "first_stage_layers", training.first_stage_layers,
+		POS_AUTO, 1, WL_LAYERS_MAX),
+	KEY_INT("training", "last_stage_layers", training.last_stage_layers,
+		POS_AUTO, 1, WL_LAYERS_MAX),
 	KEY_INT("training", "cp", training.cp, POS_AUTO, 1, WL_GPUS_MAX),
 	KEY_INT("training", "zero", training.zero, WLK_AUTO_NEG, 0, 3),
 	KEY_ENUM("training", "recompute", training.recompute, WLT_RECOMPUTE,
@@ -446,6 +450,8 @@ void workload_init(struct workload *wl)
 	wl->training.tp = WL_AUTO;
 	wl->training.pp = WL_AUTO;
 	wl->training.vp = WL_AUTO;
+	wl->training.first_stage_layers = WL_AUTO;
+	wl->training.last_stage_layers = WL_AUTO;
 	wl->training.cp = WL_AUTO;
 	wl->training.zero = WL_AUTO_NEG;
 	wl->training.recompute = RECOMPUTE_AUTO;
@@ -1563,6 +1569,80 @@ static int check_model(const struct model_spec *m, const char *file,
 	return 0;
 }
 
+/* first_stage_layers and last_stage_layers against layers, pp and vp
+   (train_config.h: train_stage_split); open keys count at their least. */
+static int check_stages(const struct training_spec *t,
+			const struct model_spec *m, const char *file,
+			struct diag *err)
+{
+	int f = t->first_stage_layers, l = t->last_stage_layers;
+	int vp = t->vp > 0 ? t->vp : 1, lo = vp > 2 ? vp - 1 : 1;
+	const char *key = f > 0 ? "first_stage_layers" : "last_stage_layers";
+	int given = f > 0 ? f : l;
+	long long middle, left;
+
+	if (f == 0 && l == 0)
+		return 0;
+	if (m->layers > 0 && (f > m->layers || l > m->layers))
+		return diag_set(err, file, 0, 0,
+				"'%s' (%d) must not exceed 'layers' (%d)",
+				f > m->layers ? "first_stage_layers" :
+						"last_stage_layers",
+				f > m->layers ? f : l, m->layers);
+	if (t->pp == 1) {
+		if (m->layers > 0 &&
+		    ((f > 0 && f != m->layers) || (l > 0 && l != m->layers)))
+			return diag_set(err, file, 0, 0,
+					"'%s' (%d) must be 'layers' (%d) "
+					"when 'pp' is 1: the one stage is the "
+					"first and the last",
+					f > 0 && f != m->layers ?
+						"first_stage_layers" :
+						"last_stage_layers",
+					f > 0 && f != m->layers ? f : l,
+					m->layers);
+		return 0;
+	}
+	if (m->layers > 0 && f > 0 && l > 0 && (long long)f + l > m->layers)
+		return diag_set(err, file, 0, 0,
+				"'first_stage_layers' + 'last_stage_layers' "
+				"(%d+%d) must not exceed 'layers' (%d)", f, l,
+				m->layers);
+	if ((f > 0 && f < lo) || (l > 0 && l < lo))
+		return diag_set(err, file, 0, 0,
+				"'%s' (%d) must be at least vp-1 (%d) with "
+				"'vp' %d: a layer per chunk, but one chunk "
+				"that holds only the %s",
+				f > 0 && f < lo ? "first_stage_layers" :
+						  "last_stage_layers",
+				f > 0 && f < lo ? f : l, lo, vp,
+				f > 0 && f < lo ? "embedding" :
+						  "output layer");
+	if (t->pp == 0 || m->layers == 0)
+		return 0; /* pp open: the search checks each */
+	if (t->pp == 2 && f > 0 && l > 0 && f + l != m->layers)
+		return diag_set(err, file, 0, 0,
+				"'first_stage_layers' + 'last_stage_layers' "
+				"(%d+%d) must be 'layers' (%d) with 'pp' 2",
+				f, l, m->layers);
+	middle = ((long long)t->pp - 2) * vp;
+	left = (long long)m->layers - (f > 0 ? f : 0) - (l > 0 ? l : 0);
+	if (f > 0 && l > 0 && left < middle)
+		return diag_set(err, file, 0, 0,
+				"'first_stage_layers' + 'last_stage_layers' "
+				"(%d+%d) leave %lld of 'layers' (%d) to the "
+				"middle stages, which need at least "
+				"(pp-2)*vp = %lld, a layer per chunk", f, l,
+				left, m->layers, middle);
+	if ((f == 0 || l == 0) && left < middle + lo)
+		return diag_set(err, file, 0, 0,
+				"'%s' (%d) leaves %lld of 'layers' (%d) to "
+				"the other stages, which need at least %lld, "
+				"a layer per chunk", key, given, left,
+				m->layers, middle + lo);
+	return 0;
+}
+
 static int check_training(const struct training_spec *t,
 			  const struct model_spec *m, const char *file,
 			  struct diag *err)
@@ -1591,12 +1671,17 @@ static int check_training(const struct training_spec *t,
 			return diag_set(err, file, 0, 0,
 					"'vp' (%d) needs 'pp' greater than 1",
 					t->vp);
-		if (t->pp > 1 && m->layers > 0 && m->layers < chunks)
+		if (t->pp > 1 && m->layers > 0 && m->layers < chunks - 2)
 			return diag_set(err, file, 0, 0,
 					"'layers' (%d) must be at least "
-					"pp*vp (%d*%d = %lld)", m->layers,
-					t->pp, t->vp, chunks);
+					"pp*vp-2 (%d*%d-2 = %lld): a layer per "
+					"chunk, but for the first and the last "
+					"chunk, which may hold only the "
+					"embedding and the output layer",
+					m->layers, t->pp, t->vp, chunks - 2);
 	}
+	if (check_stages(t, m, file, err) < 0)
+		return -1;
 	if (t->global_batch > 0 && t->micro_batch > 0) {
 		long long per_step = (long long)t->micro_batch * dp;
 

@@ -268,6 +268,14 @@ static struct train_config pipeline_config(void)
 	return c;
 }
 
+/*
+ * pp 4 x vp 2, 16 micro-batches, 8 layers dealt evenly: 2 a stage, 1 a
+ * chunk.  The first stage runs 2 (p - 1) + (v - 1) p + 1 = 11 chunk
+ * forward passes before its first backward (Korthikanti et al.'s
+ * p (1 + (p - 1) / (p v)) = 5.5 micro-batches of 2 layers); it holds
+ * 8 + 2 + 3 (states 33456000 x 16 B = 535.3 MB), more than the last
+ * stage (5 chunks, 33457536 parameters, the logits: 1347.6 MB).
+ */
 static void test_eval_inflight_interleaved(void **state)
 {
 	struct arch a = mha_arch();
@@ -277,12 +285,8 @@ static void test_eval_inflight_interleaved(void **state)
 
 	(void)state;
 	train_memory_eval(&a, &c, cap, &m);
-	/* p (1 + (p-1)/(p v)) = 4 (1 + 3/8) = 5.5 micro-batches of 2 layers,
-	   plus fp32 logits of one micro-batch: 4 b s V / t */
-	assert_rel(m.activations_bytes,
-		   2.0 * 123863040.0 * 5.5 + 4.0 * 3.0 * 1280.0 * 50257.0 / 4.0,
-		   1e-14);
-	assert_rel(m.activations_bytes, 1555480320.0, 1e-14);
+	assert_rel(m.activations_bytes, 11.0 * 123863040.0, 1e-14);
+	assert_rel(m.activations_bytes, 1362493440.0, 1e-14);
 	assert_rel(m.reserve_bytes, train_memory_reserve(cap), 1e-15);
 	assert_rel(m.total_bytes,
 		   m.weights_bytes + m.gradients_bytes + m.optimizer_bytes +
@@ -290,10 +294,11 @@ static void test_eval_inflight_interleaved(void **state)
 		   1e-15);
 	assert_rel(m.capacity_bytes, cap, 0.0);
 	assert_true(m.fits);
-	/* states of the most loaded GPU, ZeRO 0 */
-	assert_rel(m.weights_bytes, 2.0 * train_params_per_gpu(&a, &c), 1e-15);
-	assert_rel(m.optimizer_bytes, 12.0 * train_params_per_gpu(&a, &c),
-		   1e-15);
+	/* states of the first stage, ZeRO 0: 2 layers of 7078656 and the
+	   embedding, 19298688 (the last holds 1536 more: the final norm) */
+	assert_rel(m.weights_bytes, 2.0 * 33456000.0, 1e-15);
+	assert_rel(m.optimizer_bytes, 12.0 * 33456000.0, 1e-15);
+	assert_rel(train_params_per_gpu(&a, &c), 33457536.0, 1e-15);
 }
 
 static void test_eval_inflight_capped(void **state)
@@ -303,20 +308,28 @@ static void test_eval_inflight_capped(void **state)
 	struct train_memory m;
 
 	(void)state;
-	/* fewer micro-batches than the schedule would hold: all of them */
+	/* fewer micro-batches than the schedule would hold: all of them,
+	   3 x 2 layers on the first stage */
 	c.vp = 1;
 	c.micro_batches = 3;
 	c.global_batch = 3 * 2 * 3;
 	train_memory_eval(&a, &c, 80e9, &m);
-	assert_rel(m.activations_bytes, 936165120.0, 1e-14);
+	assert_rel(m.activations_bytes, 6.0 * 123863040.0, 1e-14);
+	assert_rel(m.activations_bytes, 743178240.0, 1e-14);
 	/* 1F1B without interleaving: p = 4 micro-batches */
 	c.micro_batches = 16;
 	train_memory_eval(&a, &c, 80e9, &m);
-	assert_rel(m.activations_bytes,
-		   2.0 * 123863040.0 * 4.0 + 4.0 * 3.0 * 1280.0 * 50257.0 / 4.0,
-		   1e-14);
+	assert_rel(m.activations_bytes, 2.0 * 123863040.0 * 4.0, 1e-14);
 }
 
+/*
+ * Full recomputation keeps 2 s b h / t = 2949120 bytes a layer and the
+ * one being recomputed whole (123863040).  First stage: 4 in flight x 2
+ * layers, 147.5 MB, and 535.3 MB of states; the last stage holds one
+ * micro-batch (5.9 MB), the layer recomputed, the fp32 logits
+ * (4 b s V / t = 192986880) and 535.3 MB of states: it is the most
+ * loaded GPU.
+ */
 static void test_eval_full_recompute(void **state)
 {
 	struct arch a = mha_arch();
@@ -327,9 +340,71 @@ static void test_eval_full_recompute(void **state)
 	c.vp = 1;
 	c.recompute = RECOMPUTE_FULL;
 	train_memory_eval(&a, &c, 80e9, &m);
-	/* 4 in flight x 2 layers x 2 s b h / t, plus the one layer being
-	   recomputed with all its activations, plus the logits */
-	assert_rel(m.activations_bytes, 340442880.0, 1e-14);
+	assert_rel(m.activations_bytes,
+		   2.0 * 2949120.0 + 123863040.0 + 192986880.0, 1e-14);
+	assert_rel(m.activations_bytes, 322748160.0, 1e-14);
+	assert_rel(m.weights_bytes, 2.0 * 33457536.0, 1e-15);
+}
+
+/*
+ * First and last stage counts given: pp 4, 1 + 3 + 3 + 1 layers.  First:
+ * 4 micro-batches of 1 layer (495.5 MB) and 26377344 parameters (422.0
+ * MB); the second stage: 3 micro-batches of 3 layers (1114.8 MB) and
+ * 21235968 parameters (339.8 MB), the most loaded; last: 1 layer, the
+ * logits and 26378880 parameters (738.9 MB).
+ */
+static void test_eval_uneven_stages(void **state)
+{
+	struct arch a = mha_arch();
+	struct train_config c = pipeline_config();
+	struct train_memory m;
+
+	(void)state;
+	c.vp = 1;
+	c.first_stage_layers = 1;
+	c.last_stage_layers = 1;
+	train_memory_eval(&a, &c, 80e9, &m);
+	assert_rel(m.activations_bytes, 9.0 * 123863040.0, 1e-14);
+	assert_rel(m.weights_bytes, 2.0 * 21235968.0, 1e-15);
+	assert_rel(m.total_bytes - m.reserve_bytes, 1454542848.0, 1e-14);
+	/* the most parameters: the last stage */
+	assert_rel(train_params_per_gpu(&a, &c), 26378880.0, 1e-15);
+}
+
+/*
+ * pp 2 x vp 4, 3 + 5 layers: the first stage's first chunk holds only the
+ * embedding (chunks 0, 1, 1, 1), the last stage's chunks hold 2, 1, 1, 1.
+ * Rank 0 runs 2 + 6 + 1 = 9 chunk forward passes before its first
+ * backward, two of each chunk and one more of the empty chunk 0: 6 layer
+ * micro-batches (not the 6.75 of equal chunks); rank 1 runs 7: chunks
+ * 0 to 2 twice and chunk 3 once, 9.  The last stage (9 x 123863040, the
+ * logits, 54693504 parameters: 2182.9 MB) outweighs the first (6 x
+ * 123863040 and 40534656 parameters: 1391.7 MB).
+ */
+static void test_eval_empty_chunk(void **state)
+{
+	struct arch a = mha_arch();
+	struct train_config c = pipeline_config();
+	struct train_memory m;
+
+	(void)state;
+	c.pp = 2;
+	c.vp = 4;
+	c.dp = 4;
+	c.first_stage_layers = 3;
+	c.last_stage_layers = 5;
+	train_memory_eval(&a, &c, 80e9, &m);
+	assert_rel(m.activations_bytes, 9.0 * 123863040.0 + 192986880.0,
+		   1e-14);
+	assert_rel(m.total_bytes - m.reserve_bytes, 2182850304.0, 1e-14);
+	/* the split of the first stage alone: 6 of the 9 */
+	c.first_stage_layers = 7;
+	c.last_stage_layers = 1;
+	train_memory_eval(&a, &c, 80e9, &m);
+	/* first: chunks 1, 2, 2, 2: 2 x 7 + 1 = 15 layer micro-batches and
+	   7 x 7078656 + 19298688 = 68849280 parameters (2616.4 MB) */
+	assert_rel(m.activations_bytes, 15.0 * 123863040.0, 1e-14);
+	assert_rel(m.weights_bytes, 2.0 * 68849280.0, 1e-15);
 }
 
 static void test_eval_zero3_reserve(void **state)
@@ -392,6 +467,8 @@ int main(void)
 		cmocka_unit_test(test_eval_inflight_interleaved),
 		cmocka_unit_test(test_eval_inflight_capped),
 		cmocka_unit_test(test_eval_full_recompute),
+		cmocka_unit_test(test_eval_uneven_stages),
+		cmocka_unit_test(test_eval_empty_chunk),
 		cmocka_unit_test(test_eval_zero3_reserve),
 		cmocka_unit_test(test_eval_fits_boundary),
 	};

@@ -115,9 +115,13 @@ static void test_plan_all_auto(void **state)
 	assert_ptr_equal(p.gpu, &g);
 	assert_true(p.has_arch);
 	assert_true(p.fits);
-	/* every key left open was chosen; a dense model has no ep */
+	/* every key left open was chosen; a dense model has no ep, one
+	   pipeline stage no first and last stage counts */
+	assert_int_equal(p.config.pp, 1);
 	assert_int_equal(p.chosen, ((1u << CHOSE_COUNT) - 1) &
-					   ~(1u << CHOSE_EP));
+					   ~(bit(CHOSE_EP) |
+					     bit(CHOSE_FIRST_STAGE) |
+					     bit(CHOSE_LAST_STAGE)));
 	/* one node of the device by default */
 	assert_int_equal(p.config.gpus, 8);
 	assert_int_equal(p.cluster.gpus_per_node, 8);
@@ -165,7 +169,8 @@ static void test_plan_fixed_keys(void **state)
 	wl.training.global_batch = 96;
 	wl.cluster.price_usd_per_gpu_hour = 2.37;
 	assert_int_equal(train_plan_make(&wl, &g, &p, NULL), 0);
-	want = bit(CHOSE_MICRO_BATCH) | bit(CHOSE_CP) | bit(CHOSE_RECOMPUTE) |
+	want = bit(CHOSE_MICRO_BATCH) | bit(CHOSE_FIRST_STAGE) |
+	       bit(CHOSE_LAST_STAGE) | bit(CHOSE_CP) | bit(CHOSE_RECOMPUTE) |
 	       bit(CHOSE_SEQUENCE_PARALLEL) | bit(CHOSE_OVERLAP);
 	assert_int_equal(p.chosen, want);
 	assert_int_equal(p.config.gpus, 16);
@@ -180,6 +185,39 @@ static void test_plan_fixed_keys(void **state)
 	assert_rel(p.run.time_s, p.goodput.time_s, 0.0);
 	assert_rel(p.run.cost_usd, 2.37 * p.run.gpu_hours, 1e-14);
 	assert_true(p.fits);
+	/* two stages share the 8 layers */
+	assert_int_equal(p.config.first_stage_layers +
+				 p.config.last_stage_layers,
+			 8);
+}
+
+/* First and last stage counts given are kept; given one with pp open,
+   one stage (which would hold all 8 layers) is not a candidate. */
+static void test_plan_stage_layers(void **state)
+{
+	struct workload wl;
+	struct gpu_spec g = test_gpu();
+	struct train_plan p;
+
+	(void)state;
+	small_model(&wl);
+	wl.training.gpus = 8;
+	wl.training.pp = 4;
+	wl.training.first_stage_layers = 1;
+	wl.training.last_stage_layers = 3;
+	assert_int_equal(train_plan_make(&wl, &g, &p, NULL), 0);
+	assert_int_equal(p.config.first_stage_layers, 1);
+	assert_int_equal(p.config.last_stage_layers, 3);
+	assert_false(p.chosen & (bit(CHOSE_FIRST_STAGE) |
+				 bit(CHOSE_LAST_STAGE)));
+	assert_true(train_config_valid(&p.arch, &p.config, 8));
+	wl.training.pp = WL_AUTO;
+	wl.training.last_stage_layers = WL_AUTO;
+	assert_int_equal(train_plan_make(&wl, &g, &p, NULL), 0);
+	assert_true(p.config.pp > 1);
+	assert_int_equal(p.config.first_stage_layers, 1);
+	assert_true(p.chosen & bit(CHOSE_LAST_STAGE));
+	assert_false(p.chosen & bit(CHOSE_FIRST_STAGE));
 }
 
 /* The checkpoint of the plan: weights and Adam states of every parameter
@@ -623,6 +661,7 @@ int main(void)
 		cmocka_unit_test(test_choice_keys),
 		cmocka_unit_test(test_plan_all_auto),
 		cmocka_unit_test(test_plan_fixed_keys),
+		cmocka_unit_test(test_plan_stage_layers),
 		cmocka_unit_test(test_plan_goodput_inputs),
 		cmocka_unit_test(test_plan_goodput_trends),
 		cmocka_unit_test(test_plan_goodput_targets),

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "search.h"
@@ -277,6 +278,7 @@ static void brute_force(const struct arch *a, const struct gpu_spec *g,
 			continue;
 		struct train_config c;
 		struct train_result r;
+		struct train_micro mc;
 		int tp = pow2[i];
 
 		if (tp > gpus || gpus % tp || a->heads % tp)
@@ -305,9 +307,15 @@ static void brute_force(const struct arch *a, const struct gpu_spec *g,
 		c.optimizer = OPTIMIZER_ADAM;
 		c.attention = ATTN_FLASH;
 		b->evaluated++;
+		/* legal when some split of the layers is; then the split
+		   train_stage_choose picks (test_model_train.c checks it
+		   against every split) */
+		train_stage_fill(a, &c, 0, 0);
 		if (!train_config_valid(a, &c, cl->gpus_per_node))
 			continue;
-		assert_int_equal(train_evaluate(a, &c, g, cl, &r), 0);
+		assert_int_equal(train_micro_eval(a, &c, g, cl, &mc), 0);
+		assert_int_equal(train_stage_choose(a, &c, &mc, 0, 0), 0);
+		train_evaluate_micro(a, &c, g, cl, &mc, &r);
 		b->legal++;
 		if (r.memory.fits) {
 			b->found = true;
@@ -458,6 +466,75 @@ static void test_search_none_legal(void **state)
 	assert_true(res.evaluated > 0);
 }
 
+/*
+ * Configurations passed over because even their bound is slower than a
+ * fitting one found (train_pipeline_bound_s) change nothing: the same
+ * best and counts as a search whose ranking never fills (and so passes
+ * over nothing), and the same ranking at the top.
+ */
+static void test_search_bound_exact(void **state)
+{
+	struct gpu_spec g = test_gpu(40e9);
+	struct training_spec ts = auto_spec();
+	struct cluster cl = test_cluster();
+	struct train_space sp;
+	struct search_result r1, r2, r3;
+	struct search_entry few[5], *all;
+	int n2 = 0, n3 = 0;
+	const int many = 20000;
+	struct arch a = make_arch(30, 2048, 16, 4, 2048);
+
+	(void)state;
+	all = malloc((size_t)many * sizeof(*all));
+	assert_non_null(all);
+	assert_int_equal(train_space_init(&sp, &ts, &a, 32, 0, 8, NULL), 0);
+	assert_int_equal(train_search(&sp, &a, &g, &cl, &r1), 0);
+	assert_int_equal(train_search_top(&sp, &a, &g, &cl, &r2, all, many,
+					  &n2),
+			 0);
+	assert_int_equal(train_search_top(&sp, &a, &g, &cl, &r3, few, 5, &n3),
+			 0);
+	assert_true(n2 < many);
+	assert_true(r1.found && r2.found);
+	assert_memory_equal(&r1.best, &r2.best, sizeof(r1.best));
+	assert_rel(r1.result.tokens_per_s, r2.result.tokens_per_s, 0.0);
+	assert_int_equal(r1.legal, r2.legal);
+	assert_int_equal(r1.evaluated, r2.evaluated);
+	assert_int_equal(n3, 5);
+	for (int i = 0; i < n3; i++)
+		assert_memory_equal(&few[i].config, &all[i].config,
+				    sizeof(few[i].config));
+	free(all);
+}
+
+/* 126 layers on 16 stages of 8 chunks: legal with 7 on the first and the
+   last stage (Llama 3 405B); the search finds that split. */
+static void test_search_uneven_stages(void **state)
+{
+	struct gpu_spec g = test_gpu(80e9);
+	struct training_spec ts = auto_spec();
+	struct cluster cl = test_cluster();
+	struct train_space sp;
+	struct search_result res;
+	struct arch a = make_arch(126, 2048, 16, 4, 2048);
+
+	(void)state;
+	ts.pp = 16;
+	ts.vp = 8;
+	ts.tp = 1;
+	ts.micro_batch = 1;
+	assert_int_equal(train_space_init(&sp, &ts, &a, 16, 64, 8, NULL), 0);
+	assert_int_equal(train_search(&sp, &a, &g, &cl, &res), 0);
+	assert_true(res.legal > 0);
+	assert_int_equal(res.best.first_stage_layers, 7);
+	assert_int_equal(res.best.last_stage_layers, 7);
+	/* fixed: kept, or nothing legal */
+	ts.first_stage_layers = 6;
+	assert_int_equal(train_space_init(&sp, &ts, &a, 16, 64, 8, NULL), 0);
+	assert_int_equal(train_search(&sp, &a, &g, &cl, &res), 0);
+	assert_int_equal(res.legal, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -470,6 +547,8 @@ int main(void)
 		cmocka_unit_test(test_search_nothing_fits),
 		cmocka_unit_test(test_search_default_batch),
 		cmocka_unit_test(test_search_none_legal),
+		cmocka_unit_test(test_search_bound_exact),
+		cmocka_unit_test(test_search_uneven_stages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

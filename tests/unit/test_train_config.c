@@ -200,8 +200,8 @@ static void test_pp_vp_layers(void **state)
 	expect_legal(&c, 8);
 }
 
-/* Layers dealt to pp x vp chunks as evenly as possible: the most loaded
-   stage holds ceil(layers / (pp vp)) x vp. */
+/* Layers dealt evenly (no first/last stage counts): every stage is
+   counted at ceil(layers / pp). */
 static void test_stage_layers(void **state)
 {
 	struct arch a = test_arch();
@@ -209,9 +209,9 @@ static void test_stage_layers(void **state)
 
 	(void)state;
 	assert_int_equal(train_stage_layers(&a, &c), 8);  /* 24 / 3 */
-	c.pp = 5;                                          /* 3 x 2 */
-	assert_int_equal(train_stage_layers(&a, &c), 6);
-	c.vp = 1;                                          /* 5 */
+	c.pp = 5;                                          /* 4.8 */
+	assert_int_equal(train_stage_layers(&a, &c), 5);
+	c.vp = 1;
 	assert_int_equal(train_stage_layers(&a, &c), 5);
 	c.pp = 1;
 	assert_int_equal(train_stage_layers(&a, &c), 24);
@@ -221,11 +221,195 @@ static void test_stage_layers(void **state)
 	a.layers = 126;
 	c.pp = 16;
 	assert_int_equal(train_stage_layers(&a, &c), 8);
-	c.vp = 2; /* 32 chunks of at most 4 layers */
+	c.vp = 2; /* 32 chunks, 7 or 8 layers a stage */
 	assert_int_equal(train_stage_layers(&a, &c), 8);
 	c.pp = 7;
-	c.vp = 3; /* 21 chunks of exactly 6 */
+	c.vp = 3; /* 18 a stage, 6 a chunk */
 	assert_int_equal(train_stage_layers(&a, &c), 18);
+}
+
+/* First and last stage counts given: the middle stages share the rest,
+   the most loaded holding ceil(rest / (pp - 2)). */
+static void test_stage_split(void **state)
+{
+	static const struct {
+		int layers, pp, vp, first, last;
+		int want_first, want_last, want_middle, want_most;
+	} cases[] = {
+		/* Llama 3 405B: 7 + 14 x 8 + 7 = 126 */
+		{ 126, 16, 8, 7, 7, 7, 7, 8, 8 },
+		/* 111 over 14 stages: 13 hold 8, one holds 7 */
+		{ 126, 16, 1, 9, 6, 9, 6, 8, 9 },
+		/* two stages: no middle */
+		{ 24, 2, 1, 13, 11, 13, 11, 0, 13 },
+		{ 24, 3, 1, 7, 9, 7, 9, 8, 9 },
+		/* 17 over 3 stages: 6, 6, 5 */
+		{ 24, 5, 2, 3, 4, 3, 4, 6, 6 },
+		/* even, both 0: ceil(24 / 5) everywhere */
+		{ 24, 5, 2, 0, 0, 5, 5, 5, 5 },
+		/* one stage holds everything, whatever is given */
+		{ 24, 1, 1, 0, 0, 24, 24, 0, 24 },
+		{ 24, 1, 1, 24, 24, 24, 24, 0, 24 },
+	};
+	struct arch a = test_arch();
+	struct train_config c = base();
+	struct train_stages s;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		a.layers = cases[i].layers;
+		c.pp = cases[i].pp;
+		c.vp = cases[i].vp;
+		c.first_stage_layers = cases[i].first;
+		c.last_stage_layers = cases[i].last;
+		train_stage_split(&a, &c, &s);
+		assert_int_equal(s.first, cases[i].want_first);
+		assert_int_equal(s.last, cases[i].want_last);
+		assert_int_equal(s.middle, cases[i].want_middle);
+		assert_int_equal(train_stage_layers(&a, &c),
+				 cases[i].want_most);
+	}
+}
+
+/* A chunk may hold no layer only at the first and last stage. */
+static void test_stage_min_layers(void **state)
+{
+	(void)state;
+	assert_int_equal(train_stage_min_layers(1), 1);
+	assert_int_equal(train_stage_min_layers(2), 1);
+	assert_int_equal(train_stage_min_layers(3), 2);
+	assert_int_equal(train_stage_min_layers(8), 7);
+}
+
+/* 126 layers (Llama 3 405B) on 16 stages of 8 chunks: one chunk of the
+   first and of the last stage holds only the embedding and the output
+   layer. */
+static void test_stage_legality(void **state)
+{
+	struct train_config c = base();
+	struct arch a;
+
+	(void)state;
+	c.tp = 1;
+	c.pp = 16;
+	c.vp = 8;
+	c.cp = 1;
+	c.dp = 1;
+	resize(&c);
+	c.global_batch = 32;
+	c.micro_batch = 1;
+	c.micro_batches = 32;
+	a = test_arch();
+	a.layers = 126;
+	c.first_stage_layers = 7;
+	c.last_stage_layers = 7;
+	assert_true(train_config_valid(&a, &c, 8));
+	/* dealt evenly, 126 layers do not fill 128 chunks */
+	c.first_stage_layers = c.last_stage_layers = 0;
+	assert_false(train_config_valid(&a, &c, 8));
+	/* two empty chunks on one stage */
+	c.first_stage_layers = 6;
+	c.last_stage_layers = 8;
+	assert_false(train_config_valid(&a, &c, 8));
+	/* 7 + 8 leave 111 for 112 middle chunks */
+	c.first_stage_layers = 7;
+	c.last_stage_layers = 8;
+	assert_false(train_config_valid(&a, &c, 8));
+	c.first_stage_layers = 7;
+	c.last_stage_layers = 7;
+	c.vp = 9; /* 144 chunks */
+	c.micro_batches = 32;
+	assert_false(train_config_valid(&a, &c, 8));
+}
+
+static void test_stage_messages(void **state)
+{
+	struct train_config c = base();
+
+	(void)state;
+	/* 24 layers, pp 3 x vp 2, 48 GPUs */
+	c.first_stage_layers = 9;
+	c.last_stage_layers = 0;
+	expect_illegal(&c, 8, "last_stage_layers (0) must be at least 1 with "
+			      "vp 2");
+	c.vp = 3;
+	c.first_stage_layers = 1;
+	c.last_stage_layers = 9;
+	c.micro_batches = 12;
+	expect_illegal(&c, 8, "first_stage_layers (1) must be at least 2 "
+			      "with vp 3");
+	c.first_stage_layers = 11;
+	c.last_stage_layers = 11;
+	expect_illegal(&c, 8, "first_stage_layers + last_stage_layers "
+			      "(11+11) must leave the middle stages at least "
+			      "(pp-2)*vp (1*3) of the 24 layers");
+	c.first_stage_layers = 10;
+	c.last_stage_layers = 11;
+	expect_legal(&c, 8);
+	c.vp = 9; /* 27 chunks: 25 must hold a layer */
+	c.first_stage_layers = 8;
+	c.last_stage_layers = 8;
+	expect_illegal(&c, 8, "pp*vp-2 (3*9-2) must not exceed layers (24)");
+	c = base();
+	c.pp = 2;
+	c.dp = 6;
+	c.micro_batches = 8;
+	c.first_stage_layers = 13;
+	c.last_stage_layers = 12;
+	expect_illegal(&c, 8, "first_stage_layers + last_stage_layers "
+			      "(13+12) must be layers (24) with pp 2");
+	c.last_stage_layers = 11;
+	expect_legal(&c, 8);
+	c.pp = 25;
+	c.vp = 1;
+	c.dp = 1;
+	c.cp = 1;
+	c.tp = 1;
+	resize(&c);
+	c.global_batch = 2;
+	c.micro_batch = 1;
+	c.micro_batches = 2;
+	c.first_stage_layers = c.last_stage_layers = 1;
+	expect_illegal(&c, 8, "pp (25) must not exceed layers (24)");
+	/* one stage is the first and the last: it holds every layer */
+	c.pp = 1;
+	resize(&c);
+	c.first_stage_layers = 7;
+	expect_illegal(&c, 8, "first_stage_layers and last_stage_layers "
+			      "(7, 1) must be layers (24) with pp 1");
+	c.first_stage_layers = c.last_stage_layers = 24;
+	expect_legal(&c, 8);
+}
+
+/* The loosest split is legal when any is. */
+static void test_stage_fill(void **state)
+{
+	struct arch a = test_arch();
+	struct train_config c = base();
+
+	(void)state;
+	train_stage_fill(&a, &c, 0, 0); /* pp 3, vp 2 */
+	assert_int_equal(c.first_stage_layers, 1);
+	assert_int_equal(c.last_stage_layers, 1);
+	c.vp = 5;
+	train_stage_fill(&a, &c, 9, 0);
+	assert_int_equal(c.first_stage_layers, 9);
+	assert_int_equal(c.last_stage_layers, 4);
+	c.pp = 2;
+	train_stage_fill(&a, &c, 0, 0);
+	assert_int_equal(c.first_stage_layers, 12);
+	assert_int_equal(c.last_stage_layers, 12);
+	a.layers = 25;
+	train_stage_fill(&a, &c, 0, 0);
+	assert_int_equal(c.first_stage_layers, 13);
+	assert_int_equal(c.last_stage_layers, 12);
+	train_stage_fill(&a, &c, 0, 5);
+	assert_int_equal(c.first_stage_layers, 20);
+	assert_int_equal(c.last_stage_layers, 5);
+	c.pp = 1;
+	train_stage_fill(&a, &c, 0, 0);
+	assert_int_equal(c.first_stage_layers, 0);
+	assert_int_equal(c.last_stage_layers, 0);
 }
 
 static void test_vp_needs_pp(void **state)
@@ -349,8 +533,8 @@ static void test_why_truncated(void **state)
 }
 
 /* Parallel sizes whose product passes 64 bits (2^64) are not a split of
-   any GPU count, and the stage size of pp x vp past an int is one layer
-   per chunk (issue 14: both products once overflowed). */
+   any GPU count, and pp x vp past an int is no legal pipeline (issue 14:
+   both products once overflowed). */
 static void test_split_overflow(void **state)
 {
 	struct arch a = test_arch();
@@ -366,10 +550,14 @@ static void test_split_overflow(void **state)
 	c = base();
 	c.pp = 65536;
 	c.vp = 65536;
-	assert_int_equal(train_stage_layers(&a, &c), 65536);
+	assert_int_equal(train_stage_layers(&a, &c), 1);
+	assert_false(train_config_explain(&a, &c, 8, why, sizeof(why)));
+	c.first_stage_layers = c.last_stage_layers = 1;
+	assert_false(train_config_explain(&a, &c, 8, why, sizeof(why)));
 	c.pp = 3;
 	c.vp = 2;
-	assert_int_equal(train_stage_layers(&a, &c), 8); /* 24 / 6 x 2 */
+	c.first_stage_layers = c.last_stage_layers = 0;
+	assert_int_equal(train_stage_layers(&a, &c), 8); /* 24 / 3 */
 }
 
 int main(void)
@@ -383,6 +571,11 @@ int main(void)
 		cmocka_unit_test(test_tp_node),
 		cmocka_unit_test(test_pp_vp_layers),
 		cmocka_unit_test(test_stage_layers),
+		cmocka_unit_test(test_stage_split),
+		cmocka_unit_test(test_stage_min_layers),
+		cmocka_unit_test(test_stage_legality),
+		cmocka_unit_test(test_stage_messages),
+		cmocka_unit_test(test_stage_fill),
 		cmocka_unit_test(test_vp_needs_pp),
 		cmocka_unit_test(test_cp_seq),
 		cmocka_unit_test(test_global_batch),

@@ -208,6 +208,8 @@ static void test_defaults(void **state)
 	assert_int_equal(wl.training.tp, WL_AUTO);
 	assert_int_equal(wl.training.pp, WL_AUTO);
 	assert_int_equal(wl.training.vp, WL_AUTO);
+	assert_int_equal(wl.training.first_stage_layers, WL_AUTO);
+	assert_int_equal(wl.training.last_stage_layers, WL_AUTO);
 	assert_int_equal(wl.training.cp, WL_AUTO);
 	assert_int_equal(wl.training.zero, WL_AUTO_NEG);
 	assert_int_equal(wl.training.recompute, RECOMPUTE_AUTO);
@@ -693,6 +695,8 @@ static const struct {
 	{ "training", "tp", 1, 65536, true },
 	{ "training", "pp", 1, 100000, true },
 	{ "training", "vp", 1, 100000, true },
+	{ "training", "first_stage_layers", 1, 100000, true },
+	{ "training", "last_stage_layers", 1, 100000, true },
 	{ "training", "cp", 1, 16777216, true },
 	{ "training", "ep", 1, 1048576, true },
 	{ "inference", "prompt_tokens", 1, 16777216, false },
@@ -867,10 +871,20 @@ static void test_validate(void **state)
 		       "pp = 1\nvp = 2\n", "'vp' (2) needs 'pp'");
 	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
 		       "pp = 8\nvp = 6\n",
-		       "'layers' (40) must be at least pp*vp (8*6 = 48)");
-	/* uneven stages are legal (Llama 3 405B: 126 layers on 16) */
+		       "'layers' (40) must be at least pp*vp-2 (8*6-2 = 46): "
+		       "a layer per chunk, but for the first and the last "
+		       "chunk, which may hold only the embedding and the "
+		       "output layer");
+	/* uneven stages are legal (Llama 3 405B: 126 layers on 16 x 8
+	   chunks, the first and last chunk holding only the embedding and
+	   the output layer) */
 	expect_valid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
 		     "pp = 4\nvp = 3\n");
+	expect_valid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+		     "pp = 6\nvp = 7\n");
+	expect_valid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+		     "pp = 6\nvp = 7\nfirst_stage_layers = 6\n"
+		     "last_stage_layers = 6\n");
 	expect_invalid(ARCH "hidden = 5120\nheads = 40\nexperts = 8\n"
 		       "experts_per_token = 9\n",
 		       "'experts_per_token' (9) must not exceed 'experts' "
@@ -891,6 +905,59 @@ static void test_validate(void **state)
 		       "seq_len or params");
 	expect_invalid("[model]\nlayers = 32\nhidden = 4096\n",
 		       "incomplete model");
+
+	/* first and last stage layers */
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+		       "first_stage_layers = 41\n",
+		       "'first_stage_layers' (41) must not exceed 'layers' "
+		       "(40)");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+		       "pp = 1\nlast_stage_layers = 39\n",
+		       "'last_stage_layers' (39) must be 'layers' (40) when "
+		       "'pp' is 1: the one stage is the first and the last");
+	expect_valid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+		     "pp = 1\nfirst_stage_layers = 40\n");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+		       "pp = 4\nvp = 4\nfirst_stage_layers = 2\n",
+		       "'first_stage_layers' (2) must be at least vp-1 (3) "
+		       "with 'vp' 4: a layer per chunk, but one chunk that "
+		       "holds only the embedding");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+		       "pp = 4\nvp = 4\nlast_stage_layers = 2\n",
+		       "'last_stage_layers' (2) must be at least vp-1 (3) "
+		       "with 'vp' 4: a layer per chunk, but one chunk that "
+		       "holds only the output layer");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+		       "pp = 2\nfirst_stage_layers = 19\n"
+		       "last_stage_layers = 20\n",
+		       "'first_stage_layers' + 'last_stage_layers' (19+20) "
+		       "must be 'layers' (40) with 'pp' 2");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+		       "pp = 4\nvp = 5\nfirst_stage_layers = 16\n"
+		       "last_stage_layers = 15\n",
+		       "'first_stage_layers' + 'last_stage_layers' (16+15) "
+		       "leave 9 of 'layers' (40) to the middle stages, which "
+		       "need at least (pp-2)*vp = 10, a layer per chunk");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+		       "pp = 4\nvp = 5\nfirst_stage_layers = 27\n",
+		       "'first_stage_layers' (27) leaves 13 of 'layers' (40) "
+		       "to the other stages, which need at least 14, a layer "
+		       "per chunk");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+		       "pp = 2\nlast_stage_layers = 40\n",
+		       "'last_stage_layers' (40) leaves 0 of 'layers' (40) "
+		       "to the other stages, which need at least 1, a layer "
+		       "per chunk");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+		       "first_stage_layers = 21\nlast_stage_layers = 20\n",
+		       "'first_stage_layers' + 'last_stage_layers' (21+20) "
+		       "must not exceed 'layers' (40)");
+	/* pp open: the search checks each pp */
+	expect_valid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+		     "first_stage_layers = 20\nlast_stage_layers = 20\n");
+	expect_valid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+		     "pp = 4\nvp = 5\nfirst_stage_layers = 16\n"
+		     "last_stage_layers = 14\n");
 
 	expect_valid("[model]\nparams = 405B\n");
 	expect_valid(ARCH "hidden = 5120\nheads = 40\nkv_heads = 8\n"
