@@ -151,16 +151,26 @@ double train_layer_activation_bytes(const struct arch *a,
 				      0.0;
 	double f = (1.0 - moe) * a->ffn_hidden + moe * arch_moe_active_ffn(a);
 	double router = moe * 4.0 * a->experts;
+	/* the inputs of the four GEMMs of a layer (QKV, output projection,
+	   FFN up and down) are kept for the backward pass in the precision
+	   the GEMM reads them in: one byte in fp8 training, as Transformer
+	   Engine saves its fp8 casts and DeepSeek-V3 caches them
+	   (DeepSeek-AI 2024, 3.3.2); the rest stays at 'e' */
+	double g8 = c->precision == PREC_FP8 ? 1.0 : e;
 	/* norm inputs (2), QKV input, MLP input: split only with sequence
 	   parallelism; dropout masks are one byte per element */
-	double outside = e * 4.0 * h + (c->dropout ? 2.0 * h : 0.0);
+	double outside = e * 2.0 * h + g8 * 2.0 * h +
+			 (c->dropout ? 2.0 * h : 0.0);
 	double rep = c->sequence_parallel ? t : 1.0;
-	/* inside the tensor-parallel regions: Q, K, V, attention output;
-	   FFN: up-projection output and activation output, or for a gated
-	   FFN gate, up and their product */
+	/* inside the tensor-parallel regions: Q, K, V, attention output
+	   (the output projection's input); FFN: up-projection output and
+	   activation output (the down projection's input), or for a gated
+	   FFN gate, up and their product (its input) */
 	double latent = e * arch_attn_act_elems_replicated(a);
-	double inside = e * arch_attn_act_elems(a) - latent +
-			e * (a->gated_ffn ? 3.0 : 2.0) * f;
+	double core_out = (double)a->heads * a->v_dim;
+	double inside = e * (arch_attn_act_elems(a) - core_out) +
+			g8 * core_out - latent +
+			e * (a->gated_ffn ? 2.0 : 1.0) * f + g8 * f;
 	double scores = 0.0;
 	double per_token;
 

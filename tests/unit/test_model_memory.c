@@ -63,6 +63,33 @@ static struct train_config korthikanti_config(int tp, bool sp)
 	return c;
 }
 
+/*
+ * fp8 training keeps the inputs of the four GEMMs in one byte: the QKV and
+ * FFN-up inputs (h each, outside the tensor-parallel region), the output
+ * projection's input (h) and the FFN-down input (f = 4h), so a layer holds
+ * s b (2h + h + f) bytes less than in bf16: 7 s b h for Korthikanti's MHA.
+ * With full recomputation only the layer input is kept, in 16 bits.
+ */
+static void test_fp8_gemm_inputs(void **state)
+{
+	struct arch a = mha_arch();
+	double s = 1280.0, b = 3.0, h = 1536.0, n = 12.0;
+	struct train_config c = korthikanti_config(1, false);
+
+	(void)state;
+	c.precision = PREC_FP8;
+	assert_rel(train_layer_activation_bytes(&a, &c),
+		   s * b * h * (34.0 - 7.0 + 5.0 * n * s / h), 1e-14);
+	/* over tp 4 with sequence parallelism, all of it divides */
+	c = korthikanti_config(4, true);
+	c.precision = PREC_FP8;
+	assert_rel(train_layer_activation_bytes(&a, &c),
+		   s * b * h / 4.0 * (27.0 + 5.0 * n * s / h), 1e-14);
+	c.recompute = RECOMPUTE_FULL;
+	assert_rel(train_layer_activation_bytes(&a, &c), 2.0 * s * b * h / 4.0,
+		   1e-14);
+}
+
 static void check_state(enum precision p, enum optimizer o, double w,
 			double g, double opt)
 {
@@ -461,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_zero_stages_exact),
 		cmocka_unit_test(test_params_per_gpu),
 		cmocka_unit_test(test_korthikanti),
+		cmocka_unit_test(test_fp8_gemm_inputs),
 		cmocka_unit_test(test_flash_linear_in_seq),
 		cmocka_unit_test(test_cp_splits_tokens),
 		cmocka_unit_test(test_reserve),
