@@ -487,6 +487,46 @@ static int check_prices(const struct cli_ctx *ctx)
 	return EXIT_OK;
 }
 
+/*
+ * The whole catalog, asked for by leaving --gpu out: with pricing = owned
+ * the devices the catalog gives no capex cannot be priced; they are left
+ * out with a note on stderr (a device named with --gpu is an error
+ * instead, check_prices), and it is an error only when none is left.
+ */
+static int drop_unpriced(struct cli_ctx *ctx)
+{
+	int kept = 0, dropped = 0;
+	struct diag first;
+
+	diag_clear(&first);
+	for (int i = 0; i < ctx->ngpus; i++) {
+		struct cluster cl;
+		struct diag err;
+
+		diag_clear(&err);
+		if (cluster_resolve(&ctx->wl.cluster, ctx->gpus[i], &cl,
+				    &err) != 0) {
+			if (dropped++ == 0)
+				first = err;
+			continue;
+		}
+		ctx->gpus[kept++] = ctx->gpus[i];
+	}
+	ctx->ngpus = kept;
+	if (kept == 0 && dropped > 0) {
+		diag_print(stderr, &first);
+		return EXIT_INPUT;
+	}
+	if (dropped > 0)
+		fprintf(stderr, "capplan: note: %d devices left out: with "
+				"cluster.pricing=owned they need a capex "
+				"(catalog capex_usd_per_gpu, or set "
+				"cluster.capex_per_gpu and name devices with "
+				"--gpu)\n",
+			dropped);
+	return EXIT_OK;
+}
+
 int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none)
 {
 	char list[1024];
@@ -504,7 +544,7 @@ int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none)
 		}
 		for (size_t i = 0; i < catalog_count(ctx->cat); i++)
 			ctx->gpus[ctx->ngpus++] = catalog_at(ctx->cat, i);
-		return check_prices(ctx);
+		return drop_unpriced(ctx);
 	}
 	if (strlen(ctx->gpu_arg) >= sizeof(list))
 		return usage_error(ctx->cmd, "%s", "--gpu list is too long");

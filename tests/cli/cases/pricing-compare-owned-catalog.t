@@ -1,0 +1,2 @@
+args: compare examples/llama3-8b.ini --set cluster.pricing=owned
+exit: 0
