@@ -23,9 +23,6 @@
 #define INFER_BATCH_DEFAULT_MAX 256
 #define INFER_BATCH_LIMIT 4096
 
-/* Hours of a month of serving: a year of 365.25 days over 12. */
-#define INFER_HOURS_PER_MONTH 730.5
-
 enum infer_choice {
 	ICHOSE_TP,
 	ICHOSE_BATCH,
@@ -48,7 +45,8 @@ struct infer_plan {
 	double utilization;   /* of the replicas' batch slots; with a rate */
 	double ttft_p_s;      /* TTFT at the SLO percentile with queueing */
 	double cost_usd_per_million_tokens;
-	double cost_usd_per_month; /* the gpus_total GPUs rented a month */
+	double cost_usd_per_month; /* the gpus_total GPUs rented for
+				      ENERGY_HOURS_PER_MONTH hours */
 	unsigned chosen;      /* bits (1u << enum infer_choice) */
 	char why[256];        /* why the SLO or memory is not met */
 	bool simulated;       /* the load was simulated (fleet holds it) */
@@ -75,7 +73,8 @@ struct sample_serve_plan {
 	bool meets_slo;
 	double energy_j_per_sample;
 	double cost_usd_per_million_samples;
-	double cost_usd_per_month; /* the gpus_total GPUs rented a month */
+	double cost_usd_per_month; /* the gpus_total GPUs rented for
+				      ENERGY_HOURS_PER_MONTH hours */
 	char why[256];
 };
 

@@ -37,6 +37,11 @@ void run_cost_eval(const struct gpu_spec *g, const struct cluster *cl,
 		   int gpus, double time_s, double busy_fraction,
 		   struct run_cost *out);
 
+/* A Julian year of 365.25 days of 24 h, and its twelfth: the hours of
+   an amortization year and of a month of rent or serving. */
+#define ENERGY_HOURS_PER_YEAR 8766.0
+#define ENERGY_HOURS_PER_MONTH (ENERGY_HOURS_PER_YEAR / 12.0)
+
 /* What an owned GPU-hour costs: the inputs (specs/models.md, "Energy and
    cost"), all per GPU. */
 struct owned_price_in {

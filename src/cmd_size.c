@@ -355,7 +355,7 @@ static double row_total(const struct size_row *r, double serve_s)
 
 	if (r->has_infer)
 		total += r->cost_usd_per_month * serve_s /
-			 (INFER_HOURS_PER_MONTH * 3600.0);
+			 (ENERGY_HOURS_PER_MONTH * 3600.0);
 	return total;
 }
 

@@ -1,6 +1,7 @@
 /* infer_plan.c - resolve [inference] into a serving plan; see
    infer_plan.h. */
 #include "infer_plan.h"
+#include "model_energy.h"
 
 #include <limits.h>
 #include <math.h>
@@ -407,7 +408,7 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
 	p->gpus_total = plan_gpus(p);
 	p->cost_usd_per_month = p->gpus_total *
 				p->cluster.price_usd_per_gpu_hour *
-				INFER_HOURS_PER_MONTH;
+				ENERGY_HOURS_PER_MONTH;
 	/* rented GPU time per million output tokens: at the planned
 	   utilization with a rate, at full load without one */
 	if (p->simulated && p->fleet.load.arrival == SIM_ARRIVAL_POISSON &&
@@ -767,7 +768,7 @@ int sample_serve_plan_make(const struct workload *wl, const struct gpu_spec *g,
 				1e6;
 	p->cost_usd_per_month = p->gpus_total *
 				p->cluster.price_usd_per_gpu_hour *
-				INFER_HOURS_PER_MONTH;
+				ENERGY_HOURS_PER_MONTH;
 	return 0;
 }
 

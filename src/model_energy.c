@@ -5,9 +5,6 @@
 
 static const double seconds_per_hour = 3600.0;
 static const double joules_per_kwh = 3.6e6;
-/* a Julian year, 365.25 days of 24 h, and its twelfth */
-static const double hours_per_year = 8766.0;
-static const double hours_per_month = 8766.0 / 12.0;
 static const double watts_per_kw = 1e3;
 
 double gpu_power_w(const struct gpu_spec *g, double busy_fraction)
@@ -39,10 +36,10 @@ void owned_price_eval(const struct owned_price_in *in,
 	double it_kw = in->tdp_w * (1.0 + in->host_overhead) / watts_per_kw;
 
 	out->capex_usd_per_hour =
-		in->capex_usd / (in->amortization_years * hours_per_year);
+		in->capex_usd / (in->amortization_years * ENERGY_HOURS_PER_YEAR);
 	out->power_usd_per_hour = it_kw * in->pue * in->price_usd_per_kwh;
 	out->hosting_usd_per_hour =
-		it_kw * in->hosting_usd_per_kw_month / hours_per_month;
+		it_kw * in->hosting_usd_per_kw_month / ENERGY_HOURS_PER_MONTH;
 	out->total_usd_per_hour = out->capex_usd_per_hour +
 				  out->power_usd_per_hour +
 				  out->hosting_usd_per_hour;

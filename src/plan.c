@@ -199,6 +199,8 @@ static int explain_illegal(const struct train_space *sp,
 			"training keys", c.gpus, p->gpu->name);
 }
 
+static const double seconds_per_hour = 3600.0;
+
 void train_plan_goodput(const struct workload *wl, const struct train_plan *p,
 			const struct train_config *c,
 			const struct train_result *r, struct goodput *gp)
@@ -215,7 +217,8 @@ void train_plan_goodput(const struct workload *wl, const struct train_plan *p,
 		.checkpoint_bytes = r->params * (sb.weights + sb.optimizer),
 		.storage_bw_bytes_per_s = wl->cluster.storage_bw_bytes_per_s,
 		.snapshot_bw_bytes_per_s = GOODPUT_SNAPSHOT_BW_BYTES_PER_S,
-		.failures_per_gpu_s = wl->cluster.failures_per_gpu_hour / 3600.0,
+		.failures_per_gpu_s = wl->cluster.failures_per_gpu_hour /
+				      seconds_per_hour,
 		.restart_s = wl->cluster.restart_s,
 		.maintenance = wl->cluster.maintenance,
 		.async_checkpoint = wl->training.async_checkpoint,

@@ -203,6 +203,10 @@ int train_search(const struct train_space *sp, const struct arch *a,
  * bound of 'c' (train_pipeline_bound_s), and so is the last of a full
  * ranking.  The margin keeps configurations that tie (faster()) in.
  */
+/* Slack of the bound against the best found: keeps configurations whose
+   bound ties it within rounding (faster() itself uses 1e-9). */
+static const double bound_margin = 1e-6;
+
 static bool hopeless(const struct arch *a, const struct train_config *c,
 		     const struct cluster *cl,
 		     const struct train_micro *mc,
@@ -217,9 +221,9 @@ static bool hopeless(const struct arch *a, const struct train_config *c,
 	tokens_per_s = (double)c->global_batch * a->seq_len /
 		       train_pipeline_bound_s(a, c, cl, mc);
 	if (top && ktop > 0 &&
-	    tokens_per_s >= top[ktop - 1].result.tokens_per_s * (1.0 - 1e-6))
+	    tokens_per_s >= top[ktop - 1].result.tokens_per_s * (1.0 - bound_margin))
 		return false;
-	return tokens_per_s < res->result.tokens_per_s * (1.0 - 1e-6);
+	return tokens_per_s < res->result.tokens_per_s * (1.0 - bound_margin);
 }
 
 /*
