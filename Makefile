@@ -34,7 +34,7 @@ ifeq ($(WERROR),1)
 ALL_CFLAGS += -Werror
 endif
 
-LIB_SRC := $(filter-out src/main.c,$(wildcard src/*.c))
+LIB_SRC := $(filter-out src/cmd/main.c,$(wildcard src/*/*.c))
 LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/catalog_embed.o
 LIB := $(BUILD)/libcapplan.a
 BIN := $(BUILD)/capplan
@@ -82,7 +82,7 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BIN): $(BUILD)/obj/main.o $(LIB)
+$(BIN): $(BUILD)/obj/cmd/main.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB)
@@ -96,11 +96,11 @@ $(BUILD)/tests/fuzz_replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(LIB) $(LIBS)
 
 # the program with allocation-failure injection (tests/cli/faults.sh)
-$(BUILD)/tests/capplan-faults: $(BUILD)/obj/main.o $(LIB) tests/fault/fail_alloc.c
+$(BUILD)/tests/capplan-faults: $(BUILD)/obj/cmd/main.o $(LIB) tests/fault/fail_alloc.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) \
 		-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc -o $@ \
-		$(BUILD)/obj/main.o tests/fault/fail_alloc.c $(LIB) $(LIBS)
+		$(BUILD)/obj/cmd/main.o tests/fault/fail_alloc.c $(LIB) $(LIBS)
 
 $(VALIDATE_SERVING): tests/validation/validate_serving.c $(LIB)
 	@mkdir -p $(dir $@)
@@ -115,16 +115,16 @@ $(INTERVALS): tests/validation/intervals.c
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBS)
 
 # The residuals of the validation rows, and the prediction intervals
-# made from them (src/interval_table.c, specs/validation.md)
+# made from them (src/model/interval_table.c, specs/validation.md)
 $(BUILD)/residuals.txt: $(VALIDATE) $(VALIDATE_SERVING) $(wildcard tests/validation/*.csv)
 	@$(VALIDATE) tests/validation --residuals=$@.train >/dev/null || true
 	@$(VALIDATE_SERVING) tests/validation --residuals=$@.serve >/dev/null || true
 	@cat $@.train $@.serve > $@
 
 intervals: $(BUILD)/residuals.txt $(INTERVALS)
-	@$(INTERVALS) $< > src/interval_table.c.tmp
-	@mv src/interval_table.c.tmp src/interval_table.c
-	@echo "src/interval_table.c written from $<"
+	@$(INTERVALS) $< > src/model/interval_table.c.tmp
+	@mv src/model/interval_table.c.tmp src/model/interval_table.c
+	@echo "src/model/interval_table.c written from $<"
 
 $(BENCH): tests/bench/bench.c $(LIB)
 	@mkdir -p $(dir $@)
@@ -212,7 +212,7 @@ mutate:
 	@sh tests/mutate.sh $(MUTATIONS)
 
 # Line coverage (needs gcovr: apt-get install gcovr) in build-cov/: the
-# unit tests alone on src/model_*.c, then the whole of make test on src/.
+# unit tests alone on src/model/model_*.c, then the whole of make test on src/.
 COV := BUILD=build-cov OPT="-O0 -g --coverage" LDFLAGS=--coverage
 COV_UNIT := $(UNIT_SRC:tests/unit/%.c=build-cov/tests/%)
 coverage:
@@ -220,8 +220,8 @@ coverage:
 	@rm -rf build-cov
 	@$(MAKE) --no-print-directory $(COV) build-cov/capplan $(COV_UNIT) >/dev/null
 	@for t in $(COV_UNIT); do $$t >/dev/null 2>&1 || echo "FAILED: $$t"; done
-	@echo "== unit tests alone, src/model_*.c"
-	@gcovr -r . --object-directory build-cov/obj --filter 'src/model_.*\.c'
+	@echo "== unit tests alone, src/model/model_*.c"
+	@gcovr -r . --object-directory build-cov/obj --filter 'src/model/.*\.c'
 	@$(MAKE) --no-print-directory $(COV) test >build-cov/test.log 2>&1 || \
 		{ tail -3 build-cov/test.log; echo "FAILED: make test (build-cov/test.log)"; }
 	@echo "== make test, src/"

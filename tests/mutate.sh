@@ -34,30 +34,30 @@ mkdir "$tree"
 # NAME|FILE|TEXT|REPLACEMENT|what is wrong (each about 10-20% off)
 list() {
 	cat <<'EOF'
-tp-allreduce|src/model_train.c|2.0 * comm_allreduce_s(&tl, act_bytes, c->tp)|0.85 * 2.0 * comm_allreduce_s(&tl, act_bytes, c->tp)|training TP all-reduce time x0.85
-dp-grad-bytes|src/model_train.c|grad_comm_bytes_per_param = 4.0|grad_comm_bytes_per_param = 3.4|data-parallel gradient bytes 4 -> 3.4
-tile-overhead|src/model_kernel.c|gemm_tile_overhead_k = 64.0|gemm_tile_overhead_k = 256.0|GEMM tile overhead 64 -> 256 steps of K
-prefill-causal|src/model_infer.c|0.5 * p * p|0.6 * p * p|prefill attention fraction 0.5 -> 0.6
-decode-kv-read|src/model_infer.c|double kv_read = b * ctx *|double kv_read = 0.85 * b * ctx *|decode KV-cache read x0.85
-decode-weights|src/model_infer.c|layer_gemms(d, a, c, b, c->batch, wb, &layer)|layer_gemms(d, a, c, b, c->batch, 0.9 * wb, &layer)|decode weight reads x0.9
-infer-allreduce|src/model_infer.c|2.0 * comm_allreduce_s(&l, n * a->hidden * act_bytes, c->tp)|1.8 * comm_allreduce_s(&l, n * a->hidden * act_bytes, c->tp)|serving TP all-reduces 2 -> 1.8 per layer
-kv-identity|src/model_infer.c|return a->layers * arch_kv_elems_per_token_layer(a) *|return 0.85 * a->layers * arch_kv_elems_per_token_layer(a) *|KV-cache bytes per token x0.85
-ring-allreduce|src/model_comm.c|return ring_s(l, bytes, n, 2.0);|return ring_s(l, bytes, n, 1.8);|ring all-reduce 2 -> 1.8 passes
-nvlink-eff|src/model_comm.c|intra_node_eff = 0.78|intra_node_eff = 0.70|achievable NVLink share 0.78 -> 0.70
-pp-sends|src/model_train.c|p2p_mb = 2.0 * c->vp * comm_p2p_s|p2p_mb = 2.2 * c->vp * comm_p2p_s|pipeline sends x1.1
-bubble|src/model_train.c|tm->bubble_s = (c->pp - 1.0) / c->vp * per_mb|tm->bubble_s = 1.1 * (c->pp - 1.0) / c->vp * per_mb|pipeline bubble x1.1
-zero3-gather|src/model_train.c|double mb = 2.0 * comm_allgather_s(&l, weights, n)|double mb = 1.8 * comm_allgather_s(&l, weights, n)|ZeRO-3 weight gathers 2 -> 1.8 per micro-batch
-moe-alltoall|src/model_train.c|*a2a_s = 2.0 * comm_alltoall_s(|*a2a_s = 1.8 * comm_alltoall_s(|MoE dispatch and combine 2 -> 1.8 all-to-alls
-optimizer|src/model_train.c|adam_step_bytes_per_param = 42.0|adam_step_bytes_per_param = 37.8|Adam step bytes 42 -> 37.8
-train-causal|src/model_train.c|causal_fraction = 0.5|causal_fraction = 0.55|training flash-attention causal fraction 0.5 -> 0.55
-flash-bwd-ratio|src/model_train.c|flash_bwd_flops_ratio = 2.5|flash_bwd_flops_ratio = 2.25|flash-attention backward FLOPs 2.5 -> 2.25 x forward
-flash-fwd-eff|src/model_kernel.c|flash_fwd_rel_eff = 0.85|flash_fwd_rel_eff = 0.765|flash-attention forward efficiency x0.9
-sustained-fraction|src/model_kernel.c|in_training_fraction = 0.85|in_training_fraction = 0.935|in-training GEMM fraction 0.85 -> 0.935
-elementwise|src/model_train.c|double norm = tokens * h * 4.0 / rep;|double norm = tokens * h * 4.4 / rep;|training norm traffic 4 -> 4.4 bytes per element
-reserve|src/model_memory.c|reserve_fraction = 0.05;|reserve_fraction = 0.055;|memory reserve 5% -> 5.5% of capacity
-sim-kv-read|src/model_infer.c|layer.s += fmax(ctx * kv_token /|layer.s += fmax(0.85 * ctx * kv_token /|simulated serving step: decode KV read x0.85
-sim-prompt-attn|src/model_infer.c|x->prefill_attn_pairs / ep * per_pair|1.2 * x->prefill_attn_pairs / ep * per_pair|simulated serving step: prompt attention x1.2
-gather-eff|src/model_sample.c|gather_efficiency = 0.5;|gather_efficiency = 0.55;|embedding gather efficiency 0.5 -> 0.55
+tp-allreduce|src/model/model_train.c|2.0 * comm_allreduce_s(&tl, act_bytes, c->tp)|0.85 * 2.0 * comm_allreduce_s(&tl, act_bytes, c->tp)|training TP all-reduce time x0.85
+dp-grad-bytes|src/model/model_train.c|grad_comm_bytes_per_param = 4.0|grad_comm_bytes_per_param = 3.4|data-parallel gradient bytes 4 -> 3.4
+tile-overhead|src/model/model_kernel.c|gemm_tile_overhead_k = 64.0|gemm_tile_overhead_k = 256.0|GEMM tile overhead 64 -> 256 steps of K
+prefill-causal|src/model/model_infer.c|0.5 * p * p|0.6 * p * p|prefill attention fraction 0.5 -> 0.6
+decode-kv-read|src/model/model_infer.c|double kv_read = b * ctx *|double kv_read = 0.85 * b * ctx *|decode KV-cache read x0.85
+decode-weights|src/model/model_infer.c|layer_gemms(d, a, c, b, c->batch, wb, &layer)|layer_gemms(d, a, c, b, c->batch, 0.9 * wb, &layer)|decode weight reads x0.9
+infer-allreduce|src/model/model_infer.c|2.0 * comm_allreduce_s(&l, n * a->hidden * act_bytes, c->tp)|1.8 * comm_allreduce_s(&l, n * a->hidden * act_bytes, c->tp)|serving TP all-reduces 2 -> 1.8 per layer
+kv-identity|src/model/model_infer.c|return a->layers * arch_kv_elems_per_token_layer(a) *|return 0.85 * a->layers * arch_kv_elems_per_token_layer(a) *|KV-cache bytes per token x0.85
+ring-allreduce|src/model/model_comm.c|return ring_s(l, bytes, n, 2.0);|return ring_s(l, bytes, n, 1.8);|ring all-reduce 2 -> 1.8 passes
+nvlink-eff|src/model/model_comm.c|intra_node_eff = 0.78|intra_node_eff = 0.70|achievable NVLink share 0.78 -> 0.70
+pp-sends|src/model/model_train.c|p2p_mb = 2.0 * c->vp * comm_p2p_s|p2p_mb = 2.2 * c->vp * comm_p2p_s|pipeline sends x1.1
+bubble|src/model/model_train.c|tm->bubble_s = (c->pp - 1.0) / c->vp * per_mb|tm->bubble_s = 1.1 * (c->pp - 1.0) / c->vp * per_mb|pipeline bubble x1.1
+zero3-gather|src/model/model_train.c|double mb = 2.0 * comm_allgather_s(&l, weights, n)|double mb = 1.8 * comm_allgather_s(&l, weights, n)|ZeRO-3 weight gathers 2 -> 1.8 per micro-batch
+moe-alltoall|src/model/model_train.c|*a2a_s = 2.0 * comm_alltoall_s(|*a2a_s = 1.8 * comm_alltoall_s(|MoE dispatch and combine 2 -> 1.8 all-to-alls
+optimizer|src/model/model_train.c|adam_step_bytes_per_param = 42.0|adam_step_bytes_per_param = 37.8|Adam step bytes 42 -> 37.8
+train-causal|src/model/model_train.c|causal_fraction = 0.5|causal_fraction = 0.55|training flash-attention causal fraction 0.5 -> 0.55
+flash-bwd-ratio|src/model/model_train.c|flash_bwd_flops_ratio = 2.5|flash_bwd_flops_ratio = 2.25|flash-attention backward FLOPs 2.5 -> 2.25 x forward
+flash-fwd-eff|src/model/model_kernel.c|flash_fwd_rel_eff = 0.85|flash_fwd_rel_eff = 0.765|flash-attention forward efficiency x0.9
+sustained-fraction|src/model/model_kernel.c|in_training_fraction = 0.85|in_training_fraction = 0.935|in-training GEMM fraction 0.85 -> 0.935
+elementwise|src/model/model_train.c|double norm = tokens * h * 4.0 / rep;|double norm = tokens * h * 4.4 / rep;|training norm traffic 4 -> 4.4 bytes per element
+reserve|src/model/model_memory.c|reserve_fraction = 0.05;|reserve_fraction = 0.055;|memory reserve 5% -> 5.5% of capacity
+sim-kv-read|src/model/model_infer.c|layer.s += fmax(ctx * kv_token /|layer.s += fmax(0.85 * ctx * kv_token /|simulated serving step: decode KV read x0.85
+sim-prompt-attn|src/model/model_infer.c|x->prefill_attn_pairs / ep * per_pair|1.2 * x->prefill_attn_pairs / ep * per_pair|simulated serving step: prompt attention x1.2
+gather-eff|src/model/model_sample.c|gather_efficiency = 0.5;|gather_efficiency = 0.55;|embedding gather efficiency 0.5 -> 0.55
 EOF
 }
 

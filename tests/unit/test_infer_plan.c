@@ -741,7 +741,7 @@ int main(void)
 		cmocka_unit_test(test_suggest_other_device),
 		cmocka_unit_test(test_suggest_larger_tp),
 		cmocka_unit_test(test_suggest_nothing),
-		/* last: it overflows an int in src/infer_plan.c, which the
+		/* last: it overflows an int in src/plan/infer_plan.c, which the
 		   undefined-behaviour sanitizer stops at */
 		cmocka_unit_test(test_replicas_huge_rate),
 	};

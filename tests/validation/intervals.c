@@ -1,5 +1,5 @@
 /*
- * intervals.c - the 80% prediction intervals of src/interval_table.c from
+ * intervals.c - the 80% prediction intervals of src/model/interval_table.c from
  * the validation residuals.
  *
  * Reads the lines "CLASS LOG_RATIO GPU" that `validate --residuals=FILE`

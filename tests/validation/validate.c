@@ -680,7 +680,7 @@ static int check_set(const struct set *s, const struct result *res)
 
 /*
  * --residuals=FILE: one line "CLASS LOG_RATIO GPU" per row that an interval
- * class covers (src/interval.c), LOG_RATIO = ln(measured / predicted) of
+ * class covers (src/model/interval.c), LOG_RATIO = ln(measured / predicted) of
  * the class's rate (a throughput: time-like metrics are inverted), for
  * tests/validation/intervals.c.  NULL when not asked.
  */
