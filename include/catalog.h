@@ -33,6 +33,9 @@
    (WL_GPUS_MAX, the bound of training.gpus). */
 #define GPU_RENT_MAX (1 << 24)
 
+/* Largest 'sms' of a row (streaming multiprocessors or compute units). */
+#define GPU_SMS_MAX 4096
+
 struct gpu_spec {
 	char name[GPU_NAME_MAX];     /* unique, matched case-insensitively */
 	char vendor[GPU_VENDOR_MAX]; /* "NVIDIA", "AMD", "Intel", ... */
@@ -42,6 +45,9 @@ struct gpu_spec {
 	/* dense peak tensor/matrix throughput per precision; 0 = not supported */
 	double peak_flops[PREC_COUNT];
 	bool sparsity_2_4;           /* 2:4 structured sparsity doubles math */
+	int sms;                     /* streaming multiprocessors (NVIDIA)
+					or compute units (AMD) that run the
+					matrix math; 0 = unknown */
 	double tdp_w;                /* board power limit */
 	double idle_w;               /* power when idle but powered */
 	int gpus_per_node;           /* GPUs in its usual server, 1 to

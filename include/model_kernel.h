@@ -22,6 +22,7 @@ struct device_perf {
 	double matmul_eff;         /* achievable fraction of peak_flops */
 	double mem_eff;            /* achievable fraction of bandwidth */
 	double elem_bytes;         /* bytes per element of the operands */
+	int sms;                   /* SMs / CUs; 0 = unknown (catalog) */
 };
 
 /*

@@ -72,7 +72,8 @@ struct train_layer {
  * and dropout only.  The search computes it once for all the rest.
  */
 struct train_micro {
-	struct device_perf d;
+	struct device_perf d;      /* the linear layers' GEMMs */
+	struct device_perf dv;     /* the rest: bf16 in fp8 training, else d */
 	struct train_layer layer;
 	double act_bytes;          /* one activation tensor of a micro-batch */
 	double layer_act_bytes[RECOMPUTE_FULL + 1]; /* per layer, per mode */

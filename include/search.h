@@ -36,6 +36,9 @@ struct train_space {
 	enum optimizer optimizer;
 	enum attention_impl attention;
 	bool dropout;
+	bool tp_comm_overlap;
+	bool ep_comm_overlap;
+	bool overlap_param_gather;
 };
 
 /*

@@ -27,6 +27,11 @@ struct train_config {
 	enum recompute recompute;
 	bool sequence_parallel;
 	bool overlap_grad_reduce;
+	bool overlap_param_gather; /* ZeRO 1-2 weight gather behind the
+				      next step's forward pass */
+	bool tp_comm_overlap;     /* TP collectives pipelined with GEMMs */
+	bool ep_comm_overlap;     /* MoE all-to-alls beside another
+				     micro-batch's compute (DualPipe) */
 	bool dropout;
 	enum precision precision;
 	enum optimizer optimizer;

@@ -132,6 +132,12 @@ struct training_spec {
 	enum optimizer optimizer;
 	enum attention_impl attention;
 	int overlap_grad_reduce; /* 0/1: DP reduction overlaps backward; WL_AUTO_NEG */
+	int overlap_param_gather; /* 0/1: ZeRO weight gather overlaps the
+				     forward; WL_AUTO_NEG: off */
+	int tp_comm_overlap;     /* 0/1: TP collectives overlap GEMMs;
+				    WL_AUTO_NEG: off */
+	int ep_comm_overlap;     /* 0/1: MoE all-to-alls overlap compute;
+				    WL_AUTO_NEG: off */
 	bool dropout;          /* dropout layers active (GPT-3/Megatron style) */
 	int ep;                /* expert parallelism; WL_AUTO */
 	double samples;        /* samples per epoch (generic, recsys) */

@@ -166,10 +166,13 @@ static void add_config(struct record *rec, const struct train_plan *p)
 			recompute_name(c->recompute), 0);
 		rec_bool(rec, NULL, "sequence_parallel", "sequence parallel",
 			 c->sequence_parallel, 0);
+		rec_bool(rec, NULL, "tp_comm_overlap", "TP comm overlap",
+			 c->tp_comm_overlap && c->tp > 1, 0);
 	} else {
 		rec_null(rec, NULL, "recompute", "recomputation", 0);
 		rec_null(rec, NULL, "sequence_parallel", "sequence parallel",
 			 0);
+		rec_null(rec, NULL, "tp_comm_overlap", "TP comm overlap", 0);
 	}
 	rec_str(rec, NULL, "precision", "precision",
 		precision_name(c->precision), 0);

@@ -61,6 +61,7 @@ enum column_id {
 	COLUMN_INT8,
 	COLUMN_INT4,
 	COLUMN_SPARSITY,
+	COLUMN_SMS,
 	COLUMN_TDP,
 	COLUMN_IDLE_POWER,
 	COLUMN_GPUS_PER_NODE,
@@ -119,6 +120,8 @@ static const struct column columns[COLUMN_COUNT] = {
 	[COLUMN_INT4] = PEAK_COLUMN("int4", PREC_INT4, true),
 	[COLUMN_SPARSITY] = { .name = "sparsity", .type = CELL_BOOL,
 			      .offset = SPEC_AT(sparsity_2_4) },
+	[COLUMN_SMS] = { .name = "sms", .type = CELL_INT,
+			 .offset = SPEC_AT(sms), .max = GPU_SMS_MAX },
 	[COLUMN_TDP] = QUANTITY_COLUMN("tdp", tdp_w, UNIT_POWER, true),
 	[COLUMN_IDLE_POWER] = QUANTITY_COLUMN("idle_power", idle_w,
 					      UNIT_POWER, false),
@@ -178,6 +181,7 @@ static const struct gpu_spec gpu_defaults = {
 	.price_basis = GPU_BASIS_UNSTATED,
 	.rent_max_gpus = 0,        /* no known limit */
 	.capex_usd_per_gpu = 0.0,  /* unknown */
+	.sms = 0,                  /* unknown */
 	.matmul_eff = 0.8,
 	.mem_eff = 0.85,
 };
@@ -420,6 +424,11 @@ int gpu_spec_check(const struct gpu_spec *g, struct diag *err)
 				"gpu '%s': 'price_basis' must be one word of "
 				"letters, digits, '-', '.' and '_'",
 				g->name);
+	if (g->sms < 0 || g->sms > GPU_SMS_MAX)
+		return diag_set(err, NULL, 0, 0,
+				"gpu '%s': 'sms' must be a whole number from "
+				"1 to %d, or 0 for unknown, got %d",
+				g->name, GPU_SMS_MAX, g->sms);
 	if (g->rent_max_gpus < 0 || g->rent_max_gpus > GPU_RENT_MAX)
 		return diag_set(err, NULL, 0, 0,
 				"gpu '%s': 'rent_max_gpus' must be a whole "
@@ -1231,7 +1240,7 @@ static int write_cell(FILE *out, const struct column *c,
 		int v = *(const int *)(const void *)(base + c->offset);
 
 		if (v == 0)
-			return 0; /* rent_max_gpus: no known limit */
+			return 0; /* rent_max_gpus, sms: no known value */
 		return fprintf(out, "%d", v) < 0 ? -1 : 0;
 	}
 	case CELL_WORD:

@@ -258,6 +258,10 @@ static const struct wl_key wl_keys[] = {
 		 attention_names),
 	KEY_TRI("training", "overlap_grad_reduce",
 		training.overlap_grad_reduce),
+	KEY_TRI("training", "overlap_param_gather",
+		training.overlap_param_gather),
+	KEY_TRI("training", "tp_comm_overlap", training.tp_comm_overlap),
+	KEY_TRI("training", "ep_comm_overlap", training.ep_comm_overlap),
 	KEY_BOOL("training", "dropout", training.dropout),
 	KEY_INT("training", "ep", training.ep, POS_AUTO, 1, WL_EXPERTS_MAX),
 	KEY_QTYM("training", "samples", training.samples, QTY_POS, UNIT_COUNT,
@@ -460,6 +464,9 @@ void workload_init(struct workload *wl)
 	wl->training.optimizer = OPTIMIZER_ADAM;
 	wl->training.attention = ATTN_FLASH;
 	wl->training.overlap_grad_reduce = WL_AUTO_NEG;
+	wl->training.overlap_param_gather = WL_AUTO_NEG;
+	wl->training.tp_comm_overlap = WL_AUTO_NEG;
+	wl->training.ep_comm_overlap = WL_AUTO_NEG;
 
 	wl->inference.weight_precision = PREC_BF16;
 	wl->inference.kv_precision = PREC_BF16;

@@ -17,17 +17,19 @@ static const double intra_node_latency_s = 3e-6;
 static const double inter_node_latency_s = 6e-6;
 
 /*
- * Collectives that run concurrently with compute slow it down: NCCL moves
- * NVLink traffic with copy kernels on the SMs (one CTA per channel, 8-32
- * channels) that also contend for HBM bandwidth, while InfiniBand traffic
- * is moved by the NIC (GPUDirect RDMA) with little SM work.  The fraction
- * of the overlapped communication time that is added to compute time
- * (Rashidi et al. 2021, "Enabling compute-communication overlap in
- * distributed deep learning training platforms"; Calculon uses 0.15 and
- * 0.02 for the same effect).
+ * Collectives that run concurrently with compute slow it down: NCCL runs
+ * every collective as kernels on the SMs (one CTA per channel, 8-32
+ * channels of the 108-148 SMs) that copy and reduce the data and contend
+ * for HBM bandwidth, whichever link carries it: InfiniBand traffic is
+ * sent by the NIC (GPUDirect RDMA), but a ring or tree across nodes still
+ * passes through the NVLink hops and the reductions of every GPU.  The
+ * fraction of the overlapped communication time that is added to compute
+ * time (Rashidi et al. 2021, "Enabling compute-communication overlap in
+ * distributed deep learning training platforms"; Calculon uses 0.15 for
+ * NVLink and 0.02 for the network, whose reductions it leaves out).
  */
 static const double intra_node_overlap_cost = 0.15;
-static const double inter_node_overlap_cost = 0.02;
+static const double inter_node_overlap_cost = 0.15;
 
 struct link link_intra_node(double datasheet_bw_bytes_per_s)
 {

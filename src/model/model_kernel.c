@@ -20,13 +20,17 @@ static const double kernel_gap_seconds = 2e-6;
 static const double gemm_tile = 128.0;
 
 /*
- * Fixed cost of one output tile of a GEMM in units of the reduction
- * dimension K: the software pipeline of a CUTLASS/cuBLAS main loop fills
- * 3-4 stages of 32-64 elements of K before the tensor cores run at full
- * rate, and the epilogue converts and stores the tile.  About 64 steps of
- * K (calibrated with in_training_fraction, specs/validation.md); short-K
- * GEMMs (row-parallel layers under tensor parallelism) lose the most.
+ * Fixed cost of one output tile of a GEMM: the software pipeline of a
+ * CUTLASS/cuBLAS main loop fills 3-4 stages of 32-64 elements of K from
+ * memory (several hundred nanoseconds of latency each) before the tensor
+ * cores run at full rate, and the epilogue converts and stores the tile.
+ * It is a time, about 1 us, the same on every device: on an A100 SM it is
+ * worth 64 steps of K of a 128 x 128 tile (calibrated with
+ * in_training_fraction, specs/validation.md), on faster SMs more steps.
+ * Short-K GEMMs (row-parallel layers under tensor parallelism) lose the
+ * most.  Devices without an SM count in the catalog pay 64 steps of K.
  */
+static const double gemm_tile_overhead_s = 1.0e-6;
 static const double gemm_tile_overhead_k = 64.0;
 
 /* Shortest tile height of the GEMM kernels used for few rows. */
@@ -79,6 +83,7 @@ int device_perf_init(struct device_perf *d, const struct gpu_spec *g,
 	d->mem_bw_bytes_per_s = g->mem_bw_bytes_per_s;
 	d->matmul_eff = g->matmul_eff;
 	d->mem_eff = g->mem_eff;
+	d->sms = g->sms;
 	/* operands are in the format the math runs in */
 	d->elem_bytes = precision_bytes(q);
 	return 0;
@@ -123,16 +128,32 @@ double kernel_gemm_w_s(const struct device_perf *d, double m, double n,
 	double tile_m = gemm_tile;
 	double mp, np;
 
+	double rate = d->peak_flops * d->matmul_eff * in_training_fraction;
+	double math_s;
+
 	while (tile_m > min_tile_m && tile_m / 2.0 >= m)
 		tile_m /= 2.0;
 	mp = round_up(m, tile_m);
 	np = round_up(n, gemm_tile);
-	/* each output tile pays a fixed prologue and epilogue (filling the
-	   operand pipeline, writing C), worth 'gemm_tile_overhead_k' steps
-	   of the reduction loop */
-	double kp = k + gemm_tile_overhead_k;
-	double math_s = count * 2.0 * mp * np * kp /
-			(d->peak_flops * d->matmul_eff * in_training_fraction);
+	if (d->sms > 0) {
+		/* the tiles spread over the SMs, each paying a fixed
+		   prologue and epilogue (filling the operand pipeline,
+		   writing C); split-K and stream-K kernels (cuBLAS,
+		   CUTLASS: Osama et al. 2023) balance a partial last wave
+		   over the SMs, so the waves are counted as a fraction */
+		double tiles = count * (mp / tile_m) * (np / gemm_tile);
+		double waves = tiles / d->sms;
+
+		math_s = waves * (2.0 * tile_m * gemm_tile * k /
+					  (rate / d->sms) +
+				  gemm_tile_overhead_s);
+	} else {
+		/* the same without an SM count: every tile busy, the fixed
+		   cost worth 'gemm_tile_overhead_k' steps of the reduction
+		   loop */
+		math_s = count * 2.0 * mp * np * (k + gemm_tile_overhead_k) /
+			 rate;
+	}
 	double bytes = count * (d->elem_bytes * (m * k + m * n) +
 				w_bytes * k * n);
 	double mem_s = bytes / (d->mem_bw_bytes_per_s * d->mem_eff);

@@ -31,16 +31,67 @@ static const double sgd_step_bytes_per_param = 34.0;
    runs two (Dao 2023, algorithm 2). */
 static const double flash_bwd_flops_ratio = 2.5;
 
+/*
+ * Memory traffic of the softmax cross-entropy per logit, as Megatron-Core's
+ * vocab-parallel cross-entropy (megatron/core/tensor_parallel/
+ * cross_entropy.py) runs it on 16-bit logits.  Forward, six kernels: the
+ * cast to fp32 (read 2, write 4 bytes), the maximum (read 4), the
+ * in-place subtraction and exponential (read 4, write 4 each), the sum
+ * (read 4) and the division into probabilities kept for the backward
+ * (read 4, write 4): 38 bytes.  Backward, two: the in-place scaling by the
+ * output gradient (read 4, write 4) and the cast of the gradient back to
+ * 16 bits (read 4, write 2): 14 bytes.
+ */
+static const double ce_fwd_bytes_per_logit = 38.0;
+static const double ce_bwd_bytes_per_logit = 14.0;
+static const double ce_fwd_kernels = 6.0;
+static const double ce_bwd_kernels = 2.0;
+
 /* Fraction of the s x s attention that a causal fused kernel computes. */
 static const double causal_fraction = 0.5;
 
+/*
+ * What a layer runs on: its GEMMs ('mm', in the training precision) and
+ * everything else ('vec': attention, element-wise work, the output layer
+ * and the router).  They differ in fp8 training, where Transformer Engine
+ * runs only the linear layers' GEMMs in fp8 and the rest in bf16
+ * (DeepSeek-AI 2024, 3.3.1: the embedding, output head, gating,
+ * normalization and attention stay in their original precision).
+ */
+struct perf2 {
+	const struct device_perf *mm;
+	const struct device_perf *vec;
+};
+
+/*
+ * The casts of an fp8 linear layer that the fused kernels do not hide,
+ * for 'count' layers of m x k inputs and m x n outputs: forward, the
+ * input's transposed fp8 copy kept for the weight gradient (written, 1
+ * byte per element; the cast itself is fused into the producing norm or
+ * activation); backward, the cast and transpose of the output gradient
+ * (read 2, write 1 + 1 bytes per element), as Transformer Engine's
+ * cast_transpose kernels run them.  The weights' fp8 copies are made
+ * once per step and left out.  None in other precisions.
+ */
+static void fp8_casts(const struct perf2 *p, double m, double n, double k,
+		      double count, double *fwd_s, double *bwd_s)
+{
+	if (p->mm->elem_bytes >= p->vec->elem_bytes)
+		return;
+	*fwd_s += kernel_stream_s(p->vec, count * m * k * 1.0);
+	*bwd_s += kernel_stream_s(p->vec, count * m * n * 4.0);
+}
+
 /* Forward GEMM C[m x n] = A[m x k] W[k x n] and its two backward GEMMs. */
-static void linear(const struct device_perf *d, double m, double n, double k,
+static void linear(const struct perf2 *p, double m, double n, double k,
 		   double *fwd_s, double *bwd_s)
 {
+	const struct device_perf *d = p->mm;
+
 	*fwd_s += kernel_gemm_s(d, m, n, k, 1.0);
 	*bwd_s += kernel_gemm_s(d, m, k, n, 1.0) +  /* input gradient */
 		  kernel_gemm_s(d, k, n, m, 1.0);   /* weight gradient */
+	fp8_casts(p, m, n, k, 1.0, fwd_s, bwd_s);
 }
 
 /* The link of a group of 'group' GPUs: NVLink within a node.  Callers
@@ -55,16 +106,19 @@ static struct link tp_link(const struct cluster *cl, int group)
 
 /* 'count' independent linear layers of the same shape as one grouped
    GEMM (the local experts of an MoE layer). */
-static void linear_group(const struct device_perf *d, double m, double n,
+static void linear_group(const struct perf2 *p, double m, double n,
 			 double k, double count, double *fwd_s, double *bwd_s)
 {
+	const struct device_perf *d = p->mm;
+
 	*fwd_s += kernel_gemm_s(d, m, n, k, count);
 	*bwd_s += kernel_gemm_s(d, m, k, n, count) +
 		  kernel_gemm_s(d, k, n, m, count);
+	fp8_casts(p, m, n, k, count, fwd_s, bwd_s);
 }
 
 /* FFN of width 'f' (a dense layer, or the shared experts), split over tp. */
-static void ffn_dense(const struct device_perf *d, const struct arch *a,
+static void ffn_dense(const struct perf2 *d, const struct arch *a,
 		      double n, double f, double t, double *fwd_s,
 		      double *bwd_s)
 {
@@ -82,26 +136,32 @@ static void ffn_dense(const struct device_perf *d, const struct arch *a,
  * auxiliary load-balancing losses aim for: Fedus et al. 2022; DeepSeek-AI
  * 2024); the dispatch and combine all-to-alls are returned in '*a2a_s'.
  */
-static void ffn_moe(const struct device_perf *d, const struct arch *a,
+static void ffn_moe(const struct perf2 *d, const struct arch *a,
 		    const struct train_config *c, const struct cluster *cl,
 		    double n, double *fwd_s, double *bwd_s, double *a2a_s)
 {
+	struct perf2 gate = { d->vec, d->vec };
 	double t = c->tp, ep = train_config_ep(c);
 	double local = a->experts / ep;
 	double m_e = n * a->experts_per_token / local;
 	double f = a->expert_ffn;
 	struct link l = tp_link(cl, ck_sat_mul_int(c->tp, train_config_ep(c)));
 
-	linear(d, n, a->experts, a->hidden, fwd_s, bwd_s); /* router */
+	linear(&gate, n, a->experts, a->hidden, fwd_s, bwd_s); /* router */
 	ffn_dense(d, a, n, (double)a->shared_experts * f, t, fwd_s, bwd_s);
 	linear_group(d, m_e, (a->gated_ffn ? 2.0 : 1.0) * f / t, a->hidden,
 		     local, fwd_s, bwd_s);
 	linear_group(d, m_e, a->hidden, f / t, local, fwd_s, bwd_s);
 	/* dispatch and combine: each token's hidden state to its top-k
-	   experts and back, split over tp */
-	*a2a_s = 2.0 * comm_alltoall_s(&l, n * a->experts_per_token *
-						   a->hidden * d->elem_bytes / t,
-				       train_config_ep(c));
+	   experts and back, split over tp; in fp8 training the dispatch
+	   sends the fp8 inputs of the experts' GEMMs, the combine bf16
+	   outputs (DeepSeek-AI 2024, 3.3.2) */
+	*a2a_s = comm_alltoall_s(&l, n * a->experts_per_token * a->hidden *
+					     d->mm->elem_bytes / t,
+				 train_config_ep(c)) +
+		 comm_alltoall_s(&l, n * a->experts_per_token * a->hidden *
+					     d->vec->elem_bytes / t,
+				 train_config_ep(c));
 }
 
 /* Attention core: scores, softmax, weighted sum, for 'count' heads x
@@ -157,10 +217,36 @@ static double elementwise_fwd_s(const struct device_perf *d,
 	       kernel_stream_s(d, act);
 }
 
-static void layer_cost_eval(const struct device_perf *d, const struct arch *a,
+/*
+ * Exposed time of a pass's tensor-parallel collectives ('comm_s') that
+ * run beside the pass's GEMMs ('gemm_s').  Without tp_comm_overlap, all of
+ * it.  With it, as Megatron-Core's --tp-comm-overlap runs them (Transformer
+ * Engine userbuffers; Wang et al. 2023, "Overlap communication with
+ * dependent computation via decomposition"): each all-gather or
+ * reduce-scatter is cut into tp chunks pipelined with the chunks of the
+ * GEMM that consumes or produces it, so the first chunk (1/tp of the
+ * traffic) stays exposed, the rest hides behind the other tp - 1 GEMM
+ * chunks up to their length, and the hidden part still costs the link's
+ * overlap_cost in slower compute (model_comm.c).
+ */
+static double tp_exposed_s(const struct train_config *c, const struct link *l,
+			   double comm_s, double gemm_s)
+{
+	double t = c->tp, first, rest, hidden;
+
+	if (!c->tp_comm_overlap || c->tp <= 1 || comm_s <= 0.0)
+		return comm_s;
+	first = comm_s / t;
+	rest = comm_s - first;
+	hidden = fmin(rest, gemm_s * (t - 1.0) / t);
+	return first + rest - hidden + l->overlap_cost * hidden;
+}
+
+static void layer_cost_eval(const struct perf2 *p, const struct arch *a,
 			    const struct train_config *c,
 			    const struct cluster *cl, struct train_layer *lc)
 {
+	const struct device_perf *d = p->vec;
 	double t = c->tp;
 	double n = (double)c->micro_batch * a->seq_len / c->cp;
 	double h = a->hidden;
@@ -176,7 +262,7 @@ static void layer_cost_eval(const struct device_perf *d, const struct arch *a,
 		int ng = arch_attn_gemms(a, g);
 
 		for (int i = 0; i < ng; i++)
-			linear(d, n, g[i].split == 1 ? g[i].out / t : g[i].out,
+			linear(p, n, g[i].split == 1 ? g[i].out / t : g[i].out,
 			       g[i].split == 2 ? g[i].in / t : g[i].in, &fwd,
 			       &bwd);
 	}
@@ -187,8 +273,8 @@ static void layer_cost_eval(const struct device_perf *d, const struct arch *a,
 		double moe = (double)arch_moe_layers(a) / a->layers;
 		double df = 0.0, db = 0.0, mf = 0.0, mb = 0.0, a2a;
 
-		ffn_dense(d, a, n, a->ffn_hidden, t, &df, &db);
-		ffn_moe(d, a, c, cl, n, &mf, &mb, &a2a);
+		ffn_dense(p, a, n, a->ffn_hidden, t, &df, &db);
+		ffn_moe(p, a, c, cl, n, &mf, &mb, &a2a);
 		fwd += (1.0 - moe) * df + moe * mf;
 		bwd += (1.0 - moe) * db + moe * mb;
 		lc->a2a_s = moe * a2a;
@@ -197,7 +283,7 @@ static void layer_cost_eval(const struct device_perf *d, const struct arch *a,
 		       moe * elementwise_fwd_s(d, a, c, n,
 					       arch_moe_active_ffn(a));
 	} else {
-		ffn_dense(d, a, n, a->ffn_hidden, t, &fwd, &bwd);
+		ffn_dense(p, a, n, a->ffn_hidden, t, &fwd, &bwd);
 		elem = elementwise_fwd_s(d, a, c, n, a->ffn_hidden);
 	}
 
@@ -212,20 +298,34 @@ static void layer_cost_eval(const struct device_perf *d, const struct arch *a,
 			  2.0 * (comm_allgather_s(&tl, act_bytes, c->tp) +
 				 comm_reducescatter_s(&tl, act_bytes, c->tp)) :
 			  2.0 * comm_allreduce_s(&tl, act_bytes, c->tp);
-	/* the MoE all-to-alls run in both passes, with the TP traffic */
-	lc->tp_fwd_s = tp_pass + lc->a2a_s;
-	lc->tp_bwd_s = tp_pass + lc->a2a_s;
+	/* the MoE all-to-alls run in both passes, with the TP traffic; with
+	   tp_comm_overlap the TP collectives hide behind the projections'
+	   and the FFN's GEMMs of the same pass */
+	if (c->ep_comm_overlap && lc->a2a_s > 0.0) {
+		/* DualPipe (DeepSeek-AI 2024, 3.2.1) and Megatron-Core's
+		   --overlap-moe-expert-parallel-comm pair the forward chunk
+		   of one micro-batch with the backward chunk of another, so
+		   each pass's all-to-alls run beside the other's compute */
+		struct link el = tp_link(cl, ck_sat_mul_int(c->tp,
+							    train_config_ep(c)));
+
+		lc->a2a_s = 0.5 * comm_overlapped_s(&el, 2.0 * lc->a2a_s,
+						    lc->fwd_s + lc->bwd_s);
+	}
+	lc->tp_fwd_s = tp_exposed_s(c, &tl, tp_pass, fwd) + lc->a2a_s;
+	lc->tp_bwd_s = tp_exposed_s(c, &tl, tp_pass, bwd) + lc->a2a_s;
 
 	/* full recomputation repeats the forward pass with its collectives;
-	   selective repeats the attention core, unless a fused kernel
-	   recomputes it anyway (Korthikanti et al. 2022, section 5) */
+	   selective repeats the attention core (Korthikanti et al. 2022,
+	   section 5), a fused kernel too: Megatron-Core checkpoints the core
+	   attention whatever its backend (checkpoint_core_attention in
+	   megatron/core/transformer/attention.py) */
 	lc->recompute_s[RECOMPUTE_NONE] = 0.0;
-	lc->recompute_s[RECOMPUTE_SELECTIVE] =
-		c->attention == ATTN_UNFUSED ? lc->attn_fwd_s : 0.0;
+	lc->recompute_s[RECOMPUTE_SELECTIVE] = lc->attn_fwd_s;
 	lc->recompute_s[RECOMPUTE_FULL] = lc->fwd_s;
 	lc->tp_recompute_s[RECOMPUTE_NONE] = 0.0;
 	lc->tp_recompute_s[RECOMPUTE_SELECTIVE] = 0.0;
-	lc->tp_recompute_s[RECOMPUTE_FULL] = tp_pass + lc->a2a_s;
+	lc->tp_recompute_s[RECOMPUTE_FULL] = lc->tp_fwd_s;
 
 	/* ring attention passes K and V around the cp ranks while computing
 	   (Liu et al. 2023); only what the attention time cannot hide shows */
@@ -242,16 +342,33 @@ static void layer_cost_eval(const struct device_perf *d, const struct arch *a,
 	}
 }
 
-/* Exposed data-parallel / ZeRO communication of one step. */
+/*
+ * Megatron-Core's gradient buckets: max(40M, 1M x dp) parameters each
+ * (DistributedDataParallelConfig.bucket_size left unset,
+ * megatron/core/distributed/distributed_data_parallel.py).  The reduction
+ * of a bucket starts when its last gradient is ready, so the last bucket
+ * of the backward pass (the first layers' parameters, and the embedding,
+ * which is the last gradient produced) cannot hide; the parameter gather
+ * of the next step needs the same bucket first.
+ */
+static const double dp_bucket_params = 40e6;
+static const double dp_bucket_params_per_rank = 1e6;
+
+/*
+ * Exposed data-parallel / ZeRO communication of one step.  'tail_params'
+ * is the parameters of the bucket produced last in the backward pass (and
+ * needed first in the forward pass), at least one bucket.
+ */
 static double dp_comm_eval(const struct train_config *c, int layers,
 			   const struct cluster *cl, double params_gpu, int n,
-			   double wbytes, double mb_compute_s, double last_bwd_s)
+			   double wbytes, double tail_params,
+			   double first_fwd_s, double last_bwd_s)
 {
 	int span = c->tp * c->pp * c->cp * c->dp;
 	struct link l = tp_link(cl, span);
 	double grads = params_gpu * grad_comm_bytes_per_param;
 	double weights = params_gpu * wbytes;
-	double comm;
+	double reduce_s, gather_s, tail;
 
 	if (n <= 1)
 		return 0.0;
@@ -264,17 +381,35 @@ static double dp_comm_eval(const struct train_config *c, int layers,
 
 		/* the first layer's gather cannot be prefetched */
 		return c->micro_batches *
-			       comm_overlapped_s(&l, mb, mb_compute_s) +
+			       comm_overlapped_s(&l, mb, first_fwd_s +
+							       last_bwd_s) +
 		       comm_allgather_s(&l, weights / layers, n);
 	}
-	if (c->zero >= 1)
-		comm = comm_reducescatter_s(&l, grads, n) +
-		       comm_allgather_s(&l, weights, n);
-	else
-		comm = comm_allreduce_s(&l, grads, n);
+	/* ZeRO 1-2 reduce-scatter the gradients and, after the optimizer
+	   step, all-gather the updated weights; ZeRO 0 all-reduces */
+	if (c->zero >= 1) {
+		reduce_s = comm_reducescatter_s(&l, grads, n);
+		gather_s = comm_allgather_s(&l, weights, n);
+	} else {
+		reduce_s = comm_allreduce_s(&l, grads, n);
+		gather_s = 0.0;
+	}
+	tail = fmax(tail_params,
+		    fmax(dp_bucket_params, dp_bucket_params_per_rank * n));
+	tail = tail < params_gpu ? tail / params_gpu : 1.0;
+	/* with --overlap-grad-reduce the reduction hides under the last
+	   micro-batch's backward pass, all but the last bucket; with
+	   --overlap-param-gather the gather hides under the next step's
+	   first forward pass, all but the first bucket */
 	if (c->overlap_grad_reduce)
-		return comm_overlapped_s(&l, comm, last_bwd_s);
-	return comm;
+		reduce_s = comm_overlapped_s(&l, reduce_s * (1.0 - tail),
+					     last_bwd_s) +
+			   reduce_s * tail;
+	if (c->overlap_param_gather)
+		gather_s = comm_overlapped_s(&l, gather_s * (1.0 - tail),
+					     first_fwd_s) +
+			   gather_s * tail;
+	return reduce_s + gather_s;
 }
 
 double train_optimizer_bytes_per_param(enum optimizer o)
@@ -292,27 +427,39 @@ int train_micro_eval(const struct arch *a, const struct train_config *c,
 	double v = a->vocab;
 	double h = a->hidden;
 	struct link tl = tp_link(cl, c->tp);
+	struct perf2 p = { &mc->d, &mc->dv }, head = { &mc->dv, &mc->dv };
 
-	if (device_perf_init(&mc->d, g, c->precision, false) != 0)
+	/* the GEMMs in the training precision, the rest in bf16 when that
+	   is fp8 (struct perf2) */
+	if (device_perf_init(&mc->d, g, c->precision, false) != 0 ||
+	    device_perf_init(&mc->dv, g,
+			     c->precision == PREC_FP8 ? PREC_BF16 :
+							c->precision,
+			     false) != 0)
 		return -1;
-	layer_cost_eval(&mc->d, a, c, cl, &mc->layer);
-	mc->act_bytes = n * h * mc->d.elem_bytes;
+	layer_cost_eval(&p, a, c, cl, &mc->layer);
+	mc->act_bytes = n * h * mc->dv.elem_bytes;
 
 	/* output layer on the last stage: logits GEMM (vocabulary split over
-	   tp) and the fp32 softmax cross-entropy (read 16-bit logits, write
-	   and read fp32 probabilities: 10 bytes per logit forward, 6 for the
-	   gradient); the embedding lookup on the first stage is a gather of
+	   tp) and the fp32 softmax cross-entropy as Megatron-Core's
+	   vocab-parallel cross-entropy runs it, in six kernels forward and
+	   two backward (ce_fwd_bytes_per_logit, ce_bwd_bytes_per_logit); the
+	   embedding lookup on the first stage is a gather of
 	   n x h (its gradient a scatter of the same); each has one
 	   tensor-parallel collective of the activations: the embedding's
 	   all-reduce forward (vocabulary-parallel embedding), the output
 	   layer's input-gradient all-reduce backward */
 	mc->out_fwd_s = 0.0;
 	mc->out_bwd_s = 0.0;
-	linear(&mc->d, n, v / t, h, &mc->out_fwd_s, &mc->out_bwd_s);
-	mc->out_fwd_s += kernel_stream_s(&mc->d, n * v / t * 10.0);
-	mc->out_bwd_s += kernel_stream_s(&mc->d, n * v / t * 6.0);
-	mc->embed_fwd_s = kernel_stream_s(&mc->d, 2.0 * mc->act_bytes);
-	mc->embed_bwd_s = kernel_stream_s(&mc->d, 2.0 * mc->act_bytes);
+	linear(&head, n, v / t, h, &mc->out_fwd_s, &mc->out_bwd_s);
+	mc->out_fwd_s += kernel_stream_s(&mc->dv, n * v / t *
+						     ce_fwd_bytes_per_logit) +
+			 (ce_fwd_kernels - 1.0) * kernel_gap_s();
+	mc->out_bwd_s += kernel_stream_s(&mc->dv, n * v / t *
+						     ce_bwd_bytes_per_logit) +
+			 (ce_bwd_kernels - 1.0) * kernel_gap_s();
+	mc->embed_fwd_s = kernel_stream_s(&mc->dv, 2.0 * mc->act_bytes);
+	mc->embed_bwd_s = kernel_stream_s(&mc->dv, 2.0 * mc->act_bytes);
 	mc->head_tp_s = comm_allreduce_s(&tl, mc->act_bytes, c->tp);
 	train_layer_activations(a, c, mc->layer_act_bytes);
 	train_stage_memory_params(&mc->mem, a, c);
@@ -458,7 +605,7 @@ void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 	struct train_stage_memory w = mc->mem;
 	double f_mb, b_mb, p2p_mb, per_mb, chunk_s, m = c->micro_batches;
 	double params_gpu, upd_params, step_bytes, tokens_per_step;
-	double dense, expert, wbytes;
+	double dense, expert, wbytes, tail;
 	struct train_time *tm = &r->time;
 
 	/* the slowest stage's micro-batch: its layers, and the embedding on
@@ -481,13 +628,16 @@ void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 	train_stage_params_peak(&w, a, c, &dense, &expert);
 	params_gpu = dense + expert;
 	wbytes = train_state_bytes(c->precision, c->optimizer).weights;
+	/* the embedding is the last gradient of the backward pass of a
+	   stage that holds it (pp 1: the only stage) */
+	tail = c->pp <= 1 ? (double)a->vocab * a->hidden / c->tp : 0.0;
 	tm->dp_comm_s = dp_comm_eval(c, a->layers, cl, dense, c->dp * c->cp,
-				     wbytes, f_mb + b_mb, b_mb);
+				     wbytes, tail, f_mb, b_mb);
 	if (expert > 0.0)
 		tm->dp_comm_s += dp_comm_eval(c, a->layers, cl, expert,
 					      c->dp * c->cp /
 						      train_config_ep(c),
-					      wbytes, f_mb + b_mb, b_mb);
+					      wbytes, 0.0, f_mb, b_mb);
 
 	/* ZeRO shards the update like the states (model_memory.c): the
 	   replicated parameters over dp * cp, the experts over dp * cp / ep */
@@ -498,7 +648,7 @@ void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 			     params_gpu;
 	step_bytes = c->optimizer == OPTIMIZER_ADAM ? adam_step_bytes_per_param :
 						      sgd_step_bytes_per_param;
-	tm->optimizer_s = kernel_stream_s(&mc->d, upd_params * step_bytes);
+	tm->optimizer_s = kernel_stream_s(&mc->dv, upd_params * step_bytes);
 
 	tm->step_s = m * per_mb + tm->bubble_s + tm->dp_comm_s +
 		     tm->optimizer_s;

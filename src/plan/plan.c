@@ -297,6 +297,7 @@ static int plan_per_sample(const struct workload *wl, const struct gpu_spec *g,
 	per_gpu = c.global_batch / c.gpus;
 	c.overlap_grad_reduce = ts->overlap_grad_reduce != WL_AUTO_NEG ?
 					ts->overlap_grad_reduce : 1;
+	c.overlap_param_gather = ts->overlap_param_gather == 1;
 	for (int mb = 1; mb <= per_gpu && mb <= sample_max_micro_batch; mb++) {
 		if (per_gpu % mb != 0 ||
 		    (ts->micro_batch != WL_AUTO && mb != ts->micro_batch))
@@ -367,6 +368,8 @@ int train_plan_rank(const struct workload *wl, const struct gpu_spec *g,
 	p->config.optimizer = ts->optimizer;
 	p->config.attention = ts->attention;
 	p->config.dropout = ts->dropout;
+	p->config.tp_comm_overlap = ts->tp_comm_overlap == 1;
+	p->config.ep_comm_overlap = ts->ep_comm_overlap == 1;
 	if (device_perf_init(&d, g, ts->precision, false) != 0)
 		return diag_set(err, NULL, 0, 0,
 				"'%s' has no tensor math for %s or wider",

@@ -64,6 +64,12 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 	sp->optimizer = ts->optimizer;
 	sp->attention = ts->attention;
 	sp->dropout = ts->dropout;
+	/* Megatron-Core's --tp-comm-overlap (Transformer Engine
+	   userbuffers) and --overlap-param-gather: off unless the workload
+	   turns them on, as in Megatron-Core */
+	sp->tp_comm_overlap = ts->tp_comm_overlap == 1;
+	sp->ep_comm_overlap = ts->ep_comm_overlap == 1;
+	sp->overlap_param_gather = ts->overlap_param_gather == 1;
 
 	if (ts->tp != WL_AUTO)
 		dim_one(&sp->tp, ts->tp);
@@ -252,6 +258,8 @@ static void search_share(const struct train_space *sp, const struct arch *a,
 	c.optimizer = sp->optimizer;
 	c.attention = sp->attention;
 	c.dropout = sp->dropout;
+	c.tp_comm_overlap = sp->tp_comm_overlap;
+	c.ep_comm_overlap = sp->ep_comm_overlap;
 	/* outer: what a micro-batch costs (tp, cp, micro-batch, sequence
 	   parallelism); inner: how it is scheduled and sharded */
 	for (int i = 0; i < sp->tp.n; i++)
@@ -310,6 +318,8 @@ static void search_share(const struct train_space *sp, const struct arch *a,
 				c.zero = sp->zero.v[z];
 				c.recompute = (enum recompute)sp->recompute.v[rc];
 				c.overlap_grad_reduce = sp->overlap.v[o];
+				c.overlap_param_gather =
+					sp->overlap_param_gather;
 				res->evaluated++;
 				/* the loosest split is legal when any is */
 				train_stage_fill(a, &c, sp->first_stage_layers,

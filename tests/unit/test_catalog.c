@@ -27,19 +27,19 @@ static const char full_csv[] =
 	"source,name,vendor,kind,memory,mem_bw,fp32,tf32,bf16,fp16,fp8,"
 	"int8,int4,sparsity,tdp,idle_power,gpus_per_node,intra_bw,inter_bw,"
 	"price_usd_per_gpu_hour,matmul_eff,mem_eff,capex_usd_per_gpu,"
-	"rent_max_gpus,price_basis\n"
+	"rent_max_gpus,price_basis,sms\n"
 	"\"Datasheet, rev \"\"B\"\" (2024)\",Xcel-9,Acme,Workstation,"
 	"95.37GiB,2.385TB/s,66.9TFLOPS,494.7TFLOPS,989.4TFLOPS,"
 	"989.4TFLOPS,1978.9TFLOPS,1978.9TOPS,3957.8TOPS,Yes,712.5W,91.3W,"
 	"4,451.2GB/s,400Gb/s,3.17,0.713,0.871,2385.25,8,"
-	"Cloud-On-Demand_2026.05\n"
+	"Cloud-On-Demand_2026.05,132\n"
 	"\n"
 	"   \n"
 	"spec sheet,Mini-2,,,24.5GB,936.2GB/s,,,71.3TFLOPS,,,,,,165.5W,,,,"
-	",,,,,,\n"
+	",,,,,,,\n"
 	"\"quoted, source\",Edge-1,Acme,EDGE,7.5GB,102.4GB/s,,,,17.2TFLOPS,,"
 	"137.5TOPS,,no,25.3W,4.7W,1,,10Gb/s,0,1,0.5,  499.5 ,1,"
-	"purchase-3y\n";
+	"purchase-3y,\n";
 
 static void assert_rel(double got, double want)
 {
@@ -127,6 +127,7 @@ static void test_full_parse(void **state)
 	assert_rel(g->price_usd_per_hour, 3.17);
 	assert_string_equal(g->price_basis, "Cloud-On-Demand_2026.05");
 	assert_int_equal(g->rent_max_gpus, 8);
+	assert_int_equal(g->sms, 132);
 	assert_rel(g->capex_usd_per_gpu, 2385.25);
 	assert_rel(g->matmul_eff, 0.713);
 	assert_rel(g->mem_eff, 0.871);
@@ -153,6 +154,7 @@ static void test_full_parse(void **state)
 	assert_true(g->price_usd_per_hour == 0.0);
 	assert_string_equal(g->price_basis, "unstated");
 	assert_int_equal(g->rent_max_gpus, 0); /* no known limit */
+	assert_int_equal(g->sms, 0);            /* unknown */
 	assert_true(g->capex_usd_per_gpu == 0.0); /* unknown */
 	assert_rel(g->matmul_eff, 0.8);
 	assert_rel(g->mem_eff, 0.85);
@@ -364,6 +366,10 @@ static void test_optional_value_errors(void **state)
 		{ "rent_max_gpus", "8.5", "from 1 to 16777216" },
 		{ "rent_max_gpus", "16777217", "got '16777217'" },
 		{ "rent_max_gpus", "many", "got 'many'" },
+		{ "sms", "0", "'sms' must be a whole number from 1 to 4096, "
+			      "got '0'" },
+		{ "sms", "132.5", "from 1 to 4096" },
+		{ "sms", "4097", "got '4097'" },
 		{ "capex_usd_per_gpu", "-5", "'capex_usd_per_gpu' must be a "
 					    "positive number (1e-9 to 1e21), "
 					    "or empty when unknown, got '-5'" },
@@ -403,6 +409,7 @@ static void test_optional_values_ok(void **state)
 		{ "price_basis", "0123456789012345678901234567890" },
 		{ "rent_max_gpus", "1" }, { "rent_max_gpus", "16777216" },
 		{ "rent_max_gpus", "" }, { "capex_usd_per_gpu", "" },
+		{ "sms", "1" }, { "sms", "4096" }, { "sms", "" },
 		{ "capex_usd_per_gpu", "31999.5" },
 		{ "capex_usd_per_gpu", "1e-9" },
 	};
@@ -624,6 +631,7 @@ static void compare_specs(const struct gpu_spec *a, const struct gpu_spec *b)
 	assert_rel(a->price_usd_per_hour, b->price_usd_per_hour);
 	assert_string_equal(a->price_basis, b->price_basis);
 	assert_int_equal(a->rent_max_gpus, b->rent_max_gpus);
+	assert_int_equal(a->sms, b->sms);
 	assert_rel(a->capex_usd_per_gpu, b->capex_usd_per_gpu);
 	assert_rel(a->matmul_eff, b->matmul_eff);
 	assert_rel(a->mem_eff, b->mem_eff);
@@ -660,7 +668,7 @@ static void round_trip(struct catalog *cat)
 	{
 		static const char header[] =
 			"name,vendor,kind,memory,mem_bw,fp32,tf32,bf16,"
-			"fp16,fp8,int8,int4,sparsity,tdp,idle_power,"
+			"fp16,fp8,int8,int4,sparsity,sms,tdp,idle_power,"
 			"gpus_per_node,intra_bw,inter_bw,"
 			"price_usd_per_gpu_hour,price_basis,rent_max_gpus,"
 			"capex_usd_per_gpu,matmul_eff,mem_eff,source\n";
@@ -686,12 +694,12 @@ static void test_round_trip(void **state)
 	assert_non_null(strstr(text, "\"Datasheet, rev \"\"B\"\" (2024)\""));
 	assert_non_null(strstr(text, ",\"quoted, source\"\n"));
 	assert_non_null(strstr(text, ",1978.9TFLOPS,1978.9TOPS,3957.8TOPS,"
-				     "yes,712.5W,91.3W,4,451.2GB/s,50GB/s,"
+				     "yes,132,712.5W,91.3W,4,451.2GB/s,50GB/s,"
 				     "3.17,Cloud-On-Demand_2026.05,8,2385.25,"
 				     "0.713,0.871,"));
 	/* no basis: "unstated"; no limit and no capex: empty cells */
 	assert_non_null(strstr(text, "Mini-2,,datacenter,24.5GB,936.2GB/s,"
-				     ",,71.3TFLOPS,,,,,no,165.5W,16.55W,8,"
+				     ",,71.3TFLOPS,,,,,no,,165.5W,16.55W,8,"
 				     "32GB/s,12.5GB/s,0,unstated,,,0.8,0.85,"
 				     "spec sheet\n"));
 	free(text);
@@ -739,6 +747,9 @@ static void test_default_catalog(void **state)
 	diag_clear(&d);
 	assert_non_null(catalog_find(cat, "H100-SXM", &d));
 	assert_false(diag_has_error(&d));
+	/* datasheet SM counts (specs/catalog.md) */
+	assert_int_equal(catalog_find(cat, "H100-SXM", &d)->sms, 132);
+	assert_int_equal(catalog_find(cat, "A100-SXM-80GB", &d)->sms, 108);
 	/* one price basis for every non-edge row; edge rows say theirs
 	   (specs/catalog.md, "Price basis") */
 	for (size_t i = 0; i < catalog_count(cat); i++) {
@@ -963,6 +974,12 @@ static void test_gpu_spec_check(void **state)
 	expect_check_fails(&bad, "got 16777217");
 	bad.rent_max_gpus = 0;
 	assert_int_equal(gpu_spec_check(&bad, NULL), 0);
+	bad = g;
+	bad.sms = -1;
+	expect_check_fails(&bad, "'sms' must be a whole number from 1 to "
+				 "4096, or 0 for unknown, got -1");
+	bad.sms = 4097;
+	expect_check_fails(&bad, "got 4097");
 	bad = g;
 	bad.capex_usd_per_gpu = -1.0;
 	expect_check_fails(&bad, "'capex_usd_per_gpu' must be a positive "

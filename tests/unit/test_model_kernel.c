@@ -373,6 +373,48 @@ static void test_gemm_reference(void **state)
 		   1e-12);
 }
 
+/*
+ * With an SM count: math = tiles / sms x (2 tile_M 128 K / (rate / sms)
+ * + 1 us), tiles = count (Mp / tile_M) (Np / 128).  On an A100 (108 SMs)
+ * 1 us is about the 64 steps of K of the device without one; on a device
+ * with faster SMs it is more steps.
+ */
+static void test_gemm_sms_reference(void **state)
+{
+	struct gpu_spec g = a100(), h = h100();
+	struct device_perf d, d0, dh;
+	double tiles = 8.0 * 8.0, a100_sm = a100_math / 108.0;
+
+	(void)state;
+	g.sms = 108;
+	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
+	g.sms = 0;
+	assert_int_equal(device_perf_init(&d0, &g, PREC_BF16, false), 0);
+	assert_rel(kernel_gemm_s(&d, 1000.0, 1000.0, 777.0, 1.0),
+		   roof(tiles / 108.0 *
+				(2.0 * 128 * 128 * 777 / a100_sm + 1e-6),
+			2.0 * (1000.0 * 777 + 1000.0 * 1000 + 777.0 * 1000) /
+				a100_bw),
+		   1e-12);
+	/* within 1% of the device without an SM count on a short-K GEMM */
+	assert_rel(kernel_gemm_s(&d, 4096.0, 5120.0, 192.0, 1.0),
+		   kernel_gemm_s(&d0, 4096.0, 5120.0, 192.0, 1.0), 0.01);
+	/* a faster SM: the same microsecond is worth more steps of K, so
+	   the short-K GEMM loses a larger share of its time */
+	h.sms = 132;
+	assert_int_equal(device_perf_init(&dh, &h, PREC_BF16, false), 0);
+	{
+		double rate = dh.peak_flops * dh.matmul_eff * 0.85;
+		double ideal = 2.0 * 4096 * 5120 * 192 / rate;
+		double loss_h = kernel_gemm_s(&dh, 4096.0, 5120.0, 192.0, 1.0) /
+				ideal;
+		double loss_a = kernel_gemm_s(&d, 4096.0, 5120.0, 192.0, 1.0) /
+				(2.0 * 4096 * 5120 * 192 / a100_math);
+
+		assert_true(loss_h > loss_a);
+	}
+}
+
 /* T_stream = bytes / (bw mem_eff) + gap; the roofline of a per-sample
    layer: max + min^2 / max + gap at the sustained math rate. */
 static void test_stream_roofline_reference(void **state)
@@ -419,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_gemm_memory_bound),
 		cmocka_unit_test(test_gemm_monotonic),
 		cmocka_unit_test(test_gemm_tiles),
+		cmocka_unit_test(test_gemm_sms_reference),
 		cmocka_unit_test(test_gemm_batched),
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_flash_attention),

@@ -652,6 +652,38 @@ static void test_train_a2a(void **state)
 		   2.0 * (207360.0 - 69120.0), 1e-12);
 }
 
+/*
+ * ep_comm_overlap (DualPipe, Megatron-Core's EP overlap): the two passes'
+ * all-to-alls run beside the layer's compute of both passes,
+ * a2a' = T_overlapped(2 a2a, fwd + bwd) / 2 with NVLink's overlap cost
+ * 0.15; all of it hidden here, so a2a' = 0.15 a2a.  fp8: the dispatch in
+ * fp8 (1 byte), the combine in bf16 (2 bytes).
+ */
+static void test_train_a2a_overlap_fp8(void **state)
+{
+	struct arch a = small_moe();
+	struct gpu_spec g = test_gpu();
+	struct cluster cl = test_cluster();
+	struct train_config c = moe_cfg(2, 1, 6, 3, 1);
+	struct train_micro off, on, f8;
+	double one = 2.0 / 3.0 * 46080.0 / (0.78 * 450e9) + 2 * 3e-6;
+	double half = 2.0 / 3.0 * 23040.0 / (0.78 * 450e9) + 2 * 3e-6;
+
+	(void)state;
+	assert_int_equal(train_micro_eval(&a, &c, &g, &cl, &off), 0);
+	c.ep_comm_overlap = true;
+	assert_int_equal(train_micro_eval(&a, &c, &g, &cl, &on), 0);
+	assert_true(2.0 * off.layer.a2a_s < off.layer.fwd_s + off.layer.bwd_s);
+	assert_rel(on.layer.a2a_s, 0.15 * off.layer.a2a_s, 1e-12);
+	assert_rel(on.layer.fwd_s, off.layer.fwd_s, 0.0);
+	c.ep_comm_overlap = false;
+	c.precision = PREC_FP8;
+	assert_int_equal(train_micro_eval(&a, &c, &g, &cl, &f8), 0);
+	assert_rel(f8.layer.a2a_s, 3.0 / 5.0 * (one + half), 1e-12);
+	/* the attention core stays in bf16 */
+	assert_rel(f8.layer.attn_fwd_s, off.layer.attn_fwd_s, 1e-12);
+}
+
 static void test_config_ep_rules(void **state)
 {
 	struct arch a = small_moe();
@@ -902,6 +934,7 @@ int main(void)
 		cmocka_unit_test(test_params_mixtral),
 		cmocka_unit_test(test_params_split_ep),
 		cmocka_unit_test(test_memory_ep),
+		cmocka_unit_test(test_train_a2a_overlap_fp8),
 		cmocka_unit_test(test_train_a2a),
 		cmocka_unit_test(test_config_ep_rules),
 		cmocka_unit_test(test_infer_gpus),

@@ -303,6 +303,9 @@ static void brute_force(const struct arch *a, const struct gpu_spec *g,
 		c.recompute = (enum recompute)rc;
 		c.sequence_parallel = tp > 1;
 		c.overlap_grad_reduce = true;
+		/* the search's defaults: both off unless the workload says */
+		c.overlap_param_gather = false;
+		c.tp_comm_overlap = false;
 		c.precision = PREC_BF16;
 		c.optimizer = OPTIMIZER_ADAM;
 		c.attention = ATTN_FLASH;

@@ -40,7 +40,7 @@
 #include "search.h"
 #include "workload.h"
 
-#define MAX_COLS 40
+#define MAX_COLS 48
 #define MAX_ROWS 200
 #define CELL_MAX 1024
 
@@ -107,8 +107,11 @@ static struct table *table_load(const char *path)
 	fclose(f);
 	t->nrows--; /* the header */
 	if (t->bad || t->nrows < 0) {
-		fprintf(stderr, "validate: '%s' is not a well-formed table\n",
-			path);
+		fprintf(stderr,
+			"validate: '%s' is not a well-formed table (rows of "
+			"different lengths, or more than %d rows, %d columns "
+			"or %d bytes in a cell)\n",
+			path, MAX_ROWS - 1, MAX_COLS, CELL_MAX - 1);
 		free(t);
 		return NULL;
 	}
@@ -274,6 +277,10 @@ static int predict_training(const struct table *t, const struct catalog *cat,
 			{ "attention", "training.attention" },
 			{ "dropout", "training.dropout" },
 			{ "overlap_grad_reduce", "training.overlap_grad_reduce" },
+			{ "tp_comm_overlap", "training.tp_comm_overlap" },
+			{ "ep_comm_overlap", "training.ep_comm_overlap" },
+			{ "overlap_param_gather",
+			  "training.overlap_param_gather" },
 		};
 		struct workload wl;
 		struct train_plan p;
@@ -508,21 +515,21 @@ static const struct set sets[] = {
 	{ "training-holdout.csv",
 	  "training (holdout: not used to fit the constants)",
 	  predict_training, 11,
-	  { { "throughput", "tokens_per_s_per_gpu", 11, 0.18, 0.40, NULL },
+	  { { "throughput", "tokens_per_s_per_gpu", 11, 0.17, 0.37, NULL },
 	    { NULL, NULL, 0, 0.0, 0.0, NULL } } },
 	{ "training-mcore24.csv",
-	  "training, Megatron-Core on H100 (2024): the gap issue 11 closes",
+	  "training, Megatron-Core on H100 (2024), not used to fit",
 	  predict_training, 9,
-	  { { "model TFLOP/s per GPU", "model_tflops_per_gpu", 9, 0.16, 0.33,
-	      "  (small models predicted too fast, large ones too slow: "
+	  { { "model TFLOP/s per GPU", "model_tflops_per_gpu", 9, 0.050, 0.115,
+	      "  (the pipelined runs predicted 3-10% slow: "
 	      "specs/validation.md)" },
 	    { NULL, NULL, 0, 0.0, 0.0, NULL } } },
 	{ "production.csv",
 	  "production runs, configuration chosen by the search",
 	  predict_training, 4,
-	  { { "GPU-hours", "gpu_hours gpu_hours_ideal", 2, 0.16, 0.29, NULL },
+	  { { "GPU-hours", "gpu_hours gpu_hours_ideal", 2, 0.145, 0.215, NULL },
 	    { "throughput", "tokens_per_s_per_gpu model_tflops_per_gpu", 2,
-	      0.16, 0.21, NULL },
+	      0.105, 0.110, NULL },
 	    { NULL, NULL, 0, 0.0, 0.0, NULL } } },
 	{ "generic.csv", "generic networks (CNNs), per sample",
 	  predict_training, 8,
