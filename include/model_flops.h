@@ -75,6 +75,11 @@ double arch_attn_act_elems(const struct arch *a);
    0 for multi-head and grouped-query attention). */
 double arch_attn_act_elems_replicated(const struct arch *a);
 
+/* Elements per token of MLA's up-projections (queries from their latent
+   when q_lora > 0, keys and values from theirs), which recomputation of
+   the up-projections does not keep; 0 without MLA. */
+double arch_attn_up_proj_elems(const struct arch *a);
+
 /* True for a mixture-of-experts model. */
 bool arch_is_moe(const struct arch *a);
 

@@ -38,6 +38,7 @@ struct train_space {
 	bool dropout;
 	bool tp_comm_overlap;
 	bool ep_comm_overlap;
+	int recompute_modules;
 	bool overlap_param_gather;
 };
 

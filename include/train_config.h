@@ -25,6 +25,9 @@ struct train_config {
 	int micro_batches;        /* per pipeline: global / (dp * micro) */
 	int zero;                 /* 0..3 */
 	enum recompute recompute;
+	int recompute_modules;    /* what selective recomputation repeats:
+				     enum recompute_module bits, 0 for
+				     core_attn alone */
 	bool sequence_parallel;
 	bool overlap_grad_reduce;
 	bool overlap_param_gather; /* ZeRO 1-2 weight gather behind the
@@ -51,6 +54,11 @@ bool train_config_valid(const struct arch *a, const struct train_config *c,
 
 /* Expert-parallel size: 'ep', where 0 means 1. */
 int train_config_ep(const struct train_config *c);
+
+/* What selective recomputation of 'c' repeats: its recompute_modules,
+   where 0 means the core attention (RECOMPUTE_MOD_CORE_ATTN); 0 when it
+   does not recompute selectively. */
+int train_config_recompute_modules(const struct train_config *c);
 
 /* Transformer layers of the pipeline stages of a configuration. */
 struct train_stages {

@@ -53,6 +53,18 @@ enum recompute {
 	RECOMPUTE_FULL,
 };
 
+/*
+ * What selective recomputation repeats in the backward pass, as
+ * Megatron-Core's --recompute-modules names them: a bit set; 0 means the
+ * default, the core attention alone.
+ */
+enum recompute_module {
+	RECOMPUTE_MOD_CORE_ATTN = 1 << 0,   /* scores, softmax, weighted sum */
+	RECOMPUTE_MOD_LAYERNORM = 1 << 1,   /* the two norms of a layer */
+	RECOMPUTE_MOD_MLA_UP_PROJ = 1 << 2, /* MLA's up-projections */
+	RECOMPUTE_MOD_MOE_ACT = 1 << 3,     /* the experts' activation */
+};
+
 enum optimizer {
 	OPTIMIZER_ADAM = 0, /* mixed-precision Adam(W): fp32 master, m, v */
 	OPTIMIZER_SGD,      /* fp32 master weights and momentum */
@@ -127,6 +139,7 @@ struct training_spec {
 	int last_stage_layers;  /* last pipeline stage; WL_AUTO each */
 	int zero;             /* 0..3; WL_AUTO_NEG */
 	enum recompute recompute;
+	int recompute_modules; /* enum recompute_module bits; 0: core_attn */
 	int sequence_parallel; /* 0/1; WL_AUTO_NEG */
 	enum precision precision;
 	enum optimizer optimizer;
@@ -361,6 +374,10 @@ int workload_validate(const struct workload *wl, struct diag *err);
 bool model_has_arch(const struct model_spec *m);
 
 const char *recompute_name(enum recompute r);
+
+/* 'modules' (enum recompute_module bits) as a comma-separated list of
+   their names, in 'buf' of 'size' bytes; returns 'buf'. */
+char *recompute_modules_text(int modules, char *buf, size_t size);
 const char *optimizer_name(enum optimizer o);
 const char *attention_name(enum attention_impl a);
 const char *slo_percentile_name(enum slo_percentile p);

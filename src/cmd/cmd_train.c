@@ -162,14 +162,28 @@ static void add_config(struct record *rec, const struct train_plan *p)
 			c->global_batch, k);
 	rec_int(rec, NULL, "zero", "ZeRO stage", c->zero, 0);
 	if (k) {
+		char mods[96];
+
 		rec_str(rec, NULL, "recompute", "recomputation",
 			recompute_name(c->recompute), 0);
+		if (c->recompute == RECOMPUTE_SELECTIVE)
+			rec_str(rec, NULL, "recompute_modules",
+				"recomputed modules",
+				recompute_modules_text(
+					train_config_recompute_modules(c),
+					mods, sizeof(mods)),
+				0);
+		else
+			rec_null(rec, NULL, "recompute_modules",
+				 "recomputed modules", 0);
 		rec_bool(rec, NULL, "sequence_parallel", "sequence parallel",
 			 c->sequence_parallel, 0);
 		rec_bool(rec, NULL, "tp_comm_overlap", "TP comm overlap",
 			 c->tp_comm_overlap && c->tp > 1, 0);
 	} else {
 		rec_null(rec, NULL, "recompute", "recomputation", 0);
+		rec_null(rec, NULL, "recompute_modules", "recomputed modules",
+			 0);
 		rec_null(rec, NULL, "sequence_parallel", "sequence parallel",
 			 0);
 		rec_null(rec, NULL, "tp_comm_overlap", "TP comm overlap", 0);

@@ -57,6 +57,7 @@ enum wl_type {
 	WLT_TRISTATE,  /* int: 0, 1 or WL_AUTO_NEG */
 	WLT_NUMBER,    /* double, plain number (strtod) */
 	WLT_QUANTITY,  /* double, units_parse of 'unit' */
+	WLT_FLAGS,     /* int, a bit set: a comma-separated list of 'names' */
 	WLT_PRECISION, /* enum precision, one of 'names' */
 	WLT_RECOMPUTE, /* enum recompute, one of 'names' */
 	WLT_OPTIMIZER, /* enum optimizer, one of 'names' */
@@ -108,6 +109,14 @@ static const struct wl_name infer_precision_names[] = {
 static const struct wl_name recompute_names[] = {
 	{ "none", RECOMPUTE_NONE }, { "selective", RECOMPUTE_SELECTIVE },
 	{ "full", RECOMPUTE_FULL }, { "auto", RECOMPUTE_AUTO }, { NULL, 0 },
+};
+
+static const struct wl_name recompute_module_names[] = {
+	{ "core_attn", RECOMPUTE_MOD_CORE_ATTN },
+	{ "layernorm", RECOMPUTE_MOD_LAYERNORM },
+	{ "mla_up_proj", RECOMPUTE_MOD_MLA_UP_PROJ },
+	{ "moe_act", RECOMPUTE_MOD_MOE_ACT },
+	{ NULL, 0 },
 };
 
 /* The first name of a value is its canonical name; later ones are aliases. */
@@ -172,6 +181,8 @@ static const struct wl_name bool_names[] = {
 	{ s, k, WLT_QUANTITY, WL_OFF(f), fl, 0, hi, unit, NULL }
 #define KEY_ENUM(s, k, f, type, names) \
 	{ s, k, type, WL_OFF(f), 0, 0, 0, UNIT_COUNT, names }
+#define KEY_FLAGS(s, k, f, names) \
+	{ s, k, WLT_FLAGS, WL_OFF(f), 0, 0, 0, UNIT_COUNT, names }
 
 #define POS (WLK_UNSET0)          /* positive int, 0 = not given */
 #define POS_AUTO (WLK_AUTO)        /* positive int or auto (0) */
@@ -249,6 +260,8 @@ static const struct wl_key wl_keys[] = {
 	KEY_INT("training", "zero", training.zero, WLK_AUTO_NEG, 0, 3),
 	KEY_ENUM("training", "recompute", training.recompute, WLT_RECOMPUTE,
 		 recompute_names),
+	KEY_FLAGS("training", "recompute_modules", training.recompute_modules,
+		  recompute_module_names),
 	KEY_TRI("training", "sequence_parallel", training.sequence_parallel),
 	KEY_ENUM("training", "precision", training.precision, WLT_PRECISION,
 		 train_precision_names),
@@ -402,6 +415,27 @@ static const char *name_of(const struct wl_name *names, int value)
 const char *recompute_name(enum recompute r)
 {
 	return name_of(recompute_names, (int)r);
+}
+
+char *recompute_modules_text(int modules, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	if (size == 0)
+		return buf;
+	buf[0] = '\0';
+	for (int i = 0; recompute_module_names[i].name; i++) {
+		int n;
+
+		if (!(modules & recompute_module_names[i].value))
+			continue;
+		n = snprintf(buf + used, size - used, "%s%s", used ? "," : "",
+			     recompute_module_names[i].name);
+		if (n < 0 || (size_t)n >= size - used)
+			break;
+		used += (size_t)n;
+	}
+	return buf;
 }
 
 const char *optimizer_name(enum optimizer o)
@@ -881,6 +915,53 @@ static int name_check(const char *text, const char *label,
 }
 
 /*
+ * A comma-separated list of 'k->names' (blanks around each allowed) into
+ * the OR of their values; the column of an unknown or empty item.
+ */
+static int parse_flags(const struct wl_key *k, const char *text,
+		       const char *label, int *out, const struct wl_where *at,
+		       struct diag *err)
+{
+	char list[128], item[WL_WORD_MAX + 1];
+	const char *p = text;
+	int bits = 0;
+
+	names_list(k->names, list, sizeof(list));
+	for (;;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		size_t lead = 0, n;
+		int i, col;
+
+		while (lead < len && isspace((unsigned char)p[lead]))
+			lead++;
+		n = len - lead;
+		while (n > 0 && isspace((unsigned char)p[lead + n - 1]))
+			n--;
+		col = at->col > 0 ? at->col + (int)(p - text) + (int)lead : 0;
+		if (n == 0 || n > WL_WORD_MAX)
+			return diag_set(err, at->file, at->line, col,
+					"'%s' must be a comma-separated list "
+					"of %s, got '%s'",
+					label, list, text);
+		memcpy(item, p + lead, n);
+		item[n] = '\0';
+		i = names_find(k->names, item);
+		if (i < 0)
+			return diag_set(err, at->file, at->line, col,
+					"'%s': unknown item '%s'; expected "
+					"%s",
+					label, item, list);
+		bits |= k->names[i].value;
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	*out = bits;
+	return 0;
+}
+
+/*
  * Parse 'text' (blanks already stripped) for key 'k' and store it in 'wl'.
  * 'label' names the key in messages.
  */
@@ -941,6 +1022,8 @@ static int key_parse(const struct wl_key *k, const char *text,
 		return parse_number(k, text, label, f, at, err);
 	case WLT_QUANTITY:
 		return parse_quantity(k, text, label, f, at, err);
+	case WLT_FLAGS:
+		return parse_flags(k, text, label, f, at, err);
 	default:
 		break;
 	}
@@ -1462,6 +1545,19 @@ static int key_check(const struct wl_key *k, const struct workload *wl,
 		key_describe(k, what, sizeof(what));
 		return diag_set(err, file, 0, 0, "'%s' must be %s, got %d",
 				label, what, v);
+	case WLT_FLAGS: {
+		int all = 0;
+
+		v = *(const int *)f;
+		for (int i = 0; k->names[i].name; i++)
+			all |= k->names[i].value;
+		if (v >= 0 && (v & ~all) == 0)
+			return 0;
+		names_list(k->names, list, sizeof(list));
+		return diag_set(err, file, 0, 0,
+				"'%s' must be a set of %s, got %d", label,
+				list, v);
+	}
 	case WLT_TRISTATE:
 		v = *(const int *)f;
 		if (v == 0 || v == 1 || v == WL_AUTO_NEG)

@@ -108,6 +108,17 @@ double arch_attn_act_elems_replicated(const struct arch *a)
 	return e;
 }
 
+double arch_attn_up_proj_elems(const struct arch *a)
+{
+	double e = (double)a->heads * ((double)a->head_dim + a->v_dim);
+
+	if (a->kv_lora <= 0)
+		return 0.0;
+	if (a->q_lora > 0)
+		e += (double)a->heads * ((double)a->head_dim + a->rope_dim);
+	return e;
+}
+
 double arch_attn_act_elems(const struct arch *a)
 {
 	struct attn_gemm g[ATTN_GEMM_MAX];

@@ -173,10 +173,23 @@ double train_layer_activation_bytes(const struct arch *a,
 			e * (a->gated_ffn ? 2.0 : 1.0) * f + g8 * f;
 	double scores = 0.0;
 	double per_token;
+	int mods = train_config_recompute_modules(c);
 
 	if (c->recompute == RECOMPUTE_FULL)
 		return e * h * tokens / rep;
-	if (c->attention == ATTN_UNFUSED && c->recompute == RECOMPUTE_NONE)
+	/* what selective recomputation repeats is not kept (Megatron-Core's
+	   --recompute-modules): the norms' outputs, the QKV and MLP GEMM
+	   inputs; MLA's up-projected queries, keys and values (kept: the
+	   latents they come from); the experts' activation output, the down
+	   projection's input (kept: its input) */
+	if (mods & RECOMPUTE_MOD_LAYERNORM)
+		outside -= g8 * 2.0 * h;
+	if (mods & RECOMPUTE_MOD_MLA_UP_PROJ)
+		inside -= e * arch_attn_up_proj_elems(a);
+	if (mods & RECOMPUTE_MOD_MOE_ACT)
+		inside -= g8 * moe * arch_moe_active_ffn(a);
+	if (c->attention == ATTN_UNFUSED &&
+	    !(mods & RECOMPUTE_MOD_CORE_ATTN))
 		/* softmax output, and with dropout its mask and output, for
 		   every key of the context (Korthikanti: 5 a s / h) */
 		scores = (double)a->heads * a->seq_len *

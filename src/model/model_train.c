@@ -218,6 +218,45 @@ static double elementwise_fwd_s(const struct device_perf *d,
 }
 
 /*
+ * What selective recomputation repeats of a layer of 'n' tokens, by the
+ * modules of c (train_config_recompute_modules): the attention core
+ * ('attn_fwd_s'), the two norms, MLA's up-projections, the experts'
+ * activation (averaged over the layers, as the layer costs are).
+ */
+static double selective_recompute_s(const struct perf2 *p,
+				    const struct arch *a,
+				    const struct train_config *c, double n,
+				    double attn_fwd_s)
+{
+	int mods = c->recompute_modules ? c->recompute_modules :
+					  RECOMPUTE_MOD_CORE_ATTN;
+	double t = c->tp, rep = c->sequence_parallel ? c->tp : 1.0;
+	double s = 0.0;
+
+	if (mods & RECOMPUTE_MOD_CORE_ATTN)
+		s += attn_fwd_s;
+	if (mods & RECOMPUTE_MOD_LAYERNORM)
+		s += 2.0 * kernel_stream_s(p->vec, n * a->hidden * 4.0 / rep);
+	if ((mods & RECOMPUTE_MOD_MLA_UP_PROJ) && a->kv_lora > 0) {
+		double heads = a->heads;
+
+		s += kernel_gemm_s(p->mm, n,
+				   heads * ((double)a->head_dim + a->v_dim) / t,
+				   a->kv_lora, 1.0);
+		if (a->q_lora > 0)
+			s += kernel_gemm_s(p->mm, n,
+					   heads * ((double)a->head_dim +
+						    a->rope_dim) / t,
+					   a->q_lora, 1.0);
+	}
+	if ((mods & RECOMPUTE_MOD_MOE_ACT) && arch_is_moe(a))
+		s += (double)arch_moe_layers(a) / a->layers *
+		     kernel_stream_s(p->vec, n * arch_moe_active_ffn(a) / t *
+						     (a->gated_ffn ? 6.0 : 4.0));
+	return s;
+}
+
+/*
  * Exposed time of a pass's tensor-parallel collectives ('comm_s') that
  * run beside the pass's GEMMs ('gemm_s').  Without tp_comm_overlap, all of
  * it.  With it, as Megatron-Core's --tp-comm-overlap runs them (Transformer
@@ -321,7 +360,8 @@ static void layer_cost_eval(const struct perf2 *p, const struct arch *a,
 	   attention whatever its backend (checkpoint_core_attention in
 	   megatron/core/transformer/attention.py) */
 	lc->recompute_s[RECOMPUTE_NONE] = 0.0;
-	lc->recompute_s[RECOMPUTE_SELECTIVE] = lc->attn_fwd_s;
+	lc->recompute_s[RECOMPUTE_SELECTIVE] =
+		selective_recompute_s(p, a, c, n, lc->attn_fwd_s);
 	lc->recompute_s[RECOMPUTE_FULL] = lc->fwd_s;
 	lc->tp_recompute_s[RECOMPUTE_NONE] = 0.0;
 	lc->tp_recompute_s[RECOMPUTE_SELECTIVE] = 0.0;
@@ -468,6 +508,23 @@ int train_micro_eval(const struct arch *a, const struct train_config *c,
 	for (int r = RECOMPUTE_NONE; r <= RECOMPUTE_FULL; r++)
 		mc->hw_flops_per_token[r] =
 			train_hw_flops_per_token(a, (enum recompute)r);
+	/* selective: the attention core again only when it is among the
+	   modules, MLA's up-projections (2 FLOPs per weight) when they are */
+	{
+		int mods = c->recompute_modules ? c->recompute_modules :
+						  RECOMPUTE_MOD_CORE_ATTN;
+		double *sel = &mc->hw_flops_per_token[RECOMPUTE_SELECTIVE];
+
+		if (!(mods & RECOMPUTE_MOD_CORE_ATTN))
+			*sel = mc->hw_flops_per_token[RECOMPUTE_NONE];
+		if ((mods & RECOMPUTE_MOD_MLA_UP_PROJ) && a->kv_lora > 0)
+			*sel += 2.0 * a->layers * a->heads *
+				(a->kv_lora * ((double)a->head_dim + a->v_dim) +
+				 (a->q_lora > 0 ?
+					  a->q_lora * ((double)a->head_dim +
+						       a->rope_dim) :
+					  0.0));
+	}
 	return 0;
 }
 

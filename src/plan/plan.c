@@ -370,6 +370,7 @@ int train_plan_rank(const struct workload *wl, const struct gpu_spec *g,
 	p->config.dropout = ts->dropout;
 	p->config.tp_comm_overlap = ts->tp_comm_overlap == 1;
 	p->config.ep_comm_overlap = ts->ep_comm_overlap == 1;
+	p->config.recompute_modules = ts->recompute_modules;
 	if (device_perf_init(&d, g, ts->precision, false) != 0)
 		return diag_set(err, NULL, 0, 0,
 				"'%s' has no tensor math for %s or wider",

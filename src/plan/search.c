@@ -69,6 +69,7 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 	   turns them on, as in Megatron-Core */
 	sp->tp_comm_overlap = ts->tp_comm_overlap == 1;
 	sp->ep_comm_overlap = ts->ep_comm_overlap == 1;
+	sp->recompute_modules = ts->recompute_modules;
 	sp->overlap_param_gather = ts->overlap_param_gather == 1;
 
 	if (ts->tp != WL_AUTO)
@@ -126,10 +127,12 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 		dim_one(&sp->recompute, ts->recompute);
 	else
 		for (int r = RECOMPUTE_NONE; r <= RECOMPUTE_FULL; r++)
-			/* with a fused attention kernel, selective
-			   recomputation is the same as none */
+			/* with a fused attention kernel, recomputing
+			   the attention core alone keeps what none keeps,
+			   at a cost: searched only with other modules */
 			if (r != RECOMPUTE_SELECTIVE ||
-			    ts->attention == ATTN_UNFUSED)
+			    ts->attention == ATTN_UNFUSED ||
+			    (ts->recompute_modules & ~RECOMPUTE_MOD_CORE_ATTN))
 				dim_add(&sp->recompute, r);
 	/* sequence parallelism saves memory at no extra traffic
 	   (Korthikanti et al. 2022): on whenever tp > 1 unless fixed */
@@ -260,6 +263,7 @@ static void search_share(const struct train_space *sp, const struct arch *a,
 	c.dropout = sp->dropout;
 	c.tp_comm_overlap = sp->tp_comm_overlap;
 	c.ep_comm_overlap = sp->ep_comm_overlap;
+	c.recompute_modules = sp->recompute_modules;
 	/* outer: what a micro-batch costs (tp, cp, micro-batch, sequence
 	   parallelism); inner: how it is scheduled and sharded */
 	for (int i = 0; i < sp->tp.n; i++)

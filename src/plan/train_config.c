@@ -199,6 +199,14 @@ void train_stage_fill(const struct arch *a, struct train_config *c,
 	}
 }
 
+int train_config_recompute_modules(const struct train_config *c)
+{
+	if (c->recompute != RECOMPUTE_SELECTIVE)
+		return 0;
+	return c->recompute_modules ? c->recompute_modules :
+				      RECOMPUTE_MOD_CORE_ATTN;
+}
+
 int train_config_ep(const struct train_config *c)
 {
 	return c->ep > 1 ? c->ep : 1;

@@ -279,6 +279,7 @@ static int predict_training(const struct table *t, const struct catalog *cat,
 			{ "overlap_grad_reduce", "training.overlap_grad_reduce" },
 			{ "tp_comm_overlap", "training.tp_comm_overlap" },
 			{ "ep_comm_overlap", "training.ep_comm_overlap" },
+			{ "recompute_modules", "training.recompute_modules" },
 			{ "overlap_param_gather",
 			  "training.overlap_param_gather" },
 		};
