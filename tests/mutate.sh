@@ -58,6 +58,14 @@ reserve|src/model/model_memory.c|reserve_fraction = 0.05;|reserve_fraction = 0.0
 sim-kv-read|src/model/model_infer.c|layer.s += fmax(ctx * kv_token /|layer.s += fmax(0.85 * ctx * kv_token /|simulated serving step: decode KV read x0.85
 sim-prompt-attn|src/model/model_infer.c|x->prefill_attn_pairs / ep * per_pair|1.2 * x->prefill_attn_pairs / ep * per_pair|simulated serving step: prompt attention x1.2
 gather-eff|src/model/model_sample.c|gather_efficiency = 0.5;|gather_efficiency = 0.55;|embedding gather efficiency 0.5 -> 0.55
+tile-time|src/model/model_kernel.c|gemm_tile_overhead_s = 1.0e-6|gemm_tile_overhead_s = 1.2e-6|GEMM tile overhead 1 -> 1.2 us (devices with an SM count)
+tp-overlap|src/model/model_train.c|hidden = fmin(rest, gemm_s * (t - 1.0) / t);|hidden = fmin(rest, 1.15 * gemm_s * (t - 1.0) / t);|TP comm overlap: 15% more GEMM time to hide behind
+dp-bucket|src/model/model_train.c|dp_bucket_params = 40e6;|dp_bucket_params = 34e6;|data-parallel last bucket 40M -> 34M parameters
+param-gather|src/model/model_train.c|gather_s = comm_overlapped_s(&l, gather_s * (1.0 - tail),|gather_s = 0.85 * comm_overlapped_s(&l, gather_s * (1.0 - tail),|ZeRO weight gather behind the forward x0.85
+ce-bytes|src/model/model_train.c|ce_fwd_bytes_per_logit = 38.0;|ce_fwd_bytes_per_logit = 33.0;|cross-entropy forward 38 -> 33 bytes per logit
+fp8-casts|src/model/model_train.c|count * m * n * 4.0);|count * m * n * 3.4);|fp8 output-gradient cast 4 -> 3.4 bytes per element
+recompute-mla|src/model/model_memory.c|inside -= e * arch_attn_up_proj_elems(a);|inside -= 0.85 * e * arch_attn_up_proj_elems(a);|MLA up-projection recompute frees x0.85 of its activations
+ep-overlap|src/model/model_train.c|lc->a2a_s = 0.5 * comm_overlapped_s(&el, 2.0 * lc->a2a_s,|lc->a2a_s = 0.45 * comm_overlapped_s(&el, 2.0 * lc->a2a_s,|DualPipe all-to-all overlap 0.5 -> 0.45 of the exposed pair
 EOF
 }
 

@@ -471,11 +471,11 @@ int train_micro_eval(const struct arch *a, const struct train_config *c,
 
 	/* the GEMMs in the training precision, the rest in bf16 when that
 	   is fp8 (struct perf2) */
-	if (device_perf_init(&mc->d, g, c->precision, false) != 0 ||
-	    device_perf_init(&mc->dv, g,
-			     c->precision == PREC_FP8 ? PREC_BF16 :
-							c->precision,
-			     false) != 0)
+	if (device_perf_init(&mc->d, g, c->precision, false) != 0)
+		return -1;
+	mc->dv = mc->d;
+	if (c->precision == PREC_FP8 &&
+	    device_perf_init(&mc->dv, g, PREC_BF16, false) != 0)
 		return -1;
 	layer_cost_eval(&p, a, c, cl, &mc->layer);
 	mc->act_bytes = n * h * mc->dv.elem_bytes;

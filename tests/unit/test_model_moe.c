@@ -684,6 +684,41 @@ static void test_train_a2a_overlap_fp8(void **state)
 	assert_rel(f8.layer.attn_fwd_s, off.layer.attn_fwd_s, 1e-12);
 }
 
+/*
+ * Selective recomputation of MLA's up-projections (recompute_modules
+ * mla_up_proj) keeps the latents and drops the up-projected queries,
+ * keys and values: a (d_h + d_r) + a (d_h + d_v) = 5 x 32 + 5 x 44 = 380
+ * elements of 2 bytes per token and layer, over tp 1, for the 96 x 1
+ * tokens of a micro-batch; layernorm drops the two GEMM inputs after the
+ * norms (2 h = 240 elements).
+ */
+static void test_memory_recompute_modules(void **state)
+{
+	struct arch a = small_mla(16);
+	struct train_config c = moe_cfg(1, 1, 1, 1, 0);
+	double base, mla, norm;
+
+	(void)state;
+	assert_rel(arch_attn_up_proj_elems(&a), 380.0, 0.0);
+	c.recompute = RECOMPUTE_SELECTIVE;
+	base = train_layer_activation_bytes(&a, &c);
+	c.recompute_modules = RECOMPUTE_MOD_CORE_ATTN | RECOMPUTE_MOD_MLA_UP_PROJ;
+	mla = train_layer_activation_bytes(&a, &c);
+	assert_rel(base - mla, 96.0 * 2.0 * 380.0, 1e-12);
+	c.recompute_modules = RECOMPUTE_MOD_CORE_ATTN | RECOMPUTE_MOD_LAYERNORM;
+	norm = train_layer_activation_bytes(&a, &c);
+	assert_rel(base - norm, 96.0 * 2.0 * 240.0, 1e-12);
+	/* without MLA the module frees nothing */
+	{
+		struct arch g = small_moe();
+
+		c.recompute_modules = RECOMPUTE_MOD_CORE_ATTN;
+		base = train_layer_activation_bytes(&g, &c);
+		c.recompute_modules |= RECOMPUTE_MOD_MLA_UP_PROJ;
+		assert_rel(train_layer_activation_bytes(&g, &c), base, 0.0);
+	}
+}
+
 static void test_config_ep_rules(void **state)
 {
 	struct arch a = small_moe();
@@ -935,6 +970,7 @@ int main(void)
 		cmocka_unit_test(test_params_split_ep),
 		cmocka_unit_test(test_memory_ep),
 		cmocka_unit_test(test_train_a2a_overlap_fp8),
+		cmocka_unit_test(test_memory_recompute_modules),
 		cmocka_unit_test(test_train_a2a),
 		cmocka_unit_test(test_config_ep_rules),
 		cmocka_unit_test(test_infer_gpus),

@@ -1124,6 +1124,35 @@ static void test_fp8_training(void **state)
 	assert_true(r16.time.step_s / r8.time.step_s < 1.8);
 	/* the casts: the fp8 layer is slower than its GEMMs at 2x alone */
 	assert_true(m8.layer.fwd_s > 0.5 * m16.layer.fwd_s);
+	/* exactly: the bf16 layer with its four GEMMs (h 2048, MHA, f 4h,
+	   n = 2 x 2048 tokens) in fp8, plus the input's fp8 transpose
+	   (1 byte per input element) forward and the output gradient's
+	   cast and transpose (4 bytes per output element) backward */
+	{
+		static const double nk[4][2] = {
+			{ 3.0 * 2048, 2048 }, { 2048, 2048 },
+			{ 4.0 * 2048, 2048 }, { 2048, 4.0 * 2048 },
+		};
+		struct device_perf d16, d8;
+		double n = 2.0 * 2048, f = m16.layer.fwd_s, b = m16.layer.bwd_s;
+
+		assert_int_equal(device_perf_init(&d16, &g, PREC_BF16, false), 0);
+		assert_int_equal(device_perf_init(&d8, &g, PREC_FP8, false), 0);
+		for (int i = 0; i < 4; i++) {
+			double N = nk[i][0], K = nk[i][1];
+
+			f += kernel_gemm_s(&d8, n, N, K, 1.0) -
+			     kernel_gemm_s(&d16, n, N, K, 1.0) +
+			     kernel_stream_s(&d16, n * K * 1.0);
+			b += kernel_gemm_s(&d8, n, K, N, 1.0) +
+			     kernel_gemm_s(&d8, K, N, n, 1.0) -
+			     kernel_gemm_s(&d16, n, K, N, 1.0) -
+			     kernel_gemm_s(&d16, K, N, n, 1.0) +
+			     kernel_stream_s(&d16, n * N * 4.0);
+		}
+		assert_rel(m8.layer.fwd_s, f, 1e-12);
+		assert_rel(m8.layer.bwd_s, b, 1e-12);
+	}
 }
 
 /* The data-parallel traffic against the reference: the reduction and the
@@ -1176,6 +1205,23 @@ static void test_tp_comm_overlap(void **state)
 	c.tp_comm_overlap = true;
 	eval_ok(&a, &c, &on);
 	assert_rel(on.time.step_s, off.time.step_s, 0.0);
+	/* tp 8 on h 2048: more traffic than GEMM time to hide it behind,
+	   so the hidden part is the GEMMs' (t - 1)/t */
+	c = cfg(8, 1, 1, 1, 1, 1, 8);
+	c.tp_comm_overlap = true;
+	check_reference(&a, &c);
+	{
+		struct gpu_spec g = a100();
+		struct cluster cl = a100_cluster();
+		struct train_micro m;
+
+		assert_int_equal(train_micro_eval(&a, &c, &g, &cl, &m), 0);
+		c.tp_comm_overlap = false;
+		eval_ok(&a, &c, &off);
+		c.tp_comm_overlap = true;
+		eval_ok(&a, &c, &on);
+		assert_true(on.time.tp_comm_s > 0.2 * off.time.tp_comm_s);
+	}
 }
 
 int main(void)
