@@ -127,11 +127,17 @@ struct training_spec {
 	int last_stage_layers;  /* last pipeline stage; WL_AUTO each */
 	int zero;             /* 0..3; WL_AUTO_NEG */
 	enum recompute recompute;
+	int recompute_layers;  /* full recomputation of this many layers of
+				  each pipeline chunk; WL_AUTO: every layer
+				  when recompute is full, searched when it
+				  is open too */
 	int sequence_parallel; /* 0/1; WL_AUTO_NEG */
 	enum precision precision;
 	enum optimizer optimizer;
 	enum attention_impl attention;
 	int overlap_grad_reduce; /* 0/1: DP reduction overlaps backward; WL_AUTO_NEG */
+	int overlap_tp_comm;   /* 0/1: TP collectives overlap the GEMMs;
+				  WL_AUTO_NEG */
 	bool dropout;          /* dropout layers active (GPT-3/Megatron style) */
 	int ep;                /* expert parallelism; WL_AUTO */
 	double samples;        /* samples per epoch (generic, recsys) */

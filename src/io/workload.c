@@ -249,6 +249,8 @@ static const struct wl_key wl_keys[] = {
 	KEY_INT("training", "zero", training.zero, WLK_AUTO_NEG, 0, 3),
 	KEY_ENUM("training", "recompute", training.recompute, WLT_RECOMPUTE,
 		 recompute_names),
+	KEY_INT("training", "recompute_layers", training.recompute_layers,
+		POS_AUTO, 1, WL_LAYERS_MAX),
 	KEY_TRI("training", "sequence_parallel", training.sequence_parallel),
 	KEY_ENUM("training", "precision", training.precision, WLT_PRECISION,
 		 train_precision_names),
@@ -258,6 +260,7 @@ static const struct wl_key wl_keys[] = {
 		 attention_names),
 	KEY_TRI("training", "overlap_grad_reduce",
 		training.overlap_grad_reduce),
+	KEY_TRI("training", "overlap_tp_comm", training.overlap_tp_comm),
 	KEY_BOOL("training", "dropout", training.dropout),
 	KEY_INT("training", "ep", training.ep, POS_AUTO, 1, WL_EXPERTS_MAX),
 	KEY_QTYM("training", "samples", training.samples, QTY_POS, UNIT_COUNT,
@@ -460,6 +463,8 @@ void workload_init(struct workload *wl)
 	wl->training.optimizer = OPTIMIZER_ADAM;
 	wl->training.attention = ATTN_FLASH;
 	wl->training.overlap_grad_reduce = WL_AUTO_NEG;
+	wl->training.overlap_tp_comm = WL_AUTO_NEG;
+	wl->training.recompute_layers = WL_AUTO;
 
 	wl->inference.weight_precision = PREC_BF16;
 	wl->inference.kv_precision = PREC_BF16;
@@ -1720,6 +1725,19 @@ static int check_training(const struct training_spec *t,
 		return diag_set(err, file, 0, 0,
 				"'cp' (%d) must divide 'seq_len' (%d)", t->cp,
 				m->seq_len);
+	if (t->recompute_layers > 0 && t->recompute != RECOMPUTE_AUTO &&
+	    t->recompute != RECOMPUTE_FULL)
+		return diag_set(err, file, 0, 0,
+				"'recompute_layers' (%d) needs 'recompute' "
+				"full, got '%s'", t->recompute_layers,
+				recompute_name(t->recompute));
+	if (t->overlap_tp_comm == 1 &&
+	    (t->sequence_parallel == 0 || t->tp == 1))
+		return diag_set(err, file, 0, 0,
+				"'overlap_tp_comm' needs sequence "
+				"parallelism over tp > 1 ('%s' is %s)",
+				t->tp == 1 ? "tp" : "sequence_parallel",
+				t->tp == 1 ? "1" : "false");
 	return 0;
 }
 

@@ -157,6 +157,23 @@ static double elementwise_fwd_s(const struct device_perf *d,
 	       kernel_stream_s(d, act);
 }
 
+/*
+ * The tensor-parallel collectives 'comm_s' of one pass as they show: all
+ * of them, or with overlap_tp_comm what the pass's GEMMs ('gemm_s') do
+ * not hide.  Megatron-LM's --tp-comm-overlap (Transformer Engine's
+ * userbuffers) splits each all-gather and reduce-scatter of sequence
+ * parallelism into chunks that run under the GEMM consuming or producing
+ * them (Wang et al. 2023, "Overlap Communication with Dependent
+ * Computation via Decomposition in Large Deep Learning Models", ASPLOS).
+ * specs/models.md 6.5.
+ */
+static double tp_exposed_s(const struct link *l, const struct train_config *c,
+			   double comm_s, double gemm_s)
+{
+	return c->overlap_tp_comm ? comm_overlapped_s(l, comm_s, gemm_s) :
+				    comm_s;
+}
+
 static void layer_cost_eval(const struct device_perf *d, const struct arch *a,
 			    const struct train_config *c,
 			    const struct cluster *cl, struct train_layer *lc)
@@ -167,7 +184,7 @@ static void layer_cost_eval(const struct device_perf *d, const struct arch *a,
 	double fwd = 0.0, bwd = 0.0, elem;
 	double act_bytes = n * h * d->elem_bytes; /* one activation tensor */
 	struct link tl = tp_link(cl, c->tp);
-	double tp_pass;
+	double tp_pass, gemm_fwd, gemm_bwd;
 
 	/* projections, split column- or row-wise over tp (or replicated:
 	   MLA's down-projections) */
@@ -201,6 +218,8 @@ static void layer_cost_eval(const struct device_perf *d, const struct arch *a,
 		elem = elementwise_fwd_s(d, a, c, n, a->ffn_hidden);
 	}
 
+	gemm_fwd = fwd;
+	gemm_bwd = bwd;
 	attention_core(d, a, c, (double)c->micro_batch * a->heads / t,
 		       (double)a->seq_len / c->cp, a->seq_len, lc);
 	lc->fwd_s = fwd + lc->attn_fwd_s + elem;
@@ -213,8 +232,8 @@ static void layer_cost_eval(const struct device_perf *d, const struct arch *a,
 				 comm_reducescatter_s(&tl, act_bytes, c->tp)) :
 			  2.0 * comm_allreduce_s(&tl, act_bytes, c->tp);
 	/* the MoE all-to-alls run in both passes, with the TP traffic */
-	lc->tp_fwd_s = tp_pass + lc->a2a_s;
-	lc->tp_bwd_s = tp_pass + lc->a2a_s;
+	lc->tp_fwd_s = tp_exposed_s(&tl, c, tp_pass, gemm_fwd) + lc->a2a_s;
+	lc->tp_bwd_s = tp_exposed_s(&tl, c, tp_pass, gemm_bwd) + lc->a2a_s;
 
 	/* full recomputation repeats the forward pass with its collectives;
 	   selective repeats the attention core, unless a fused kernel
@@ -225,7 +244,7 @@ static void layer_cost_eval(const struct device_perf *d, const struct arch *a,
 	lc->recompute_s[RECOMPUTE_FULL] = lc->fwd_s;
 	lc->tp_recompute_s[RECOMPUTE_NONE] = 0.0;
 	lc->tp_recompute_s[RECOMPUTE_SELECTIVE] = 0.0;
-	lc->tp_recompute_s[RECOMPUTE_FULL] = tp_pass + lc->a2a_s;
+	lc->tp_recompute_s[RECOMPUTE_FULL] = lc->tp_fwd_s;
 
 	/* ring attention passes K and V around the cp ranks while computing
 	   (Liu et al. 2023); only what the attention time cannot hide shows */
@@ -324,6 +343,40 @@ int train_micro_eval(const struct arch *a, const struct train_config *c,
 	return 0;
 }
 
+/*
+ * Recomputation of one layer before its backward pass, its compute and
+ * ('*tp_s') its tensor-parallel collectives: the mode's, with full
+ * recomputation of some layers only (recompute_layers) the full one
+ * times the share recomputed, averaged over the layers.
+ */
+static double layer_recompute_s(const struct arch *a,
+				const struct train_config *c,
+				const struct train_layer *lc, double *tp_s)
+{
+	double share;
+
+	if (c->recompute != RECOMPUTE_FULL || c->recompute_layers <= 0) {
+		*tp_s = lc->tp_recompute_s[c->recompute];
+		return lc->recompute_s[c->recompute];
+	}
+	share = train_recompute_fraction(a, c);
+	*tp_s = share * lc->tp_recompute_s[RECOMPUTE_FULL];
+	return share * lc->recompute_s[RECOMPUTE_FULL];
+}
+
+double train_micro_hw_flops_per_token(const struct arch *a,
+				      const struct train_config *c,
+				      const struct train_micro *mc)
+{
+	const double *f = mc->hw_flops_per_token;
+
+	if (c->recompute != RECOMPUTE_FULL || c->recompute_layers <= 0)
+		return f[c->recompute];
+	return f[RECOMPUTE_NONE] + train_recompute_fraction(a, c) *
+					   (f[RECOMPUTE_FULL] -
+					    f[RECOMPUTE_NONE]);
+}
+
 /* One micro-batch on one GPU of a pipeline stage. */
 struct stage_time {
 	double f_s, b_s;     /* forward; backward with recomputation */
@@ -359,13 +412,13 @@ static double largest_chunk_s(int layers, int vp, double layer_s,
 
 /* The stage of 'layers' layers, with the embedding and/or the output
    layer. */
-static void stage_time_eval(const struct train_micro *mc,
+static void stage_time_eval(const struct arch *a,
+			    const struct train_micro *mc,
 			    const struct train_config *c, int layers,
 			    bool embed, bool out, struct stage_time *st)
 {
 	const struct train_layer *lc = &mc->layer;
-	double rec_s = lc->recompute_s[c->recompute];
-	double rec_tp_s = lc->tp_recompute_s[c->recompute];
+	double rec_tp_s, rec_s = layer_recompute_s(a, c, lc, &rec_tp_s);
 	double l = layers, lf, lb, hf = 0.0, hb = 0.0;
 
 	lf = lc->fwd_s + lc->tp_fwd_s + lc->cp_fwd_s;
@@ -404,19 +457,19 @@ static void slowest_stage(const struct arch *a, const struct train_config *c,
 
 	train_stage_split(a, c, &s);
 	if (c->pp <= 1) {
-		stage_time_eval(mc, c, s.first, true, true, st);
+		stage_time_eval(a, mc, c, s.first, true, true, st);
 		*chunk_s = st->chunk_s;
 		return;
 	}
-	stage_time_eval(mc, c, s.first, true, false, st);
+	stage_time_eval(a, mc, c, s.first, true, false, st);
 	*chunk_s = st->chunk_s;
 	if (c->pp > 2) {
-		stage_time_eval(mc, c, s.middle, false, false, &t);
+		stage_time_eval(a, mc, c, s.middle, false, false, &t);
 		*chunk_s = fmax(*chunk_s, t.chunk_s);
 		if (t.f_s + t.b_s > st->f_s + st->b_s)
 			*st = t;
 	}
-	stage_time_eval(mc, c, s.last, false, true, &t);
+	stage_time_eval(a, mc, c, s.last, false, true, &t);
 	*chunk_s = fmax(*chunk_s, t.chunk_s);
 	if (t.f_s + t.b_s > st->f_s + st->b_s)
 		*st = t;
@@ -510,7 +563,7 @@ void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 	r->tokens_per_s = tokens_per_step / tm->step_s;
 	r->tokens_per_s_per_gpu = r->tokens_per_s / c->gpus;
 	r->model_flops_per_token = mc->model_flops_per_token;
-	r->hw_flops_per_token = mc->hw_flops_per_token[c->recompute];
+	r->hw_flops_per_token = train_micro_hw_flops_per_token(a, c, mc);
 	r->model_flops_per_gpu = r->model_flops_per_token *
 				 r->tokens_per_s_per_gpu;
 	r->hw_flops_per_gpu = r->hw_flops_per_token * r->tokens_per_s_per_gpu;
@@ -545,10 +598,9 @@ double train_pipeline_bound_s(const struct arch *a,
 			      const struct train_micro *mc)
 {
 	const struct train_layer *lc = &mc->layer;
+	double rec_tp_s, rec_s = layer_recompute_s(a, c, lc, &rec_tp_s);
 	double layer_s = lc->fwd_s + lc->tp_fwd_s + lc->cp_fwd_s + lc->bwd_s +
-			 lc->tp_bwd_s + lc->cp_bwd_s +
-			 lc->recompute_s[c->recompute] +
-			 lc->tp_recompute_s[c->recompute];
+			 lc->tp_bwd_s + lc->cp_bwd_s + rec_s + rec_tp_s;
 	double heads_s = mc->embed_fwd_s + mc->embed_bwd_s + mc->out_fwd_s +
 			 mc->out_bwd_s + 2.0 * mc->head_tp_s;
 	/* the stages together do every layer and both heads: the slowest
@@ -626,6 +678,7 @@ int train_stage_fastest(const struct arch *a, const struct train_config *c,
 	   slower than the best when it was reached) */
 	double cost[STAGE_WINDOW][STAGE_WINDOW];
 	double layer_s, embed_s, out_s, ideal_s, best_s = 0.0, bound;
+	double rec_s, rec_tp_s;
 	double m = c->micro_batches, slots = c->pp - 1.0;
 	bool pairs;
 
@@ -640,9 +693,9 @@ int train_stage_fastest(const struct arch *a, const struct train_config *c,
 		return -1;
 	/* forward and backward of a layer, the embedding, the output layer
 	   (stage_time_eval) */
+	rec_s = layer_recompute_s(a, c, lc, &rec_tp_s);
 	layer_s = lc->fwd_s + lc->tp_fwd_s + lc->cp_fwd_s + lc->bwd_s +
-		  lc->tp_bwd_s + lc->cp_bwd_s + lc->recompute_s[c->recompute] +
-		  lc->tp_recompute_s[c->recompute];
+		  lc->tp_bwd_s + lc->cp_bwd_s + rec_s + rec_tp_s;
 	embed_s = mc->embed_fwd_s + mc->head_tp_s + mc->embed_bwd_s;
 	out_s = mc->out_fwd_s + mc->out_bwd_s + mc->head_tp_s;
 	/* balance: every stage equally long, heads included; with one end
@@ -756,7 +809,7 @@ int train_stage_fastest(const struct arch *a, const struct train_config *c,
 		struct train_config t = *c;
 
 		train_stage_fill(a, &t, first, last);
-		if (!train_config_valid(a, &t, INT_MAX))
+		if (!train_config_valid(a, &t, t.tp))
 			return -1;
 		ties->first[0] = t.first_stage_layers;
 		ties->last[0] = t.last_stage_layers;
