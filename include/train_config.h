@@ -32,7 +32,7 @@ struct train_config {
 				     activations; 0: every layer */
 	bool sequence_parallel;
 	bool overlap_grad_reduce;
-	bool overlap_tp_comm;     /* tensor-parallel collectives overlap
+	bool tp_comm_overlap;     /* tensor-parallel collectives overlap
 				     the GEMMs (Megatron --tp-comm-overlap);
 				     needs sequence parallelism */
 	bool dropout;

@@ -136,7 +136,7 @@ struct training_spec {
 	enum optimizer optimizer;
 	enum attention_impl attention;
 	int overlap_grad_reduce; /* 0/1: DP reduction overlaps backward; WL_AUTO_NEG */
-	int overlap_tp_comm;   /* 0/1: TP collectives overlap the GEMMs;
+	int tp_comm_overlap;   /* 0/1: TP collectives overlap the GEMMs;
 				  WL_AUTO_NEG */
 	bool dropout;          /* dropout layers active (GPT-3/Megatron style) */
 	int ep;                /* expert parallelism; WL_AUTO */

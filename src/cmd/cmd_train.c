@@ -70,7 +70,7 @@ static void chosen_list(const struct train_plan *p, char *buf, size_t n,
 			break;
 		case CHOSE_TP_OVERLAP:
 			snprintf(val, sizeof(val), "%s",
-				 c->overlap_tp_comm ? "true" : "false");
+				 c->tp_comm_overlap ? "true" : "false");
 			break;
 		case CHOSE_RECOMPUTE_LAYERS:
 			snprintf(val, sizeof(val), "%d", c->recompute_layers);
@@ -200,8 +200,8 @@ static void add_config(struct record *rec, const struct train_plan *p)
 			recomputed_layers(p, c), 0);
 		rec_bool(rec, NULL, "sequence_parallel", "sequence parallel",
 			 c->sequence_parallel, 0);
-		rec_bool(rec, NULL, "overlap_tp_comm",
-			 "tensor-parallel comm overlap", c->overlap_tp_comm, 0);
+		rec_bool(rec, NULL, "tp_comm_overlap",
+			 "tensor-parallel comm overlap", c->tp_comm_overlap, 0);
 		rec_bool(rec, NULL, "overlap_grad_reduce",
 			 "gradient-reduction overlap", c->overlap_grad_reduce,
 			 0);
@@ -211,7 +211,7 @@ static void add_config(struct record *rec, const struct train_plan *p)
 			 "  layers recomputed per chunk", 0);
 		rec_null(rec, NULL, "sequence_parallel", "sequence parallel",
 			 0);
-		rec_null(rec, NULL, "overlap_tp_comm",
+		rec_null(rec, NULL, "tp_comm_overlap",
 			 "tensor-parallel comm overlap", 0);
 		rec_null(rec, NULL, "overlap_grad_reduce",
 			 "gradient-reduction overlap", 0);
@@ -500,8 +500,8 @@ static int train_search_report(struct cli_ctx *ctx)
 			recomputed_layers(&p, c), 0);
 		rec_bool(rec, NULL, "sequence_parallel", "sp",
 			 c->sequence_parallel, RF_GRID);
-		rec_bool(rec, NULL, "overlap_tp_comm", "tp overlap",
-			 c->overlap_tp_comm, 0);
+		rec_bool(rec, NULL, "tp_comm_overlap", "tp overlap",
+			 c->tp_comm_overlap, 0);
 		rec_bool(rec, NULL, "overlap_grad_reduce", "dp overlap",
 			 c->overlap_grad_reduce, 0);
 		rec_num(rec, NULL, "step_time_s", "step", r->time.step_s,

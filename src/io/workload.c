@@ -260,7 +260,7 @@ static const struct wl_key wl_keys[] = {
 		 attention_names),
 	KEY_TRI("training", "overlap_grad_reduce",
 		training.overlap_grad_reduce),
-	KEY_TRI("training", "overlap_tp_comm", training.overlap_tp_comm),
+	KEY_TRI("training", "tp_comm_overlap", training.tp_comm_overlap),
 	KEY_BOOL("training", "dropout", training.dropout),
 	KEY_INT("training", "ep", training.ep, POS_AUTO, 1, WL_EXPERTS_MAX),
 	KEY_QTYM("training", "samples", training.samples, QTY_POS, UNIT_COUNT,
@@ -463,7 +463,7 @@ void workload_init(struct workload *wl)
 	wl->training.optimizer = OPTIMIZER_ADAM;
 	wl->training.attention = ATTN_FLASH;
 	wl->training.overlap_grad_reduce = WL_AUTO_NEG;
-	wl->training.overlap_tp_comm = WL_AUTO_NEG;
+	wl->training.tp_comm_overlap = WL_AUTO_NEG;
 	wl->training.recompute_layers = WL_AUTO;
 
 	wl->inference.weight_precision = PREC_BF16;
@@ -1731,10 +1731,10 @@ static int check_training(const struct training_spec *t,
 				"'recompute_layers' (%d) needs 'recompute' "
 				"full, got '%s'", t->recompute_layers,
 				recompute_name(t->recompute));
-	if (t->overlap_tp_comm == 1 &&
+	if (t->tp_comm_overlap == 1 &&
 	    (t->sequence_parallel == 0 || t->tp == 1))
 		return diag_set(err, file, 0, 0,
-				"'overlap_tp_comm' needs sequence "
+				"'tp_comm_overlap' needs sequence "
 				"parallelism over tp > 1 ('%s' is %s)",
 				t->tp == 1 ? "tp" : "sequence_parallel",
 				t->tp == 1 ? "1" : "false");

@@ -159,7 +159,7 @@ static double elementwise_fwd_s(const struct device_perf *d,
 
 /*
  * The tensor-parallel collectives 'comm_s' of one pass as they show: all
- * of them, or with overlap_tp_comm what the pass's GEMMs ('gemm_s') do
+ * of them, or with tp_comm_overlap what the pass's GEMMs ('gemm_s') do
  * not hide.  Megatron-LM's --tp-comm-overlap (Transformer Engine's
  * userbuffers) splits each all-gather and reduce-scatter of sequence
  * parallelism into chunks that run under the GEMM consuming or producing
@@ -170,7 +170,7 @@ static double elementwise_fwd_s(const struct device_perf *d,
 static double tp_exposed_s(const struct link *l, const struct train_config *c,
 			   double comm_s, double gemm_s)
 {
-	return c->overlap_tp_comm ? comm_overlapped_s(l, comm_s, gemm_s) :
+	return c->tp_comm_overlap ? comm_overlapped_s(l, comm_s, gemm_s) :
 				    comm_s;
 }
 

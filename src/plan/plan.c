@@ -34,7 +34,7 @@ static const char *const choice_keys[CHOSE_COUNT] = {
 	[CHOSE_RECOMPUTE_LAYERS] = "training.recompute_layers",
 	[CHOSE_SEQUENCE_PARALLEL] = "training.sequence_parallel",
 	[CHOSE_OVERLAP] = "training.overlap_grad_reduce",
-	[CHOSE_TP_OVERLAP] = "training.overlap_tp_comm",
+	[CHOSE_TP_OVERLAP] = "training.tp_comm_overlap",
 	[CHOSE_TOKENS] = "training.tokens",
 };
 
@@ -68,7 +68,7 @@ static unsigned open_keys(const struct training_spec *ts)
 	u |= ts->sequence_parallel == WL_AUTO_NEG ?
 		     bit(CHOSE_SEQUENCE_PARALLEL) : 0;
 	u |= ts->overlap_grad_reduce == WL_AUTO_NEG ? bit(CHOSE_OVERLAP) : 0;
-	u |= ts->overlap_tp_comm == WL_AUTO_NEG ? bit(CHOSE_TP_OVERLAP) : 0;
+	u |= ts->tp_comm_overlap == WL_AUTO_NEG ? bit(CHOSE_TP_OVERLAP) : 0;
 	u |= ts->recompute == RECOMPUTE_AUTO &&
 			     ts->recompute_layers == WL_AUTO ?
 		     bit(CHOSE_RECOMPUTE_LAYERS) : 0;

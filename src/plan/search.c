@@ -165,8 +165,8 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 		dim_add(&sp->overlap, 1);
 		dim_add(&sp->overlap, 0);
 	}
-	if (ts->overlap_tp_comm != WL_AUTO_NEG) {
-		dim_one(&sp->tp_overlap, ts->overlap_tp_comm);
+	if (ts->tp_comm_overlap != WL_AUTO_NEG) {
+		dim_one(&sp->tp_overlap, ts->tp_comm_overlap);
 	} else {
 		dim_add(&sp->tp_overlap, 1);
 		dim_add(&sp->tp_overlap, 0);
@@ -517,11 +517,11 @@ static void search_share(const struct train_space *sp, const struct arch *a,
 		c.ep = sp->ep.v[e];
 		c.micro_batch = sp->micro_batch.v[mb];
 		c.sequence_parallel = sp->sp.v[s];
-		c.overlap_tp_comm = sp->tp_overlap.v[to];
+		c.tp_comm_overlap = sp->tp_overlap.v[to];
 		/* sequence parallelism over one rank is none: searched
 		   once; the overlap needs it (train_config.c) */
 		if ((sp_open && c.sequence_parallel && c.tp < 2) ||
-		    (c.overlap_tp_comm &&
+		    (c.tp_comm_overlap &&
 		     (c.tp < 2 || !c.sequence_parallel)))
 			continue;
 		if (sp->gpus % ((long long)c.tp * c.cp) != 0 ||

@@ -140,8 +140,8 @@ bool train_config_explain(const struct arch *a, const struct train_config *c,
 			    "full", c->recompute_layers);
 	/* Megatron-LM: the collectives overlap the GEMMs only with sequence
 	   parallelism (--tp-comm-overlap needs --sequence-parallel) */
-	if (c->overlap_tp_comm && (c->tp < 2 || !c->sequence_parallel))
-		return fail(why, n, "overlap_tp_comm needs tp > 1 (%d) and "
+	if (c->tp_comm_overlap && (c->tp < 2 || !c->sequence_parallel))
+		return fail(why, n, "tp_comm_overlap needs tp > 1 (%d) and "
 			    "sequence_parallel", c->tp);
 	if (c->zero < 0 || c->zero > 3)
 		return fail(why, n, "zero (%d) must be 0..3", c->zero);

@@ -227,7 +227,7 @@ static double bench_search(const char *what, const struct catalog *cat,
 	       res.best.micro_batch, res.best.zero,
 	       recompute_name(res.best.recompute),
 	       res.best.recompute_layers > 0 ? " (some layers)" : "",
-	       res.best.sequence_parallel, res.best.overlap_tp_comm,
+	       res.best.sequence_parallel, res.best.tp_comm_overlap,
 	       res.result.time.step_s, 100.0 * res.result.mfu);
 	printf("  on %d threads: %.3g ms (same best: %s)\n", threads,
 	       1e3 * par_s,

@@ -220,7 +220,7 @@ static void test_space_fixed(void **state)
 	ts.recompute = RECOMPUTE_FULL;
 	ts.sequence_parallel = 0;
 	ts.overlap_grad_reduce = 0;
-	ts.overlap_tp_comm = 0;
+	ts.tp_comm_overlap = 0;
 	ts.precision = PREC_FP8;
 	ts.optimizer = OPTIMIZER_SGD;
 	ts.attention = ATTN_UNFUSED;
@@ -365,7 +365,7 @@ static void brute_force(const struct arch *a, const struct gpu_spec *g,
 		c.recompute_layers = k;
 		c.sequence_parallel = sq;
 		c.overlap_grad_reduce = o;
-		c.overlap_tp_comm = to;
+		c.tp_comm_overlap = to;
 		c.precision = PREC_BF16;
 		c.optimizer = OPTIMIZER_ADAM;
 		c.attention = ATTN_FLASH;
@@ -443,7 +443,7 @@ static void test_search_recompute_layers(void **state)
 	ts.zero = 0;
 	ts.sequence_parallel = 0;
 	ts.overlap_grad_reduce = 1;
-	ts.overlap_tp_comm = 0;
+	ts.tp_comm_overlap = 0;
 	assert_int_equal(train_space_init(&sp, &ts, &a, 8, 64, 8, NULL), 0);
 	assert_int_equal(train_search(&sp, &a, &g, &cl, &res), 0);
 	/* none, full, and full of 1 to 7 of the 8 layers */

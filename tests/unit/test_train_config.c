@@ -191,18 +191,18 @@ static void test_overlap_recompute_layers(void **state)
 	struct train_config c = base();
 
 	(void)state;
-	c.overlap_tp_comm = true;
+	c.tp_comm_overlap = true;
 	expect_legal(&c, 8);
 	c.sequence_parallel = false;
 	expect_illegal(&c, 8,
-		       "overlap_tp_comm needs tp > 1 (2) and "
+		       "tp_comm_overlap needs tp > 1 (2) and "
 		       "sequence_parallel");
 	c = base();
 	c.tp = 1;
 	resize(&c);
-	c.overlap_tp_comm = true;
+	c.tp_comm_overlap = true;
 	expect_illegal(&c, 8,
-		       "overlap_tp_comm needs tp > 1 (1) and "
+		       "tp_comm_overlap needs tp > 1 (1) and "
 		       "sequence_parallel");
 	c = base();
 	c.recompute_layers = 3;

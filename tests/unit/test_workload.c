@@ -839,17 +839,17 @@ static void test_recompute_layers_tp_overlap(void **state)
 
 	(void)state;
 	parse_ok("[training]\nrecompute = full\nrecompute_layers = 3\n"
-		 "overlap_tp_comm = yes\n", &wl);
+		 "tp_comm_overlap = yes\n", &wl);
 	assert_int_equal(wl.training.recompute_layers, 3);
-	assert_int_equal(wl.training.overlap_tp_comm, 1);
+	assert_int_equal(wl.training.tp_comm_overlap, 1);
 	parse_ok("[training]\nrecompute_layers = auto\n"
-		 "overlap_tp_comm = auto\n", &wl);
+		 "tp_comm_overlap = auto\n", &wl);
 	assert_int_equal(wl.training.recompute_layers, WL_AUTO);
-	assert_int_equal(wl.training.overlap_tp_comm, WL_AUTO_NEG);
+	assert_int_equal(wl.training.tp_comm_overlap, WL_AUTO_NEG);
 	expect_error("[training]\nrecompute_layers = 0\n", 2, 20,
 		     "recompute_layers");
-	expect_error("[training]\noverlap_tp_comm = 2\n", 2, 19,
-		     "overlap_tp_comm");
+	expect_error("[training]\ntp_comm_overlap = 2\n", 2, 19,
+		     "tp_comm_overlap");
 	expect_valid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
 			  "recompute_layers = 2\n");
 	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
@@ -857,15 +857,15 @@ static void test_recompute_layers_tp_overlap(void **state)
 		       "'recompute_layers' (2) needs 'recompute' full, got "
 		       "'selective'");
 	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
-			    "overlap_tp_comm = true\nsequence_parallel = "
+			    "tp_comm_overlap = true\nsequence_parallel = "
 			    "false\n",
-		       "'overlap_tp_comm' needs sequence parallelism over "
+		       "'tp_comm_overlap' needs sequence parallelism over "
 		       "tp > 1 ('sequence_parallel' is false)");
 	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
-			    "overlap_tp_comm = true\ntp = 1\n",
+			    "tp_comm_overlap = true\ntp = 1\n",
 		       "('tp' is 1)");
 	expect_valid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
-			  "overlap_tp_comm = true\ntp = 8\n");
+			  "tp_comm_overlap = true\ntp = 8\n");
 }
 
 static void test_validate(void **state)

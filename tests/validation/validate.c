@@ -274,7 +274,7 @@ static int predict_training(const struct table *t, const struct catalog *cat,
 			{ "attention", "training.attention" },
 			{ "dropout", "training.dropout" },
 			{ "overlap_grad_reduce", "training.overlap_grad_reduce" },
-			{ "overlap_tp_comm", "training.overlap_tp_comm" },
+			{ "tp_comm_overlap", "training.tp_comm_overlap" },
 			{ "recompute_layers", "training.recompute_layers" },
 		};
 		struct workload wl;
@@ -290,7 +290,7 @@ static int predict_training(const struct table *t, const struct catalog *cat,
 		/* the published runs predate tensor-parallel communication
 		   overlap (Transformer Engine's userbuffers, 2023): off
 		   unless a column says otherwise */
-		wl.training.overlap_tp_comm = 0;
+		wl.training.tp_comm_overlap = 0;
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 			const char *v = find(t, i, keys[k].column);
 			char expr[200];
