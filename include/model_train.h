@@ -95,6 +95,12 @@ int train_micro_eval(const struct arch *a, const struct train_config *c,
 		     const struct gpu_spec *g, const struct cluster *cl,
 		     struct train_micro *mc);
 
+/* Hardware FLOPs per token of 'c' (recomputation included; with
+   recompute_layers the full recomputation's extra times its share). */
+double train_micro_hw_flops_per_token(const struct arch *a,
+				      const struct train_config *c,
+				      const struct train_micro *mc);
+
 /* train_evaluate for a 'c' whose micro-batch costs are 'mc'. */
 void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 			  const struct gpu_spec *g, const struct cluster *cl,

@@ -34,8 +34,10 @@ enum plan_choice {
 	CHOSE_EP,
 	CHOSE_ZERO,
 	CHOSE_RECOMPUTE,
+	CHOSE_RECOMPUTE_LAYERS,
 	CHOSE_SEQUENCE_PARALLEL,
 	CHOSE_OVERLAP,
+	CHOSE_TP_OVERLAP,
 	CHOSE_TOKENS,
 	CHOSE_COUNT
 };
@@ -64,7 +66,11 @@ struct train_plan {
 	bool fits;
 	int max_micro_batch;        /* largest micro-batch that fits with the
 				       rest of the configuration; 0: none */
-	long long evaluated;        /* configurations searched */
+	long long enumerated;       /* combinations of the searched keys'
+				       candidates (search_result) */
+	long long legal;            /* of which legal */
+	long long fitting;          /* of which fit in memory */
+	long long evaluated;        /* of which timed by the model */
 	unsigned chosen;            /* bits of enum plan_choice */
 };
 

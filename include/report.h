@@ -19,9 +19,9 @@
 #include "units.h"
 
 #define REPORT_MAX_FIELDS 96
-#define REPORT_STR_MAX 160
+#define REPORT_STR_MAX 192
 #define REPORT_MAX_NOTES 24
-#define REPORT_NOTE_MAX 400
+#define REPORT_NOTE_MAX 512
 
 enum report_format {
 	FORMAT_TABLE,

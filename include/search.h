@@ -16,7 +16,9 @@
 #include "model_train.h"
 #include "workload.h"
 
-#define SPACE_MAX_VALUES 64
+/* Most candidate values of one key (a global batch has at most this many
+   divisors tried as micro-batches: the smallest). */
+#define SPACE_MAX_VALUES 256
 
 /* Candidate values of one dimension. */
 struct space_dim {
@@ -28,7 +30,15 @@ struct train_space {
 	int gpus;
 	int global_batch;
 	struct space_dim tp, pp, vp, cp, ep, micro_batch, zero, recompute, sp,
-		overlap;
+		overlap, tp_overlap;
+	int recompute_layers_max; /* full recomputation of 1 to this many
+				     layers of each chunk is also tried
+				     (recompute_layers); 0: only of every
+				     layer, or the workload's value */
+	int recompute_layers;     /* the workload's (0: every layer) when
+				     recompute_layers_max is 0 */
+	bool vp_divides;          /* vp open: only divisors of the layers
+				     per stage, ceil(layers / pp) */
 	int first_stage_layers;  /* layers of the first and last pipeline */
 	int last_stage_layers;   /* stage: fixed (> 0), or 0: chosen for
 				    each configuration (train_stage_choose) */
@@ -36,8 +46,7 @@ struct train_space {
 	enum optimizer optimizer;
 	enum attention_impl attention;
 	bool dropout;
-	bool tp_comm_overlap;
-	bool ep_comm_overlap;
+	bool ep_comm_overlap;       /* the workload's; not searched */
 	int recompute_modules;
 	bool overlap_param_gather;
 };
@@ -57,11 +66,18 @@ struct search_result {
 	struct train_config best;   /* most tokens/s that fits, else least
 				       memory */
 	struct train_result result;
-	long long evaluated;        /* configurations considered (past the
-				       split and batch checks) */
-	long long legal;            /* of which legal, evaluated by the
-				       model */
+	long long enumerated;       /* combinations of the candidate values
+				       (train_space_size) */
+	long long legal;            /* of which legal (train_config_valid
+				       and in the space) */
+	long long fitting;          /* of which fit in memory */
+	long long evaluated;        /* of which timed by the model: the rest
+				       cannot be the fastest (bounds) */
 };
+
+/* Combinations of the candidate values of 'sp': the product of its
+   lists, full recomputation counted once per layer count tried. */
+long long train_space_size(const struct train_space *sp);
 
 /*
  * Evaluate every legal configuration of 'sp'.  Pure, no allocation.

@@ -28,11 +28,19 @@ struct train_config {
 	int recompute_modules;    /* what selective recomputation repeats:
 				     enum recompute_module bits, 0 for
 				     core_attn alone */
+	int recompute_layers;     /* with full recomputation: layers of
+				     each pipeline chunk recomputed
+				     (Megatron's recompute_num_layers,
+				     block method), the rest keep their
+				     activations; 0: every layer */
 	bool sequence_parallel;
 	bool overlap_grad_reduce;
 	bool overlap_param_gather; /* ZeRO 1-2 weight gather behind the
 				      next step's forward pass */
-	bool tp_comm_overlap;     /* TP collectives pipelined with GEMMs */
+	bool tp_comm_overlap;     /* tensor-parallel collectives pipelined
+				     with the GEMMs (Megatron
+				     --tp-comm-overlap); needs sequence
+				     parallelism */
 	bool ep_comm_overlap;     /* MoE all-to-alls beside another
 				     micro-batch's compute (DualPipe) */
 	bool dropout;
@@ -44,13 +52,30 @@ struct train_config {
 /*
  * Check that 'c' is a legal split of 'a' on nodes of 'gpus_per_node':
  * gpus = tp*pp*cp*dp, tp divides heads, kv heads split or replicate evenly,
- * tp within a node, the layers fill every pipeline chunk
+ * tp divides the node or spans whole nodes, the layers fill every pipeline
+ * chunk
  * (train_stage_split), cp divides seq_len, the global batch splits into
  * micro-batches.  Returns true when legal.  Pure and allocation-free (the
  * search's filter).
  */
 bool train_config_valid(const struct arch *a, const struct train_config *c,
 			int gpus_per_node);
+
+/*
+ * Layers of the largest pipeline chunk of an even split of 'c':
+ * ceil(ceil(layers / pp) / vp).  Full recomputation of
+ * 'recompute_layers' of them is partial when fewer than this.
+ */
+int train_chunk_layers(const struct arch *a, const struct train_config *c);
+
+/*
+ * Share of the layers whose forward pass full recomputation repeats: 0
+ * without full recomputation, 1 with it over every layer
+ * (recompute_layers 0, or at least train_chunk_layers), else
+ * recompute_layers / train_chunk_layers (specs/models.md 3.5, 6.6).
+ */
+double train_recompute_fraction(const struct arch *a,
+				const struct train_config *c);
 
 /* Expert-parallel size: 'ep', where 0 means 1. */
 int train_config_ep(const struct train_config *c);

@@ -140,6 +140,10 @@ struct training_spec {
 	int zero;             /* 0..3; WL_AUTO_NEG */
 	enum recompute recompute;
 	int recompute_modules; /* enum recompute_module bits; 0: core_attn */
+	int recompute_layers;  /* full recomputation of this many layers of
+				  each pipeline chunk; WL_AUTO: every layer
+				  when recompute is full, searched when it
+				  is open too */
 	int sequence_parallel; /* 0/1; WL_AUTO_NEG */
 	enum precision precision;
 	enum optimizer optimizer;
@@ -147,8 +151,8 @@ struct training_spec {
 	int overlap_grad_reduce; /* 0/1: DP reduction overlaps backward; WL_AUTO_NEG */
 	int overlap_param_gather; /* 0/1: ZeRO weight gather overlaps the
 				     forward; WL_AUTO_NEG: off */
-	int tp_comm_overlap;     /* 0/1: TP collectives overlap GEMMs;
-				    WL_AUTO_NEG: off */
+	int tp_comm_overlap;   /* 0/1: TP collectives overlap the GEMMs;
+				  WL_AUTO_NEG: searched */
 	int ep_comm_overlap;     /* 0/1: MoE all-to-alls overlap compute;
 				    WL_AUTO_NEG: off */
 	bool dropout;          /* dropout layers active (GPT-3/Megatron style) */

@@ -68,6 +68,13 @@ static void chosen_list(const struct train_plan *p, char *buf, size_t n,
 			snprintf(val, sizeof(val), "%s",
 				 c->overlap_grad_reduce ? "true" : "false");
 			break;
+		case CHOSE_TP_OVERLAP:
+			snprintf(val, sizeof(val), "%s",
+				 c->tp_comm_overlap ? "true" : "false");
+			break;
+		case CHOSE_RECOMPUTE_LAYERS:
+			snprintf(val, sizeof(val), "%d", c->recompute_layers);
+			break;
 		case CHOSE_TOKENS:
 			snprintf(val, sizeof(val), "%.4g (20 x params)",
 				 p->tokens);
@@ -139,6 +146,30 @@ static void add_stage_layers(struct record *rec, const struct train_plan *p,
 		flags);
 }
 
+/* Layers of each pipeline chunk that full recomputation repeats: the
+   configuration's count, or the whole chunk; 0 without it. */
+static int recomputed_layers(const struct train_plan *p,
+			     const struct train_config *c)
+{
+	if (c->recompute != RECOMPUTE_FULL)
+		return 0;
+	return c->recompute_layers > 0 ? c->recompute_layers :
+					 train_chunk_layers(&p->arch, c);
+}
+
+/* How many configurations the search enumerated, found legal and
+   fitting, and timed. */
+static void add_counts(struct record *rec, const struct train_plan *p,
+		       int flags)
+{
+	rec_int(rec, NULL, "configs_enumerated", "configurations enumerated",
+		p->enumerated, flags);
+	rec_int(rec, NULL, "configs_legal", "legal", p->legal, flags);
+	rec_int(rec, NULL, "configs_fitting", "fitting", p->fitting, flags);
+	rec_int(rec, NULL, "configs_evaluated", "evaluated", p->evaluated,
+		flags);
+}
+
 static void add_config(struct record *rec, const struct train_plan *p)
 {
 	const struct train_config *c = &p->config;
@@ -168,25 +199,37 @@ static void add_config(struct record *rec, const struct train_plan *p)
 			recompute_name(c->recompute), 0);
 		if (c->recompute == RECOMPUTE_SELECTIVE)
 			rec_str(rec, NULL, "recompute_modules",
-				"recomputed modules",
+				"  recomputed modules",
 				recompute_modules_text(
 					train_config_recompute_modules(c),
 					mods, sizeof(mods)),
 				0);
 		else
 			rec_null(rec, NULL, "recompute_modules",
-				 "recomputed modules", 0);
+				 "  recomputed modules", 0);
+		rec_int(rec, NULL, "recompute_layers",
+			"  layers recomputed per chunk",
+			recomputed_layers(p, c), 0);
 		rec_bool(rec, NULL, "sequence_parallel", "sequence parallel",
 			 c->sequence_parallel, 0);
-		rec_bool(rec, NULL, "tp_comm_overlap", "TP comm overlap",
+		rec_bool(rec, NULL, "tp_comm_overlap",
+			 "tensor-parallel comm overlap",
 			 c->tp_comm_overlap && c->tp > 1, 0);
+		rec_bool(rec, NULL, "overlap_grad_reduce",
+			 "gradient-reduction overlap", c->overlap_grad_reduce,
+			 0);
 	} else {
 		rec_null(rec, NULL, "recompute", "recomputation", 0);
-		rec_null(rec, NULL, "recompute_modules", "recomputed modules",
-			 0);
+		rec_null(rec, NULL, "recompute_modules",
+			 "  recomputed modules", 0);
+		rec_null(rec, NULL, "recompute_layers",
+			 "  layers recomputed per chunk", 0);
 		rec_null(rec, NULL, "sequence_parallel", "sequence parallel",
 			 0);
-		rec_null(rec, NULL, "tp_comm_overlap", "TP comm overlap", 0);
+		rec_null(rec, NULL, "tp_comm_overlap",
+			 "tensor-parallel comm overlap", 0);
+		rec_null(rec, NULL, "overlap_grad_reduce",
+			 "gradient-reduction overlap", 0);
 	}
 	rec_str(rec, NULL, "precision", "precision",
 		precision_name(c->precision), 0);
@@ -384,8 +427,7 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 	add_intervals(rec, p);
 	chosen_list(p, chosen, sizeof(chosen), false);
 	rec_str(rec, NULL, "chosen", "chosen by capplan", chosen, RF_MACHINE);
-	rec_int(rec, NULL, "configs_evaluated", "configurations evaluated",
-		p->evaluated, RF_MACHINE);
+	add_counts(rec, p, RF_MACHINE);
 }
 
 static int need_one_gpu(struct cli_ctx *ctx)
@@ -441,8 +483,7 @@ static int train_search_report(struct cli_ctx *ctx)
 	rec_str(&rep.meta, NULL, "model", "model", model_name(&ctx->wl), 0);
 	rec_str(&rep.meta, NULL, "gpu", "gpu", p.gpu->name, 0);
 	rec_int(&rep.meta, NULL, "gpus", "gpus", p.config.gpus, 0);
-	rec_int(&rep.meta, NULL, "configs_evaluated",
-		"configurations evaluated", p.evaluated, 0);
+	add_counts(&rep.meta, &p, 0);
 	rec_int(&rep.meta, NULL, "configs_fitting_listed", "listed", n, 0);
 	for (int i = 0; i < n; i++) {
 		const struct train_config *c = &top[i].config;
@@ -470,8 +511,14 @@ static int train_search_report(struct cli_ctx *ctx)
 		rec_int(rec, NULL, "zero", "zero", c->zero, RF_GRID);
 		rec_str(rec, NULL, "recompute", "recompute",
 			recompute_name(c->recompute), RF_GRID);
+		rec_int(rec, NULL, "recompute_layers", "recompute layers",
+			recomputed_layers(&p, c), 0);
 		rec_bool(rec, NULL, "sequence_parallel", "sp",
 			 c->sequence_parallel, RF_GRID);
+		rec_bool(rec, NULL, "tp_comm_overlap", "tp overlap",
+			 c->tp_comm_overlap, 0);
+		rec_bool(rec, NULL, "overlap_grad_reduce", "dp overlap",
+			 c->overlap_grad_reduce, 0);
 		rec_num(rec, NULL, "step_time_s", "step", r->time.step_s,
 			UNIT_TIME, RF_GRID);
 		rec_num(rec, NULL, "tokens_per_s_per_gpu", "tok/s/GPU",
@@ -531,7 +578,9 @@ int cmd_train(struct cli_ctx *ctx)
 	if (chosen[0])
 		report_note(&rep, "chosen by capplan: %s", chosen);
 	if (p.has_arch)
-		report_note(&rep, "searched %lld configurations", p.evaluated);
+		report_note(&rep, "searched %lld configurations: %lld legal, "
+			    "%lld fit, %lld timed", p.enumerated, p.legal,
+			    p.fitting, p.evaluated);
 	else
 		report_note(&rep, "only 'params' is known: give [model] "
 				  "layers, hidden, heads, vocab and seq_len for "

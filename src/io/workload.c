@@ -262,6 +262,8 @@ static const struct wl_key wl_keys[] = {
 		 recompute_names),
 	KEY_FLAGS("training", "recompute_modules", training.recompute_modules,
 		  recompute_module_names),
+	KEY_INT("training", "recompute_layers", training.recompute_layers,
+		POS_AUTO, 1, WL_LAYERS_MAX),
 	KEY_TRI("training", "sequence_parallel", training.sequence_parallel),
 	KEY_ENUM("training", "precision", training.precision, WLT_PRECISION,
 		 train_precision_names),
@@ -501,6 +503,7 @@ void workload_init(struct workload *wl)
 	wl->training.overlap_param_gather = WL_AUTO_NEG;
 	wl->training.tp_comm_overlap = WL_AUTO_NEG;
 	wl->training.ep_comm_overlap = WL_AUTO_NEG;
+	wl->training.recompute_layers = WL_AUTO;
 
 	wl->inference.weight_precision = PREC_BF16;
 	wl->inference.kv_precision = PREC_BF16;
@@ -1823,6 +1826,19 @@ static int check_training(const struct training_spec *t,
 		return diag_set(err, file, 0, 0,
 				"'cp' (%d) must divide 'seq_len' (%d)", t->cp,
 				m->seq_len);
+	if (t->recompute_layers > 0 && t->recompute != RECOMPUTE_AUTO &&
+	    t->recompute != RECOMPUTE_FULL)
+		return diag_set(err, file, 0, 0,
+				"'recompute_layers' (%d) needs 'recompute' "
+				"full, got '%s'", t->recompute_layers,
+				recompute_name(t->recompute));
+	if (t->tp_comm_overlap == 1 &&
+	    (t->sequence_parallel == 0 || t->tp == 1))
+		return diag_set(err, file, 0, 0,
+				"'tp_comm_overlap' needs sequence "
+				"parallelism over tp > 1 ('%s' is %s)",
+				t->tp == 1 ? "tp" : "sequence_parallel",
+				t->tp == 1 ? "1" : "false");
 	return 0;
 }
 

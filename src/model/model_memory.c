@@ -250,6 +250,21 @@ static double inflight_layers(const struct train_config *c, int64_t r,
 			      done));
 }
 
+/* Activations of one layer and micro-batch for the recomputation of
+   'c': with full recomputation of some layers only (recompute_layers),
+   the average over the layers of those recomputed and those not. */
+static double layer_act_of(const struct arch *a, const struct train_config *c,
+			   const double layer_act[RECOMPUTE_FULL + 1])
+{
+	double share;
+
+	if (c->recompute != RECOMPUTE_FULL || c->recompute_layers <= 0)
+		return layer_act[c->recompute];
+	share = train_recompute_fraction(a, c);
+	return share * layer_act[RECOMPUTE_FULL] +
+	       (1.0 - share) * layer_act[RECOMPUTE_NONE];
+}
+
 void train_stage_memory_states(struct train_stage_memory *w,
 			       const struct arch *a,
 			       const struct train_config *c,
@@ -270,7 +285,7 @@ void train_stage_memory_states(struct train_stage_memory *w,
 	w->expert_weights = m.weights_bytes;
 	w->expert_gradients = m.gradients_bytes;
 	w->expert_optimizer = m.optimizer_bytes;
-	w->layer_act = layer_act[c->recompute];
+	w->layer_act = layer_act_of(a, c, layer_act);
 	/* the layer being recomputed holds its full activations */
 	w->recompute_act = c->recompute == RECOMPUTE_FULL ?
 				   layer_act[RECOMPUTE_NONE] :

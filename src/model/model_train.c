@@ -528,6 +528,40 @@ int train_micro_eval(const struct arch *a, const struct train_config *c,
 	return 0;
 }
 
+/*
+ * Recomputation of one layer before its backward pass, its compute and
+ * ('*tp_s') its tensor-parallel collectives: the mode's, with full
+ * recomputation of some layers only (recompute_layers) the full one
+ * times the share recomputed, averaged over the layers.
+ */
+static double layer_recompute_s(const struct arch *a,
+				const struct train_config *c,
+				const struct train_layer *lc, double *tp_s)
+{
+	double share;
+
+	if (c->recompute != RECOMPUTE_FULL || c->recompute_layers <= 0) {
+		*tp_s = lc->tp_recompute_s[c->recompute];
+		return lc->recompute_s[c->recompute];
+	}
+	share = train_recompute_fraction(a, c);
+	*tp_s = share * lc->tp_recompute_s[RECOMPUTE_FULL];
+	return share * lc->recompute_s[RECOMPUTE_FULL];
+}
+
+double train_micro_hw_flops_per_token(const struct arch *a,
+				      const struct train_config *c,
+				      const struct train_micro *mc)
+{
+	const double *f = mc->hw_flops_per_token;
+
+	if (c->recompute != RECOMPUTE_FULL || c->recompute_layers <= 0)
+		return f[c->recompute];
+	return f[RECOMPUTE_NONE] + train_recompute_fraction(a, c) *
+					   (f[RECOMPUTE_FULL] -
+					    f[RECOMPUTE_NONE]);
+}
+
 /* One micro-batch on one GPU of a pipeline stage. */
 struct stage_time {
 	double f_s, b_s;     /* forward; backward with recomputation */
@@ -563,13 +597,13 @@ static double largest_chunk_s(int layers, int vp, double layer_s,
 
 /* The stage of 'layers' layers, with the embedding and/or the output
    layer. */
-static void stage_time_eval(const struct train_micro *mc,
+static void stage_time_eval(const struct arch *a,
+			    const struct train_micro *mc,
 			    const struct train_config *c, int layers,
 			    bool embed, bool out, struct stage_time *st)
 {
 	const struct train_layer *lc = &mc->layer;
-	double rec_s = lc->recompute_s[c->recompute];
-	double rec_tp_s = lc->tp_recompute_s[c->recompute];
+	double rec_tp_s, rec_s = layer_recompute_s(a, c, lc, &rec_tp_s);
 	double l = layers, lf, lb, hf = 0.0, hb = 0.0;
 
 	lf = lc->fwd_s + lc->tp_fwd_s + lc->cp_fwd_s;
@@ -608,19 +642,19 @@ static void slowest_stage(const struct arch *a, const struct train_config *c,
 
 	train_stage_split(a, c, &s);
 	if (c->pp <= 1) {
-		stage_time_eval(mc, c, s.first, true, true, st);
+		stage_time_eval(a, mc, c, s.first, true, true, st);
 		*chunk_s = st->chunk_s;
 		return;
 	}
-	stage_time_eval(mc, c, s.first, true, false, st);
+	stage_time_eval(a, mc, c, s.first, true, false, st);
 	*chunk_s = st->chunk_s;
 	if (c->pp > 2) {
-		stage_time_eval(mc, c, s.middle, false, false, &t);
+		stage_time_eval(a, mc, c, s.middle, false, false, &t);
 		*chunk_s = fmax(*chunk_s, t.chunk_s);
 		if (t.f_s + t.b_s > st->f_s + st->b_s)
 			*st = t;
 	}
-	stage_time_eval(mc, c, s.last, false, true, &t);
+	stage_time_eval(a, mc, c, s.last, false, true, &t);
 	*chunk_s = fmax(*chunk_s, t.chunk_s);
 	if (t.f_s + t.b_s > st->f_s + st->b_s)
 		*st = t;
@@ -717,7 +751,7 @@ void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 	r->tokens_per_s = tokens_per_step / tm->step_s;
 	r->tokens_per_s_per_gpu = r->tokens_per_s / c->gpus;
 	r->model_flops_per_token = mc->model_flops_per_token;
-	r->hw_flops_per_token = mc->hw_flops_per_token[c->recompute];
+	r->hw_flops_per_token = train_micro_hw_flops_per_token(a, c, mc);
 	r->model_flops_per_gpu = r->model_flops_per_token *
 				 r->tokens_per_s_per_gpu;
 	r->hw_flops_per_gpu = r->hw_flops_per_token * r->tokens_per_s_per_gpu;
@@ -752,10 +786,9 @@ double train_pipeline_bound_s(const struct arch *a,
 			      const struct train_micro *mc)
 {
 	const struct train_layer *lc = &mc->layer;
+	double rec_tp_s, rec_s = layer_recompute_s(a, c, lc, &rec_tp_s);
 	double layer_s = lc->fwd_s + lc->tp_fwd_s + lc->cp_fwd_s + lc->bwd_s +
-			 lc->tp_bwd_s + lc->cp_bwd_s +
-			 lc->recompute_s[c->recompute] +
-			 lc->tp_recompute_s[c->recompute];
+			 lc->tp_bwd_s + lc->cp_bwd_s + rec_s + rec_tp_s;
 	double heads_s = mc->embed_fwd_s + mc->embed_bwd_s + mc->out_fwd_s +
 			 mc->out_bwd_s + 2.0 * mc->head_tp_s;
 	/* the stages together do every layer and both heads: the slowest
@@ -833,6 +866,7 @@ int train_stage_fastest(const struct arch *a, const struct train_config *c,
 	   slower than the best when it was reached) */
 	double cost[STAGE_WINDOW][STAGE_WINDOW];
 	double layer_s, embed_s, out_s, ideal_s, best_s = 0.0, bound;
+	double rec_s, rec_tp_s;
 	double m = c->micro_batches, slots = c->pp - 1.0;
 	bool pairs;
 
@@ -847,9 +881,9 @@ int train_stage_fastest(const struct arch *a, const struct train_config *c,
 		return -1;
 	/* forward and backward of a layer, the embedding, the output layer
 	   (stage_time_eval) */
+	rec_s = layer_recompute_s(a, c, lc, &rec_tp_s);
 	layer_s = lc->fwd_s + lc->tp_fwd_s + lc->cp_fwd_s + lc->bwd_s +
-		  lc->tp_bwd_s + lc->cp_bwd_s + lc->recompute_s[c->recompute] +
-		  lc->tp_recompute_s[c->recompute];
+		  lc->tp_bwd_s + lc->cp_bwd_s + rec_s + rec_tp_s;
 	embed_s = mc->embed_fwd_s + mc->head_tp_s + mc->embed_bwd_s;
 	out_s = mc->out_fwd_s + mc->out_bwd_s + mc->head_tp_s;
 	/* balance: every stage equally long, heads included; with one end
@@ -963,7 +997,7 @@ int train_stage_fastest(const struct arch *a, const struct train_config *c,
 		struct train_config t = *c;
 
 		train_stage_fill(a, &t, first, last);
-		if (!train_config_valid(a, &t, INT_MAX))
+		if (!train_config_valid(a, &t, t.tp))
 			return -1;
 		ties->first[0] = t.first_stage_layers;
 		ties->last[0] = t.last_stage_layers;

@@ -31,8 +31,10 @@ static const char *const choice_keys[CHOSE_COUNT] = {
 	[CHOSE_EP] = "training.ep",
 	[CHOSE_ZERO] = "training.zero",
 	[CHOSE_RECOMPUTE] = "training.recompute",
+	[CHOSE_RECOMPUTE_LAYERS] = "training.recompute_layers",
 	[CHOSE_SEQUENCE_PARALLEL] = "training.sequence_parallel",
 	[CHOSE_OVERLAP] = "training.overlap_grad_reduce",
+	[CHOSE_TP_OVERLAP] = "training.tp_comm_overlap",
 	[CHOSE_TOKENS] = "training.tokens",
 };
 
@@ -66,6 +68,10 @@ static unsigned open_keys(const struct training_spec *ts)
 	u |= ts->sequence_parallel == WL_AUTO_NEG ?
 		     bit(CHOSE_SEQUENCE_PARALLEL) : 0;
 	u |= ts->overlap_grad_reduce == WL_AUTO_NEG ? bit(CHOSE_OVERLAP) : 0;
+	u |= ts->tp_comm_overlap == WL_AUTO_NEG ? bit(CHOSE_TP_OVERLAP) : 0;
+	u |= ts->recompute == RECOMPUTE_AUTO &&
+			     ts->recompute_layers == WL_AUTO ?
+		     bit(CHOSE_RECOMPUTE_LAYERS) : 0;
 	u |= ts->tokens <= 0.0 ? bit(CHOSE_TOKENS) : 0;
 	return u;
 }
@@ -273,7 +279,9 @@ static int plan_per_sample(const struct workload *wl, const struct gpu_spec *g,
 	p->chosen &= ~(bit(CHOSE_TP) | bit(CHOSE_PP) | bit(CHOSE_VP) |
 		       bit(CHOSE_FIRST_STAGE) | bit(CHOSE_LAST_STAGE) |
 		       bit(CHOSE_CP) | bit(CHOSE_EP) | bit(CHOSE_RECOMPUTE) |
-		       bit(CHOSE_SEQUENCE_PARALLEL) | bit(CHOSE_TOKENS));
+		       bit(CHOSE_RECOMPUTE_LAYERS) |
+		       bit(CHOSE_SEQUENCE_PARALLEL) | bit(CHOSE_TP_OVERLAP) |
+		       bit(CHOSE_TOKENS));
 	p->tokens = ts->samples * ts->epochs;
 	c.tp = c.pp = c.vp = c.cp = c.ep = 1;
 	c.dp = c.gpus;
@@ -308,6 +316,8 @@ static int plan_per_sample(const struct workload *wl, const struct gpu_spec *g,
 			c.micro_batch = mb;
 			c.micro_batches = per_gpu / mb;
 			c.zero = z;
+			p->enumerated++;
+			p->legal++;
 			p->evaluated++;
 			if (sample_train_eval(&wl->model, &c, g, &p->cluster,
 					      &r) != 0)
@@ -327,6 +337,7 @@ static int plan_per_sample(const struct workload *wl, const struct gpu_spec *g,
 				p->fits = r.memory.fits;
 				have = true;
 			}
+			p->fitting += r.memory.fits;
 			if (r.memory.fits && mb > p->max_micro_batch)
 				p->max_micro_batch = mb;
 		}
@@ -393,12 +404,18 @@ int train_plan_rank(const struct workload *wl, const struct gpu_spec *g,
 		return -1;
 	train_search_parallel(&sp, &p->arch, g, &p->cluster, &res, top, k,
 			      ntop, threads);
+	p->enumerated = res.enumerated;
+	p->legal = res.legal;
+	p->fitting = res.fitting;
 	p->evaluated = res.evaluated;
 	if (!res.legal)
 		return explain_illegal(&sp, p, wl, err);
 	p->config = res.best;
 	p->result = res.result;
 	p->fits = res.found;
+	/* only a partial full recomputation has a layer count to show */
+	if (p->config.recompute_layers == 0)
+		p->chosen &= ~bit(CHOSE_RECOMPUTE_LAYERS);
 	/* one stage is both the first and the last: nothing to choose */
 	if (p->config.pp == 1)
 		p->chosen &= ~(bit(CHOSE_FIRST_STAGE) | bit(CHOSE_LAST_STAGE));

@@ -12,11 +12,9 @@
 /* Most threads a parallel search starts. */
 static const int max_threads = 256;
 
-/* Largest micro-batch tried when it is left to capplan. */
-static const int max_micro_batch = 64;
-
-/* Largest interleaving factor tried. */
-static const int max_vp = 8;
+/* Most layers of a chunk a partial full recomputation is tried with (a
+   search bound: past it, the chunk is recomputed whole or not at all). */
+#define MAX_RECOMPUTE_LAYERS 32
 
 static void dim_one(struct space_dim *d, int v)
 {
@@ -43,6 +41,16 @@ int default_global_batch(int seq_len, double batch_tokens)
 	return gb;
 }
 
+/* Whether 't' GPUs of a group fit the nodes: a divisor of the node or
+   whole nodes (train_config_explain). */
+static bool fits_nodes(int t, int gpus_per_node)
+{
+	if (gpus_per_node < 1)
+		return false;
+	return t <= gpus_per_node ? gpus_per_node % t == 0 :
+				    t % gpus_per_node == 0;
+}
+
 int train_space_init(struct train_space *sp, const struct training_spec *ts,
 		     const struct arch *a, int gpus, int global_batch,
 		     int gpus_per_node, struct diag *err)
@@ -64,20 +72,20 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 	sp->optimizer = ts->optimizer;
 	sp->attention = ts->attention;
 	sp->dropout = ts->dropout;
-	/* Megatron-Core's --tp-comm-overlap (Transformer Engine
-	   userbuffers) and --overlap-param-gather: off unless the workload
-	   turns them on, as in Megatron-Core */
-	sp->tp_comm_overlap = ts->tp_comm_overlap == 1;
+	/* Megatron-Core's --overlap-param-gather and DualPipe's all-to-all
+	   overlap: off unless the workload turns them on */
 	sp->ep_comm_overlap = ts->ep_comm_overlap == 1;
 	sp->recompute_modules = ts->recompute_modules;
 	sp->overlap_param_gather = ts->overlap_param_gather == 1;
 
+	/* tensor parallelism: any divisor of the heads, within a node or
+	   over whole nodes (the inter-node network carries it) */
 	if (ts->tp != WL_AUTO)
 		dim_one(&sp->tp, ts->tp);
 	else
-		for (int t = 1; t > 0 && t <= gpus_per_node && t <= gpus;
-		     t = ck_doubled_within(t, gpus_per_node))
-			if (gpus % t == 0 && a->heads % t == 0)
+		for (int t = 1; t <= a->heads && t <= gpus; t++)
+			if (gpus % t == 0 && a->heads % t == 0 &&
+			    fits_nodes(t, gpus_per_node))
 				dim_add(&sp->tp, t);
 	if (ts->pp != WL_AUTO)
 		dim_one(&sp->pp, ts->pp);
@@ -90,11 +98,15 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 				dim_add(&sp->pp, p);
 	sp->first_stage_layers = ts->first_stage_layers;
 	sp->last_stage_layers = ts->last_stage_layers;
-	if (ts->vp != WL_AUTO)
+	/* interleaving: the divisors of the layers per stage (checked per
+	   pp in the search) */
+	if (ts->vp != WL_AUTO) {
 		dim_one(&sp->vp, ts->vp);
-	else
-		for (int v = 1; v <= max_vp; v++)
+	} else {
+		sp->vp_divides = true;
+		for (int v = 1; v == 1 || v <= a->layers / 2; v++)
 			dim_add(&sp->vp, v);
+	}
 	if (ts->cp != WL_AUTO)
 		dim_one(&sp->cp, ts->cp);
 	else
@@ -112,11 +124,13 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 		     e = ck_doubled_within(e, a->experts))
 			if (a->experts % e == 0)
 				dim_add(&sp->ep, e);
+	/* every divisor of the global batch (the smallest SPACE_MAX_VALUES);
+	   the search keeps those that divide the local batch */
 	if (ts->micro_batch != WL_AUTO)
 		dim_one(&sp->micro_batch, ts->micro_batch);
 	else
-		for (int b = 1; b <= max_micro_batch; b++)
-			if (b <= global_batch && global_batch % b == 0)
+		for (int b = 1; b <= global_batch; b++)
+			if (global_batch % b == 0)
 				dim_add(&sp->micro_batch, b);
 	if (ts->zero != WL_AUTO_NEG)
 		dim_one(&sp->zero, ts->zero);
@@ -125,6 +139,8 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 			dim_add(&sp->zero, z);
 	if (ts->recompute != RECOMPUTE_AUTO)
 		dim_one(&sp->recompute, ts->recompute);
+	else if (ts->recompute_layers > 0)
+		dim_one(&sp->recompute, RECOMPUTE_FULL);
 	else
 		for (int r = RECOMPUTE_NONE; r <= RECOMPUTE_FULL; r++)
 			/* with a fused attention kernel, recomputing
@@ -134,21 +150,51 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 			    ts->attention == ATTN_UNFUSED ||
 			    (ts->recompute_modules & ~RECOMPUTE_MOD_CORE_ATTN))
 				dim_add(&sp->recompute, r);
-	/* sequence parallelism saves memory at no extra traffic
-	   (Korthikanti et al. 2022): on whenever tp > 1 unless fixed */
-	if (ts->sequence_parallel != WL_AUTO_NEG)
+	/* full recomputation of some layers of each chunk (Megatron's
+	   recompute_num_layers) is searched with the recomputation; a
+	   workload that gives recompute = full alone means every layer */
+	sp->recompute_layers = ts->recompute_layers;
+	if (ts->recompute == RECOMPUTE_AUTO && ts->recompute_layers == WL_AUTO)
+		sp->recompute_layers_max =
+			a->layers - 1 < MAX_RECOMPUTE_LAYERS ?
+				a->layers - 1 :
+				MAX_RECOMPUTE_LAYERS;
+	/* on first: at equal speed the search keeps the first found */
+	if (ts->sequence_parallel != WL_AUTO_NEG) {
 		dim_one(&sp->sp, ts->sequence_parallel);
-	else
-		dim_one(&sp->sp, -1);
-	/* current frameworks overlap the gradient reduction with the
-	   backward pass (Megatron-LM --overlap-grad-reduce, PyTorch DDP) */
-	dim_one(&sp->overlap, ts->overlap_grad_reduce != WL_AUTO_NEG ?
-				      ts->overlap_grad_reduce : 1);
+	} else {
+		dim_add(&sp->sp, 1);
+		dim_add(&sp->sp, 0);
+	}
+	if (ts->overlap_grad_reduce != WL_AUTO_NEG) {
+		dim_one(&sp->overlap, ts->overlap_grad_reduce);
+	} else {
+		dim_add(&sp->overlap, 1);
+		dim_add(&sp->overlap, 0);
+	}
+	if (ts->tp_comm_overlap != WL_AUTO_NEG) {
+		dim_one(&sp->tp_overlap, ts->tp_comm_overlap);
+	} else {
+		dim_add(&sp->tp_overlap, 1);
+		dim_add(&sp->tp_overlap, 0);
+	}
 	if (sp->tp.n == 0 || sp->pp.n == 0 || sp->micro_batch.n == 0)
 		return diag_set(err, NULL, 0, 0,
 				"no legal parallel split of %d gpus for this "
 				"model", gpus);
 	return 0;
+}
+
+long long train_space_size(const struct train_space *sp)
+{
+	long long rc = sp->recompute.n;
+
+	for (int i = 0; i < sp->recompute.n; i++)
+		if (sp->recompute.v[i] == RECOMPUTE_FULL)
+			rc += sp->recompute_layers_max;
+	return (long long)sp->tp.n * sp->cp.n * sp->ep.n * sp->micro_batch.n *
+	       sp->sp.n * sp->tp_overlap.n * sp->pp.n * sp->vp.n *
+	       sp->zero.n * rc * sp->overlap.n;
 }
 
 /* Faster; at equal speed (within rounding), the one using less memory. */
@@ -164,10 +210,11 @@ static bool faster(const struct train_result *a, const struct train_result *b)
 }
 
 /* Better: fits beats not fitting; then more tokens per second; among
-   misfits, less memory. */
-static bool better(const struct train_result *r, const struct search_result *res)
+   misfits, less memory.  'have': 'res' holds a configuration. */
+static bool better(const struct train_result *r,
+		   const struct search_result *res, bool have)
 {
-	if (!res->legal)
+	if (!have)
 		return true;
 	if (r->memory.fits != res->found)
 		return r->memory.fits;
@@ -206,39 +253,235 @@ int train_search(const struct train_space *sp, const struct arch *a,
 	return train_search_top(sp, a, g, cl, res, NULL, 0, NULL);
 }
 
-/*
- * Whether 'c' (any split of its layers, any ZeRO stage) cannot make the
- * ranking: a configuration that fits is known and is faster than even the
- * bound of 'c' (train_pipeline_bound_s), and so is the last of a full
- * ranking.  The margin keeps configurations that tie (faster()) in.
- */
 /* Slack of the bound against the best found: keeps configurations whose
    bound ties it within rounding (faster() itself uses 1e-9). */
 static const double bound_margin = 1e-6;
 
-static bool hopeless(const struct arch *a, const struct train_config *c,
-		     const struct cluster *cl,
-		     const struct train_micro *mc,
-		     const struct search_result *res,
-		     const struct search_entry *top, int ktop,
-		     const int *ntop)
+/*
+ * Whether configurations of tokens/s at most 'bound_tps' (a bound:
+ * train_pipeline_bound_s) cannot make the ranking: a configuration that
+ * fits is known and is faster, and so is the last of a full ranking.  The
+ * margin keeps configurations that tie (faster()) in.
+ */
+static bool hopeless(double bound_tps, const struct search_result *res,
+		     const struct search_entry *top, int ktop, const int *ntop)
 {
-	double tokens_per_s;
-
 	if (!res->found || (top && ktop > 0 && *ntop < ktop))
 		return false;
-	tokens_per_s = (double)c->global_batch * a->seq_len /
-		       train_pipeline_bound_s(a, c, cl, mc);
 	if (top && ktop > 0 &&
-	    tokens_per_s >= top[ktop - 1].result.tokens_per_s * (1.0 - bound_margin))
+	    bound_tps >=
+		    top[ktop - 1].result.tokens_per_s * (1.0 - bound_margin))
 		return false;
-	return tokens_per_s < res->result.tokens_per_s * (1.0 - bound_margin);
+	return bound_tps < res->result.tokens_per_s * (1.0 - bound_margin);
 }
 
 /*
- * The search over the outer combinations (tp, cp, micro-batch, sequence
- * parallelism) whose running index is 'offset' modulo 'stride': one
- * thread's share of the space.
+ * The memory of 'c' at the split of 'ties' that needs the least (set in
+ * 'c'), into 'm'.  'w' holds the configuration's parameter counts
+ * (mc->mem); its states are filled here.
+ */
+static void config_memory(const struct arch *a, struct train_config *c,
+			  const struct train_micro *mc,
+			  const struct train_stage_ties *ties,
+			  double capacity_bytes, struct train_stage_memory *w,
+			  struct train_memory *m)
+{
+	double best_bytes = 0.0;
+	int best = 0;
+
+	*w = mc->mem;
+	train_stage_memory_states(w, a, c, mc->layer_act_bytes);
+	for (int i = 0; ties->n > 1 && i < ties->n; i++) {
+		double b = train_stage_memory_peak(w, a, c, ties->first[i],
+						   ties->last[i]);
+
+		if (i == 0 || b < best_bytes) {
+			best_bytes = b;
+			best = i;
+		}
+	}
+	c->first_stage_layers = ties->first[best];
+	c->last_stage_layers = ties->last[best];
+	train_memory_eval_stages(w, a, c, capacity_bytes, m);
+}
+
+/* What one thread's search keeps besides its result. */
+struct share_state {
+	int best_outer;              /* outer index of the best, or -1 */
+	bool have_misfit;            /* the least memory among misfits */
+	struct train_config misfit;
+	double misfit_bytes;
+	int misfit_outer;
+};
+
+/*
+ * Time 'c' (legal, fitting, its split set) with each gradient-reduction
+ * overlap, unless its bound ('*bound_tps', computed on first use) shows
+ * it cannot beat what is found; keep it if it is better.
+ */
+static void time_config(const struct train_space *sp, const struct arch *a,
+			const struct gpu_spec *g, const struct cluster *cl,
+			struct train_config *c, const struct train_micro *mc,
+			struct search_result *res, struct search_entry *top,
+			int ktop, int *ntop, int outer, struct share_state *st,
+			double *bound_tps)
+{
+	struct train_result r;
+	int n_overlap;
+
+	if (res->found) {
+		if (*bound_tps < 0.0)
+			*bound_tps = (double)c->global_batch * a->seq_len /
+				     train_pipeline_bound_s(a, c, cl, mc);
+		if (hopeless(*bound_tps, res, top, ktop, ntop))
+			return;
+	}
+	/* without a gradient reduction to hide (one data-parallel rank, or
+	   ZeRO-3's own prefetch, model_train.c) the overlap changes nothing:
+	   timed once */
+	n_overlap = c->zero > 2 || (long long)c->dp * c->cp < 2 ?
+			    1 :
+			    sp->overlap.n;
+	for (int o = 0; o < n_overlap; o++) {
+		c->overlap_grad_reduce = sp->overlap.v[o];
+		train_evaluate_micro(a, c, g, cl, mc, &r);
+		res->evaluated++;
+		if (top)
+			rank(top, ktop, ntop, c, &r);
+		if (better(&r, res, res->found)) {
+			res->best = *c;
+			res->result = r;
+			res->found = true;
+			st->best_outer = outer;
+		}
+	}
+}
+
+/* Keep 'c' (of memory 'm', which does not fit) if it needs the least
+   memory so far and nothing fits yet. */
+static void note_misfit(const struct train_space *sp,
+			const struct train_config *c,
+			const struct train_memory *m,
+			const struct search_result *res, int outer,
+			struct share_state *st)
+{
+	if (res->found ||
+	    (st->have_misfit && !(m->total_bytes < st->misfit_bytes)))
+		return;
+	st->have_misfit = true;
+	st->misfit = *c;
+	st->misfit.overlap_grad_reduce = sp->overlap.v[0];
+	st->misfit_bytes = m->total_bytes;
+	st->misfit_outer = outer;
+}
+
+/*
+ * The configurations of one (outer keys, pp, vp, recomputation) group:
+ * its ZeRO stages and gradient-reduction overlaps.  Memory is weighed
+ * before time; time only for what fits and may beat what is found.
+ * 'fits' (per ZeRO candidate) is set to whether each fits.
+ */
+static void search_group(const struct train_space *sp, const struct arch *a,
+			 const struct gpu_spec *g, const struct cluster *cl,
+			 struct train_config *c, const struct train_micro *mc,
+			 const struct train_stage_ties *ties,
+			 struct search_result *res, struct search_entry *top,
+			 int ktop, int *ntop, int outer,
+			 struct share_state *st, bool *fits)
+{
+	struct train_stage_memory w;
+	struct train_memory m;
+	double bound_tps = -1.0;
+	long long per_zero = sp->overlap.n;
+
+	for (int z = 0; z < sp->zero.n; z++) {
+		fits[z] = false;
+		c->zero = sp->zero.v[z];
+		/* ZeRO-3 does not combine with pipelines (train_config.c) */
+		if (c->zero > 2 && c->pp > 1)
+			continue;
+		res->legal += per_zero;
+		config_memory(a, c, mc, ties, g->mem_bytes, &w, &m);
+		if (!m.fits) {
+			note_misfit(sp, c, &m, res, outer, st);
+			continue;
+		}
+		fits[z] = true;
+		res->fitting += per_zero;
+		time_config(sp, a, g, cl, c, mc, res, top, ktop, ntop, outer,
+			    st, &bound_tps);
+	}
+}
+
+/*
+ * Full recomputation of 1 to 'kmax' layers of each chunk, for a search
+ * without a ranking: memory falls and time grows with the layers
+ * recomputed, so for each ZeRO stage only the fewest layers that fit can
+ * be the fastest.  Where recomputing every layer does not fit
+ * ('fits_all'), no count does; else the fewest that fit are found by
+ * bisection, and timed unless recomputing none fits too ('fits_none'):
+ * then every count is slower.  'ties' is a workspace of kmax + 1
+ * entries.
+ */
+static void search_partial(const struct train_space *sp, const struct arch *a,
+			   const struct gpu_spec *g, const struct cluster *cl,
+			   struct train_config *c, const struct train_micro *mc,
+			   struct search_result *res, int outer,
+			   struct share_state *st, int kmax,
+			   const bool *fits_none, const bool *fits_all,
+			   struct train_stage_ties *ties)
+{
+	struct train_stage_memory w;
+	struct train_memory m;
+	long long per_zero = sp->overlap.n;
+	bool have[MAX_RECOMPUTE_LAYERS + 1] = { false };
+
+	for (int z = 0; z < sp->zero.n; z++) {
+		int lo = 1, hi = kmax + 1;
+		double bound_tps = -1.0;
+
+		c->zero = sp->zero.v[z];
+		if (c->zero > 2 && c->pp > 1)
+			continue;
+		res->legal += kmax * per_zero;
+		if (!fits_all[z])
+			continue;
+		/* the fewest layers that fit, in [1, kmax + 1) */
+		while (lo < hi) {
+			int mid = lo + (hi - lo) / 2;
+
+			c->recompute_layers = mid;
+			if (!have[mid]) {
+				if (train_stage_fastest(a, c, mc,
+							sp->first_stage_layers,
+							sp->last_stage_layers,
+							&ties[mid]) != 0)
+					ties[mid].n = 0;
+				have[mid] = true;
+			}
+			if (ties[mid].n > 0)
+				config_memory(a, c, mc, &ties[mid],
+					      g->mem_bytes, &w, &m);
+			if (ties[mid].n > 0 && m.fits)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		res->fitting += (kmax - lo + 1) * per_zero;
+		if (lo > kmax || fits_none[z])
+			continue;
+		c->recompute_layers = lo;
+		config_memory(a, c, mc, &ties[lo], g->mem_bytes, &w, &m);
+		time_config(sp, a, g, cl, c, mc, res, NULL, 0, NULL, outer, st,
+			    &bound_tps);
+	}
+	c->recompute_layers = 0;
+}
+
+/*
+ * The search over the outer combinations (tp, cp, ep, micro-batch,
+ * sequence parallelism, tensor-parallel overlap) whose running index is
+ * 'offset' modulo 'stride': one thread's share of the space.
  */
 static void search_share(const struct train_space *sp, const struct arch *a,
 			 const struct gpu_spec *g, const struct cluster *cl,
@@ -247,10 +490,14 @@ static void search_share(const struct train_space *sp, const struct arch *a,
 			 int *best_outer)
 {
 	struct train_config c;
-	struct train_result r;
 	struct train_micro mc;
-	struct train_stage_ties ties[RECOMPUTE_FULL + 1];
+	struct train_stage_ties ties;
+	struct share_state st = { -1, false, { 0 }, 0.0, -1 };
+	struct train_stage_ties part_ties[MAX_RECOMPUTE_LAYERS + 1];
+	bool fits_none[SPACE_MAX_VALUES], fits_all[SPACE_MAX_VALUES];
+	bool fits_part[SPACE_MAX_VALUES];
 	int outer = -1;
+	bool sp_open = sp->sp.n > 1, ranking = top && ktop > 0;
 
 	memset(res, 0, sizeof(*res));
 	memset(&c, 0, sizeof(c));
@@ -261,95 +508,122 @@ static void search_share(const struct train_space *sp, const struct arch *a,
 	c.optimizer = sp->optimizer;
 	c.attention = sp->attention;
 	c.dropout = sp->dropout;
-	c.tp_comm_overlap = sp->tp_comm_overlap;
 	c.ep_comm_overlap = sp->ep_comm_overlap;
 	c.recompute_modules = sp->recompute_modules;
-	/* outer: what a micro-batch costs (tp, cp, micro-batch, sequence
-	   parallelism); inner: how it is scheduled and sharded */
+	c.overlap_param_gather = sp->overlap_param_gather;
+	c.global_batch = sp->global_batch;
+	/* outer: what a micro-batch costs; inner: how it is scheduled and
+	   sharded */
 	for (int i = 0; i < sp->tp.n; i++)
 	for (int k = 0; k < sp->cp.n; k++)
 	for (int e = 0; e < sp->ep.n; e++)
 	for (int mb = 0; mb < sp->micro_batch.n; mb++)
-	for (int s = 0; s < sp->sp.n; s++) {
+	for (int s = 0; s < sp->sp.n; s++)
+	for (int to = 0; to < sp->tp_overlap.n; to++) {
 		if (++outer % stride != offset)
 			continue;
 		c.tp = sp->tp.v[i];
 		c.cp = sp->cp.v[k];
 		c.ep = sp->ep.v[e];
 		c.micro_batch = sp->micro_batch.v[mb];
-		c.sequence_parallel = sp->sp.v[s] < 0 ? c.tp > 1 : sp->sp.v[s];
+		c.sequence_parallel = sp->sp.v[s];
+		c.tp_comm_overlap = sp->tp_overlap.v[to];
+		/* sequence parallelism over one rank is none: searched
+		   once; the overlap needs it (train_config.c) */
+		if ((sp_open && c.sequence_parallel && c.tp < 2) ||
+		    (c.tp_comm_overlap &&
+		     (c.tp < 2 || !c.sequence_parallel)))
+			continue;
 		if (sp->gpus % ((long long)c.tp * c.cp) != 0 ||
 		    train_micro_eval(a, &c, g, cl, &mc) != 0)
 			continue;
 		for (int j = 0; j < sp->pp.n; j++) {
 			long long split = (long long)c.tp * sp->pp.v[j] * c.cp;
+			int stage;
 
 			/* checks that do not depend on the inner keys */
 			if (sp->gpus % split != 0)
 				continue;
 			c.pp = sp->pp.v[j];
 			c.dp = (int)(sp->gpus / split);
-			c.global_batch = sp->global_batch;
 			if ((long long)c.dp * c.micro_batch > c.global_batch ||
 			    c.global_batch % (c.dp * c.micro_batch) != 0)
 				continue;
 			c.micro_batches = c.global_batch /
 					  (c.dp * c.micro_batch);
+			stage = (a->layers + c.pp - 1) / c.pp;
 			for (int l = 0; l < sp->vp.n; l++) {
+			int kmax;
+
 			c.vp = sp->vp.v[l];
 			/* interleaving needs pipelines and whole rounds of
-			   micro-batches (train_config.c) */
+			   micro-batches (train_config.c); open, it divides
+			   the layers of a stage */
 			if (c.vp > 1 && (c.pp < 2 || c.micro_batches % c.pp))
 				continue;
-			/* the fastest splits of the layers, for each
-			   recomputation (ZeRO does not change them); none
-			   where even the best split cannot be faster than
-			   what is already found */
+			if (sp->vp_divides && stage % c.vp != 0)
+				continue;
+			/* the rest of the legality does not depend on ZeRO
+			   or the recomputation: checked once, with the
+			   loosest split of the layers (legal when any is) */
+			c.zero = 0;
+			c.recompute = RECOMPUTE_NONE;
+			c.recompute_layers = 0;
+			train_stage_fill(a, &c, sp->first_stage_layers,
+					 sp->last_stage_layers);
+			if (!train_config_valid(a, &c, cl->gpus_per_node))
+				continue;
+			/* partial full recomputation: fewer layers than a
+			   chunk holds */
+			kmax = train_chunk_layers(a, &c) - 1;
+			if (kmax > sp->recompute_layers_max)
+				kmax = sp->recompute_layers_max;
+			for (int z = 0; z < sp->zero.n; z++)
+				fits_none[z] = fits_all[z] = false;
 			for (int rc = 0; rc < sp->recompute.n; rc++) {
-				c.recompute =
-					(enum recompute)sp->recompute.v[rc];
-				if (hopeless(a, &c, cl, &mc, res, top, ktop,
-					     ntop) ||
-				    train_stage_fastest(a, &c, &mc,
+			c.recompute = (enum recompute)sp->recompute.v[rc];
+			for (int rl = 0;
+			     rl <= (c.recompute == RECOMPUTE_FULL ? kmax : 0);
+			     rl++) {
+				bool *fits = c.recompute == RECOMPUTE_NONE ?
+						     fits_none :
+					     rl == 0 ? fits_all :
+						     fits_part;
+
+				c.recompute_layers =
+					c.recompute != RECOMPUTE_FULL ? 0 :
+					rl > 0 ? rl : sp->recompute_layers;
+				/* the counts of full recomputation by
+				   bisection, when nothing is ranked */
+				if (rl == 1 && !ranking) {
+					search_partial(sp, a, g, cl, &c, &mc,
+						       res, outer, &st, kmax,
+						       fits_none, fits_all,
+						       part_ties);
+					break;
+				}
+				/* the fastest splits of the layers (ZeRO
+				   does not change them) */
+				if (train_stage_fastest(a, &c, &mc,
 							sp->first_stage_layers,
 							sp->last_stage_layers,
-							&ties[rc]) != 0)
-					ties[rc].n = 0;
+							&ties) != 0)
+					continue;
+				search_group(sp, a, g, cl, &c, &mc, &ties, res,
+					     top, ktop, ntop, outer, &st, fits);
 			}
-			for (int z = 0; z < sp->zero.n; z++)
-			for (int rc = 0; rc < sp->recompute.n; rc++)
-			for (int o = 0; o < sp->overlap.n; o++) {
-				c.zero = sp->zero.v[z];
-				c.recompute = (enum recompute)sp->recompute.v[rc];
-				c.overlap_grad_reduce = sp->overlap.v[o];
-				c.overlap_param_gather =
-					sp->overlap_param_gather;
-				res->evaluated++;
-				/* the loosest split is legal when any is */
-				train_stage_fill(a, &c, sp->first_stage_layers,
-						 sp->last_stage_layers);
-				if (!train_config_valid(a, &c,
-							cl->gpus_per_node))
-					continue;
-				if (ties[rc].n == 0) {
-					res->legal++; /* passed over */
-					continue;
-				}
-				train_stage_pick(a, &c, &mc, &ties[rc]);
-				train_evaluate_micro(a, &c, g, cl, &mc, &r);
-				if (top)
-					rank(top, ktop, ntop, &c, &r);
-				if (better(&r, res)) {
-					res->best = c;
-					res->result = r;
-					res->found = r.memory.fits;
-					*best_outer = outer;
-				}
-				res->legal++;
 			}
 			}
 		}
 	}
+	/* nothing fits: the configuration that needs the least memory */
+	if (!res->found && st.have_misfit) {
+		res->best = st.misfit;
+		train_evaluate(a, &res->best, g, cl, &res->result);
+		res->evaluated++;
+		st.best_outer = st.misfit_outer;
+	}
+	*best_outer = st.best_outer;
 }
 
 int train_search_top(const struct train_space *sp, const struct arch *a,
@@ -360,6 +634,7 @@ int train_search_top(const struct train_space *sp, const struct arch *a,
 	int best_outer;
 
 	search_share(sp, a, g, cl, res, top, ktop, ntop, 1, 0, &best_outer);
+	res->enumerated = train_space_size(sp);
 	return 0;
 }
 
@@ -387,14 +662,7 @@ static void *share_main(void *arg)
 static long long outer_count(const struct train_space *sp)
 {
 	return (long long)sp->tp.n * sp->cp.n * sp->ep.n * sp->micro_batch.n *
-	       sp->sp.n;
-}
-
-/* Configurations of the whole space, before any check. */
-static long long space_size(const struct train_space *sp)
-{
-	return outer_count(sp) * sp->pp.n * sp->vp.n * sp->zero.n *
-	       sp->recompute.n * sp->overlap.n;
+	       sp->sp.n * sp->tp_overlap.n;
 }
 
 /* Below this many configurations starting threads costs more than it
@@ -413,7 +681,7 @@ int train_search_parallel(const struct train_space *sp, const struct arch *a,
 	if (threads > max_threads)
 		threads = max_threads;
 	if (threads <= 1 || outer_count(sp) < 2LL * threads ||
-	    space_size(sp) < min_parallel_space)
+	    train_space_size(sp) < min_parallel_space)
 		return train_search_top(sp, a, g, cl, res, top, ktop, ntop);
 	jobs = calloc((size_t)threads, sizeof(*jobs));
 	tid = calloc((size_t)threads, sizeof(*tid));
@@ -453,9 +721,11 @@ int train_search_parallel(const struct train_space *sp, const struct arch *a,
 	if (ntop)
 		*ntop = 0;
 	for (int t = 0; t < threads; t++) {
-		res->evaluated += jobs[t].res.evaluated;
 		res->legal += jobs[t].res.legal;
+		res->fitting += jobs[t].res.fitting;
+		res->evaluated += jobs[t].res.evaluated;
 	}
+	res->enumerated = train_space_size(sp);
 	for (bool any = false;;) {
 		const struct search_result *cand;
 		int pick = -1;
@@ -468,7 +738,7 @@ int train_search_parallel(const struct train_space *sp, const struct arch *a,
 		if (pick < 0)
 			break;
 		cand = &jobs[pick].res;
-		if (!any || better(&cand->result, res)) {
+		if (better(&cand->result, res, any)) {
 			res->best = cand->best;
 			res->result = cand->result;
 			res->found = cand->found;

@@ -102,9 +102,13 @@ bool train_config_explain(const struct arch *a, const struct train_config *c,
 	if (a->kv_heads % c->tp != 0 && c->tp % a->kv_heads != 0)
 		return fail(why, n, "tp (%d) must divide kv_heads (%d) or be a multiple of it",
 		     c->tp, a->kv_heads);
-	if (c->tp > gpus_per_node)
-		return fail(why, n, "tp (%d) must not exceed the GPUs of a node (%d)", c->tp,
-		     gpus_per_node);
+	/* a group that neither divides the node nor spans whole nodes would
+	   straddle two nodes */
+	if (c->tp <= gpus_per_node ? gpus_per_node % c->tp != 0 :
+				     c->tp % gpus_per_node != 0)
+		return fail(why, n, "tp (%d) must divide the GPUs of a node "
+			    "(%d) or be a multiple of them", c->tp,
+			    gpus_per_node);
 	if (!stages_explain(a, c, why, n))
 		return false;
 	if (c->vp > 1 && c->pp < 2)
@@ -130,6 +134,15 @@ bool train_config_explain(const struct arch *a, const struct train_config *c,
 	if (((long long)c->dp * c->cp) % train_config_ep(c) != 0)
 		return fail(why, n, "ep (%d) must divide dp*cp (%d*%d)", c->ep,
 			    c->dp, c->cp);
+	if (c->recompute_layers < 0 ||
+	    (c->recompute_layers > 0 && c->recompute != RECOMPUTE_FULL))
+		return fail(why, n, "recompute_layers (%d) needs recompute "
+			    "full", c->recompute_layers);
+	/* Megatron-LM: the collectives overlap the GEMMs only with sequence
+	   parallelism (--tp-comm-overlap needs --sequence-parallel) */
+	if (c->tp_comm_overlap && (c->tp < 2 || !c->sequence_parallel))
+		return fail(why, n, "tp_comm_overlap needs tp > 1 (%d) and "
+			    "sequence_parallel", c->tp);
 	if (c->zero < 0 || c->zero > 3)
 		return fail(why, n, "zero (%d) must be 0..3", c->zero);
 	/* sharding weights (ZeRO-3) would gather them for every micro-batch
@@ -205,6 +218,27 @@ int train_config_recompute_modules(const struct train_config *c)
 		return 0;
 	return c->recompute_modules ? c->recompute_modules :
 				      RECOMPUTE_MOD_CORE_ATTN;
+}
+
+int train_chunk_layers(const struct arch *a, const struct train_config *c)
+{
+	int pp = c->pp > 0 ? c->pp : 1, vp = c->vp > 0 ? c->vp : 1;
+	int stage = (a->layers + pp - 1) / pp;
+
+	return (stage + vp - 1) / vp;
+}
+
+double train_recompute_fraction(const struct arch *a,
+				const struct train_config *c)
+{
+	int chunk;
+
+	if (c->recompute != RECOMPUTE_FULL)
+		return 0.0;
+	chunk = train_chunk_layers(a, c);
+	if (c->recompute_layers <= 0 || c->recompute_layers >= chunk)
+		return 1.0;
+	return (double)c->recompute_layers / chunk;
 }
 
 int train_config_ep(const struct train_config *c)

@@ -1,12 +1,15 @@
 /*
  * bench.c - speed of the numeric core: training configurations evaluated
- * per second on one core, and the time of the largest search (a 1T
- * parameter model on 16384 GPUs with every parallel key left open),
- * and of serving under load: simulated sequence-steps per second, and
- * the time to size a serving workload on every catalog device.
+ * per second on one core; three searches with every parallel key open
+ * (GPT-3 175B on 4096 A100s, a 70B model on 512 H100s, a 1T model on
+ * 16384 H100s), the median and range of several runs, with the machine's
+ * core count; and of serving under load: simulated sequence-steps per
+ * second, and the time to size a serving workload on every catalog
+ * device.
  * Prints the figures; asserts nothing (speed is measured, not tested).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -156,7 +159,112 @@ static double bench_serving(const struct catalog *cat)
 	return sink;
 }
 
-int main(void)
+/* Runs of each search timed (the median and the range are printed). */
+static const int search_runs = 7;
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+/*
+ * Time the search of 'wl' on 'gpus' x 'gpu' with global batch 'gb' (0:
+ * the default): each run repeats it for at least 50 ms; prints the
+ * median and range over search_runs runs, the counts, and the time per
+ * legal and per evaluated configuration, then the same on every core.
+ */
+static double bench_search(const char *what, const struct catalog *cat,
+			   const char *gpu, const struct workload *wl,
+			   int gpus, int gb)
+{
+	const struct gpu_spec *g = catalog_find(cat, gpu, NULL);
+	struct train_space sp;
+	struct search_result res, pres;
+	struct cluster cl;
+	struct arch a;
+	double run_s[16], par_s;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int threads = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
+
+	if (!g || arch_from_spec(&wl->model, &a) != 0)
+		return 0.0;
+	(void)cluster_resolve(&wl->cluster, g, &cl, NULL);
+	if (train_space_init(&sp, &wl->training, &a, gpus, gb,
+			     cl.gpus_per_node, NULL) != 0)
+		return 0.0;
+	for (int k = 0; k < search_runs; k++) {
+		double t0 = now_s(), t1;
+		int reps = 0;
+
+		do {
+			train_search(&sp, &a, g, &cl, &res);
+			reps++;
+			t1 = now_s();
+		} while (t1 - t0 < 0.05);
+		run_s[k] = (t1 - t0) / reps;
+	}
+	qsort(run_s, (size_t)search_runs, sizeof(run_s[0]), cmp_double);
+	{
+		double t0 = now_s();
+
+		train_search_parallel(&sp, &a, g, &cl, &pres, NULL, 0, NULL,
+				      threads);
+		par_s = now_s() - t0;
+	}
+	printf("search, %s:\n  %lld enumerated, %lld legal, %lld fit, %lld "
+	       "evaluated in %.3g ms (%.3g-%.3g); %.3g ns per legal, %.3g ns "
+	       "per evaluated configuration\n", what, res.enumerated,
+	       res.legal, res.fitting, res.evaluated,
+	       1e3 * run_s[search_runs / 2], 1e3 * run_s[0],
+	       1e3 * run_s[search_runs - 1],
+	       1e9 * run_s[search_runs / 2] / (double)res.legal,
+	       1e9 * run_s[search_runs / 2] / (double)res.evaluated);
+	printf("  best: tp %d pp %d vp %d cp %d dp %d mb %d zero %d %s%s, "
+	       "sp %d, tp overlap %d, %.4g s/step, MFU %.1f%%\n",
+	       res.best.tp, res.best.pp, res.best.vp, res.best.cp, res.best.dp,
+	       res.best.micro_batch, res.best.zero,
+	       recompute_name(res.best.recompute),
+	       res.best.recompute_layers > 0 ? " (some layers)" : "",
+	       res.best.sequence_parallel, res.best.tp_comm_overlap,
+	       res.result.time.step_s, 100.0 * res.result.mfu);
+	printf("  on %d threads: %.3g ms (same best: %s)\n", threads,
+	       1e3 * par_s,
+	       pres.result.tokens_per_s == res.result.tokens_per_s ? "yes" :
+								     "NO");
+	return res.result.time.step_s;
+}
+
+/*
+ * One search of the 70B model on 512 H100s and nothing else, for
+ * 'valgrind --tool=callgrind build/tests/bench search-70b': its
+ * instructions over the configurations it printed are the cost of one.
+ */
+static int search_once(const struct catalog *cat)
+{
+	const struct gpu_spec *g = catalog_find(cat, "H100-SXM", NULL);
+	struct train_space sp;
+	struct search_result res;
+	struct workload wl;
+	struct cluster cl;
+	struct arch a;
+
+	model(&wl, 80, 8192, 64, 8, 28672, 8192);
+	if (!g || arch_from_spec(&wl.model, &a) != 0)
+		return 1;
+	(void)cluster_resolve(&wl.cluster, g, &cl, NULL);
+	if (train_space_init(&sp, &wl.training, &a, 512, 0, cl.gpus_per_node,
+			     NULL) != 0)
+		return 1;
+	train_search(&sp, &a, g, &cl, &res);
+	printf("70B at 8K on 512 x H100-SXM: %lld enumerated, %lld legal, "
+	       "%lld fit, %lld evaluated\n", res.enumerated, res.legal,
+	       res.fitting, res.evaluated);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	struct catalog *cat = NULL;
 	struct diag err;
@@ -166,8 +274,6 @@ int main(void)
 	struct cluster cl;
 	struct train_config c;
 	struct train_result r;
-	struct train_space sp;
-	struct search_result res;
 	double t0, t1, sink = 0.0;
 	long n = 2000000;
 
@@ -175,6 +281,12 @@ int main(void)
 	if (catalog_load_default(&cat, &err) != 0) {
 		diag_print(stderr, &err);
 		return 1;
+	}
+	if (argc > 1 && strcmp(argv[1], "search-70b") == 0) {
+		int rc = search_once(cat);
+
+		catalog_free(cat);
+		return rc;
 	}
 	g = catalog_find(cat, "H100-SXM", &err);
 	if (!g)
@@ -209,86 +321,30 @@ int main(void)
 	printf("train_evaluate: %.3g configurations/s on one core "
 	       "(%.0f ns each)\n", n / (t1 - t0), 1e9 * (t1 - t0) / n);
 
-	/* a wide space: a 70B model at 2K context on 4096 GPUs with the
-	   global batch left to its default (4M tokens, 2048 sequences, held
-	   fixed: the micro-batches that divide it are tried) */
-	{
-		struct search_result wres;
-		long cores = sysconf(_SC_NPROCESSORS_ONLN);
-		int threads = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
-		double w0, w1, w2;
-
-		model(&wl, 80, 8192, 64, 8, 28672, 2048);
-		arch_from_spec(&wl.model, &a);
-		if (train_space_init(&sp, &wl.training, &a, 4096, 0,
-				     cl.gpus_per_node, &err) != 0) {
-			diag_print(stderr, &err);
-			return 1;
-		}
-		w0 = now_s();
-		train_search(&sp, &a, g, &cl, &wres);
-		w1 = now_s();
-		train_search_parallel(&sp, &a, g, &cl, &wres, NULL, 0, NULL,
-				      threads);
-		w2 = now_s();
-		printf("search, 70B model at 2K on 4096 x %s, default batch: "
-		       "%lld evaluated in %.3g ms on one core (%.3g/s), "
-		       "%.3g ms on %d threads\n", g->name, wres.legal,
-		       1e3 * (w1 - w0), wres.legal / (w1 - w0),
-		       1e3 * (w2 - w1), threads);
-	}
-
+	printf("machine: %ld online cores; each search figure is the median "
+	       "of %d runs (min-max), one core\n",
+	       sysconf(_SC_NPROCESSORS_ONLN), search_runs);
+	/* GPT-3 175B (Brown et al. 2020) on 4096 A100-SXM-80GB, global
+	   batch 1536, fp16, unfused attention and dropout as Megatron-LM ran
+	   it: every other training key open */
+	model(&wl, 96, 12288, 96, 96, 49152, 2048);
+	wl.model.gated_ffn = false;
+	wl.model.vocab = 51200;
+	wl.model.tied_embeddings = true;
+	wl.training.precision = PREC_FP16;
+	wl.training.attention = ATTN_UNFUSED;
+	wl.training.dropout = true;
+	sink += bench_search("GPT-3 175B on 4096 x A100-SXM-80GB, batch 1536",
+			     cat, "A100-SXM-80GB", &wl, 4096, 1536);
+	/* Llama 3 70B at 8K on 512 H100s, the default batch (4M tokens) */
+	model(&wl, 80, 8192, 64, 8, 28672, 8192);
+	sink += bench_search("70B at 8K on 512 x H100-SXM, default batch", cat,
+			     "H100-SXM", &wl, 512, 0);
 	/* the largest search: 1T parameters on 16384 GPUs, all keys open */
 	model(&wl, 128, 25600, 160, 160, 102400, 8192);
 	wl.model.gated_ffn = false;
-	wl.training.gpus = 16384;
-	arch_from_spec(&wl.model, &a);
-	if (train_space_init(&sp, &wl.training, &a, 16384, 0,
-			     cl.gpus_per_node, &err) != 0) {
-		diag_print(stderr, &err);
-		return 1;
-	}
-	{
-		int reps = 0;
-
-		t0 = now_s();
-		do {
-			train_search(&sp, &a, g, &cl, &res);
-			reps++;
-			t1 = now_s();
-		} while (t1 - t0 < 0.5);
-		t1 = (t1 - t0) / reps;
-	}
-	printf("search, 1T model on 16384 x %s, every key open: %lld "
-	       "configurations enumerated, %lld legal and evaluated, in "
-	       "%.3g ms\n", g->name, res.evaluated, res.legal, 1e3 * t1);
-	printf("  %.3g configurations enumerated/s, %.3g evaluated/s on "
-	       "one core\n", res.evaluated / t1, res.legal / t1);
-	{
-		long cores = sysconf(_SC_NPROCESSORS_ONLN);
-		int threads = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
-		struct search_result pres;
-		int reps = 0;
-		double tp0 = now_s(), tp1;
-
-		do {
-			train_search_parallel(&sp, &a, g, &cl, &pres, NULL, 0,
-					      NULL, threads);
-			reps++;
-			tp1 = now_s();
-		} while (tp1 - tp0 < 0.5);
-		tp1 = (tp1 - tp0) / reps;
-		printf("  on %d threads: %.3g ms, %.3g evaluated/s (same "
-		       "best: %s)\n", threads, 1e3 * tp1, pres.legal / tp1,
-		       pres.result.tokens_per_s == res.result.tokens_per_s ?
-			       "yes" :
-			       "NO");
-	}
-	printf("  best: tp %d pp %d vp %d cp %d dp %d mb %d zero %d %s, "
-	       "%.4g s/step, MFU %.1f%%\n", res.best.tp, res.best.pp,
-	       res.best.vp, res.best.cp, res.best.dp, res.best.micro_batch,
-	       res.best.zero, recompute_name(res.best.recompute),
-	       res.result.time.step_s, 100.0 * res.result.mfu);
+	sink += bench_search("1T at 8K on 16384 x H100-SXM, default batch",
+			     cat, "H100-SXM", &wl, 16384, 0);
 	sink += bench_serving(cat);
 	catalog_free(cat);
 	return sink > 0.0 ? 0 : 1;

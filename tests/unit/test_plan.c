@@ -116,12 +116,15 @@ static void test_plan_all_auto(void **state)
 	assert_true(p.has_arch);
 	assert_true(p.fits);
 	/* every key left open was chosen; a dense model has no ep, one
-	   pipeline stage no first and last stage counts */
+	   pipeline stage no first and last stage counts, recomputation of
+	   every layer or of none no layer count */
 	assert_int_equal(p.config.pp, 1);
+	assert_int_equal(p.config.recompute_layers, 0);
 	assert_int_equal(p.chosen, ((1u << CHOSE_COUNT) - 1) &
 					   ~(bit(CHOSE_EP) |
 					     bit(CHOSE_FIRST_STAGE) |
-					     bit(CHOSE_LAST_STAGE)));
+					     bit(CHOSE_LAST_STAGE) |
+					     bit(CHOSE_RECOMPUTE_LAYERS)));
 	/* one node of the device by default */
 	assert_int_equal(p.config.gpus, 8);
 	assert_int_equal(p.cluster.gpus_per_node, 8);
@@ -171,7 +174,10 @@ static void test_plan_fixed_keys(void **state)
 	assert_int_equal(train_plan_make(&wl, &g, &p, NULL), 0);
 	want = bit(CHOSE_MICRO_BATCH) | bit(CHOSE_FIRST_STAGE) |
 	       bit(CHOSE_LAST_STAGE) | bit(CHOSE_CP) | bit(CHOSE_RECOMPUTE) |
-	       bit(CHOSE_SEQUENCE_PARALLEL) | bit(CHOSE_OVERLAP);
+	       bit(CHOSE_SEQUENCE_PARALLEL) | bit(CHOSE_OVERLAP) |
+	       bit(CHOSE_TP_OVERLAP);
+	if (p.config.recompute_layers > 0)
+		want |= bit(CHOSE_RECOMPUTE_LAYERS);
 	assert_int_equal(p.chosen, want);
 	assert_int_equal(p.config.gpus, 16);
 	assert_int_equal(p.config.tp, 2);

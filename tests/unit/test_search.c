@@ -81,14 +81,6 @@ static struct training_spec auto_spec(void)
 	return wl.training;
 }
 
-static bool dim_has(const struct space_dim *d, int v)
-{
-	for (int i = 0; i < d->n; i++)
-		if (d->v[i] == v)
-			return true;
-	return false;
-}
-
 static void expect_dim(const struct space_dim *d, const int *want, int n)
 {
 	if (d->n != n) {
@@ -121,16 +113,19 @@ static void test_default_global_batch(void **state)
 
 static void test_space_auto(void **state)
 {
-	static const int tp[] = { 1, 2, 4 };  /* 8 does not divide 12 heads */
+	/* divisors of the heads that fit the 8-GPU nodes: 3 and 6 would
+	   straddle two nodes, 12 is not whole nodes */
+	static const int tp[] = { 1, 2, 4 };
 	/* divisors of 24 gpus up to 36 layers: stages may be uneven */
 	static const int pp[] = { 1, 2, 3, 4, 6, 8, 12, 24 };
-	static const int vp[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 	static const int cp[] = { 1, 2, 4 };  /* s / cp >= 4096 */
+	/* every divisor of the global batch */
 	static const int mb48[] = { 1, 2, 3, 4, 6, 8, 12, 16, 24, 48 };
 	static const int zero[] = { 0, 1, 2, 3 };
 	/* selective recomputation equals none under flash attention, the
 	   default, so the search leaves it out */
 	static const int rc[] = { RECOMPUTE_NONE, RECOMPUTE_FULL };
+	static const int on_off[] = { 1, 0 };
 	struct training_spec ts = auto_spec();
 	struct arch a = make_arch(36, 1536, 12, 4, 16384);
 	struct train_space sp;
@@ -143,41 +138,69 @@ static void test_space_auto(void **state)
 	assert_int_equal(sp.global_batch, 48);
 	expect_dim(&sp.tp, tp, 3);
 	expect_dim(&sp.pp, pp, 8);
-	expect_dim(&sp.vp, vp, 8);
+	/* 1 to half the layers; the search keeps the divisors of the
+	   layers per stage */
+	assert_int_equal(sp.vp.n, 18);
+	assert_int_equal(sp.vp.v[17], 18);
+	assert_true(sp.vp_divides);
 	expect_dim(&sp.cp, cp, 3);
 	expect_dim(&sp.micro_batch, mb48, 10);
 	expect_dim(&sp.zero, zero, 4);
 	expect_dim(&sp.recompute, rc, 2);
-	/* sequence parallelism follows tp; overlap on */
-	assert_int_equal(sp.sp.n, 1);
-	assert_int_equal(sp.overlap.n, 1);
-	assert_int_equal(sp.overlap.v[0], 1);
+	/* full recomputation of 1 to 32 layers of a chunk
+	   (MAX_RECOMPUTE_LAYERS) */
+	assert_int_equal(sp.recompute_layers_max, 32);
+	/* sequence parallelism and both overlaps: on, then off */
+	expect_dim(&sp.sp, on_off, 2);
+	expect_dim(&sp.overlap, on_off, 2);
+	expect_dim(&sp.tp_overlap, on_off, 2);
 	assert_int_equal(sp.precision, PREC_BF16);
 	assert_int_equal(sp.optimizer, OPTIMIZER_ADAM);
+	/* the product of the lists, full recomputation once per count */
+	assert_int_equal(train_space_size(&sp),
+			 3LL * 8 * 18 * 3 * 1 * 10 * 4 * (2 + 32) * 2 * 2 * 2);
 
 	/* a global batch left open: 4M tokens of 16384, 256 sequences, held
-	   fixed; micro-batches are its divisors up to the limit */
+	   fixed; micro-batches are its divisors */
 	assert_int_equal(train_space_init(&sp, &ts, &a, 24, 0, 8, &err), 0);
 	assert_int_equal(sp.global_batch, 256);
 	{
-		static const int mb256[] = { 1, 2, 4, 8, 16, 32, 64 };
+		static const int mb256[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256 };
 
-		expect_dim(&sp.micro_batch, mb256, 7);
+		expect_dim(&sp.micro_batch, mb256, 9);
 	}
 	/* training.batch_tokens sets the default */
 	ts.batch_tokens = 16777216.0;
 	assert_int_equal(train_space_init(&sp, &ts, &a, 24, 0, 8, &err), 0);
 	assert_int_equal(sp.global_batch, 1024);
 	ts.batch_tokens = 0.0;
-	/* tp bounded by the GPUs, powers of two only */
+	/* tp bounded by the GPUs */
 	assert_int_equal(train_space_init(&sp, &ts, &a, 6, 0, 8, &err), 0);
 	expect_dim(&sp.tp, tp, 2);
-	assert_false(dim_has(&sp.tp, 4));
-	assert_false(dim_has(&sp.tp, 3));
+	/* nodes of 4: 12 spans three of them */
+	{
+		static const int tp4[] = { 1, 2, 4, 12 };
+
+		assert_int_equal(train_space_init(&sp, &ts, &a, 48, 0, 4, &err),
+				 0);
+		expect_dim(&sp.tp, tp4, 4);
+	}
 	/* short sequences: no context parallelism */
 	a.seq_len = 4096;
 	assert_int_equal(train_space_init(&sp, &ts, &a, 24, 0, 8, &err), 0);
 	expect_dim(&sp.cp, cp, 1);
+	/* a recomputation given: no layer counts searched; a layer count
+	   given: full recomputation of that many */
+	ts.recompute = RECOMPUTE_FULL;
+	assert_int_equal(train_space_init(&sp, &ts, &a, 24, 0, 8, &err), 0);
+	assert_int_equal(sp.recompute_layers_max, 0);
+	assert_int_equal(sp.recompute_layers, 0);
+	ts.recompute = RECOMPUTE_AUTO;
+	ts.recompute_layers = 2;
+	assert_int_equal(train_space_init(&sp, &ts, &a, 24, 0, 8, &err), 0);
+	expect_dim(&sp.recompute, rc + 1, 1);
+	assert_int_equal(sp.recompute_layers_max, 0);
+	assert_int_equal(sp.recompute_layers, 2);
 	assert_string_equal(err.msg, "");
 }
 
@@ -197,6 +220,7 @@ static void test_space_fixed(void **state)
 	ts.recompute = RECOMPUTE_FULL;
 	ts.sequence_parallel = 0;
 	ts.overlap_grad_reduce = 0;
+	ts.tp_comm_overlap = 0;
 	ts.precision = PREC_FP8;
 	ts.optimizer = OPTIMIZER_SGD;
 	ts.attention = ATTN_UNFUSED;
@@ -220,6 +244,10 @@ static void test_space_fixed(void **state)
 	assert_int_equal(sp.sp.v[0], 0);
 	assert_int_equal(sp.overlap.n, 1);
 	assert_int_equal(sp.overlap.v[0], 0);
+	assert_int_equal(sp.tp_overlap.n, 1);
+	assert_int_equal(sp.tp_overlap.v[0], 0);
+	assert_int_equal(sp.recompute_layers_max, 0);
+	assert_false(sp.vp_divides);
 	assert_int_equal(sp.precision, PREC_FP8);
 	assert_int_equal(sp.optimizer, OPTIMIZER_SGD);
 	assert_int_equal(sp.attention, ATTN_UNFUSED);
@@ -257,35 +285,68 @@ struct brute {
 	double best_tps;
 	double least_bytes;
 	long long legal;
-	long long evaluated;
+	long long fitting;
 };
 
+/* One configuration of the brute force: legal, then timed with the split
+   train_stage_choose picks (test_model_train.c checks it against every
+   split). */
+static void brute_one(const struct arch *a, const struct gpu_spec *g,
+		      const struct cluster *cl, struct train_config c,
+		      struct brute *b)
+{
+	struct train_result r;
+	struct train_micro mc;
+
+	train_stage_fill(a, &c, 0, 0);
+	if (!train_config_valid(a, &c, cl->gpus_per_node))
+		return;
+	assert_int_equal(train_micro_eval(a, &c, g, cl, &mc), 0);
+	if (train_stage_choose(a, &c, &mc, 0, 0) != 0)
+		return;
+	train_evaluate_micro(a, &c, g, cl, &mc, &r);
+	b->legal++;
+	if (r.memory.fits) {
+		b->fitting++;
+		b->found = true;
+		if (r.tokens_per_s > b->best_tps)
+			b->best_tps = r.tokens_per_s;
+	}
+	if (r.memory.total_bytes < b->least_bytes)
+		b->least_bytes = r.memory.total_bytes;
+}
+
+/* Every key open, flash attention: tp and pp any size, vp a divisor of
+   the layers per stage, every micro-batch, ZeRO, recomputation with its
+   layer counts, sequence parallelism (once for tp 1) and both overlaps. */
 static void brute_force(const struct arch *a, const struct gpu_spec *g,
 			const struct cluster *cl, int gpus, int gb,
 			struct brute *b)
 {
-	static const int pow2[] = { 1, 2, 4, 8 };
-
 	memset(b, 0, sizeof(*b));
 	b->least_bytes = INFINITY;
-	for (int i = 0; i < 4; i++)
+	for (int tp = 1; tp <= gpus; tp++)
 	for (int p = 1; p <= gpus; p++)
-	for (int v = 1; v <= 8; v++)
-	for (int mb = 1; mb <= 64; mb++)
+	for (int v = 1; v <= a->layers; v++)
+	for (int mb = 1; mb <= gb; mb++)
 	for (int z = 0; z <= 3; z++)
-	for (int rc = RECOMPUTE_NONE; rc <= RECOMPUTE_FULL; rc++) {
+	for (int rc = RECOMPUTE_NONE; rc <= RECOMPUTE_FULL; rc++)
+	for (int k = 0; k < a->layers; k++)
+	for (int sq = 0; sq <= 1; sq++)
+	for (int o = 0; o <= 1; o++)
+	for (int to = 0; to <= 1; to++) {
+		struct train_config c;
+		int stage = (a->layers + p - 1) / p;
+		int chunk = (stage + v - 1) / v;
+
 		if (rc == RECOMPUTE_SELECTIVE) /* same as none with flash */
 			continue;
-		struct train_config c;
-		struct train_result r;
-		struct train_micro mc;
-		int tp = pow2[i];
-
-		if (tp > gpus || gpus % tp || a->heads % tp)
+		/* a layer count only with full recomputation, fewer than a
+		   chunk holds; sequence parallelism over one rank is none */
+		if ((k > 0 && (rc != RECOMPUTE_FULL || k >= chunk)) ||
+		    (sq && tp == 1) || stage % v != 0)
 			continue;
-		if (p > a->layers || gpus % (tp * p))
-			continue;
-		if (gb % mb)
+		if (gpus % (tp * p) || gb % mb || a->heads % tp)
 			continue;
 		memset(&c, 0, sizeof(c));
 		c.gpus = gpus;
@@ -296,37 +357,21 @@ static void brute_force(const struct arch *a, const struct gpu_spec *g,
 		c.dp = gpus / (tp * p);
 		c.micro_batch = mb;
 		c.global_batch = gb;
-		if (c.dp * mb > gb)
+		if (c.dp * mb > gb || gb % (c.dp * mb))
 			continue;
 		c.micro_batches = gb / (c.dp * mb);
 		c.zero = z;
 		c.recompute = (enum recompute)rc;
-		c.sequence_parallel = tp > 1;
-		c.overlap_grad_reduce = true;
-		/* the search's defaults: both off unless the workload says */
+		c.recompute_layers = k;
+		c.sequence_parallel = sq;
+		c.overlap_grad_reduce = o;
+		c.tp_comm_overlap = to;
+		/* the search's default: off unless the workload says */
 		c.overlap_param_gather = false;
-		c.tp_comm_overlap = false;
 		c.precision = PREC_BF16;
 		c.optimizer = OPTIMIZER_ADAM;
 		c.attention = ATTN_FLASH;
-		b->evaluated++;
-		/* legal when some split of the layers is; then the split
-		   train_stage_choose picks (test_model_train.c checks it
-		   against every split) */
-		train_stage_fill(a, &c, 0, 0);
-		if (!train_config_valid(a, &c, cl->gpus_per_node))
-			continue;
-		assert_int_equal(train_micro_eval(a, &c, g, cl, &mc), 0);
-		assert_int_equal(train_stage_choose(a, &c, &mc, 0, 0), 0);
-		train_evaluate_micro(a, &c, g, cl, &mc, &r);
-		b->legal++;
-		if (r.memory.fits) {
-			b->found = true;
-			if (r.tokens_per_s > b->best_tps)
-				b->best_tps = r.tokens_per_s;
-		}
-		if (r.memory.total_bytes < b->least_bytes)
-			b->least_bytes = r.memory.total_bytes;
+		brute_one(a, g, cl, c, b);
 	}
 }
 
@@ -356,10 +401,14 @@ static void test_search_fastest(void **state)
 	brute_force(&a, &g, &cl, 8, 64, &b);
 	assert_true(b.found);
 	assert_true(res.found);
+	/* the same space, the same verdicts */
 	assert_int_equal(res.legal, b.legal);
-	/* the search counts what passes its early split and batch checks */
-	assert_true(res.legal <= res.evaluated);
-	assert_true(res.evaluated <= b.evaluated);
+	assert_int_equal(res.fitting, b.fitting);
+	assert_true(res.legal <= res.enumerated);
+	assert_true(res.fitting <= res.legal);
+	assert_true(res.evaluated <= res.fitting);
+	assert_true(res.evaluated > 0);
+	/* at least as fast as every configuration of the space */
 	assert_rel(res.result.tokens_per_s, b.best_tps, 0.0);
 	/* the returned configuration is legal, fits and is what it says */
 	assert_true(train_config_valid(&a, &res.best, 8));
@@ -369,6 +418,134 @@ static void test_search_fastest(void **state)
 	assert_int_equal(res.best.global_batch, 64);
 	assert_int_equal(res.best.micro_batches,
 			 64 / (res.best.dp * res.best.micro_batch));
+}
+
+/*
+ * On a device that holds the activations of full recomputation but not
+ * those of none, full recomputation of some layers of the chunk is the
+ * fastest that fits: the fewest layers whose activations fit.
+ */
+static void test_search_recompute_layers(void **state)
+{
+	struct arch a = make_arch(8, 2048, 16, 4, 4096);
+	struct training_spec ts = auto_spec();
+	struct cluster cl = test_cluster();
+	struct gpu_spec g = test_gpu(80e9);
+	struct train_space sp;
+	struct search_result res;
+	struct train_config c;
+	struct train_result none, full, r;
+
+	(void)state;
+	ts.tp = 1;
+	ts.pp = 1;
+	ts.vp = 1;
+	ts.cp = 1;
+	ts.micro_batch = 4;
+	ts.zero = 0;
+	ts.sequence_parallel = 0;
+	ts.overlap_grad_reduce = 1;
+	ts.tp_comm_overlap = 0;
+	assert_int_equal(train_space_init(&sp, &ts, &a, 8, 64, 8, NULL), 0);
+	assert_int_equal(train_search(&sp, &a, &g, &cl, &res), 0);
+	/* none, full, and full of 1 to 7 of the 8 layers */
+	assert_int_equal(res.legal, 9);
+	assert_int_equal(res.best.recompute, RECOMPUTE_NONE);
+	c = res.best;
+	train_evaluate(&a, &c, &g, &cl, &none);
+	c.recompute = RECOMPUTE_FULL;
+	train_evaluate(&a, &c, &g, &cl, &full);
+	assert_true(full.memory.total_bytes < none.memory.total_bytes);
+	assert_true(full.tokens_per_s < none.tokens_per_s);
+	/* between the two: a count of layers recomputed */
+	g = test_gpu(0.5 * (full.memory.total_bytes + none.memory.total_bytes));
+	assert_int_equal(train_search(&sp, &a, &g, &cl, &res), 0);
+	assert_true(res.found);
+	assert_int_equal(res.best.recompute, RECOMPUTE_FULL);
+	assert_true(res.best.recompute_layers > 0 &&
+		    res.best.recompute_layers < 8);
+	assert_true(res.result.tokens_per_s > full.tokens_per_s);
+	/* one layer fewer does not fit */
+	c = res.best;
+	c.recompute_layers--;
+	if (c.recompute_layers == 0)
+		c.recompute = RECOMPUTE_NONE;
+	train_evaluate(&a, &c, &g, &cl, &r);
+	assert_false(r.memory.fits);
+	assert_true(r.tokens_per_s > res.result.tokens_per_s);
+}
+
+/*
+ * GPT-3 175B (Brown et al. 2020) on 4096 A100-80GB with global batch
+ * 1536, fp16, unfused attention and dropout: at least 20,000 legal
+ * configurations; the plan Calculon chose (tp 8, pp 2, vp 24, micro-batch
+ * 3, selective recomputation, distributed optimizer) is one of them, and
+ * the search's best is at least as fast as it.
+ */
+static void test_search_gpt3_space(void **state)
+{
+	struct model_spec m;
+	struct arch a;
+	struct training_spec ts = auto_spec();
+	struct cluster cl = test_cluster();
+	struct gpu_spec g = test_gpu(80e9);
+	struct train_space sp;
+	struct search_result res;
+	struct train_config c;
+	struct train_micro mc;
+	struct train_result r;
+	bool found = false;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	m.layers = 96;
+	m.hidden = 12288;
+	m.heads = 96;
+	m.kv_heads = 96;
+	m.ffn_hidden = 49152;
+	m.vocab = 51200;
+	m.seq_len = 2048;
+	m.tied_embeddings = true;
+	assert_int_equal(arch_from_spec(&m, &a), 0);
+	ts.precision = PREC_FP16;
+	ts.attention = ATTN_UNFUSED;
+	ts.dropout = true;
+	assert_int_equal(train_space_init(&sp, &ts, &a, 4096, 1536, 8, NULL),
+			 0);
+	/* the values of the plan are candidates */
+	for (int i = 0; i < sp.vp.n; i++)
+		found |= sp.vp.v[i] == 24;
+	assert_true(found);
+	assert_int_equal(train_search(&sp, &a, &g, &cl, &res), 0);
+	assert_true(res.found);
+	assert_true(res.legal >= 20000);
+	assert_true(res.fitting <= res.legal && res.legal <= res.enumerated);
+	memset(&c, 0, sizeof(c));
+	c.gpus = 4096;
+	c.tp = 8;
+	c.pp = 2;
+	c.vp = 24;
+	c.cp = 1;
+	c.dp = 256;
+	c.micro_batch = 3;
+	c.global_batch = 1536;
+	c.micro_batches = 2;
+	c.zero = 1;
+	c.recompute = RECOMPUTE_SELECTIVE;
+	c.sequence_parallel = true;
+	c.overlap_grad_reduce = true;
+	c.precision = PREC_FP16;
+	c.optimizer = OPTIMIZER_ADAM;
+	c.attention = ATTN_UNFUSED;
+	c.dropout = true;
+	train_stage_fill(&a, &c, 0, 0);
+	assert_true(train_config_valid(&a, &c, 8));
+	/* vp 24 divides the 48 layers of a stage */
+	assert_int_equal(48 % c.vp, 0);
+	assert_int_equal(train_micro_eval(&a, &c, &g, &cl, &mc), 0);
+	assert_int_equal(train_stage_choose(&a, &c, &mc, 0, 0), 0);
+	train_evaluate_micro(&a, &c, &g, &cl, &mc, &r);
+	assert_true(res.result.tokens_per_s >= r.tokens_per_s);
 }
 
 static void test_search_memory_matters(void **state)
@@ -410,6 +587,8 @@ static void test_search_nothing_fits(void **state)
 	assert_false(res.found);
 	assert_true(res.legal > 0);
 	assert_int_equal(res.legal, b.legal);
+	assert_int_equal(res.fitting, 0);
+	assert_int_equal(b.fitting, 0);
 	/* the configuration that needs the least memory */
 	assert_rel(res.result.memory.total_bytes, b.least_bytes, 0.0);
 	assert_false(res.result.memory.fits);
@@ -466,7 +645,8 @@ static void test_search_none_legal(void **state)
 	assert_int_equal(train_search(&sp, &a, &g, &cl, &res), 0);
 	assert_false(res.found);
 	assert_int_equal(res.legal, 0);
-	assert_true(res.evaluated > 0);
+	assert_int_equal(res.evaluated, 0);
+	assert_true(res.enumerated > 0);
 }
 
 /*
@@ -483,26 +663,35 @@ static void test_search_bound_exact(void **state)
 	struct train_space sp;
 	struct search_result r1, r2, r3;
 	struct search_entry few[5], *all;
-	int n2 = 0, n3 = 0;
-	const int many = 20000;
+	int n2 = 0, n3 = 0, many;
 	struct arch a = make_arch(30, 2048, 16, 4, 2048);
 
 	(void)state;
-	all = malloc((size_t)many * sizeof(*all));
-	assert_non_null(all);
 	assert_int_equal(train_space_init(&sp, &ts, &a, 32, 0, 8, NULL), 0);
 	assert_int_equal(train_search(&sp, &a, &g, &cl, &r1), 0);
+	/* a ranking with room for every configuration that fits */
+	assert_true(r1.fitting > 0 && r1.fitting < 1000000);
+	many = (int)r1.fitting + 1;
+	all = malloc((size_t)many * sizeof(*all));
+	assert_non_null(all);
 	assert_int_equal(train_search_top(&sp, &a, &g, &cl, &r2, all, many,
 					  &n2),
 			 0);
 	assert_int_equal(train_search_top(&sp, &a, &g, &cl, &r3, few, 5, &n3),
 			 0);
 	assert_true(n2 < many);
+	assert_int_equal(n2, r2.evaluated);
 	assert_true(r1.found && r2.found);
 	assert_memory_equal(&r1.best, &r2.best, sizeof(r1.best));
 	assert_rel(r1.result.tokens_per_s, r2.result.tokens_per_s, 0.0);
 	assert_int_equal(r1.legal, r2.legal);
-	assert_int_equal(r1.evaluated, r2.evaluated);
+	assert_int_equal(r1.fitting, r2.fitting);
+	/* the full ranking times everything that fits (but the overlap of a
+	   reduction there is not: ZeRO-3); the bound passes over most of
+	   it */
+	assert_true(r2.evaluated <= r2.fitting);
+	assert_true(r2.evaluated > r2.fitting / 2);
+	assert_true(r1.evaluated < r2.evaluated / 4);
 	assert_int_equal(n3, 5);
 	for (int i = 0; i < n3; i++)
 		assert_memory_equal(&few[i].config, &all[i].config,
@@ -546,6 +735,8 @@ int main(void)
 		cmocka_unit_test(test_space_fixed),
 		cmocka_unit_test(test_space_errors),
 		cmocka_unit_test(test_search_fastest),
+		cmocka_unit_test(test_search_recompute_layers),
+		cmocka_unit_test(test_search_gpt3_space),
 		cmocka_unit_test(test_search_memory_matters),
 		cmocka_unit_test(test_search_nothing_fits),
 		cmocka_unit_test(test_search_default_batch),

@@ -153,15 +153,17 @@ static void test_tp_kv_heads(void **state)
 	expect_illegal(&c, 8,
 		       "tp (6) must divide kv_heads (4) or be a multiple of "
 		       "it");
-	/* 12 is a multiple of 4: kv heads are replicated */
+	/* 12 is a multiple of 4: kv heads are replicated (over three nodes
+	   of 4) */
 	c.tp = 12;
 	resize(&c);
-	expect_legal(&c, 16);
+	expect_legal(&c, 4);
 	c.tp = 4;
 	resize(&c);
 	expect_legal(&c, 8);
 }
 
+/* A tensor-parallel group divides a node or spans whole nodes. */
 static void test_tp_node(void **state)
 {
 	struct train_config c = base();
@@ -170,11 +172,69 @@ static void test_tp_node(void **state)
 	c.tp = 12;
 	resize(&c);
 	expect_illegal(&c, 8,
-		       "tp (12) must not exceed the GPUs of a node (8)");
+		       "tp (12) must divide the GPUs of a node (8) or be a "
+		       "multiple of them");
 	c.tp = 4;
 	resize(&c);
-	expect_illegal(&c, 2, "tp (4) must not exceed the GPUs of a node (2)");
+	expect_illegal(&c, 6,
+		       "tp (4) must divide the GPUs of a node (6) or be a "
+		       "multiple of them");
+	/* over two nodes of 2, and within one of 4 */
+	expect_legal(&c, 2);
 	expect_legal(&c, 4);
+}
+
+/* Tensor-parallel overlap needs sequence parallelism over tp > 1; a
+   layer count of full recomputation needs full recomputation. */
+static void test_overlap_recompute_layers(void **state)
+{
+	struct train_config c = base();
+
+	(void)state;
+	c.tp_comm_overlap = true;
+	expect_legal(&c, 8);
+	c.sequence_parallel = false;
+	expect_illegal(&c, 8,
+		       "tp_comm_overlap needs tp > 1 (2) and "
+		       "sequence_parallel");
+	c = base();
+	c.tp = 1;
+	resize(&c);
+	c.tp_comm_overlap = true;
+	expect_illegal(&c, 8,
+		       "tp_comm_overlap needs tp > 1 (1) and "
+		       "sequence_parallel");
+	c = base();
+	c.recompute_layers = 3;
+	expect_illegal(&c, 8, "recompute_layers (3) needs recompute full");
+	c.recompute = RECOMPUTE_FULL;
+	expect_legal(&c, 8);
+	c.recompute_layers = -1;
+	expect_illegal(&c, 8, "recompute_layers (-1) needs recompute full");
+}
+
+/* Layers of the largest chunk of an even split, and the share of the
+   layers that full recomputation repeats. */
+static void test_recompute_fraction(void **state)
+{
+	struct arch a = test_arch(); /* 24 layers */
+	struct train_config c = base(); /* pp 3, vp 2: 8 a stage, 4 a chunk */
+
+	(void)state;
+	assert_int_equal(train_chunk_layers(&a, &c), 4);
+	c.pp = 5; /* ceil(24 / 5) = 5 a stage, ceil(5 / 2) = 3 a chunk */
+	assert_int_equal(train_chunk_layers(&a, &c), 3);
+	c.pp = 3;
+	assert_true(train_recompute_fraction(&a, &c) == 0.0); /* selective */
+	c.recompute = RECOMPUTE_FULL;
+	assert_true(train_recompute_fraction(&a, &c) == 1.0);
+	c.recompute_layers = 3;
+	assert_true(train_recompute_fraction(&a, &c) == 0.75);
+	c.recompute_layers = 4; /* the whole chunk: every layer */
+	assert_true(train_recompute_fraction(&a, &c) == 1.0);
+	c.recompute_layers = 1;
+	c.vp = 1; /* 8 a chunk */
+	assert_true(train_recompute_fraction(&a, &c) == 0.125);
 }
 
 static void test_pp_vp_layers(void **state)
@@ -569,6 +629,8 @@ int main(void)
 		cmocka_unit_test(test_tp_heads),
 		cmocka_unit_test(test_tp_kv_heads),
 		cmocka_unit_test(test_tp_node),
+		cmocka_unit_test(test_overlap_recompute_layers),
+		cmocka_unit_test(test_recompute_fraction),
 		cmocka_unit_test(test_pp_vp_layers),
 		cmocka_unit_test(test_stage_layers),
 		cmocka_unit_test(test_stage_split),

@@ -831,6 +831,43 @@ static void expect_valid(const char *text)
 
 #define ARCH "[model]\nlayers = 40\nvocab = 32000\nseq_len = 4096\n"
 
+/* The search's knobs: a count of layers for full recomputation, and the
+   tensor-parallel overlap with what it needs. */
+static void test_recompute_layers_tp_overlap(void **state)
+{
+	struct workload wl;
+
+	(void)state;
+	parse_ok("[training]\nrecompute = full\nrecompute_layers = 3\n"
+		 "tp_comm_overlap = yes\n", &wl);
+	assert_int_equal(wl.training.recompute_layers, 3);
+	assert_int_equal(wl.training.tp_comm_overlap, 1);
+	parse_ok("[training]\nrecompute_layers = auto\n"
+		 "tp_comm_overlap = auto\n", &wl);
+	assert_int_equal(wl.training.recompute_layers, WL_AUTO);
+	assert_int_equal(wl.training.tp_comm_overlap, WL_AUTO_NEG);
+	expect_error("[training]\nrecompute_layers = 0\n", 2, 20,
+		     "recompute_layers");
+	expect_error("[training]\ntp_comm_overlap = 2\n", 2, 19,
+		     "tp_comm_overlap");
+	expect_valid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+			  "recompute_layers = 2\n");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+			    "recompute = selective\nrecompute_layers = 2\n",
+		       "'recompute_layers' (2) needs 'recompute' full, got "
+		       "'selective'");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+			    "tp_comm_overlap = true\nsequence_parallel = "
+			    "false\n",
+		       "'tp_comm_overlap' needs sequence parallelism over "
+		       "tp > 1 ('sequence_parallel' is false)");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+			    "tp_comm_overlap = true\ntp = 1\n",
+		       "('tp' is 1)");
+	expect_valid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+			  "tp_comm_overlap = true\ntp = 8\n");
+}
+
 static void test_validate(void **state)
 {
 	struct workload wl;
@@ -1065,6 +1102,7 @@ int main(void)
 		cmocka_unit_test(test_set),
 		cmocka_unit_test(test_set_errors),
 		cmocka_unit_test(test_validate),
+		cmocka_unit_test(test_recompute_layers_tp_overlap),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_names),
 	};

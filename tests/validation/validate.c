@@ -282,6 +282,7 @@ static int predict_training(const struct table *t, const struct catalog *cat,
 			{ "recompute_modules", "training.recompute_modules" },
 			{ "overlap_param_gather",
 			  "training.overlap_param_gather" },
+			{ "recompute_layers", "training.recompute_layers" },
 		};
 		struct workload wl;
 		struct train_plan p;
@@ -293,6 +294,10 @@ static int predict_training(const struct table *t, const struct catalog *cat,
 
 		diag_clear(&err);
 		workload_init(&wl);
+		/* the published runs predate tensor-parallel communication
+		   overlap (Transformer Engine's userbuffers, 2023): off
+		   unless a column says otherwise */
+		wl.training.tp_comm_overlap = 0;
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 			const char *v = find(t, i, keys[k].column);
 			char expr[200];
