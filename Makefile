@@ -203,7 +203,7 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
--include $(wildcard $(BUILD)/obj/*.d)
+-include $(wildcard $(BUILD)/obj/*.d $(BUILD)/obj/*/*.d)
 
 # Mutation testing (tests/mutate.sh): documented wrong formulas seeded one
 # at a time into a copy of the tree; a table of the tests that catch each

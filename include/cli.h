@@ -52,6 +52,9 @@ struct cli_ctx {
 	const char *plot_size_arg;  /* plot --size WxH */
 	bool keep_script;           /* plot --keep-script */
 	const char *plot_dir;       /* compare, size --plot DIR; NULL: none */
+	bool plot_png;              /* --plot-format png: DIR/KIND.png */
+	const char *plot_format_arg; /* --plot-format as given; NULL: none */
+	bool wide;                  /* --wide: every column of a table */
 	struct catalog *cat;
 	struct workload wl;
 	const struct gpu_spec *gpus[CLI_MAX_GPUS]; /* resolved --gpu list */

@@ -966,8 +966,25 @@ static int ensure_dir(const char *dir)
 	return EXIT_IO;
 }
 
+static int usage_of(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* A usage error of 'cmd'; returns EXIT_USAGE. */
+static int usage_of(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = cli_vusage(cmd, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
 int cli_plot_prepare(const struct cli_ctx *ctx)
 {
+	if (ctx->plot_format_arg && !ctx->plot_dir)
+		return usage_of(ctx->cmd, "%s", "--plot-format needs --plot DIR");
 	return ctx->plot_dir ? ensure_dir(ctx->plot_dir) : EXIT_OK;
 }
 
@@ -1000,7 +1017,9 @@ int cli_plot_set(struct cli_ctx *ctx, const struct gpu_spec *const *gpus,
 		ctx->gpus[i] = gpus[i];
 	for (int k = 0; k < PLOT_KIND_COUNT; k++) {
 		enum plot_kind kind = (enum plot_kind)k;
-		struct plot_output o = { NULL, NULL, PLOT_SVG, 1024, 640 };
+		struct plot_output o = { NULL, NULL,
+					 ctx->plot_png ? PLOT_PNG : PLOT_SVG,
+					 1024, 640 };
 		struct plot_chart *c;
 		int krc;
 
@@ -1017,8 +1036,9 @@ int cli_plot_set(struct cli_ctx *ctx, const struct gpu_spec *const *gpus,
 					"for the '%s' chart\n",
 				plot_kind_name(kind));
 		} else if (krc == EXIT_OK) {
-			snprintf(path, n, "%s/%s.svg", ctx->plot_dir,
-				 plot_kind_name(kind));
+			snprintf(path, n, "%s/%s.%s", ctx->plot_dir,
+				 plot_kind_name(kind),
+				 ctx->plot_png ? "png" : "svg");
 			o.chart_path = path;
 			krc = draw(ctx, c, &o);
 			if (krc == EXIT_OK)

@@ -435,19 +435,22 @@ static void add_row(struct record *rec, const struct size_row *r,
 {
 	const struct size_cand *c = &r->train;
 	int tg = train ? RF_GRID : 0, ig = infer ? RF_GRID : 0;
+	/* the columns a table leaves out when it has no room */
+	int tw = tg ? tg | RF_WIDE : 0, iw = ig ? ig | RF_WIDE : 0;
 	bool t = r->has_train, i = r->has_infer;
 
 	rec_str(rec, NULL, "gpu", "gpu", r->gpu->name, RF_GRID);
-	rec_bool(rec, NULL, "feasible", "feasible", r->feasible, RF_GRID);
+	rec_bool(rec, NULL, "feasible", "feasible", r->feasible,
+		 RF_GRID | RF_WIDE);
 	rec_int_or_null(rec, "gpus", "gpus", c->gpus, t, tg);
-	rec_int_or_null(rec, "tp", "tp", c->tp, t, tg);
-	rec_int_or_null(rec, "pp", "pp", c->pp, t, tg);
-	rec_int_or_null(rec, "dp", "dp", c->dp, t, tg);
-	rec_int_or_null(rec, "global_batch", "gb", c->global_batch, t, tg);
+	rec_int_or_null(rec, "tp", "tp", c->tp, t, tw);
+	rec_int_or_null(rec, "pp", "pp", c->pp, t, tw);
+	rec_int_or_null(rec, "dp", "dp", c->dp, t, tw);
+	rec_int_or_null(rec, "global_batch", "gb", c->global_batch, t, tw);
 	rec_num_or_null(rec, "time_to_train_s", "time", c->time_s, UNIT_TIME,
 			t, tg);
 	rec_num_or_null(rec, "goodput", "goodput", c->goodput,
-			UNIT_KIND_COUNT, t, tg | RF_PERCENT);
+			UNIT_KIND_COUNT, t, tw | RF_PERCENT);
 	rec_num_or_null(rec, "gpu_hours", "GPU-hours", c->gpu_hours,
 			UNIT_COUNT, t, 0);
 	rec_num_or_null(rec, "cost_usd", "cost", c->cost_usd, UNIT_MONEY, t,
@@ -457,13 +460,13 @@ static void add_row(struct record *rec, const struct size_row *r,
 	rec_num_or_null(rec, "facility_power_w", "power",
 			c->facility_power_w, UNIT_POWER, t, tg);
 	cli_rec_price(rec, &r->cluster, 0);
-	rec_int_or_null(rec, "replicas", "replicas", r->replicas, i, ig);
+	rec_int_or_null(rec, "replicas", "replicas", r->replicas, i, iw);
 	rec_int_or_null(rec, "gpus_inference", "serving gpus",
 			r->gpus_inference, i, ig);
 	rec_num_or_null(rec, "cost_usd_per_million_tokens", "$/Mtok",
 			r->cost_usd_per_million_tokens, UNIT_MONEY, i, ig);
 	rec_num_or_null(rec, "cost_usd_per_month", "serving/month",
-			r->cost_usd_per_month, UNIT_MONEY, i, ig);
+			r->cost_usd_per_month, UNIT_MONEY, i, iw);
 	rec_num_or_null(rec, "total_cost_usd", "total",
 			r->total_cost_usd, UNIT_MONEY, t || i,
 			train && infer ? RF_GRID : 0);
@@ -478,7 +481,7 @@ static void add_row(struct record *rec, const struct size_row *r,
 		cli_rec_interval_pairs(rec, r->gpu->name, est, 2, RF_MACHINE);
 	}
 	rec_str(rec, NULL, "why", "why not", r->feasible ? "" : r->why,
-		RF_GRID);
+		RF_GRID | RF_REASON);
 }
 
 /* "the deadline, budget and power cap" for the limits given. */

@@ -113,7 +113,23 @@ if [ $have_gnuplot = 1 ]; then
 		'[ $? -eq 0 ] && [ "$(cd "$tmp/gen" && ls *.svg | tr "\n" " ")" = "cost-time.svg energy.svg memory.svg scaling.svg " ]'
 	"$bin" size examples/llama3-70b.ini --deadline 60d --gpu $gpus --plot "$tmp/size" >/dev/null 2>&1
 	check "size --plot draws the set" '[ $? -eq 0 ] && [ $(ls "$tmp/size"/*.svg | wc -l) -eq 7 ]'
+	# --plot-format png: the same set as PNG
+	# shellcheck disable=SC2086
+	"$bin" compare $wl --gpu $gpus $slo --plot "$tmp/pngset" --plot-format png >/dev/null 2>&1
+	check "compare --plot-format png draws PNG charts" \
+		'[ $? -eq 0 ] && [ $(ls "$tmp/pngset"/*.png | wc -l) -eq 7 ] && ! ls "$tmp/pngset" | grep -q "\.svg" && (for f in "$tmp/pngset"/*.png; do [ "$(head -c 4 "$f" | tail -c 3)" = PNG ] || exit 1; done)'
+	"$bin" size examples/llama3-70b.ini --deadline 60d --gpu $gpus --plot "$tmp/sizepng" --plot-format png >/dev/null 2>&1
+	check "size --plot-format png draws PNG charts" '[ $? -eq 0 ] && [ $(ls "$tmp/sizepng"/*.png | wc -l) -eq 7 ]'
 fi
+
+# --plot-format: png or svg, and only with --plot
+"$bin" compare $wl --gpu H100-SXM --plot-format png >"$tmp/out" 2>"$tmp/err"
+check "--plot-format without --plot is a usage error" \
+	'[ $? -eq 2 ] && grep -q "needs --plot DIR" "$tmp/err" && [ ! -s "$tmp/out" ]'
+"$bin" compare $wl --gpu H100-SXM --plot "$tmp/pdf" --plot-format pdf >"$tmp/out" 2>"$tmp/err"
+check "--plot-format pdf is a usage error" \
+	'[ $? -eq 2 ] && grep -q "png or svg" "$tmp/err" && [ ! -e "$tmp/pdf" ]'
+
 
 # --plot DIR when no device is feasible: status 1, a note, no chart
 "$bin" compare $wl --gpu Jetson-Orin-Nano-8GB --gpus 8 --plot "$tmp/none" >"$tmp/out" 2>"$tmp/err"
