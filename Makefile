@@ -65,6 +65,11 @@ deps:
 demo: deps
 	@$(MAKE) --no-print-directory all
 	$(BIN) train examples/llama3-70b.ini --gpu H100-SXM --gpus 1024
+	@echo
+	@echo "capplan is built as $(BIN).  To run it as 'capplan' (no root needed):"
+	@echo "  make install PREFIX=\$$HOME/.local    # then: export PATH=\"\$$HOME/.local/bin:\$$PATH\""
+	@echo "or, without installing:"
+	@echo "  export PATH=\"$(CURDIR)/$(BUILD):\$$PATH\""
 
 $(BUILD)/gen/catalog_embed.c: specs/catalog.csv scripts/embed.sh
 	@mkdir -p $(dir $@)
