@@ -11,6 +11,7 @@
 
 #include "catalog.h"
 #include "cluster.h"
+#include "plot.h"
 #include "report.h"
 #include "workload.h"
 
@@ -189,6 +190,25 @@ int cli_plot_prepare(const struct cli_ctx *ctx);
 int cli_plot_set(struct cli_ctx *ctx, const struct gpu_spec *const *gpus,
 		 int ngpus);
 
+/* The devices of the charts: --gpu, else those of a standard set the
+   catalog has, else its first devices.  Returns an enum cli_exit status. */
+int cli_plot_devices(struct cli_ctx *ctx);
+
+/* Whether chart 'kind' applies to the workload's kind (per-sample models
+   have no per-token serving and no transformer GEMMs). */
+bool cli_plot_kind_applies(const struct cli_ctx *ctx, enum plot_kind kind);
+
+/*
+ * Chart 'kind' of the workload on ctx->gpus, drawn by gnuplot as SVG of
+ * 'width_px' x 'height_px' into memory: '*svg' (to free) holds the text
+ * from the <svg> element on.  The data, script and chart are temporary
+ * files beside 'beside', removed before it returns.  Returns EXIT_OK,
+ * EXIT_INFEASIBLE (no device gave a point; nothing printed), EXIT_IO
+ * (gnuplot missing or failing, with a message) or EXIT_INTERNAL.
+ */
+int cli_plot_svg(struct cli_ctx *ctx, enum plot_kind kind, const char *beside,
+		 int width_px, int height_px, char **svg);
+
 /* Threads for large searches: the online processors, at most 64. */
 int cli_threads(void);
 
@@ -208,5 +228,6 @@ int cmd_compare(struct cli_ctx *ctx);
 int cmd_size(struct cli_ctx *ctx);
 int cmd_catalog(struct cli_ctx *ctx);
 int cmd_plot(struct cli_ctx *ctx);
+int cmd_report(struct cli_ctx *ctx);
 
 #endif

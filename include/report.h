@@ -147,4 +147,12 @@ int report_write(FILE *out, const struct report *r, enum report_format fmt,
 int report_write_wide(FILE *out, const struct report *r,
 		      enum report_format fmt, bool wide, const char **why);
 
+/*
+ * 'r' as an HTML table (its title and notes left to the caller): a grid of
+ * every RF_GRID column, numbers in the unit of their column (as tables
+ * show them), or for a single record a two-column table.  Text is
+ * escaped (html.h).  Returns 0, or -1 as report_write does.
+ */
+int report_write_html(FILE *out, const struct report *r, const char **why);
+
 #endif

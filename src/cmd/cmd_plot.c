@@ -18,6 +18,7 @@
 #include "infer_plan.h"
 #include "plan.h"
 #include "plot.h"
+#include "readfile.h"
 
 /* Devices drawn when --gpu is not given (those the catalog has). */
 static const char *const default_gpus[] = { "A100-SXM-80GB", "H100-SXM",
@@ -633,7 +634,7 @@ static int plot_usage(const char *fmt, ...)
 	return rc;
 }
 
-static int resolve_devices(struct cli_ctx *ctx)
+int cli_plot_devices(struct cli_ctx *ctx)
 {
 	size_t n = catalog_count(ctx->cat);
 
@@ -924,7 +925,7 @@ int cmd_plot(struct cli_ctx *ctx)
 		if (rc != EXIT_OK)
 			return rc;
 	}
-	rc = resolve_devices(ctx);
+	rc = cli_plot_devices(ctx);
 	if (rc != EXIT_OK)
 		return rc;
 	c = plot_chart_new(kind);
@@ -943,9 +944,7 @@ int cmd_plot(struct cli_ctx *ctx)
 	return rc;
 }
 
-/* Whether 'kind' draws something for this workload's kind: per-sample
-   models have no per-token serving and no transformer GEMMs. */
-static bool kind_applies(const struct cli_ctx *ctx, enum plot_kind kind)
+bool cli_plot_kind_applies(const struct cli_ctx *ctx, enum plot_kind kind)
 {
 	return ctx->wl.model.kind == MODEL_TRANSFORMER ||
 	       (kind != PLOT_ROOFLINE && kind != PLOT_LATENCY &&
@@ -1023,7 +1022,7 @@ int cli_plot_set(struct cli_ctx *ctx, const struct gpu_spec *const *gpus,
 		struct plot_chart *c;
 		int krc;
 
-		if (!kind_applies(ctx, kind))
+		if (!cli_plot_kind_applies(ctx, kind))
 			continue;
 		c = plot_chart_new(kind);
 		if (!c) {
@@ -1054,5 +1053,93 @@ int cli_plot_set(struct cli_ctx *ctx, const struct gpu_spec *const *gpus,
 	ctx->ngpus = nsaved;
 	ctx->keep_script = keep;
 	free(path);
+	return rc;
+}
+
+/* Largest chart cli_plot_svg reads back, bytes. */
+#define PLOT_SVG_MAX (64u << 20)
+
+int cli_plot_svg(struct cli_ctx *ctx, enum plot_kind kind, const char *beside,
+		 int width_px, int height_px, char **svg)
+{
+	struct plot_output o = { NULL, NULL, PLOT_SVG, width_px, height_px };
+	struct script_job job;
+	struct plot_chart *c;
+	char *data_tmp = NULL, *run_tmp = NULL, *chart_tmp = NULL, *text;
+	int data_slot = -1, run_slot = -1, chart_slot = -1, fd, rc;
+	char why[256];
+	struct diag err;
+	size_t len;
+
+	*svg = NULL;
+	c = plot_chart_new(kind);
+	if (!c)
+		return oom();
+	rc = builders[kind](ctx, c);
+	if (rc == EXIT_OK && !plot_chart_has_data(c))
+		rc = EXIT_INFEASIBLE;
+	if (rc != EXIT_OK)
+		goto out;
+	/* the chart: an empty temporary file gnuplot writes into */
+	fd = tempfile_create(beside, &chart_tmp, &chart_slot);
+	if (fd < 0) {
+		cli_error("cannot write beside '%s': %s", beside,
+			  strerror(errno));
+		rc = EXIT_IO;
+		goto out;
+	}
+	close(fd);
+	rc = write_run_file(beside, write_data, c, &data_tmp, &data_slot);
+	if (rc != EXIT_OK)
+		goto out;
+	o.data_path = data_tmp;
+	o.chart_path = chart_tmp;
+	job.chart = c;
+	job.o = o;
+	rc = write_run_file(beside, write_script, &job, &run_tmp, &run_slot);
+	if (rc != EXIT_OK)
+		goto out;
+	switch (plot_run_gnuplot(run_tmp, PLOT_GNUPLOT_TIMEOUT_S, why,
+				 sizeof(why))) {
+	case PLOT_RUN_MISSING:
+		cli_error("gnuplot not found: the '%s' chart is not drawn "
+			  "(sh scripts/deps.sh installs gnuplot-nox)",
+			  plot_kind_name(kind));
+		rc = EXIT_IO;
+		goto out;
+	case PLOT_RUN_FAILED:
+		cli_error("%s; the '%s' chart is not drawn", why,
+			  plot_kind_name(kind));
+		rc = EXIT_IO;
+		goto out;
+	case PLOT_RUN_OK:
+		break;
+	}
+	diag_clear(&err);
+	if (readfile_all(chart_tmp, READFILE_REGULAR, PLOT_SVG_MAX, &text,
+			 &len, &err) != 0) {
+		diag_print(stderr, &err);
+		rc = err.kind == DIAG_NOMEM ? EXIT_INTERNAL : EXIT_IO;
+		goto out;
+	}
+	/* from the <svg> element on: no XML declaration inside a page */
+	if (!strstr(text, "<svg")) {
+		free(text);
+		cli_error("gnuplot wrote no SVG for the '%s' chart",
+			  plot_kind_name(kind));
+		rc = EXIT_IO;
+		goto out;
+	}
+	len = strlen(strstr(text, "<svg"));
+	memmove(text, strstr(text, "<svg"), len + 1);
+	*svg = text;
+out:
+	tempfile_remove(run_slot);
+	tempfile_remove(data_slot);
+	tempfile_remove(chart_slot);
+	free(run_tmp);
+	free(data_tmp);
+	free(chart_tmp);
+	plot_chart_free(c);
 	return rc;
 }

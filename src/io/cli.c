@@ -123,6 +123,18 @@ static const struct command commands[] = {
 	  "                [--wide] [-o FILE] [--catalog FILE]",
 	  OPT_CATALOG | OPT_GPU | OPT_FORMAT | OPT_OUTPUT |
 		  OPT_WIDE, false },
+	{ "report", cmd_report,
+	  "one HTML page for a planning review, with its charts",
+	  "capplan report WORKLOAD|--model FILE.json -o FILE.html\n"
+	  "               [--gpu NAME[,NAME]...] [--gpus N] [--set KEY=VALUE]...\n"
+	  "               [--catalog FILE]\n\n"
+	  "The page holds the workload, the assumptions and their sources, the\n"
+	  "training and serving plan per device with their 80% intervals, the\n"
+	  "recommendation and the charts (inline SVG drawn by gnuplot); it loads\n"
+	  "nothing from the network and needs no script.  Without --gpu: the\n"
+	  "devices the charts draw by default",
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_OUTPUT,
+	  true },
 	{ "plot", cmd_plot, "draw a chart with gnuplot (PNG or SVG)",
 	  "capplan plot KIND WORKLOAD|--model FILE.json -o FILE.png|FILE.svg\n"
 	  "             [--gpu NAME[,NAME]...] [--gpus N] [--set KEY=VALUE]...\n"

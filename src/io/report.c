@@ -1,5 +1,6 @@
 /* report.c - records as table, CSV or JSON; see report.h. */
 #include "report.h"
+#include "html.h"
 #include "text.h"
 
 #include <cJSON.h>
@@ -891,6 +892,77 @@ static int write_json(FILE *out, const struct report *r)
 fail:
 	cJSON_Delete(root);
 	return -1;
+}
+
+int report_write_html(FILE *out, const struct report *r, const char **why)
+{
+	char val[REPORT_STR_MAX + 16], head[REPORT_STR_MAX];
+	struct col_unit cu[REPORT_MAX_FIELDS];
+	const struct record *first;
+
+	if (check_finite(r, why) != 0)
+		return -1;
+	if (r->nrec == 0) {
+		fputs("<p class=\"note\">(nothing to show)</p>\n", out);
+		return 0;
+	}
+	first = &r->rec[0];
+	fputs("<div class=\"wrap\"><table>\n", out);
+	if (!r->list) {
+		for (int j = 0; j < first->n; j++) {
+			const struct rfield *f = &first->f[j];
+
+			if (f->flags & RF_MACHINE)
+				continue;
+			if (f->type == RF_HEADING) {
+				fputs("<tr><th class=\"t\" colspan=\"2\">",
+				      out);
+				html_text(out, f->label);
+				fputs("</th></tr>\n", out);
+				continue;
+			}
+			human(f, val, sizeof(val));
+			fputs("<tr><td class=\"t\">", out);
+			html_text(out, f->label);
+			fputs("</td><td class=\"t\">", out);
+			html_text(out, val);
+			fputs("</td></tr>\n", out);
+		}
+		fputs("</table></div>\n", out);
+		return 0;
+	}
+	fputs("<tr>", out);
+	for (int j = 0; j < first->n; j++) {
+		cu[j].on = false;
+		if (!(first->f[j].flags & RF_GRID))
+			continue;
+		cu[j] = column_unit(r, j);
+		grid_heading(&first->f[j], &cu[j], head, sizeof(head));
+		fputs(first->f[j].type == RF_STR ? "<th class=\"t\">" : "<th>",
+		      out);
+		html_text(out, head);
+		fputs("</th>", out);
+	}
+	fputs("</tr>\n", out);
+	for (size_t i = 0; i < r->nrec; i++) {
+		fputs("<tr>", out);
+		for (int j = 0; j < first->n; j++) {
+			const struct rfield *f = &r->rec[i].f[j];
+
+			if (!(first->f[j].flags & RF_GRID))
+				continue;
+			grid_cell(f, &cu[j], val, sizeof(val));
+			fputs(f->flags & RF_REASON ? "<td class=\"w\">" :
+			      f->type == RF_STR	   ? "<td class=\"t\">" :
+							     "<td>",
+			      out);
+			html_text(out, val);
+			fputs("</td>", out);
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</table></div>\n", out);
+	return 0;
 }
 
 int report_write(FILE *out, const struct report *r, enum report_format fmt,
