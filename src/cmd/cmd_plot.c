@@ -18,6 +18,8 @@
 #include "infer_plan.h"
 #include "plan.h"
 #include "plot.h"
+#include "precision.h"
+#include "units.h"
 #include "readfile.h"
 
 /* Devices drawn when --gpu is not given (those the catalog has). */
@@ -55,6 +57,49 @@ static int oom(void)
 {
 	fprintf(stderr, "capplan: error: out of memory\n");
 	return EXIT_INTERNAL;
+}
+
+/* What the training charts hold fixed: the precision and the batch. */
+static void train_held(const struct cli_ctx *ctx, char *buf, size_t n,
+		       const char *tail)
+{
+	const struct training_spec *t = &ctx->wl.training;
+	char gb[48];
+
+	if (t->global_batch > 0)
+		snprintf(gb, sizeof(gb), "global batch %d", t->global_batch);
+	else
+		snprintf(gb, sizeof(gb), "%s", "global batch chosen");
+	snprintf(buf, n, "%s training, %s; %s", precision_name(t->precision),
+		 gb, tail);
+}
+
+/* The limits of the command line the charts draw: --deadline in days,
+   --budget in dollars (0: none; they were checked by the command). */
+static void chart_limits(const struct cli_ctx *ctx, struct plot_chart *c)
+{
+	double v;
+
+	if (ctx->deadline_arg &&
+	    units_parse(ctx->deadline_arg, UNIT_TIME, &v, NULL) == 0 &&
+	    v > 0.0)
+		c->deadline_days = v / SECONDS_PER_DAY;
+	if (ctx->budget_arg &&
+	    units_parse(ctx->budget_arg, UNIT_MONEY, &v, NULL) == 0 &&
+	    v > 0.0)
+		c->budget_usd = v;
+}
+
+/* A configuration in a few words, two lines (';' between them): "tp8
+   pp2 dp4 cp2;ZeRO 1, mb 2". */
+static void config_words(const struct train_config *cfg, char *buf, size_t n)
+{
+	int ep = train_config_ep(cfg);
+
+	snprintf(buf, n, "tp%d pp%d dp%d%s%.0d%s%.0d;ZeRO %d, mb %d", cfg->tp,
+		 cfg->pp, cfg->dp, cfg->cp > 1 ? " cp" : "",
+		 cfg->cp > 1 ? cfg->cp : 0, ep > 1 ? " ep" : "",
+		 ep > 1 ? ep : 0, cfg->zero, cfg->micro_batch);
 }
 
 /* A fitting training plan at one GPU count. */
@@ -125,11 +170,16 @@ static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
 
 	snprintf(c->title, sizeof(c->title), "Time to train: %s",
 		 wl_name(ctx));
+	train_held(ctx, c->held, sizeof(c->held),
+		   "at each GPU count the fastest configuration that fits");
+	chart_limits(ctx, c);
+	c->budget_usd = 0.0;
 	for (int i = 0; i < ctx->ngpus; i++) {
 		const struct gpu_spec *g = ctx->gpus[i];
 		int np = scale_points(&ctx->wl, g, scaling_max_gpus(ctx), pts,
 				      why, sizeof(why));
 		struct plot_series *s;
+		double best = HUGE_VAL;
 
 		if (np == 0) {
 			note_skip(g, why);
@@ -143,14 +193,17 @@ static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
 		s = plot_chart_add_series(c, label, PLOT_ROLE_DEVICE, i + 1);
 		if (!s)
 			return oom();
+		plot_series_set_device(s, g->name);
+		/* ideal: the GPU-time of the most efficient point (the
+		   fewest GPU-days), spread over more GPUs */
+		for (int k = 0; k < np; k++)
+			best = fmin(best, pts[k].time_s * pts[k].gpus);
 		for (int k = 0; k < np; k++) {
-			/* ideal: the first point's GPU-time, spread */
-			double row[4] = {
-				pts[k].gpus, pts[k].time_s / SECONDS_PER_DAY,
-				pts[0].time_s * pts[0].gpus /
-					(pts[k].gpus * SECONDS_PER_DAY),
-				pts[k].goodput
-			};
+			double row[4] = { pts[k].gpus,
+					  pts[k].time_s / SECONDS_PER_DAY,
+					  best / (pts[k].gpus *
+						  SECONDS_PER_DAY),
+					  pts[k].goodput };
 
 			if (plot_series_add_row(c, s, row) != 0)
 				return oom();
@@ -172,7 +225,8 @@ static int build_cost_time(struct cli_ctx *ctx, struct plot_chart *c)
 {
 	struct scale_point pts[MAX_SCALE_POINTS];
 	char why[DIAG_MSG_MAX];
-	double *all = malloc((size_t)ctx->ngpus * MAX_SCALE_POINTS * 3 *
+	/* rows of 4: time (days), cost, GPUs, device index */
+	double *all = malloc((size_t)ctx->ngpus * MAX_SCALE_POINTS * 4 *
 			     sizeof(*all));
 	size_t nall = 0;
 	struct plot_series *front;
@@ -182,6 +236,9 @@ static int build_cost_time(struct cli_ctx *ctx, struct plot_chart *c)
 		return oom();
 	snprintf(c->title, sizeof(c->title), "Cost and time to train: %s",
 		 wl_name(ctx));
+	train_held(ctx, c->held, sizeof(c->held),
+		   "GPUs = node x 2^k, each device at its GPU-hour price");
+	chart_limits(ctx, c);
 	for (int i = 0; i < ctx->ngpus; i++) {
 		const struct gpu_spec *g = ctx->gpus[i];
 		int np = scale_points(&ctx->wl, g, scaling_max_gpus(ctx), pts,
@@ -189,34 +246,44 @@ static int build_cost_time(struct cli_ctx *ctx, struct plot_chart *c)
 		struct plot_series *s = NULL;
 
 		for (int k = 0; k < np; k++) {
-			double row[3] = { pts[k].time_s / SECONDS_PER_DAY,
-					  pts[k].cost_usd, pts[k].gpus };
+			double row[4] = { pts[k].time_s / SECONDS_PER_DAY,
+					  pts[k].cost_usd, pts[k].gpus, i };
 
 			if (!(pts[k].cost_usd > 0.0))
 				continue; /* no price: not on a log axis */
-			if (!s)
+			if (!s) {
 				s = plot_chart_add_series(c, g->name,
 							  PLOT_ROLE_DEVICE,
 							  i + 1);
+				if (s)
+					plot_series_set_device(s, g->name);
+			}
 			if (!s || plot_series_add_row(c, s, row) != 0)
 				goto out_oom;
-			memcpy(all + 3 * nall++, row, sizeof(row));
+			memcpy(all + 4 * nall++, row, sizeof(row));
 		}
 		if (!s)
 			note_skip(g, np ? "it has no GPU-hour price" : why);
 	}
 	/* Pareto front: sorted by time, each point cheaper than all faster
 	   ones */
-	qsort(all, nall, 3 * sizeof(*all), by_time_then_cost);
-	front = plot_chart_add_series(c, "Pareto front (labels: GPUs)",
+	qsort(all, nall, 4 * sizeof(*all), by_time_then_cost);
+	front = plot_chart_add_series(c, "Pareto front (labels: device x GPUs)",
 				      PLOT_ROLE_FRONT, 0);
 	if (!front)
 		goto out_oom;
 	for (size_t k = 0; k < nall; k++) {
-		if (all[3 * k + 1] < best) {
-			best = all[3 * k + 1];
-			if (plot_series_add_row(c, front, all + 3 * k) != 0)
+		if (all[4 * k + 1] < best) {
+			char text[PLOT_LABEL_MAX];
+
+			best = all[4 * k + 1];
+			if (plot_series_add_row(c, front, all + 4 * k) != 0)
 				goto out_oom;
+			snprintf(text, sizeof(text), "%s x%.0f",
+				 ctx->gpus[(int)all[4 * k + 3]]->name,
+				 all[4 * k + 2]);
+			plot_chart_add_label(c, all[4 * k], all[4 * k + 1],
+					     text);
 		}
 	}
 	free(all);
@@ -230,27 +297,54 @@ static int build_memory(struct cli_ctx *ctx, struct plot_chart *c)
 {
 	struct plot_series *s = plot_chart_add_series(c, "memory per GPU",
 						      PLOT_ROLE_BARS, 0);
+	char tail[96];
 
 	if (!s)
 		return oom();
 	snprintf(c->title, sizeof(c->title), "Training memory per GPU: %s",
 		 wl_name(ctx));
+	if (ctx->wl.training.gpus > 0)
+		snprintf(tail, sizeof(tail), "%d GPUs of each device, "
+			 "configuration above each bar",
+			 ctx->wl.training.gpus);
+	else
+		snprintf(tail, sizeof(tail), "%s",
+			 "one node of each device, configuration above each "
+			 "bar");
+	train_held(ctx, c->held, sizeof(c->held), tail);
 	for (int i = 0; i < ctx->ngpus; i++) {
 		const struct gpu_spec *g = ctx->gpus[i];
 		struct train_plan p;
 		struct diag err;
 		const struct train_memory *m;
 		int row;
+		bool ok;
 
 		diag_clear(&err);
-		if (train_plan_make(&ctx->wl, g, &p, &err) != 0) {
-			note_skip(g, err.msg);
-			continue;
-		}
-		m = &p.result.memory;
+		ok = train_plan_make(&ctx->wl, g, &p, &err) == 0;
 		row = plot_chart_add_cat(c, g->name);
 		if (row < 0)
 			break;
+		plot_device_style(g->name, c->cat_rgb[row], &(int){ 0 });
+		if (!ok) {
+			/* a slot that says why, not a gap */
+			double v[7] = { row, 0, 0, 0, 0, 0, g->mem_bytes / 1e9 };
+
+			note_skip(g, err.msg);
+			snprintf(c->cat_why[row][0], PLOT_WHY_MAX, "%s",
+				 "no legal configuration");
+			if (plot_series_add_row(c, s, v) != 0)
+				return oom();
+			continue;
+		}
+		m = &p.result.memory;
+		config_words(&p.config, c->cat_sub[row], PLOT_LABEL_MAX);
+		if (!p.fits) {
+			size_t len = strlen(c->cat_sub[row]);
+
+			snprintf(c->cat_sub[row] + len, PLOT_LABEL_MAX - len,
+				 "%s", ";does not fit");
+		}
 		double v[7] = { row,
 				m->weights_bytes / 1e9,
 				m->gradients_bytes / 1e9,
@@ -306,12 +400,30 @@ static double train_intensity(const struct train_plan *p, enum precision prec)
 	       (precision_bytes(prec) * (t * h + h * f + t * f));
 }
 
+/* A serving workload: a rate or a latency target and no training
+   tokens; its roofline shows serving at the weights' precision alone. */
+static bool serving_workload(const struct workload *wl)
+{
+	const struct inference_spec *is = &wl->inference;
+
+	return wl->training.tokens <= 0.0 &&
+	       (is->qps > 0.0 || is->ttft_slo_s > 0.0 ||
+		is->tpot_slo_s > 0.0 || is->concurrency > 0);
+}
+
 static int build_roofline(struct cli_ctx *ctx, struct plot_chart *c)
 {
-	enum precision prec = ctx->wl.training.precision;
+	bool serving = serving_workload(&ctx->wl);
+	enum precision prec = serving ? ctx->wl.inference.weight_precision :
+					ctx->wl.training.precision;
 
-	snprintf(c->title, sizeof(c->title), "Roofline (%s): %s",
+	snprintf(c->title, sizeof(c->title), "Roofline at %s peaks: %s",
 		 precision_name(prec), wl_name(ctx));
+	snprintf(c->held, sizeof(c->held),
+		 "roofs derated to the catalog's GEMM and bandwidth "
+		 "efficiencies; %s",
+		 serving ? "serving at the plan's batch" :
+			   "serving at the plan's batch");
 	for (int i = 0; i < ctx->ngpus; i++) {
 		const struct gpu_spec *g = ctx->gpus[i];
 		double ceil_flops = roof_peak(g, prec) * g->matmul_eff;
@@ -328,7 +440,7 @@ static int build_roofline(struct cli_ctx *ctx, struct plot_chart *c)
 		}
 		phase_i[0] = phase_i[1] = phase_i[2] = NAN;
 		diag_clear(&err);
-		if (model_has_arch(&ctx->wl.model) &&
+		if (!serving && model_has_arch(&ctx->wl.model) &&
 		    train_plan_make(&ctx->wl, g, &tp, &err) == 0 &&
 		    tp.has_arch)
 			phase_i[PLOT_PHASE_TRAINING] = train_intensity(&tp, prec);
@@ -349,6 +461,7 @@ static int build_roofline(struct cli_ctx *ctx, struct plot_chart *c)
 					     i + 1);
 		if (!roof)
 			return oom();
+		plot_series_set_device(roof, g->name);
 		double lo[3] = { -1, PLOT_ROOF_MIN_I,
 				 fmin(ceil_flops, PLOT_ROOF_MIN_I * bw) / 1e12 };
 		double mid[3] = { -1, ridge, ceil_flops / 1e12 };
@@ -362,6 +475,7 @@ static int build_roofline(struct cli_ctx *ctx, struct plot_chart *c)
 					    i + 1);
 		if (!pts)
 			return oom();
+		plot_series_set_device(pts, g->name);
 		for (int ph = 0; ph < 3; ph++) {
 			double x = phase_i[ph];
 			double row[3] = { ph, x, fmin(ceil_flops, x * bw) / 1e12 };
@@ -392,6 +506,17 @@ static bool infer_ok(const struct workload *wl, const struct gpu_spec *g,
 		return false;
 	}
 	return true;
+}
+
+/* What the serving charts hold fixed: the request and the weights. */
+static void serve_held(const struct cli_ctx *ctx, char *buf, size_t n)
+{
+	const struct inference_spec *is = &ctx->wl.inference;
+
+	snprintf(buf, n, "%d prompt + %d output tokens, %s weights, each "
+			 "device at the tensor-parallel size of its plan",
+		 is->prompt_tokens, is->output_tokens,
+		 precision_name(is->weight_precision));
 }
 
 /* Fractions of a replica's capacity the load sweep offers. */
@@ -429,6 +554,7 @@ static int latency_under_load(struct cli_ctx *ctx, struct plot_chart *c)
 		s = plot_chart_add_series(c, label, PLOT_ROLE_DEVICE, i + 1);
 		if (!s)
 			return oom();
+		plot_series_set_device(s, g->name);
 		cap = p.fleet.capacity_qps;
 		w = ctx->wl;
 		w.inference.tp = p.config.tp;
@@ -462,6 +588,7 @@ static int build_latency(struct cli_ctx *ctx, struct plot_chart *c)
 {
 	snprintf(c->title, sizeof(c->title), "Latency and throughput: %s",
 		 wl_name(ctx));
+	serve_held(ctx, c->held, sizeof(c->held));
 	c->tpot_slo_ms = ctx->wl.inference.tpot_slo_s * 1e3;
 	c->ttft_slo_ms = ctx->wl.inference.ttft_slo_s * 1e3;
 	if (serve_arrival(&ctx->wl.inference) == SIM_ARRIVAL_POISSON)
@@ -477,9 +604,17 @@ static int build_latency(struct cli_ctx *ctx, struct plot_chart *c)
 			note_skip(g, "the model does not fit for serving");
 			continue;
 		}
-		s = plot_chart_add_series(c, g->name, PLOT_ROLE_DEVICE, i + 1);
+		{
+			char label[PLOT_LABEL_MAX];
+
+			snprintf(label, sizeof(label), "%s tp%d", g->name,
+				 p.config.tp);
+			s = plot_chart_add_series(c, label, PLOT_ROLE_DEVICE,
+						  i + 1);
+		}
 		if (!s)
 			return oom();
+		plot_series_set_device(s, g->name);
 		for (int b = 1;;) {
 			struct infer_config cfg = p.config;
 			struct infer_result r;
@@ -509,6 +644,7 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 
 	snprintf(c->title, sizeof(c->title), "GPUs for a request rate: %s",
 		 wl_name(ctx));
+	serve_held(ctx, c->held, sizeof(c->held));
 	if (is->ttft_slo_s > 0.0 || is->tpot_slo_s > 0.0)
 		snprintf(c->note, sizeof(c->note),
 			 "%s SLO: TTFT %.4g ms, TPOT %.4g ms",
@@ -540,10 +676,13 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 			}
 			double row[4] = { q, p.gpus_total, p.replicas,
 					  p.config.tp };
-			if (!s)
+			if (!s) {
 				s = plot_chart_add_series(c, g->name,
 							  PLOT_ROLE_DEVICE,
 							  i + 1);
+				if (s)
+					plot_series_set_device(s, g->name);
+			}
 			if (!s || plot_series_add_row(c, s, row) != 0)
 				return oom();
 		}
@@ -568,12 +707,22 @@ static double energy_per_token(const struct workload *wl,
 static int build_energy(struct cli_ctx *ctx, struct plot_chart *c)
 {
 	double cap_w = ctx->wl.inference.power_cap_w;
+	char tail[128];
 	struct plot_series *s = plot_chart_add_series(c, "energy",
 						      PLOT_ROLE_BARS, 0);
 
 	if (!s)
 		return oom();
 	snprintf(c->title, sizeof(c->title), "Energy: %s", wl_name(ctx));
+	if (ctx->wl.training.gpus > 0)
+		snprintf(tail, sizeof(tail), "training on %d GPUs, facility "
+			 "energy; serving at the plan's batch",
+			 ctx->wl.training.gpus);
+	else
+		snprintf(tail, sizeof(tail), "%s",
+			 "training on one node, facility energy; serving at "
+			 "the plan's batch");
+	train_held(ctx, c->held, sizeof(c->held), tail);
 	if (cap_w > 0.0)
 		snprintf(c->note, sizeof(c->note),
 			 "power cap %.4g W per GPU", cap_w);
@@ -586,25 +735,36 @@ static int build_energy(struct cli_ctx *ctx, struct plot_chart *c)
 		struct train_plan p;
 		struct diag err;
 		double v[4] = { 0, NAN, NAN, NAN };
-		int row;
+		const char *twhy = "no legal configuration";
+		int row, rc;
 
 		diag_clear(&err);
-		if (train_plan_make(&ctx->wl, g, &p, &err) == 0 &&
-		    p.has_arch && p.fits && p.goodput.finishes)
+		rc = train_plan_make(&ctx->wl, g, &p, &err);
+		if (rc == 0 && p.has_arch && p.fits && p.goodput.finishes)
 			v[1] = p.run.energy_kwh / 1e3;
+		else if (rc == 0)
+			twhy = !p.has_arch ? "needs the architecture" :
+			       !p.fits	   ? "does not fit" :
+					     "does not finish";
 		v[2] = energy_per_token(&ctx->wl, g, 0.0);
 		v[3] = energy_per_token(&ctx->wl, g,
 					cap_w > 0.0 ? cap_w :
 						      PLOT_DEFAULT_CAP_FRACTION *
 							      g->tdp_w);
-		if (isnan(v[1]) && isnan(v[2]) && isnan(v[3])) {
-			note_skip(g, "it neither trains nor serves the model");
-			continue;
-		}
 		row = plot_chart_add_cat(c, g->name);
 		if (row < 0)
 			break;
 		v[0] = row;
+		plot_device_style(g->name, c->cat_rgb[row], &(int){ 0 });
+		/* a device that does not train or serve keeps its slot,
+		   with the reason in it */
+		if (isnan(v[1]))
+			snprintf(c->cat_why[row][0], PLOT_WHY_MAX, "%s", twhy);
+		if (isnan(v[2]) && isnan(v[3]))
+			snprintf(c->cat_why[row][1], PLOT_WHY_MAX, "%s",
+				 model_has_arch(&ctx->wl.model) ?
+					 "does not serve" :
+					 "needs the architecture");
 		if (plot_series_add_row(c, s, v) != 0)
 			return oom();
 	}

@@ -604,6 +604,24 @@ static void recommendation_section(FILE *out, const struct report_page *pg)
 	fputs("</ul>\n</div>\n</section>\n", out);
 }
 
+/*
+ * A chart's SVG, its fill patterns renamed after the chart ('gpPat1' ->
+ * 'gpPat4x1'): every chart of gnuplot numbers them from 1, and one page
+ * holds several charts, where an id names one element.
+ */
+static void put_svg(FILE *out, const char *svg, int chart)
+{
+	static const char id[] = "gpPat";
+	const char *p = svg, *q;
+
+	while ((q = strstr(p, id))) {
+		fwrite(p, 1, (size_t)(q - p) + sizeof(id) - 1, out);
+		fprintf(out, "%dx", chart);
+		p = q + sizeof(id) - 1;
+	}
+	fputs(p, out);
+}
+
 static void charts_section(FILE *out, const struct report_page *pg)
 {
 	int n = 0;
@@ -621,7 +639,7 @@ static void charts_section(FILE *out, const struct report_page *pg)
 		fprintf(out, "<figure id=\"chart-%s\">\n",
 			plot_kind_name((enum plot_kind)k));
 		/* gnuplot's SVG, its text escaped by gnuplot */
-		fputs(pg->svg[k], out);
+		put_svg(out, pg->svg[k], k);
 		fputs("\n<figcaption>", out);
 		html_textf(out, "Figure %d: %s.", n,
 			   plot_kind_summary((enum plot_kind)k));

@@ -58,11 +58,13 @@ if [ $have_gnuplot = 1 ]; then
 	check "one page: doctype, inline style, a print style" \
 		'head -1 "$tmp/plan.html" | grep -q "^<!DOCTYPE html>" && grep -q "<style>" "$tmp/plan.html" && grep -q "@media print" "$tmp/plan.html"'
 	check "nothing loaded from the network, no script" \
-		'! grep -Eiq "(src|href) *= *[\"'"'"']? *(https?:|//)|<link|<script|<iframe|<img|@import|url\(" "$tmp/plan.html"'
+		'! grep -Eiq "(src|href) *= *[\"'"'"']? *(https?:|//)|<link|<script|<iframe|<img|@import|url\( *[\"'"'"']? *[^#\"'"'"' ]" "$tmp/plan.html"'
 	for s in "Recommendation" "Workload" "Training plan per device" \
 		"Serving plan per device" "Assumptions and sources" "Charts"; do
 		check "section: $s" 'grep -q "<h2>$s</h2>" "$tmp/plan.html"'
 	done
+	check "the charts' ids are their own (no two charts share a pattern)" \
+		'[ -z "$(grep -o "id=.gpPat[^ ]*" "$tmp/plan.html" | sort | uniq -d)" ]'
 	check "intervals in the plan tables" \
 		'[ $(grep -o "80% interval" "$tmp/plan.html" | wc -l) -ge 4 ]'
 	check "every device in the plans" \
