@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "interval.h"
 #include "infer_plan.h"
 #include "plan.h"
@@ -473,6 +474,7 @@ int cmd_compare(struct cli_ctx *ctx)
 {
 	struct compare_row *rows;
 	struct report rep;
+	struct progress pr;
 	const char *what = "time to train";
 	int rc, ok = 0;
 	bool per_token;
@@ -517,10 +519,13 @@ int cmd_compare(struct cli_ctx *ctx)
 		fprintf(stderr, "capplan: error: out of memory\n");
 		return EXIT_INTERNAL;
 	}
+	progress_init(&pr, "compare");
 	for (int i = 0; i < ctx->ngpus; i++) {
 		struct compare_row *r = &rows[i];
 		struct diag err;
 
+		progress_update(&pr, (size_t)i, (size_t)ctx->ngpus,
+				"devices trained");
 		r->gpu = ctx->gpus[i];
 		r->order = i;
 		diag_clear(&err);
@@ -536,8 +541,11 @@ int cmd_compare(struct cli_ctx *ctx)
 		/* serving is simulated: one device per thread */
 		struct compare_job job = { &ctx->wl, rows };
 
+		progress_update(&pr, 0, (size_t)ctx->ngpus,
+				"devices served (simulating)");
 		cli_parallel_for(ctx->ngpus, infer_one, &job);
 	}
+	progress_end(&pr);
 	for (int i = 0; i < ctx->ngpus; i++) {
 		struct compare_row *r = &rows[i];
 

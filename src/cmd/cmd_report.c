@@ -17,6 +17,7 @@
 #include "plan.h"
 #include "plot.h"
 #include "precision.h"
+#include "progress.h"
 
 #ifndef CAPPLAN_VERSION
 #define CAPPLAN_VERSION "unknown"
@@ -700,6 +701,7 @@ int cmd_report(struct cli_ctx *ctx)
 	struct report_page pg;
 	int rc, charts_rc = EXIT_OK, feasible = 0;
 	const char *beside;
+	struct progress pr;
 
 	memset(&pg, 0, sizeof(pg));
 	pg.ctx = ctx;
@@ -715,10 +717,12 @@ int cmd_report(struct cli_ctx *ctx)
 	beside = ctx->output_path && strcmp(ctx->output_path, "-") != 0 ?
 			 ctx->output_path :
 			 REPORT_TMP_BESIDE;
+	progress_init(&pr, "report");
 	for (int k = 0; k < PLOT_KIND_COUNT; k++) {
 		enum plot_kind kind = (enum plot_kind)k;
 		int krc;
 
+		progress_update(&pr, (size_t)k, PLOT_KIND_COUNT, "charts");
 		if (!cli_plot_kind_applies(ctx, kind))
 			continue;
 		krc = cli_plot_svg(ctx, kind, beside, REPORT_CHART_W,
@@ -733,6 +737,7 @@ int cmd_report(struct cli_ctx *ctx)
 				break;
 		}
 	}
+	progress_end(&pr);
 	for (int i = 0; i < pg.nrows; i++)
 		feasible += trained(&pg.rows[i]) || served(&pg.rows[i]);
 	rc = cli_write(ctx, write_page, &pg);

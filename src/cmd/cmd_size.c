@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "interval.h"
 #include "infer_plan.h"
 #include "model_kernel.h"
@@ -28,8 +29,6 @@ static const double size_serve_max_s = 100.0 * 365.0 * 86400.0;
 
 /* Progress on a terminal: shown after this long, redrawn at most this
    often (seconds). */
-static const double progress_delay_s = 1.0;
-static const double progress_period_s = 0.1;
 
 /* The limits of the command line; 0 where not given. */
 struct size_limits {
@@ -66,51 +65,6 @@ struct size_row {
 			      more than the price basis rents as one job */
 	char why[DIAG_MSG_MAX];
 };
-
-struct progress {
-	bool tty, shown;
-	struct timespec start, last;
-};
-
-static double seconds_since(const struct timespec *a,
-			    const struct timespec *b)
-{
-	return (double)(b->tv_sec - a->tv_sec) +
-	       (double)(b->tv_nsec - a->tv_nsec) * 1e-9;
-}
-
-static void progress_init(struct progress *pr)
-{
-	memset(pr, 0, sizeof(*pr));
-	pr->tty = isatty(STDERR_FILENO) == 1;
-	clock_gettime(CLOCK_MONOTONIC, &pr->start);
-	pr->last = pr->start;
-}
-
-/* "\rsize: done/total devices" once the command has run for a while. */
-static void progress_show(struct progress *pr, int done, int total)
-{
-	struct timespec now;
-
-	if (!pr->tty)
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (seconds_since(&pr->start, &now) < progress_delay_s ||
-	    (pr->shown && seconds_since(&pr->last, &now) < progress_period_s))
-		return;
-	fprintf(stderr, "\rsize: %d/%d devices", done, total);
-	fflush(stderr);
-	pr->shown = true;
-	pr->last = now;
-}
-
-static void progress_end(struct progress *pr)
-{
-	if (pr->shown) {
-		fprintf(stderr, "\r%40s\r", "");
-		fflush(stderr);
-	}
-}
 
 /* Parse a positive finite limit; prints a usage error otherwise. */
 static int parse_limit(const char *arg, const char *option,
@@ -597,7 +551,7 @@ int cmd_size(struct cli_ctx *ctx)
 	bool train, infer, arch;
 	int rc, feasible = 0;
 
-	progress_init(&pr);
+	progress_init(&pr, "size");
 	rc = parse_limit(ctx->deadline_arg, "--deadline", UNIT_TIME,
 			 &lim.deadline_s);
 	if (rc == EXIT_OK)
@@ -642,7 +596,8 @@ int cmd_size(struct cli_ctx *ctx)
 	for (int i = 0; i < ctx->ngpus; i++) {
 		struct size_row *r = &rows[i];
 
-		progress_show(&pr, i, ctx->ngpus);
+		progress_update(&pr, (size_t)i, (size_t)ctx->ngpus,
+				"devices");
 		r->gpu = ctx->gpus[i];
 		r->order = i;
 		r->feasible = arch;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "interval.h"
 #include "infer_plan.h"
 #include "plan.h"
@@ -29,8 +30,6 @@
 /* Longest "section.key=value" handed to workload_set. */
 #define SWEEP_EXPR_MAX 1024
 /* Progress on a terminal: after this long, at most this often (seconds). */
-static const double progress_after_s = 1.0;
-static const double progress_every_s = 0.1;
 
 /* How a varied key's column is typed in CSV and JSON. */
 enum axis_type {
@@ -654,53 +653,6 @@ static bool sweep_point(const struct sweep *s, const size_t *idx,
 	return have_train && train.fits && !bad;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
-		return 0.0;
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Progress on a terminal: "\rsweep: N/M points". */
-struct progress {
-	bool tty, shown;
-	double start_s, last_s;
-};
-
-static void progress_init(struct progress *pr)
-{
-	pr->tty = isatty(STDERR_FILENO) == 1;
-	pr->shown = false;
-	pr->start_s = pr->tty ? now_s() : 0.0;
-	pr->last_s = pr->start_s;
-}
-
-static void progress_update(struct progress *pr, size_t done, size_t total)
-{
-	double t;
-
-	if (!pr->tty)
-		return;
-	t = now_s();
-	if (t - pr->start_s <= progress_after_s ||
-	    (pr->shown && t - pr->last_s < progress_every_s))
-		return;
-	fprintf(stderr, "\rsweep: %zu/%zu points", done, total);
-	fflush(stderr);
-	pr->shown = true;
-	pr->last_s = t;
-}
-
-static void progress_end(struct progress *pr)
-{
-	if (pr->shown) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-	}
-}
-
 int cmd_sweep(struct cli_ctx *ctx)
 {
 	struct sweep s;
@@ -742,7 +694,7 @@ int cmd_sweep(struct cli_ctx *ctx)
 		 ctx->wl.model.name[0] ? ctx->wl.model.name : "model",
 		 base_gpu ? " on " : "", base_gpu ? base_gpu->name : "",
 		 s.points, s.points == 1 ? "" : "s");
-	progress_init(&pr);
+	progress_init(&pr, "sweep");
 	for (size_t done = 0; done < s.points; done++) {
 		struct record *rec = report_add_record(&rep);
 
@@ -760,7 +712,7 @@ int cmd_sweep(struct cli_ctx *ctx)
 				break;
 			idx[k] = 0;
 		}
-		progress_update(&pr, done + 1, s.points);
+		progress_update(&pr, done + 1, s.points, "points");
 	}
 	progress_end(&pr);
 	if (ctx->format == FORMAT_TABLE)

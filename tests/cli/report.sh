@@ -82,6 +82,20 @@ if [ $have_gnuplot = 1 ]; then
 	check "-o - or no -o: the page on stdout" \
 		'strip_svg "$tmp/stdout.html" | cmp -s - "$tmp/page.html"'
 
+	# progress: on a terminal (script(1) gives one) a line on stderr for
+	# work past a second, erased at the end; never in CI or a pipe
+	if command -v script >/dev/null 2>&1; then
+		env -u CI script -qec "'$bin' report $wl --gpu $gpus -o '$tmp/p1.html'" /dev/null >"$tmp/tty" 2>&1
+		check "progress on a terminal, erased at the end" \
+			'grep -q "report: [0-9]*/7 charts" "$tmp/tty" && [ "$(tail -c 4 "$tmp/tty" | od -An -c | tr -d " ")" = "\\r033[K" ]'
+		CI=true script -qec "'$bin' report $wl --gpu $gpus -o '$tmp/p2.html'" /dev/null >"$tmp/tty" 2>&1
+		check "no progress in CI, even on a terminal" '[ ! -s "$tmp/tty" ]'
+	else
+		echo "SKIP report: script(1) not found: the progress checks skipped"
+	fi
+	"$bin" report $wl --gpu $gpus -o "$tmp/p3.html" 2>"$tmp/err"
+	check "no progress in a pipe: nothing on stderr" '[ ! -s "$tmp/err" ]'
+
 	# hostile names: a device and a workload name that try to open
 	# elements stay text
 	head -n 1 tests/cli/data/cat-ok.csv >"$tmp/cat.csv"
