@@ -199,15 +199,17 @@ int cli_plot_devices(struct cli_ctx *ctx);
 bool cli_plot_kind_applies(const struct cli_ctx *ctx, enum plot_kind kind);
 
 /*
- * Chart 'kind' of the workload on ctx->gpus, drawn by gnuplot as SVG of
- * 'width_px' x 'height_px' into memory: '*svg' (to free) holds the text
- * from the <svg> element on.  The data, script and chart are temporary
- * files beside 'beside', removed before it returns.  Returns EXIT_OK,
- * EXIT_INFEASIBLE (no device gave a point; nothing printed), EXIT_IO
- * (gnuplot missing or failing, with a message) or EXIT_INTERNAL.
+ * Chart 'kind' of the workload on ctx->gpus, drawn by gnuplot in 'format'
+ * at 'width_px' x 'height_px' into memory: '*chart' (to free) of
+ * '*chart_len' bytes, for SVG the text from the <svg> element on
+ * (NUL-terminated), for PNG the file.  The data, script and chart are
+ * temporary files beside 'beside', removed before it returns.  Returns
+ * EXIT_OK, EXIT_INFEASIBLE (no device gave a point; nothing printed),
+ * EXIT_IO (gnuplot missing or failing, with a message) or EXIT_INTERNAL.
  */
-int cli_plot_svg(struct cli_ctx *ctx, enum plot_kind kind, const char *beside,
-		 int width_px, int height_px, char **svg);
+int cli_plot_render(struct cli_ctx *ctx, enum plot_kind kind,
+		    const char *beside, enum plot_format format, int width_px,
+		    int height_px, char **chart, size_t *chart_len);
 
 /* Threads for large searches: the online processors, at most 64. */
 int cli_threads(void);

@@ -10,6 +10,7 @@
 #ifndef CAPPLAN_HTML_H
 #define CAPPLAN_HTML_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 /* Write 's' escaped for HTML text and attribute values. */
@@ -18,6 +19,9 @@ void html_text(FILE *out, const char *s);
 /* html_text of a printf-style message. */
 void html_textf(FILE *out, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* 'n' bytes of 'data' in base64 (RFC 4648), for a data: URI. */
+void html_base64(FILE *out, const unsigned char *data, size_t n);
 
 /* The page up to and including <body>, its <title> from 'title'. */
 void html_begin(FILE *out, const char *title);

@@ -1216,13 +1216,14 @@ int cli_plot_set(struct cli_ctx *ctx, const struct gpu_spec *const *gpus,
 	return rc;
 }
 
-/* Largest chart cli_plot_svg reads back, bytes. */
+/* Largest chart cli_plot_render reads back, bytes. */
 #define PLOT_SVG_MAX (64u << 20)
 
-int cli_plot_svg(struct cli_ctx *ctx, enum plot_kind kind, const char *beside,
-		 int width_px, int height_px, char **svg)
+int cli_plot_render(struct cli_ctx *ctx, enum plot_kind kind,
+		    const char *beside, enum plot_format format, int width_px,
+		    int height_px, char **chart, size_t *chart_len)
 {
-	struct plot_output o = { NULL, NULL, PLOT_SVG, width_px, height_px };
+	struct plot_output o = { NULL, NULL, format, width_px, height_px };
 	struct script_job job;
 	struct plot_chart *c;
 	char *data_tmp = NULL, *run_tmp = NULL, *chart_tmp = NULL, *text;
@@ -1231,7 +1232,8 @@ int cli_plot_svg(struct cli_ctx *ctx, enum plot_kind kind, const char *beside,
 	struct diag err;
 	size_t len;
 
-	*svg = NULL;
+	*chart = NULL;
+	*chart_len = 0;
 	c = plot_chart_new(kind);
 	if (!c)
 		return oom();
@@ -1282,6 +1284,18 @@ int cli_plot_svg(struct cli_ctx *ctx, enum plot_kind kind, const char *beside,
 		rc = err.kind == DIAG_NOMEM ? EXIT_INTERNAL : EXIT_IO;
 		goto out;
 	}
+	if (format == PLOT_PNG) {
+		if (len < 8 || memcmp(text, "\x89PNG", 4) != 0) {
+			free(text);
+			cli_error("gnuplot wrote no PNG for the '%s' chart",
+				  plot_kind_name(kind));
+			rc = EXIT_IO;
+			goto out;
+		}
+		*chart = text;
+		*chart_len = len;
+		goto out;
+	}
 	/* from the <svg> element on: no XML declaration inside a page */
 	if (!strstr(text, "<svg")) {
 		free(text);
@@ -1292,7 +1306,8 @@ int cli_plot_svg(struct cli_ctx *ctx, enum plot_kind kind, const char *beside,
 	}
 	len = strlen(strstr(text, "<svg"));
 	memmove(text, strstr(text, "<svg"), len + 1);
-	*svg = text;
+	*chart = text;
+	*chart_len = len;
 out:
 	tempfile_remove(run_slot);
 	tempfile_remove(data_slot);

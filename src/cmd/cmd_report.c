@@ -48,7 +48,9 @@ struct report_page {
 	struct cli_ctx *ctx;
 	struct report_row *rows;
 	int nrows;
-	char *svg[PLOT_KIND_COUNT]; /* NULL: not drawn */
+	char *svg[PLOT_KIND_COUNT]; /* NULL: not drawn; SVG text or PNG */
+	size_t svg_len[PLOT_KIND_COUNT];
+	bool png;                   /* --plot-format png: data: URIs */
 	char chart_note[256];       /* why charts are missing; "" none */
 };
 
@@ -639,8 +641,18 @@ static void charts_section(FILE *out, const struct report_page *pg)
 		n++;
 		fprintf(out, "<figure id=\"chart-%s\">\n",
 			plot_kind_name((enum plot_kind)k));
-		/* gnuplot's SVG, its text escaped by gnuplot */
-		put_svg(out, pg->svg[k], k);
+		if (pg->png) {
+			/* the PNG inline, as a data: URI (nothing to load) */
+			fputs("<img alt=\"", out);
+			html_text(out, plot_kind_summary((enum plot_kind)k));
+			fputs("\" src=\"data:image/png;base64,", out);
+			html_base64(out, (const unsigned char *)pg->svg[k],
+				    pg->svg_len[k]);
+			fputs("\">", out);
+		} else {
+			/* gnuplot's SVG, its text escaped by gnuplot */
+			put_svg(out, pg->svg[k], k);
+		}
 		fputs("\n<figcaption>", out);
 		html_textf(out, "Figure %d: %s.", n,
 			   plot_kind_summary((enum plot_kind)k));
@@ -705,6 +717,7 @@ int cmd_report(struct cli_ctx *ctx)
 
 	memset(&pg, 0, sizeof(pg));
 	pg.ctx = ctx;
+	pg.png = ctx->plot_png;
 	rc = cli_load_workload(ctx);
 	if (rc == EXIT_OK)
 		rc = cli_plot_devices(ctx);
@@ -725,8 +738,10 @@ int cmd_report(struct cli_ctx *ctx)
 		progress_update(&pr, (size_t)k, PLOT_KIND_COUNT, "charts");
 		if (!cli_plot_kind_applies(ctx, kind))
 			continue;
-		krc = cli_plot_svg(ctx, kind, beside, REPORT_CHART_W,
-				   REPORT_CHART_H, &pg.svg[k]);
+		krc = cli_plot_render(ctx, kind, beside,
+				      pg.png ? PLOT_PNG : PLOT_SVG,
+				      REPORT_CHART_W, REPORT_CHART_H,
+				      &pg.svg[k], &pg.svg_len[k]);
 		if (krc == EXIT_IO || krc == EXIT_INTERNAL) {
 			charts_rc = krc;
 			snprintf(pg.chart_note, sizeof(pg.chart_note),

@@ -127,13 +127,15 @@ static const struct command commands[] = {
 	  "one HTML page for a planning review, with its charts",
 	  "capplan report WORKLOAD|--model FILE.json -o FILE.html\n"
 	  "               [--gpu NAME[,NAME]...] [--gpus N] [--set KEY=VALUE]...\n"
-	  "               [--catalog FILE]\n\n"
+	  "               [--plot-format svg|png] [--catalog FILE]\n\n"
 	  "The page holds the workload, the assumptions and their sources, the\n"
 	  "training and serving plan per device with their 80% intervals, the\n"
-	  "recommendation and the charts (inline SVG drawn by gnuplot); it loads\n"
-	  "nothing from the network and needs no script.  Without --gpu: the\n"
-	  "devices the charts draw by default",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_OUTPUT,
+	  "recommendation and the charts drawn by gnuplot, inline: SVG, or PNG\n"
+	  "as data: URIs with --plot-format png.  It loads nothing from the\n"
+	  "network and needs no script.  Without --gpu: the devices the charts\n"
+	  "draw by default",
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_OUTPUT |
+		  OPT_PLOT_FORMAT,
 	  true },
 	{ "plot", cmd_plot, "draw a chart with gnuplot (PNG or SVG)",
 	  "capplan plot KIND WORKLOAD|--model FILE.json -o FILE.png|FILE.svg\n"
@@ -179,7 +181,7 @@ static const struct {
 		    "                    devices (at most 8) as DIR/KIND.svg (.png)" },
 	{ OPT_SIZE, "  --size WxH        chart size in pixels (default 1024x640)" },
 	{ OPT_KEEP_SCRIPT, "  --keep-script     keep FILE.gp and FILE.dat beside the chart" },
-	{ OPT_PLOT_FORMAT, "  --plot-format F   charts of --plot DIR: svg (default) or png" },
+	{ OPT_PLOT_FORMAT, "  --plot-format F   charts as svg (the default) or png" },
 	{ OPT_WIDE, "  --wide            every column of a table, past 100 columns" },
 };
 

@@ -40,6 +40,26 @@ void html_textf(FILE *out, const char *fmt, ...)
 	html_text(out, buf);
 }
 
+void html_base64(FILE *out, const unsigned char *data, size_t n)
+{
+	static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				     "abcdefghijklmnopqrstuvwxyz0123456789+/";
+
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned long v = (unsigned long)data[i] << 16;
+		size_t left = n - i;
+
+		if (left > 1)
+			v |= (unsigned long)data[i + 1] << 8;
+		if (left > 2)
+			v |= data[i + 2];
+		fputc(digits[(v >> 18) & 63], out);
+		fputc(digits[(v >> 12) & 63], out);
+		fputc(left > 1 ? digits[(v >> 6) & 63] : '=', out);
+		fputc(left > 2 ? digits[v & 63] : '=', out);
+	}
+}
+
 /* The style of the page: screen, then print (A4 and Letter both fit a
    180 mm wide body). */
 static const char style[] =
@@ -65,7 +85,7 @@ static const char style[] =
 	".pick li{margin:.25rem 0}\n"
 	"figure{margin:1rem 0 1.6rem;break-inside:avoid;"
 	"page-break-inside:avoid}\n"
-	"figure svg{display:block;width:100%;height:auto}\n"
+	"figure svg,figure img{display:block;width:100%;height:auto}\n"
 	"figcaption{font-size:.85rem;color:#444;margin-top:.2rem}\n"
 	"@media print{\n"
 	"@page{margin:14mm}\n"

@@ -43,8 +43,8 @@ have_gnuplot=0
 need gnuplot gnuplot-nox && have_gnuplot=1
 
 # usage
-"$bin" report $wl --gpu H100-SXM --plot-format png >/dev/null 2>"$tmp/err"
-check "report takes no --plot-format (status 2)" '[ $? -eq 2 ]'
+"$bin" report $wl --gpu H100-SXM --plot-format pdf >/dev/null 2>"$tmp/err"
+check "report --plot-format pdf is a usage error (status 2)" '[ $? -eq 2 ]'
 "$bin" report >/dev/null 2>"$tmp/err"
 check "report needs a WORKLOAD (status 2)" '[ $? -eq 2 ] && grep -q "missing the WORKLOAD" "$tmp/err"'
 
@@ -77,6 +77,11 @@ if [ $have_gnuplot = 1 ]; then
 	fi
 	check "the page matches $golden/llama3-70b-serving.html" \
 		'diff -u "$golden/llama3-70b-serving.html" "$tmp/page.html" >"$tmp/diff" || { head -20 "$tmp/diff"; exit 1; }'
+	# --plot-format png: the charts inline as PNG data: URIs
+	"$bin" report $wl --gpu $gpus --plot-format png -o "$tmp/png.html" 2>/dev/null
+	n=$(grep -o "<img alt=\"[^\"]*\" src=\"data:image/png;base64,iVBORw0KGgo" "$tmp/png.html" | wc -l)
+	check "--plot-format png: at least five inline PNG charts ($n), no SVG" \
+		'[ $n -ge 5 ] && ! grep -q "^<svg" "$tmp/png.html"'
 	# to standard output: the same page
 	"$bin" report $wl --gpu $gpus >"$tmp/stdout.html" 2>/dev/null
 	check "-o - or no -o: the page on stdout" \
