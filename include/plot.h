@@ -1,6 +1,7 @@
 /*
- * plot.h - charts: their data as plain records, the .dat and gnuplot
- * script writers, and the gnuplot driver.
+ * plot.h - charts: their data as plain records, the .dat writer
+ * (plot.c), the gnuplot script writer (plot_script.c) and the gnuplot
+ * driver (plot.c).
  *
  * A chart is a list of series (one data block each in the .dat file,
  * gnuplot's 'index') of rows of 'ncols' numbers, plus the category labels
@@ -171,6 +172,10 @@ int plot_series_add_row(struct plot_chart *c, struct plot_series *s,
 /* Append a category label (bar charts).  Returns its index, or -1 when
    PLOT_MAX_CATS are taken. */
 int plot_chart_add_cat(struct plot_chart *c, const char *label);
+
+/* The gnuplot 'index' of series 'i' in the .dat file (series without rows
+   get no block): its block number, or -1 when it has no rows. */
+int plot_series_block(const struct plot_chart *c, size_t i);
 
 /* True when some series has a row: there is something to draw. */
 bool plot_chart_has_data(const struct plot_chart *c);
