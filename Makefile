@@ -65,6 +65,11 @@ deps:
 demo: deps
 	@$(MAKE) --no-print-directory all
 	$(BIN) train examples/llama3-70b.ini --gpu H100-SXM --gpus 1024
+	@echo
+	@echo "capplan is built as $(BIN).  To run it as 'capplan' (no root needed):"
+	@echo "  make install PREFIX=\$$HOME/.local    # then: export PATH=\"\$$HOME/.local/bin:\$$PATH\""
+	@echo "or, without installing:"
+	@echo "  export PATH=\"$(CURDIR)/$(BUILD):\$$PATH\""
 
 $(BUILD)/gen/catalog_embed.c: specs/catalog.csv scripts/embed.sh
 	@mkdir -p $(dir $@)
@@ -182,7 +187,8 @@ check:
 bench: $(BENCH)
 	@$(BENCH)
 
-# Charts of the example workloads (needs gnuplot): examples/charts/*.svg
+# Charts of the example workloads (needs gnuplot): examples/charts/*.svg,
+# and the HTML report of the serving example
 charts: $(BIN)
 	@mkdir -p examples/charts
 	@set -e; for k in scaling cost-time memory roofline energy; do \
@@ -191,6 +197,9 @@ charts: $(BIN)
 	@set -e; for k in latency-throughput replicas roofline energy; do \
 		$(BIN) plot $$k examples/llama3-70b-serving.ini \
 			-o examples/charts/llama3-70b-serving-$$k.svg; done
+	@$(BIN) report examples/llama3-70b-serving.ini \
+		--gpu H100-SXM,H200-SXM,B200,MI300X \
+		-o examples/charts/llama3-70b-serving-report.html
 
 install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1

@@ -11,6 +11,7 @@
 
 #include "catalog.h"
 #include "cluster.h"
+#include "plot.h"
 #include "report.h"
 #include "workload.h"
 
@@ -52,6 +53,9 @@ struct cli_ctx {
 	const char *plot_size_arg;  /* plot --size WxH */
 	bool keep_script;           /* plot --keep-script */
 	const char *plot_dir;       /* compare, size --plot DIR; NULL: none */
+	bool plot_png;              /* --plot-format png: DIR/KIND.png */
+	const char *plot_format_arg; /* --plot-format as given; NULL: none */
+	bool wide;                  /* --wide: every column of a table */
 	struct catalog *cat;
 	struct workload wl;
 	const struct gpu_spec *gpus[CLI_MAX_GPUS]; /* resolved --gpu list */
@@ -186,6 +190,27 @@ int cli_plot_prepare(const struct cli_ctx *ctx);
 int cli_plot_set(struct cli_ctx *ctx, const struct gpu_spec *const *gpus,
 		 int ngpus);
 
+/* The devices of the charts: --gpu, else those of a standard set the
+   catalog has, else its first devices.  Returns an enum cli_exit status. */
+int cli_plot_devices(struct cli_ctx *ctx);
+
+/* Whether chart 'kind' applies to the workload's kind (per-sample models
+   have no per-token serving and no transformer GEMMs). */
+bool cli_plot_kind_applies(const struct cli_ctx *ctx, enum plot_kind kind);
+
+/*
+ * Chart 'kind' of the workload on ctx->gpus, drawn by gnuplot in 'format'
+ * at 'width_px' x 'height_px' into memory: '*chart' (to free) of
+ * '*chart_len' bytes, for SVG the text from the <svg> element on
+ * (NUL-terminated), for PNG the file.  The data, script and chart are
+ * temporary files beside 'beside', removed before it returns.  Returns
+ * EXIT_OK, EXIT_INFEASIBLE (no device gave a point; nothing printed),
+ * EXIT_IO (gnuplot missing or failing, with a message) or EXIT_INTERNAL.
+ */
+int cli_plot_render(struct cli_ctx *ctx, enum plot_kind kind,
+		    const char *beside, enum plot_format format, int width_px,
+		    int height_px, char **chart, size_t *chart_len);
+
 /* Threads for large searches: the online processors, at most 64. */
 int cli_threads(void);
 
@@ -205,5 +230,6 @@ int cmd_compare(struct cli_ctx *ctx);
 int cmd_size(struct cli_ctx *ctx);
 int cmd_catalog(struct cli_ctx *ctx);
 int cmd_plot(struct cli_ctx *ctx);
+int cmd_report(struct cli_ctx *ctx);
 
 #endif

@@ -1,6 +1,7 @@
 /*
- * plot.h - charts: their data as plain records, the .dat and gnuplot
- * script writers, and the gnuplot driver.
+ * plot.h - charts: their data as plain records, the .dat writer
+ * (plot.c), the gnuplot script writer (plot_script.c) and the gnuplot
+ * driver (plot.c).
  *
  * A chart is a list of series (one data block each in the .dat file,
  * gnuplot's 'index') of rows of 'ncols' numbers, plus the category labels
@@ -58,22 +59,48 @@ enum plot_format {
 struct plot_series {
 	char label[PLOT_LABEL_MAX]; /* legend text; untrusted (device name) */
 	enum plot_role role;
-	int color;                  /* gnuplot line type, 1-based */
+	int color;                  /* gnuplot line type, 1-based; used
+				       when 'rgb' is empty */
+	char rgb[8];                /* "#RRGGBB": the device's colour
+				       (plot_device_style); "" none */
+	int pt;                     /* gnuplot point type of the device */
 	double *v;                  /* rows x chart ncols, row-major; NaN:
 				       missing */
 	size_t rows, cap;
 };
 
+/* A text at a point of the chart (the Pareto front's devices). */
+struct plot_label {
+	double x, y;
+	char text[PLOT_LABEL_MAX];  /* untrusted */
+};
+
+#define PLOT_MAX_LABELS 48
+#define PLOT_WHY_MAX 40
+
 struct plot_chart {
 	enum plot_kind kind;
 	char title[PLOT_TITLE_MAX]; /* untrusted (the workload's name) */
+	char held[PLOT_TITLE_MAX];  /* what was held fixed, under the title
+				       ("bf16, global batch 512"); "" none */
 	char note[PLOT_LABEL_MAX];  /* kind-specific text: the SLO of
 				       replicas, the power cap of energy */
 	int ncols;                  /* columns of every series */
 	struct plot_series *series;
 	size_t nseries, cap;
 	char cats[PLOT_MAX_CATS][PLOT_LABEL_MAX]; /* bar labels; untrusted */
+	char cat_rgb[PLOT_MAX_CATS][8];  /* each category's device colour */
+	char cat_sub[PLOT_MAX_CATS][PLOT_LABEL_MAX]; /* a second line under
+						 a bar (its configuration) */
+	char cat_why[PLOT_MAX_CATS][2][PLOT_WHY_MAX]; /* why a bar of panel
+						  0 or 1 is missing, written
+						  in its place; "" none */
 	int ncats;
+	struct plot_label labels[PLOT_MAX_LABELS];
+	int nlabels;
+	double deadline_days;       /* scaling, cost-time: a vertical or
+				       horizontal limit; 0 none */
+	double budget_usd;          /* cost-time: a horizontal limit; 0 */
 	double tpot_slo_ms;         /* latency: SLO lines; 0 none */
 	double ttft_slo_ms;
 	char load[PLOT_LABEL_MAX];  /* latency: "" for the batch sweep, else
@@ -123,6 +150,21 @@ struct plot_series *plot_chart_add_series(struct plot_chart *c,
 					  const char *label,
 					  enum plot_role role, int color);
 
+/*
+ * The colour ("#RRGGBB", colour-blind safe: Okabe and Ito's palette
+ * without its yellow and black) and point type of device 'name': fixed per
+ * device, so that a device looks the same in every chart.  Known devices
+ * have their own entry; any other gets one from a hash of its name.
+ */
+void plot_device_style(const char *name, char rgb[8], int *pt);
+
+/* Give series 's' the style of device 'name'. */
+void plot_series_set_device(struct plot_series *s, const char *name);
+
+/* Add a text at (x, y) of the chart; ignored past PLOT_MAX_LABELS. */
+void plot_chart_add_label(struct plot_chart *c, double x, double y,
+			  const char *text);
+
 /* Append a row of the chart's 'ncols' values.  Returns 0 or -1 (memory). */
 int plot_series_add_row(struct plot_chart *c, struct plot_series *s,
 			const double *v);
@@ -130,6 +172,10 @@ int plot_series_add_row(struct plot_chart *c, struct plot_series *s,
 /* Append a category label (bar charts).  Returns its index, or -1 when
    PLOT_MAX_CATS are taken. */
 int plot_chart_add_cat(struct plot_chart *c, const char *label);
+
+/* The gnuplot 'index' of series 'i' in the .dat file (series without rows
+   get no block): its block number, or -1 when it has no rows. */
+int plot_series_block(const struct plot_chart *c, size_t i);
 
 /* True when some series has a row: there is something to draw. */
 bool plot_chart_has_data(const struct plot_chart *c);

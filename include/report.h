@@ -49,7 +49,18 @@ enum {
 	RF_GRID = 1,    /* a column of the table when records are rows */
 	RF_PERCENT = 2, /* a fraction shown as a percentage in tables */
 	RF_MACHINE = 4, /* only in CSV and JSON (the table has a note) */
+	RF_WIDE = 8,    /* a grid column the table leaves out, right to
+			   left, when it would be wider than
+			   REPORT_TABLE_WIDTH; --wide shows it */
+	RF_TABLE = 16,  /* only in tables (a short status), not in CSV or
+			   JSON */
+	RF_REASON = 32, /* with RF_GRID: why a row is infeasible, written in
+			   the row in place of its empty cells ("-") rather
+			   than as a column (a column with --wide) */
 };
+
+/* Columns a table keeps within unless it is written wide. */
+#define REPORT_TABLE_WIDTH 100
 
 struct rfield {
 	const char *group; /* JSON sub-object, NULL at top level */
@@ -125,5 +136,23 @@ void rec_pair(struct record *rec, const char *group, const char *key,
  */
 int report_write(FILE *out, const struct report *r, enum report_format fmt,
 		 const char **why);
+
+/*
+ * report_write, where a table with 'wide' shows every grid column (no
+ * RF_WIDE column left out) and does not wrap its notes.  In a grid every
+ * number column of a unit has one unit, chosen for the column's values
+ * and given in its heading ("cost ($M)"), and no number is in
+ * scientific notation; CSV and JSON are the same either way.
+ */
+int report_write_wide(FILE *out, const struct report *r,
+		      enum report_format fmt, bool wide, const char **why);
+
+/*
+ * 'r' as an HTML table (its title and notes left to the caller): a grid of
+ * every RF_GRID column, numbers in the unit of their column (as tables
+ * show them), or for a single record a two-column table.  Text is
+ * escaped (html.h).  Returns 0, or -1 as report_write does.
+ */
+int report_write_html(FILE *out, const struct report *r, const char **why);
 
 #endif

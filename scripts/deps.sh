@@ -3,6 +3,8 @@
 # Uses sudo when not root.  Does nothing when all are present.
 set -eu
 pkgs="make gcc pkg-config libgsl-dev libcsv-dev libinih-dev libcjson-dev libcmocka-dev gnuplot-nox"
+# headless Chromium renders the HTML report in its test (tests/cli/report.sh)
+pkgs="$pkgs chromium"
 missing=""
 for p in $pkgs; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed'; then

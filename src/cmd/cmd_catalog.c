@@ -36,16 +36,17 @@ static void add_gpu(struct record *rec, const struct gpu_spec *g)
 
 	rec_str(rec, NULL, "name", "name", g->name, RF_GRID);
 	rec_str(rec, NULL, "vendor", "vendor", g->vendor, RF_GRID);
-	rec_str(rec, NULL, "kind", "kind", g->kind, RF_GRID);
+	rec_str(rec, NULL, "kind", "kind", g->kind, RF_GRID | RF_WIDE);
 	rec_num(rec, NULL, "memory_bytes", "memory", g->mem_bytes, UNIT_BYTES,
 		RF_GRID);
 	rec_num(rec, NULL, "mem_bw_bytes_per_s", "mem bw",
 		g->mem_bw_bytes_per_s, UNIT_BANDWIDTH, RF_GRID);
 	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
-		int grid = cols[i].p == PREC_BF16 || cols[i].p == PREC_FP8 ||
-					   cols[i].p == PREC_INT8 ?
-				   RF_GRID :
-				   0;
+		/* bf16 always; fp8 and int8 where there is room */
+		int grid = cols[i].p == PREC_BF16 ? RF_GRID :
+			   cols[i].p == PREC_FP8 || cols[i].p == PREC_INT8 ?
+							  RF_GRID | RF_WIDE :
+							  0;
 
 		if (g->peak_flops[cols[i].p] > 0.0)
 			rec_num(rec, NULL, cols[i].key, cols[i].label,
@@ -57,11 +58,11 @@ static void add_gpu(struct record *rec, const struct gpu_spec *g)
 	rec_num(rec, NULL, "tdp_w", "tdp", g->tdp_w, UNIT_POWER, RF_GRID);
 	rec_num(rec, NULL, "idle_w", "idle", g->idle_w, UNIT_POWER, 0);
 	rec_int(rec, NULL, "gpus_per_node", "/node", g->gpus_per_node,
-		RF_GRID);
+		RF_GRID | RF_WIDE);
 	rec_num(rec, NULL, "intra_bw_bytes_per_s", "intra-node",
-		g->intra_bw_bytes_per_s, UNIT_BANDWIDTH, RF_GRID);
+		g->intra_bw_bytes_per_s, UNIT_BANDWIDTH, RF_GRID | RF_WIDE);
 	rec_num(rec, NULL, "inter_bw_bytes_per_s", "inter-node",
-		g->inter_bw_bytes_per_s, UNIT_BANDWIDTH, RF_GRID);
+		g->inter_bw_bytes_per_s, UNIT_BANDWIDTH, RF_GRID | RF_WIDE);
 	rec_num(rec, NULL, "price_usd_per_gpu_hour", "$/GPU-h",
 		g->price_usd_per_hour, UNIT_KIND_COUNT, RF_GRID);
 	rec_str(rec, NULL, "price_basis", "price basis", g->price_basis, 0);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "interval.h"
 #include "infer_plan.h"
 #include "plan.h"
@@ -127,51 +128,70 @@ static void add_row(struct record *rec, const struct compare_row *r,
 	bool trained = r->train_rc == 0 && t->has_arch && t->fits;
 
 	rec_str(rec, NULL, "gpu", "gpu", r->gpu->name, RF_GRID);
-	/* training */
+	/* training; the table's status says why a row is infeasible */
+	rec_str(rec, NULL, "train_status", "train",
+		r->train_rc != 0 ? "no plan" :
+		!t->fits	 ? "memory" :
+		!trained || !isfinite(t->run.time_s) ? "no end" :
+						       "ok",
+		RF_GRID | RF_TABLE);
 	if (r->train_rc == 0) {
-		rec_bool(rec, "training", "fits", "fits", t->fits, RF_GRID);
+		char split[48], layout[96];
+
+		rec_bool(rec, "training", "fits", "fits", t->fits, 0);
 		rec_int(rec, "training", "gpus", "gpus", t->config.gpus,
 			RF_GRID);
-		char split[48];
-
 		snprintf(split, sizeof(split), "%d/%d/%d", t->config.tp,
 			 t->config.pp, t->config.dp);
-		rec_str(rec, "training", "config", "tp/pp/dp", split, RF_GRID);
+		rec_str(rec, "training", "config", "tp/pp/dp", split, 0);
+		/* the table shows cp and ep where they are used */
+		snprintf(layout, sizeof(layout), "%s%s%.0d%s%.0d", split,
+			 t->config.cp > 1 ? " cp" : "",
+			 t->config.cp > 1 ? t->config.cp : 0,
+			 t->config.ep > 1 ? " ep" : "",
+			 t->config.ep > 1 ? t->config.ep : 0);
+		rec_str(rec, NULL, "layout", "tp/pp/dp", layout,
+			RF_GRID | RF_TABLE);
 		if (t->has_arch)
 			rec_int(rec, "training", "global_batch", "gb",
-				t->config.global_batch, RF_GRID);
+				t->config.global_batch, RF_GRID | RF_WIDE);
 		else
 			rec_null(rec, "training", "global_batch", "gb",
-				 RF_GRID);
+				 RF_GRID | RF_WIDE);
 	} else {
-		rec_bool(rec, "training", "fits", "fits", false, RF_GRID);
+		rec_bool(rec, "training", "fits", "fits", false, 0);
 		rec_null(rec, "training", "gpus", "gpus", RF_GRID);
-		rec_null(rec, "training", "config", "tp/pp/dp", RF_GRID);
-		rec_null(rec, "training", "global_batch", "gb", RF_GRID);
+		rec_null(rec, "training", "config", "tp/pp/dp", 0);
+		rec_null(rec, NULL, "layout", "tp/pp/dp", RF_GRID | RF_TABLE);
+		rec_null(rec, "training", "global_batch", "gb",
+			 RF_GRID | RF_WIDE);
 	}
 	if (trained) {
 		/* a job whose failures outpace its progress has no end */
 		rec_num_finite(rec, "training", "time_to_train_s",
-			       "time to train", t->run.time_s, UNIT_TIME,
+			       "time", t->run.time_s, UNIT_TIME,
 			       RF_GRID);
 		rec_num(rec, "training", "goodput", "goodput",
 			t->goodput.goodput, UNIT_KIND_COUNT,
-			RF_GRID | RF_PERCENT);
+			RF_GRID | RF_PERCENT | RF_WIDE);
 		rec_num_finite(rec, "training", "gpu_hours", "GPU-h",
 			       t->run.gpu_hours, UNIT_COUNT, 0);
 		rec_num_finite(rec, "training", "cost_usd", "cost",
 			       t->run.cost_usd, UNIT_MONEY, RF_GRID);
 		rec_num_finite(rec, "training", "energy_kwh", "kWh",
-			       t->run.energy_kwh, UNIT_COUNT, RF_GRID);
+			       t->run.energy_kwh, UNIT_COUNT,
+			       RF_GRID | RF_WIDE);
 		rec_num(rec, "training", "mfu", "MFU", t->result.mfu,
 			UNIT_KIND_COUNT, RF_PERCENT);
 	} else {
-		rec_null(rec, "training", "time_to_train_s", "time to train",
+		rec_null(rec, "training", "time_to_train_s", "time",
 			 RF_GRID);
-		rec_null(rec, "training", "goodput", "goodput", RF_GRID);
+		rec_null(rec, "training", "goodput", "goodput",
+			 RF_GRID | RF_WIDE);
 		rec_null(rec, "training", "gpu_hours", "GPU-h", 0);
 		rec_null(rec, "training", "cost_usd", "cost", RF_GRID);
-		rec_null(rec, "training", "energy_kwh", "kWh", RF_GRID);
+		rec_null(rec, "training", "energy_kwh", "kWh",
+			 RF_GRID | RF_WIDE);
 		rec_null(rec, "training", "mfu", "MFU", 0);
 	}
 	/* the price both use (train_plan_make resolves it first) */
@@ -206,28 +226,35 @@ static void add_row(struct record *rec, const struct compare_row *r,
 	if (!serving) {
 		rec_str(rec, NULL, "why", "why not", r->train_why, 0);
 		return;
-	} else if (r->infer_rc == 0) {
+	}
+	rec_str(rec, NULL, "serve_status", "serve",
+		r->infer_rc != 0 ? "no plan" :
+		!p->fits	 ? "memory" :
+		!p->meets_slo	 ? "SLO" :
+				   "ok",
+		RF_GRID | RF_TABLE);
+	if (r->infer_rc == 0) {
 		rec_bool(rec, "inference", "feasible", "serves",
-			 infer_ok(r), RF_GRID);
+			 infer_ok(r), 0);
 		rec_int(rec, "inference", "tp", "inf tp", p->config.tp, 0);
 		rec_int(rec, "inference", "batch", "batch", p->config.batch,
-			RF_GRID);
+			RF_GRID | RF_WIDE);
 		rec_int(rec, "inference", "max_batch", "max batch",
 			p->max_batch, 0);
 		rec_num(rec, "inference", "ttft_s", "TTFT", p->result.ttft_s,
-			UNIT_TIME, RF_GRID);
+			UNIT_TIME, RF_GRID | RF_WIDE);
 		rec_num(rec, "inference", "tpot_s", "TPOT", p->result.tpot_s,
 			UNIT_TIME, RF_GRID);
 		rec_num(rec, "inference", "throughput_tokens_per_s_per_gpu",
 			"tok/s/GPU", p->result.throughput_tokens_per_s_per_gpu,
-			UNIT_COUNT, RF_GRID);
+			UNIT_COUNT, RF_GRID | RF_WIDE);
 		rec_int(rec, "inference", "replicas", "replicas", p->replicas,
 			0);
 		rec_int(rec, "inference", "gpus_total", "inf GPUs",
-			p->gpus_total, RF_GRID);
+			p->gpus_total, RF_GRID | RF_WIDE);
 		rec_num(rec, "inference", "energy_j_per_token", "J/token",
 			p->result.energy_j_per_token, UNIT_KIND_COUNT,
-			RF_GRID);
+			RF_GRID | RF_WIDE);
 		rec_num(rec, "inference", "cost_usd_per_million_tokens",
 			"$/Mtok", p->cost_usd_per_million_tokens, UNIT_MONEY,
 			RF_GRID);
@@ -243,12 +270,18 @@ static void add_row(struct record *rec, const struct compare_row *r,
 			"tok/s/GPU", "replicas", "inf GPUs", "J/token",
 			"$/Mtok",
 		};
-		static const int grid[] = { 0, RF_GRID, 0, RF_GRID, RF_GRID,
-					    RF_GRID, 0, RF_GRID, RF_GRID,
+		static const int grid[] = { 0,
+					    RF_GRID | RF_WIDE,
+					    0,
+					    RF_GRID | RF_WIDE,
+					    RF_GRID,
+					    RF_GRID | RF_WIDE,
+					    0,
+					    RF_GRID | RF_WIDE,
+					    RF_GRID | RF_WIDE,
 					    RF_GRID };
 
-		rec_bool(rec, "inference", "feasible", "serves", false,
-			 RF_GRID);
+		rec_bool(rec, "inference", "feasible", "serves", false, 0);
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 			rec_null(rec, "inference", keys[i], labels[i],
 				 grid[i]);
@@ -441,6 +474,7 @@ int cmd_compare(struct cli_ctx *ctx)
 {
 	struct compare_row *rows;
 	struct report rep;
+	struct progress pr;
 	const char *what = "time to train";
 	int rc, ok = 0;
 	bool per_token;
@@ -485,10 +519,13 @@ int cmd_compare(struct cli_ctx *ctx)
 		fprintf(stderr, "capplan: error: out of memory\n");
 		return EXIT_INTERNAL;
 	}
+	progress_init(&pr, "compare");
 	for (int i = 0; i < ctx->ngpus; i++) {
 		struct compare_row *r = &rows[i];
 		struct diag err;
 
+		progress_update(&pr, (size_t)i, (size_t)ctx->ngpus,
+				"devices trained");
 		r->gpu = ctx->gpus[i];
 		r->order = i;
 		diag_clear(&err);
@@ -504,8 +541,11 @@ int cmd_compare(struct cli_ctx *ctx)
 		/* serving is simulated: one device per thread */
 		struct compare_job job = { &ctx->wl, rows };
 
+		progress_update(&pr, 0, (size_t)ctx->ngpus,
+				"devices served (simulating)");
 		cli_parallel_for(ctx->ngpus, infer_one, &job);
 	}
+	progress_end(&pr);
 	for (int i = 0; i < ctx->ngpus; i++) {
 		struct compare_row *r = &rows[i];
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "interval.h"
 #include "infer_plan.h"
 #include "model_kernel.h"
@@ -28,8 +29,6 @@ static const double size_serve_max_s = 100.0 * 365.0 * 86400.0;
 
 /* Progress on a terminal: shown after this long, redrawn at most this
    often (seconds). */
-static const double progress_delay_s = 1.0;
-static const double progress_period_s = 0.1;
 
 /* The limits of the command line; 0 where not given. */
 struct size_limits {
@@ -66,51 +65,6 @@ struct size_row {
 			      more than the price basis rents as one job */
 	char why[DIAG_MSG_MAX];
 };
-
-struct progress {
-	bool tty, shown;
-	struct timespec start, last;
-};
-
-static double seconds_since(const struct timespec *a,
-			    const struct timespec *b)
-{
-	return (double)(b->tv_sec - a->tv_sec) +
-	       (double)(b->tv_nsec - a->tv_nsec) * 1e-9;
-}
-
-static void progress_init(struct progress *pr)
-{
-	memset(pr, 0, sizeof(*pr));
-	pr->tty = isatty(STDERR_FILENO) == 1;
-	clock_gettime(CLOCK_MONOTONIC, &pr->start);
-	pr->last = pr->start;
-}
-
-/* "\rsize: done/total devices" once the command has run for a while. */
-static void progress_show(struct progress *pr, int done, int total)
-{
-	struct timespec now;
-
-	if (!pr->tty)
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (seconds_since(&pr->start, &now) < progress_delay_s ||
-	    (pr->shown && seconds_since(&pr->last, &now) < progress_period_s))
-		return;
-	fprintf(stderr, "\rsize: %d/%d devices", done, total);
-	fflush(stderr);
-	pr->shown = true;
-	pr->last = now;
-}
-
-static void progress_end(struct progress *pr)
-{
-	if (pr->shown) {
-		fprintf(stderr, "\r%40s\r", "");
-		fflush(stderr);
-	}
-}
 
 /* Parse a positive finite limit; prints a usage error otherwise. */
 static int parse_limit(const char *arg, const char *option,
@@ -435,19 +389,22 @@ static void add_row(struct record *rec, const struct size_row *r,
 {
 	const struct size_cand *c = &r->train;
 	int tg = train ? RF_GRID : 0, ig = infer ? RF_GRID : 0;
+	/* the columns a table leaves out when it has no room */
+	int tw = tg ? tg | RF_WIDE : 0, iw = ig ? ig | RF_WIDE : 0;
 	bool t = r->has_train, i = r->has_infer;
 
 	rec_str(rec, NULL, "gpu", "gpu", r->gpu->name, RF_GRID);
-	rec_bool(rec, NULL, "feasible", "feasible", r->feasible, RF_GRID);
+	rec_bool(rec, NULL, "feasible", "feasible", r->feasible,
+		 RF_GRID | RF_WIDE);
 	rec_int_or_null(rec, "gpus", "gpus", c->gpus, t, tg);
-	rec_int_or_null(rec, "tp", "tp", c->tp, t, tg);
-	rec_int_or_null(rec, "pp", "pp", c->pp, t, tg);
-	rec_int_or_null(rec, "dp", "dp", c->dp, t, tg);
-	rec_int_or_null(rec, "global_batch", "gb", c->global_batch, t, tg);
+	rec_int_or_null(rec, "tp", "tp", c->tp, t, tw);
+	rec_int_or_null(rec, "pp", "pp", c->pp, t, tw);
+	rec_int_or_null(rec, "dp", "dp", c->dp, t, tw);
+	rec_int_or_null(rec, "global_batch", "gb", c->global_batch, t, tw);
 	rec_num_or_null(rec, "time_to_train_s", "time", c->time_s, UNIT_TIME,
 			t, tg);
 	rec_num_or_null(rec, "goodput", "goodput", c->goodput,
-			UNIT_KIND_COUNT, t, tg | RF_PERCENT);
+			UNIT_KIND_COUNT, t, tw | RF_PERCENT);
 	rec_num_or_null(rec, "gpu_hours", "GPU-hours", c->gpu_hours,
 			UNIT_COUNT, t, 0);
 	rec_num_or_null(rec, "cost_usd", "cost", c->cost_usd, UNIT_MONEY, t,
@@ -457,13 +414,13 @@ static void add_row(struct record *rec, const struct size_row *r,
 	rec_num_or_null(rec, "facility_power_w", "power",
 			c->facility_power_w, UNIT_POWER, t, tg);
 	cli_rec_price(rec, &r->cluster, 0);
-	rec_int_or_null(rec, "replicas", "replicas", r->replicas, i, ig);
+	rec_int_or_null(rec, "replicas", "replicas", r->replicas, i, iw);
 	rec_int_or_null(rec, "gpus_inference", "serving gpus",
 			r->gpus_inference, i, ig);
 	rec_num_or_null(rec, "cost_usd_per_million_tokens", "$/Mtok",
 			r->cost_usd_per_million_tokens, UNIT_MONEY, i, ig);
 	rec_num_or_null(rec, "cost_usd_per_month", "serving/month",
-			r->cost_usd_per_month, UNIT_MONEY, i, ig);
+			r->cost_usd_per_month, UNIT_MONEY, i, iw);
 	rec_num_or_null(rec, "total_cost_usd", "total",
 			r->total_cost_usd, UNIT_MONEY, t || i,
 			train && infer ? RF_GRID : 0);
@@ -478,7 +435,7 @@ static void add_row(struct record *rec, const struct size_row *r,
 		cli_rec_interval_pairs(rec, r->gpu->name, est, 2, RF_MACHINE);
 	}
 	rec_str(rec, NULL, "why", "why not", r->feasible ? "" : r->why,
-		RF_GRID);
+		RF_GRID | RF_REASON);
 }
 
 /* "the deadline, budget and power cap" for the limits given. */
@@ -594,7 +551,7 @@ int cmd_size(struct cli_ctx *ctx)
 	bool train, infer, arch;
 	int rc, feasible = 0;
 
-	progress_init(&pr);
+	progress_init(&pr, "size");
 	rc = parse_limit(ctx->deadline_arg, "--deadline", UNIT_TIME,
 			 &lim.deadline_s);
 	if (rc == EXIT_OK)
@@ -639,7 +596,8 @@ int cmd_size(struct cli_ctx *ctx)
 	for (int i = 0; i < ctx->ngpus; i++) {
 		struct size_row *r = &rows[i];
 
-		progress_show(&pr, i, ctx->ngpus);
+		progress_update(&pr, (size_t)i, (size_t)ctx->ngpus,
+				"devices");
 		r->gpu = ctx->gpus[i];
 		r->order = i;
 		r->feasible = arch;

@@ -11,9 +11,13 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "interval.h"
 #include "infer_plan.h"
 #include "plan.h"
+
+/* the table's columns that --wide adds when there is no room */
+#define SWEEP_WIDE (RF_GRID | RF_WIDE)
 
 /* Limits of one sweep: values of one --vary, rows in all, --vary options
    (each is a column; the record has room for REPORT_MAX_FIELDS). */
@@ -26,8 +30,6 @@
 /* Longest "section.key=value" handed to workload_set. */
 #define SWEEP_EXPR_MAX 1024
 /* Progress on a terminal: after this long, at most this often (seconds). */
-static const double progress_after_s = 1.0;
-static const double progress_every_s = 0.1;
 
 /* How a varied key's column is typed in CSV and JSON. */
 enum axis_type {
@@ -435,13 +437,13 @@ static void add_training(struct record *rec, const struct train_plan *p,
 	const struct run_cost *run = p ? &p->run : NULL;
 
 	if (p) {
-		rec_bool(rec, NULL, "fits", "fits", p->fits, RF_GRID);
+		rec_bool(rec, NULL, "fits", "fits", p->fits, SWEEP_WIDE);
 		rec_int(rec, NULL, "gpus", "gpus", p->config.gpus, 0);
 		rec_int(rec, NULL, "tp", "tp", p->config.tp, RF_GRID);
 		rec_int(rec, NULL, "pp", "pp", p->config.pp, RF_GRID);
 		rec_int(rec, NULL, "dp", "dp", p->config.dp, RF_GRID);
 	} else {
-		rec_null(rec, NULL, "fits", "fits", RF_GRID);
+		rec_null(rec, NULL, "fits", "fits", SWEEP_WIDE);
 		rec_null(rec, NULL, "gpus", "gpus", 0);
 		rec_null(rec, NULL, "tp", "tp", RF_GRID);
 		rec_null(rec, NULL, "pp", "pp", RF_GRID);
@@ -451,7 +453,7 @@ static void add_training(struct record *rec, const struct train_plan *p,
 		rec_int(rec, NULL, "micro_batch", "mb", p->config.micro_batch,
 			0);
 		rec_int(rec, NULL, "global_batch", "gb",
-			p->config.global_batch, RF_GRID);
+			p->config.global_batch, SWEEP_WIDE);
 		num(rec, "step_time_s", "step", r->time.step_s, UNIT_TIME,
 		    RF_GRID, bad);
 		num(rec, "tokens_per_s", "tokens/s", r->tokens_per_s,
@@ -459,9 +461,9 @@ static void add_training(struct record *rec, const struct train_plan *p,
 		num(rec, "mfu", "MFU", r->mfu, UNIT_KIND_COUNT, RF_PERCENT,
 		    bad);
 		num(rec, "goodput", "goodput", p->goodput.goodput,
-		    UNIT_KIND_COUNT, RF_GRID | RF_PERCENT, bad);
+		    UNIT_KIND_COUNT, SWEEP_WIDE | RF_PERCENT, bad);
 		if (p->goodput.finishes) {
-			num(rec, "time_to_train_s", "time to train",
+			num(rec, "time_to_train_s", "time",
 			    run->time_s, UNIT_TIME, RF_GRID, bad);
 			num(rec, "gpu_hours", "GPU-hours", run->gpu_hours,
 			    UNIT_COUNT, 0, bad);
@@ -470,7 +472,7 @@ static void add_training(struct record *rec, const struct train_plan *p,
 			num(rec, "energy_kwh", "energy (kWh)", run->energy_kwh,
 			    UNIT_COUNT, 0, bad);
 		} else { /* failures outpace progress: no end, no cost */
-			rec_null(rec, NULL, "time_to_train_s", "time to train",
+			rec_null(rec, NULL, "time_to_train_s", "time",
 				 RF_GRID);
 			rec_null(rec, NULL, "gpu_hours", "GPU-hours", 0);
 			rec_null(rec, NULL, "cost_usd", "cost", RF_GRID);
@@ -478,12 +480,12 @@ static void add_training(struct record *rec, const struct train_plan *p,
 		}
 	} else {
 		rec_null(rec, NULL, "micro_batch", "mb", 0);
-		rec_null(rec, NULL, "global_batch", "gb", RF_GRID);
+		rec_null(rec, NULL, "global_batch", "gb", SWEEP_WIDE);
 		rec_null(rec, NULL, "step_time_s", "step", RF_GRID);
 		rec_null(rec, NULL, "tokens_per_s", "tokens/s", 0);
 		rec_null(rec, NULL, "mfu", "MFU", 0);
-		rec_null(rec, NULL, "goodput", "goodput", RF_GRID);
-		rec_null(rec, NULL, "time_to_train_s", "time to train",
+		rec_null(rec, NULL, "goodput", "goodput", SWEEP_WIDE);
+		rec_null(rec, NULL, "time_to_train_s", "time",
 			 RF_GRID);
 		rec_null(rec, NULL, "gpu_hours", "GPU-hours", 0);
 		rec_null(rec, NULL, "cost_usd", "cost", RF_GRID);
@@ -519,8 +521,8 @@ static void add_inference(struct record *rec, const struct infer_plan *p,
 		rec_null(rec, NULL, "ttft_s", "TTFT", 0);
 		rec_null(rec, NULL, "tpot_s", "TPOT", RF_GRID);
 		rec_null(rec, NULL, "throughput_tokens_per_s_per_gpu",
-			 "tok/s/GPU", RF_GRID);
-		rec_null(rec, NULL, "replicas", "replicas", RF_GRID);
+			 "tok/s/GPU", SWEEP_WIDE);
+		rec_null(rec, NULL, "replicas", "replicas", SWEEP_WIDE);
 		rec_null(rec, NULL, "gpus_total", "serving GPUs", 0);
 		rec_null(rec, NULL, "cost_usd_per_million_tokens",
 			 "$/M tokens", 0);
@@ -533,8 +535,9 @@ static void add_inference(struct record *rec, const struct infer_plan *p,
 	num(rec, "ttft_s", "TTFT", r->ttft_s, UNIT_TIME, 0, bad);
 	num(rec, "tpot_s", "TPOT", r->tpot_s, UNIT_TIME, RF_GRID, bad);
 	num(rec, "throughput_tokens_per_s_per_gpu", "tok/s/GPU",
-	    r->throughput_tokens_per_s_per_gpu, UNIT_COUNT, RF_GRID, bad);
-	rec_int(rec, NULL, "replicas", "replicas", p->replicas, RF_GRID);
+	    r->throughput_tokens_per_s_per_gpu, UNIT_COUNT, SWEEP_WIDE, bad);
+	rec_int(rec, NULL, "replicas", "replicas", p->replicas,
+		SWEEP_WIDE);
 	rec_int(rec, NULL, "gpus_total", "serving GPUs", p->gpus_total, 0);
 	num(rec, "cost_usd_per_million_tokens", "$/M tokens",
 	    p->cost_usd_per_million_tokens, UNIT_MONEY, 0, bad);
@@ -650,53 +653,6 @@ static bool sweep_point(const struct sweep *s, const size_t *idx,
 	return have_train && train.fits && !bad;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
-		return 0.0;
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Progress on a terminal: "\rsweep: N/M points". */
-struct progress {
-	bool tty, shown;
-	double start_s, last_s;
-};
-
-static void progress_init(struct progress *pr)
-{
-	pr->tty = isatty(STDERR_FILENO) == 1;
-	pr->shown = false;
-	pr->start_s = pr->tty ? now_s() : 0.0;
-	pr->last_s = pr->start_s;
-}
-
-static void progress_update(struct progress *pr, size_t done, size_t total)
-{
-	double t;
-
-	if (!pr->tty)
-		return;
-	t = now_s();
-	if (t - pr->start_s <= progress_after_s ||
-	    (pr->shown && t - pr->last_s < progress_every_s))
-		return;
-	fprintf(stderr, "\rsweep: %zu/%zu points", done, total);
-	fflush(stderr);
-	pr->shown = true;
-	pr->last_s = t;
-}
-
-static void progress_end(struct progress *pr)
-{
-	if (pr->shown) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-	}
-}
-
 int cmd_sweep(struct cli_ctx *ctx)
 {
 	struct sweep s;
@@ -738,7 +694,7 @@ int cmd_sweep(struct cli_ctx *ctx)
 		 ctx->wl.model.name[0] ? ctx->wl.model.name : "model",
 		 base_gpu ? " on " : "", base_gpu ? base_gpu->name : "",
 		 s.points, s.points == 1 ? "" : "s");
-	progress_init(&pr);
+	progress_init(&pr, "sweep");
 	for (size_t done = 0; done < s.points; done++) {
 		struct record *rec = report_add_record(&rep);
 
@@ -756,7 +712,7 @@ int cmd_sweep(struct cli_ctx *ctx)
 				break;
 			idx[k] = 0;
 		}
-		progress_update(&pr, done + 1, s.points);
+		progress_update(&pr, done + 1, s.points, "points");
 	}
 	progress_end(&pr);
 	if (ctx->format == FORMAT_TABLE)

@@ -500,21 +500,22 @@ static int train_search_report(struct cli_ctx *ctx)
 		rec_int(rec, NULL, "rank", "#", i + 1, RF_GRID);
 		rec_int(rec, NULL, "tp", "tp", c->tp, RF_GRID);
 		rec_int(rec, NULL, "pp", "pp", c->pp, RF_GRID);
-		rec_int(rec, NULL, "vp", "vp", c->vp, RF_GRID);
+		rec_int(rec, NULL, "vp", "vp", c->vp, RF_GRID | RF_WIDE);
 		add_stage_layers(rec, &p, c, 0);
-		rec_int(rec, NULL, "cp", "cp", c->cp, RF_GRID);
-		rec_int(rec, NULL, "ep", "ep", train_config_ep(c), RF_GRID);
+		rec_int(rec, NULL, "cp", "cp", c->cp, RF_GRID | RF_WIDE);
+		rec_int(rec, NULL, "ep", "ep", train_config_ep(c),
+			RF_GRID | RF_WIDE);
 		rec_int(rec, NULL, "dp", "dp", c->dp, RF_GRID);
 		rec_int(rec, NULL, "micro_batch", "mb", c->micro_batch, RF_GRID);
 		rec_int(rec, NULL, "global_batch", "gb", c->global_batch,
-			RF_GRID);
+			RF_GRID | RF_WIDE);
 		rec_int(rec, NULL, "zero", "zero", c->zero, RF_GRID);
 		rec_str(rec, NULL, "recompute", "recompute",
 			recompute_name(c->recompute), RF_GRID);
 		rec_int(rec, NULL, "recompute_layers", "recompute layers",
 			recomputed_layers(&p, c), 0);
 		rec_bool(rec, NULL, "sequence_parallel", "sp",
-			 c->sequence_parallel, RF_GRID);
+			 c->sequence_parallel, RF_GRID | RF_WIDE);
 		rec_bool(rec, NULL, "tp_comm_overlap", "tp overlap",
 			 c->tp_comm_overlap, 0);
 		rec_bool(rec, NULL, "overlap_grad_reduce", "dp overlap",
@@ -526,7 +527,7 @@ static int train_search_report(struct cli_ctx *ctx)
 		rec_num(rec, NULL, "mfu", "MFU", r->mfu, UNIT_KIND_COUNT,
 			RF_GRID | RF_PERCENT);
 		train_plan_goodput(&ctx->wl, &p, c, r, &gp);
-		rec_num_finite(rec, NULL, "time_to_train_s", "time to train",
+		rec_num_finite(rec, NULL, "time_to_train_s", "time",
 			       gp.time_s, UNIT_TIME, RF_GRID);
 		rec_num(rec, "memory", "total_bytes", "memory",
 			r->memory.total_bytes, UNIT_BYTES, RF_GRID);
@@ -618,6 +619,37 @@ int cmd_train(struct cli_ctx *ctx)
 	return rc;
 }
 
+/* fit's table: the columns --wide adds */
+#define FIT_WIDE (RF_GRID | RF_WIDE)
+
+/* fit's table: tp/pp/dp, with cp and ep where they are used. */
+static void fit_layout_cell(struct record *rec, const struct train_config *c)
+{
+	char buf[96];
+	int ep = train_config_ep(c);
+
+	snprintf(buf, sizeof(buf), "%d/%d/%d%s%.0d%s%.0d", c->tp, c->pp,
+		 c->dp, c->cp > 1 ? " cp" : "", c->cp > 1 ? c->cp : 0,
+		 ep > 1 ? " ep" : "", ep > 1 ? ep : 0);
+	rec_str(rec, NULL, "layout", "tp/pp/dp", buf, RF_GRID | RF_TABLE);
+}
+
+/* fit's table: memory per GPU against the capacity, in GB ('m' NULL:
+   no plan). */
+static void fit_memory_cell(struct record *rec, const struct train_memory *m,
+			    const struct gpu_spec *g)
+{
+	char buf[64];
+
+	if (m)
+		snprintf(buf, sizeof(buf), "%.1f / %.0f", m->total_bytes / 1e9,
+			 g->mem_bytes / 1e9);
+	else
+		snprintf(buf, sizeof(buf), "- / %.0f", g->mem_bytes / 1e9);
+	rec_str(rec, NULL, "memory_gb", "GB used/cap", buf,
+		RF_GRID | RF_TABLE);
+}
+
 int cmd_fit(struct cli_ctx *ctx)
 {
 	struct report rep;
@@ -651,58 +683,67 @@ int cmd_fit(struct cli_ctx *ctx)
 		rec_str(rec, NULL, "gpu", "gpu", ctx->gpus[i]->name, RF_GRID);
 		if (train_plan_make(&ctx->wl, ctx->gpus[i], &p, &err) != 0) {
 			/* no configuration at all on this device */
-			rec_int(rec, NULL, "gpus", "gpus", 0, RF_GRID);
-			rec_null(rec, NULL, "tp", "tp", RF_GRID);
-			rec_null(rec, NULL, "pp", "pp", RF_GRID);
-			rec_null(rec, NULL, "cp", "cp", RF_GRID);
-			rec_null(rec, NULL, "ep", "ep", RF_GRID);
-			rec_null(rec, NULL, "dp", "dp", RF_GRID);
+			rec_null(rec, NULL, "layout", "tp/pp/dp",
+				 RF_GRID | RF_TABLE);
+			fit_memory_cell(rec, NULL, ctx->gpus[i]);
+			rec_int(rec, NULL, "gpus", "gpus", 0, FIT_WIDE);
+			rec_null(rec, NULL, "tp", "tp", FIT_WIDE);
+			rec_null(rec, NULL, "pp", "pp", FIT_WIDE);
+			rec_null(rec, NULL, "cp", "cp", FIT_WIDE);
+			rec_null(rec, NULL, "ep", "ep", FIT_WIDE);
+			rec_null(rec, NULL, "dp", "dp", FIT_WIDE);
 			rec_null(rec, NULL, "vp", "vp", 0);
-			rec_null(rec, NULL, "micro_batch", "mb", RF_GRID);
-			rec_null(rec, NULL, "zero", "zero", RF_GRID);
-			rec_null(rec, NULL, "recompute", "recompute", RF_GRID);
+			rec_null(rec, NULL, "micro_batch", "mb", FIT_WIDE);
+			rec_null(rec, NULL, "zero", "zero", FIT_WIDE);
+			rec_null(rec, NULL, "recompute", "recompute",
+				 FIT_WIDE);
 			rec_null(rec, "memory", "weights_bytes", "weights",
-				 RF_GRID);
+				 FIT_WIDE);
 			rec_null(rec, "memory", "gradients_bytes", "grads",
-				 RF_GRID);
+				 FIT_WIDE);
 			rec_null(rec, "memory", "optimizer_bytes", "optimizer",
-				 RF_GRID);
+				 FIT_WIDE);
 			rec_null(rec, "memory", "activations_bytes",
-				 "activations", RF_GRID);
+				 "activations", FIT_WIDE);
 			rec_null(rec, "memory", "reserve_bytes", "reserve", 0);
-			rec_null(rec, "memory", "total_bytes", "total", RF_GRID);
+			rec_null(rec, "memory", "total_bytes", "total",
+				 FIT_WIDE);
 			rec_num(rec, "memory", "capacity_bytes", "capacity",
-				ctx->gpus[i]->mem_bytes, UNIT_BYTES, RF_GRID);
-			rec_bool(rec, "memory", "fits", "fits", false, RF_GRID);
+				ctx->gpus[i]->mem_bytes, UNIT_BYTES, FIT_WIDE);
+			rec_bool(rec, "memory", "fits", "fits", false,
+				 FIT_WIDE);
 			rec_str(rec, NULL, "suggestion", "smallest change",
 				err.msg, RF_GRID);
 			continue;
 		}
-		rec_int(rec, NULL, "gpus", "gpus", p.config.gpus, RF_GRID);
-		rec_int(rec, NULL, "tp", "tp", p.config.tp, RF_GRID);
-		rec_int(rec, NULL, "pp", "pp", p.config.pp, RF_GRID);
-		rec_int(rec, NULL, "cp", "cp", p.config.cp, RF_GRID);
+		fit_layout_cell(rec, &p.config);
+		fit_memory_cell(rec, &p.result.memory, ctx->gpus[i]);
+		rec_int(rec, NULL, "gpus", "gpus", p.config.gpus, FIT_WIDE);
+		rec_int(rec, NULL, "tp", "tp", p.config.tp, FIT_WIDE);
+		rec_int(rec, NULL, "pp", "pp", p.config.pp, FIT_WIDE);
+		rec_int(rec, NULL, "cp", "cp", p.config.cp, FIT_WIDE);
 		rec_int(rec, NULL, "ep", "ep", train_config_ep(&p.config),
-			RF_GRID);
-		rec_int(rec, NULL, "dp", "dp", p.config.dp, RF_GRID);
+			FIT_WIDE);
+		rec_int(rec, NULL, "dp", "dp", p.config.dp, FIT_WIDE);
 		if (p.has_arch)
 			rec_int(rec, NULL, "vp", "vp", p.config.vp, 0);
 		else
 			rec_null(rec, NULL, "vp", "vp", 0);
 		if (p.has_arch) {
 			rec_int(rec, NULL, "micro_batch", "mb",
-				p.config.micro_batch, RF_GRID);
+				p.config.micro_batch, FIT_WIDE);
 			rec_int(rec, NULL, "zero", "zero", p.config.zero,
-				RF_GRID);
+				FIT_WIDE);
 			rec_str(rec, NULL, "recompute", "recompute",
-				recompute_name(p.config.recompute), RF_GRID);
+				recompute_name(p.config.recompute), FIT_WIDE);
 		} else {
-			rec_null(rec, NULL, "micro_batch", "mb", RF_GRID);
+			rec_null(rec, NULL, "micro_batch", "mb", FIT_WIDE);
 			rec_int(rec, NULL, "zero", "zero", p.config.zero,
-				RF_GRID);
-			rec_null(rec, NULL, "recompute", "recompute", RF_GRID);
+				FIT_WIDE);
+			rec_null(rec, NULL, "recompute", "recompute",
+				 FIT_WIDE);
 		}
-		add_memory(rec, &p.result.memory, RF_GRID);
+		add_memory(rec, &p.result.memory, FIT_WIDE);
 		if (p.fits)
 			fits++;
 		else

@@ -41,6 +41,8 @@ enum {
 	OPT_MODEL = 1 << 16,
 	OPT_PLOT = 1 << 17,
 	OPT_SERVE_FOR = 1 << 18,
+	OPT_WIDE = 1 << 19,
+	OPT_PLOT_FORMAT = 1 << 20,
 };
 
 struct command {
@@ -56,42 +58,52 @@ static const struct command commands[] = {
 	{ "train", cmd_train, "plan a training run: time, memory, energy, cost",
 	  "capplan train WORKLOAD|--model FILE.json --gpu NAME [--gpus N]\n"
 	  "              [--set KEY=VALUE]... [--search [--top K]]\n"
-	  "              [--format table|csv|json] [-o FILE] [--catalog FILE]",
+	  "              [--format table|csv|json] [--wide] [-o FILE]\n"
+	  "              [--catalog FILE]",
 	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_FORMAT |
-		  OPT_OUTPUT | OPT_SEARCH | OPT_TOP,
+		  OPT_OUTPUT | OPT_SEARCH | OPT_TOP |
+		  OPT_WIDE,
 	  true },
 	{ "fit", cmd_fit,
 	  "memory per GPU on every device, and what makes it fit",
 	  "capplan fit WORKLOAD|--model FILE.json [--gpu NAME[,NAME]...]\n"
 	  "            [--gpus N] [--set KEY=VALUE]... [--format table|csv|json]\n"
-	  "            [-o FILE] [--catalog FILE]",
+	  "            [--wide] [-o FILE] [--catalog FILE]",
 	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_FORMAT |
-		  OPT_OUTPUT,
+		  OPT_OUTPUT |
+		  OPT_WIDE,
 	  true },
 	{ "infer", cmd_infer,
 	  "plan serving: latency and replicas under load, energy, cost",
 	  "capplan infer WORKLOAD|--model FILE.json --gpu NAME\n"
 	  "              [--set KEY=VALUE]... [--search [--top K]]\n"
-	  "              [--format table|csv|json] [-o FILE] [--catalog FILE]",
+	  "              [--format table|csv|json] [--wide] [-o FILE]\n"
+	  "              [--catalog FILE]",
 	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_MODEL | OPT_FORMAT |
-		  OPT_OUTPUT | OPT_SEARCH | OPT_TOP,
+		  OPT_OUTPUT | OPT_SEARCH | OPT_TOP |
+		  OPT_WIDE,
 	  true },
 	{ "sweep", cmd_sweep, "vary workload keys and tabulate the results",
 	  "capplan sweep WORKLOAD|--model FILE.json --vary KEY=VALUES...\n"
 	  "              [--gpu NAME] [--gpus N] [--set KEY=VALUE]...\n"
-	  "              [--format table|csv|json] [-o FILE] [--catalog FILE]",
+	  "              [--format table|csv|json] [--wide] [-o FILE]\n"
+	  "              [--catalog FILE]",
 	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_FORMAT |
-		  OPT_OUTPUT | OPT_VARY,
+		  OPT_OUTPUT | OPT_VARY |
+		  OPT_WIDE,
 	  true },
 	{ "size", cmd_size,
 	  "how many GPUs: within a deadline, a budget or a power cap",
 	  "capplan size WORKLOAD|--model FILE.json [--deadline TIME]\n"
 	  "             [--budget MONEY] [--power-cap POWER] [--serve-for TIME]\n"
-	  "             [--gpu NAME[,NAME]...] [--set KEY=VALUE]... [--plot DIR]\n"
-	  "             [--format table|csv|json] [-o FILE] [--catalog FILE]",
+	  "             [--gpu NAME[,NAME]...] [--set KEY=VALUE]...\n"
+	  "             [--plot DIR [--plot-format png|svg]]\n"
+	  "             [--format table|csv|json] [--wide] [-o FILE]\n"
+	  "             [--catalog FILE]",
 	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_MODEL | OPT_FORMAT |
 		  OPT_OUTPUT | OPT_DEADLINE | OPT_BUDGET | OPT_POWER_CAP |
-		  OPT_PLOT | OPT_SERVE_FOR,
+		  OPT_PLOT | OPT_PLOT_FORMAT | OPT_SERVE_FOR |
+		  OPT_WIDE,
 	  true },
 	{ "compare", cmd_compare,
 	  "devices side by side for training and serving, with a pick",
@@ -99,15 +111,32 @@ static const struct command commands[] = {
 	  "               [--gpus N] [--sort time|cost|energy|latency|"
 	  "token-cost|\n"
 	  "               throughput|token-energy] [--set KEY=VALUE]...\n"
-	  "               [--plot DIR] [--format table|csv|json] [-o FILE]\n"
+	  "               [--plot DIR [--plot-format png|svg]]\n"
+	  "               [--format table|csv|json] [--wide] [-o FILE]\n"
 	  "               [--catalog FILE]",
 	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_FORMAT |
-		  OPT_OUTPUT | OPT_SORT | OPT_PLOT,
+		  OPT_OUTPUT | OPT_SORT | OPT_PLOT | OPT_PLOT_FORMAT |
+		  OPT_WIDE,
 	  true },
 	{ "catalog", cmd_catalog, "list the hardware catalog",
 	  "capplan catalog [--gpu NAME[,NAME]...] [--format table|csv|json]\n"
-	  "                [-o FILE] [--catalog FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_FORMAT | OPT_OUTPUT, false },
+	  "                [--wide] [-o FILE] [--catalog FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_FORMAT | OPT_OUTPUT |
+		  OPT_WIDE, false },
+	{ "report", cmd_report,
+	  "one HTML page for a planning review, with its charts",
+	  "capplan report WORKLOAD|--model FILE.json -o FILE.html\n"
+	  "               [--gpu NAME[,NAME]...] [--gpus N] [--set KEY=VALUE]...\n"
+	  "               [--plot-format svg|png] [--catalog FILE]\n\n"
+	  "The page holds the workload, the assumptions and their sources, the\n"
+	  "training and serving plan per device with their 80% intervals, the\n"
+	  "recommendation and the charts drawn by gnuplot, inline: SVG, or PNG\n"
+	  "as data: URIs with --plot-format png.  It loads nothing from the\n"
+	  "network and needs no script.  Without --gpu: the devices the charts\n"
+	  "draw by default",
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_OUTPUT |
+		  OPT_PLOT_FORMAT,
+	  true },
 	{ "plot", cmd_plot, "draw a chart with gnuplot (PNG or SVG)",
 	  "capplan plot KIND WORKLOAD|--model FILE.json -o FILE.png|FILE.svg\n"
 	  "             [--gpu NAME[,NAME]...] [--gpus N] [--set KEY=VALUE]...\n"
@@ -149,9 +178,11 @@ static const struct {
 	{ OPT_SERVE_FOR, "  --serve-for TIME  serving time counted in the total cost\n"
 			 "                    (default 1y)" },
 	{ OPT_PLOT, "  --plot DIR        also draw the standard charts for the best\n"
-		    "                    devices (at most 8) as DIR/KIND.svg" },
+		    "                    devices (at most 8) as DIR/KIND.svg (.png)" },
 	{ OPT_SIZE, "  --size WxH        chart size in pixels (default 1024x640)" },
 	{ OPT_KEEP_SCRIPT, "  --keep-script     keep FILE.gp and FILE.dat beside the chart" },
+	{ OPT_PLOT_FORMAT, "  --plot-format F   charts as svg (the default) or png" },
+	{ OPT_WIDE, "  --wide            every column of a table, past 100 columns" },
 };
 
 static void print_version(FILE *out)
@@ -607,13 +638,14 @@ int cli_write(const struct cli_ctx *ctx, cli_writer write, const void *arg)
 struct report_job {
 	const struct report *r;
 	enum report_format format;
+	bool wide;
 };
 
 static int write_report(FILE *out, const void *arg, const char **why)
 {
 	const struct report_job *job = arg;
 
-	return report_write(out, job->r, job->format, why);
+	return report_write_wide(out, job->r, job->format, job->wide, why);
 }
 
 void cli_rec_intervals(struct record *rec, const char *gpu,
@@ -671,7 +703,7 @@ void cli_rec_price(struct record *rec, const struct cluster *cl, int flags)
 
 int cli_emit(const struct cli_ctx *ctx, const struct report *r)
 {
-	struct report_job job = { r, ctx->format };
+	struct report_job job = { r, ctx->format, ctx->wide };
 
 	return cli_write(ctx, write_report, &job);
 }
@@ -698,6 +730,8 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		{ "search", no_argument, NULL, 'x' },
 		{ "size", required_argument, NULL, 'W' },
 		{ "keep-script", no_argument, NULL, 'K' },
+		{ "wide", no_argument, NULL, 'w' },
+		{ "plot-format", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -714,6 +748,7 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		{ 'x', OPT_SEARCH, "--search" },   { 'm', OPT_MODEL, "--model" },
 		{ 'P', OPT_PLOT, "--plot" },       { 'F', OPT_SERVE_FOR, "--serve-for" },
 		{ 'W', OPT_SIZE, "--size" },       { 'K', OPT_KEEP_SCRIPT, "--keep-script" },
+		{ 'w', OPT_WIDE, "--wide" },       { 'G', OPT_PLOT_FORMAT, "--plot-format" },
 	};
 	int ch;
 
@@ -802,6 +837,21 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 			break;
 		case 'K':
 			ctx->keep_script = true;
+			break;
+		case 'w':
+			ctx->wide = true;
+			break;
+		case 'G':
+			if (strcmp(optarg, "png") == 0)
+				ctx->plot_png = true;
+			else if (strcmp(optarg, "svg") == 0)
+				ctx->plot_png = false;
+			else
+				return usage_error(c->name,
+						   "--plot-format must be png "
+						   "or svg, got '%s'",
+						   optarg);
+			ctx->plot_format_arg = optarg;
 			break;
 		case 'h':
 			*help = true;

@@ -1,10 +1,11 @@
-/* plot.c - chart data, .dat and gnuplot script writers, and the gnuplot
-   driver; see plot.h. */
+/* plot.c - chart data, the .dat writer, quoting and the gnuplot driver;
+   the scripts are in plot_script.c.  See plot.h. */
 #include "plot.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdint.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -17,13 +18,6 @@
 
 extern char **environ;
 
-static void script_scaling(FILE *out, const struct plot_chart *c);
-static void script_cost_time(FILE *out, const struct plot_chart *c);
-static void script_memory(FILE *out, const struct plot_chart *c);
-static void script_roofline(FILE *out, const struct plot_chart *c);
-static void script_latency(FILE *out, const struct plot_chart *c);
-static void script_replicas(FILE *out, const struct plot_chart *c);
-static void script_energy(FILE *out, const struct plot_chart *c);
 
 static const char *const cols_scaling[] = { "gpus", "time_days",
 					    "ideal_days", "goodput" };
@@ -50,33 +44,25 @@ static const struct plot_kind_info {
 	const char *summary;
 	const char *const *cols;
 	int ncols;
-	void (*script)(FILE *out, const struct plot_chart *c);
 } kinds[PLOT_KIND_COUNT] = {
 	[PLOT_SCALING] = { "scaling", "time to train against GPUs",
-			   cols_scaling, (int)N_ELEMS(cols_scaling),
-			   script_scaling },
+			   cols_scaling, (int)N_ELEMS(cols_scaling) },
 	[PLOT_COST_TIME] = { "cost-time",
 			     "cost against time to train, Pareto front",
-			     cols_cost_time, (int)N_ELEMS(cols_cost_time),
-			     script_cost_time },
+			     cols_cost_time, (int)N_ELEMS(cols_cost_time) },
 	[PLOT_MEMORY] = { "memory", "training memory per GPU, stacked",
-			  cols_memory, (int)N_ELEMS(cols_memory),
-			  script_memory },
+			  cols_memory, (int)N_ELEMS(cols_memory) },
 	[PLOT_ROOFLINE] = { "roofline",
 			    "attainable FLOP/s against arithmetic intensity",
-			    cols_roofline, (int)N_ELEMS(cols_roofline),
-			    script_roofline },
+			    cols_roofline, (int)N_ELEMS(cols_roofline) },
 	[PLOT_LATENCY] = { "latency-throughput",
 			   "TPOT and TTFT against throughput as batch or load grows",
-			   cols_latency, (int)N_ELEMS(cols_latency),
-			   script_latency },
+			   cols_latency, (int)N_ELEMS(cols_latency) },
 	[PLOT_REPLICAS] = { "replicas", "GPUs needed against request rate",
-			    cols_replicas, (int)N_ELEMS(cols_replicas),
-			    script_replicas },
+			    cols_replicas, (int)N_ELEMS(cols_replicas) },
 	[PLOT_ENERGY] = { "energy",
 			  "energy to train and per token, with a power cap",
-			  cols_energy, (int)N_ELEMS(cols_energy),
-			  script_energy },
+			  cols_energy, (int)N_ELEMS(cols_energy) },
 };
 
 const char *plot_kind_name(enum plot_kind k)
@@ -237,8 +223,61 @@ bool plot_chart_has_data(const struct plot_chart *c)
 	return false;
 }
 
-/* The gnuplot 'index' of series 'i': series without rows get no block. */
-static int block_of(const struct plot_chart *c, size_t i)
+/* Okabe and Ito's colour-blind safe palette, without yellow (too pale
+   on white) and black (the Pareto front, limits). */
+static const char *const device_rgb[] = { "#0072B2", "#D55E00", "#009E73",
+					  "#E69F00", "#56B4E9", "#CC79A7" };
+static const int device_pt[] = { 7, 5, 9, 11, 13, 15 };
+
+/* Devices with a style of their own: those charts show by default and
+   those often compared with them, in distinct colours or shapes. */
+static const struct {
+	const char *name;
+	int rgb, pt;
+} device_styles[] = {
+	{ "H100-SXM", 0, 0 },	   { "MI300X", 1, 0 },
+	{ "B200", 2, 0 },	   { "A100-SXM-80GB", 3, 0 },
+	{ "H200-SXM", 4, 0 },	   { "GB200", 5, 0 },
+	{ "MI325X", 1, 1 },	   { "Gaudi3", 5, 1 },
+	{ "H100-PCIe", 0, 1 },	   { "A100-SXM-40GB", 3, 1 },
+	{ "L40S", 2, 1 },	   { "H200-NVL", 4, 1 },
+	{ "GH200", 2, 2 },	   { "H800", 0, 2 },
+	{ "TPU-v5p", 3, 2 },	   { "MI250X", 1, 2 },
+};
+
+void plot_device_style(const char *name, char rgb[8], int *pt)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (size_t i = 0; i < N_ELEMS(device_styles); i++)
+		if (strcmp(device_styles[i].name, name) == 0) {
+			snprintf(rgb, 8, "%s", device_rgb[device_styles[i].rgb]);
+			*pt = device_pt[device_styles[i].pt];
+			return;
+		}
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	snprintf(rgb, 8, "%s", device_rgb[h % N_ELEMS(device_rgb)]);
+	*pt = device_pt[(h / N_ELEMS(device_rgb)) % N_ELEMS(device_pt)];
+}
+
+void plot_series_set_device(struct plot_series *s, const char *name)
+{
+	plot_device_style(name, s->rgb, &s->pt);
+}
+
+void plot_chart_add_label(struct plot_chart *c, double x, double y,
+			  const char *text)
+{
+	if (c->nlabels >= PLOT_MAX_LABELS)
+		return;
+	c->labels[c->nlabels].x = x;
+	c->labels[c->nlabels].y = y;
+	snprintf(c->labels[c->nlabels].text, PLOT_LABEL_MAX, "%s", text);
+	c->nlabels++;
+}
+
+int plot_series_block(const struct plot_chart *c, size_t i)
 {
 	int b = 0;
 
@@ -314,7 +353,7 @@ int plot_write_data(FILE *out, const struct plot_chart *c)
 
 		if (s->rows == 0)
 			continue;
-		fprintf(out, "\n\n# index %d: ", block_of(c, i));
+		fprintf(out, "\n\n# index %d: ", plot_series_block(c, i));
 		plot_quote(out, s->label);
 		fputs("\n#", out);
 		for (int j = 0; j < c->ncols; j++)
@@ -330,349 +369,6 @@ int plot_write_data(FILE *out, const struct plot_chart *c)
 			fputc('\n', out);
 		}
 	}
-	return ferror(out) ? -1 : 0;
-}
-
-/* Start the next clause of a plot command: "plot " or ", \" and a new
-   line. */
-static void clause(FILE *out, int *n)
-{
-	fputs(*n == 0 ? "plot " : ", \\\n     ", out);
-	(*n)++;
-}
-
-static void set_title(FILE *out, const struct plot_chart *c)
-{
-	fputs("set title ", out);
-	plot_quote(out, c->title);
-	fputc('\n', out);
-}
-
-/* xtics naming the categories of a bar chart. */
-static void set_cat_tics(FILE *out, const struct plot_chart *c)
-{
-	fputs("set xtics nomirror rotate by -30\n", out);
-	fputs("set xtics (", out);
-	for (int i = 0; i < c->ncats; i++) {
-		fputs(i ? ", " : "", out);
-		plot_quote(out, c->cats[i]);
-		fprintf(out, " %d", i);
-	}
-	fputs(")\n", out);
-	fprintf(out, "set xrange [-0.6:%g]\n", c->ncats - 0.4);
-}
-
-static void script_scaling(FILE *out, const struct plot_chart *c)
-{
-	int n = 0;
-
-	set_title(out, c);
-	fputs("set xlabel 'GPUs'\n"
-	      "set ylabel 'expected time to train (days), failures and "
-	      "restarts included'\n"
-	      "set logscale x 2\n"
-	      "set logscale y 10\n"
-	      "set key top right\n",
-	      out);
-	for (size_t i = 0; i < c->nseries; i++) {
-		const struct plot_series *s = &c->series[i];
-		int b = block_of(c, i);
-
-		if (b < 0)
-			continue;
-		clause(out, &n);
-		fprintf(out, "data index %d using 1:2 with linespoints "
-			     "lc %d lw 2 pt 7 title ", b, s->color);
-		plot_quote(out, s->label);
-		clause(out, &n);
-		fprintf(out, "data index %d using 1:3 with lines lc %d dt 2 "
-			     "notitle", b, s->color);
-	}
-	clause(out, &n);
-	fputs("keyentry with lines lc 'black' dt 2 "
-	      "title 'ideal linear scaling'\n", out);
-}
-
-static void script_cost_time(FILE *out, const struct plot_chart *c)
-{
-	int n = 0;
-
-	set_title(out, c);
-	fputs("set xlabel 'time to train (days)'\n"
-	      "set ylabel 'cost (USD)'\n"
-	      "set logscale xy 10\n"
-	      "set format y '$%.0s%c'\n"
-	      "set key top right\n",
-	      out);
-	for (size_t i = 0; i < c->nseries; i++) {
-		const struct plot_series *s = &c->series[i];
-		int b = block_of(c, i);
-
-		if (b < 0)
-			continue;
-		clause(out, &n);
-		if (s->role == PLOT_ROLE_FRONT) {
-			fprintf(out, "data index %d using 1:2 with lines "
-				     "lc 'black' lw 2 title ", b);
-			plot_quote(out, s->label);
-			clause(out, &n);
-			fprintf(out, "data index %d using 1:2:"
-				     "(sprintf('%%d', $3)) with labels "
-				     "left offset 0.5,0.5 font ',7' notitle",
-				b);
-		} else {
-			fprintf(out, "data index %d using 1:2 with points "
-				     "lc %d pt 7 ps 1.2 title ", b, s->color);
-			plot_quote(out, s->label);
-		}
-	}
-	fputc('\n', out);
-}
-
-static void script_memory(FILE *out, const struct plot_chart *c)
-{
-	static const char *const layers[] = { "weights", "gradients",
-					      "optimizer states",
-					      "activations",
-					      "framework reserve" };
-	int n = 0, b = c->nseries ? block_of(c, 0) : -1;
-
-	set_title(out, c);
-	fputs("set style data histograms\n"
-	      "set style histogram rowstacked\n"
-	      "set style fill solid 0.85 border -1\n"
-	      "set boxwidth 0.6 relative\n"
-	      "set ylabel 'training memory per GPU (GB)'\n"
-	      "set yrange [0:*]\n"
-	      "set key outside right top\n",
-	      out);
-	set_cat_tics(out, c);
-	if (b < 0)
-		b = 0;
-	for (int j = 0; j < (int)N_ELEMS(layers); j++) {
-		clause(out, &n);
-		fprintf(out, "data index %d using %d lc %d title ", b, j + 2,
-			j + 1);
-		plot_quote(out, layers[j]);
-	}
-	clause(out, &n);
-	fprintf(out, "data index %d using ($1-0.4):7:(0.8):(0) with vectors "
-		     "nohead lw 4 lc 'red' title 'capacity'\n", b);
-}
-
-static void script_roofline(FILE *out, const struct plot_chart *c)
-{
-	static const struct {
-		int pt;
-		const char *name;
-	} phases[] = { [PLOT_PHASE_TRAINING] = { 5, "training" },
-		       [PLOT_PHASE_PREFILL] = { 7, "prefill" },
-		       [PLOT_PHASE_DECODE] = { 9, "decode" } };
-	int n = 0;
-
-	set_title(out, c);
-	fputs("set xlabel 'arithmetic intensity (FLOP/byte)'\n"
-	      "set ylabel 'attainable throughput per GPU (TFLOP/s)'\n"
-	      "set logscale xy 10\n"
-	      "set key left top\n",
-	      out);
-	for (size_t i = 0; i < c->nseries; i++) {
-		const struct plot_series *s = &c->series[i];
-		int b = block_of(c, i);
-
-		if (b < 0)
-			continue;
-		if (s->role != PLOT_ROLE_POINTS) {
-			clause(out, &n);
-			fprintf(out, "data index %d using 2:3 with lines "
-				     "lc %d lw 2 title ", b, s->color);
-			plot_quote(out, s->label);
-			continue;
-		}
-		for (int p = 0; p < (int)N_ELEMS(phases); p++) {
-			clause(out, &n);
-			fprintf(out, "data index %d using 2:($1==%d?$3:NaN) "
-				     "with points lc %d pt %d ps 1.6 notitle",
-				b, p, s->color, phases[p].pt);
-		}
-	}
-	for (int p = 0; p < (int)N_ELEMS(phases); p++) {
-		clause(out, &n);
-		fprintf(out, "keyentry with points lc 'black' pt %d ps 1.6 "
-			     "title ", phases[p].pt);
-		plot_quote(out, phases[p].name);
-	}
-	fputc('\n', out);
-}
-
-/* One panel of the latency chart: column 'col' of every device, and an
-   SLO line at 'slo_ms' when positive. */
-static void latency_panel(FILE *out, const struct plot_chart *c, int col,
-			  double slo_ms, const char *what)
-{
-	int n = 0;
-
-	for (size_t i = 0; i < c->nseries; i++) {
-		const struct plot_series *s = &c->series[i];
-		int b = block_of(c, i);
-
-		if (b < 0)
-			continue;
-		clause(out, &n);
-		fprintf(out, "data index %d using 2:%d with linespoints "
-			     "lc %d lw 2 pt 7 title ", b, col, s->color);
-		plot_quote(out, s->label);
-	}
-	if (slo_ms > 0.0 && isfinite(slo_ms)) {
-		clause(out, &n);
-		fprintf(out, "%.6g with lines lc 'black' dt 3 lw 2 "
-			     "title '%s SLO (%.6g ms)'", slo_ms, what, slo_ms);
-	}
-	fputc('\n', out);
-}
-
-static void script_latency(FILE *out, const struct plot_chart *c)
-{
-	char t[PLOT_LABEL_MAX + 32];
-
-	fputs("set multiplot layout 1,2 title ", out);
-	plot_quote(out, c->title);
-	fputs("\n"
-	      "set xlabel 'output throughput per GPU (tokens/s)'\n"
-	      "set logscale xy 10\n"
-	      "set key top left\n",
-	      out);
-	if (c->load[0]) {
-		/* the simulated load: the rate grows to capacity */
-		snprintf(t, sizeof(t), "time per output token (%s)", c->load);
-		fputs("set title ", out);
-		plot_quote(out, t);
-		fputs("\nset ylabel 'TPOT (ms)'\n", out);
-	} else {
-		fputs("set title 'time per output token (batch 1, 2, 4, "
-		      "...)'\nset ylabel 'TPOT (ms)'\n", out);
-	}
-	latency_panel(out, c, 3, c->tpot_slo_ms, "TPOT");
-	if (c->load[0]) {
-		snprintf(t, sizeof(t), "time to first token (%s)", c->load);
-		fputs("set title ", out);
-		plot_quote(out, t);
-		fputs("\nset ylabel 'TTFT (ms)'\n", out);
-	} else {
-		fputs("set title 'time to first token (batch 1, 2, 4, "
-		      "...)'\nset ylabel 'TTFT (ms)'\n", out);
-	}
-	latency_panel(out, c, 4, c->ttft_slo_ms, "TTFT");
-	fputs("unset multiplot\n", out);
-}
-
-static void script_replicas(FILE *out, const struct plot_chart *c)
-{
-	int n = 0;
-
-	set_title(out, c);
-	fputs("set xlabel 'request rate (requests/s)'\n"
-	      "set ylabel 'GPUs needed (replicas x tensor-parallel size)'\n"
-	      "set logscale xy 10\n"
-	      "set key top left title ",
-	      out);
-	plot_quote(out, c->note);
-	fputc('\n', out);
-	for (size_t i = 0; i < c->nseries; i++) {
-		const struct plot_series *s = &c->series[i];
-		int b = block_of(c, i);
-
-		if (b < 0)
-			continue;
-		clause(out, &n);
-		fprintf(out, "data index %d using 1:2 with linespoints "
-			     "lc %d lw 2 pt 7 title ", b, s->color);
-		plot_quote(out, s->label);
-	}
-	fputc('\n', out);
-}
-
-/* Whether column 'col' of series 0 has a number in some row: gnuplot
-   refuses a plot whose every point is missing. */
-static bool column_has_data(const struct plot_chart *c, int col)
-{
-	const struct plot_series *s = c->nseries ? &c->series[0] : NULL;
-
-	if (!s)
-		return false;
-	for (size_t r = 0; r < s->rows; r++)
-		if (isfinite(s->v[r * (size_t)c->ncols + (size_t)col]))
-			return true;
-	return false;
-}
-
-static void script_energy(FILE *out, const struct plot_chart *c)
-{
-	int b = c->nseries ? block_of(c, 0) : -1;
-	/* a panel without a number (a model that trains nowhere, or serves
-	   nowhere, at this size) is left out, not drawn empty */
-	bool train = column_has_data(c, 1);
-	bool serve = column_has_data(c, 2) || column_has_data(c, 3);
-
-	if (b < 0)
-		b = 0;
-	fprintf(out, "set multiplot layout 1,%d title ",
-		train && serve ? 2 : 1);
-	plot_quote(out, c->title);
-	fputs("\n"
-	      "set style data histograms\n"
-	      "set style histogram clustered gap 1\n"
-	      "set style fill solid 0.85 border -1\n"
-	      "set yrange [0:*]\n"
-	      "set key top left\n",
-	      out);
-	set_cat_tics(out, c);
-	if (train || !serve)
-		fprintf(out, "set title 'energy to train (facility)'\n"
-			     "set ylabel 'energy to train (MWh)'\n"
-			     "plot data index %d using 2 lc 1 title "
-			     "'training'\n",
-			b);
-	if (serve) {
-		bool uncapped = column_has_data(c, 2);
-
-		fputs("set title 'energy per output token (facility)'\n"
-		      "set ylabel 'energy per output token (J)'\n"
-		      "plot ",
-		      out);
-		if (uncapped)
-			fprintf(out, "data index %d using 3 lc 2 title 'no "
-				     "power cap'",
-				b);
-		if (column_has_data(c, 3)) {
-			fprintf(out, "%sdata index %d using 4 lc 3 title ",
-				uncapped ? ", \\\n     " : "", b);
-			plot_quote(out, c->note);
-		}
-		fputc('\n', out);
-	}
-	fputs("unset multiplot\n", out);
-}
-
-int plot_write_script(FILE *out, const struct plot_chart *c,
-		      const struct plot_output *o)
-{
-	fprintf(out,
-		"# capplan plot %s: a gnuplot 5 script written by capplan.\n"
-		"# It reads the data file named below; run it with\n"
-		"# 'gnuplot SCRIPT' from the directory capplan ran in.\n",
-		kinds[c->kind].name);
-	fputs("set encoding utf8\n", out);
-	fprintf(out, "set terminal %s noenhanced size %d,%d\n",
-		o->format == PLOT_SVG ? "svg" : "pngcairo", o->width_px,
-		o->height_px);
-	fputs("set output ", out);
-	plot_quote_path(out, o->chart_path);
-	fputs("\ndata = ", out);
-	plot_quote_path(out, o->data_path);
-	fputs("\nset grid\n", out);
-	kinds[c->kind].script(out, c);
-	fputs("unset output\n", out);
 	return ferror(out) ? -1 : 0;
 }
 

@@ -1,5 +1,6 @@
 /* report.c - records as table, CSV or JSON; see report.h. */
 #include "report.h"
+#include "html.h"
 #include "text.h"
 
 #include <cJSON.h>
@@ -158,6 +159,54 @@ void rec_heading(struct record *rec, const char *title)
 	add(rec, NULL, "", title, RF_HEADING, 0);
 }
 
+/*
+ * 'x' in decimal without an exponent: 'sig' significant digits, trailing
+ * zeros of the fraction dropped ("0.00003791", "12000000").
+ */
+static void plain_number(char *buf, size_t n, double x, int sig)
+{
+	double a = fabs(x);
+	int dec;
+
+	if (a == 0.0 || !isfinite(x)) {
+		snprintf(buf, n, "%g", a == 0.0 ? 0.0 : x);
+		return;
+	}
+	dec = sig - 1 - (int)floor(log10(a));
+	dec = dec < 0 ? 0 : dec > 20 ? 20 : dec;
+	snprintf(buf, n, "%.*f", dec, x);
+	if (dec > 0 && strchr(buf, '.')) {
+		char *end = buf + strlen(buf) - 1;
+
+		while (*end == '0')
+			*end-- = '\0';
+		if (*end == '.')
+			*end = '\0';
+	}
+}
+
+/* units_format, with a mantissa beyond the kind's units ("$3.791e-05")
+   written without its exponent ("$0.00003791"). */
+static void human_unit(char *buf, size_t n, double v, enum unit_kind unit,
+		       int sig)
+{
+	char num[64], suffix[32];
+	const char *p = buf;
+	char *end;
+	double m;
+
+	units_format(buf, n, v, unit, sig);
+	if (!strstr(buf, "e+") && !strstr(buf, "e-"))
+		return;
+	while (*p == '-' || *p == '$')
+		p++;
+	m = strtod(p, &end);
+	snprintf(suffix, sizeof(suffix), "%s", end);
+	plain_number(num, sizeof(num), m, sig);
+	snprintf(buf, n, "%s%s%s%s", v < 0 ? "-" : "",
+		 unit == UNIT_MONEY ? "$" : "", num, suffix);
+}
+
 /* Human text of a field's value. */
 static void human(const struct rfield *f, char *buf, size_t n)
 {
@@ -166,9 +215,9 @@ static void human(const struct rfield *f, char *buf, size_t n)
 		if (f->flags & RF_PERCENT)
 			snprintf(buf, n, "%.1f%%", 100.0 * f->num);
 		else if (f->unit != UNIT_KIND_COUNT)
-			units_format(buf, n, f->num, f->unit, 4);
+			human_unit(buf, n, f->num, f->unit, 4);
 		else
-			snprintf(buf, n, "%.4g", f->num);
+			plain_number(buf, n, f->num, 4);
 		break;
 	case RF_INT:
 		snprintf(buf, n, "%lld", f->inum);
@@ -187,11 +236,11 @@ static void human(const struct rfield *f, char *buf, size_t n)
 			snprintf(lo, sizeof(lo), "%.1f%%", 100.0 * f->num);
 			snprintf(hi, sizeof(hi), "%.1f%%", 100.0 * f->num2);
 		} else if (f->unit != UNIT_KIND_COUNT) {
-			units_format(lo, sizeof(lo), f->num, f->unit, 3);
-			units_format(hi, sizeof(hi), f->num2, f->unit, 3);
+			human_unit(lo, sizeof(lo), f->num, f->unit, 3);
+			human_unit(hi, sizeof(hi), f->num2, f->unit, 3);
 		} else {
-			snprintf(lo, sizeof(lo), "%.3g", f->num);
-			snprintf(hi, sizeof(hi), "%.3g", f->num2);
+			plain_number(lo, sizeof(lo), f->num, 3);
+			plain_number(hi, sizeof(hi), f->num2, 3);
 		}
 		snprintf(buf, n, "%s - %s", lo, hi);
 		break;
@@ -259,6 +308,33 @@ static void put_line(FILE *out, const char *text)
 	fputc('\n', out);
 }
 
+/*
+ * A line of notes: at most REPORT_TABLE_WIDTH columns unless 'wide',
+ * broken at blanks, the lines after the first indented by two.
+ */
+static void put_wrapped(FILE *out, const char *text, bool wide)
+{
+	char buf[4 * REPORT_NOTE_MAX];
+	const char *p = buf;
+	int limit = REPORT_TABLE_WIDTH;
+
+	text_escape(text, buf, sizeof(buf));
+	while (!wide && (int)strlen(p) > limit) {
+		const char *brk = NULL;
+
+		for (const char *q = p + 1; q <= p + limit; q++)
+			if (*q == ' ')
+				brk = q;
+		if (!brk)
+			break;
+		fprintf(out, "%.*s\n", (int)(brk - p), p);
+		p = brk + 1;
+		fputs("  ", out);
+		limit = REPORT_TABLE_WIDTH - 2;
+	}
+	fprintf(out, "%s\n", p);
+}
+
 static void write_table_single(FILE *out, const struct report *r)
 {
 	if (r->title[0])
@@ -266,44 +342,284 @@ static void write_table_single(FILE *out, const struct report *r)
 	write_fields(out, &r->rec[0]);
 }
 
-static void write_table_grid(FILE *out, const struct report *r)
+/* The one unit of a number column of the grid: values are divided by
+   'factor' and printed with 'decimals' digits after the point. */
+struct col_unit {
+	bool on;
+	const char *suffix;
+	double factor;
+	int decimals;
+};
+
+/* The units a grid column may be shown in, per kind, by factor. */
+static const struct {
+	enum unit_kind kind;
+	const char *suffix;
+	double factor;
+} col_units[] = {
+	{ UNIT_BYTES, "B", 1.0 },	  { UNIT_BYTES, "kB", 1e3 },
+	{ UNIT_BYTES, "MB", 1e6 },	  { UNIT_BYTES, "GB", 1e9 },
+	{ UNIT_BYTES, "TB", 1e12 },	  { UNIT_BYTES, "PB", 1e15 },
+	{ UNIT_BANDWIDTH, "B/s", 1.0 },	  { UNIT_BANDWIDTH, "kB/s", 1e3 },
+	{ UNIT_BANDWIDTH, "MB/s", 1e6 },  { UNIT_BANDWIDTH, "GB/s", 1e9 },
+	{ UNIT_BANDWIDTH, "TB/s", 1e12 }, { UNIT_FLOPS, "FLOP/s", 1.0 },
+	{ UNIT_FLOPS, "GFLOPS", 1e9 },	  { UNIT_FLOPS, "TFLOPS", 1e12 },
+	{ UNIT_FLOPS, "PFLOPS", 1e15 },  { UNIT_POWER, "W", 1.0 },
+	{ UNIT_POWER, "kW", 1e3 },	  { UNIT_POWER, "MW", 1e6 },
+	{ UNIT_TIME, "us", 1e-6 },	  { UNIT_TIME, "ms", 1e-3 },
+	{ UNIT_TIME, "s", 1.0 },	  { UNIT_TIME, "min", 60.0 },
+	{ UNIT_TIME, "h", 3600.0 },	  { UNIT_TIME, "d", 86400.0 },
+	{ UNIT_TIME, "y", 365.0 * 86400.0 },
+	{ UNIT_COUNT, "", 1.0 },	  { UNIT_COUNT, "K", 1e3 },
+	{ UNIT_COUNT, "M", 1e6 },	  { UNIT_COUNT, "B", 1e9 },
+	{ UNIT_COUNT, "T", 1e12 },	  { UNIT_ENERGY, "J", 1.0 },
+	{ UNIT_ENERGY, "kJ", 1e3 },	  { UNIT_ENERGY, "MJ", 1e6 },
+	{ UNIT_ENERGY, "GJ", 1e9 },	  { UNIT_MONEY, "$", 1.0 },
+	{ UNIT_MONEY, "$K", 1e3 },	  { UNIT_MONEY, "$M", 1e6 },
+	{ UNIT_MONEY, "$B", 1e9 },	  { UNIT_KIND_COUNT, "", 1.0 },
+};
+
+static int by_value(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The unit of column 'j': the largest of its kind not above the median
+ * magnitude of the column's numbers; decimals for three significant
+ * digits of the smallest, no more than four of the largest need.  Off
+ * (each cell its own unit) for columns of percentages or without
+ * numbers.
+ */
+static struct col_unit column_unit(const struct report *r, int j)
+{
+	struct col_unit cu = { false, "", 1.0, 0 };
+	const struct rfield *f0 = &r->rec[0].f[j];
+
+	/* the unit of the column: that of its first number */
+	for (size_t i = 0; i < r->nrec; i++)
+		if (r->rec[i].f[j].type == RF_NUM) {
+			f0 = &r->rec[i].f[j];
+			break;
+		}
+	double *v, lo, hi, med;
+	size_t nv = 0;
+	int dlo, dhi;
+
+	if (f0->flags & RF_PERCENT || f0->type != RF_NUM)
+		return cu;
+	v = malloc(r->nrec * sizeof(*v));
+	if (!v)
+		return cu;
+	for (size_t i = 0; i < r->nrec; i++) {
+		const struct rfield *f = &r->rec[i].f[j];
+
+		if (f->type == RF_NUM && isfinite(f->num) && f->num != 0.0 &&
+		    !(f->flags & RF_PERCENT))
+			v[nv++] = fabs(f->num);
+	}
+	if (nv == 0) {
+		free(v);
+		return cu;
+	}
+	qsort(v, nv, sizeof(*v), by_value);
+	lo = v[0];
+	hi = v[nv - 1];
+	med = v[nv / 2];
+	free(v);
+	for (size_t k = 0; k < sizeof(col_units) / sizeof(col_units[0]); k++) {
+		if (col_units[k].kind != f0->unit)
+			continue;
+		if (!cu.on || col_units[k].factor <= med * (1.0 + 1e-9)) {
+			cu.on = true;
+			cu.suffix = col_units[k].suffix;
+			cu.factor = col_units[k].factor;
+		}
+	}
+	if (!cu.on)
+		return cu;
+	dlo = 2 - (int)floor(log10(lo / cu.factor));
+	dhi = 3 - (int)floor(log10(hi / cu.factor));
+	cu.decimals = dlo < dhi ? dlo : (dhi > 0 ? dhi : 0);
+	cu.decimals = cu.decimals < 0 ? 0 : cu.decimals > 3 ? 3 : cu.decimals;
+	return cu;
+}
+
+/* The text of a grid cell in its column's unit. */
+static void grid_cell(const struct rfield *f, const struct col_unit *cu,
+		      char *buf, size_t n)
+{
+	if (cu->on && f->type == RF_NUM && !(f->flags & RF_PERCENT)) {
+		double x = f->num / cu->factor;
+		double tiny = 0.5 * pow(10.0, -cu->decimals);
+
+		/* no "-0.00" */
+		snprintf(buf, n, "%.*f", cu->decimals,
+			 fabs(x) < tiny ? 0.0 : x);
+	} else {
+		human(f, buf, n);
+	}
+}
+
+/* The heading of grid column 'j': its label and its unit. */
+static void grid_heading(const struct rfield *f, const struct col_unit *cu,
+			 char *buf, size_t n)
+{
+	if (!cu->on || !cu->suffix[0] ||
+	    (strcmp(cu->suffix, "$") == 0 && strchr(f->label, '$')))
+		snprintf(buf, n, "%s", f->label);
+	else
+		snprintf(buf, n, "%s (%s)", f->label, cu->suffix);
+}
+
+/* Whether every row shows the same text in column 'j'. */
+static bool column_constant(const struct report *r, int j,
+			    const struct col_unit *cu)
+{
+	char a[REPORT_STR_MAX + 16], b[REPORT_STR_MAX + 16];
+
+	grid_cell(&r->rec[0].f[j], cu, a, sizeof(a));
+	for (size_t i = 1; i < r->nrec; i++) {
+		grid_cell(&r->rec[i].f[j], cu, b, sizeof(b));
+		if (strcmp(a, b) != 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Where the reason (column 'reason', -1: none) of row 'rec' goes: the
+ * first shown column after the first one from which every shown cell is
+ * empty; -1 when it has no reason or no such column.
+ */
+static int reason_from(const struct record *rec, const int *width,
+		       int reason)
+{
+	int from = -1, seen = 0;
+
+	if (reason < 0 || rec->f[reason].type != RF_STR ||
+	    !rec->f[reason].str[0])
+		return -1;
+	for (int j = 0; j < rec->n; j++) {
+		if (!width[j])
+			continue;
+		if (rec->f[j].type != RF_NULL)
+			from = -1;
+		else if (from < 0 && seen)
+			from = j;
+		seen++;
+	}
+	return from;
+}
+
+static void write_table_grid(FILE *out, const struct report *r, bool wide)
 {
 	int width[REPORT_MAX_FIELDS] = { 0 };
+	struct col_unit cu[REPORT_MAX_FIELDS];
+	char head[REPORT_MAX_FIELDS][REPORT_STR_MAX];
 	const struct record *first = &r->rec[0];
 	char val[REPORT_STR_MAX + 16];
+	char left[REPORT_NOTE_MAX] = "";
+	int total = 0, shown = 0, nleft = 0, last = -1, reason = -1;
 
 	if (r->title[0])
 		put_line(out, r->title);
 	for (int j = 0; j < first->n; j++) {
+		cu[j].on = false;
 		if (!(first->f[j].flags & RF_GRID))
 			continue;
-		width[j] = (int)strlen(first->f[j].label);
+		cu[j] = column_unit(r, j);
+		grid_heading(&first->f[j], &cu[j], head[j], sizeof(head[j]));
+		width[j] = (int)strlen(head[j]);
 		for (size_t i = 0; i < r->nrec; i++) {
 			int w;
 
-			human(&r->rec[i].f[j], val, sizeof(val));
+			grid_cell(&r->rec[i].f[j], &cu[j], val, sizeof(val));
 			w = (int)strlen(val);
 			width[j] = w > width[j] ? w : width[j];
 		}
+		total += width[j];
+		shown++;
 	}
+	total += 2 * (shown - 1);
+	/* too wide: optional columns out, those with one value in every
+	   row first, then from the right */
+	for (int pass = 0; pass < 2; pass++)
+		for (int j = first->n - 1;
+		     !wide && total > REPORT_TABLE_WIDTH && j >= 0; j--) {
+			if (width[j] <= 0 || !(first->f[j].flags & RF_WIDE) ||
+			    (pass == 0 && !column_constant(r, j, &cu[j])))
+				continue;
+			total -= width[j] + 2;
+			width[j] = -1;
+			nleft++;
+		}
+	for (int j = 0, k = 0; j < first->n; j++) {
+		size_t used = strlen(left);
+
+		if (width[j] >= 0)
+			continue;
+		snprintf(left + used, sizeof(left) - used, "%s%s",
+			 k++ ? ", " : "", first->f[j].label);
+		width[j] = 0;
+	}
+	/* a reason goes in its row, unless the table is wide */
+	for (int j = 0; !wide && j < first->n; j++)
+		if (width[j] > 0 && (first->f[j].flags & RF_REASON)) {
+			total -= width[j] + 2;
+			width[j] = 0;
+			reason = j;
+		}
+	for (int j = 0; j < first->n; j++)
+		if (width[j])
+			last = j;
 	for (int j = 0, sep = 0; j < first->n; j++)
 		if (width[j]) {
-			fprintf(out, "%s%-*s", sep++ ? "  " : "", width[j],
-				first->f[j].label);
+			fprintf(out, "%s%-*s", sep++ ? "  " : "",
+				j == last ? 0 : width[j], head[j]);
 		}
 	fputc('\n', out);
 	for (size_t i = 0; i < r->nrec; i++) {
+		char line[REPORT_MAX_FIELDS * 24];
+		size_t used = 0;
+		int from;
+
+		line[0] = '\0';
+		from = reason_from(&r->rec[i], width, reason);
 		for (int j = 0, sep = 0; j < first->n; j++) {
-			if (!width[j])
+			if (j == from) {
+				human(&r->rec[i].f[reason], val, sizeof(val));
+				snprintf(line + used, sizeof(line) - used,
+					 "  %s", val);
+				break;
+			}
+			if (!width[j] || used >= sizeof(line))
 				continue;
-			human(&r->rec[i].f[j], val, sizeof(val));
+			grid_cell(&r->rec[i].f[j], &cu[j], val, sizeof(val));
 			/* text left-aligned, numbers right-aligned */
-			fprintf(out, "%s%*s", sep++ ? "  " : "",
+			used += (size_t)snprintf(
+				line + used, sizeof(line) - used, "%s%*s",
+				sep++ ? "  " : "",
 				r->rec[i].f[j].type == RF_STR ? -width[j] :
 								width[j],
 				val);
 		}
+		/* no blanks at the end of a line */
+		used = strlen(line);
+		while (used > 0 && line[used - 1] == ' ')
+			line[--used] = '\0';
+		fputs(line, out);
 		fputc('\n', out);
+	}
+	if (nleft) {
+		char note[2 * REPORT_NOTE_MAX];
+
+		snprintf(note, sizeof(note),
+			 "(--wide adds %d column%s: %s)", nleft,
+			 nleft > 1 ? "s" : "", left);
+		put_wrapped(out, note, false);
 	}
 }
 
@@ -326,7 +642,7 @@ static void write_fields(FILE *out, const struct record *rec)
 	}
 }
 
-static void write_table(FILE *out, const struct report *r)
+static void write_table(FILE *out, const struct report *r, bool wide)
 {
 	if (r->list && r->list_key && r->meta.n) {
 		if (r->title[0])
@@ -339,20 +655,20 @@ static void write_table(FILE *out, const struct report *r)
 			struct report grid = *r;
 
 			grid.title[0] = '\0';
-			write_table_grid(out, &grid);
+			write_table_grid(out, &grid, wide);
 		}
 	} else if (r->nrec == 0) {
 		if (r->title[0])
 			put_line(out, r->title);
 		fprintf(out, "(nothing to show)\n");
 	} else if (r->list)
-		write_table_grid(out, r);
+		write_table_grid(out, r, wide);
 	else
 		write_table_single(out, r);
 	if (r->nnotes)
 		fputc('\n', out);
 	for (int k = 0; k < r->nnotes; k++)
-		put_line(out, r->notes[k]);
+		put_wrapped(out, r->notes[k], wide);
 }
 
 /* CSV cell: quote when needed (RFC 4180). */
@@ -410,7 +726,7 @@ static void write_csv(FILE *out, const struct report *r)
 	for (int j = 0, sep = 0; j < r->rec[0].n; j++) {
 		const struct rfield *f = &r->rec[0].f[j];
 
-		if (f->type == RF_HEADING)
+		if (f->type == RF_HEADING || (f->flags & RF_TABLE))
 			continue;
 		if (f->group)
 			snprintf(name, sizeof(name), "%s.%s", f->group, f->key);
@@ -433,7 +749,8 @@ static void write_csv(FILE *out, const struct report *r)
 	fputc('\n', out);
 	for (size_t i = 0; i < r->nrec; i++) {
 		for (int j = 0, sep = 0; j < r->rec[i].n; j++) {
-			if (r->rec[i].f[j].type == RF_HEADING)
+			if (r->rec[i].f[j].type == RF_HEADING ||
+			    (r->rec[i].f[j].flags & RF_TABLE))
 				continue;
 			machine_value(&r->rec[i].f[j], val, sizeof(val));
 			if (sep++)
@@ -466,7 +783,7 @@ static cJSON *json_record(const struct record *rec)
 					goto fail;
 			}
 		}
-		if (f->type == RF_HEADING)
+		if (f->type == RF_HEADING || (f->flags & RF_TABLE))
 			continue;
 		switch (f->type) {
 		case RF_HEADING:
@@ -577,8 +894,85 @@ fail:
 	return -1;
 }
 
+int report_write_html(FILE *out, const struct report *r, const char **why)
+{
+	char val[REPORT_STR_MAX + 16], head[REPORT_STR_MAX];
+	struct col_unit cu[REPORT_MAX_FIELDS];
+	const struct record *first;
+
+	if (check_finite(r, why) != 0)
+		return -1;
+	if (r->nrec == 0) {
+		fputs("<p class=\"note\">(nothing to show)</p>\n", out);
+		return 0;
+	}
+	first = &r->rec[0];
+	fputs("<div class=\"wrap\"><table>\n", out);
+	if (!r->list) {
+		for (int j = 0; j < first->n; j++) {
+			const struct rfield *f = &first->f[j];
+
+			if (f->flags & RF_MACHINE)
+				continue;
+			if (f->type == RF_HEADING) {
+				fputs("<tr><th class=\"t\" colspan=\"2\">",
+				      out);
+				html_text(out, f->label);
+				fputs("</th></tr>\n", out);
+				continue;
+			}
+			human(f, val, sizeof(val));
+			fputs("<tr><td class=\"t\">", out);
+			html_text(out, f->label);
+			fputs("</td><td class=\"t\">", out);
+			html_text(out, val);
+			fputs("</td></tr>\n", out);
+		}
+		fputs("</table></div>\n", out);
+		return 0;
+	}
+	fputs("<tr>", out);
+	for (int j = 0; j < first->n; j++) {
+		cu[j].on = false;
+		if (!(first->f[j].flags & RF_GRID))
+			continue;
+		cu[j] = column_unit(r, j);
+		grid_heading(&first->f[j], &cu[j], head, sizeof(head));
+		fputs(first->f[j].type == RF_STR ? "<th class=\"t\">" : "<th>",
+		      out);
+		html_text(out, head);
+		fputs("</th>", out);
+	}
+	fputs("</tr>\n", out);
+	for (size_t i = 0; i < r->nrec; i++) {
+		fputs("<tr>", out);
+		for (int j = 0; j < first->n; j++) {
+			const struct rfield *f = &r->rec[i].f[j];
+
+			if (!(first->f[j].flags & RF_GRID))
+				continue;
+			grid_cell(f, &cu[j], val, sizeof(val));
+			fputs(f->flags & RF_REASON ? "<td class=\"w\">" :
+			      f->type == RF_STR	   ? "<td class=\"t\">" :
+							     "<td>",
+			      out);
+			html_text(out, val);
+			fputs("</td>", out);
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</table></div>\n", out);
+	return 0;
+}
+
 int report_write(FILE *out, const struct report *r, enum report_format fmt,
 		 const char **why)
+{
+	return report_write_wide(out, r, fmt, false, why);
+}
+
+int report_write_wide(FILE *out, const struct report *r,
+		      enum report_format fmt, bool wide, const char **why)
 {
 	if (check_finite(r, why) != 0)
 		return -1;
@@ -596,6 +990,6 @@ int report_write(FILE *out, const struct report *r, enum report_format fmt,
 	case FORMAT_COUNT:
 		break;
 	}
-	write_table(out, r);
+	write_table(out, r, wide);
 	return 0;
 }

@@ -113,7 +113,27 @@ if [ $have_gnuplot = 1 ]; then
 		'[ $? -eq 0 ] && [ "$(cd "$tmp/gen" && ls *.svg | tr "\n" " ")" = "cost-time.svg energy.svg memory.svg scaling.svg " ]'
 	"$bin" size examples/llama3-70b.ini --deadline 60d --gpu $gpus --plot "$tmp/size" >/dev/null 2>&1
 	check "size --plot draws the set" '[ $? -eq 0 ] && [ $(ls "$tmp/size"/*.svg | wc -l) -eq 7 ]'
+	# --plot-format png: the same set as PNG
+	# shellcheck disable=SC2086
+	"$bin" compare $wl --gpu $gpus $slo --plot "$tmp/pngset" --plot-format png >/dev/null 2>&1
+	check "compare --plot-format png draws PNG charts" \
+		'[ $? -eq 0 ] && [ $(ls "$tmp/pngset"/*.png | wc -l) -eq 7 ] && ! ls "$tmp/pngset" | grep -q "\.svg" && (for f in "$tmp/pngset"/*.png; do [ "$(head -c 4 "$f" | tail -c 3)" = PNG ] || exit 1; done)'
+	"$bin" size examples/llama3-70b.ini --deadline 60d --gpu $gpus --plot "$tmp/sizepng" --plot-format png >/dev/null 2>&1
+	check "size --plot-format png draws PNG charts" '[ $? -eq 0 ] && [ $(ls "$tmp/sizepng"/*.png | wc -l) -eq 7 ]'
+	# the limits of the command line are drawn
+	"$bin" size examples/llama3-70b.ini --deadline 60d --budget 20M --gpu $gpus --plot "$tmp/lim" >/dev/null 2>&1
+	check "size --plot draws the deadline and the budget" \
+		'grep -q "deadline (60 days)" "$tmp/lim/cost-time.gp" && grep -q "budget (\$20M)" "$tmp/lim/cost-time.gp" && grep -q "deadline (60 days)" "$tmp/lim/scaling.gp"'
 fi
+
+# --plot-format: png or svg, and only with --plot
+"$bin" compare $wl --gpu H100-SXM --plot-format png >"$tmp/out" 2>"$tmp/err"
+check "--plot-format without --plot is a usage error" \
+	'[ $? -eq 2 ] && grep -q "needs --plot DIR" "$tmp/err" && [ ! -s "$tmp/out" ]'
+"$bin" compare $wl --gpu H100-SXM --plot "$tmp/pdf" --plot-format pdf >"$tmp/out" 2>"$tmp/err"
+check "--plot-format pdf is a usage error" \
+	'[ $? -eq 2 ] && grep -q "png or svg" "$tmp/err" && [ ! -e "$tmp/pdf" ]'
+
 
 # --plot DIR when no device is feasible: status 1, a note, no chart
 "$bin" compare $wl --gpu Jetson-Orin-Nano-8GB --gpus 8 --plot "$tmp/none" >"$tmp/out" 2>"$tmp/err"
@@ -128,6 +148,26 @@ check "compare --plot on a file: status 4, nothing on stdout" \
 "$bin" size $wl --gpu H100-SXM --plot "$tmp/nodir/deeper" >"$tmp/out" 2>"$tmp/err"
 check "size --plot under a missing folder: status 4, nothing on stdout" \
 	'[ $? -eq 4 ] && [ ! -s "$tmp/out" ]'
+
+# golden data files: each kind's .dat (what the chart shows) for fixed
+# devices, written without gnuplot (tests/cli/data/plot/; UPDATE=1
+# rewrites them)
+mkdir "$tmp/g"
+for k in $kinds; do
+	# shellcheck disable=SC2086
+	(cd "$tmp/g" && PATH=/nonexistent "$bin" plot $k "$OLDPWD/$wl" --gpu $gpus $slo \
+		-o "$k.svg" 2>/dev/null)
+	if [ "${UPDATE:-0}" = 1 ]; then
+		mkdir -p tests/cli/data/plot
+		cp "$tmp/g/$k.dat" "tests/cli/data/plot/$k.dat"
+	fi
+	check "golden data: $k.dat matches tests/cli/data/plot/$k.dat" \
+		'cmp -s "$tmp/g/$k.dat" "tests/cli/data/plot/$k.dat" || { diff "tests/cli/data/plot/$k.dat" "$tmp/g/$k.dat" | head -10; exit 1; }'
+done
+# the limits of the command line are drawn: size's deadline and budget
+(cd "$tmp/g" && PATH=/nonexistent "$bin" plot cost-time "$OLDPWD/examples/llama3-70b.ini" \
+	--gpu H100-SXM -o ct.svg 2>/dev/null)
+check "cost-time: no limit line without limits" '! grep -q "deadline\|budget" "$tmp/g/ct.gp"'
 
 # gnuplot missing: the script and the data stay, status 4
 mkdir "$tmp/m"

@@ -288,10 +288,12 @@ static void test_write_script(void **state)
 	assert_non_null(strstr(got, "\nset logscale x 2\n"));
 	/* the empty series has no block: the device is index 0 */
 	assert_non_null(strstr(got, "plot data index 0 using 1:2 with "
-				    "linespoints lc 2 lw 2 pt 7 title "
+				    "linespoints lc 2 lw 2 pt 7 ps 1.1 title "
 				    "'x'';system(''touch /tmp/p'');''`id`'"));
 	assert_null(strstr(got, "index 1"));
-	assert_non_null(strstr(got, "'ideal linear scaling'\nunset output\n"));
+	assert_non_null(strstr(got, "'dashed: ideal linear scaling from "
+				    "each device''s most efficient point'\n"
+				    "unset output\n"));
 	assert_true(quotes_balanced(got, "system"));
 	assert_true(quotes_balanced(got, "`"));
 	free(got);
@@ -469,6 +471,72 @@ static void test_gnuplot_dash_name(void **state)
 	unfake_gnuplot(dir, old);
 }
 
+/* A device keeps one style in every chart; the default devices have
+   distinct colours; no colour is Okabe-Ito's yellow; an unknown name
+   gets a palette colour from its hash, the same each time. */
+static void test_device_style(void **state)
+{
+	static const char *const defaults[] = { "A100-SXM-80GB", "H100-SXM",
+						"H200-SXM", "B200", "MI300X",
+						"GB200" };
+	char rgb[6][8], a[8], b[8];
+	int pt, pa, pb;
+
+	(void)state;
+	for (int i = 0; i < 6; i++) {
+		plot_device_style(defaults[i], rgb[i], &pt);
+		assert_int_equal(strlen(rgb[i]), 7);
+		assert_int_equal(rgb[i][0], '#');
+		assert_string_not_equal(rgb[i], "#F0E442");
+		for (int j = 0; j < i; j++)
+			assert_string_not_equal(rgb[i], rgb[j]);
+	}
+	plot_device_style("Acme-X9", a, &pa);
+	plot_device_style("Acme-X9", b, &pb);
+	assert_string_equal(a, b);
+	assert_int_equal(pa, pb);
+	assert_true(pa > 0);
+	assert_string_not_equal(a, "#F0E442");
+}
+
+/* Texts of the chart that come from names (the front's labels, the
+   reasons in place of bars, the lines above bars) stay quoted. */
+static void test_script_labels_quoted(void **state)
+{
+	static const char *const evil = "x';system('id');'`id`";
+	static const enum plot_kind kinds[] = { PLOT_COST_TIME, PLOT_MEMORY,
+						PLOT_ENERGY };
+	double row[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	struct plot_output o = { "d.dat", "o.svg", PLOT_SVG, 800, 600 };
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		struct plot_chart *c = plot_chart_new(kinds[k]);
+		struct plot_series *ser;
+		struct sink s;
+		char *got;
+
+		assert_non_null(c);
+		assert_int_equal(plot_chart_add_cat(c, evil), 0);
+		snprintf(c->cat_why[0][0], PLOT_WHY_MAX, "%s", evil);
+		snprintf(c->cat_why[0][1], PLOT_WHY_MAX, "%s", evil);
+		snprintf(c->cat_sub[0], PLOT_LABEL_MAX, "%s;%s", evil, evil);
+		plot_chart_add_label(c, 1.0, 2.0, evil);
+		snprintf(c->held, sizeof(c->held), "%s", evil);
+		ser = plot_chart_add_series(c, evil, PLOT_ROLE_BARS, 1);
+		assert_non_null(ser);
+		plot_series_set_device(ser, evil);
+		assert_int_equal(plot_series_add_row(c, ser, row), 0);
+		sink_open(&s);
+		assert_int_equal(plot_write_script(s.f, c, &o), 0);
+		got = sink_close(&s);
+		assert_true(quotes_balanced(got, "system"));
+		assert_true(quotes_balanced(got, "`"));
+		free(got);
+		plot_chart_free(c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -486,6 +554,8 @@ int main(void)
 		cmocka_unit_test(test_script_newline_in_names),
 		cmocka_unit_test(test_gnuplot_time_limit),
 		cmocka_unit_test(test_gnuplot_dash_name),
+		cmocka_unit_test(test_device_style),
+		cmocka_unit_test(test_script_labels_quoted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,772 @@
+/* plot_build.c - the data of each chart kind from the models: the
+   plans of every device, as series of a struct plot_chart; see
+   plot_build.h. */
+#include "plot_build.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "infer_plan.h"
+#include "plan.h"
+#include "precision.h"
+#include "units.h"
+
+/* Largest GPU count of the scaling chart, unless --gpus is larger. */
+#define PLOT_SCALING_MAX_GPUS 16384
+/* Request rates of the replicas chart: a geometric range. */
+#define PLOT_QPS_MIN 0.5
+#define PLOT_QPS_MAX 1000.0
+#define PLOT_QPS_STEPS 20
+/* Power cap compared when the workload gives none: a fraction of TDP. */
+#define PLOT_DEFAULT_CAP_FRACTION 0.7
+/* Intensity range of the roofs, FLOP/byte. */
+#define PLOT_ROOF_MIN_I 0.1
+#define PLOT_ROOF_MAX_I 1e4
+
+#define SECONDS_PER_DAY 86400.0
+
+static const char *wl_name(const struct cli_ctx *ctx)
+{
+	return ctx->wl.model.name[0] ? ctx->wl.model.name : "workload";
+}
+
+static void note_skip(const struct gpu_spec *g, const char *why)
+{
+	cli_message("capplan: note: ", "nothing drawn for '%s': %s", g->name,
+		    why);
+}
+
+static int oom(void)
+{
+	fprintf(stderr, "capplan: error: out of memory\n");
+	return EXIT_INTERNAL;
+}
+
+/* What the training charts hold fixed: the precision and the batch. */
+static void train_held(const struct cli_ctx *ctx, char *buf, size_t n,
+		       const char *tail)
+{
+	const struct training_spec *t = &ctx->wl.training;
+	char gb[48];
+
+	if (t->global_batch > 0)
+		snprintf(gb, sizeof(gb), "global batch %d", t->global_batch);
+	else
+		snprintf(gb, sizeof(gb), "%s", "global batch chosen");
+	snprintf(buf, n, "%s training, %s; %s", precision_name(t->precision),
+		 gb, tail);
+}
+
+/* The limits of the command line the charts draw: --deadline in days,
+   --budget in dollars (0: none; they were checked by the command). */
+static void chart_limits(const struct cli_ctx *ctx, struct plot_chart *c)
+{
+	double v;
+
+	if (ctx->deadline_arg &&
+	    units_parse(ctx->deadline_arg, UNIT_TIME, &v, NULL) == 0 &&
+	    v > 0.0)
+		c->deadline_days = v / SECONDS_PER_DAY;
+	if (ctx->budget_arg &&
+	    units_parse(ctx->budget_arg, UNIT_MONEY, &v, NULL) == 0 &&
+	    v > 0.0)
+		c->budget_usd = v;
+}
+
+/* A configuration in a few words, two lines (';' between them): "tp8
+   pp2 dp4 cp2;ZeRO 1, mb 2". */
+static void config_words(const struct train_config *cfg, char *buf, size_t n)
+{
+	int ep = train_config_ep(cfg);
+
+	snprintf(buf, n, "tp%d pp%d dp%d%s%.0d%s%.0d;ZeRO %d, mb %d", cfg->tp,
+		 cfg->pp, cfg->dp, cfg->cp > 1 ? " cp" : "",
+		 cfg->cp > 1 ? cfg->cp : 0, ep > 1 ? " ep" : "",
+		 ep > 1 ? ep : 0, cfg->zero, cfg->micro_batch);
+}
+
+/* A fitting training plan at one GPU count. */
+struct scale_point {
+	int gpus;
+	double time_s;      /* expected wall clock (model_goodput.h) */
+	double cost_usd;
+	double goodput;
+};
+
+#define MAX_SCALE_POINTS 40
+
+/* Plan 'g' at gpus_per_node x 2^k GPUs up to 'max_gpus'; fitting points
+   only.  Returns their number; 'why' says why the last one failed. */
+static int scale_points(const struct workload *wl, const struct gpu_spec *g,
+			int max_gpus, struct scale_point *pts, char *why,
+			size_t n)
+{
+	struct workload w = *wl;
+	int per_node = wl->cluster.gpus_per_node > 0 ?
+			       wl->cluster.gpus_per_node :
+			       g->gpus_per_node;
+	int np = 0;
+
+	snprintf(why, n, "it does not fit on up to %d GPUs", max_gpus);
+	if (per_node < 1)
+		per_node = 1;
+	for (long gpus = per_node; gpus <= max_gpus && np < MAX_SCALE_POINTS;
+	     gpus *= 2) {
+		struct train_plan p;
+		struct diag err;
+
+		diag_clear(&err);
+		w.training.gpus = (int)gpus;
+		if (train_plan_make(&w, g, &p, &err) != 0) {
+			snprintf(why, n, "%s", err.msg);
+			continue;
+		}
+		if (!p.has_arch) {
+			snprintf(why, n, "time to train needs the model's "
+					 "architecture, not only 'params'");
+			break;
+		}
+		if (!p.fits || !(p.run.time_s > 0.0) ||
+		    !p.goodput.finishes)
+			continue;
+		pts[np].gpus = (int)gpus;
+		pts[np].time_s = p.run.time_s;
+		pts[np].cost_usd = p.run.cost_usd;
+		pts[np].goodput = p.goodput.goodput;
+		np++;
+	}
+	return np;
+}
+
+static int scaling_max_gpus(const struct cli_ctx *ctx)
+{
+	return ctx->gpus_arg && ctx->wl.training.gpus > PLOT_SCALING_MAX_GPUS ?
+		       ctx->wl.training.gpus :
+		       PLOT_SCALING_MAX_GPUS;
+}
+
+static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
+{
+	struct scale_point pts[MAX_SCALE_POINTS];
+	char why[DIAG_MSG_MAX];
+	char label[PLOT_LABEL_MAX];
+
+	snprintf(c->title, sizeof(c->title), "Time to train: %s",
+		 wl_name(ctx));
+	train_held(ctx, c->held, sizeof(c->held),
+		   "at each GPU count the fastest configuration that fits");
+	chart_limits(ctx, c);
+	c->budget_usd = 0.0;
+	for (int i = 0; i < ctx->ngpus; i++) {
+		const struct gpu_spec *g = ctx->gpus[i];
+		int np = scale_points(&ctx->wl, g, scaling_max_gpus(ctx), pts,
+				      why, sizeof(why));
+		struct plot_series *s;
+		double best = HUGE_VAL;
+
+		if (np == 0) {
+			note_skip(g, why);
+			continue;
+		}
+		/* goodput falls as the GPUs, and with them the failures,
+		   grow: the legend gives it at both ends */
+		snprintf(label, sizeof(label), "%s (goodput %.1f%% to %.1f%%)",
+			 g->name, 100.0 * pts[0].goodput,
+			 100.0 * pts[np - 1].goodput);
+		s = plot_chart_add_series(c, label, PLOT_ROLE_DEVICE, i + 1);
+		if (!s)
+			return oom();
+		plot_series_set_device(s, g->name);
+		/* ideal: the GPU-time of the most efficient point (the
+		   fewest GPU-days), spread over more GPUs */
+		for (int k = 0; k < np; k++)
+			best = fmin(best, pts[k].time_s * pts[k].gpus);
+		for (int k = 0; k < np; k++) {
+			double row[4] = { pts[k].gpus,
+					  pts[k].time_s / SECONDS_PER_DAY,
+					  best / (pts[k].gpus *
+						  SECONDS_PER_DAY),
+					  pts[k].goodput };
+
+			if (plot_series_add_row(c, s, row) != 0)
+				return oom();
+		}
+	}
+	return EXIT_OK;
+}
+
+static int by_time_then_cost(const void *x, const void *y)
+{
+	const double *a = x, *b = y;
+
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	return a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0;
+}
+
+static int build_cost_time(struct cli_ctx *ctx, struct plot_chart *c)
+{
+	struct scale_point pts[MAX_SCALE_POINTS];
+	char why[DIAG_MSG_MAX];
+	/* rows of 4: time (days), cost, GPUs, device index */
+	double *all = malloc((size_t)ctx->ngpus * MAX_SCALE_POINTS * 4 *
+			     sizeof(*all));
+	size_t nall = 0;
+	struct plot_series *front;
+	double best = HUGE_VAL;
+
+	if (!all)
+		return oom();
+	snprintf(c->title, sizeof(c->title), "Cost and time to train: %s",
+		 wl_name(ctx));
+	train_held(ctx, c->held, sizeof(c->held),
+		   "GPUs = node x 2^k, each device at its GPU-hour price");
+	chart_limits(ctx, c);
+	for (int i = 0; i < ctx->ngpus; i++) {
+		const struct gpu_spec *g = ctx->gpus[i];
+		int np = scale_points(&ctx->wl, g, scaling_max_gpus(ctx), pts,
+				      why, sizeof(why));
+		struct plot_series *s = NULL;
+
+		for (int k = 0; k < np; k++) {
+			double row[4] = { pts[k].time_s / SECONDS_PER_DAY,
+					  pts[k].cost_usd, pts[k].gpus, i };
+
+			if (!(pts[k].cost_usd > 0.0))
+				continue; /* no price: not on a log axis */
+			if (!s) {
+				s = plot_chart_add_series(c, g->name,
+							  PLOT_ROLE_DEVICE,
+							  i + 1);
+				if (s)
+					plot_series_set_device(s, g->name);
+			}
+			if (!s || plot_series_add_row(c, s, row) != 0)
+				goto out_oom;
+			memcpy(all + 4 * nall++, row, sizeof(row));
+		}
+		if (!s)
+			note_skip(g, np ? "it has no GPU-hour price" : why);
+	}
+	/* Pareto front: sorted by time, each point cheaper than all faster
+	   ones */
+	qsort(all, nall, 4 * sizeof(*all), by_time_then_cost);
+	front = plot_chart_add_series(c, "Pareto front (labels: device x GPUs)",
+				      PLOT_ROLE_FRONT, 0);
+	if (!front)
+		goto out_oom;
+	for (size_t k = 0; k < nall; k++) {
+		if (all[4 * k + 1] < best) {
+			char text[PLOT_LABEL_MAX];
+
+			best = all[4 * k + 1];
+			if (plot_series_add_row(c, front, all + 4 * k) != 0)
+				goto out_oom;
+			snprintf(text, sizeof(text), "%s x%.0f",
+				 ctx->gpus[(int)all[4 * k + 3]]->name,
+				 all[4 * k + 2]);
+			plot_chart_add_label(c, all[4 * k], all[4 * k + 1],
+					     text);
+		}
+	}
+	free(all);
+	return EXIT_OK;
+out_oom:
+	free(all);
+	return oom();
+}
+
+static int build_memory(struct cli_ctx *ctx, struct plot_chart *c)
+{
+	struct plot_series *s = plot_chart_add_series(c, "memory per GPU",
+						      PLOT_ROLE_BARS, 0);
+	char tail[96];
+
+	if (!s)
+		return oom();
+	snprintf(c->title, sizeof(c->title), "Training memory per GPU: %s",
+		 wl_name(ctx));
+	if (ctx->wl.training.gpus > 0)
+		snprintf(tail, sizeof(tail), "%d GPUs of each device, "
+			 "configuration above each bar",
+			 ctx->wl.training.gpus);
+	else
+		snprintf(tail, sizeof(tail), "%s",
+			 "one node of each device, configuration above each "
+			 "bar");
+	train_held(ctx, c->held, sizeof(c->held), tail);
+	for (int i = 0; i < ctx->ngpus; i++) {
+		const struct gpu_spec *g = ctx->gpus[i];
+		struct train_plan p;
+		struct diag err;
+		const struct train_memory *m;
+		int row;
+		bool ok;
+
+		diag_clear(&err);
+		ok = train_plan_make(&ctx->wl, g, &p, &err) == 0;
+		row = plot_chart_add_cat(c, g->name);
+		if (row < 0)
+			break;
+		plot_device_style(g->name, c->cat_rgb[row], &(int){ 0 });
+		if (!ok) {
+			/* a slot that says why, not a gap */
+			double v[7] = { row, 0, 0, 0, 0, 0, g->mem_bytes / 1e9 };
+
+			note_skip(g, err.msg);
+			snprintf(c->cat_why[row][0], PLOT_WHY_MAX, "%s",
+				 "no legal configuration");
+			if (plot_series_add_row(c, s, v) != 0)
+				return oom();
+			continue;
+		}
+		m = &p.result.memory;
+		config_words(&p.config, c->cat_sub[row], PLOT_LABEL_MAX);
+		if (!p.fits) {
+			size_t len = strlen(c->cat_sub[row]);
+
+			snprintf(c->cat_sub[row] + len, PLOT_LABEL_MAX - len,
+				 "%s", ";does not fit");
+		}
+		double v[7] = { row,
+				m->weights_bytes / 1e9,
+				m->gradients_bytes / 1e9,
+				m->optimizer_bytes / 1e9,
+				m->activations_bytes / 1e9,
+				m->reserve_bytes / 1e9,
+				g->mem_bytes / 1e9 };
+		if (plot_series_add_row(c, s, v) != 0)
+			return oom();
+	}
+	return EXIT_OK;
+}
+
+/* The peak that the roofs use: the training precision's, else the
+   first 16-bit or 32-bit one the device has. */
+static double roof_peak(const struct gpu_spec *g, enum precision prec)
+{
+	static const enum precision fallback[] = { PREC_BF16, PREC_FP16,
+						   PREC_TF32, PREC_FP32 };
+
+	if (g->peak_flops[prec] > 0.0)
+		return g->peak_flops[prec];
+	for (size_t i = 0; i < sizeof(fallback) / sizeof(fallback[0]); i++)
+		if (g->peak_flops[fallback[i]] > 0.0)
+			return g->peak_flops[fallback[i]];
+	return 0.0;
+}
+
+/*
+ * Arithmetic intensity of training, FLOP/byte: that of the FFN
+ * up-projection GEMM of one micro-batch on one GPU, [T x h] x [h x f/tp]
+ * with T = micro_batch x seq_len / cp tokens: 2 T h f' FLOPs over
+ * (T h + h f' + T f') elements read or written (Williams et al. 2009,
+ * "Roofline"; the GEMM dominates a transformer layer's FLOPs).  For a
+ * mixture of experts it is one routed expert's GEMM: the T k / E tokens
+ * routed to it, of width expert_ffn.
+ */
+static double train_intensity(const struct train_plan *p, enum precision prec)
+{
+	double t = (double)p->config.micro_batch * p->arch.seq_len /
+		   (p->config.cp > 0 ? p->config.cp : 1);
+	double h = p->arch.hidden;
+	double f = (double)p->arch.ffn_hidden /
+		   (p->config.tp > 0 ? p->config.tp : 1);
+
+	if (arch_is_moe(&p->arch)) {
+		t *= (double)p->arch.experts_per_token / p->arch.experts;
+		f = (double)p->arch.expert_ffn /
+		    (p->config.tp > 0 ? p->config.tp : 1);
+	}
+
+	return 2.0 * t * h * f /
+	       (precision_bytes(prec) * (t * h + h * f + t * f));
+}
+
+/* A serving workload: a rate or a latency target and no training
+   tokens; its roofline shows serving at the weights' precision alone. */
+static bool serving_workload(const struct workload *wl)
+{
+	const struct inference_spec *is = &wl->inference;
+
+	return wl->training.tokens <= 0.0 &&
+	       (is->qps > 0.0 || is->ttft_slo_s > 0.0 ||
+		is->tpot_slo_s > 0.0 || is->concurrency > 0);
+}
+
+static int build_roofline(struct cli_ctx *ctx, struct plot_chart *c)
+{
+	bool serving = serving_workload(&ctx->wl);
+	enum precision prec = serving ? ctx->wl.inference.weight_precision :
+					ctx->wl.training.precision;
+
+	snprintf(c->title, sizeof(c->title), "Roofline at %s peaks: %s",
+		 precision_name(prec), wl_name(ctx));
+	snprintf(c->held, sizeof(c->held),
+		 "roofs derated to the catalog's GEMM and bandwidth "
+		 "efficiencies; %s",
+		 serving ? "serving at the plan's batch" :
+			   "serving at the plan's batch");
+	for (int i = 0; i < ctx->ngpus; i++) {
+		const struct gpu_spec *g = ctx->gpus[i];
+		double ceil_flops = roof_peak(g, prec) * g->matmul_eff;
+		double bw = g->mem_bw_bytes_per_s * g->mem_eff;
+		double ridge, hi_i, phase_i[3];
+		struct plot_series *roof, *pts;
+		struct train_plan tp;
+		struct infer_plan ip;
+		struct diag err;
+
+		if (!(ceil_flops > 0.0) || !(bw > 0.0)) {
+			note_skip(g, "it has no peak for the precision");
+			continue;
+		}
+		phase_i[0] = phase_i[1] = phase_i[2] = NAN;
+		diag_clear(&err);
+		if (!serving && model_has_arch(&ctx->wl.model) &&
+		    train_plan_make(&ctx->wl, g, &tp, &err) == 0 &&
+		    tp.has_arch)
+			phase_i[PLOT_PHASE_TRAINING] = train_intensity(&tp, prec);
+		diag_clear(&err);
+		if (model_has_arch(&ctx->wl.model) &&
+		    infer_plan_make(&ctx->wl, g, &ip, &err) == 0) {
+			phase_i[PLOT_PHASE_PREFILL] =
+				ip.result.prefill_flops_per_byte;
+			phase_i[PLOT_PHASE_DECODE] =
+				ip.result.decode_flops_per_byte;
+		}
+		ridge = ceil_flops / bw;
+		hi_i = PLOT_ROOF_MAX_I;
+		for (int ph = 0; ph < 3; ph++)
+			if (isfinite(phase_i[ph]) && 2.0 * phase_i[ph] > hi_i)
+				hi_i = 2.0 * phase_i[ph];
+		roof = plot_chart_add_series(c, g->name, PLOT_ROLE_DEVICE,
+					     i + 1);
+		if (!roof)
+			return oom();
+		plot_series_set_device(roof, g->name);
+		double lo[3] = { -1, PLOT_ROOF_MIN_I,
+				 fmin(ceil_flops, PLOT_ROOF_MIN_I * bw) / 1e12 };
+		double mid[3] = { -1, ridge, ceil_flops / 1e12 };
+		double hi[3] = { -1, hi_i, fmin(ceil_flops, hi_i * bw) / 1e12 };
+		if (plot_series_add_row(c, roof, lo) != 0 ||
+		    (ridge > PLOT_ROOF_MIN_I && ridge < hi_i &&
+		     plot_series_add_row(c, roof, mid) != 0) ||
+		    plot_series_add_row(c, roof, hi) != 0)
+			return oom();
+		pts = plot_chart_add_series(c, g->name, PLOT_ROLE_POINTS,
+					    i + 1);
+		if (!pts)
+			return oom();
+		plot_series_set_device(pts, g->name);
+		for (int ph = 0; ph < 3; ph++) {
+			double x = phase_i[ph];
+			double row[3] = { ph, x, fmin(ceil_flops, x * bw) / 1e12 };
+
+			if (isfinite(x) && x > 0.0 &&
+			    plot_series_add_row(c, pts, row) != 0)
+				return oom();
+		}
+	}
+	return EXIT_OK;
+}
+
+/* Infer plan of 'wl' on 'g'; false (with a note) when it has none. */
+static bool infer_ok(const struct workload *wl, const struct gpu_spec *g,
+		     struct infer_plan *p, bool quiet)
+{
+	struct diag err;
+
+	diag_clear(&err);
+	if (!model_has_arch(&wl->model)) {
+		if (!quiet)
+			note_skip(g, "serving needs the model's architecture");
+		return false;
+	}
+	if (infer_plan_make(wl, g, p, &err) != 0) {
+		if (!quiet)
+			note_skip(g, err.msg);
+		return false;
+	}
+	return true;
+}
+
+/* What the serving charts hold fixed: the request and the weights. */
+static void serve_held(const struct cli_ctx *ctx, char *buf, size_t n)
+{
+	const struct inference_spec *is = &ctx->wl.inference;
+
+	snprintf(buf, n, "%d prompt + %d output tokens, %s weights, each "
+			 "device at the tensor-parallel size of its plan",
+		 is->prompt_tokens, is->output_tokens,
+		 precision_name(is->weight_precision));
+}
+
+/* Fractions of a replica's capacity the load sweep offers. */
+static const double load_fractions[] = { 0.05, 0.1, 0.2, 0.3, 0.4, 0.5,
+					 0.6, 0.7, 0.8, 0.85, 0.9, 0.95 };
+
+/*
+ * Under a Poisson load: one replica of each device's plan (its tp and
+ * batch) simulated at rising rates up to near its capacity; the
+ * percentiles of the workload against the output tokens/s per GPU.
+ */
+static int latency_under_load(struct cli_ctx *ctx, struct plot_chart *c)
+{
+	enum slo_percentile pc = ctx->wl.inference.percentile;
+
+	snprintf(c->load, sizeof(c->load), "%s, Poisson load on one replica",
+		 slo_percentile_name(pc));
+	for (int i = 0; i < ctx->ngpus; i++) {
+		const struct gpu_spec *g = ctx->gpus[i];
+		struct infer_plan p;
+		struct plot_series *s;
+		struct workload w;
+		char label[PLOT_LABEL_MAX];
+		double cap;
+
+		if (!infer_ok(&ctx->wl, g, &p, false))
+			continue;
+		if (!p.simulated || !(p.fleet.capacity_qps > 0.0)) {
+			note_skip(g, p.why[0] ? p.why :
+						"the load was not simulated");
+			continue;
+		}
+		snprintf(label, sizeof(label), "%s tp%d", g->name,
+			 p.config.tp);
+		s = plot_chart_add_series(c, label, PLOT_ROLE_DEVICE, i + 1);
+		if (!s)
+			return oom();
+		plot_series_set_device(s, g->name);
+		cap = p.fleet.capacity_qps;
+		w = ctx->wl;
+		w.inference.tp = p.config.tp;
+		w.inference.batch = p.config.batch;
+		w.inference.replicas = 1;
+		for (size_t k = 0; k < sizeof(load_fractions) /
+					       sizeof(load_fractions[0]);
+		     k++) {
+			struct infer_plan q;
+
+			w.inference.qps = load_fractions[k] * cap;
+			if (infer_plan_make(&w, g, &q, NULL) != 0 ||
+			    !q.simulated || q.fleet.overloaded)
+				continue;
+			double row[4] = {
+				w.inference.qps,
+				q.fleet.sim.output_tokens_per_s /
+					infer_gpus_per_replica(&q.config),
+				serve_tpot_at(&q.fleet.sim, pc) * 1e3,
+				serve_ttft_at(&q.fleet.sim, pc) * 1e3
+			};
+
+			if (plot_series_add_row(c, s, row) != 0)
+				return oom();
+		}
+	}
+	return EXIT_OK;
+}
+
+static int build_latency(struct cli_ctx *ctx, struct plot_chart *c)
+{
+	snprintf(c->title, sizeof(c->title), "Latency and throughput: %s",
+		 wl_name(ctx));
+	serve_held(ctx, c->held, sizeof(c->held));
+	c->tpot_slo_ms = ctx->wl.inference.tpot_slo_s * 1e3;
+	c->ttft_slo_ms = ctx->wl.inference.ttft_slo_s * 1e3;
+	if (serve_arrival(&ctx->wl.inference) == SIM_ARRIVAL_POISSON)
+		return latency_under_load(ctx, c);
+	for (int i = 0; i < ctx->ngpus; i++) {
+		const struct gpu_spec *g = ctx->gpus[i];
+		struct infer_plan p;
+		struct plot_series *s;
+
+		if (!infer_ok(&ctx->wl, g, &p, false))
+			continue;
+		if (p.max_batch < 1) {
+			note_skip(g, "the model does not fit for serving");
+			continue;
+		}
+		{
+			char label[PLOT_LABEL_MAX];
+
+			snprintf(label, sizeof(label), "%s tp%d", g->name,
+				 p.config.tp);
+			s = plot_chart_add_series(c, label, PLOT_ROLE_DEVICE,
+						  i + 1);
+		}
+		if (!s)
+			return oom();
+		plot_series_set_device(s, g->name);
+		for (int b = 1;;) {
+			struct infer_config cfg = p.config;
+			struct infer_result r;
+
+			cfg.batch = b;
+			if (infer_evaluate(&p.arch, &cfg, g, &p.cluster, &r) ==
+			    0) {
+				double row[4] = {
+					b, r.throughput_tokens_per_s_per_gpu,
+					r.tpot_s * 1e3, r.ttft_s * 1e3
+				};
+
+				if (plot_series_add_row(c, s, row) != 0)
+					return oom();
+			}
+			if (b >= p.max_batch)
+				break;
+			b = b < p.max_batch / 2 ? 2 * b : p.max_batch;
+		}
+	}
+	return EXIT_OK;
+}
+
+static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
+{
+	const struct inference_spec *is = &ctx->wl.inference;
+
+	snprintf(c->title, sizeof(c->title), "GPUs for a request rate: %s",
+		 wl_name(ctx));
+	serve_held(ctx, c->held, sizeof(c->held));
+	if (is->ttft_slo_s > 0.0 || is->tpot_slo_s > 0.0)
+		snprintf(c->note, sizeof(c->note),
+			 "%s SLO: TTFT %.4g ms, TPOT %.4g ms",
+			 slo_percentile_name(is->percentile),
+			 is->ttft_slo_s * 1e3, is->tpot_slo_s * 1e3);
+	else
+		snprintf(c->note, sizeof(c->note), "no latency SLO");
+	for (int i = 0; i < ctx->ngpus; i++) {
+		const struct gpu_spec *g = ctx->gpus[i];
+		struct workload w = ctx->wl;
+		struct plot_series *s = NULL;
+		struct infer_plan p;
+		char why[sizeof(p.why)] = "it meets the SLO at no rate";
+		bool planned = false;
+
+		for (int k = 0; k <= PLOT_QPS_STEPS; k++) {
+			double q = PLOT_QPS_MIN *
+				   pow(PLOT_QPS_MAX / PLOT_QPS_MIN,
+				       (double)k / PLOT_QPS_STEPS);
+
+			w.inference.qps = q;
+			if (!infer_ok(&w, g, &p, planned))
+				break;
+			planned = true;
+			if (!p.fits || !p.meets_slo) {
+				if (p.why[0])
+					snprintf(why, sizeof(why), "%s", p.why);
+				continue;
+			}
+			double row[4] = { q, p.gpus_total, p.replicas,
+					  p.config.tp };
+			if (!s) {
+				s = plot_chart_add_series(c, g->name,
+							  PLOT_ROLE_DEVICE,
+							  i + 1);
+				if (s)
+					plot_series_set_device(s, g->name);
+			}
+			if (!s || plot_series_add_row(c, s, row) != 0)
+				return oom();
+		}
+		if (!s && planned)
+			note_skip(g, why);
+	}
+	return EXIT_OK;
+}
+
+static double energy_per_token(const struct workload *wl,
+			       const struct gpu_spec *g, double cap_w)
+{
+	struct workload w = *wl;
+	struct infer_plan p;
+
+	w.inference.power_cap_w = cap_w;
+	if (!infer_ok(&w, g, &p, true) || !p.fits)
+		return NAN;
+	return p.result.energy_j_per_token;
+}
+
+static int build_energy(struct cli_ctx *ctx, struct plot_chart *c)
+{
+	double cap_w = ctx->wl.inference.power_cap_w;
+	char tail[128];
+	struct plot_series *s = plot_chart_add_series(c, "energy",
+						      PLOT_ROLE_BARS, 0);
+
+	if (!s)
+		return oom();
+	snprintf(c->title, sizeof(c->title), "Energy: %s", wl_name(ctx));
+	if (ctx->wl.training.gpus > 0)
+		snprintf(tail, sizeof(tail), "training on %d GPUs, facility "
+			 "energy; serving at the plan's batch",
+			 ctx->wl.training.gpus);
+	else
+		snprintf(tail, sizeof(tail), "%s",
+			 "training on one node, facility energy; serving at "
+			 "the plan's batch");
+	train_held(ctx, c->held, sizeof(c->held), tail);
+	if (cap_w > 0.0)
+		snprintf(c->note, sizeof(c->note),
+			 "power cap %.4g W per GPU", cap_w);
+	else
+		snprintf(c->note, sizeof(c->note),
+			 "power cap %.0f%% of TDP",
+			 PLOT_DEFAULT_CAP_FRACTION * 100.0);
+	for (int i = 0; i < ctx->ngpus; i++) {
+		const struct gpu_spec *g = ctx->gpus[i];
+		struct train_plan p;
+		struct diag err;
+		double v[4] = { 0, NAN, NAN, NAN };
+		const char *twhy = "no legal configuration";
+		int row, rc;
+
+		diag_clear(&err);
+		rc = train_plan_make(&ctx->wl, g, &p, &err);
+		if (rc == 0 && p.has_arch && p.fits && p.goodput.finishes)
+			v[1] = p.run.energy_kwh / 1e3;
+		else if (rc == 0)
+			twhy = !p.has_arch ? "needs the architecture" :
+			       !p.fits	   ? "does not fit" :
+					     "does not finish";
+		v[2] = energy_per_token(&ctx->wl, g, 0.0);
+		v[3] = energy_per_token(&ctx->wl, g,
+					cap_w > 0.0 ? cap_w :
+						      PLOT_DEFAULT_CAP_FRACTION *
+							      g->tdp_w);
+		row = plot_chart_add_cat(c, g->name);
+		if (row < 0)
+			break;
+		v[0] = row;
+		plot_device_style(g->name, c->cat_rgb[row], &(int){ 0 });
+		/* a device that does not train or serve keeps its slot,
+		   with the reason in it */
+		if (isnan(v[1]))
+			snprintf(c->cat_why[row][0], PLOT_WHY_MAX, "%s", twhy);
+		if (isnan(v[2]) && isnan(v[3]))
+			snprintf(c->cat_why[row][1], PLOT_WHY_MAX, "%s",
+				 model_has_arch(&ctx->wl.model) ?
+					 "does not serve" :
+					 "needs the architecture");
+		if (plot_series_add_row(c, s, v) != 0)
+			return oom();
+	}
+	return EXIT_OK;
+}
+
+static int (*const builders[PLOT_KIND_COUNT])(struct cli_ctx *,
+					      struct plot_chart *) = {
+	[PLOT_SCALING] = build_scaling,   [PLOT_COST_TIME] = build_cost_time,
+	[PLOT_MEMORY] = build_memory,     [PLOT_ROOFLINE] = build_roofline,
+	[PLOT_LATENCY] = build_latency,   [PLOT_REPLICAS] = build_replicas,
+	[PLOT_ENERGY] = build_energy,
+};
+
+int plot_build(struct cli_ctx *ctx, enum plot_kind kind, struct plot_chart *c)
+{
+	if ((unsigned)kind >= PLOT_KIND_COUNT)
+		return EXIT_INTERNAL;
+	return builders[kind](ctx, c);
+}

@@ -1,0 +1,714 @@
+/* plot_script.c - the gnuplot script of each chart kind; see plot.h.
+   Every text from outside (a title, a device, a label) goes through
+   plot_quote. */
+#include "plot.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "units.h"
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Start the next clause of a plot command: "plot " or ", \" and a new
+   line. */
+static void clause(FILE *out, int *n)
+{
+	fputs(*n == 0 ? "plot " : ", \\\n     ", out);
+	(*n)++;
+}
+
+/* " lc rgb '#RRGGBB'" of a series (its device's colour), or its line
+   type. */
+static void put_lc(FILE *out, const struct plot_series *s)
+{
+	if (s->rgb[0])
+		fprintf(out, " lc rgb '%s'", s->rgb);
+	else
+		fprintf(out, " lc %d", s->color > 0 ? s->color : 1);
+}
+
+static int series_pt(const struct plot_series *s)
+{
+	return s->pt > 0 ? s->pt : 7;
+}
+
+/* The title, with what was held fixed on a second line. */
+static void set_title(FILE *out, const struct plot_chart *c)
+{
+	fputs("set title ", out);
+	plot_quote(out, c->title);
+	if (c->held[0]) {
+		/* "\n" is gnuplot's only escape here, in a constant */
+		fputs(".\"\\n\".", out);
+		plot_quote(out, c->held);
+	}
+	fputs(" font ',13'\n", out);
+}
+
+/* Smallest and largest positive finite value of column 'col' over the
+   series of 'role' (-1: every role); false when there is none. */
+static bool column_range(const struct plot_chart *c, int col, int role,
+			 double *lo, double *hi)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < c->nseries; i++) {
+		const struct plot_series *s = &c->series[i];
+
+		if (role >= 0 && (int)s->role != role)
+			continue;
+		for (size_t r = 0; r < s->rows; r++) {
+			double v = s->v[r * (size_t)c->ncols + (size_t)col];
+
+			if (!isfinite(v) || v <= 0.0)
+				continue;
+			if (!any || v < *lo)
+				*lo = v;
+			if (!any || v > *hi)
+				*hi = v;
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* A tic label: money as "$20M", other values as "%g" with K and M. */
+static void tic_label(char *buf, size_t n, double v, bool money)
+{
+	if (money)
+		units_format(buf, n, v, UNIT_MONEY, 3);
+	else if (v >= 1e6)
+		snprintf(buf, n, "%gM", v / 1e6);
+	else if (v >= 1e4)
+		snprintf(buf, n, "%gK", v / 1e3);
+	else
+		snprintf(buf, n, "%g", v);
+}
+
+/*
+ * A log axis ranged to [lo, hi] (with a margin) and its tics at 1, 2 and
+ * 5 times the powers of ten inside, labelled; with fewer than three of
+ * those, 1 to 9 times.
+ */
+static void log_axis(FILE *out, const char *axis, double lo, double hi,
+		     bool money)
+{
+	static const double steps[2][9] = { { 1, 2, 5 },
+					     { 1, 2, 3, 4, 5, 6, 7, 8, 9 } };
+	static const int nsteps[2] = { 3, 9 };
+	double a = lo / 1.25, b = hi * 1.25;
+	char label[48];
+
+	if (!(a > 0.0) || !(b > a))
+		return;
+	fprintf(out, "set logscale %s 10\nset %srange [%.6g:%.6g]\n", axis,
+		axis, a, b);
+	for (int fine = 0; fine < 2; fine++) {
+		int count = 0, sep = 0;
+
+		for (double p = pow(10.0, floor(log10(a))); p <= b; p *= 10.0)
+			for (int k = 0; k < nsteps[fine]; k++)
+				count += p * steps[fine][k] >= a &&
+					 p * steps[fine][k] <= b;
+		if (count < 4 && !fine)
+			continue;
+		fprintf(out, "set %stics (", axis);
+		for (double p = pow(10.0, floor(log10(a))); p <= b; p *= 10.0)
+			for (int k = 0; k < nsteps[fine]; k++) {
+				double v = p * steps[fine][k];
+
+				if (v < a || v > b)
+					continue;
+				tic_label(label, sizeof(label), v, money);
+				fprintf(out, "%s'%s' %.6g", sep++ ? ", " : "",
+					label, v);
+			}
+		fputs(")\n", out);
+		break;
+	}
+}
+
+/* xtics naming the categories of a bar chart. */
+static void set_cat_tics(FILE *out, const struct plot_chart *c)
+{
+	fputs("set xtics nomirror rotate by -25 font ',10'\n", out);
+	fputs("set xtics (", out);
+	for (int i = 0; i < c->ncats; i++) {
+		fputs(i ? ", " : "", out);
+		plot_quote(out, c->cats[i]);
+		fprintf(out, " %d", i);
+	}
+	fputs(")\n", out);
+	fprintf(out, "set xrange [-0.6:%g]\n", c->ncats - 0.4);
+}
+
+/* The reasons of the missing bars of panel 'panel', in their places. */
+static void cat_reasons(FILE *out, const struct plot_chart *c, int panel)
+{
+	fputs("unset label\n", out);
+	for (int i = 0; i < c->ncats; i++) {
+		if (!c->cat_why[i][panel][0])
+			continue;
+		fprintf(out, "set label ");
+		plot_quote(out, c->cat_why[i][panel]);
+		fprintf(out, " at first %d, graph 0.03 left rotate by 90 "
+			     "font ',10' tc rgb '#555555'\n",
+			i);
+	}
+}
+
+/* Tics of a log-2 axis of GPU counts: every power of two in range. */
+static void gpu_axis(FILE *out, const struct plot_chart *c)
+{
+	double lo = 1, hi = 1;
+	char label[32];
+	int sep = 0;
+
+	if (!column_range(c, 0, -1, &lo, &hi))
+		return;
+	fprintf(out, "set logscale x 2\nset xrange [%.6g:%.6g]\nset xtics (",
+		lo / 1.3, hi * 1.3);
+	for (double g = pow(2.0, floor(log2(lo))); g <= hi * 1.01; g *= 2.0) {
+		if (g < lo * 0.99)
+			continue;
+		tic_label(label, sizeof(label), g, false);
+		if (g >= 1024 && g < 1e4)
+			snprintf(label, sizeof(label), "%gK", g / 1024.0);
+		else if (g >= 1e4)
+			snprintf(label, sizeof(label), "%gK", g / 1024.0);
+		fprintf(out, "%s'%s' %.6g", sep++ ? ", " : "", label, g);
+	}
+	fputs(")\n", out);
+}
+
+static void script_scaling(FILE *out, const struct plot_chart *c)
+{
+	double lo = 1, hi = 1;
+	int n = 0;
+
+	set_title(out, c);
+	fputs("set xlabel 'GPUs'\n"
+	      "set ylabel 'expected time to train (days), failures and "
+	      "restarts included'\n"
+	      "set key top right font ',10' spacing 1.1\n",
+	      out);
+	gpu_axis(out, c);
+	if (column_range(c, 1, -1, &lo, &hi)) {
+		if (c->deadline_days > 0.0) {
+			lo = fmin(lo, c->deadline_days);
+			hi = fmax(hi, c->deadline_days);
+		}
+		log_axis(out, "y", lo, hi, false);
+	}
+	for (size_t i = 0; i < c->nseries; i++) {
+		const struct plot_series *s = &c->series[i];
+		int b = plot_series_block(c, i);
+
+		if (b < 0)
+			continue;
+		clause(out, &n);
+		fprintf(out, "data index %d using 1:2 with linespoints", b);
+		put_lc(out, s);
+		fprintf(out, " lw 2 pt %d ps 1.1 title ", series_pt(s));
+		plot_quote(out, s->label);
+		clause(out, &n);
+		fprintf(out, "data index %d using 1:3 with lines", b);
+		put_lc(out, s);
+		fputs(" lw 1 dt 2 notitle", out);
+	}
+	clause(out, &n);
+	fputs("keyentry with lines lc rgb '#666666' lw 1 dt 2 "
+	      "title 'dashed: ideal linear scaling from each device''s "
+	      "most efficient point'", out);
+	if (c->deadline_days > 0.0) {
+		clause(out, &n);
+		fprintf(out, "%.6g with lines lc rgb '#B00000' lw 2 dt 4 "
+			     "title 'deadline (%.6g days)'",
+			c->deadline_days, c->deadline_days);
+	}
+	fputc('\n', out);
+}
+
+static void script_cost_time(FILE *out, const struct plot_chart *c)
+{
+	double xlo = 1, xhi = 1, ylo = 1, yhi = 1;
+	int n = 0;
+
+	set_title(out, c);
+	fputs("set xlabel 'expected time to train (days)'\n"
+	      "set ylabel 'cost (USD)'\n"
+	      "set key top right font ',10'\n",
+	      out);
+	if (column_range(c, 0, -1, &xlo, &xhi)) {
+		if (c->deadline_days > 0.0)
+			xhi = fmax(xhi, c->deadline_days);
+		log_axis(out, "x", xlo, xhi, false);
+	}
+	if (column_range(c, 1, -1, &ylo, &yhi)) {
+		if (c->budget_usd > 0.0) {
+			ylo = fmin(ylo, c->budget_usd);
+			yhi = fmax(yhi, c->budget_usd);
+		}
+		log_axis(out, "y", ylo, yhi, true);
+	}
+	if (c->deadline_days > 0.0)
+		fprintf(out, "set arrow from %.6g, graph 0 to %.6g, graph 1 "
+			     "nohead lc rgb '#B00000' lw 2 dt 4 front\n",
+			c->deadline_days, c->deadline_days);
+	/* the front's points: device and GPUs, alternately above and
+	   below so that neighbours do not collide */
+	for (int i = 0; i < c->nlabels; i++) {
+		fputs("set label ", out);
+		plot_quote(out, c->labels[i].text);
+		fprintf(out, " at %.6g,%.6g %s offset %s font ',8' "
+			     "tc rgb '#222222' front\n",
+			c->labels[i].x, c->labels[i].y,
+			i % 2 ? "right" : "left",
+			i % 2 ? "-0.6,-0.9" : "0.6,0.9");
+	}
+	for (size_t i = 0; i < c->nseries; i++) {
+		const struct plot_series *s = &c->series[i];
+		int b = plot_series_block(c, i);
+
+		if (b < 0)
+			continue;
+		clause(out, &n);
+		if (s->role == PLOT_ROLE_FRONT) {
+			fprintf(out, "data index %d using 1:2 with lines "
+				     "lc rgb '#000000' lw 1.5 title ", b);
+			plot_quote(out, s->label);
+		} else {
+			fprintf(out, "data index %d using 1:2 with points",
+				b);
+			put_lc(out, s);
+			fprintf(out, " pt %d ps 1.3 title ", series_pt(s));
+			plot_quote(out, s->label);
+		}
+	}
+	if (c->deadline_days > 0.0) {
+		clause(out, &n);
+		fprintf(out, "keyentry with lines lc rgb '#B00000' lw 2 dt 4 "
+			     "title 'deadline (%.6g days)'",
+			c->deadline_days);
+	}
+	if (c->budget_usd > 0.0) {
+		char money[48];
+
+		units_format(money, sizeof(money), c->budget_usd, UNIT_MONEY,
+			     4);
+		clause(out, &n);
+		fprintf(out, "%.6g with lines lc rgb '#7F3C8D' lw 2 dt 5 "
+			     "title 'budget (%s)'",
+			c->budget_usd, money);
+	}
+	fputc('\n', out);
+}
+
+/* 's' as a gnuplot string, a new line at each ';' (each line quoted). */
+static void put_lines(FILE *out, const char *s)
+{
+	char line[PLOT_LABEL_MAX];
+	const char *p = s;
+
+	for (int k = 0;; k++) {
+		const char *semi = strchr(p, ';');
+		size_t n = semi ? (size_t)(semi - p) : strlen(p);
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		if (k)
+			fputs(".\"\\n\".", out);
+		plot_quote(out, line);
+		if (!semi)
+			break;
+		p = semi + 1;
+	}
+}
+
+static void script_memory(FILE *out, const struct plot_chart *c)
+{
+	static const struct {
+		const char *name, *rgb;
+	} layers[] = { { "weights", "#1F4E79" },
+		       { "gradients", "#4A90C2" },
+		       { "optimizer states", "#A6CEE3" },
+		       { "activations", "#F0A04B" },
+		       { "framework reserve", "#BDBDBD" } };
+	int n = 0, b = c->nseries ? plot_series_block(c, 0) : -1;
+
+	set_title(out, c);
+	fputs("set style data histograms\n"
+	      "set style histogram rowstacked\n"
+	      "set style fill solid 0.9 border rgb '#404040'\n"
+	      "set boxwidth 0.6 relative\n"
+	      "set ylabel 'training memory per GPU (GB)'\n"
+	      "set yrange [0:*]\n"
+	      "set offsets 0, 0, graph 0.12, 0\n"
+	      "set key outside right top font ',10'\n",
+	      out);
+	set_cat_tics(out, c);
+	cat_reasons(out, c, 0);
+	/* each bar's configuration above it */
+	for (int i = 0; i < c->ncats; i++) {
+		if (!c->cat_sub[i][0] || b < 0)
+			continue;
+		fputs("set label ", out);
+		put_lines(out, c->cat_sub[i]);
+		fprintf(out, " at first %d, first %.6g center offset 0,2.2 "
+			     "font ',8' front\n",
+			i, c->series[0].rows > (size_t)i ?
+				   fmax(c->series[0].v[(size_t)i * 7 + 6],
+					c->series[0].v[(size_t)i * 7 + 1] +
+						c->series[0].v[(size_t)i * 7 + 2] +
+						c->series[0].v[(size_t)i * 7 + 3] +
+						c->series[0].v[(size_t)i * 7 + 4] +
+						c->series[0].v[(size_t)i * 7 + 5]) :
+				   0.0);
+	}
+	if (b < 0)
+		b = 0;
+	for (int j = 0; j < (int)N_ELEMS(layers); j++) {
+		clause(out, &n);
+		fprintf(out, "data index %d using %d lc rgb '%s' title ", b,
+			j + 2, layers[j].rgb);
+		plot_quote(out, layers[j].name);
+	}
+	clause(out, &n);
+	fprintf(out, "data index %d using ($1-0.4):7:(0.8):(0) with vectors "
+		     "nohead lw 4 lc rgb '#D00000' title 'capacity'\n", b);
+}
+
+static void script_roofline(FILE *out, const struct plot_chart *c)
+{
+	static const struct {
+		int pt;
+		const char *name;
+	} phases[] = { [PLOT_PHASE_TRAINING] = { 5, "training" },
+		       [PLOT_PHASE_PREFILL] = { 7, "prefill" },
+		       [PLOT_PHASE_DECODE] = { 9, "decode" } };
+	bool used[N_ELEMS(phases)] = { false };
+	int n = 0;
+
+	set_title(out, c);
+	fputs("set xlabel 'arithmetic intensity (FLOP/byte)'\n"
+	      "set ylabel 'attainable throughput per GPU (TFLOP/s)'\n"
+	      "set logscale xy 10\n"
+	      "set key left top font ',10'\n",
+	      out);
+	for (size_t i = 0; i < c->nseries; i++) {
+		const struct plot_series *s = &c->series[i];
+		int b = plot_series_block(c, i);
+
+		if (b < 0)
+			continue;
+		if (s->role != PLOT_ROLE_POINTS) {
+			clause(out, &n);
+			fprintf(out, "data index %d using 2:3 with lines", b);
+			put_lc(out, s);
+			fputs(" lw 2 title ", out);
+			plot_quote(out, s->label);
+			continue;
+		}
+		for (int p = 0; p < (int)N_ELEMS(phases); p++) {
+			bool has = false;
+
+			for (size_t r = 0; r < s->rows; r++)
+				has = has || s->v[r * (size_t)c->ncols] == p;
+			if (!has)
+				continue;
+			used[p] = true;
+			clause(out, &n);
+			fprintf(out, "data index %d using 2:($1==%d?$3:NaN) "
+				     "with points",
+				b, p);
+			put_lc(out, s);
+			fprintf(out, " pt %d ps 1.8 notitle", phases[p].pt);
+		}
+	}
+	for (int p = 0; p < (int)N_ELEMS(phases); p++) {
+		if (!used[p])
+			continue;
+		clause(out, &n);
+		fprintf(out, "keyentry with points lc rgb '#404040' pt %d "
+			     "ps 1.6 title ", phases[p].pt);
+		plot_quote(out, phases[p].name);
+	}
+	fputc('\n', out);
+}
+
+/* One panel of the latency chart: column 'col' of every device, and an
+   SLO line at 'slo_ms' when positive. */
+static void latency_panel(FILE *out, const struct plot_chart *c, int col,
+			  double slo_ms, const char *what)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < c->nseries; i++) {
+		const struct plot_series *s = &c->series[i];
+		int b = plot_series_block(c, i);
+
+		if (b < 0)
+			continue;
+		clause(out, &n);
+		fprintf(out, "data index %d using 2:%d with linespoints", b,
+			col);
+		put_lc(out, s);
+		fprintf(out, " lw 2 pt %d title ", series_pt(s));
+		plot_quote(out, s->label);
+	}
+	if (slo_ms > 0.0 && isfinite(slo_ms)) {
+		clause(out, &n);
+		fprintf(out, "%.6g with lines lc rgb '#B00000' dt 4 lw 2 "
+			     "title '%s SLO (%.6g ms)'", slo_ms, what, slo_ms);
+	}
+	fputc('\n', out);
+}
+
+/* The axes of a latency panel: throughput (column 1) and the latency in
+   column 'col', with its SLO, ranged to the data. */
+static void latency_range(FILE *out, const struct plot_chart *c, int col,
+			  double slo_ms)
+{
+	double lo = 1, hi = 1;
+
+	if (column_range(c, 1, -1, &lo, &hi))
+		log_axis(out, "x", lo, hi, false);
+	if (column_range(c, col, -1, &lo, &hi)) {
+		if (slo_ms > 0.0 && isfinite(slo_ms)) {
+			lo = fmin(lo, slo_ms);
+			hi = fmax(hi, slo_ms);
+		}
+		log_axis(out, "y", lo, hi, false);
+	}
+}
+
+/* Whether column 'col' of every series varies by less than 10%: a panel
+   that would be flat lines. */
+static bool column_flat(const struct plot_chart *c, int col)
+{
+	for (size_t i = 0; i < c->nseries; i++) {
+		const struct plot_series *s = &c->series[i];
+		double lo = HUGE_VAL, hi = 0.0;
+
+		for (size_t r = 0; r < s->rows; r++) {
+			double v = s->v[r * (size_t)c->ncols + (size_t)col];
+
+			if (isfinite(v)) {
+				lo = fmin(lo, v);
+				hi = fmax(hi, v);
+			}
+		}
+		if (s->rows > 1 && hi > 1.1 * lo)
+			return false;
+	}
+	return true;
+}
+
+static void script_latency(FILE *out, const struct plot_chart *c)
+{
+	char t[PLOT_LABEL_MAX + 48];
+	/* TTFT flat across the sweep (the batch sweep's prefill of one
+	   request): its panel says nothing, its value goes in the key */
+	bool ttft = !column_flat(c, 3);
+
+	fprintf(out, "set multiplot layout 1,%d title ", ttft ? 2 : 1);
+	plot_quote(out, c->title);
+	if (c->held[0]) {
+		fputs(".\"\\n\".", out);
+		plot_quote(out, c->held);
+	}
+	fputs(" font ',13'\n"
+	      "set xlabel 'output throughput per GPU (tokens/s)'\n"
+	      "set logscale xy 10\n"
+	      "set key top left font ',10'\n",
+	      out);
+	if (c->load[0])
+		snprintf(t, sizeof(t), "time per output token (%s)", c->load);
+	else
+		snprintf(t, sizeof(t), "%s",
+			 "time per output token (batch 1, 2, 4, ...)");
+	fputs("set title ", out);
+	plot_quote(out, t);
+	fputs("\nset ylabel 'TPOT (ms)'\n", out);
+	latency_range(out, c, 2, c->tpot_slo_ms);
+	if (!ttft)
+		fputs("set key title 'TTFT is flat across this range and not "
+		      "drawn' font ',9'\n",
+		      out);
+	latency_panel(out, c, 3, c->tpot_slo_ms, "TPOT");
+	if (ttft) {
+		if (c->load[0])
+			snprintf(t, sizeof(t), "time to first token (%s)",
+				 c->load);
+		else
+			snprintf(t, sizeof(t), "%s",
+				 "time to first token (batch 1, 2, 4, ...)");
+		fputs("set title ", out);
+		plot_quote(out, t);
+		fputs("\nset ylabel 'TTFT (ms)'\n", out);
+		latency_range(out, c, 3, c->ttft_slo_ms);
+		latency_panel(out, c, 4, c->ttft_slo_ms, "TTFT");
+	}
+	fputs("unset multiplot\n", out);
+}
+
+static void script_replicas(FILE *out, const struct plot_chart *c)
+{
+	int n = 0;
+
+	double lo = 1, hi = 1;
+
+	set_title(out, c);
+	fputs("set xlabel 'request rate (requests/s)'\n"
+	      "set ylabel 'GPUs needed (replicas x GPUs per replica)'\n"
+	      "set logscale xy 10\n"
+	      "set key top left font ',10' title ",
+	      out);
+	plot_quote(out, c->note);
+	fputc('\n', out);
+	if (column_range(c, 0, -1, &lo, &hi))
+		log_axis(out, "x", lo, hi, false);
+	if (column_range(c, 1, -1, &lo, &hi))
+		log_axis(out, "y", lo, hi * 1.5, false);
+	for (size_t i = 0; i < c->nseries; i++) {
+		const struct plot_series *s = &c->series[i];
+		int b = plot_series_block(c, i);
+
+		if (b < 0)
+			continue;
+		clause(out, &n);
+		fprintf(out, "data index %d using 1:2 with linespoints", b);
+		put_lc(out, s);
+		fprintf(out, " lw 2 pt %d title ", series_pt(s));
+		plot_quote(out, s->label);
+	}
+	fputc('\n', out);
+}
+
+/* Whether column 'col' of series 0 has a number in some row: gnuplot
+   refuses a plot whose every point is missing. */
+static bool column_has_data(const struct plot_chart *c, int col)
+{
+	const struct plot_series *s = c->nseries ? &c->series[0] : NULL;
+
+	if (!s)
+		return false;
+	for (size_t r = 0; r < s->rows; r++)
+		if (isfinite(s->v[r * (size_t)c->ncols + (size_t)col]))
+			return true;
+	return false;
+}
+
+/* The bars of column 'col' of series 0, one per category in its
+   device's colour, at x = row + 'dx' ('pattern': hatched). */
+static void energy_bars(FILE *out, const struct plot_chart *c, int b,
+			int col, double dx, bool pattern, int *n)
+{
+	const struct plot_series *s = &c->series[0];
+
+	for (size_t r = 0; r < s->rows; r++) {
+		int cat = (int)s->v[r * (size_t)c->ncols];
+
+		if (!isfinite(s->v[r * (size_t)c->ncols + (size_t)col]))
+			continue;
+		clause(out, n);
+		fprintf(out, "data index %d every ::%zu::%zu using ($1%+.3g):%d "
+			     "with boxes lc rgb '%s' fs %s notitle",
+			b, r, r, dx, col + 1,
+			cat >= 0 && cat < c->ncats && c->cat_rgb[cat][0] ?
+				c->cat_rgb[cat] :
+				"#0072B2",
+			pattern ? "pattern 4 border" : "solid 0.85 border");
+	}
+}
+
+static void script_energy(FILE *out, const struct plot_chart *c)
+{
+	int b = c->nseries ? plot_series_block(c, 0) : -1;
+	/* a panel without a number (a model that trains nowhere, or serves
+	   nowhere, at this size) is left out, not drawn empty */
+	bool train = column_has_data(c, 1);
+	bool serve = column_has_data(c, 2) || column_has_data(c, 3);
+	int n;
+
+	if (b < 0)
+		b = 0;
+	fprintf(out, "set multiplot layout 1,%d title ",
+		train && serve ? 2 : 1);
+	plot_quote(out, c->title);
+	if (c->held[0]) {
+		fputs(".\"\\n\".", out);
+		plot_quote(out, c->held);
+	}
+	fputs(" font ',13'\n"
+	      "set yrange [0:*]\n"
+	      "set offsets 0, 0, graph 0.15, 0\n"
+	      "set key top left font ',10'\n",
+	      out);
+	set_cat_tics(out, c);
+	if (train || !serve) {
+		n = 0;
+		cat_reasons(out, c, 0);
+		fputs("set title 'energy to train (facility)'\n"
+		      "set ylabel 'energy to train (MWh)'\n"
+		      "set boxwidth 0.6\n",
+		      out);
+		energy_bars(out, c, b, 1, 0.0, false, &n);
+		fputc('\n', out);
+	}
+	if (serve) {
+		n = 0;
+		cat_reasons(out, c, 1);
+		fputs("set title 'energy per output token (facility)'\n"
+		      "set ylabel 'energy per output token (J)'\n"
+		      "set boxwidth 0.36\n",
+		      out);
+		energy_bars(out, c, b, 2, -0.19, false, &n);
+		energy_bars(out, c, b, 3, 0.19, true, &n);
+		clause(out, &n);
+		fputs("keyentry with boxes lc rgb '#404040' fs solid 0.85 "
+		      "title 'solid: no power cap'", out);
+		clause(out, &n);
+		fputs("keyentry with boxes lc rgb '#404040' fs pattern 4 "
+		      "title ", out);
+		{
+			char t[PLOT_LABEL_MAX + 16];
+
+			snprintf(t, sizeof(t), "hatched: %s", c->note);
+			plot_quote(out, t);
+		}
+		fputc('\n', out);
+	}
+	fputs("unset multiplot\n", out);
+}
+
+static void (*const scripts[PLOT_KIND_COUNT])(FILE *out,
+					      const struct plot_chart *c) = {
+	[PLOT_SCALING] = script_scaling,   [PLOT_COST_TIME] = script_cost_time,
+	[PLOT_MEMORY] = script_memory,	   [PLOT_ROOFLINE] = script_roofline,
+	[PLOT_LATENCY] = script_latency,   [PLOT_REPLICAS] = script_replicas,
+	[PLOT_ENERGY] = script_energy,
+};
+
+int plot_write_script(FILE *out, const struct plot_chart *c,
+		      const struct plot_output *o)
+{
+	fprintf(out,
+		"# capplan plot %s: a gnuplot 5 script written by capplan.\n"
+		"# It reads the data file named below; run it with\n"
+		"# 'gnuplot SCRIPT' from the directory capplan ran in.\n",
+		plot_kind_name(c->kind));
+	fputs("set encoding utf8\n", out);
+	fprintf(out, "set terminal %s noenhanced size %d,%d\n",
+		o->format == PLOT_SVG ? "svg" : "pngcairo", o->width_px,
+		o->height_px);
+	fputs("set output ", out);
+	plot_quote_path(out, o->chart_path);
+	fputs("\ndata = ", out);
+	plot_quote_path(out, o->data_path);
+	fputs("\nset grid\n", out);
+	scripts[c->kind](out, c);
+	fputs("unset output\n", out);
+	return ferror(out) ? -1 : 0;
+}

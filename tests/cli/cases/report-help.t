@@ -1,0 +1,2 @@
+args: report --help
+exit: 0

@@ -1,0 +1,144 @@
+#!/bin/sh
+# report.sh BIN: 'capplan report': the page (sections, at least five
+# inline SVG charts, nothing loaded from the network, no script), its
+# golden text (the page without the charts: tests/cli/data/report/),
+# hostile names escaped, a missing gnuplot, and the page rendered by
+# headless Chromium into a screenshot that is not blank.  Chromium and
+# gnuplot are installed by scripts/deps.sh: in CI (CI set) their absence
+# fails; elsewhere those checks are skipped with a SKIP line.
+# UPDATE=1 rewrites the golden files.  Ends with "report: N passed, M
+# failed".
+set -u
+bin=$1
+case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+check() {
+	if eval "$2"; then pass=$((pass + 1)); else
+		echo "FAIL $1"
+		fail=$((fail + 1))
+	fi
+}
+in_ci() { case ${CI:-} in '' | 0 | false) return 1 ;; *) return 0 ;; esac; }
+need() { # need TOOL PACKAGE: 0 when TOOL is on PATH, else SKIP or FAIL
+	if command -v "$1" >/dev/null 2>&1; then return 0; fi
+	if in_ci; then
+		echo "FAIL report: $1 not found in CI (CI=$CI); scripts/deps.sh installs $2"
+		fail=$((fail + 1))
+	else
+		echo "SKIP report: $1 not found: its checks skipped (sh scripts/deps.sh installs $2)"
+	fi
+	return 1
+}
+size() { if [ -f "$1" ]; then wc -c <"$1" | tr -d ' '; else echo 0; fi; }
+# the page without gnuplot's SVG (which depends on gnuplot's version)
+strip_svg() { sed '/^<svg/,/^<\/svg>/d' "$1"; }
+golden=tests/cli/data/report
+
+wl=examples/llama3-70b-serving.ini
+gpus=H100-SXM,H200-SXM,B200,MI300X
+have_gnuplot=0
+need gnuplot gnuplot-nox && have_gnuplot=1
+
+# usage
+"$bin" report $wl --gpu H100-SXM --plot-format pdf >/dev/null 2>"$tmp/err"
+check "report --plot-format pdf is a usage error (status 2)" '[ $? -eq 2 ]'
+"$bin" report >/dev/null 2>"$tmp/err"
+check "report needs a WORKLOAD (status 2)" '[ $? -eq 2 ] && grep -q "missing the WORKLOAD" "$tmp/err"'
+
+if [ $have_gnuplot = 1 ]; then
+	"$bin" report $wl --gpu $gpus -o "$tmp/plan.html" 2>"$tmp/err"
+	rc=$?
+	check "the target command writes the page (status $rc)" \
+		'[ $rc -eq 0 ] && [ -s "$tmp/plan.html" ] && ! ls "$tmp" | grep -q "\.tmp"'
+	n=$(grep -c "^<svg" "$tmp/plan.html")
+	check "at least five inline SVG charts ($n)" '[ $n -ge 5 ]'
+	check "one page: doctype, inline style, a print style" \
+		'head -1 "$tmp/plan.html" | grep -q "^<!DOCTYPE html>" && grep -q "<style>" "$tmp/plan.html" && grep -q "@media print" "$tmp/plan.html"'
+	check "nothing loaded from the network, no script" \
+		'! grep -Eiq "(src|href) *= *[\"'"'"']? *(https?:|//)|<link|<script|<iframe|<img|@import|url\( *[\"'"'"']? *[^#\"'"'"' ]" "$tmp/plan.html"'
+	for s in "Recommendation" "Workload" "Training plan per device" \
+		"Serving plan per device" "Assumptions and sources" "Charts"; do
+		check "section: $s" 'grep -q "<h2>$s</h2>" "$tmp/plan.html"'
+	done
+	check "the charts' ids are their own (no two charts share a pattern)" \
+		'[ -z "$(grep -o "id=.gpPat[^ ]*" "$tmp/plan.html" | sort | uniq -d)" ]'
+	check "intervals in the plan tables" \
+		'[ $(grep -o "80% interval" "$tmp/plan.html" | wc -l) -ge 4 ]'
+	check "every device in the plans" \
+		'for g in H100-SXM H200-SXM B200 MI300X; do grep -q "<td class=\"t\">$g</td>" "$tmp/plan.html" || exit 1; done'
+	# the page without its charts is a golden file
+	strip_svg "$tmp/plan.html" >"$tmp/page.html"
+	if [ "${UPDATE:-0}" = 1 ]; then
+		mkdir -p "$golden"
+		cp "$tmp/page.html" "$golden/llama3-70b-serving.html"
+	fi
+	check "the page matches $golden/llama3-70b-serving.html" \
+		'diff -u "$golden/llama3-70b-serving.html" "$tmp/page.html" >"$tmp/diff" || { head -20 "$tmp/diff"; exit 1; }'
+	# --plot-format png: the charts inline as PNG data: URIs
+	"$bin" report $wl --gpu $gpus --plot-format png -o "$tmp/png.html" 2>/dev/null
+	n=$(grep -o "<img alt=\"[^\"]*\" src=\"data:image/png;base64,iVBORw0KGgo" "$tmp/png.html" | wc -l)
+	check "--plot-format png: at least five inline PNG charts ($n), no SVG" \
+		'[ $n -ge 5 ] && ! grep -q "^<svg" "$tmp/png.html"'
+	# to standard output: the same page
+	"$bin" report $wl --gpu $gpus >"$tmp/stdout.html" 2>/dev/null
+	check "-o - or no -o: the page on stdout" \
+		'strip_svg "$tmp/stdout.html" | cmp -s - "$tmp/page.html"'
+
+	# progress: on a terminal (script(1) gives one) a line on stderr for
+	# work past a second, erased at the end; never in CI or a pipe
+	if command -v script >/dev/null 2>&1; then
+		env -u CI script -qec "'$bin' report $wl --gpu $gpus -o '$tmp/p1.html'" /dev/null >"$tmp/tty" 2>&1
+		check "progress on a terminal, erased at the end" \
+			'grep -q "report: [0-9]*/7 charts" "$tmp/tty" && [ "$(tail -c 4 "$tmp/tty" | od -An -c | tr -d " ")" = "\\r033[K" ]'
+		CI=true script -qec "'$bin' report $wl --gpu $gpus -o '$tmp/p2.html'" /dev/null >"$tmp/tty" 2>&1
+		check "no progress in CI, even on a terminal" '[ ! -s "$tmp/tty" ]'
+	else
+		echo "SKIP report: script(1) not found: the progress checks skipped"
+	fi
+	"$bin" report $wl --gpu $gpus -o "$tmp/p3.html" 2>"$tmp/err"
+	check "no progress in a pipe: nothing on stderr" '[ ! -s "$tmp/err" ]'
+
+	# hostile names: a device and a workload name that try to open
+	# elements stay text
+	head -n 1 tests/cli/data/cat-ok.csv >"$tmp/cat.csv"
+	row=$(sed -n 2p tests/cli/data/cat-ok.csv | cut -d, -f2-)
+	echo "<script>x</script>,$row" >>"$tmp/cat.csv"
+	sed "s|^name = .*|name = <img src=x onerror=alert(1)>\"'\\&|" examples/llama3-8b.ini >"$tmp/evil.ini"
+	"$bin" report "$tmp/evil.ini" --catalog "$tmp/cat.csv" --gpu "<script>x</script>" \
+		-o "$tmp/evil.html" 2>"$tmp/err"
+	rc=$?
+	check "hostile names: the page is written (status $rc)" '[ $rc -le 1 ] && [ -s "$tmp/evil.html" ]'
+	check "hostile names: escaped, no element opened" \
+		'! grep -qi "<script\|<img" "$tmp/evil.html" && grep -q "&lt;script&gt;x&lt;/script&gt;" "$tmp/evil.html" && grep -q "&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;" "$tmp/evil.html"'
+fi
+
+# gnuplot missing: the page without charts, a note, status 4
+PATH=/nonexistent "$bin" report $wl --gpu H100-SXM -o "$tmp/nogp.html" 2>"$tmp/err"
+rc=$?
+check "gnuplot missing: status 4, a page without charts that says so" \
+	'[ $rc -eq 4 ] && [ -s "$tmp/nogp.html" ] && ! grep -q "^<svg" "$tmp/nogp.html" && grep -q "could not be drawn" "$tmp/nogp.html" && grep -q "gnuplot not found" "$tmp/err"'
+check "gnuplot missing: no temporary file left" '! ls "$tmp" | grep -q "\.tmp"'
+
+# headless Chromium renders the page: the screenshot is not blank (far
+# larger than that of an empty page of the same size)
+if [ $have_gnuplot = 1 ] && need chromium chromium; then
+	shoot() { # shoot URL PNG
+		HOME="$tmp" timeout 120 chromium --headless --no-sandbox \
+			--disable-gpu --hide-scrollbars --no-first-run \
+			--user-data-dir="$tmp/chromium" --window-size=1200,3000 \
+			--screenshot="$2" "$1" >/dev/null 2>&1
+	}
+	printf '<!DOCTYPE html>\n<html><head><meta charset="utf-8"></head><body></body></html>\n' >"$tmp/blank.html"
+	shoot "file://$tmp/blank.html" "$tmp/blank.png"
+	shoot "file://$tmp/plan.html" "$tmp/plan.png"
+	b=$(size "$tmp/blank.png")
+	p=$(size "$tmp/plan.png")
+	check "chromium renders the page (screenshot $p bytes, blank $b)" \
+		'[ "$(head -c 4 "$tmp/plan.png" | tail -c 3)" = PNG ] && [ $p -gt 50000 ] && [ $p -gt $((20 * b)) ]'
+fi
+
+echo "report: $pass passed, $fail failed"
+[ $fail = 0 ] && [ $pass -gt 0 ]

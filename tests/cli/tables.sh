@@ -1,0 +1,80 @@
+#!/bin/sh
+# tables.sh BIN: the default tables of the commands keep within 100
+# columns, --wide shows the columns they leave out, one unit per column,
+# no scientific notation in a table (CSV and JSON keep full precision).
+# Ends with "tables: N passed, M failed".
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+check() {
+	if eval "$2"; then pass=$((pass + 1)); else
+		echo "FAIL $1"
+		fail=$((fail + 1))
+	fi
+}
+# the longest line of a file
+longest() { awk '{ if (length > m) m = length } END { print m + 0 }' "$1"; }
+
+wl=examples/llama3-70b.ini
+serve=examples/llama3-70b-serving.ini
+n=0
+while IFS='|' read -r name args; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086
+	"$bin" $args >"$tmp/$n.out" 2>/dev/null
+	rc=$?
+	w=$(longest "$tmp/$n.out")
+	check "$name: status $rc, at most 100 columns (got $w)" \
+		'[ $rc -le 1 ] && [ -s "$tmp/$n.out" ] && [ $w -le 100 ]'
+	check "$name: no scientific notation" \
+		'! grep -Eq "[0-9]e[+-][0-9]" "$tmp/$n.out"'
+	check "$name: no blank at the end of a line" \
+		'! grep -q " $" "$tmp/$n.out"'
+done <<LIST
+compare|compare $wl
+compare serving|compare $serve
+fit|fit $wl
+catalog|catalog
+size|size $wl --deadline 60d
+size serving|size $serve --deadline 60d
+train|train $wl --gpu H100-SXM --gpus 1024
+train --search|train $wl --gpu H100-SXM --gpus 1024 --search
+infer|infer $serve --gpu H100-SXM
+infer dlrm|infer examples/dlrm-criteo.ini --gpu A100-SXM-80GB
+sweep|sweep examples/llama3-8b.ini --vary training.gpus=64..1024x2 --vary gpu=H100-SXM,A100-SXM-80GB
+LIST
+
+# --wide: every column, the line that names the others goes
+"$bin" compare $wl >"$tmp/narrow" 2>/dev/null
+"$bin" compare $wl --wide >"$tmp/wide" 2>/dev/null
+check "compare: a line names the columns left out" \
+	'grep -q "^(--wide adds [0-9]* columns: .*kWh" "$tmp/narrow"'
+check "compare --wide: wider, every column, no such line" \
+	'[ $(longest "$tmp/wide") -gt 100 ] && ! grep -q "^(--wide adds" "$tmp/wide" && grep -q "J/token" "$tmp/wide"'
+# one unit per column: every time in the column is in the unit of its
+# heading, a bare number
+check "compare: time in one unit, named in the heading" \
+	'grep -q "time (y)" "$tmp/narrow" && ! sed "/^$/q" "$tmp/narrow" | grep -Eq "[0-9](min|h|d|y) "'
+# size: an infeasible row says why in place of its empty cells
+"$bin" size $wl --deadline 60d >"$tmp/size" 2>/dev/null
+check "size: an infeasible row gives its reason in the row" \
+	'grep -Eq "^V100-SXM-32GB +needs more than 60d even on [0-9]+ GPUs$" "$tmp/size"'
+# compare: a row that cannot train says why; cp shown where used (given
+# here, so that the check does not hang on what the search prefers)
+"$bin" compare $wl --gpu B200,H100-SXM --set training.cp=2 >"$tmp/cmp" 2>/dev/null
+check "compare: status columns and cp where used" \
+	'grep -Eq "^H100-SXM +memory " "$tmp/cmp" && grep -Eq "^B200 +ok .* cp2 " "$tmp/cmp"'
+# the machine formats are the same with --wide and keep full precision
+"$bin" infer examples/dlrm-criteo.ini --gpu A100-SXM-80GB --format json >"$tmp/j1" 2>/dev/null
+"$bin" infer examples/dlrm-criteo.ini --gpu A100-SXM-80GB --format json --wide >"$tmp/j2" 2>/dev/null
+check "json: the same with --wide, full precision kept" \
+	'cmp -s "$tmp/j1" "$tmp/j2" && grep -Eq "[0-9]{6,}e-05" "$tmp/j1"'
+"$bin" compare $wl --gpu B200 --format csv >"$tmp/csv" 2>/dev/null
+check "csv: no table-only column" \
+	'head -1 "$tmp/csv" | grep -q "training.fits" && ! head -1 "$tmp/csv" | grep -q "train_status\|layout"'
+
+echo "tables: $pass passed, $fail failed"
+[ $fail = 0 ] && [ $pass -gt 0 ]
