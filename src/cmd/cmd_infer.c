@@ -491,6 +491,19 @@ static int sample_serve_report(struct cli_ctx *ctx)
 	rec_num(rec, NULL, "cost_usd_per_month", "cost per month (fleet)",
 		p.cost_usd_per_month, UNIT_MONEY, 0);
 	cli_rec_price(rec, &p.cluster, 0);
+	if (ctx->wl.model.kind == MODEL_GENERIC && ctx->wl.model.graph.n_ops)
+		report_note(&rep,
+			    "costed operator by operator from '%s': %.0f "
+			    "operators, %.0f of them fused into their "
+			    "producers as an inference engine fuses them",
+			    ctx->wl.model.onnx, ctx->wl.model.graph.nodes,
+			    ctx->wl.model.graph.fused);
+	else if (ctx->wl.model.kind == MODEL_GENERIC)
+		report_note(&rep,
+			    "a network given by params and flops_per_sample "
+			    "is one roofline over its totals: memory-bound "
+			    "layers do not show; [model] onnx costs it "
+			    "operator by operator");
 	if (!p.meets_slo) {
 		const struct gpu_spec *all[CLI_MAX_GPUS];
 		char hint[REPORT_NOTE_MAX - 64];
