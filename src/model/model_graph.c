@@ -417,6 +417,11 @@ static int node_op(const struct graph *g, int i, struct graph_op *op,
 		else
 			op->in_elems += per_sample(g, x);
 	}
+	/* a product or window over an empty tensor is no operator */
+	if ((row->shape == SHAPE_CONV || row->shape == SHAPE_GEMM ||
+	     row->shape == SHAPE_MATMUL) &&
+	    !(out > 0.0 && o->rank >= 1 && o->dims[o->rank - 1] > 0.0))
+		return -1;
 	op->out_elems = op->kind == GOP_FREE ? 0.0 : out;
 	if (op->kind == GOP_FREE)
 		op->in_elems = 0.0;
@@ -428,7 +433,8 @@ static int node_op(const struct graph *g, int i, struct graph_op *op,
 		    a->rank < 3 || b->rank < 3)
 			return -1;
 		cin_g = b->dims[1];
-		if (fabs(cin_g * grp - a->dims[1]) > 0.5)
+		if (fabs(cin_g * grp - a->dims[1]) > 0.5 || !(cin_g > 0.0) ||
+		    !(o->dims[1] > 0.0))
 			return -1;
 		for (int k = 2; k < b->rank; k++)
 			win *= b->dims[k];
@@ -467,6 +473,8 @@ static int node_op(const struct graph *g, int i, struct graph_op *op,
 		} else {
 			op->kind = GOP_BMM;
 			op->gemm_m = o->rank >= 2 ? o->dims[o->rank - 2] : 1.0;
+			if (!(op->gemm_m > 0.0))
+				return -1;
 			op->gemm_groups = out / (op->gemm_m * op->gemm_n);
 		}
 		return 0;
