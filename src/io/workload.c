@@ -106,6 +106,21 @@ static const struct wl_name infer_precision_names[] = {
 	{ NULL, 0 },
 };
 
+/* Served weights may also be fp32 run on TF32 tensor cores (PyTorch's
+   allow_tf32, TensorRT's default for fp32 engines on Ampere and later). */
+static const struct wl_name infer_weight_precision_names[] = {
+	{ "fp32", PREC_FP32 }, { "tf32", PREC_TF32 }, { "bf16", PREC_BF16 },
+	{ "fp16", PREC_FP16 }, { "fp8", PREC_FP8 },   { "int8", PREC_INT8 },
+	{ "int4", PREC_INT4 }, { NULL, 0 },
+};
+
+/* The KV cache format that follows a weight format: TF32 weights are
+   stored in fp32, and so is their cache. */
+static enum precision kv_following(enum precision weight)
+{
+	return weight == PREC_TF32 ? PREC_FP32 : weight;
+}
+
 static const struct wl_name recompute_names[] = {
 	{ "none", RECOMPUTE_NONE }, { "selective", RECOMPUTE_SELECTIVE },
 	{ "full", RECOMPUTE_FULL }, { "auto", RECOMPUTE_AUTO }, { NULL, 0 },
@@ -273,7 +288,7 @@ static const struct wl_key wl_keys[] = {
 		 training.checkpoint_interval_s, QTY_POS, UNIT_TIME, 31536000.0),
 
 	KEY_ENUM("inference", "weight_precision", inference.weight_precision,
-		 WLT_PRECISION, infer_precision_names),
+		 WLT_PRECISION, infer_weight_precision_names),
 	KEY_ENUM("inference", "kv_precision", inference.kv_precision,
 		 WLT_PRECISION, infer_precision_names),
 	KEY_INT("inference", "prompt_tokens", inference.prompt_tokens, 0,
@@ -1208,7 +1223,8 @@ int workload_parse(const char *buf, size_t len, const char *name,
 	weight = find_key_index("inference", "weight_precision");
 	kv = find_key_index("inference", "kv_precision");
 	if (c.seen[weight] && !c.seen[kv])
-		tmp.inference.kv_precision = tmp.inference.weight_precision;
+		tmp.inference.kv_precision =
+			kv_following(tmp.inference.weight_precision);
 	hf = find_key_index("model", "hf_config");
 	if (c.seen[hf]) {
 		/* a relative path is relative to the workload's folder */
@@ -1396,8 +1412,9 @@ int workload_set(struct workload *wl, const char *expr, struct diag *err)
 		return -1;
 	tmp.given[idx] = 1;
 	if (k->offset == WL_OFF(inference.weight_precision) &&
-	    tmp.inference.kv_precision == old_weight)
-		tmp.inference.kv_precision = tmp.inference.weight_precision;
+	    tmp.inference.kv_precision == kv_following(old_weight))
+		tmp.inference.kv_precision =
+			kv_following(tmp.inference.weight_precision);
 	if (k->offset == WL_OFF(model.hf_config) &&
 	    workload_apply_hf_config(&tmp, tmp.model.hf_config, err) != 0)
 		return -1;
