@@ -21,6 +21,7 @@
 #define CAPPLAN_MODEL_GRAPH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define GRAPH_RANK_MAX 8
 #define GRAPH_NAME_MAX 64
@@ -56,6 +57,7 @@ struct graph_node {
 	int keepdims;              /* Reduce*: 1 */
 	bool auto_pad_same;        /* Conv, pools: auto_pad SAME_UPPER or
 				      SAME_LOWER (pads ignored) */
+	bool ceil_mode;            /* pools: output size rounded up */
 	int kernel_rank;           /* Conv, pools: kernel_shape, strides,
 				      dilations (rank), pads (2 x rank) */
 	double kernel[GRAPH_RANK_MAX];
@@ -79,8 +81,9 @@ struct graph {
 
 /*
  * Constant folding first: the output of a node whose inputs are all
- * weights is a weight (a transposed or cast initializer), and the node
- * costs nothing.  Then fill the shapes that are still unknown (rank -1)
+ * weights is a weight (a transposed or cast initializer), and so is that
+ * of Shape and Size (shapes are known when an engine is built); such
+ * nodes cost nothing.  Then fill the shapes that are still unknown (rank -1)
  * of the outputs of nodes in order, for the operators whose output shape follows from their
  * inputs: element-wise (with broadcasting), Conv, pools, Gemm, MatMul,
  * normalizations, Flatten, Transpose, Concat, reductions.  Returns 0, or
@@ -112,6 +115,13 @@ enum graph_op_kind {
 const char *graph_op_kind_name(enum graph_op_kind k);
 
 /*
+ * Write the shares of the seconds kind_s[GOP_KINDS] as "conv 41%,
+ * matmul 30%, ..." into 'buf' ('len' bytes, always terminated): the kinds
+ * of at least 0.5% of the total, largest first; "" when the total is 0.
+ */
+void graph_kind_shares(const double *kind_s, char *buf, size_t len);
+
+/*
  * A class of 'count' identical operators, per sample.  Element counts
  * are activation elements per sample; weight elements are per class
  * (all 'count' operators).
@@ -132,6 +142,12 @@ struct graph_op {
 			   producer (no kernel, no read of that input) */
 	bool out_fused; /* inference: the output feeds a fused operator
 			   and is not written to memory */
+	enum graph_op_kind head; /* inference: the kind of the kernel it runs
+				    in (its own, or its fusion chain's
+				    first operator's) */
+	bool folded;    /* a batch normalization the export folded into a
+			   convolution: trained (when norms_folded), never
+			   served */
 };
 
 struct graph_summary {
@@ -146,6 +162,11 @@ struct graph_summary {
 				sample: what inference keeps */
 	double fused;                       /* operators fused */
 	double unknown;                     /* operators of kind other */
+	/* a graph with convolutions and no normalization was exported for
+	   inference with its batch norms folded into the convolutions
+	   (torch.onnx.export in eval mode): training runs them again */
+	bool norms_folded;
+	double folded_norms;                /* convolutions that had one */
 	double kind_count[GOP_KINDS];       /* operators per kind */
 	double kind_flops[GOP_KINDS];       /* forward FLOPs per kind */
 };
@@ -154,7 +175,10 @@ struct graph_summary {
  * Cost the graph 'g' (every shape known: graph_infer_shapes returned 0)
  * into 's'.  Operators with the same kind and shape share a class; past
  * GRAPH_CLASSES_MAX classes an operator joins the class of its kind
- * nearest in FLOPs per byte.  Returns 0, the index + 1 of a node whose
+ * nearest in FLOPs per byte.  When the graph has convolutions and no
+ * normalization operator, each convolution also gets the batch
+ * normalization folded into it (a class marked 'folded', with its
+ * parameters and saved input counted; norms_folded set).  Returns 0, the index + 1 of a node whose
  * inputs do not fit its operator (a Conv without a weight of the input's
  * rank, a MatMul of mismatched shapes), or -1 when out of memory.
  */

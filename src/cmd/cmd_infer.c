@@ -498,7 +498,18 @@ static int sample_serve_report(struct cli_ctx *ctx)
 			    "producers as an inference engine fuses them",
 			    ctx->wl.model.onnx, ctx->wl.model.graph.nodes,
 			    ctx->wl.model.graph.fused);
-	else if (ctx->wl.model.kind == MODEL_GENERIC)
+	if (ctx->wl.model.kind == MODEL_GENERIC && ctx->wl.model.graph.n_ops) {
+		double kind_s[GOP_KINDS];
+		char shares[256];
+
+		if (sample_graph_infer_kinds(&ctx->wl.model, p.tp, p.batch,
+					     ctx->wl.inference.weight_precision,
+					     p.gpu, kind_s) == 0) {
+			graph_kind_shares(kind_s, shares, sizeof(shares));
+			report_note(&rep, "batch time by operator kind: %s",
+				    shares);
+		}
+	} else if (ctx->wl.model.kind == MODEL_GENERIC)
 		report_note(&rep,
 			    "a network given by params and flops_per_sample "
 			    "is one roofline over its totals: memory-bound "

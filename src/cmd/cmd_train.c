@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "interval.h"
+#include "model_sample.h"
 #include "plan.h"
 #include "search.h"
 
@@ -534,6 +535,24 @@ int cmd_train(struct cli_ctx *ctx)
 			    ctx->wl.model.onnx, ctx->wl.model.graph.nodes);
 	else if (ctx->wl.model.kind == MODEL_GENERIC)
 		report_note(&rep, "%s", generic_totals_note);
+	if (ctx->wl.model.kind == MODEL_GENERIC && ctx->wl.model.graph.n_ops) {
+		double kind_s[GOP_KINDS];
+		char shares[256];
+
+		if (sample_graph_train_kinds(&ctx->wl.model, &p.config, p.gpu,
+					     kind_s) == 0) {
+			graph_kind_shares(kind_s, shares, sizeof(shares));
+			report_note(&rep, "compute by operator kind: %s",
+				    shares);
+		}
+	}
+	if (ctx->wl.model.kind == MODEL_GENERIC &&
+	    ctx->wl.model.graph.norms_folded)
+		report_note(&rep,
+			    "the graph has no normalization: its %.0f "
+			    "convolutions train with the batch norms an "
+			    "inference export folds into them",
+			    ctx->wl.model.graph.folded_norms);
 	if (!p.fits) {
 		char hint[256];
 

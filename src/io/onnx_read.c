@@ -183,6 +183,8 @@ static int read_attrs(struct reader *r, const Onnx__NodeProto *nd,
 					  GRAPH_RANK_MAX;
 		} else if (strcmp(a->name, "keepdims") == 0) {
 			n->keepdims = a->i != 0;
+		} else if (strcmp(a->name, "ceil_mode") == 0) {
+			n->ceil_mode = a->i != 0;
 		} else if (strcmp(a->name, "auto_pad") == 0 && a->has_s) {
 			n->auto_pad_same = a->s.len >= 4 &&
 					   memcmp(a->s.data, "SAME", 4) == 0;

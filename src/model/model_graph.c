@@ -3,6 +3,7 @@
 #include "model_graph.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +75,12 @@ static const struct op_row {
 	{ "Abs", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
 	{ "Clip", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
 	{ "Cast", GOP_ACT, SHAPE_SAME, SAVE_NONE, 1.0 },
+	{ "Not", GOP_ACT, SHAPE_SAME, SAVE_NONE, 1.0 },
+	{ "Floor", GOP_ACT, SHAPE_SAME, SAVE_NONE, 1.0 },
+	{ "Ceil", GOP_ACT, SHAPE_SAME, SAVE_NONE, 1.0 },
+	{ "Round", GOP_ACT, SHAPE_SAME, SAVE_NONE, 1.0 },
+	{ "Sin", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
+	{ "Cos", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
 	{ "Add", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
 	{ "Sub", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
 	{ "Mul", GOP_BINARY, SHAPE_BROADCAST, SAVE_INS, 1.0 },
@@ -84,6 +91,14 @@ static const struct op_row {
 	{ "Sum", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
 	{ "PRelu", GOP_BINARY, SHAPE_BROADCAST, SAVE_IN0, 1.0 },
 	{ "Where", GOP_BINARY, SHAPE_BROADCAST, SAVE_IN0, 1.0 },
+	{ "Equal", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
+	{ "Greater", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
+	{ "GreaterOrEqual", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
+	{ "Less", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
+	{ "LessOrEqual", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
+	{ "And", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
+	{ "Or", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
+	{ "Xor", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
 	{ "MaxPool", GOP_POOL, SHAPE_POOL, SAVE_IN0, 0.0 },
 	{ "AveragePool", GOP_POOL, SHAPE_POOL, SAVE_NONE, 0.0 },
 	{ "LpPool", GOP_POOL, SHAPE_POOL, SAVE_IN0, 0.0 },
@@ -140,6 +155,38 @@ const char *graph_op_kind_name(enum graph_op_kind k)
 	return k >= 0 && k < GOP_KINDS ? kind_names[k] : "?";
 }
 
+void graph_kind_shares(const double *kind_s, char *buf, size_t len)
+{
+	double total = 0.0;
+	bool used[GOP_KINDS] = { false };
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < GOP_KINDS; k++)
+		total += kind_s[k] > 0.0 ? kind_s[k] : 0.0;
+	if (!(total > 0.0))
+		return;
+	for (;;) {
+		int best = -1;
+
+		for (int k = 0; k < GOP_KINDS; k++)
+			if (!used[k] && kind_s[k] > 0.0 &&
+			    (best < 0 || kind_s[k] > kind_s[best]))
+				best = k;
+		/* the kinds of at least half a percent, largest first */
+		if (best < 0 || kind_s[best] < 0.005 * total)
+			break;
+		used[best] = true;
+		int w = snprintf(buf + at, len - at, "%s%s %.0f%%",
+				 at ? ", " : "", kind_names[best],
+				 100.0 * kind_s[best] / total);
+
+		if (w < 0 || (size_t)w >= len - at)
+			break;
+		at += (size_t)w;
+	}
+}
+
 static const struct op_row *op_find(const char *op_type)
 {
 	for (size_t i = 0; i < sizeof(op_table) / sizeof(op_table[0]); i++)
@@ -183,7 +230,17 @@ static double window_out(const struct graph_node *n, int ax, double in,
 
 	if (n->auto_pad_same)
 		return ceil(in / s);
+	if (n->ceil_mode)
+		return ceil((in + pad - span) / s) + 1.0;
 	return floor((in + pad - span) / s) + 1.0;
+}
+
+/* Whether 'n' computes on shapes only, which are known when an engine
+   is built (Shape, Size): its output is a constant. */
+static bool shape_op(const struct graph_node *n)
+{
+	return strcmp(n->op_type, "Shape") == 0 ||
+	       strcmp(n->op_type, "Size") == 0;
 }
 
 /* Whether every input of 'n' is a weight: a constant computation. */
@@ -329,16 +386,35 @@ int graph_infer_shapes(struct graph *g)
 	for (int i = 0; i < g->n_nodes; i++) {
 		const struct graph_node *n = &g->nodes[i];
 
-		if (n->out >= 0 && all_weights(g, n))
+		if (n->out >= 0 && (all_weights(g, n) || shape_op(n)))
 			g->tensors[n->out].weight = true;
 	}
 	for (int i = 0; i < g->n_nodes; i++) {
 		const struct graph_node *n = &g->nodes[i];
 
-		if (n->out < 0 || known(&g->tensors[n->out]))
+		struct graph_tensor *o = n->out >= 0 ? &g->tensors[n->out] : NULL;
+
+		if (!o || known(o))
 			continue;
-		if (infer_one(g, n, op_find(n->op_type)->shape) != 0)
+		if (shape_op(n) && known(in_tensor(g, n, 0))) {
+			/* a Shape: one element per axis of its input */
+			o->rank = 1;
+			o->dims[0] = strcmp(n->op_type, "Size") == 0 ?
+					     1.0 :
+					     in_tensor(g, n, 0)->rank;
+			if (strcmp(n->op_type, "Size") == 0)
+				o->rank = 0;
+			continue;
+		}
+		if (infer_one(g, n, op_find(n->op_type)->shape) != 0) {
+			/* a folded constant costs nothing whatever its
+			   shape: a scalar stands for it */
+			if (o->weight) {
+				o->rank = 0;
+				continue;
+			}
 			return i + 1;
+		}
 	}
 	return 0;
 }
@@ -401,6 +477,7 @@ static int node_op(const struct graph *g, int i, struct graph_op *op,
 
 	memset(op, 0, sizeof(*op));
 	op->kind = o->weight ? GOP_FREE : row->kind; /* folded constants */
+	op->head = op->kind;
 	op->count = 1.0;
 	*saved = o->weight ? SAVE_NONE : row->saved;
 	if (o->weight)
@@ -502,7 +579,9 @@ static bool same_class(const struct graph_op *x, const struct graph_op *y)
 	double cx = x->count, cy = y->count;
 
 	return x->kind == y->kind && x->fused == y->fused &&
-	       x->out_fused == y->out_fused && x->gemm_m == y->gemm_m &&
+	       x->out_fused == y->out_fused && x->folded == y->folded &&
+	       x->head == y->head &&
+	       x->gemm_m == y->gemm_m &&
 	       x->gemm_n == y->gemm_n && x->gemm_k == y->gemm_k &&
 	       x->gemm_groups == y->gemm_groups &&
 	       x->flops / cx == y->flops / cy &&
@@ -541,7 +620,8 @@ static void add_class(struct graph_summary *s, const struct graph_op *op)
 			double dist = fabs(intensity(x) - ii);
 
 			if (x->kind == op->kind && x->fused == op->fused &&
-			    x->out_fused == op->out_fused && dist < best) {
+			    x->out_fused == op->out_fused &&
+			    x->folded == op->folded && dist < best) {
 				best = dist;
 				c = x;
 			}
@@ -571,16 +651,17 @@ static void mark_saved(const struct graph *g, const struct graph_node *n,
 		if (!x || x->weight)
 			continue;
 		if (sv == SAVE_INS || (sv == SAVE_IN0 && k == 0))
-			saved_t[g->inputs[n->in_first + k]] = 1;
+			saved_t[g->inputs[n->in_first + k]] |= 1;
 	}
 	if (sv == SAVE_OUT)
-		saved_t[n->out] = 1;
+		saved_t[n->out] |= 1;
 }
 
 int graph_summarize(const struct graph *g, struct graph_summary *s)
 {
 	struct graph_op *ops;
 	unsigned char *saved_t;
+	int *chain; /* the first node of each node's fused kernel */
 	int bad = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -588,9 +669,24 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 		return g->n_nodes > 0 ? 1 : 0;
 	ops = calloc((size_t)g->n_nodes, sizeof(*ops));
 	saved_t = calloc((size_t)g->n_tensors + 1, 1);
-	if (!ops || !saved_t) {
+	chain = calloc((size_t)g->n_nodes, sizeof(*chain));
+	if (!ops || !saved_t || !chain) {
 		bad = -1;
 		goto out_free;
+	}
+	/* bit 4: a tensor that an operator other than an element-wise one
+	   reads (it must reach memory); several element-wise readers
+	   (SiLU's Sigmoid and Mul) fuse together into its producer */
+	for (int i = 0; i < g->n_nodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+		enum graph_op_kind k = op_find(n->op_type)->kind;
+
+		for (int j = 0; j < n->n_in; j++) {
+			int t = g->inputs[n->in_first + j];
+
+			if (t >= 0 && k != GOP_ACT && k != GOP_BINARY)
+				saved_t[t] |= 4;
+		}
 	}
 	for (int i = 0; i < g->n_nodes; i++) {
 		const struct graph_node *n = &g->nodes[i];
@@ -602,20 +698,31 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 			bad = i + 1;
 			goto out_free;
 		}
+		op->head = op->kind; /* node_op may have refined the kind */
+		chain[i] = i;
 		mark_saved(g, n, sv, saved_t);
-		/* inference fusion: into the producer of the first
-		   activation input that has no other reader */
+		/* inference fusion: into the producers of its activation
+		   inputs that no kernel outside the fused region reads */
 		for (int k = 0; k < n->n_in && op->kind != GOP_FREE; k++) {
 			const struct graph_tensor *x = in_tensor(g, n, k);
 			int p = x ? x->producer : -1;
 
-			if (p < 0 || p >= i || x->weight || x->consumers != 1 ||
+			if (p < 0 || p >= i || x->weight ||
+			    !(x->consumers == 1 ||
+			      !(saved_t[g->inputs[n->in_first + k]] & 4)) ||
 			    !fuses(op->kind, n->op_type, ops[p].kind))
 				continue;
+			/* one kernel: a second fused input must come from
+			   the same chain (SiLU's x and sigmoid(x)), not
+			   from another kernel (a residual branch) */
+			if (op->fused && chain[p] != chain[i])
+				continue;
+			if (!op->fused)
+				op->head = ops[p].head;
 			op->fused = true;
-			op->fused_in_elems = per_sample(g, x);
+			chain[i] = chain[p];
+			op->fused_in_elems += per_sample(g, x);
 			ops[p].out_fused = true;
-			break;
 		}
 	}
 	for (int i = 0; i < g->n_nodes; i++) {
@@ -631,6 +738,36 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 			s->live_elems = live;
 		if (op->kind != GOP_FREE)
 			add_class(s, op);
+	}
+	if (s->kind_count[GOP_NORM] == 0.0) {
+		/* an inference export (torch.onnx.export in eval mode folds
+		   every BatchNormalization into the Conv before it, PyTorch
+		   PR 40547): each convolution trains with its batch norm,
+		   whose gain and shift the conv's bias stands for */
+		for (int i = 0; i < g->n_nodes; i++) {
+			const struct graph_node *n = &g->nodes[i];
+			const struct graph_tensor *o = &g->tensors[n->out];
+			struct graph_op bn;
+			double c;
+
+			if (strcmp(n->op_type, "Conv") != 0 || o->weight)
+				continue;
+			c = o->dims[1];
+			memset(&bn, 0, sizeof(bn));
+			bn.kind = bn.head = GOP_NORM;
+			bn.count = 1.0;
+			bn.folded = true;
+			bn.in_elems = bn.out_elems = per_sample(g, o);
+			bn.flops = op_find("BatchNormalization")->flops_per_elem *
+				   bn.out_elems;
+			/* gain, shift, running mean and variance */
+			bn.weight_elems = 4.0 * c;
+			add_class(s, &bn);
+			s->folded_norms += 1.0;
+			s->params += in_tensor(g, n, 2) ? c : 2.0 * c;
+			s->saved_elems += bn.in_elems;
+		}
+		s->norms_folded = s->folded_norms > 0.0;
 	}
 	/* a BatchNormalization's running mean and variance (inputs 3 and
 	   4) are statistics, not parameters */
@@ -655,6 +792,7 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 out_free:
 	free(ops);
 	free(saved_t);
+	free(chain);
 	if (bad != 0)
 		s->n_ops = 0;
 	return bad;

@@ -104,7 +104,7 @@ static bool gemm_kind(enum graph_op_kind k)
 static void graph_train_s(const struct graph_summary *gs,
 			  const struct device_perf *d,
 			  const struct device_perf *dv, double b,
-			  double *fwd_s, double *bwd_s)
+			  double *fwd_s, double *bwd_s, double *kind_s)
 {
 	double e = d->elem_bytes;
 
@@ -117,6 +117,8 @@ static void graph_train_s(const struct graph_summary *gs,
 		double out = op->out_elems / c * b * e;
 		double w = op->weight_elems / c * e, fl = op->flops / c * b;
 
+		if (op->folded && !gs->norms_folded)
+			continue;
 		if (gemm_kind(op->kind)) {
 			double t = kernel_gemm_io_s(d, op->gemm_m * b,
 						    op->gemm_n, op->gemm_k,
@@ -127,15 +129,22 @@ static void graph_train_s(const struct graph_summary *gs,
 			   products of the same size */
 			*fwd_s += c * t;
 			*bwd_s += 2.0 * c * t;
+			if (kind_s)
+				kind_s[op->kind] += 3.0 * c * t;
 			continue;
 		}
-		*fwd_s += c * kernel_roofline_s(dv, fl,
-						ps->fwd_in * in +
-							ps->fwd_out * out + w);
-		*bwd_s += c * kernel_roofline_s(dv, ps->bwd_flops * fl,
-						ps->bwd_in * in +
-							ps->bwd_out * out +
-							2.0 * w);
+		double f = c * kernel_roofline_s(dv, fl,
+						 ps->fwd_in * in +
+							 ps->fwd_out * out + w);
+		double bk = c * kernel_roofline_s(dv, ps->bwd_flops * fl,
+						  ps->bwd_in * in +
+							  ps->bwd_out * out +
+							  2.0 * w);
+
+		*fwd_s += f;
+		*bwd_s += bk;
+		if (kind_s)
+			kind_s[op->kind] += f + bk;
 	}
 }
 
@@ -147,7 +156,8 @@ static void graph_train_s(const struct graph_summary *gs,
  */
 static double graph_infer_s(const struct graph_summary *gs,
 			    const struct device_perf *d,
-			    const struct device_perf *dv, double b, double wb)
+			    const struct device_perf *dv, double b, double wb,
+			    double *kind_s)
 {
 	double e = d->elem_bytes, total = 0.0;
 
@@ -160,6 +170,9 @@ static double graph_infer_s(const struct graph_summary *gs,
 		double out = op->out_fused ? 0.0 : op->out_elems / c * b * e;
 		double w = op->weight_elems / c * wb, t;
 
+		/* batch norms folded into the convolutions stay folded */
+		if (op->folded)
+			continue;
 		if (gemm_kind(op->kind))
 			t = kernel_gemm_io_s(d, op->gemm_m * b, op->gemm_n,
 					     op->gemm_k, op->gemm_groups,
@@ -170,6 +183,8 @@ static double graph_infer_s(const struct graph_summary *gs,
 		if (op->fused)
 			t -= kernel_gap_s();
 		total += c * t;
+		if (kind_s)
+			kind_s[op->head] += c * t;
 	}
 	return total;
 }
@@ -253,7 +268,7 @@ int sample_train_eval(const struct model_spec *m, const struct train_config *c,
 
 		if (device_perf_init(&dv, g, PREC_FP32, false) != 0)
 			return -1;
-		graph_train_s(&m->graph, &d, &dv, b, &fwd_s, &bwd_s);
+		graph_train_s(&m->graph, &d, &dv, b, &fwd_s, &bwd_s, NULL);
 	} else {
 		fwd_s = kernel_roofline_s(&d, f * b,
 					  fwd_traffic_per_act * act * b +
@@ -367,7 +382,8 @@ int sample_infer_eval(const struct model_spec *m, int tp, int batch,
 		if (device_perf_init(&dv, g, PREC_FP32, false) != 0)
 			return -1;
 		/* a replica of several GPUs splits the batch */
-		r->latency_s = graph_infer_s(&m->graph, &d, &dv, b / t, wb);
+		r->latency_s = graph_infer_s(&m->graph, &d, &dv, b / t, wb,
+					     NULL);
 	} else {
 		r->latency_s = kernel_roofline_s(
 			&d, sample_fwd_flops(m) * b / t,
@@ -397,5 +413,44 @@ int sample_infer_eval(const struct model_spec *m, int tp, int batch,
 	r->fits = r->memory_total_bytes <= g->mem_bytes;
 	busy = 1.0; /* batches back to back */
 	r->gpu_power_w = gpu_power_w(g, busy);
+	return 0;
+}
+
+int sample_graph_train_kinds(const struct model_spec *m,
+			     const struct train_config *c,
+			     const struct gpu_spec *g, double *kind_s)
+{
+	struct device_perf d, dv;
+	double fwd_s, bwd_s;
+
+	for (int k = 0; k < GOP_KINDS; k++)
+		kind_s[k] = 0.0;
+	if (m->graph.n_ops <= 0 ||
+	    device_perf_init(&d, g, c->precision, false) != 0 ||
+	    device_perf_init(&dv, g, PREC_FP32, false) != 0)
+		return -1;
+	d.matmul_eff *= kernel_efficiency(m);
+	graph_train_s(&m->graph, &d, &dv, c->micro_batch, &fwd_s, &bwd_s,
+		      kind_s);
+	for (int k = 0; k < GOP_KINDS; k++)
+		kind_s[k] *= c->micro_batches;
+	return 0;
+}
+
+int sample_graph_infer_kinds(const struct model_spec *m, int tp, int batch,
+			     enum precision p, const struct gpu_spec *g,
+			     double *kind_s)
+{
+	struct device_perf d, dv;
+
+	for (int k = 0; k < GOP_KINDS; k++)
+		kind_s[k] = 0.0;
+	if (m->graph.n_ops <= 0 ||
+	    device_perf_init(&d, g, infer_math_precision(p), false) != 0 ||
+	    device_perf_init(&dv, g, PREC_FP32, false) != 0)
+		return -1;
+	d.matmul_eff *= kernel_efficiency(m);
+	graph_infer_s(&m->graph, &d, &dv, (double)batch / tp,
+		      infer_weight_bytes_per_param(p, false), kind_s);
 	return 0;
 }

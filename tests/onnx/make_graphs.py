@@ -9,6 +9,8 @@ shapes given to Reshape) carry their values.
   resnet50.onnx         ResNet-50 v1.5 as torchvision builds it (stride on
                         the 3x3 convolution), batch 1, no value_info: the
                         shapes are left to capplan
+  resnet50-folded.onnx  the same as an inference export writes it: batch
+                        norms folded into the convolutions
   resnext101-32x4d.onnx ResNeXt-101 32x4d (grouped 3x3 convolutions)
   effnet.onnx           an EfficientNet-B0-like network: MBConv blocks
                         with depthwise convolutions, squeeze-excitation
@@ -212,11 +214,45 @@ def vit():
     return n.model([b, 3, 224, 224], x, [b, 1000], infer=True, opset=17)
 
 
+def fold_norms(m):
+    """The graph as torch.onnx.export writes a model in eval mode: every
+    BatchNormalization folded into the Conv before it, which gains a
+    bias (PyTorch's eval peephole pass, PR 40547)."""
+    g = m.graph
+    inits = {t.name: t for t in g.initializer}
+    made = {n.output[0]: n for n in g.node}
+    rename, drop, nodes = {}, set(), []
+    for n in g.node:
+        if n.op_type == "BatchNormalization":
+            conv = made[n.input[0]]
+            b = TensorProto()
+            b.name = conv.input[1] + "_bias"
+            b.data_type = TensorProto.FLOAT
+            b.dims.extend([inits[conv.input[1]].dims[0]])
+            g.initializer.append(b)
+            conv.input.append(b.name)
+            rename[n.output[0]] = n.input[0]
+            drop.update(n.input[1:])
+            continue
+        nodes.append(n)
+    for n in nodes:
+        for i, x in enumerate(n.input):
+            n.input[i] = rename.get(x, x)
+    keep = [t for t in g.initializer if t.name not in drop]
+    del g.node[:]
+    g.node.extend(nodes)
+    del g.initializer[:]
+    g.initializer.extend(keep)
+    return m
+
+
 GRAPHS = {
     "resnet50.onnx": lambda: bottleneck_net("resnet50", [3, 4, 6, 3], 1,
                                             64),
     "resnext101-32x4d.onnx": lambda: bottleneck_net(
         "resnext101-32x4d", [3, 4, 23, 3], 32, 4),
+    "resnet50-folded.onnx": lambda: fold_norms(bottleneck_net(
+        "resnet50", [3, 4, 6, 3], 1, 64)),
     "effnet.onnx": effnet,
     "vit.onnx": vit,
 }

@@ -7,7 +7,8 @@
  * - ResNet-50 v1.5: 25,557,032 parameters (torchvision's resnet50, the
  *   figure its model card gives); 53 convolutions, 53 batch norms, 49
  *   ReLUs, 16 residual additions; the multiply-adds of every convolution
- *   and of the classifier summed layer by layer below.
+ *   and of the classifier summed layer by layer below; and the same
+ *   network as an inference export writes it, batch norms folded.
  * - EfficientNet-B0-like: 5,288,548 parameters (torchvision's
  *   efficientnet_b0); 16 depthwise convolutions (one per MBConv block,
  *   Tan and Le 2019, table 1: 1+2+2+3+3+4+1), 17 global poolings (16
@@ -109,6 +110,22 @@ static void resnet50(const char *dir)
 	check("resnet50 fused", s->fused, 53.0 + 49.0 + 16.0, 0);
 }
 
+/* The inference export of the same network: no batch norm left, each of
+   the 53 convolutions trains with the one folded into it, and the
+   parameters are the trained network's again. */
+static void resnet50_folded(const char *dir)
+{
+	struct graph_summary *s = load(dir, "resnet50-folded.onnx");
+
+	if (!s)
+		return;
+	check("resnet50-folded nodes", s->nodes, 175.0 - 53.0, 0);
+	check("resnet50-folded batch norms", s->kind_count[GOP_NORM], 0.0, 0);
+	check("resnet50-folded norms folded", s->norms_folded, 1.0, 0);
+	check("resnet50-folded folded norms", s->folded_norms, 53.0, 0);
+	check("resnet50-folded parameters", s->params, 25557032.0, 0);
+}
+
 static void effnet(const char *dir)
 {
 	struct graph_summary *s = load(dir, "effnet.onnx");
@@ -185,6 +202,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	resnet50(argv[1]);
+	resnet50_folded(argv[1]);
 	effnet(argv[1]);
 	vit(argv[1]);
 	same(argv[1], "resnet50.onnx");

@@ -153,7 +153,10 @@ static void test_conv_strided(void **state)
 	assert_rel(B.t[c->out].dims[2], 9.0, 0);
 	assert_rel(B.t[c->out].dims[3], 9.0, 0);
 	assert_int_equal(graph_summarize(&B.g, &S), 0);
-	assert_int_equal(S.n_ops, 1);
+	/* no normalization in the graph: the conv's batch norm was folded
+	   (test_folded_norms); it is a class of its own */
+	assert_int_equal(S.n_ops, 2);
+	assert_true(S.norms_folded);
 	const struct graph_op *op = find_kind(&S, GOP_CONV);
 
 	assert_rel(op->flops, 34992.0, 1e-12);
@@ -164,9 +167,11 @@ static void test_conv_strided(void **state)
 	assert_rel(op->gemm_n, 8.0, 1e-12);
 	assert_rel(op->gemm_k, 27.0, 1e-12);
 	assert_rel(op->gemm_groups, 1.0, 1e-12);
-	assert_rel(S.params, 216.0, 1e-12);
-	/* the backward pass of the convolution reads its input */
-	assert_rel(S.saved_elems, 867.0, 1e-12);
+	/* the weights, and the folded norm's gain and shift (no bias) */
+	assert_rel(S.params, 216.0 + 2.0 * 8.0, 1e-12);
+	/* the backward pass of the convolution reads its input, that of
+	   its batch norm the conv's output */
+	assert_rel(S.saved_elems, 867.0 + 648.0, 1e-12);
 }
 
 /* A depthwise convolution (6 groups of one channel): x [1, 6, 10, 10],
@@ -206,7 +211,9 @@ static void test_conv_depthwise_grouped(void **state)
 	assert_rel(g->gemm_groups, 4.0, 1e-12);
 	assert_rel(g->gemm_m, 9.0, 1e-12);
 	assert_rel(S.flops, 10800.0 + 9600.0 + 2592.0, 1e-12);
-	assert_rel(S.params, 54.0 + 48.0 + 144.0, 1e-12);
+	/* weights, and gain and shift of the three folded norms */
+	assert_rel(S.params, 54.0 + 48.0 + 144.0 + 2.0 * (6.0 + 8.0 + 8.0),
+		   1e-12);
 }
 
 /*
@@ -263,6 +270,60 @@ static void test_fusion_residual(void **state)
 	   (conv outputs), the Relu outputs: 5 tensors of 100 */
 	assert_rel(S.saved_elems, 500.0, 1e-12);
 	(void)r2;
+}
+
+/* SiLU, x * sigmoid(x), after a conv: both element-wise operators read
+   the conv's output and fuse into its kernel (one region); a residual
+   Add of two convolution branches fuses with one of them only, and reads
+   the other's output from memory.  x [1, 2, 7, 7]: 98 per tensor. */
+static void test_fusion_regions(void **state)
+{
+	(void)state;
+	b_init(&B, 1.0);
+	int x = b_tensor(&B, false, 4, 1.0, 2.0, 7.0, 7.0);
+	int w = b_tensor(&B, true, 4, 2.0, 2.0, 3.0, 3.0);
+	int g1 = b_tensor(&B, true, 1, 2.0), b1 = b_tensor(&B, true, 1, 2.0);
+	int m1 = b_tensor(&B, true, 1, 2.0), v1 = b_tensor(&B, true, 1, 2.0);
+	struct graph_node *c1 = b_node(&B, "Conv", 2, x, w);
+
+	set_pads(c1, 1.0, 1.0);
+	struct graph_node *sg = b_node(&B, "Sigmoid", 1, c1->out);
+	struct graph_node *mu = b_node(&B, "Mul", 2, c1->out, sg->out);
+	/* two branches from the SiLU output: conv + BN each, then Add */
+	struct graph_node *c2 = b_node(&B, "Conv", 2, mu->out, w);
+	struct graph_node *c3 = b_node(&B, "Conv", 2, mu->out, w);
+
+	set_pads(c2, 1.0, 1.0);
+	set_pads(c3, 1.0, 1.0);
+	struct graph_node *n2 = b_node(&B, "BatchNormalization", 5, c2->out,
+				       g1, b1, m1, v1);
+	struct graph_node *n3 = b_node(&B, "BatchNormalization", 5, c3->out,
+				       g1, b1, m1, v1);
+	b_node(&B, "Add", 2, n2->out, n3->out);
+	assert_int_equal(graph_infer_shapes(&B.g), 0);
+	assert_int_equal(graph_summarize(&B.g, &S), 0);
+	/* Sigmoid, Mul, both BNs (folded), the Add */
+	assert_rel(S.fused, 5.0, 0);
+	for (int i = 0; i < S.n_ops; i++) {
+		const struct graph_op *op = &S.op[i];
+
+		if (op->kind == GOP_BINARY && op->flops == 98.0 &&
+		    op->in_elems == 196.0 && op->fused_in_elems == 196.0) {
+			/* the Mul: x and sigmoid(x) both on chip */
+			assert_true(op->fused);
+			assert_int_equal(op->head, GOP_CONV);
+		}
+		if (op->kind == GOP_ACT)
+			assert_true(op->fused && op->out_fused);
+	}
+	const struct graph_op *add = NULL;
+
+	for (int i = 0; i < S.n_ops; i++)
+		if (S.op[i].kind == GOP_BINARY && S.op[i].fused_in_elems < 196.0)
+			add = &S.op[i];
+	assert_non_null(add);
+	/* the Add reads one branch (98 per sample) from memory */
+	assert_rel(add->in_elems - add->fused_in_elems, 98.0, 1e-12);
 }
 
 /* Products: Gemm with transB, MatMul with a weight, and MatMul of two
@@ -336,6 +397,38 @@ static void test_errors(void **state)
 	w = b_tensor(&B, true, 4, 4.0, 3.0, 3.0, 3.0);
 	b_node(&B, "Conv", 2, x, w);
 	assert_int_equal(graph_infer_shapes(&B.g), 1);
+}
+
+/* Shape arithmetic is known when an engine is built: Shape, the Gather
+   and Concat on its output cost nothing (a dynamic-shape export's
+   Reshape chains); the Relu after the Reshape is the only kernel. */
+static void test_shape_folding(void **state)
+{
+	(void)state;
+	b_init(&B, 2.0);
+	int x = b_tensor(&B, false, 3, 2.0, 4.0, 3.0);
+	struct graph_node *sh = b_node(&B, "Shape", 1, x);
+	int idx = b_tensor(&B, true, 1, 1.0);
+	struct graph_node *ga = b_node(&B, "Gather", 2, sh->out, idx);
+	int minus1 = b_tensor(&B, true, 1, 1.0);
+	struct graph_node *cc = b_node(&B, "Concat", 2, ga->out, minus1);
+	struct graph_node *rs = b_node(&B, "Reshape", 2, x, cc->out);
+
+	cc->axis = 0;
+	B.t[rs->out].rank = 2;
+	B.t[rs->out].dims[0] = 2.0;
+	B.t[rs->out].dims[1] = 12.0;
+	b_node(&B, "Relu", 1, rs->out);
+	assert_int_equal(graph_infer_shapes(&B.g), 0);
+	assert_true(B.t[sh->out].weight);
+	assert_int_equal(B.t[sh->out].rank, 1);
+	assert_rel(B.t[sh->out].dims[0], 3.0, 0);
+	assert_true(B.t[cc->out].weight);
+	assert_int_equal(graph_summarize(&B.g, &S), 0);
+	assert_rel(S.kind_count[GOP_FREE], 4.0, 0);
+	assert_rel(S.kind_count[GOP_MOVE], 0.0, 0);
+	assert_int_equal(S.n_ops, 1);
+	assert_rel(find_kind(&S, GOP_ACT)->in_elems, 12.0, 1e-12);
 }
 
 /* More distinct operators than classes: totals are kept. */
@@ -492,7 +585,8 @@ static void test_read_packed(void **state)
 	assert_rel(S.nodes, 2.0, 0);
 	assert_rel(S.kind_flops[GOP_CONV], 6750.0, 1e-12);
 	assert_rel(S.kind_flops[GOP_ACT], 125.0, 1e-12);
-	assert_rel(S.params, 135.0, 1e-12);
+	/* weights, and the folded norm's gain and shift */
+	assert_rel(S.params, 135.0 + 10.0, 1e-12);
 	assert_rel(S.fused, 1.0, 0);
 	free(buf);
 
@@ -610,11 +704,20 @@ static void test_graph_time(void **state)
 	double e = 9600.0 * b * 2.0;
 	double relu_f = kernel_roofline_s(&dv, 9600.0 * b, 2.0 * e);
 	double relu_b = kernel_roofline_s(&dv, 9600.0 * b, 3.0 * e);
+	/* the batch norm folded into the conv trains: five FLOPs per
+	   element; forward reads its input twice and writes once,
+	   backward reads 3 and writes 2 (14.8); gain, shift, mean and
+	   variance of 24 channels, read once forward, twice backward */
+	double bn_f = kernel_roofline_s(&dv, 5.0 * 9600.0 * b,
+					3.0 * e + 96.0 * 2.0);
+	double bn_b = kernel_roofline_s(&dv, 5.0 * 9600.0 * b,
+					5.0 * e + 2.0 * 96.0 * 2.0);
 
-	assert_rel(r.time.compute_s, 3.0 * conv + relu_f + relu_b, 1e-12);
-	/* saved: the conv input and the Relu output */
-	assert_rel(r.memory.activations_bytes, (6400.0 + 9600.0) * 2.0 * b,
-		   1e-12);
+	assert_rel(r.time.compute_s,
+		   3.0 * conv + relu_f + relu_b + bn_f + bn_b, 1e-12);
+	/* saved: the conv input, the norm's input, the Relu output */
+	assert_rel(r.memory.activations_bytes,
+		   (6400.0 + 9600.0 + 9600.0) * 2.0 * b, 1e-12);
 
 	/* serving: the Relu fused into the conv (no kernel of its own);
 	   the conv's output stays on chip; the Relu writes its output */
@@ -628,18 +731,92 @@ static void test_graph_time(void **state)
 	free(m);
 }
 
+/* A graph exported for inference (the batch norm folded into the conv,
+   which gained a bias) trains as the graph with the batch norm: same
+   parameters, saved activations and, but for the bias read, step time;
+   serving leaves the norm folded. */
+static void test_folded_norms(void **state)
+{
+	struct gpu_spec g = test_gpu();
+	struct model_spec *m = calloc(2, sizeof(*m));
+	struct train_config c;
+	struct cluster cl;
+	struct train_result r[2];
+
+	(void)state;
+	for (int v = 0; v < 2; v++) {
+		b_init(&B, 1.0);
+		int x = b_tensor(&B, false, 4, 1.0, 16.0, 20.0, 20.0);
+		int w = b_tensor(&B, true, 4, 24.0, 16.0, 3.0, 3.0);
+		struct graph_node *cv;
+
+		if (v == 0) {
+			cv = b_node(&B, "Conv", 2, x, w);
+			set_pads(cv, 1.0, 1.0);
+			int g1 = b_tensor(&B, true, 1, 24.0);
+			int b1 = b_tensor(&B, true, 1, 24.0);
+			int m1 = b_tensor(&B, true, 1, 24.0);
+			int v1 = b_tensor(&B, true, 1, 24.0);
+			struct graph_node *bn = b_node(&B, "BatchNormalization",
+						       5, cv->out, g1, b1, m1,
+						       v1);
+			b_node(&B, "Relu", 1, bn->out);
+		} else {
+			int bias = b_tensor(&B, true, 1, 24.0);
+
+			cv = b_node(&B, "Conv", 3, x, w, bias);
+			set_pads(cv, 1.0, 1.0);
+			b_node(&B, "Relu", 1, cv->out);
+		}
+		assert_int_equal(graph_infer_shapes(&B.g), 0);
+		assert_int_equal(graph_summarize(&B.g, &m[v].graph), 0);
+		m[v].kind = MODEL_GENERIC;
+		m[v].params = m[v].graph.params;
+		m[v].flops_per_sample = m[v].graph.flops;
+	}
+	assert_false(m[0].graph.norms_folded);
+	assert_true(m[1].graph.norms_folded);
+	assert_rel(m[1].graph.folded_norms, 1.0, 0);
+	/* 3456 weights, gain and shift of 24 channels */
+	assert_rel(m[0].graph.params, 3456.0 + 48.0, 1e-12);
+	assert_rel(m[1].graph.params, m[0].graph.params, 1e-12);
+	assert_rel(m[1].graph.saved_elems, m[0].graph.saved_elems, 1e-12);
+	memset(&c, 0, sizeof(c));
+	c.gpus = c.tp = c.pp = c.vp = c.cp = c.ep = c.dp = 1;
+	c.micro_batch = c.global_batch = 53;
+	c.micro_batches = 1;
+	c.precision = PREC_BF16;
+	c.optimizer = OPTIMIZER_SGD;
+	memset(&cl, 0, sizeof(cl));
+	cl.gpus_per_node = 8;
+	cl.intra_bw_bytes_per_s = 300e9;
+	cl.inter_bw_bytes_per_s = 25e9;
+	for (int v = 0; v < 2; v++)
+		assert_int_equal(sample_train_eval(&m[v], &c, &g, &cl, &r[v]),
+				 0);
+	/* the bias (24 elements) is the only difference */
+	assert_rel(r[1].time.compute_s, r[0].time.compute_s, 1e-4);
+	assert_true(r[1].time.compute_s != r[0].time.compute_s);
+	assert_rel(r[1].memory.activations_bytes, r[0].memory.activations_bytes,
+		   1e-12);
+	free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_conv_strided),
 		cmocka_unit_test(test_conv_depthwise_grouped),
 		cmocka_unit_test(test_fusion_residual),
+		cmocka_unit_test(test_fusion_regions),
 		cmocka_unit_test(test_products),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_shape_folding),
 		cmocka_unit_test(test_class_cap),
 		cmocka_unit_test(test_read_packed),
 		cmocka_unit_test(test_read_bad_files),
 		cmocka_unit_test(test_graph_time),
+		cmocka_unit_test(test_folded_norms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
