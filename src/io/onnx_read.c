@@ -277,9 +277,14 @@ static int read_node(struct reader *r, const Onnx__NodeProto *nd, int i,
 		for (size_t k = 0; k < nd->n_attribute; k++) {
 			const Onnx__AttributeProto *a = nd->attribute[k];
 
-			if (a && a->name && strcmp(a->name, "value") == 0 &&
-			    a->t && set_dims(r, x, a->t, "constant") != 0)
+			if (!a || !a->name || strcmp(a->name, "value") != 0 ||
+			    !a->t)
+				continue;
+			if (set_dims(r, x, a->t, "constant") != 0)
 				return -1;
+			/* exporters that keep weights as Constant nodes */
+			x->param = a->t->has_data_type &&
+				   float_type(a->t->data_type);
 		}
 	}
 	return 0;

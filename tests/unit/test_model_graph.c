@@ -606,6 +606,26 @@ static void test_read_packed(void **state)
 	free(buf);
 }
 
+/* Weights kept as Constant nodes (older exporters): parameters all the
+   same.  The seed (tests/fuzz/seeds/onnx, written with python3-onnx):
+   Constant w [4, 3, 3, 3] -> Conv(x [1, 3, 8, 8], pads 1) -> Relu. */
+static void test_read_constant_weights(void **state)
+{
+	struct diag err;
+
+	(void)state;
+	diag_clear(&err);
+	assert_int_equal(onnx_summary_load(
+				 "tests/fuzz/seeds/onnx/constant-weights.onnx",
+				 &S, &err),
+			 0);
+	/* 108 weights; no normalization: the folded norm's gain and
+	   shift of 4 channels */
+	assert_rel(S.params, 108.0 + 8.0, 1e-12);
+	/* 2 * (4 * 64) * 27 */
+	assert_rel(S.kind_flops[GOP_CONV], 13824.0, 1e-12);
+}
+
 static void test_read_bad_files(void **state)
 {
 	static const char junk[] = "\x0a\xff\xff\xff\xff\x0f garbage";
@@ -814,6 +834,7 @@ int main(void)
 		cmocka_unit_test(test_shape_folding),
 		cmocka_unit_test(test_class_cap),
 		cmocka_unit_test(test_read_packed),
+		cmocka_unit_test(test_read_constant_weights),
 		cmocka_unit_test(test_read_bad_files),
 		cmocka_unit_test(test_graph_time),
 		cmocka_unit_test(test_folded_norms),
