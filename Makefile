@@ -10,7 +10,7 @@ BUILD ?= build
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS := gsl inih libcjson
+PKGS := gsl inih libcjson libprotobuf-c
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wwrite-strings -Wvla -Wformat=2 \
@@ -22,7 +22,7 @@ ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -pthread $(WARN) $(CFLAGS) \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
 	-DCAPPLAN_VERSION='"$(VERSION)"'
 LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || \
-	echo -lgsl -lgslcblas -linih -lcjson) -lcsv -lm -pthread
+	echo -lgsl -lgslcblas -linih -lcjson -lprotobuf-c) -lcsv -lm -pthread
 
 # make SANITIZE=address,undefined test
 ifneq ($(SANITIZE),)
@@ -35,7 +35,8 @@ ALL_CFLAGS += -Werror
 endif
 
 LIB_SRC := $(filter-out src/cmd/main.c,$(wildcard src/*/*.c))
-LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/catalog_embed.o
+LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/catalog_embed.o \
+	$(BUILD)/obj/onnx.pb-c.o
 LIB := $(BUILD)/libcapplan.a
 BIN := $(BUILD)/capplan
 
@@ -46,7 +47,7 @@ VALIDATE_SERVING := $(BUILD)/tests/validate_serving
 INTERVALS := $(BUILD)/tests/intervals
 BENCH := $(BUILD)/tests/bench
 
-FUZZ_TARGETS := catalog workload units set hf trace
+FUZZ_TARGETS := catalog workload units set hf trace onnx
 FUZZ_TIME ?= 60
 FUZZ_REPLAY := $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz_replay_%)
 
@@ -79,6 +80,28 @@ $(BUILD)/obj/catalog_embed.o: $(BUILD)/gen/catalog_embed.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# The ONNX model format: C code generated at build time from the
+# onnx.proto that Debian's libonnx-dev ships (protoc-c from
+# protobuf-c-compiler); src/io/onnx_read.c reads models with it.
+ONNX_PROTO ?= /usr/include/onnx/onnx.proto
+PROTOC_C ?= protoc-c
+
+$(BUILD)/gen/onnx.pb-c.c: $(ONNX_PROTO)
+	@mkdir -p $(dir $@)
+	cp $(ONNX_PROTO) $(BUILD)/gen/onnx.proto
+	cd $(BUILD)/gen && $(PROTOC_C) --c_out=. onnx.proto
+
+$(BUILD)/gen/onnx.pb-c.h: $(BUILD)/gen/onnx.pb-c.c
+
+# generated code: compiled without the project's warning set
+$(BUILD)/obj/onnx.pb-c.o: $(BUILD)/gen/onnx.pb-c.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(CFLAGS) -I$(BUILD)/gen \
+		$(shell $(PKG_CONFIG) --cflags libprotobuf-c 2>/dev/null) \
+		-c -o $@ $<
+
+$(BUILD)/obj/io/onnx_read.o: $(BUILD)/gen/onnx.pb-c.h
+
 $(BUILD)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
@@ -106,6 +129,11 @@ $(BUILD)/tests/capplan-faults: $(BUILD)/obj/cmd/main.o $(LIB) tests/fault/fail_a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) \
 		-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc -o $@ \
 		$(BUILD)/obj/cmd/main.o tests/fault/fail_alloc.c $(LIB) $(LIBS)
+
+# the hand counts of the graphs tests/onnx/make_graphs.py builds
+$(BUILD)/tests/onnx_counts: tests/onnx/onnx_counts.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
 
 $(VALIDATE_SERVING): tests/validation/validate_serving.c $(LIB)
 	@mkdir -p $(dir $@)
@@ -146,7 +174,7 @@ validate: $(VALIDATE) $(VALIDATE_SERVING) $(INTERVALS) $(BUILD)/residuals.txt
 	@$(VALIDATE_SERVING) tests/validation
 	@sh tests/validation/intervals.sh $(BUILD)
 
-test: $(BIN) $(UNIT_BIN) $(VALIDATE) $(VALIDATE_SERVING) $(INTERVALS) $(BUILD)/residuals.txt $(FUZZ_REPLAY) $(BUILD)/tests/capplan-faults
+test: $(BIN) $(UNIT_BIN) $(VALIDATE) $(VALIDATE_SERVING) $(INTERVALS) $(BUILD)/residuals.txt $(FUZZ_REPLAY) $(BUILD)/tests/capplan-faults $(BUILD)/tests/onnx_counts
 	@sh tests/run.sh $(BUILD)
 
 # libFuzzer with clang: make fuzz [FUZZ_TIME=seconds per target]; the

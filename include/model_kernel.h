@@ -52,6 +52,15 @@ double kernel_gemm_w_s(const struct device_perf *d, double m, double n,
 		       double k, double count, double w_bytes);
 
 /*
+ * Seconds of 'count' GEMMs of m x n x k (tile quantization as
+ * kernel_gemm_s, with the column tile also shortened for few columns)
+ * that move 'bytes' in all: an implicit-GEMM convolution reads its input
+ * once, not the m x k matrix it stands for.
+ */
+double kernel_gemm_io_s(const struct device_perf *d, double m, double n,
+			double k, double count, double bytes);
+
+/*
  * Seconds of work that executes 'flops' at matmul efficiency while moving
  * 'bytes' through memory, combined as kernel_gemm_s combines them (the
  * stall near the ridge point), plus one kernel gap: the layers of a

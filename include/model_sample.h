@@ -57,4 +57,21 @@ int sample_infer_eval(const struct model_spec *m, int tp, int batch,
 		      enum precision p, const struct gpu_spec *g,
 		      const struct cluster *cl, struct sample_infer *r);
 
+/*
+ * The compute seconds of one training step of 'c' (forward and backward
+ * of its micro-batches) by operator kind of a graph model, into
+ * kind_s[GOP_KINDS].  Returns 0, or -1 without a graph or when the device
+ * cannot run the precision.
+ */
+int sample_graph_train_kinds(const struct model_spec *m,
+			     const struct train_config *c,
+			     const struct gpu_spec *g, double *kind_s);
+
+/* The seconds of one served batch by operator kind of a graph model
+   (as sample_infer_eval times it), into kind_s[GOP_KINDS]; a fused
+   operator counts to the kind of the kernel it is fused into. */
+int sample_graph_infer_kinds(const struct model_spec *m, int tp, int batch,
+			     enum precision p, const struct gpu_spec *g,
+			     double *kind_s);
+
 #endif

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "diag.h"
+#include "model_graph.h"
 #include "precision.h"
 
 #define WL_NAME_MAX 64
@@ -116,6 +117,8 @@ struct model_spec {
 	/* kind = generic: 'params' and these, per sample */
 	double flops_per_sample;            /* forward FLOPs */
 	double activation_bytes_per_sample; /* kept for the backward pass */
+	char onnx[256];      /* ONNX model it came from ("" if none) */
+	struct graph_summary graph; /* its operators (n_ops 0: none) */
 	double kernel_efficiency;  /* fraction of the device's GEMM
 				      efficiency its kernels reach; 0: the
 				      default for the kind */
@@ -364,6 +367,14 @@ int workload_set(struct workload *wl, const char *expr, struct diag *err);
  */
 int workload_apply_hf_config(struct workload *wl, const char *path,
 			     struct diag *err);
+
+/*
+ * Read the ONNX model at 'path' (onnx_read.h) into [model]: kind generic,
+ * its operator classes, and params, flops_per_sample and
+ * activation_bytes_per_sample from them.  Returns 0 or -1.
+ */
+int workload_apply_onnx(struct workload *wl, const char *path,
+			struct diag *err);
 
 /*
  * Check the whole workload for consistency: positive finite values, heads

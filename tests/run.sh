@@ -34,10 +34,11 @@ if [ $units = 0 ]; then
 	echo "FAILED: no unit test in $build/tests"
 	fail=$((fail + 1))
 fi
-for t in catalog workload units set hf trace; do
+for t in catalog workload units set hf trace onnx; do
 	suite "fuzz replay $t" "$build/tests/fuzz_replay_$t" \
 		tests/fuzz/seeds/$t/* $(ls tests/fuzz/regress/$t/* 2>/dev/null)
 done
+suite onnx sh tests/onnx/run.sh "$build"
 suite cli sh tests/cli/run.sh "$build/capplan"
 suite files sh tests/cli/files.sh "$build/capplan"
 suite docs sh tests/cli/docs.sh "$build/capplan"

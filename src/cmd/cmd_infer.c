@@ -491,6 +491,30 @@ static int sample_serve_report(struct cli_ctx *ctx)
 	rec_num(rec, NULL, "cost_usd_per_month", "cost per month (fleet)",
 		p.cost_usd_per_month, UNIT_MONEY, 0);
 	cli_rec_price(rec, &p.cluster, 0);
+	if (ctx->wl.model.kind == MODEL_GENERIC && ctx->wl.model.graph.n_ops)
+		report_note(&rep,
+			    "costed operator by operator from '%s': %.0f "
+			    "operators, %.0f of them fused into their "
+			    "producers as an inference engine fuses them",
+			    ctx->wl.model.onnx, ctx->wl.model.graph.nodes,
+			    ctx->wl.model.graph.fused);
+	if (ctx->wl.model.kind == MODEL_GENERIC && ctx->wl.model.graph.n_ops) {
+		double kind_s[GOP_KINDS];
+		char shares[256];
+
+		if (sample_graph_infer_kinds(&ctx->wl.model, p.tp, p.batch,
+					     ctx->wl.inference.weight_precision,
+					     p.gpu, kind_s) == 0) {
+			graph_kind_shares(kind_s, shares, sizeof(shares));
+			report_note(&rep, "batch time by operator kind: %s",
+				    shares);
+		}
+	} else if (ctx->wl.model.kind == MODEL_GENERIC)
+		report_note(&rep,
+			    "a network given by params and flops_per_sample "
+			    "is one roofline over its totals: memory-bound "
+			    "layers do not show; [model] onnx costs it "
+			    "operator by operator");
 	if (!p.meets_slo) {
 		const struct gpu_spec *all[CLI_MAX_GPUS];
 		char hint[REPORT_NOTE_MAX - 64];

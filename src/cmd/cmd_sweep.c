@@ -546,6 +546,31 @@ static void add_inference(struct record *rec, const struct infer_plan *p,
 	rec_bool(rec, NULL, "meets_slo", "meets SLO", p->meets_slo, 0);
 }
 
+/*
+ * The serving columns of a per-sample model (specs/models.md 14.7), in
+ * the same fields, counting samples as train does: 'ttft_s' is the batch
+ * latency, the throughput samples/s per GPU, the cost per million
+ * samples, the energy per sample; no TPOT.  Varying inference.batch
+ * gives the latency-throughput curve over the batch.
+ */
+static void add_sample_inference(struct record *rec,
+				 const struct sample_serve_plan *p, bool *bad)
+{
+	rec_int(rec, NULL, "infer_tp", "infer tp", p->tp, 0);
+	rec_int(rec, NULL, "batch", "batch", p->batch, 0);
+	num(rec, "ttft_s", "TTFT", p->result.latency_s, UNIT_TIME, 0, bad);
+	rec_null(rec, NULL, "tpot_s", "TPOT", RF_GRID);
+	num(rec, "throughput_tokens_per_s_per_gpu", "tok/s/GPU",
+	    p->result.throughput_per_s / p->tp, UNIT_COUNT, RF_GRID, bad);
+	rec_int(rec, NULL, "replicas", "replicas", p->replicas, RF_GRID);
+	rec_int(rec, NULL, "gpus_total", "serving GPUs", p->gpus_total, 0);
+	num(rec, "cost_usd_per_million_tokens", "$/M tokens",
+	    p->cost_usd_per_million_samples, UNIT_MONEY, 0, bad);
+	num(rec, "energy_j_per_token", "J/token", p->energy_j_per_sample,
+	    UNIT_KIND_COUNT, 0, bad);
+	rec_bool(rec, NULL, "meets_slo", "meets SLO", p->meets_slo, 0);
+}
+
 /* The column of axis 'ax' at value 'i'. */
 static void add_axis_value(struct record *rec, const struct sweep_axis *ax,
 			   size_t i)
@@ -586,7 +611,9 @@ static bool sweep_point(const struct sweep *s, const size_t *idx,
 	const struct gpu_spec *g = base_gpu;
 	struct train_plan train;
 	struct infer_plan serve;
+	struct sample_serve_plan sample;
 	bool ok = true, have_train = false, have_serve = false, bad = false;
+	bool have_sample = false;
 	char status[DIAG_MSG_MAX + 16] = "ok"; /* rec_str keeps what fits */
 	struct diag err;
 	int status_field;
@@ -630,7 +657,13 @@ static bool sweep_point(const struct sweep *s, const size_t *idx,
 			snprintf(status, sizeof(status), "%s", err.msg);
 		}
 		diag_clear(&err);
-		if (model_has_arch(&wl.model)) {
+		if (wl.model.kind != MODEL_TRANSFORMER) {
+			if (sample_serve_plan_make(&wl, g, &sample, &err) == 0)
+				have_sample = true;
+			else if (have_train && train.fits)
+				snprintf(status, sizeof(status),
+					 "serving: %s", err.msg);
+		} else if (model_has_arch(&wl.model)) {
 			if (infer_plan_make(&wl, g, &serve, &err) == 0)
 				have_serve = true;
 			else if (have_train && train.fits)
@@ -641,7 +674,10 @@ static bool sweep_point(const struct sweep *s, const size_t *idx,
 	status_field = rec->n;
 	rec_str(rec, NULL, "status", "status", status, RF_GRID);
 	add_training(rec, have_train ? &train : NULL, &bad);
-	add_inference(rec, have_serve ? &serve : NULL, &bad);
+	if (have_sample)
+		add_sample_inference(rec, &sample, &bad);
+	else
+		add_inference(rec, have_serve ? &serve : NULL, &bad);
 	cli_rec_price(rec, have_train ? &train.cluster :
 			   have_serve ? &serve.cluster :
 					NULL,

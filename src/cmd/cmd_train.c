@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "interval.h"
+#include "model_sample.h"
 #include "plan.h"
 #include "search.h"
 
@@ -125,6 +126,13 @@ static void rec_int_or_null(struct record *rec, const char *key,
 	else
 		rec_null(rec, NULL, key, label, 0);
 }
+
+/* What a generic network given by its totals cannot show. */
+static const char generic_totals_note[] =
+	"a network given by params and flops_per_sample is one roofline "
+	"over its totals: memory-bound layers (depthwise convolutions, "
+	"squeeze-excitation, normalization) do not show; [model] onnx "
+	"costs it operator by operator";
 
 /* Layers of the first and last pipeline stage; null without layers. */
 static void add_stage_layers(struct record *rec, const struct train_plan *p,
@@ -586,6 +594,32 @@ int cmd_train(struct cli_ctx *ctx)
 		report_note(&rep, "only 'params' is known: give [model] "
 				  "layers, hidden, heads, vocab and seq_len for "
 				  "activations, time, energy and cost");
+	if (ctx->wl.model.kind == MODEL_GENERIC && ctx->wl.model.graph.n_ops)
+		report_note(&rep,
+			    "costed operator by operator from '%s': %.0f "
+			    "operators, each its own kernel as in eager "
+			    "training",
+			    ctx->wl.model.onnx, ctx->wl.model.graph.nodes);
+	else if (ctx->wl.model.kind == MODEL_GENERIC)
+		report_note(&rep, "%s", generic_totals_note);
+	if (ctx->wl.model.kind == MODEL_GENERIC && ctx->wl.model.graph.n_ops) {
+		double kind_s[GOP_KINDS];
+		char shares[256];
+
+		if (sample_graph_train_kinds(&ctx->wl.model, &p.config, p.gpu,
+					     kind_s) == 0) {
+			graph_kind_shares(kind_s, shares, sizeof(shares));
+			report_note(&rep, "compute by operator kind: %s",
+				    shares);
+		}
+	}
+	if (ctx->wl.model.kind == MODEL_GENERIC &&
+	    ctx->wl.model.graph.norms_folded)
+		report_note(&rep,
+			    "the graph has no normalization: its %.0f "
+			    "convolutions train with the batch norms an "
+			    "inference export folds into them",
+			    ctx->wl.model.graph.folded_norms);
 	if (!p.fits) {
 		char hint[256];
 

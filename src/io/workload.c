@@ -18,6 +18,7 @@
  */
 #include "workload.h"
 #include "hf_config.h"
+#include "onnx_read.h"
 #include "readfile.h"
 #include "serve_sim.h"
 
@@ -105,6 +106,21 @@ static const struct wl_name infer_precision_names[] = {
 	{ "fp8", PREC_FP8 }, { "int8", PREC_INT8 }, { "int4", PREC_INT4 },
 	{ NULL, 0 },
 };
+
+/* Served weights may also be fp32 run on TF32 tensor cores (PyTorch's
+   allow_tf32, TensorRT's default for fp32 engines on Ampere and later). */
+static const struct wl_name infer_weight_precision_names[] = {
+	{ "fp32", PREC_FP32 }, { "tf32", PREC_TF32 }, { "bf16", PREC_BF16 },
+	{ "fp16", PREC_FP16 }, { "fp8", PREC_FP8 },   { "int8", PREC_INT8 },
+	{ "int4", PREC_INT4 }, { NULL, 0 },
+};
+
+/* The KV cache format that follows a weight format: TF32 weights are
+   stored in fp32, and so is their cache. */
+static enum precision kv_following(enum precision weight)
+{
+	return weight == PREC_TF32 ? PREC_FP32 : weight;
+}
 
 static const struct wl_name recompute_names[] = {
 	{ "none", RECOMPUTE_NONE }, { "selective", RECOMPUTE_SELECTIVE },
@@ -222,6 +238,8 @@ static const struct wl_key wl_keys[] = {
 		WL_LAYERS_MAX),
 	{ "model", "hf_config", WLT_STRING, WL_OFF(model.hf_config), 0, 0,
 	  sizeof(((struct model_spec *)0)->hf_config), UNIT_COUNT, NULL },
+	{ "model", "onnx", WLT_STRING, WL_OFF(model.onnx), 0, 0,
+	  sizeof(((struct model_spec *)0)->onnx), UNIT_COUNT, NULL },
 	KEY_QTYM("model", "flops_per_sample", model.flops_per_sample, QTY_POS,
 		 UNIT_COUNT, 1e18),
 	KEY_QTYM("model", "activation_bytes_per_sample",
@@ -289,7 +307,7 @@ static const struct wl_key wl_keys[] = {
 		 training.checkpoint_interval_s, QTY_POS, UNIT_TIME, 31536000.0),
 
 	KEY_ENUM("inference", "weight_precision", inference.weight_precision,
-		 WLT_PRECISION, infer_precision_names),
+		 WLT_PRECISION, infer_weight_precision_names),
 	KEY_ENUM("inference", "kv_precision", inference.kv_precision,
 		 WLT_PRECISION, infer_precision_names),
 	KEY_INT("inference", "prompt_tokens", inference.prompt_tokens, 0,
@@ -1140,6 +1158,7 @@ static char *ini_read_line(char *str, int num, void *stream)
 	if (body > WL_LINE_MAX || num < 2 || body + 2 > (size_t)num) {
 		/* a long path has a way round the line buffer */
 		static const char *const paths[] = { "model.hf_config",
+						     "model.onnx",
 						     "inference.trace" };
 		const char *hint = "";
 
@@ -1269,7 +1288,7 @@ int workload_parse(const char *buf, size_t len, const char *name,
 	static const char bom[] = "\xEF\xBB\xBF";
 	struct ini_ctx c;
 	struct workload tmp = *wl;
-	int r, weight, kv, hf, tr;
+	int r, weight, kv, hf, ox, tr;
 
 	memset(&c, 0, sizeof(c));
 	if (name)
@@ -1297,7 +1316,8 @@ int workload_parse(const char *buf, size_t len, const char *name,
 	weight = find_key_index("inference", "weight_precision");
 	kv = find_key_index("inference", "kv_precision");
 	if (c.seen[weight] && !c.seen[kv])
-		tmp.inference.kv_precision = tmp.inference.weight_precision;
+		tmp.inference.kv_precision =
+			kv_following(tmp.inference.weight_precision);
 	hf = find_key_index("model", "hf_config");
 	if (c.seen[hf]) {
 		/* a relative path is relative to the workload's folder */
@@ -1331,6 +1351,40 @@ int workload_parse(const char *buf, size_t len, const char *name,
 						     hf_err.msg);
 			return diag_set_kind(err, hf_err.kind, name,
 					     c.seen[hf], 0, "%s", hf_err.msg);
+		}
+	}
+	ox = find_key_index("model", "onnx");
+	if (c.seen[ox]) {
+		/* a relative path is relative to the workload's folder */
+		char path[sizeof(tmp.model.onnx)];
+		const char *slash = name ? strrchr(name, '/') : NULL;
+		int plen;
+
+		if (tmp.model.onnx[0] == '/' || !slash)
+			plen = snprintf(path, sizeof(path), "%s",
+					tmp.model.onnx);
+		else
+			plen = snprintf(path, sizeof(path), "%.*s/%s",
+					(int)(slash - name), name,
+					tmp.model.onnx);
+		if (plen < 0 || (size_t)plen >= sizeof(path))
+			return diag_set(err, name, c.seen[ox], 0,
+					"'model.onnx': the path, joined to "
+					"the workload's folder, is longer "
+					"than %zu bytes",
+					sizeof(path) - 1);
+		struct diag ox_err;
+
+		diag_clear(&ox_err);
+		if (workload_apply_onnx(&tmp, path, &ox_err) != 0) {
+			/* an unreadable file is reported where it is named */
+			if (ox_err.file[0])
+				return diag_set_kind(err, ox_err.kind,
+						     ox_err.file, ox_err.line,
+						     ox_err.col, "%s",
+						     ox_err.msg);
+			return diag_set_kind(err, ox_err.kind, name,
+					     c.seen[ox], 0, "%s", ox_err.msg);
 		}
 	}
 	tr = find_key_index("inference", "trace");
@@ -1451,12 +1505,34 @@ int workload_set(struct workload *wl, const char *expr, struct diag *err)
 		return -1;
 	tmp.given[idx] = 1;
 	if (k->offset == WL_OFF(inference.weight_precision) &&
-	    tmp.inference.kv_precision == old_weight)
-		tmp.inference.kv_precision = tmp.inference.weight_precision;
+	    tmp.inference.kv_precision == kv_following(old_weight))
+		tmp.inference.kv_precision =
+			kv_following(tmp.inference.weight_precision);
 	if (k->offset == WL_OFF(model.hf_config) &&
 	    workload_apply_hf_config(&tmp, tmp.model.hf_config, err) != 0)
 		return -1;
+	if (k->offset == WL_OFF(model.onnx) &&
+	    workload_apply_onnx(&tmp, tmp.model.onnx, err) != 0)
+		return -1;
 	*wl = tmp;
+	return 0;
+}
+
+int workload_apply_onnx(struct workload *wl, const char *path,
+			struct diag *err)
+{
+	struct model_spec *m = &wl->model;
+
+	if (onnx_summary_load(path, &m->graph, err) != 0)
+		return -1;
+	/* the graph is the network: what the per-sample form would give
+	   follows from it (activations as 16-bit elements, for reports) */
+	m->kind = MODEL_GENERIC;
+	m->params = m->graph.params;
+	m->flops_per_sample = m->graph.flops;
+	m->activation_bytes_per_sample = 2.0 * m->graph.saved_elems;
+	if (path != m->onnx)
+		snprintf(m->onnx, sizeof(m->onnx), "%s", path);
 	return 0;
 }
 
@@ -1959,6 +2035,22 @@ int workload_validate(const struct workload *wl, struct diag *err)
 	for (size_t i = 0; i < WL_KEY_COUNT; i++)
 		if (key_check(&wl_keys[i], wl, file, err) < 0)
 			return -1;
+	if (wl->model.onnx[0]) {
+		/* the graph gives the network: the per-sample totals and the
+		   kind follow from it */
+		static const char *const keys[] = {
+			"params", "flops_per_sample",
+			"activation_bytes_per_sample", "kind"
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+			if (wl->given[find_key_index("model", keys[i])] &&
+			    (i < 3 || wl->model.kind != MODEL_GENERIC))
+				return diag_set(err, file, 0, 0,
+						"[model] onnx gives the "
+						"network: leave out '%s'",
+						keys[i]);
+	}
 	if (check_model(&wl->model, file, err) < 0)
 		return -1;
 	if (check_training(&wl->training, &wl->model, file, err) < 0)

@@ -164,6 +164,25 @@ double kernel_gemm_w_s(const struct device_perf *d, double m, double n,
 	return overlap_s(math_s, mem_s) + kernel_gap_seconds;
 }
 
+double kernel_gemm_io_s(const struct device_perf *d, double m, double n,
+			double k, double count, double bytes)
+{
+	/* both output dimensions take the shortest tile that covers them,
+	   down to 16 (grouped convolutions have few columns per group) */
+	double tile_m = gemm_tile, tile_n = gemm_tile;
+
+	while (tile_m > min_tile_m && tile_m / 2.0 >= m)
+		tile_m /= 2.0;
+	while (tile_n > min_tile_m && tile_n / 2.0 >= n)
+		tile_n /= 2.0;
+	double math_s = count * 2.0 * round_up(m, tile_m) *
+			round_up(n, tile_n) * (k + gemm_tile_overhead_k) /
+			(d->peak_flops * d->matmul_eff * in_training_fraction);
+	double mem_s = bytes / (d->mem_bw_bytes_per_s * d->mem_eff);
+
+	return overlap_s(math_s, mem_s) + kernel_gap_seconds;
+}
+
 double kernel_roofline_s(const struct device_perf *d, double flops,
 			 double bytes)
 {

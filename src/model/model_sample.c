@@ -64,11 +64,139 @@ static const double inference_live_fraction = 1.0 / 16.0;
    multiple of its input width (bottom MLP, interaction, top MLP). */
 static const double recsys_act_widths = 8.0;
 
+/*
+ * Memory passes of the operators of a graph that are not products
+ * (specs/models.md 14.6), in units of the operator's input and output
+ * elements: the forward pass reads its inputs and writes its output once,
+ * a normalization reads its input twice (statistics, then normalize; Jung
+ * et al. 2019, section 2), a softmax its input twice (maximum and sum,
+ * then normalize).  The backward pass reads the output's gradient and
+ * what the forward pass saved, and writes the input's gradient; the
+ * normalization's backward reads the gradient and the input twice each
+ * (Jung et al. 2019).  'bwd_flops': backward FLOPs per forward FLOP (the
+ * two products of a depthwise convolution's gradients; one pass
+ * elsewhere).
+ */
+static const struct graph_passes {
+	double fwd_in, fwd_out, bwd_in, bwd_out, bwd_flops;
+} graph_passes[GOP_KINDS] = {
+	[GOP_CONV] = { 1, 1, 2, 2, 2 },    [GOP_DWCONV] = { 1, 1, 2, 2, 2 },
+	[GOP_MATMUL] = { 1, 1, 2, 2, 2 },  [GOP_BMM] = { 1, 1, 2, 2, 2 },
+	[GOP_NORM] = { 2, 1, 3, 2, 1 },    [GOP_ACT] = { 1, 1, 2, 1, 1 },
+	[GOP_BINARY] = { 1, 1, 1, 1, 1 },  [GOP_POOL] = { 1, 1, 2, 1, 1 },
+	[GOP_REDUCE] = { 1, 1, 1, 1, 1 },  [GOP_SOFTMAX] = { 2, 1, 1, 2, 1 },
+	[GOP_MOVE] = { 1, 1, 1, 1, 1 },    [GOP_FREE] = { 0, 0, 0, 0, 0 },
+	[GOP_OTHER] = { 1, 1, 1, 1, 1 },
+};
+
+static bool gemm_kind(enum graph_op_kind k)
+{
+	return k == GOP_CONV || k == GOP_MATMUL || k == GOP_BMM;
+}
+
+/*
+ * Forward and backward seconds of one micro-batch of 'b' samples through
+ * the operator classes of 'gs': products as tile-quantized GEMMs on the
+ * tensor cores ('d'), everything else as a roofline on the vector units
+ * ('dv'), every operator its own kernel (training frameworks run eager:
+ * no fusion).
+ */
+static void graph_train_s(const struct graph_summary *gs,
+			  const struct device_perf *d,
+			  const struct device_perf *dv, double b,
+			  double *fwd_s, double *bwd_s, double *kind_s)
+{
+	double e = d->elem_bytes;
+
+	*fwd_s = 0.0;
+	*bwd_s = 0.0;
+	for (int i = 0; i < gs->n_ops; i++) {
+		const struct graph_op *op = &gs->op[i];
+		const struct graph_passes *ps = &graph_passes[op->kind];
+		double c = op->count, in = op->in_elems / c * b * e;
+		double out = op->out_elems / c * b * e;
+		double w = op->weight_elems / c * e, fl = op->flops / c * b;
+
+		if (op->folded && !gs->norms_folded)
+			continue;
+		if (gemm_kind(op->kind)) {
+			double t = kernel_gemm_io_s(d, op->gemm_m * b,
+						    op->gemm_n, op->gemm_k,
+						    op->gemm_groups,
+						    in + out + w);
+
+			/* the input's and the weight's gradients: two
+			   products of the same size */
+			*fwd_s += c * t;
+			*bwd_s += 2.0 * c * t;
+			if (kind_s)
+				kind_s[op->kind] += 3.0 * c * t;
+			continue;
+		}
+		double f = c * kernel_roofline_s(dv, fl,
+						 ps->fwd_in * in +
+							 ps->fwd_out * out + w);
+		double bk = c * kernel_roofline_s(dv, ps->bwd_flops * fl,
+						  ps->bwd_in * in +
+							  ps->bwd_out * out +
+							  2.0 * w);
+
+		*fwd_s += f;
+		*bwd_s += bk;
+		if (kind_s)
+			kind_s[op->kind] += f + bk;
+	}
+}
+
+/*
+ * Seconds of one forward pass of a batch of 'b' as an inference engine
+ * runs it (TensorRT-style): fused operators launch no kernel and read
+ * only their inputs from outside the fused chain; outputs that feed a
+ * fused operator stay on chip.  Weights are read in 'wb' bytes each.
+ */
+static double graph_infer_s(const struct graph_summary *gs,
+			    const struct device_perf *d,
+			    const struct device_perf *dv, double b, double wb,
+			    double *kind_s)
+{
+	double e = d->elem_bytes, total = 0.0;
+
+	for (int i = 0; i < gs->n_ops; i++) {
+		const struct graph_op *op = &gs->op[i];
+		double c = op->count;
+		double in = (op->in_elems - (op->fused ? op->fused_in_elems :
+							 0.0)) /
+			    c * b * e;
+		double out = op->out_fused ? 0.0 : op->out_elems / c * b * e;
+		double w = op->weight_elems / c * wb, t;
+
+		/* batch norms folded into the convolutions stay folded */
+		if (op->folded)
+			continue;
+		if (gemm_kind(op->kind))
+			t = kernel_gemm_io_s(d, op->gemm_m * b, op->gemm_n,
+					     op->gemm_k, op->gemm_groups,
+					     in + out + w);
+		else
+			t = kernel_roofline_s(dv, op->flops / c * b,
+					      in + out + w);
+		if (op->fused)
+			t -= kernel_gap_s();
+		total += c * t;
+		if (kind_s)
+			kind_s[op->head] += c * t;
+	}
+	return total;
+}
+
 /* The fraction of GEMM efficiency the network's kernels reach. */
 static double kernel_efficiency(const struct model_spec *m)
 {
 	if (m->kernel_efficiency > 0.0)
 		return m->kernel_efficiency;
+	/* a graph's convolutions are costed one by one */
+	if (m->graph.n_ops > 0)
+		return 1.0;
 	return m->kind == MODEL_RECSYS ? recsys_kernel_efficiency :
 					 generic_kernel_efficiency;
 }
@@ -95,6 +223,8 @@ double sample_fwd_flops(const struct model_spec *m)
 /* Activation bytes per sample kept for the backward pass. */
 static double act_bytes(const struct model_spec *m, double elem)
 {
+	if (m->graph.n_ops > 0)
+		return m->graph.saved_elems * elem;
 	if (m->kind == MODEL_RECSYS)
 		return recsys_act_widths * m->embedding_tables *
 		       m->embedding_dim * elem;
@@ -133,11 +263,20 @@ int sample_train_eval(const struct model_spec *m, const struct train_config *c,
 	d.matmul_eff *= kernel_efficiency(m);
 	wb = train_state_bytes(c->precision, c->optimizer).weights;
 	act = act_bytes(m, d.elem_bytes);
-	fwd_s = kernel_roofline_s(&d, f * b,
-				  fwd_traffic_per_act * act * b + params * wb);
-	bwd_s = kernel_roofline_s(&d, 2.0 * f * b,
-				  bwd_traffic_per_act * act * b +
-					  2.0 * params * wb);
+	if (m->graph.n_ops > 0) {
+		struct device_perf dv;
+
+		if (device_perf_init(&dv, g, PREC_FP32, false) != 0)
+			return -1;
+		graph_train_s(&m->graph, &d, &dv, b, &fwd_s, &bwd_s, NULL);
+	} else {
+		fwd_s = kernel_roofline_s(&d, f * b,
+					  fwd_traffic_per_act * act * b +
+						  params * wb);
+		bwd_s = kernel_roofline_s(&d, 2.0 * f * b,
+					  bwd_traffic_per_act * act * b +
+						  2.0 * params * wb);
+	}
 	if (m->kind == MODEL_RECSYS) {
 		/* model-parallel tables: a GPU gathers its tables' rows for
 		   the whole global micro-batch and sends the pooled vectors
@@ -237,12 +376,21 @@ int sample_infer_eval(const struct model_spec *m, int tp, int batch,
 	d.matmul_eff *= kernel_efficiency(m);
 	/* the dense network split over the replica's GPUs; the forward
 	   pass writes and reads each activation once */
-	r->latency_s = kernel_roofline_s(&d, sample_fwd_flops(m) * b / t,
-					 (fwd_traffic_per_act *
-						  act_bytes(m, d.elem_bytes) *
-						  b +
-					  params * wb) /
-						 t);
+	if (m->graph.n_ops > 0) {
+		struct device_perf dv;
+
+		if (device_perf_init(&dv, g, PREC_FP32, false) != 0)
+			return -1;
+		/* a replica of several GPUs splits the batch */
+		r->latency_s = graph_infer_s(&m->graph, &d, &dv, b / t, wb,
+					     NULL);
+	} else {
+		r->latency_s = kernel_roofline_s(
+			&d, sample_fwd_flops(m) * b / t,
+			(fwd_traffic_per_act * act_bytes(m, d.elem_bytes) * b +
+			 params * wb) /
+				t);
+	}
 	if (m->kind == MODEL_RECSYS) {
 		r->latency_s += kernel_stream_s(&d, lookup_bytes(m) * b / t /
 							    gather_efficiency);
@@ -254,13 +402,55 @@ int sample_infer_eval(const struct model_spec *m, int tp, int batch,
 	}
 	r->throughput_per_s = b / r->latency_s;
 	r->weights_bytes = (params * wb + sample_embedding_bytes(m)) / t;
-	r->memory_total_bytes = r->weights_bytes +
-				inference_live_fraction *
-					act_bytes(m, d.elem_bytes) * b / t +
-				train_memory_reserve(g->mem_bytes);
+	r->memory_total_bytes =
+		r->weights_bytes +
+		(m->graph.n_ops > 0 ?
+			 m->graph.live_elems * d.elem_bytes :
+			 inference_live_fraction * act_bytes(m, d.elem_bytes)) *
+			b / t +
+		train_memory_reserve(g->mem_bytes);
 	r->capacity_bytes = g->mem_bytes;
 	r->fits = r->memory_total_bytes <= g->mem_bytes;
 	busy = 1.0; /* batches back to back */
 	r->gpu_power_w = gpu_power_w(g, busy);
+	return 0;
+}
+
+int sample_graph_train_kinds(const struct model_spec *m,
+			     const struct train_config *c,
+			     const struct gpu_spec *g, double *kind_s)
+{
+	struct device_perf d, dv;
+	double fwd_s, bwd_s;
+
+	for (int k = 0; k < GOP_KINDS; k++)
+		kind_s[k] = 0.0;
+	if (m->graph.n_ops <= 0 ||
+	    device_perf_init(&d, g, c->precision, false) != 0 ||
+	    device_perf_init(&dv, g, PREC_FP32, false) != 0)
+		return -1;
+	d.matmul_eff *= kernel_efficiency(m);
+	graph_train_s(&m->graph, &d, &dv, c->micro_batch, &fwd_s, &bwd_s,
+		      kind_s);
+	for (int k = 0; k < GOP_KINDS; k++)
+		kind_s[k] *= c->micro_batches;
+	return 0;
+}
+
+int sample_graph_infer_kinds(const struct model_spec *m, int tp, int batch,
+			     enum precision p, const struct gpu_spec *g,
+			     double *kind_s)
+{
+	struct device_perf d, dv;
+
+	for (int k = 0; k < GOP_KINDS; k++)
+		kind_s[k] = 0.0;
+	if (m->graph.n_ops <= 0 ||
+	    device_perf_init(&d, g, infer_math_precision(p), false) != 0 ||
+	    device_perf_init(&dv, g, PREC_FP32, false) != 0)
+		return -1;
+	d.matmul_eff *= kernel_efficiency(m);
+	graph_infer_s(&m->graph, &d, &dv, (double)batch / tp,
+		      infer_weight_bytes_per_param(p, false), kind_s);
 	return 0;
 }

@@ -54,6 +54,8 @@ runs "compare" compare examples/llama3-8b-l4.ini --gpu L4,H100-SXM --format csv
 runs "catalog" catalog --format csv
 runs "hf config" train examples/deepseek-v3.ini --gpu H800
 runs "--model" infer --model examples/hf/qwen2-7b.json --gpu H100-SXM
+runs "onnx graph" train examples/resnet50-onnx.ini --gpu A100-SXM-80GB --format json
+runs "onnx serving" infer examples/efficientnet-b0-onnx.ini --gpu L4
 # a full disk: nothing half-written, status 4
 if [ -w /dev/full ]; then
 	"$1/capplan" catalog --format json >/dev/full 2>"$tmp/err"

@@ -352,6 +352,26 @@ static void test_kv_precision_follows_weights(void **state)
 		 "weight_precision = int4\n", &wl);
 	assert_int_equal(wl.inference.weight_precision, PREC_INT4);
 	assert_int_equal(wl.inference.kv_precision, PREC_INT8);
+
+	/* TF32 serving: fp32 weights on TF32 tensor cores; the cache that
+	   follows them is fp32, and TF32 is no cache format of its own */
+	parse_ok("[inference]\nweight_precision = tf32\n", &wl);
+	assert_int_equal(wl.inference.weight_precision, PREC_TF32);
+	assert_int_equal(wl.inference.kv_precision, PREC_FP32);
+	{
+		struct diag d;
+
+		diag_clear(&d);
+		assert_int_equal(workload_set(&wl,
+					      "inference.weight_precision=bf16",
+					      &d),
+				 0);
+		assert_int_equal(wl.inference.kv_precision, PREC_BF16);
+		assert_int_equal(workload_set(&wl,
+					      "inference.kv_precision=tf32",
+					      &d),
+				 -1);
+	}
 }
 
 static void test_bom_and_crlf(void **state)

@@ -1,0 +1,187 @@
+/*
+ * model_graph.h - a network given by its operator graph (an ONNX model,
+ * read by onnx_read.h) costed per operator: each convolution, matrix
+ * product, normalization, activation, pooling and element-wise operator
+ * with its FLOPs and the bytes it moves per sample, so that memory-bound
+ * layers (depthwise convolutions, squeeze-excitation, normalization) cost
+ * what they cost instead of hiding in a FLOP count.
+ *
+ * Three steps, all pure: the reader fills a 'struct graph' (tensors with
+ * the shapes the file gives, nodes naming them); graph_infer_shapes fills
+ * the shapes the file left out for the operators it knows;
+ * graph_summarize turns the graph into per-sample operator costs grouped
+ * in classes of identical operators ('struct graph_summary', a plain
+ * value kept in the workload).  model_sample.c times the classes.
+ *
+ * Sources: ONNX operator specification (docs/Operators.md, opset 13-17)
+ * for the shapes; specs/models.md, section 14.6 for the costs and the
+ * fusion rules.
+ */
+#ifndef CAPPLAN_MODEL_GRAPH_H
+#define CAPPLAN_MODEL_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define GRAPH_RANK_MAX 8
+#define GRAPH_NAME_MAX 64
+#define GRAPH_OP_TYPE_MAX 32
+#define GRAPH_CLASSES_MAX 256 /* distinct operator classes kept */
+
+/* One tensor of the graph. */
+struct graph_tensor {
+	int rank;                     /* -1 while the shape is unknown */
+	double dims[GRAPH_RANK_MAX];  /* elements along each axis */
+	bool weight;                  /* an initializer (or a constant) */
+	bool param;                   /* a floating-point initializer:
+					 counts as parameters */
+	int producer;                 /* node index; -1: input or weight */
+	int consumers;                /* nodes that read it */
+};
+
+/* One operator (node) of the graph. */
+struct graph_node {
+	char name[GRAPH_NAME_MAX];       /* node name ("" if none) */
+	char op_type[GRAPH_OP_TYPE_MAX]; /* ONNX operator ("Conv") */
+	int n_in;
+	int in_first;              /* its inputs: graph.inputs[in_first]
+				      .. [in_first + n_in - 1], tensor
+				      indices, -1 for an omitted optional
+				      input */
+	int out;                   /* tensor index of the first output */
+	/* the attributes the shapes and costs need (ONNX defaults when
+	   absent) */
+	double group;              /* Conv: 1 */
+	int trans_a, trans_b;      /* Gemm: 0 */
+	int axis;                  /* Flatten: 1; Concat, Softmax: -1 */
+	int keepdims;              /* Reduce*: 1 */
+	bool auto_pad_same;        /* Conv, pools: auto_pad SAME_UPPER or
+				      SAME_LOWER (pads ignored) */
+	bool ceil_mode;            /* pools: output size rounded up */
+	int kernel_rank;           /* Conv, pools: kernel_shape, strides,
+				      dilations (rank), pads (2 x rank) */
+	double kernel[GRAPH_RANK_MAX];
+	double strides[GRAPH_RANK_MAX];
+	double pads[2 * GRAPH_RANK_MAX];
+	double dilations[GRAPH_RANK_MAX];
+	int perm_rank;             /* Transpose */
+	int perm[GRAPH_RANK_MAX];
+};
+
+/* A graph as a reader builds it; owned by the reader's caller. */
+struct graph {
+	int n_nodes, n_tensors;
+	struct graph_node *nodes;
+	struct graph_tensor *tensors;
+	int *inputs;  /* the nodes' input lists, one after another */
+	double batch; /* leading axis of the first activation input (a
+			 symbolic one counts 1): shapes are divided by it
+			 to give costs per sample */
+};
+
+/*
+ * Constant folding first: the output of a node whose inputs are all
+ * weights is a weight (a transposed or cast initializer), and so is that
+ * of Shape and Size (shapes are known when an engine is built); such
+ * nodes cost nothing.  Then fill the shapes that are still unknown (rank -1)
+ * of the outputs of nodes in order, for the operators whose output shape follows from their
+ * inputs: element-wise (with broadcasting), Conv, pools, Gemm, MatMul,
+ * normalizations, Flatten, Transpose, Concat, reductions.  Returns 0, or
+ * the index + 1 of the first node whose output shape stays unknown (the
+ * file must carry it, as onnx.shape_inference writes it).
+ */
+int graph_infer_shapes(struct graph *g);
+
+/* What an operator costs as: the rows of the table in model_graph.c. */
+enum graph_op_kind {
+	GOP_CONV,      /* convolution as an implicit GEMM (Conv, grouped) */
+	GOP_DWCONV,    /* depthwise convolution: one channel per group */
+	GOP_MATMUL,    /* activations x weights (Gemm, MatMul, 1x1 conv) */
+	GOP_BMM,       /* activations x activations (attention scores) */
+	GOP_NORM,      /* BatchNormalization, LayerNorm, ... */
+	GOP_ACT,       /* unary element-wise: Relu, Sigmoid, Gelu, ... */
+	GOP_BINARY,    /* binary element-wise: Add, Mul, ... */
+	GOP_POOL,      /* windowed pooling */
+	GOP_REDUCE,    /* global pooling and reductions */
+	GOP_SOFTMAX,
+	GOP_MOVE,      /* data movement: Transpose, Concat, Slice, ... */
+	GOP_FREE,      /* no kernel: Reshape, Flatten, Identity, ... */
+	GOP_OTHER,     /* an operator capplan does not know: costed as
+			  element-wise data movement */
+	GOP_KINDS
+};
+
+/* Name of a kind ("conv", "dwconv", ...). */
+const char *graph_op_kind_name(enum graph_op_kind k);
+
+/*
+ * Write the shares of the seconds kind_s[GOP_KINDS] as "conv 41%,
+ * matmul 30%, ..." into 'buf' ('len' bytes, always terminated): the kinds
+ * of at least 0.5% of the total, largest first; "" when the total is 0.
+ */
+void graph_kind_shares(const double *kind_s, char *buf, size_t len);
+
+/*
+ * A class of 'count' identical operators, per sample.  Element counts
+ * are activation elements per sample; weight elements are per class
+ * (all 'count' operators).
+ */
+struct graph_op {
+	enum graph_op_kind kind;
+	double count;          /* operators in the class */
+	double flops;          /* forward FLOPs per sample, whole class */
+	double in_elems;       /* activation elements read per sample */
+	double out_elems;      /* activation elements written per sample */
+	double weight_elems;   /* parameters the class reads */
+	double fused_in_elems; /* of in_elems: the producer's output, not
+				  read when the operator is fused */
+	/* implicit GEMM of one operator: gemm_m rows per sample, gemm_n
+	   columns, gemm_k reduction, gemm_groups independent GEMMs */
+	double gemm_m, gemm_n, gemm_k, gemm_groups;
+	bool fused;     /* inference: element-wise work fused into its
+			   producer (no kernel, no read of that input) */
+	bool out_fused; /* inference: the output feeds a fused operator
+			   and is not written to memory */
+	enum graph_op_kind head; /* inference: the kind of the kernel it runs
+				    in (its own, or its fusion chain's
+				    first operator's) */
+	bool folded;    /* a batch normalization the export folded into a
+			   convolution: trained (when norms_folded), never
+			   served */
+};
+
+struct graph_summary {
+	int n_ops;                          /* 0: no graph */
+	struct graph_op op[GRAPH_CLASSES_MAX];
+	double nodes;                       /* operators in the graph */
+	double params;                      /* floating-point weights */
+	double flops;                       /* forward FLOPs per sample */
+	double saved_elems;  /* activation elements per sample kept for
+				the backward pass */
+	double live_elems;   /* largest input + output of one operator per
+				sample: what inference keeps */
+	double fused;                       /* operators fused */
+	double unknown;                     /* operators of kind other */
+	/* a graph with convolutions and no normalization was exported for
+	   inference with its batch norms folded into the convolutions
+	   (torch.onnx.export in eval mode): training runs them again */
+	bool norms_folded;
+	double folded_norms;                /* convolutions that had one */
+	double kind_count[GOP_KINDS];       /* operators per kind */
+	double kind_flops[GOP_KINDS];       /* forward FLOPs per kind */
+};
+
+/*
+ * Cost the graph 'g' (every shape known: graph_infer_shapes returned 0)
+ * into 's'.  Operators with the same kind and shape share a class; past
+ * GRAPH_CLASSES_MAX classes an operator joins the class of its kind
+ * nearest in FLOPs per byte.  When the graph has convolutions and no
+ * normalization operator, each convolution also gets the batch
+ * normalization folded into it (a class marked 'folded', with its
+ * parameters and saved input counted; norms_folded set).  Returns 0, the index + 1 of a node whose
+ * inputs do not fit its operator (a Conv without a weight of the input's
+ * rank, a MatMul of mismatched shapes), or -1 when out of memory.
+ */
+int graph_summarize(const struct graph *g, struct graph_summary *s);
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * onnx_read.h - read an ONNX model (a ModelProto, as torch.onnx.export
+ * and the onnx Python package write it) into an operator graph
+ * (model_graph.h).
+ *
+ * The file is decoded with protobuf-c and the C code that protoc-c
+ * generates at build time from the onnx.proto of Debian's libonnx-dev
+ * (Makefile, $(BUILD)/gen): no protobuf parsing of capplan's own.  Only
+ * the structure is used: operators, their attributes, and the shapes of
+ * initializers, graph inputs, outputs and value_info; weight values are
+ * never looked at.  Shapes the file leaves out are inferred for the
+ * operators model_graph.h knows.
+ */
+#ifndef CAPPLAN_ONNX_READ_H
+#define CAPPLAN_ONNX_READ_H
+
+#include <stddef.h>
+
+#include "diag.h"
+#include "model_graph.h"
+
+/* Largest model file read, bytes (a ViT-H in fp32 is 2.5 GB). */
+#define ONNX_FILE_MAX ((size_t)16 << 30)
+
+/*
+ * Decode the 'len' bytes at 'buf' (an ONNX model; 'name' for messages)
+ * into 'g', with every shape known.  Returns 0, or -1 with 'err' set
+ * (file 'name', what was expected).  On success 'g' owns memory:
+ * onnx_graph_release frees it.
+ */
+int onnx_graph_parse(const void *buf, size_t len, const char *name,
+		     struct graph *g, struct diag *err);
+
+/* Free what onnx_graph_parse allocated; safe on a zeroed graph. */
+void onnx_graph_release(struct graph *g);
+
+/*
+ * onnx_graph_parse and graph_summarize in one: the per-sample operator
+ * classes of the model in 'buf' into 's'.  Returns 0 or -1 with 'err'.
+ */
+int onnx_summary_parse(const void *buf, size_t len, const char *name,
+		       struct graph_summary *s, struct diag *err);
+
+/* onnx_summary_parse of the regular file at 'path'; a file that cannot
+   be read is an error without a file name (the message names the path),
+   DIAG_IO. */
+int onnx_summary_load(const char *path, struct graph_summary *s,
+		      struct diag *err);
+
+#endif

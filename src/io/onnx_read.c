@@ -1,0 +1,511 @@
+/* onnx_read.c - ONNX models into operator graphs; see onnx_read.h. */
+#include "onnx_read.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx.pb-c.h"
+#include "readfile.h"
+
+/* A name -> tensor index table (open addressing, FNV-1a). */
+struct names {
+	const char **key;
+	int *val;
+	size_t cap; /* a power of two */
+};
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* What reading one model needs; names point into the decoded proto. */
+struct reader {
+	const char *file;
+	struct graph *g;
+	struct names names;
+	int tensor_cap;
+	struct diag *err;
+};
+
+/* The index of tensor 'name', made (shape unknown) when new; -1 when
+   out of room (cannot happen: room is counted before). */
+static int tensor_of(struct reader *r, const char *name)
+{
+	struct names *t = &r->names;
+	size_t i = (size_t)name_hash(name) & (t->cap - 1);
+
+	while (t->key[i]) {
+		if (strcmp(t->key[i], name) == 0)
+			return t->val[i];
+		i = (i + 1) & (t->cap - 1);
+	}
+	if (r->g->n_tensors >= r->tensor_cap)
+		return -1;
+	t->key[i] = name;
+	t->val[i] = r->g->n_tensors;
+	struct graph_tensor *x = &r->g->tensors[r->g->n_tensors];
+
+	memset(x, 0, sizeof(*x));
+	x->rank = -1;
+	x->producer = -1;
+	return r->g->n_tensors++;
+}
+
+/* Whether a tensor of ONNX data type 'dt' holds parameters. */
+static bool float_type(int32_t dt)
+{
+	return dt == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT ||
+	       dt == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 ||
+	       dt == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE ||
+	       dt == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16;
+}
+
+/* The dims of an initializer or constant into 'x'. */
+static int set_dims(struct reader *r, struct graph_tensor *x,
+		    const Onnx__TensorProto *tp, const char *what)
+{
+	if (tp->n_dims > GRAPH_RANK_MAX)
+		return diag_set(r->err, r->file, 0, 0,
+				"%s '%s' has %zu dimensions: at most %d "
+				"expected",
+				what, tp->name ? tp->name : "", tp->n_dims,
+				GRAPH_RANK_MAX);
+	for (size_t k = 0; k < tp->n_dims; k++) {
+		if (tp->dims[k] < 0)
+			return diag_set(r->err, r->file, 0, 0,
+					"%s '%s': dimension %zu is %lld: a "
+					"size of 0 or more expected",
+					what, tp->name ? tp->name : "", k,
+					(long long)tp->dims[k]);
+		x->dims[k] = (double)tp->dims[k];
+	}
+	x->rank = (int)tp->n_dims;
+	return 0;
+}
+
+/*
+ * The shape a value_info (graph input, output or intermediate) gives,
+ * when complete; axis 0 may be symbolic (the batch: 1).  Returns the rank,
+ * or -1 when the shape is missing or has an unknown axis past the first.
+ */
+static int info_shape(const Onnx__ValueInfoProto *vi, double *dims)
+{
+	const Onnx__TensorShapeProto *sh;
+
+	if (!vi->type ||
+	    vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
+	    !vi->type->tensor_type || !vi->type->tensor_type->shape)
+		return -1;
+	sh = vi->type->tensor_type->shape;
+	if (sh->n_dim > GRAPH_RANK_MAX)
+		return -1;
+	for (size_t k = 0; k < sh->n_dim; k++) {
+		const Onnx__TensorShapeProto__Dimension *d = sh->dim[k];
+
+		if (d && d->value_case ==
+				 ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+		    d->dim_value > 0)
+			dims[k] = (double)d->dim_value;
+		else if (k == 0)
+			dims[k] = 1.0;
+		else
+			return -1;
+	}
+	return (int)sh->n_dim;
+}
+
+static void apply_info(struct reader *r, const Onnx__ValueInfoProto *vi)
+{
+	double dims[GRAPH_RANK_MAX];
+	int rank, t;
+
+	if (!vi || !vi->name || !vi->name[0])
+		return;
+	rank = info_shape(vi, dims);
+	t = tensor_of(r, vi->name);
+	if (rank < 0 || t < 0 || r->g->tensors[t].rank >= 0)
+		return;
+	r->g->tensors[t].rank = rank;
+	memcpy(r->g->tensors[t].dims, dims, sizeof(dims));
+}
+
+/* A list attribute into 'dst' (at most 'max' values). */
+static int ints_attr(struct reader *r, const Onnx__NodeProto *nd,
+		     const Onnx__AttributeProto *a, double *dst, int max)
+{
+	if (a->n_ints > (size_t)max)
+		return diag_set(r->err, r->file, 0, 0,
+				"node '%s' (%s): attribute '%s' has %zu "
+				"values: at most %d expected",
+				nd->name ? nd->name : "", nd->op_type,
+				a->name, a->n_ints, max);
+	for (size_t k = 0; k < a->n_ints; k++)
+		dst[k] = (double)a->ints[k];
+	return (int)a->n_ints;
+}
+
+static int read_attrs(struct reader *r, const Onnx__NodeProto *nd,
+		      struct graph_node *n)
+{
+	n->group = 1.0;
+	n->axis = strcmp(nd->op_type, "Flatten") == 0 ? 1 : -1;
+	n->keepdims = 1;
+	for (size_t i = 0; i < nd->n_attribute; i++) {
+		const Onnx__AttributeProto *a = nd->attribute[i];
+		double v[GRAPH_RANK_MAX];
+		int c;
+
+		if (!a || !a->name)
+			continue;
+		if (strcmp(a->name, "group") == 0 && a->has_i) {
+			if (a->i < 1)
+				return diag_set(r->err, r->file, 0, 0,
+						"node '%s' (%s): 'group' is "
+						"%lld: 1 or more expected",
+						n->name, n->op_type,
+						(long long)a->i);
+			n->group = (double)a->i;
+		} else if (strcmp(a->name, "transA") == 0) {
+			n->trans_a = a->i != 0;
+		} else if (strcmp(a->name, "transB") == 0) {
+			n->trans_b = a->i != 0;
+		} else if (strcmp(a->name, "axis") == 0) {
+			n->axis = a->i > -GRAPH_RANK_MAX && a->i < GRAPH_RANK_MAX ?
+					  (int)a->i :
+					  GRAPH_RANK_MAX;
+		} else if (strcmp(a->name, "keepdims") == 0) {
+			n->keepdims = a->i != 0;
+		} else if (strcmp(a->name, "ceil_mode") == 0) {
+			n->ceil_mode = a->i != 0;
+		} else if (strcmp(a->name, "auto_pad") == 0 && a->has_s) {
+			n->auto_pad_same = a->s.len >= 4 &&
+					   memcmp(a->s.data, "SAME", 4) == 0;
+		} else if (strcmp(a->name, "kernel_shape") == 0) {
+			if ((c = ints_attr(r, nd, a, n->kernel,
+					   GRAPH_RANK_MAX)) < 0)
+				return -1;
+			n->kernel_rank = c;
+		} else if (strcmp(a->name, "strides") == 0) {
+			if (ints_attr(r, nd, a, n->strides, GRAPH_RANK_MAX) < 0)
+				return -1;
+		} else if (strcmp(a->name, "dilations") == 0) {
+			if (ints_attr(r, nd, a, n->dilations,
+				      GRAPH_RANK_MAX) < 0)
+				return -1;
+		} else if (strcmp(a->name, "pads") == 0) {
+			if (ints_attr(r, nd, a, n->pads,
+				      2 * GRAPH_RANK_MAX) < 0)
+				return -1;
+		} else if (strcmp(a->name, "perm") == 0) {
+			if ((c = ints_attr(r, nd, a, v, GRAPH_RANK_MAX)) < 0)
+				return -1;
+			n->perm_rank = c;
+			for (int k = 0; k < c; k++)
+				n->perm[k] = v[k] >= 0 && v[k] < GRAPH_RANK_MAX ?
+						     (int)v[k] :
+						     -1;
+		}
+	}
+	/* pads, strides and dilations follow the spatial rank; a Conv may
+	   leave kernel_shape to its weight */
+	if (n->kernel_rank == 0) {
+		for (int k = GRAPH_RANK_MAX - 1; k >= 0 && !n->kernel_rank; k--)
+			if (n->strides[k] > 0 || n->dilations[k] > 0)
+				n->kernel_rank = k + 1;
+		for (int k = 2 * GRAPH_RANK_MAX - 1; k >= 0 && !n->kernel_rank;
+		     k--)
+			if (n->pads[k] > 0)
+				n->kernel_rank = (k + 2) / 2;
+	}
+	return 0;
+}
+
+static int read_node(struct reader *r, const Onnx__NodeProto *nd, int i,
+		     int *edge)
+{
+	struct graph *g = r->g;
+	struct graph_node *n = &g->nodes[i];
+
+	memset(n, 0, sizeof(*n));
+	if (!nd->op_type || !nd->op_type[0])
+		return diag_set(r->err, r->file, 0, 0,
+				"node %d has no operator type: an ONNX "
+				"'op_type' such as 'Conv' expected",
+				i + 1);
+	snprintf(n->name, sizeof(n->name), "%s", nd->name ? nd->name : "");
+	snprintf(n->op_type, sizeof(n->op_type), "%s", nd->op_type);
+	if (nd->n_output < 1 || !nd->output[0] || !nd->output[0][0])
+		return diag_set(r->err, r->file, 0, 0,
+				"node '%s' (%s) has no output", n->name,
+				n->op_type);
+	if (read_attrs(r, nd, n) != 0)
+		return -1;
+	n->in_first = *edge;
+	n->n_in = (int)nd->n_input;
+	for (size_t k = 0; k < nd->n_input; k++) {
+		int t = -1;
+
+		if (nd->input[k] && nd->input[k][0]) {
+			t = tensor_of(r, nd->input[k]);
+			g->tensors[t].consumers++;
+		}
+		g->inputs[(*edge)++] = t;
+	}
+	n->out = tensor_of(r, nd->output[0]);
+	if (g->tensors[n->out].producer >= 0 || g->tensors[n->out].weight)
+		return diag_set(r->err, r->file, 0, 0,
+				"node '%s' (%s): output '%s' is already "
+				"made by another node or an initializer",
+				n->name, n->op_type, nd->output[0]);
+	g->tensors[n->out].producer = i;
+	for (size_t k = 1; k < nd->n_output; k++)
+		if (nd->output[k] && nd->output[k][0])
+			g->tensors[tensor_of(r, nd->output[k])].producer = i;
+	if (strcmp(nd->op_type, "Constant") == 0) {
+		struct graph_tensor *x = &g->tensors[n->out];
+
+		x->weight = true;
+		x->rank = 0;
+		for (size_t k = 0; k < nd->n_attribute; k++) {
+			const Onnx__AttributeProto *a = nd->attribute[k];
+
+			if (!a || !a->name || strcmp(a->name, "value") != 0 ||
+			    !a->t)
+				continue;
+			if (set_dims(r, x, a->t, "constant") != 0)
+				return -1;
+			/* exporters that keep weights as Constant nodes */
+			x->param = a->t->has_data_type &&
+				   float_type(a->t->data_type);
+		}
+	}
+	return 0;
+}
+
+/* Names the file mentions, at most: the room of the tables. */
+static size_t count_names(const Onnx__GraphProto *gp, size_t *edges)
+{
+	size_t n = gp->n_initializer + gp->n_input + gp->n_output +
+		   gp->n_value_info;
+
+	*edges = 0;
+	for (size_t i = 0; i < gp->n_node; i++) {
+		n += gp->node[i]->n_input + gp->node[i]->n_output;
+		*edges += gp->node[i]->n_input;
+	}
+	return n;
+}
+
+static int build(struct reader *r, const Onnx__GraphProto *gp)
+{
+	struct graph *g = r->g;
+	size_t edges, names = count_names(gp, &edges), cap = 16;
+	int edge = 0;
+
+	if (gp->n_node == 0)
+		return diag_set(r->err, r->file, 0, 0,
+				"the ONNX graph has no operators: a model "
+				"with nodes expected");
+	if (names > (size_t)INT32_MAX / 4 || gp->n_node > (size_t)INT32_MAX)
+		return diag_set(r->err, r->file, 0, 0,
+				"the ONNX graph is too large");
+	while (cap < 2 * names)
+		cap *= 2;
+	r->names.cap = cap;
+	r->names.key = calloc(cap, sizeof(*r->names.key));
+	r->names.val = calloc(cap, sizeof(*r->names.val));
+	g->tensors = calloc(names + 1, sizeof(*g->tensors));
+	g->nodes = calloc(gp->n_node, sizeof(*g->nodes));
+	g->inputs = calloc(edges + 1, sizeof(*g->inputs));
+	if (!r->names.key || !r->names.val || !g->tensors || !g->nodes ||
+	    !g->inputs)
+		return diag_set_kind(r->err, DIAG_NOMEM, r->file, 0, 0,
+				     "out of memory");
+	r->tensor_cap = (int)names + 1;
+	for (size_t i = 0; i < gp->n_initializer; i++) {
+		const Onnx__TensorProto *tp = gp->initializer[i];
+		struct graph_tensor *x;
+
+		if (!tp->name || !tp->name[0])
+			return diag_set(r->err, r->file, 0, 0,
+					"initializer %zu has no name", i + 1);
+		x = &g->tensors[tensor_of(r, tp->name)];
+		x->weight = true;
+		x->param = tp->has_data_type && float_type(tp->data_type);
+		if (set_dims(r, x, tp, "initializer") != 0)
+			return -1;
+	}
+	g->batch = 0.0;
+	for (size_t i = 0; i < gp->n_input; i++) {
+		const Onnx__ValueInfoProto *vi = gp->input[i];
+		int t;
+
+		if (!vi->name || !vi->name[0])
+			continue;
+		t = tensor_of(r, vi->name);
+		if (g->tensors[t].weight)
+			continue;
+		apply_info(r, vi);
+		if (g->batch == 0.0 && g->tensors[t].rank >= 1)
+			g->batch = g->tensors[t].dims[0];
+	}
+	if (!(g->batch > 0.0))
+		g->batch = 1.0;
+	for (size_t i = 0; i < gp->n_value_info; i++)
+		apply_info(r, gp->value_info[i]);
+	for (size_t i = 0; i < gp->n_output; i++)
+		apply_info(r, gp->output[i]);
+	for (size_t i = 0; i < gp->n_node; i++) {
+		if (read_node(r, gp->node[i], (int)i, &edge) != 0)
+			return -1;
+		g->n_nodes++;
+	}
+	return 0;
+}
+
+void onnx_graph_release(struct graph *g)
+{
+	if (!g)
+		return;
+	free(g->nodes);
+	free(g->tensors);
+	free(g->inputs);
+	memset(g, 0, sizeof(*g));
+}
+
+/* The name of the first output of node 'i' ('what' in messages). */
+static const char *out_name(const Onnx__GraphProto *gp, int i)
+{
+	return gp->node[i]->output[0];
+}
+
+int onnx_graph_parse(const void *buf, size_t len, const char *name,
+		     struct graph *g, struct diag *err)
+{
+	Onnx__ModelProto *m;
+	struct reader r = { .file = name, .g = g, .err = err };
+	int rc = -1, bad;
+
+	memset(g, 0, sizeof(*g));
+	m = onnx__model_proto__unpack(NULL, len, buf);
+	if (!m)
+		return diag_set(err, name, 0, 0,
+				"not an ONNX model: the file does not decode "
+				"as an ONNX ModelProto (protobuf), as "
+				"torch.onnx.export or onnx.save write it");
+	if (!m->graph) {
+		diag_set(err, name, 0, 0,
+			 "the ONNX model has no graph: a ModelProto with a "
+			 "'graph' expected");
+		goto out_free;
+	}
+	if (build(&r, m->graph) != 0)
+		goto out_free;
+	bad = graph_infer_shapes(g);
+	if (bad > 0) {
+		const struct graph_node *n = &g->nodes[bad - 1];
+
+		diag_set(err, name, 0, 0,
+			 "node '%s' (%s): the shape of its output '%s' is "
+			 "neither in the file nor inferable from its inputs: "
+			 "shapes as onnx.shape_inference.infer_shapes writes "
+			 "them (value_info) expected",
+			 n->name, n->op_type, out_name(m->graph, bad - 1));
+		goto out_free;
+	}
+	rc = 0;
+out_free:
+	/* the tensor names point into the proto: forget them */
+	free(r.names.key);
+	free(r.names.val);
+	onnx__model_proto__free_unpacked(m, NULL);
+	if (rc != 0)
+		onnx_graph_release(g);
+	return rc;
+}
+
+int onnx_summary_parse(const void *buf, size_t len, const char *name,
+		       struct graph_summary *s, struct diag *err)
+{
+	struct graph g;
+	int bad;
+
+	memset(s, 0, sizeof(*s));
+	if (onnx_graph_parse(buf, len, name, &g, err) != 0)
+		return -1;
+	bad = graph_summarize(&g, s);
+	if (bad < 0) {
+		onnx_graph_release(&g);
+		return diag_set_kind(err, DIAG_NOMEM, name, 0, 0,
+				     "out of memory");
+	}
+	if (bad > 0) {
+		const struct graph_node *n = &g.nodes[bad - 1];
+		char shapes[160] = "";
+		size_t used = 0;
+
+		for (int k = 0; k < n->n_in && used < sizeof(shapes); k++) {
+			int t = g.inputs[n->in_first + k];
+			const struct graph_tensor *x =
+				t >= 0 ? &g.tensors[t] : NULL;
+			int w = snprintf(shapes + used, sizeof(shapes) - used,
+					 "%s[", k ? " " : "");
+
+			for (int d = 0; x && d < x->rank && w >= 0; d++) {
+				used += (size_t)w;
+				if (used >= sizeof(shapes))
+					break;
+				w = snprintf(shapes + used,
+					     sizeof(shapes) - used, "%s%.0f",
+					     d ? "," : "", x->dims[d]);
+			}
+			if (w < 0)
+				break;
+			used += (size_t)w;
+			if (used < sizeof(shapes))
+				used += (size_t)snprintf(shapes + used,
+							 sizeof(shapes) - used,
+							 "]");
+		}
+		diag_set(err, name, 0, 0,
+			 "node '%s' (%s): its inputs %s do not fit the "
+			 "operator: shapes as the ONNX operator "
+			 "specification defines them expected",
+			 n->name, n->op_type, shapes);
+		onnx_graph_release(&g);
+		return -1;
+	}
+	onnx_graph_release(&g);
+	if (s->n_ops == 0)
+		return diag_set(err, name, 0, 0,
+				"the ONNX graph has no operator that does "
+				"work: a network expected");
+	return 0;
+}
+
+int onnx_summary_load(const char *path, struct graph_summary *s,
+		      struct diag *err)
+{
+	char *buf;
+	size_t len;
+	struct diag rd;
+	int rc;
+
+	diag_clear(&rd);
+	if (readfile_all(path, READFILE_REGULAR, ONNX_FILE_MAX, &buf, &len,
+			 &rd) != 0)
+		/* the message names the path; the caller says where it was
+		   named */
+		return diag_set_kind(err, rd.kind, NULL, 0, 0, "%s", rd.msg);
+	rc = onnx_summary_parse(buf, len, path, s, err);
+	free(buf);
+	return rc;
+}

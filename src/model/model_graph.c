@@ -1,0 +1,799 @@
+/* model_graph.c - operator graphs costed per operator; see model_graph.h
+   and specs/models.md, section 14.6. */
+#include "model_graph.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How the output shape of an operator follows from its inputs. */
+enum shape_rule {
+	SHAPE_NONE,      /* the file must give it */
+	SHAPE_SAME,      /* as input 0 */
+	SHAPE_BROADCAST, /* numpy broadcasting of all inputs */
+	SHAPE_CONV,      /* N, weight's dim 0, spatial by the window */
+	SHAPE_POOL,      /* N, C, spatial by the window */
+	SHAPE_GLOBAL,    /* N, C, 1, ... */
+	SHAPE_GEMM,
+	SHAPE_MATMUL,
+	SHAPE_FLATTEN,
+	SHAPE_TRANSPOSE,
+	SHAPE_CONCAT,
+};
+
+/* Which tensors the backward pass of an operator reads (saved in the
+   forward pass; PyTorch autograd's saved tensors). */
+enum saved {
+	SAVE_NONE,
+	SAVE_IN0,   /* the activation input */
+	SAVE_INS,   /* every activation input */
+	SAVE_OUT,   /* the output (ReLU, Sigmoid, Softmax) */
+};
+
+/*
+ * The operators capplan knows.  'flops_per_elem': FLOPs per output
+ * element of the operators that are not products or windows: one for an
+ * element-wise operation, five for a normalization (mean, variance,
+ * normalize, scale, shift) and for a softmax (max, subtract, exp, sum,
+ * divide).
+ */
+static const struct op_row {
+	const char *op_type;
+	enum graph_op_kind kind;
+	enum shape_rule shape;
+	enum saved saved;
+	double flops_per_elem;
+} op_table[] = {
+	{ "Conv", GOP_CONV, SHAPE_CONV, SAVE_IN0, 0.0 },
+	{ "Gemm", GOP_MATMUL, SHAPE_GEMM, SAVE_IN0, 0.0 },
+	{ "MatMul", GOP_MATMUL, SHAPE_MATMUL, SAVE_INS, 0.0 },
+	{ "BatchNormalization", GOP_NORM, SHAPE_SAME, SAVE_IN0, 5.0 },
+	{ "InstanceNormalization", GOP_NORM, SHAPE_SAME, SAVE_IN0, 5.0 },
+	{ "LayerNormalization", GOP_NORM, SHAPE_SAME, SAVE_IN0, 5.0 },
+	{ "GroupNormalization", GOP_NORM, SHAPE_SAME, SAVE_IN0, 5.0 },
+	{ "LpNormalization", GOP_NORM, SHAPE_SAME, SAVE_IN0, 5.0 },
+	{ "Relu", GOP_ACT, SHAPE_SAME, SAVE_OUT, 1.0 },
+	{ "LeakyRelu", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
+	{ "Sigmoid", GOP_ACT, SHAPE_SAME, SAVE_OUT, 1.0 },
+	{ "Tanh", GOP_ACT, SHAPE_SAME, SAVE_OUT, 1.0 },
+	{ "HardSigmoid", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
+	{ "HardSwish", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
+	{ "Elu", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
+	{ "Selu", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
+	{ "Celu", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
+	{ "Gelu", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
+	{ "Mish", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
+	{ "Softplus", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
+	{ "Softsign", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
+	{ "Erf", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
+	{ "Exp", GOP_ACT, SHAPE_SAME, SAVE_OUT, 1.0 },
+	{ "Log", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
+	{ "Sqrt", GOP_ACT, SHAPE_SAME, SAVE_OUT, 1.0 },
+	{ "Reciprocal", GOP_ACT, SHAPE_SAME, SAVE_OUT, 1.0 },
+	{ "Neg", GOP_ACT, SHAPE_SAME, SAVE_NONE, 1.0 },
+	{ "Abs", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
+	{ "Clip", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
+	{ "Cast", GOP_ACT, SHAPE_SAME, SAVE_NONE, 1.0 },
+	{ "Not", GOP_ACT, SHAPE_SAME, SAVE_NONE, 1.0 },
+	{ "Floor", GOP_ACT, SHAPE_SAME, SAVE_NONE, 1.0 },
+	{ "Ceil", GOP_ACT, SHAPE_SAME, SAVE_NONE, 1.0 },
+	{ "Round", GOP_ACT, SHAPE_SAME, SAVE_NONE, 1.0 },
+	{ "Sin", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
+	{ "Cos", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
+	{ "Add", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
+	{ "Sub", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
+	{ "Mul", GOP_BINARY, SHAPE_BROADCAST, SAVE_INS, 1.0 },
+	{ "Div", GOP_BINARY, SHAPE_BROADCAST, SAVE_INS, 1.0 },
+	{ "Pow", GOP_BINARY, SHAPE_BROADCAST, SAVE_INS, 1.0 },
+	{ "Max", GOP_BINARY, SHAPE_BROADCAST, SAVE_INS, 1.0 },
+	{ "Min", GOP_BINARY, SHAPE_BROADCAST, SAVE_INS, 1.0 },
+	{ "Sum", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
+	{ "PRelu", GOP_BINARY, SHAPE_BROADCAST, SAVE_IN0, 1.0 },
+	{ "Where", GOP_BINARY, SHAPE_BROADCAST, SAVE_IN0, 1.0 },
+	{ "Equal", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
+	{ "Greater", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
+	{ "GreaterOrEqual", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
+	{ "Less", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
+	{ "LessOrEqual", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
+	{ "And", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
+	{ "Or", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
+	{ "Xor", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
+	{ "MaxPool", GOP_POOL, SHAPE_POOL, SAVE_IN0, 0.0 },
+	{ "AveragePool", GOP_POOL, SHAPE_POOL, SAVE_NONE, 0.0 },
+	{ "LpPool", GOP_POOL, SHAPE_POOL, SAVE_IN0, 0.0 },
+	{ "GlobalAveragePool", GOP_REDUCE, SHAPE_GLOBAL, SAVE_NONE, 0.0 },
+	{ "GlobalMaxPool", GOP_REDUCE, SHAPE_GLOBAL, SAVE_IN0, 0.0 },
+	{ "ReduceMean", GOP_REDUCE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "ReduceSum", GOP_REDUCE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "ReduceMax", GOP_REDUCE, SHAPE_NONE, SAVE_IN0, 0.0 },
+	{ "ReduceMin", GOP_REDUCE, SHAPE_NONE, SAVE_IN0, 0.0 },
+	{ "ReduceL2", GOP_REDUCE, SHAPE_NONE, SAVE_IN0, 0.0 },
+	{ "Softmax", GOP_SOFTMAX, SHAPE_SAME, SAVE_OUT, 5.0 },
+	{ "LogSoftmax", GOP_SOFTMAX, SHAPE_SAME, SAVE_OUT, 5.0 },
+	{ "Transpose", GOP_MOVE, SHAPE_TRANSPOSE, SAVE_NONE, 0.0 },
+	{ "Concat", GOP_MOVE, SHAPE_CONCAT, SAVE_NONE, 0.0 },
+	{ "Split", GOP_MOVE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "Slice", GOP_MOVE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "Pad", GOP_MOVE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "Expand", GOP_MOVE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "Tile", GOP_MOVE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "Gather", GOP_MOVE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "Resize", GOP_MOVE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "Upsample", GOP_MOVE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "DepthToSpace", GOP_MOVE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "SpaceToDepth", GOP_MOVE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "Reshape", GOP_FREE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "Flatten", GOP_FREE, SHAPE_FLATTEN, SAVE_NONE, 0.0 },
+	{ "Squeeze", GOP_FREE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "Unsqueeze", GOP_FREE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "Identity", GOP_FREE, SHAPE_SAME, SAVE_NONE, 0.0 },
+	{ "Dropout", GOP_FREE, SHAPE_SAME, SAVE_NONE, 0.0 },
+	{ "Shape", GOP_FREE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "Size", GOP_FREE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "Constant", GOP_FREE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "ConstantOfShape", GOP_FREE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "Range", GOP_FREE, SHAPE_NONE, SAVE_NONE, 0.0 },
+};
+
+/* An operator not in the table: moves its inputs to its output. */
+static const struct op_row unknown_row = { "", GOP_OTHER, SHAPE_NONE,
+					   SAVE_INS, 0.0 };
+
+static const char *const kind_names[GOP_KINDS] = {
+	[GOP_CONV] = "conv",       [GOP_DWCONV] = "dwconv",
+	[GOP_MATMUL] = "matmul",   [GOP_BMM] = "bmm",
+	[GOP_NORM] = "norm",       [GOP_ACT] = "activation",
+	[GOP_BINARY] = "binary",   [GOP_POOL] = "pool",
+	[GOP_REDUCE] = "reduce",   [GOP_SOFTMAX] = "softmax",
+	[GOP_MOVE] = "move",       [GOP_FREE] = "free",
+	[GOP_OTHER] = "other",
+};
+
+const char *graph_op_kind_name(enum graph_op_kind k)
+{
+	return k >= 0 && k < GOP_KINDS ? kind_names[k] : "?";
+}
+
+void graph_kind_shares(const double *kind_s, char *buf, size_t len)
+{
+	double total = 0.0;
+	bool used[GOP_KINDS] = { false };
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < GOP_KINDS; k++)
+		total += kind_s[k] > 0.0 ? kind_s[k] : 0.0;
+	if (!(total > 0.0))
+		return;
+	for (;;) {
+		int best = -1;
+
+		for (int k = 0; k < GOP_KINDS; k++)
+			if (!used[k] && kind_s[k] > 0.0 &&
+			    (best < 0 || kind_s[k] > kind_s[best]))
+				best = k;
+		/* the kinds of at least half a percent, largest first */
+		if (best < 0 || kind_s[best] < 0.005 * total)
+			break;
+		used[best] = true;
+		int w = snprintf(buf + at, len - at, "%s%s %.0f%%",
+				 at ? ", " : "", kind_names[best],
+				 100.0 * kind_s[best] / total);
+
+		if (w < 0 || (size_t)w >= len - at)
+			break;
+		at += (size_t)w;
+	}
+}
+
+static const struct op_row *op_find(const char *op_type)
+{
+	for (size_t i = 0; i < sizeof(op_table) / sizeof(op_table[0]); i++)
+		if (strcmp(op_table[i].op_type, op_type) == 0)
+			return &op_table[i];
+	return &unknown_row;
+}
+
+static const struct graph_tensor *in_tensor(const struct graph *g,
+					    const struct graph_node *n, int i)
+{
+	int t = i < n->n_in ? g->inputs[n->in_first + i] : -1;
+
+	return t >= 0 ? &g->tensors[t] : NULL;
+}
+
+static double elems(const struct graph_tensor *t)
+{
+	double e = 1.0;
+
+	for (int i = 0; i < t->rank; i++)
+		e *= t->dims[i];
+	return e;
+}
+
+static bool known(const struct graph_tensor *t)
+{
+	return t && t->rank >= 0;
+}
+
+/* Output of a sliding window along one spatial axis (ONNX Conv and
+   pools: explicit pads, or auto_pad SAME: ceil(in / stride)). */
+static double window_out(const struct graph_node *n, int ax, double in,
+			 double kernel)
+{
+	int r = n->kernel_rank;
+	double s = ax < r && n->strides[ax] > 0 ? n->strides[ax] : 1.0;
+	double dl = ax < r && n->dilations[ax] > 0 ? n->dilations[ax] : 1.0;
+	double pad = ax < r ? n->pads[ax] + n->pads[r + ax] : 0.0;
+	double span = dl * (kernel - 1.0) + 1.0;
+
+	if (n->auto_pad_same)
+		return ceil(in / s);
+	if (n->ceil_mode)
+		return ceil((in + pad - span) / s) + 1.0;
+	return floor((in + pad - span) / s) + 1.0;
+}
+
+/* Whether 'n' computes on shapes only, which are known when an engine
+   is built (Shape, Size): its output is a constant. */
+static bool shape_op(const struct graph_node *n)
+{
+	return strcmp(n->op_type, "Shape") == 0 ||
+	       strcmp(n->op_type, "Size") == 0;
+}
+
+/* Whether every input of 'n' is a weight: a constant computation. */
+static bool all_weights(const struct graph *g, const struct graph_node *n)
+{
+	bool any = false;
+
+	for (int k = 0; k < n->n_in; k++) {
+		const struct graph_tensor *x = in_tensor(g, n, k);
+
+		if (x && !x->weight)
+			return false;
+		any = any || x;
+	}
+	return any;
+}
+
+static int infer_one(struct graph *g, const struct graph_node *n,
+		     enum shape_rule rule)
+{
+	const struct graph_tensor *a = in_tensor(g, n, 0);
+	const struct graph_tensor *b = in_tensor(g, n, 1);
+	struct graph_tensor *o = &g->tensors[n->out];
+	struct graph_tensor t = *o;
+
+	if (!known(a))
+		return -1;
+	t.rank = a->rank;
+	memcpy(t.dims, a->dims, sizeof(t.dims));
+	switch (rule) {
+	case SHAPE_NONE:
+		return -1;
+	case SHAPE_SAME:
+		break;
+	case SHAPE_BROADCAST:
+		for (int i = 1; i < n->n_in; i++) {
+			const struct graph_tensor *x = in_tensor(g, n, i);
+
+			if (!x)
+				continue;
+			if (!known(x))
+				return -1;
+			if (x->rank > t.rank) {
+				int d = x->rank - t.rank;
+
+				memmove(t.dims + d, t.dims,
+					(size_t)t.rank * sizeof(double));
+				for (int k = 0; k < d; k++)
+					t.dims[k] = 1.0;
+				t.rank = x->rank;
+			}
+			for (int k = 0; k < x->rank; k++) {
+				double *dst = &t.dims[t.rank - x->rank + k];
+
+				if (x->dims[k] != 1.0)
+					*dst = x->dims[k];
+			}
+		}
+		break;
+	case SHAPE_CONV:
+	case SHAPE_POOL:
+		if (a->rank < 3)
+			return -1;
+		if (rule == SHAPE_CONV) {
+			if (!known(b) || b->rank != a->rank)
+				return -1;
+			t.dims[1] = b->dims[0];
+		}
+		for (int k = 2; k < a->rank; k++) {
+			double kk = rule == SHAPE_CONV ? b->dims[k] :
+				    k - 2 < n->kernel_rank ? n->kernel[k - 2] :
+							     1.0;
+
+			t.dims[k] = window_out(n, k - 2, a->dims[k], kk);
+			if (!(t.dims[k] >= 1.0))
+				return -1;
+		}
+		break;
+	case SHAPE_GLOBAL:
+		for (int k = 2; k < t.rank; k++)
+			t.dims[k] = 1.0;
+		break;
+	case SHAPE_GEMM:
+		if (!known(b) || a->rank != 2 || b->rank != 2)
+			return -1;
+		t.dims[0] = n->trans_a ? a->dims[1] : a->dims[0];
+		t.dims[1] = n->trans_b ? b->dims[0] : b->dims[1];
+		break;
+	case SHAPE_MATMUL:
+		if (!known(b) || b->rank < 2 || a->rank < 2)
+			return -1;
+		if (b->rank > a->rank) {
+			t.rank = b->rank;
+			memcpy(t.dims, b->dims, sizeof(t.dims));
+			t.dims[t.rank - 2] = a->dims[a->rank - 2];
+		}
+		t.dims[t.rank - 1] = b->dims[b->rank - 1];
+		break;
+	case SHAPE_FLATTEN: {
+		int ax = n->axis < 0 ? n->axis + a->rank : n->axis;
+		double lo = 1.0, hi = 1.0;
+
+		if (ax < 0 || ax > a->rank)
+			return -1;
+		for (int k = 0; k < a->rank; k++)
+			*(k < ax ? &lo : &hi) *= a->dims[k];
+		t.rank = 2;
+		t.dims[0] = lo;
+		t.dims[1] = hi;
+		break;
+	}
+	case SHAPE_TRANSPOSE:
+		for (int k = 0; k < a->rank; k++) {
+			int p = n->perm_rank == a->rank ? n->perm[k] :
+							  a->rank - 1 - k;
+
+			if (p < 0 || p >= a->rank)
+				return -1;
+			t.dims[k] = a->dims[p];
+		}
+		break;
+	case SHAPE_CONCAT: {
+		int ax = n->axis < 0 ? n->axis + a->rank : n->axis;
+
+		if (ax < 0 || ax >= a->rank)
+			return -1;
+		for (int i = 1; i < n->n_in; i++) {
+			const struct graph_tensor *x = in_tensor(g, n, i);
+
+			if (!known(x) || x->rank != a->rank)
+				return -1;
+			t.dims[ax] += x->dims[ax];
+		}
+		break;
+	}
+	}
+	*o = t;
+	return 0;
+}
+
+int graph_infer_shapes(struct graph *g)
+{
+	for (int i = 0; i < g->n_nodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+
+		if (n->out >= 0 && (all_weights(g, n) || shape_op(n)))
+			g->tensors[n->out].weight = true;
+	}
+	for (int i = 0; i < g->n_nodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+
+		struct graph_tensor *o = n->out >= 0 ? &g->tensors[n->out] : NULL;
+
+		if (!o || known(o))
+			continue;
+		if (shape_op(n) && known(in_tensor(g, n, 0))) {
+			/* a Shape: one element per axis of its input */
+			o->rank = 1;
+			o->dims[0] = strcmp(n->op_type, "Size") == 0 ?
+					     1.0 :
+					     in_tensor(g, n, 0)->rank;
+			if (strcmp(n->op_type, "Size") == 0)
+				o->rank = 0;
+			continue;
+		}
+		if (infer_one(g, n, op_find(n->op_type)->shape) != 0) {
+			/* a folded constant costs nothing whatever its
+			   shape: a scalar stands for it */
+			if (o->weight) {
+				o->rank = 0;
+				continue;
+			}
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
+/* Elements of 't' per sample: activations carry the batch. */
+static double per_sample(const struct graph *g, const struct graph_tensor *t)
+{
+	return t->weight ? elems(t) : elems(t) / g->batch;
+}
+
+/* Whether 'k' is a kernel whose epilogue can take element-wise work. */
+static bool fusion_head(enum graph_op_kind k)
+{
+	switch (k) {
+	case GOP_CONV:
+	case GOP_DWCONV:
+	case GOP_MATMUL:
+	case GOP_BMM:
+	case GOP_NORM:
+	case GOP_ACT:
+	case GOP_BINARY:
+	case GOP_SOFTMAX:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Whether an operator of kind 'k' (op_type 'op') fuses into a producer
+ * of kind 'pk' (inference, TensorRT-style; specs/models.md 14.6):
+ * element-wise operators into any fusion head; a BatchNormalization into
+ * a convolution (folded into its weights); a softmax into the product
+ * that made the scores and the product that reads the probabilities into
+ * the softmax (fused attention).
+ */
+static bool fuses(enum graph_op_kind k, const char *op, enum graph_op_kind pk)
+{
+	if (k == GOP_ACT || k == GOP_BINARY)
+		return fusion_head(pk);
+	if (k == GOP_NORM && strcmp(op, "BatchNormalization") == 0)
+		return pk == GOP_CONV || pk == GOP_DWCONV || pk == GOP_MATMUL;
+	if (k == GOP_SOFTMAX)
+		return pk == GOP_BMM;
+	if (k == GOP_BMM)
+		return pk == GOP_SOFTMAX;
+	return false;
+}
+
+/* Cost of node 'i' as a class of one, unfused. */
+static int node_op(const struct graph *g, int i, struct graph_op *op,
+		   enum saved *saved)
+{
+	const struct graph_node *n = &g->nodes[i];
+	const struct op_row *row = op_find(n->op_type);
+	const struct graph_tensor *o = &g->tensors[n->out];
+	const struct graph_tensor *a = in_tensor(g, n, 0);
+	const struct graph_tensor *b = in_tensor(g, n, 1);
+	double out = per_sample(g, o);
+
+	memset(op, 0, sizeof(*op));
+	op->kind = o->weight ? GOP_FREE : row->kind; /* folded constants */
+	op->head = op->kind;
+	op->count = 1.0;
+	*saved = o->weight ? SAVE_NONE : row->saved;
+	if (o->weight)
+		return 0;
+	for (int k = 0; k < n->n_in; k++) {
+		const struct graph_tensor *x = in_tensor(g, n, k);
+
+		if (!x)
+			continue;
+		if (!known(x))
+			return -1;
+		if (x->weight)
+			op->weight_elems += elems(x);
+		else
+			op->in_elems += per_sample(g, x);
+	}
+	/* a product or window over an empty tensor is no operator */
+	if ((row->shape == SHAPE_CONV || row->shape == SHAPE_GEMM ||
+	     row->shape == SHAPE_MATMUL) &&
+	    !(out > 0.0 && o->rank >= 1 && o->dims[o->rank - 1] > 0.0))
+		return -1;
+	op->out_elems = op->kind == GOP_FREE ? 0.0 : out;
+	if (op->kind == GOP_FREE)
+		op->in_elems = 0.0;
+	switch (row->shape) {
+	case SHAPE_CONV: {
+		double cin_g, grp = n->group > 0 ? n->group : 1.0, win = 1.0;
+
+		if (!known(a) || !known(b) || b->rank != a->rank ||
+		    a->rank < 3 || b->rank < 3)
+			return -1;
+		cin_g = b->dims[1];
+		if (fabs(cin_g * grp - a->dims[1]) > 0.5 || !(cin_g > 0.0) ||
+		    !(o->dims[1] > 0.0))
+			return -1;
+		for (int k = 2; k < b->rank; k++)
+			win *= b->dims[k];
+		op->flops = 2.0 * out * cin_g * win;
+		op->gemm_m = out / o->dims[1];
+		op->gemm_n = o->dims[1] / grp;
+		op->gemm_k = cin_g * win;
+		op->gemm_groups = grp;
+		if (grp > 1.0 && cin_g == 1.0 && op->gemm_n == 1.0)
+			op->kind = GOP_DWCONV;
+		else if (win == 1.0 && grp == 1.0)
+			op->kind = GOP_MATMUL;
+		return 0;
+	}
+	case SHAPE_GEMM:
+	case SHAPE_MATMUL: {
+		double kdim;
+
+		if (!known(a) || !known(b) || a->rank < 1 || b->rank < 1)
+			return -1;
+		kdim = row->shape == SHAPE_GEMM && n->trans_a ?
+			       a->dims[0] :
+			       a->dims[a->rank - 1];
+		if (row->shape == SHAPE_GEMM &&
+		    kdim != (n->trans_b ? b->dims[1] : b->dims[0]))
+			return -1;
+		if (row->shape == SHAPE_MATMUL && b->rank >= 2 &&
+		    kdim != b->dims[b->rank - 2])
+			return -1;
+		op->flops = 2.0 * out * kdim;
+		op->gemm_n = o->dims[o->rank - 1];
+		op->gemm_k = kdim;
+		if (a->weight || b->weight) {
+			op->gemm_m = out / op->gemm_n;
+			op->gemm_groups = 1.0;
+		} else {
+			op->kind = GOP_BMM;
+			op->gemm_m = o->rank >= 2 ? o->dims[o->rank - 2] : 1.0;
+			if (!(op->gemm_m > 0.0))
+				return -1;
+			op->gemm_groups = out / (op->gemm_m * op->gemm_n);
+		}
+		return 0;
+	}
+	case SHAPE_POOL: {
+		double win = 1.0;
+
+		for (int k = 0; k < n->kernel_rank; k++)
+			win *= n->kernel[k];
+		op->flops = out * win;
+		return 0;
+	}
+	default:
+		break;
+	}
+	if (op->kind == GOP_REDUCE)
+		op->flops = op->in_elems;
+	else
+		op->flops = row->flops_per_elem * out;
+	return 0;
+}
+
+static bool same_class(const struct graph_op *x, const struct graph_op *y)
+{
+	double cx = x->count, cy = y->count;
+
+	return x->kind == y->kind && x->fused == y->fused &&
+	       x->out_fused == y->out_fused && x->folded == y->folded &&
+	       x->head == y->head &&
+	       x->gemm_m == y->gemm_m &&
+	       x->gemm_n == y->gemm_n && x->gemm_k == y->gemm_k &&
+	       x->gemm_groups == y->gemm_groups &&
+	       x->flops / cx == y->flops / cy &&
+	       x->in_elems / cx == y->in_elems / cy &&
+	       x->out_elems / cx == y->out_elems / cy &&
+	       x->weight_elems / cx == y->weight_elems / cy &&
+	       x->fused_in_elems / cx == y->fused_in_elems / cy;
+}
+
+static double intensity(const struct graph_op *x)
+{
+	double bytes = x->in_elems + x->out_elems + x->weight_elems;
+
+	return bytes > 0.0 ? x->flops / bytes : 0.0;
+}
+
+/* Add 'op' to its class in 's' (a new one while there is room). */
+static void add_class(struct graph_summary *s, const struct graph_op *op)
+{
+	struct graph_op *c = NULL;
+
+	for (int i = 0; i < s->n_ops && !c; i++)
+		if (same_class(&s->op[i], op))
+			c = &s->op[i];
+	if (!c && s->n_ops < GRAPH_CLASSES_MAX) {
+		s->op[s->n_ops++] = *op;
+		return;
+	}
+	if (!c) {
+		/* full: the class of the same kind and fusion nearest in
+		   FLOPs per element moved keeps the roofline nearly exact */
+		double best = INFINITY, ii = intensity(op);
+
+		for (int i = 0; i < s->n_ops; i++) {
+			struct graph_op *x = &s->op[i];
+			double dist = fabs(intensity(x) - ii);
+
+			if (x->kind == op->kind && x->fused == op->fused &&
+			    x->out_fused == op->out_fused &&
+			    x->folded == op->folded && dist < best) {
+				best = dist;
+				c = x;
+			}
+		}
+		if (!c) {
+			/* no class of its kind: the last one takes it */
+			c = &s->op[s->n_ops - 1];
+		}
+		c->gemm_m = (c->gemm_m * c->count + op->gemm_m * op->count) /
+			    (c->count + op->count);
+	}
+	c->count += op->count;
+	c->flops += op->flops;
+	c->in_elems += op->in_elems;
+	c->out_elems += op->out_elems;
+	c->weight_elems += op->weight_elems;
+	c->fused_in_elems += op->fused_in_elems;
+}
+
+/* Mark the tensors the backward pass of node 'n' reads. */
+static void mark_saved(const struct graph *g, const struct graph_node *n,
+		       enum saved sv, unsigned char *saved_t)
+{
+	for (int k = 0; k < n->n_in; k++) {
+		const struct graph_tensor *x = in_tensor(g, n, k);
+
+		if (!x || x->weight)
+			continue;
+		if (sv == SAVE_INS || (sv == SAVE_IN0 && k == 0))
+			saved_t[g->inputs[n->in_first + k]] |= 1;
+	}
+	if (sv == SAVE_OUT)
+		saved_t[n->out] |= 1;
+}
+
+int graph_summarize(const struct graph *g, struct graph_summary *s)
+{
+	struct graph_op *ops;
+	unsigned char *saved_t;
+	int *chain; /* the first node of each node's fused kernel */
+	int bad = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (g->n_nodes <= 0 || !(g->batch > 0.0))
+		return g->n_nodes > 0 ? 1 : 0;
+	ops = calloc((size_t)g->n_nodes, sizeof(*ops));
+	saved_t = calloc((size_t)g->n_tensors + 1, 1);
+	chain = calloc((size_t)g->n_nodes, sizeof(*chain));
+	if (!ops || !saved_t || !chain) {
+		bad = -1;
+		goto out_free;
+	}
+	/* bit 4: a tensor that an operator other than an element-wise one
+	   reads (it must reach memory); several element-wise readers
+	   (SiLU's Sigmoid and Mul) fuse together into its producer */
+	for (int i = 0; i < g->n_nodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+		enum graph_op_kind k = op_find(n->op_type)->kind;
+
+		for (int j = 0; j < n->n_in; j++) {
+			int t = g->inputs[n->in_first + j];
+
+			if (t >= 0 && k != GOP_ACT && k != GOP_BINARY)
+				saved_t[t] |= 4;
+		}
+	}
+	for (int i = 0; i < g->n_nodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+		struct graph_op *op = &ops[i];
+		enum saved sv;
+
+		if (n->out < 0 || !known(&g->tensors[n->out]) ||
+		    node_op(g, i, op, &sv) != 0) {
+			bad = i + 1;
+			goto out_free;
+		}
+		op->head = op->kind; /* node_op may have refined the kind */
+		chain[i] = i;
+		mark_saved(g, n, sv, saved_t);
+		/* inference fusion: into the producers of its activation
+		   inputs that no kernel outside the fused region reads */
+		for (int k = 0; k < n->n_in && op->kind != GOP_FREE; k++) {
+			const struct graph_tensor *x = in_tensor(g, n, k);
+			int p = x ? x->producer : -1;
+
+			if (p < 0 || p >= i || x->weight ||
+			    !(x->consumers == 1 ||
+			      !(saved_t[g->inputs[n->in_first + k]] & 4)) ||
+			    !fuses(op->kind, n->op_type, ops[p].kind))
+				continue;
+			/* one kernel: a second fused input must come from
+			   the same chain (SiLU's x and sigmoid(x)), not
+			   from another kernel (a residual branch) */
+			if (op->fused && chain[p] != chain[i])
+				continue;
+			if (!op->fused)
+				op->head = ops[p].head;
+			op->fused = true;
+			chain[i] = chain[p];
+			op->fused_in_elems += per_sample(g, x);
+			ops[p].out_fused = true;
+		}
+	}
+	for (int i = 0; i < g->n_nodes; i++) {
+		const struct graph_op *op = &ops[i];
+		double live = op->in_elems + op->out_elems;
+
+		s->kind_count[op->kind] += 1.0;
+		s->kind_flops[op->kind] += op->flops;
+		s->flops += op->flops;
+		s->fused += op->fused ? 1.0 : 0.0;
+		s->unknown += op->kind == GOP_OTHER ? 1.0 : 0.0;
+		if (live > s->live_elems)
+			s->live_elems = live;
+		if (op->kind != GOP_FREE)
+			add_class(s, op);
+	}
+	if (s->kind_count[GOP_NORM] == 0.0) {
+		/* an inference export (torch.onnx.export in eval mode folds
+		   every BatchNormalization into the Conv before it, PyTorch
+		   PR 40547): each convolution trains with its batch norm,
+		   whose gain and shift the conv's bias stands for */
+		for (int i = 0; i < g->n_nodes; i++) {
+			const struct graph_node *n = &g->nodes[i];
+			const struct graph_tensor *o = &g->tensors[n->out];
+			struct graph_op bn;
+			double c;
+
+			if (strcmp(n->op_type, "Conv") != 0 || o->weight)
+				continue;
+			c = o->dims[1];
+			memset(&bn, 0, sizeof(bn));
+			bn.kind = bn.head = GOP_NORM;
+			bn.count = 1.0;
+			bn.folded = true;
+			bn.in_elems = bn.out_elems = per_sample(g, o);
+			bn.flops = op_find("BatchNormalization")->flops_per_elem *
+				   bn.out_elems;
+			/* gain, shift, running mean and variance */
+			bn.weight_elems = 4.0 * c;
+			add_class(s, &bn);
+			s->folded_norms += 1.0;
+			s->params += in_tensor(g, n, 2) ? c : 2.0 * c;
+			s->saved_elems += bn.in_elems;
+		}
+		s->norms_folded = s->folded_norms > 0.0;
+	}
+	/* a BatchNormalization's running mean and variance (inputs 3 and
+	   4) are statistics, not parameters */
+	for (int i = 0; i < g->n_nodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+
+		if (strcmp(n->op_type, "BatchNormalization") != 0)
+			continue;
+		for (int k = 3; k < n->n_in && k < 5; k++)
+			if (g->inputs[n->in_first + k] >= 0)
+				saved_t[g->inputs[n->in_first + k]] |= 2;
+	}
+	for (int t = 0; t < g->n_tensors; t++) {
+		const struct graph_tensor *x = &g->tensors[t];
+
+		if (x->param && !(saved_t[t] & 2))
+			s->params += elems(x);
+		if ((saved_t[t] & 1) && known(x))
+			s->saved_elems += per_sample(g, x);
+	}
+	s->nodes = g->n_nodes;
+out_free:
+	free(ops);
+	free(saved_t);
+	free(chain);
+	if (bad != 0)
+		s->n_ops = 0;
+	return bad;
+}

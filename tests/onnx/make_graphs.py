@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""make_graphs.py OUTDIR: the ONNX graphs capplan's tests read, built
+with the onnx Python package (Debian's python3-onnx).
+
+Weights are initializers with their shapes and no values (capplan reads
+only shapes), so the files are a few kilobytes; integer constants (the
+shapes given to Reshape) carry their values.
+
+  resnet50.onnx         ResNet-50 v1.5 as torchvision builds it (stride on
+                        the 3x3 convolution), batch 1, no value_info: the
+                        shapes are left to capplan
+  resnet50-folded.onnx  the same as an inference export writes it: batch
+                        norms folded into the convolutions
+  resnext101-32x4d.onnx ResNeXt-101 32x4d (grouped 3x3 convolutions)
+  effnet.onnx           an EfficientNet-B0-like network: MBConv blocks
+                        with depthwise convolutions, squeeze-excitation
+                        and SiLU (Sigmoid x Mul), symbolic batch 'N',
+                        shapes written by onnx.shape_inference
+  vit.onnx              a small vision transformer (patch 16, 224x224,
+                        width 192, 3 heads, 4 layers, MLP 768), batch 2,
+                        shapes written by onnx.shape_inference
+"""
+import os
+import sys
+
+import onnx
+from onnx import TensorProto, helper
+
+
+class Net:
+    def __init__(self, name):
+        self.name = name
+        self.nodes = []
+        self.inits = []
+        self.n = 0
+
+    def fresh(self, base):
+        self.n += 1
+        return "%s_%d" % (base, self.n)
+
+    def weight(self, base, dims):
+        t = TensorProto()
+        t.name = self.fresh(base)
+        t.data_type = TensorProto.FLOAT
+        t.dims.extend(dims)
+        self.inits.append(t)
+        return t.name
+
+    def const_ints(self, base, vals):
+        name = self.fresh(base)
+        self.inits.append(helper.make_tensor(name, TensorProto.INT64,
+                                             [len(vals)], vals))
+        return name
+
+    def op(self, op_type, inputs, **attrs):
+        out = self.fresh(op_type.lower())
+        self.nodes.append(helper.make_node(op_type, inputs, [out],
+                                           name=out, **attrs))
+        return out
+
+    def conv(self, x, cin, cout, k, stride=1, group=1, bias=False, pad=None):
+        w = self.weight("w", [cout, cin // group, k, k])
+        ins = [x, w]
+        if bias:
+            ins.append(self.weight("b", [cout]))
+        p = k // 2 if pad is None else pad
+        return self.op("Conv", ins, kernel_shape=[k, k],
+                       strides=[stride, stride], pads=[p, p, p, p],
+                       group=group)
+
+    def bn(self, x, c):
+        ins = [x] + [self.weight(s, [c]) for s in ("g", "beta", "mean",
+                                                    "var")]
+        return self.op("BatchNormalization", ins, epsilon=1e-5)
+
+    def model(self, x_shape, out_name, out_shape, infer, opset=13):
+        x = helper.make_tensor_value_info("input", TensorProto.FLOAT,
+                                          x_shape)
+        y = helper.make_tensor_value_info(out_name, TensorProto.FLOAT,
+                                          out_shape)
+        g = helper.make_graph(self.nodes, self.name, [x], [y],
+                              initializer=self.inits)
+        m = helper.make_model(g, producer_name="capplan-tests",
+                              opset_imports=[helper.make_opsetid("", opset)])
+        m.ir_version = 8
+        if infer:
+            m = onnx.shape_inference.infer_shapes(m)
+        return m
+
+
+def bottleneck_net(name, blocks, groups, base_width):
+    """ResNet-50 (groups 1, width 64) and ResNeXt (groups 32, width 4)
+    as torchvision builds them."""
+    n = Net(name)
+    x = n.op("Relu", [n.bn(n.conv("input", 3, 64, 7, 2), 64)])
+    x = n.op("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2],
+             pads=[1, 1, 1, 1])
+    cin = 64
+    for stage, count in enumerate(blocks):
+        planes = 64 * 2 ** stage
+        width = planes * base_width * groups // 64
+        cout = planes * 4
+        for b in range(count):
+            stride = 2 if b == 0 and stage > 0 else 1
+            y = n.op("Relu", [n.bn(n.conv(x, cin, width, 1), width)])
+            y = n.op("Relu", [n.bn(n.conv(y, width, width, 3, stride,
+                                          groups), width)])
+            y = n.bn(n.conv(y, width, cout, 1), cout)
+            if b == 0:
+                x = n.bn(n.conv(x, cin, cout, 1, stride), cout)
+            x = n.op("Relu", [n.op("Add", [y, x])])
+            cin = cout
+    x = n.op("GlobalAveragePool", [x])
+    x = n.op("Flatten", [x], axis=1)
+    x = n.op("Gemm", [x, n.weight("fc", [1000, cin]),
+                      n.weight("fcb", [1000])], transB=1)
+    return n.model([1, 3, 224, 224], x, [1, 1000], infer=False)
+
+
+def silu(n, x):
+    return n.op("Mul", [x, n.op("Sigmoid", [x])])
+
+
+def effnet():
+    """EfficientNet-B0's stages (Tan and Le 2019, table 1): MBConv
+    expand 1x1, depthwise kxk, squeeze-excitation (ratio 1/4 of the
+    block input), project 1x1, residual when shapes match."""
+    n = Net("effnet")
+    x = silu(n, n.bn(n.conv("input", 3, 32, 3, 2), 32))
+    cin = 32
+    stages = [(1, 16, 1, 1, 3), (6, 24, 2, 2, 3), (6, 40, 2, 2, 5),
+              (6, 80, 3, 2, 3), (6, 112, 3, 1, 5), (6, 192, 4, 2, 5),
+              (6, 320, 1, 1, 3)]
+    for expand, cout, repeats, stride, k in stages:
+        for r in range(repeats):
+            s = stride if r == 0 else 1
+            mid = cin * expand
+            y = x
+            if expand != 1:
+                y = silu(n, n.bn(n.conv(y, cin, mid, 1), mid))
+            y = silu(n, n.bn(n.conv(y, mid, mid, k, s, group=mid), mid))
+            se = max(1, cin // 4)
+            z = n.op("GlobalAveragePool", [y])
+            z = silu(n, n.conv(z, mid, se, 1, bias=True))
+            z = n.op("Sigmoid", [n.conv(z, se, mid, 1, bias=True)])
+            y = n.op("Mul", [y, z])
+            y = n.bn(n.conv(y, mid, cout, 1), cout)
+            if s == 1 and cin == cout:
+                y = n.op("Add", [y, x])
+            x = y
+            cin = cout
+    x = silu(n, n.bn(n.conv(x, cin, 1280, 1), 1280))
+    x = n.op("GlobalAveragePool", [x])
+    x = n.op("Flatten", [x], axis=1)
+    x = n.op("Gemm", [x, n.weight("fc", [1000, 1280]),
+                      n.weight("fcb", [1000])], transB=1)
+    return n.model(["N", 3, 224, 224], x, ["N", 1000], infer=True)
+
+
+def vit():
+    """A small ViT (Dosovitskiy et al. 2021): patch embedding as a
+    16x16/16 convolution, a class token, pre-norm blocks of multi-head
+    attention (MatMul, Softmax) and a GELU MLP."""
+    n = Net("vit")
+    b, d, heads, layers, mlp = 2, 192, 3, 4, 768
+    dh = d // heads
+    x = n.conv("input", 3, d, 16, 16, bias=True, pad=0)  # b, d, 14, 14
+    x = n.op("Reshape", [x, n.const_ints("s", [b, d, 196])])
+    x = n.op("Transpose", [x], perm=[0, 2, 1])        # b, 196, d
+    cls = n.op("Expand", [n.weight("cls", [1, 1, d]),
+                          n.const_ints("s", [b, 1, d])])
+    x = n.op("Concat", [cls, x], axis=1)              # b, 197, d
+    x = n.op("Add", [x, n.weight("pos", [1, 197, d])])
+    for _ in range(layers):
+        h = n.op("LayerNormalization", [x, n.weight("g", [d]),
+                                        n.weight("beta", [d])], axis=-1)
+        qkv = n.op("Add", [n.op("MatMul", [h, n.weight("wqkv", [d, 3 * d])]),
+                           n.weight("bqkv", [3 * d])])
+        qkv = n.op("Reshape", [qkv, n.const_ints("s", [b, 197, 3, heads,
+                                                       dh])])
+        qkv = n.op("Transpose", [qkv], perm=[2, 0, 3, 1, 4])
+        q, k, v = (n.op("Gather", [qkv, n.const_ints("i", [i])], axis=0)
+                   for i in range(3))
+        q, k, v = (n.op("Squeeze", [t, n.const_ints("a", [0])])
+                   for t in (q, k, v))              # b, heads, 197, dh
+        kt = n.op("Transpose", [k], perm=[0, 1, 3, 2])
+        s = n.op("MatMul", [q, kt])                   # b, heads, 197, 197
+        s = n.op("Mul", [s, n.weight("scale", [1])])
+        p = n.op("Softmax", [s], axis=-1)
+        o = n.op("MatMul", [p, v])                    # b, heads, 197, dh
+        o = n.op("Transpose", [o], perm=[0, 2, 1, 3])
+        o = n.op("Reshape", [o, n.const_ints("s", [b, 197, d])])
+        o = n.op("Add", [n.op("MatMul", [o, n.weight("wo", [d, d])]),
+                         n.weight("bo", [d])])
+        x = n.op("Add", [x, o])
+        h = n.op("LayerNormalization", [x, n.weight("g", [d]),
+                                        n.weight("beta", [d])], axis=-1)
+        h = n.op("Add", [n.op("MatMul", [h, n.weight("w1", [d, mlp])]),
+                         n.weight("b1", [mlp])])
+        # GELU as exporters write it: x * 0.5 * (1 + erf(x / sqrt 2))
+        e = n.op("Erf", [n.op("Div", [h, n.weight("sqrt2", [1])])])
+        e = n.op("Add", [e, n.weight("one", [1])])
+        h = n.op("Mul", [n.op("Mul", [h, e]), n.weight("half", [1])])
+        h = n.op("Add", [n.op("MatMul", [h, n.weight("w2", [mlp, d])]),
+                         n.weight("b2", [d])])
+        x = n.op("Add", [x, h])
+    x = n.op("LayerNormalization", [x, n.weight("g", [d]),
+                                    n.weight("beta", [d])], axis=-1)
+    x = n.op("Gather", [x, n.const_ints("i", [0])], axis=1)  # b, 1, d
+    x = n.op("Reshape", [x, n.const_ints("s", [b, d])])
+    x = n.op("Gemm", [x, n.weight("head", [1000, d]),
+                      n.weight("hb", [1000])], transB=1)
+    # LayerNormalization is an operator from opset 17
+    return n.model([b, 3, 224, 224], x, [b, 1000], infer=True, opset=17)
+
+
+def fold_norms(m):
+    """The graph as torch.onnx.export writes a model in eval mode: every
+    BatchNormalization folded into the Conv before it, which gains a
+    bias (PyTorch's eval peephole pass, PR 40547)."""
+    g = m.graph
+    inits = {t.name: t for t in g.initializer}
+    made = {n.output[0]: n for n in g.node}
+    rename, drop, nodes = {}, set(), []
+    for n in g.node:
+        if n.op_type == "BatchNormalization":
+            conv = made[n.input[0]]
+            b = TensorProto()
+            b.name = conv.input[1] + "_bias"
+            b.data_type = TensorProto.FLOAT
+            b.dims.extend([inits[conv.input[1]].dims[0]])
+            g.initializer.append(b)
+            conv.input.append(b.name)
+            rename[n.output[0]] = n.input[0]
+            drop.update(n.input[1:])
+            continue
+        nodes.append(n)
+    for n in nodes:
+        for i, x in enumerate(n.input):
+            n.input[i] = rename.get(x, x)
+    keep = [t for t in g.initializer if t.name not in drop]
+    del g.node[:]
+    g.node.extend(nodes)
+    del g.initializer[:]
+    g.initializer.extend(keep)
+    return m
+
+
+GRAPHS = {
+    "resnet50.onnx": lambda: bottleneck_net("resnet50", [3, 4, 6, 3], 1,
+                                            64),
+    "resnext101-32x4d.onnx": lambda: bottleneck_net(
+        "resnext101-32x4d", [3, 4, 23, 3], 32, 4),
+    "resnet50-folded.onnx": lambda: fold_norms(bottleneck_net(
+        "resnet50", [3, 4, 6, 3], 1, 64)),
+    "effnet.onnx": effnet,
+    "vit.onnx": vit,
+}
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.stderr.write("usage: make_graphs.py OUTDIR\n")
+        return 2
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    for name, make in GRAPHS.items():
+        onnx.save(make(), os.path.join(out, name))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

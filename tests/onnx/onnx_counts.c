@@ -1,0 +1,212 @@
+/*
+ * onnx_counts.c DIR - the graphs tests/onnx/make_graphs.py wrote into DIR
+ * (with Debian's python3-onnx), read by capplan (onnx_read.c) and counted
+ * per operator (model_graph.c), against counts worked out by hand from the
+ * published architectures:
+ *
+ * - ResNet-50 v1.5: 25,557,032 parameters (torchvision's resnet50, the
+ *   figure its model card gives); 53 convolutions, 53 batch norms, 49
+ *   ReLUs, 16 residual additions; the multiply-adds of every convolution
+ *   and of the classifier summed layer by layer below; and the same
+ *   network as an inference export writes it, batch norms folded.
+ * - EfficientNet-B0-like: 5,288,548 parameters (torchvision's
+ *   efficientnet_b0); 16 depthwise convolutions (one per MBConv block,
+ *   Tan and Le 2019, table 1: 1+2+2+3+3+4+1), 17 global poolings (16
+ *   squeeze-excitations and the head).
+ * - the small ViT: its parameters and products from width 192, 197
+ *   tokens, 3 heads of 64, MLP 768, 4 layers.
+ *
+ * It also checks that the graphs committed for validation
+ * (tests/validation/graphs/) are what the script makes now.  Prints one
+ * line per failed check; exit 1 when any failed.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx_read.h"
+
+static int failed;
+
+static void check(const char *what, double got, double want, double tol)
+{
+	if (fabs(got - want) <= tol * fabs(want))
+		return;
+	printf("FAIL onnx counts: %s: got %.17g, want %.17g\n", what, got,
+	       want);
+	failed++;
+}
+
+static struct graph_summary *load(const char *dir, const char *name)
+{
+	static struct graph_summary s[2];
+	static int next;
+	struct graph_summary *p = &s[next++ % 2];
+	char path[512];
+	struct diag err;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	diag_clear(&err);
+	if (onnx_summary_load(path, p, &err) != 0) {
+		printf("FAIL onnx counts: ");
+		fflush(stdout);
+		diag_print(stdout, &err);
+		failed++;
+		return NULL;
+	}
+	return p;
+}
+
+/* Multiply-adds of ResNet-50 v1.5 at 224x224, layer by layer. */
+static double resnet50_macs(void)
+{
+	static const int blocks[4] = { 3, 4, 6, 3 };
+	double macs = 112.0 * 112.0 * 64.0 * 3.0 * 49.0; /* 7x7/2 stem */
+	double hw = 56.0, cin = 64.0;                    /* after max pool */
+
+	for (int s = 0; s < 4; s++) {
+		double w = 64.0 * (1 << s), cout = 4.0 * w;
+
+		for (int b = 0; b < blocks[s]; b++) {
+			double out_hw = (b == 0 && s > 0) ? hw / 2.0 : hw;
+
+			macs += hw * hw * cin * w;                /* 1x1 */
+			macs += out_hw * out_hw * w * w * 9.0;    /* 3x3 */
+			macs += out_hw * out_hw * w * cout;       /* 1x1 */
+			if (b == 0)                               /* down */
+				macs += out_hw * out_hw * cin * cout;
+			hw = out_hw;
+			cin = cout;
+		}
+	}
+	return macs + 2048.0 * 1000.0; /* classifier */
+}
+
+static void resnet50(const char *dir)
+{
+	struct graph_summary *s = load(dir, "resnet50.onnx");
+
+	if (!s)
+		return;
+	check("resnet50 parameters", s->params, 25557032.0, 0);
+	check("resnet50 nodes", s->nodes, 175.0, 0);
+	/* 3x3 and 7x7 convolutions are convolutions, 1x1 ones and the
+	   classifier matrix products */
+	check("resnet50 3x3/7x7 convolutions", s->kind_count[GOP_CONV], 17.0,
+	      0);
+	check("resnet50 1x1 convolutions + Gemm", s->kind_count[GOP_MATMUL],
+	      37.0, 0);
+	check("resnet50 batch norms", s->kind_count[GOP_NORM], 53.0, 0);
+	check("resnet50 ReLUs", s->kind_count[GOP_ACT], 49.0, 0);
+	check("resnet50 additions", s->kind_count[GOP_BINARY], 16.0, 0);
+	check("resnet50 product FLOPs",
+	      s->kind_flops[GOP_CONV] + s->kind_flops[GOP_MATMUL],
+	      2.0 * resnet50_macs(), 1e-12);
+	/* max pool 3x3/2: 64 x 56 x 56 outputs of 9 inputs */
+	check("resnet50 pool FLOPs", s->kind_flops[GOP_POOL],
+	      64.0 * 56.0 * 56.0 * 9.0, 1e-12);
+	/* inference fuses every BN (folded), ReLU and addition */
+	check("resnet50 fused", s->fused, 53.0 + 49.0 + 16.0, 0);
+}
+
+/* The inference export of the same network: no batch norm left, each of
+   the 53 convolutions trains with the one folded into it, and the
+   parameters are the trained network's again. */
+static void resnet50_folded(const char *dir)
+{
+	struct graph_summary *s = load(dir, "resnet50-folded.onnx");
+
+	if (!s)
+		return;
+	check("resnet50-folded nodes", s->nodes, 175.0 - 53.0, 0);
+	check("resnet50-folded batch norms", s->kind_count[GOP_NORM], 0.0, 0);
+	check("resnet50-folded norms folded", s->norms_folded, 1.0, 0);
+	check("resnet50-folded folded norms", s->folded_norms, 53.0, 0);
+	check("resnet50-folded parameters", s->params, 25557032.0, 0);
+}
+
+static void effnet(const char *dir)
+{
+	struct graph_summary *s = load(dir, "effnet.onnx");
+
+	if (!s)
+		return;
+	check("effnet parameters", s->params, 5288548.0, 0);
+	check("effnet depthwise convolutions", s->kind_count[GOP_DWCONV],
+	      16.0, 0);
+	check("effnet global poolings", s->kind_count[GOP_REDUCE], 17.0, 0);
+	/* SiLU = Sigmoid x Mul after the stem, every expansion (15 blocks
+	   expand), every depthwise and SE reduction (16 each) and the
+	   head: 1 + 15 + 16 + 16 + 1 = 49; plus 16 SE gates */
+	check("effnet sigmoids", s->kind_count[GOP_ACT], 49.0 + 16.0, 0);
+	/* first depthwise: 3x3 over 32 channels at 112x112 */
+	check("effnet depthwise FLOPs > first block",
+	      s->kind_flops[GOP_DWCONV] > 2.0 * 112.0 * 112.0 * 32.0 * 9.0,
+	      1.0, 0);
+}
+
+static void vit(const char *dir)
+{
+	struct graph_summary *s = load(dir, "vit.onnx");
+	const double d = 192.0, t = 197.0, mlp = 768.0, L = 4.0;
+	double per_layer = 2.0 * d + d * 3.0 * d + 3.0 * d + d * d + d +
+			   d * mlp + mlp + mlp * d + d + 2.0 * d + 4.0;
+
+	if (!s)
+		return;
+	check("vit parameters", s->params,
+	      768.0 * d + d + d + t * d + L * per_layer + 2.0 * d +
+		      d * 1000.0 + 1000.0,
+	      0);
+	/* per layer: QKV, output projection, two MLP products */
+	check("vit matmul FLOPs", s->kind_flops[GOP_MATMUL],
+	      L * 2.0 * t * d * (3.0 * d + d + 2.0 * mlp) + 2.0 * d * 1000.0,
+	      1e-12);
+	/* scores and values: 2 x heads x t x t x dh multiply-adds */
+	check("vit attention FLOPs", s->kind_flops[GOP_BMM],
+	      L * 2.0 * 2.0 * 3.0 * t * t * 64.0, 1e-12);
+	check("vit patch embedding FLOPs", s->kind_flops[GOP_CONV],
+	      2.0 * 196.0 * d * 768.0, 1e-12);
+	check("vit softmaxes", s->kind_count[GOP_SOFTMAX], L, 0);
+	check("vit layer norms", s->kind_count[GOP_NORM], 2.0 * L + 1.0, 0);
+}
+
+/* The committed validation graph 'name' costs as the fresh one. */
+static void same(const char *dir, const char *name)
+{
+	struct graph_summary *a = load(dir, name), *b;
+	char what[128];
+
+	if (!a)
+		return;
+	b = load("tests/validation/graphs", name);
+	if (!b)
+		return;
+	snprintf(what, sizeof(what), "tests/validation/graphs/%s classes",
+		 name);
+	check(what, b->n_ops, a->n_ops, 0);
+	snprintf(what, sizeof(what),
+		 "tests/validation/graphs/%s is stale (rerun "
+		 "tests/onnx/make_graphs.py): FLOPs",
+		 name);
+	check(what, b->flops, a->flops, 0);
+	check(what, b->params, a->params, 0);
+	check(what, b->saved_elems, a->saved_elems, 0);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: onnx_counts DIR\n");
+		return 2;
+	}
+	resnet50(argv[1]);
+	resnet50_folded(argv[1]);
+	effnet(argv[1]);
+	vit(argv[1]);
+	same(argv[1], "resnet50.onnx");
+	same(argv[1], "resnext101-32x4d.onnx");
+	printf("onnx counts: %d failed\n", failed);
+	return failed ? 1 : 0;
+}

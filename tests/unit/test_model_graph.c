@@ -1,0 +1,844 @@
+/*
+ * test_model_graph.c - operator graphs (model_graph.c), the ONNX reader
+ * (onnx_read.c) on models packed here with protobuf-c, and the time of a
+ * graph in training and serving (model_sample.c).
+ *
+ * Graphs are built by hand with unround shapes; the expected shapes,
+ * FLOPs and element counts are worked out in the comments from the ONNX
+ * operator definitions (specs/models.md 14.6).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_graph.h"
+#include "model_kernel.h"
+#include "model_sample.h"
+#include "onnx.pb-c.h"
+#include "onnx_read.h"
+
+static void assert_rel(double got, double want, double tol)
+{
+	double scale = fabs(want) > 0.0 ? fabs(want) : 1.0;
+
+	if (!(fabs(got - want) <= tol * scale)) {
+		print_error("got %.17g, want %.17g (tol %g)\n", got, want, tol);
+		fail();
+	}
+}
+
+static void assert_contains(const char *s, const char *sub)
+{
+	if (!strstr(s, sub)) {
+		print_error("'%s' does not contain '%s'\n", s, sub);
+		fail();
+	}
+}
+
+/* A graph under construction, in fixed arrays. */
+#define T_MAX 600
+#define N_MAX 600
+struct build {
+	struct graph g;
+	struct graph_tensor t[T_MAX];
+	struct graph_node n[N_MAX];
+	int in[4 * N_MAX];
+	int edges;
+};
+
+static void b_init(struct build *b, double batch)
+{
+	memset(b, 0, sizeof(*b));
+	b->g.tensors = b->t;
+	b->g.nodes = b->n;
+	b->g.inputs = b->in;
+	b->g.batch = batch;
+}
+
+/* A tensor of 'rank' dims (rank -1: unknown); 'weight' for a float
+   initializer. */
+static int b_tensor(struct build *b, bool weight, int rank, ...)
+{
+	struct graph_tensor *x = &b->t[b->g.n_tensors];
+	va_list ap;
+
+	memset(x, 0, sizeof(*x));
+	x->rank = rank;
+	x->weight = weight;
+	x->param = weight;
+	x->producer = -1;
+	va_start(ap, rank);
+	for (int i = 0; i < rank; i++)
+		x->dims[i] = va_arg(ap, double);
+	va_end(ap);
+	return b->g.n_tensors++;
+}
+
+/* A node of 'op' reading 'n_in' tensors and making a new one (shape
+   unknown); returns the node. */
+static struct graph_node *b_node(struct build *b, const char *op, int n_in,
+				 ...)
+{
+	struct graph_node *n = &b->n[b->g.n_nodes];
+	va_list ap;
+
+	memset(n, 0, sizeof(*n));
+	snprintf(n->name, sizeof(n->name), "n%d", b->g.n_nodes);
+	snprintf(n->op_type, sizeof(n->op_type), "%s", op);
+	n->group = 1.0;
+	n->axis = -1;
+	n->keepdims = 1;
+	n->in_first = b->edges;
+	n->n_in = n_in;
+	va_start(ap, n_in);
+	for (int i = 0; i < n_in; i++) {
+		int t = va_arg(ap, int);
+
+		b->in[b->edges++] = t;
+		if (t >= 0)
+			b->t[t].consumers++;
+	}
+	va_end(ap);
+	n->out = b_tensor(b, false, -1);
+	b->t[n->out].producer = b->g.n_nodes++;
+	return n;
+}
+
+static void set_pads(struct graph_node *n, double stride, double pad)
+{
+	n->kernel_rank = 2;
+	n->strides[0] = n->strides[1] = stride;
+	for (int i = 0; i < 4; i++)
+		n->pads[i] = pad;
+}
+
+/* The class of kind 'k' (the first), or fail. */
+static const struct graph_op *find_kind(const struct graph_summary *s,
+					enum graph_op_kind k)
+{
+	for (int i = 0; i < s->n_ops; i++)
+		if (s->op[i].kind == k)
+			return &s->op[i];
+	print_error("no class of kind %s\n", graph_op_kind_name(k));
+	fail();
+	return NULL;
+}
+
+static struct build B;
+static struct graph_summary S;
+
+/* A strided 3x3 convolution: x [2, 3, 17, 17], w [8, 3, 3, 3], stride 2,
+   pads 1: out (17 + 2 - 3) / 2 + 1 = 9 -> [2, 8, 9, 9]; per sample
+   2 * (8 * 81) * (3 * 9) = 34992 FLOPs, in 3 * 289 = 867, out 648. */
+static void test_conv_strided(void **state)
+{
+	(void)state;
+	b_init(&B, 2.0);
+	int x = b_tensor(&B, false, 4, 2.0, 3.0, 17.0, 17.0);
+	int w = b_tensor(&B, true, 4, 8.0, 3.0, 3.0, 3.0);
+	struct graph_node *c = b_node(&B, "Conv", 2, x, w);
+
+	set_pads(c, 2.0, 1.0);
+	assert_int_equal(graph_infer_shapes(&B.g), 0);
+	assert_int_equal(B.t[c->out].rank, 4);
+	assert_rel(B.t[c->out].dims[1], 8.0, 0);
+	assert_rel(B.t[c->out].dims[2], 9.0, 0);
+	assert_rel(B.t[c->out].dims[3], 9.0, 0);
+	assert_int_equal(graph_summarize(&B.g, &S), 0);
+	/* no normalization in the graph: the conv's batch norm was folded
+	   (test_folded_norms); it is a class of its own */
+	assert_int_equal(S.n_ops, 2);
+	assert_true(S.norms_folded);
+	const struct graph_op *op = find_kind(&S, GOP_CONV);
+
+	assert_rel(op->flops, 34992.0, 1e-12);
+	assert_rel(op->in_elems, 867.0, 1e-12);
+	assert_rel(op->out_elems, 648.0, 1e-12);
+	assert_rel(op->weight_elems, 216.0, 1e-12);
+	assert_rel(op->gemm_m, 81.0, 1e-12);
+	assert_rel(op->gemm_n, 8.0, 1e-12);
+	assert_rel(op->gemm_k, 27.0, 1e-12);
+	assert_rel(op->gemm_groups, 1.0, 1e-12);
+	/* the weights, and the folded norm's gain and shift (no bias) */
+	assert_rel(S.params, 216.0 + 2.0 * 8.0, 1e-12);
+	/* the backward pass of the convolution reads its input, that of
+	   its batch norm the conv's output */
+	assert_rel(S.saved_elems, 867.0 + 648.0, 1e-12);
+}
+
+/* A depthwise convolution (6 groups of one channel): x [1, 6, 10, 10],
+   w [6, 1, 3, 3], pads 1 -> [1, 6, 10, 10], 2 * 600 * 9 = 10800 FLOPs;
+   a 1x1 expansion to 8 channels; a grouped convolution of 4 groups of
+   2 channels. */
+static void test_conv_depthwise_grouped(void **state)
+{
+	(void)state;
+	b_init(&B, 1.0);
+	int x = b_tensor(&B, false, 4, 1.0, 6.0, 10.0, 10.0);
+	int wd = b_tensor(&B, true, 4, 6.0, 1.0, 3.0, 3.0);
+	struct graph_node *dw = b_node(&B, "Conv", 2, x, wd);
+
+	dw->group = 6.0;
+	set_pads(dw, 1.0, 1.0);
+	/* 1x1, 6 -> 8: a plain matrix product; 2 * 800 * 6 = 9600 */
+	int we = b_tensor(&B, true, 4, 8.0, 6.0, 1.0, 1.0);
+	struct graph_node *pw = b_node(&B, "Conv", 2, dw->out, we);
+	/* grouped 3x3, 4 groups of 2 channels, stride 3, no pads:
+	   (10 - 3) / 3 + 1 = 3 -> [1, 8, 3, 3]; 2 * 72 * 18 = 2592 */
+	int wg = b_tensor(&B, true, 4, 8.0, 2.0, 3.0, 3.0);
+	struct graph_node *gc = b_node(&B, "Conv", 2, pw->out, wg);
+
+	gc->group = 4.0;
+	set_pads(gc, 3.0, 0.0);
+	assert_int_equal(graph_infer_shapes(&B.g), 0);
+	assert_rel(B.t[gc->out].dims[2], 3.0, 0);
+	assert_int_equal(graph_summarize(&B.g, &S), 0);
+	assert_rel(find_kind(&S, GOP_DWCONV)->flops, 10800.0, 1e-12);
+	assert_rel(find_kind(&S, GOP_MATMUL)->flops, 9600.0, 1e-12);
+	const struct graph_op *g = find_kind(&S, GOP_CONV);
+
+	assert_rel(g->flops, 2592.0, 1e-12);
+	assert_rel(g->gemm_n, 2.0, 1e-12);
+	assert_rel(g->gemm_k, 18.0, 1e-12);
+	assert_rel(g->gemm_groups, 4.0, 1e-12);
+	assert_rel(g->gemm_m, 9.0, 1e-12);
+	assert_rel(S.flops, 10800.0 + 9600.0 + 2592.0, 1e-12);
+	/* weights, and gain and shift of the three folded norms */
+	assert_rel(S.params, 54.0 + 48.0 + 144.0 + 2.0 * (6.0 + 8.0 + 8.0),
+		   1e-12);
+}
+
+/*
+ * A residual block as an inference engine fuses it: conv -> BN (folded)
+ * -> Relu (fused) -> conv -> BN -> Add(x) (fused, reads x) -> Relu.
+ * x [3, 4, 5, 5] (batch 3: per sample 100 elements per tensor).
+ */
+static void test_fusion_residual(void **state)
+{
+	(void)state;
+	b_init(&B, 3.0);
+	int x = b_tensor(&B, false, 4, 3.0, 4.0, 5.0, 5.0);
+	int w1 = b_tensor(&B, true, 4, 4.0, 4.0, 3.0, 3.0);
+	struct graph_node *c1 = b_node(&B, "Conv", 2, x, w1);
+
+	set_pads(c1, 1.0, 1.0);
+	int g1 = b_tensor(&B, true, 1, 4.0), b1 = b_tensor(&B, true, 1, 4.0);
+	int m1 = b_tensor(&B, true, 1, 4.0), v1 = b_tensor(&B, true, 1, 4.0);
+	struct graph_node *bn1 = b_node(&B, "BatchNormalization", 5, c1->out,
+					g1, b1, m1, v1);
+	struct graph_node *r1 = b_node(&B, "Relu", 1, bn1->out);
+	struct graph_node *c2 = b_node(&B, "Conv", 2, r1->out, w1);
+
+	set_pads(c2, 1.0, 1.0);
+	struct graph_node *bn2 = b_node(&B, "BatchNormalization", 5, c2->out,
+					g1, b1, m1, v1);
+	struct graph_node *add = b_node(&B, "Add", 2, bn2->out, x);
+	struct graph_node *r2 = b_node(&B, "Relu", 1, add->out);
+
+	assert_int_equal(graph_infer_shapes(&B.g), 0);
+	assert_int_equal(graph_summarize(&B.g, &S), 0);
+	/* BN x2, Relu x2, Add fused: 5 of 7 */
+	assert_rel(S.fused, 5.0, 0);
+	/* shared weights count once; the BN statistics not at all */
+	assert_rel(S.params, 144.0 + 8.0, 1e-12);
+	assert_rel(S.kind_count[GOP_NORM], 2.0, 0);
+	/* convs are one class of two; their outputs stay on chip */
+	const struct graph_op *c = find_kind(&S, GOP_CONV);
+	assert_rel(c->count, 2.0, 0);
+	assert_true(c->out_fused);
+	assert_false(c->fused);
+	/* the Add reads the block input x (100 per sample), not the BN
+	   output (fused), and writes to the fused Relu */
+	for (int i = 0; i < S.n_ops; i++) {
+		const struct graph_op *op = &S.op[i];
+
+		if (op->kind != GOP_BINARY)
+			continue;
+		assert_true(op->fused);
+		assert_true(op->out_fused);
+		assert_rel(op->in_elems - op->fused_in_elems, 100.0, 1e-12);
+	}
+	/* saved for the backward pass: x (conv 1 input), the BN inputs
+	   (conv outputs), the Relu outputs: 5 tensors of 100 */
+	assert_rel(S.saved_elems, 500.0, 1e-12);
+	(void)r2;
+}
+
+/* SiLU, x * sigmoid(x), after a conv: both element-wise operators read
+   the conv's output and fuse into its kernel (one region); a residual
+   Add of two convolution branches fuses with one of them only, and reads
+   the other's output from memory.  x [1, 2, 7, 7]: 98 per tensor. */
+static void test_fusion_regions(void **state)
+{
+	(void)state;
+	b_init(&B, 1.0);
+	int x = b_tensor(&B, false, 4, 1.0, 2.0, 7.0, 7.0);
+	int w = b_tensor(&B, true, 4, 2.0, 2.0, 3.0, 3.0);
+	int g1 = b_tensor(&B, true, 1, 2.0), b1 = b_tensor(&B, true, 1, 2.0);
+	int m1 = b_tensor(&B, true, 1, 2.0), v1 = b_tensor(&B, true, 1, 2.0);
+	struct graph_node *c1 = b_node(&B, "Conv", 2, x, w);
+
+	set_pads(c1, 1.0, 1.0);
+	struct graph_node *sg = b_node(&B, "Sigmoid", 1, c1->out);
+	struct graph_node *mu = b_node(&B, "Mul", 2, c1->out, sg->out);
+	/* two branches from the SiLU output: conv + BN each, then Add */
+	struct graph_node *c2 = b_node(&B, "Conv", 2, mu->out, w);
+	struct graph_node *c3 = b_node(&B, "Conv", 2, mu->out, w);
+
+	set_pads(c2, 1.0, 1.0);
+	set_pads(c3, 1.0, 1.0);
+	struct graph_node *n2 = b_node(&B, "BatchNormalization", 5, c2->out,
+				       g1, b1, m1, v1);
+	struct graph_node *n3 = b_node(&B, "BatchNormalization", 5, c3->out,
+				       g1, b1, m1, v1);
+	b_node(&B, "Add", 2, n2->out, n3->out);
+	assert_int_equal(graph_infer_shapes(&B.g), 0);
+	assert_int_equal(graph_summarize(&B.g, &S), 0);
+	/* Sigmoid, Mul, both BNs (folded), the Add */
+	assert_rel(S.fused, 5.0, 0);
+	for (int i = 0; i < S.n_ops; i++) {
+		const struct graph_op *op = &S.op[i];
+
+		if (op->kind == GOP_BINARY && op->flops == 98.0 &&
+		    op->in_elems == 196.0 && op->fused_in_elems == 196.0) {
+			/* the Mul: x and sigmoid(x) both on chip */
+			assert_true(op->fused);
+			assert_int_equal(op->head, GOP_CONV);
+		}
+		if (op->kind == GOP_ACT)
+			assert_true(op->fused && op->out_fused);
+	}
+	const struct graph_op *add = NULL;
+
+	for (int i = 0; i < S.n_ops; i++)
+		if (S.op[i].kind == GOP_BINARY && S.op[i].fused_in_elems < 196.0)
+			add = &S.op[i];
+	assert_non_null(add);
+	/* the Add reads one branch (98 per sample) from memory */
+	assert_rel(add->in_elems - add->fused_in_elems, 98.0, 1e-12);
+}
+
+/* Products: Gemm with transB, MatMul with a weight, and MatMul of two
+   activations (attention scores) as batched GEMMs. */
+static void test_products(void **state)
+{
+	(void)state;
+	b_init(&B, 2.0);
+	/* q, k [2, 3, 7, 5]: scores [2, 3, 7, 7] = 3 GEMMs 7 x 7 x 5 per
+	   sample, 2 * 3 * 49 * 5 = 1470 FLOPs */
+	int q = b_tensor(&B, false, 4, 2.0, 3.0, 7.0, 5.0);
+	int kt = b_tensor(&B, false, 4, 2.0, 3.0, 5.0, 7.0);
+	struct graph_node *s = b_node(&B, "MatMul", 2, q, kt);
+	struct graph_node *p = b_node(&B, "Softmax", 1, s->out);
+	int v = b_tensor(&B, false, 4, 2.0, 3.0, 7.0, 5.0);
+	struct graph_node *o = b_node(&B, "MatMul", 2, p->out, v);
+	/* [2, 11] x W[13, 11]^T + b -> [2, 13]: 2 * 13 * 11 = 286 */
+	int a = b_tensor(&B, false, 2, 2.0, 11.0);
+	int w = b_tensor(&B, true, 2, 13.0, 11.0);
+	int bias = b_tensor(&B, true, 1, 13.0);
+	struct graph_node *gm = b_node(&B, "Gemm", 3, a, w, bias);
+
+	gm->trans_b = 1;
+	assert_int_equal(graph_infer_shapes(&B.g), 0);
+	assert_rel(B.t[o->out].dims[3], 5.0, 0);
+	assert_rel(B.t[gm->out].dims[1], 13.0, 0);
+	assert_int_equal(graph_summarize(&B.g, &S), 0);
+	assert_rel(S.kind_count[GOP_BMM], 2.0, 0);
+	assert_rel(S.kind_flops[GOP_BMM], 1470.0 * 2.0, 1e-12);
+	assert_rel(S.kind_flops[GOP_MATMUL], 286.0, 1e-12);
+	/* softmax: five FLOPs per element */
+	assert_rel(S.kind_flops[GOP_SOFTMAX], 5.0 * 147.0, 1e-12);
+	const struct graph_op *bm = find_kind(&S, GOP_BMM);
+
+	assert_rel(bm->gemm_groups, 3.0, 1e-12);
+	assert_rel(bm->gemm_m, 7.0, 1e-12);
+	/* fused attention: the softmax into the scores, the second product
+	   into the softmax; probabilities never reach memory */
+	assert_rel(S.fused, 2.0, 0);
+	assert_rel(S.params, 143.0 + 13.0, 1e-12);
+}
+
+/* Shapes the graph cannot give, and inputs that do not fit. */
+static void test_errors(void **state)
+{
+	(void)state;
+	b_init(&B, 1.0);
+	int x = b_tensor(&B, false, 4, 1.0, 3.0, 8.0, 8.0);
+	int s = b_tensor(&B, true, 1, 2.0);
+
+	b_node(&B, "Relu", 1, x);
+	b_node(&B, "Reshape", 2, x, s);
+	/* node 2 (index 1): a Reshape's shape is read from the file */
+	assert_int_equal(graph_infer_shapes(&B.g), 2);
+
+	b_init(&B, 1.0);
+	x = b_tensor(&B, false, 4, 1.0, 3.0, 8.0, 8.0);
+	int w = b_tensor(&B, true, 4, 4.0, 5.0, 3.0, 3.0);
+	struct graph_node *c = b_node(&B, "Conv", 2, x, w);
+
+	/* 5 input channels per group in the weight, 3 in x */
+	B.t[c->out].rank = 4;
+	B.t[c->out].dims[0] = 1.0;
+	B.t[c->out].dims[1] = 4.0;
+	B.t[c->out].dims[2] = B.t[c->out].dims[3] = 6.0;
+	assert_int_equal(graph_summarize(&B.g, &S), 1);
+	assert_int_equal(S.n_ops, 0);
+	/* a window larger than its input */
+	b_init(&B, 1.0);
+	x = b_tensor(&B, false, 4, 1.0, 3.0, 2.0, 2.0);
+	w = b_tensor(&B, true, 4, 4.0, 3.0, 3.0, 3.0);
+	b_node(&B, "Conv", 2, x, w);
+	assert_int_equal(graph_infer_shapes(&B.g), 1);
+}
+
+/* Shape arithmetic is known when an engine is built: Shape, the Gather
+   and Concat on its output cost nothing (a dynamic-shape export's
+   Reshape chains); the Relu after the Reshape is the only kernel. */
+static void test_shape_folding(void **state)
+{
+	(void)state;
+	b_init(&B, 2.0);
+	int x = b_tensor(&B, false, 3, 2.0, 4.0, 3.0);
+	struct graph_node *sh = b_node(&B, "Shape", 1, x);
+	int idx = b_tensor(&B, true, 1, 1.0);
+	struct graph_node *ga = b_node(&B, "Gather", 2, sh->out, idx);
+	int minus1 = b_tensor(&B, true, 1, 1.0);
+	struct graph_node *cc = b_node(&B, "Concat", 2, ga->out, minus1);
+	struct graph_node *rs = b_node(&B, "Reshape", 2, x, cc->out);
+
+	cc->axis = 0;
+	B.t[rs->out].rank = 2;
+	B.t[rs->out].dims[0] = 2.0;
+	B.t[rs->out].dims[1] = 12.0;
+	b_node(&B, "Relu", 1, rs->out);
+	assert_int_equal(graph_infer_shapes(&B.g), 0);
+	assert_true(B.t[sh->out].weight);
+	assert_int_equal(B.t[sh->out].rank, 1);
+	assert_rel(B.t[sh->out].dims[0], 3.0, 0);
+	assert_true(B.t[cc->out].weight);
+	assert_int_equal(graph_summarize(&B.g, &S), 0);
+	assert_rel(S.kind_count[GOP_FREE], 4.0, 0);
+	assert_rel(S.kind_count[GOP_MOVE], 0.0, 0);
+	assert_int_equal(S.n_ops, 1);
+	assert_rel(find_kind(&S, GOP_ACT)->in_elems, 12.0, 1e-12);
+}
+
+/* More distinct operators than classes: totals are kept. */
+static void test_class_cap(void **state)
+{
+	double want = 0.0;
+	int x;
+
+	(void)state;
+	b_init(&B, 1.0);
+	x = b_tensor(&B, false, 2, 1.0, 7.0);
+	for (int i = 0; i < GRAPH_CLASSES_MAX + 40; i++) {
+		/* Gemm [1, 7 + i] x W[7 + i, 8 + i]: distinct shapes */
+		int w = b_tensor(&B, true, 2, 7.0 + i, 8.0 + i);
+		struct graph_node *n = b_node(&B, "Gemm", 2, x, w);
+
+		want += 2.0 * (7.0 + i) * (8.0 + i);
+		x = n->out;
+	}
+	assert_int_equal(graph_infer_shapes(&B.g), 0);
+	assert_int_equal(graph_summarize(&B.g, &S), 0);
+	assert_int_equal(S.n_ops, GRAPH_CLASSES_MAX);
+	double flops = 0.0, count = 0.0;
+
+	for (int i = 0; i < S.n_ops; i++) {
+		flops += S.op[i].flops;
+		count += S.op[i].count;
+	}
+	assert_rel(flops, want, 1e-12);
+	assert_rel(S.flops, want, 1e-12);
+	assert_rel(count, GRAPH_CLASSES_MAX + 40, 0);
+}
+
+/* ---- the reader, on models packed here ---- */
+
+static Onnx__ValueInfoProto *value_info(const char *name, int rank,
+					const int64_t *dims)
+{
+	Onnx__ValueInfoProto *vi = calloc(1, sizeof(*vi));
+	Onnx__TypeProto *tp = calloc(1, sizeof(*tp));
+	Onnx__TypeProto__Tensor *tt = calloc(1, sizeof(*tt));
+	Onnx__TensorShapeProto *sh = calloc(1, sizeof(*sh));
+
+	onnx__value_info_proto__init(vi);
+	onnx__type_proto__init(tp);
+	onnx__type_proto__tensor__init(tt);
+	onnx__tensor_shape_proto__init(sh);
+	vi->name = (char *)name;
+	vi->type = tp;
+	tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+	tp->tensor_type = tt;
+	tt->has_elem_type = 1;
+	tt->elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+	tt->shape = sh;
+	sh->n_dim = (size_t)rank;
+	sh->dim = calloc((size_t)rank, sizeof(*sh->dim));
+	for (int i = 0; i < rank; i++) {
+		sh->dim[i] = calloc(1, sizeof(**sh->dim));
+		onnx__tensor_shape_proto__dimension__init(sh->dim[i]);
+		sh->dim[i]->value_case =
+			ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+		sh->dim[i]->dim_value = dims[i];
+	}
+	return vi;
+}
+
+static void value_info_free(Onnx__ValueInfoProto *vi)
+{
+	Onnx__TensorShapeProto *sh = vi->type->tensor_type->shape;
+
+	for (size_t i = 0; i < sh->n_dim; i++)
+		free(sh->dim[i]);
+	free(sh->dim);
+	free(sh);
+	free(vi->type->tensor_type);
+	free(vi->type);
+	free(vi);
+}
+
+/* x [1, 3, 12, 12] -> Conv(w [5, 3, 3, 3], strides 2, no pads) -> Relu:
+   out (12 - 3) / 2 + 1 = 5: 2 * 125 * 27 = 6750 FLOPs; 'shape_of_y'
+   false leaves the Relu's output shape to the reader when 'op2' is
+   Relu (inferable) or Reshape (not). */
+static uint8_t *pack_model(const char *op2, size_t *len)
+{
+	static const int64_t xd[] = { 1, 3, 12, 12 }, wd[] = { 5, 3, 3, 3 };
+	static const int64_t strides[] = { 2, 2 };
+	Onnx__ModelProto m;
+	Onnx__GraphProto g;
+	Onnx__NodeProto conv, act, *nodes[2] = { &conv, &act };
+	Onnx__TensorProto w, *inits[1] = { &w };
+	Onnx__AttributeProto st, *attrs[1] = { &st };
+	Onnx__ValueInfoProto *in = value_info("x", 4, xd), *ins[1] = { in };
+	char *conv_in[] = { (char *)"x", (char *)"w" }, *conv_out[] = {
+		(char *)"c"
+	};
+	char *act_in[] = { (char *)"c", (char *)"w" },
+	     *act_out[] = { (char *)"y" };
+	uint8_t *buf;
+
+	onnx__model_proto__init(&m);
+	onnx__graph_proto__init(&g);
+	onnx__node_proto__init(&conv);
+	onnx__node_proto__init(&act);
+	onnx__tensor_proto__init(&w);
+	onnx__attribute_proto__init(&st);
+	w.name = (char *)"w";
+	w.has_data_type = 1;
+	w.data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+	w.n_dims = 4;
+	w.dims = (int64_t *)wd;
+	st.name = (char *)"strides";
+	st.n_ints = 2;
+	st.ints = (int64_t *)strides;
+	conv.op_type = (char *)"Conv";
+	conv.name = (char *)"conv0";
+	conv.n_input = 2;
+	conv.input = conv_in;
+	conv.n_output = 1;
+	conv.output = conv_out;
+	conv.n_attribute = 1;
+	conv.attribute = attrs;
+	act.op_type = (char *)op2;
+	act.name = (char *)"second";
+	act.n_input = strcmp(op2, "Reshape") == 0 ? 2 : 1;
+	act.input = act_in;
+	act.n_output = 1;
+	act.output = act_out;
+	g.n_node = 2;
+	g.node = nodes;
+	g.n_initializer = 1;
+	g.initializer = inits;
+	g.n_input = 1;
+	g.input = ins;
+	m.graph = &g;
+	m.has_ir_version = 1;
+	m.ir_version = 8;
+	*len = onnx__model_proto__get_packed_size(&m);
+	buf = malloc(*len);
+	onnx__model_proto__pack(&m, buf);
+	value_info_free(in);
+	return buf;
+}
+
+static void test_read_packed(void **state)
+{
+	struct diag err;
+	size_t len;
+	uint8_t *buf = pack_model("Relu", &len);
+
+	(void)state;
+	diag_clear(&err);
+	assert_int_equal(onnx_summary_parse(buf, len, "m.onnx", &S, &err), 0);
+	assert_rel(S.nodes, 2.0, 0);
+	assert_rel(S.kind_flops[GOP_CONV], 6750.0, 1e-12);
+	assert_rel(S.kind_flops[GOP_ACT], 125.0, 1e-12);
+	/* weights, and the folded norm's gain and shift */
+	assert_rel(S.params, 135.0 + 10.0, 1e-12);
+	assert_rel(S.fused, 1.0, 0);
+	free(buf);
+
+	/* a Reshape without its output's shape: the node is named */
+	buf = pack_model("Reshape", &len);
+	diag_clear(&err);
+	assert_int_equal(onnx_summary_parse(buf, len, "m.onnx", &S, &err),
+			 -1);
+	assert_string_equal(err.file, "m.onnx");
+	assert_contains(err.msg, "node 'second' (Reshape)");
+	assert_contains(err.msg, "value_info");
+	/* cut short: not a model */
+	diag_clear(&err);
+	assert_int_equal(onnx_summary_parse(buf, len / 2, "m.onnx", &S, &err),
+			 -1);
+	assert_contains(err.msg, "not an ONNX model");
+	free(buf);
+}
+
+/* Weights kept as Constant nodes (older exporters): parameters all the
+   same.  The seed (tests/fuzz/seeds/onnx, written with python3-onnx):
+   Constant w [4, 3, 3, 3] -> Conv(x [1, 3, 8, 8], pads 1) -> Relu. */
+static void test_read_constant_weights(void **state)
+{
+	struct diag err;
+
+	(void)state;
+	diag_clear(&err);
+	assert_int_equal(onnx_summary_load(
+				 "tests/fuzz/seeds/onnx/constant-weights.onnx",
+				 &S, &err),
+			 0);
+	/* 108 weights; no normalization: the folded norm's gain and
+	   shift of 4 channels */
+	assert_rel(S.params, 108.0 + 8.0, 1e-12);
+	/* 2 * (4 * 64) * 27 */
+	assert_rel(S.kind_flops[GOP_CONV], 13824.0, 1e-12);
+}
+
+static void test_read_bad_files(void **state)
+{
+	static const char junk[] = "\x0a\xff\xff\xff\xff\x0f garbage";
+	struct diag err;
+
+	(void)state;
+	diag_clear(&err);
+	assert_int_equal(onnx_summary_parse(junk, sizeof(junk) - 1, "j.onnx",
+					    &S, &err),
+			 -1);
+	assert_string_equal(err.file, "j.onnx");
+	assert_contains(err.msg, "not an ONNX model");
+	/* no bytes: a model without a graph */
+	diag_clear(&err);
+	assert_int_equal(onnx_summary_parse("", 0, "e.onnx", &S, &err), -1);
+	assert_contains(err.msg, "has no graph");
+	/* a missing file */
+	diag_clear(&err);
+	assert_int_equal(onnx_summary_load("/nonexistent/x.onnx", &S, &err),
+			 -1);
+	assert_string_equal(err.file, "");
+	assert_contains(err.msg, "/nonexistent/x.onnx");
+	assert_int_equal(err.kind, DIAG_IO);
+}
+
+/* ---- time ---- */
+
+static struct gpu_spec test_gpu(void)
+{
+	struct gpu_spec g;
+
+	memset(&g, 0, sizeof(g));
+	strcpy(g.name, "graph-test");
+	g.mem_bytes = 40e9;
+	g.mem_bw_bytes_per_s = 1.555e12;
+	g.peak_flops[PREC_FP32] = 19.5e12;
+	g.peak_flops[PREC_TF32] = 156e12;
+	g.peak_flops[PREC_FP16] = 312e12;
+	g.peak_flops[PREC_BF16] = 312e12;
+	g.matmul_eff = 0.8;
+	g.mem_eff = 0.9;
+	g.tdp_w = 400.0;
+	g.gpus_per_node = 8;
+	return g;
+}
+
+/* One conv and its Relu, trained and served at batch 37: the times are
+   the kernel model's (model_kernel.h) composed as 14.6 writes them. */
+static void test_graph_time(void **state)
+{
+	struct gpu_spec g = test_gpu();
+	struct device_perf d, dv;
+	struct model_spec *m = calloc(1, sizeof(*m));
+	struct train_config c;
+	struct cluster cl;
+	struct train_result r;
+	struct sample_infer si;
+	double b = 37.0;
+
+	(void)state;
+	b_init(&B, 1.0);
+	int x = b_tensor(&B, false, 4, 1.0, 16.0, 20.0, 20.0);
+	int w = b_tensor(&B, true, 4, 24.0, 16.0, 3.0, 3.0);
+	struct graph_node *cv = b_node(&B, "Conv", 2, x, w);
+
+	set_pads(cv, 1.0, 1.0);
+	b_node(&B, "Relu", 1, cv->out);
+	assert_int_equal(graph_infer_shapes(&B.g), 0);
+	assert_int_equal(graph_summarize(&B.g, &m->graph), 0);
+	m->kind = MODEL_GENERIC;
+	m->params = m->graph.params;
+	m->flops_per_sample = m->graph.flops;
+
+	memset(&c, 0, sizeof(c));
+	c.gpus = 1;
+	c.tp = c.pp = c.vp = c.cp = c.ep = 1;
+	c.dp = 1;
+	c.micro_batch = 37;
+	c.micro_batches = 1;
+	c.global_batch = 37;
+	c.precision = PREC_FP16;
+	c.optimizer = OPTIMIZER_SGD;
+	memset(&cl, 0, sizeof(cl));
+	cl.gpus_per_node = 8;
+	cl.intra_bw_bytes_per_s = 300e9;
+	cl.inter_bw_bytes_per_s = 25e9;
+	assert_int_equal(sample_train_eval(m, &c, &g, &cl, &r), 0);
+	assert_int_equal(device_perf_init(&d, &g, PREC_FP16, false), 0);
+	assert_int_equal(device_perf_init(&dv, &g, PREC_FP32, false), 0);
+	/* conv: 400 rows per sample, 24 columns, K = 144; reads 6400 and
+	   writes 9600 elements per sample, 3456 weights, 2 bytes each */
+	double io = (6400.0 + 9600.0) * b * 2.0 + 3456.0 * 2.0;
+	double conv = kernel_gemm_io_s(&d, 400.0 * b, 24.0, 144.0, 1.0, io);
+	/* Relu: 9600 FLOPs per sample; forward reads and writes 9600,
+	   backward reads two (gradient, saved output) and writes one */
+	double e = 9600.0 * b * 2.0;
+	double relu_f = kernel_roofline_s(&dv, 9600.0 * b, 2.0 * e);
+	double relu_b = kernel_roofline_s(&dv, 9600.0 * b, 3.0 * e);
+	/* the batch norm folded into the conv trains: five FLOPs per
+	   element; forward reads its input twice and writes once,
+	   backward reads 3 and writes 2 (14.8); gain, shift, mean and
+	   variance of 24 channels, read once forward, twice backward */
+	double bn_f = kernel_roofline_s(&dv, 5.0 * 9600.0 * b,
+					3.0 * e + 96.0 * 2.0);
+	double bn_b = kernel_roofline_s(&dv, 5.0 * 9600.0 * b,
+					5.0 * e + 2.0 * 96.0 * 2.0);
+
+	assert_rel(r.time.compute_s,
+		   3.0 * conv + relu_f + relu_b + bn_f + bn_b, 1e-12);
+	/* saved: the conv input, the norm's input, the Relu output */
+	assert_rel(r.memory.activations_bytes,
+		   (6400.0 + 9600.0 + 9600.0) * 2.0 * b, 1e-12);
+
+	/* serving: the Relu fused into the conv (no kernel of its own);
+	   the conv's output stays on chip; the Relu writes its output */
+	assert_int_equal(sample_infer_eval(m, 1, 37, PREC_FP16, &g, &cl, &si),
+			 0);
+	double conv_i = kernel_gemm_io_s(&d, 400.0 * b, 24.0, 144.0, 1.0,
+					 6400.0 * b * 2.0 + 3456.0 * 2.0);
+	double relu_i = kernel_roofline_s(&dv, 9600.0 * b, e) - kernel_gap_s();
+
+	assert_rel(si.latency_s, conv_i + relu_i, 1e-12);
+	free(m);
+}
+
+/* A graph exported for inference (the batch norm folded into the conv,
+   which gained a bias) trains as the graph with the batch norm: same
+   parameters, saved activations and, but for the bias read, step time;
+   serving leaves the norm folded. */
+static void test_folded_norms(void **state)
+{
+	struct gpu_spec g = test_gpu();
+	struct model_spec *m = calloc(2, sizeof(*m));
+	struct train_config c;
+	struct cluster cl;
+	struct train_result r[2];
+
+	(void)state;
+	for (int v = 0; v < 2; v++) {
+		b_init(&B, 1.0);
+		int x = b_tensor(&B, false, 4, 1.0, 16.0, 20.0, 20.0);
+		int w = b_tensor(&B, true, 4, 24.0, 16.0, 3.0, 3.0);
+		struct graph_node *cv;
+
+		if (v == 0) {
+			cv = b_node(&B, "Conv", 2, x, w);
+			set_pads(cv, 1.0, 1.0);
+			int g1 = b_tensor(&B, true, 1, 24.0);
+			int b1 = b_tensor(&B, true, 1, 24.0);
+			int m1 = b_tensor(&B, true, 1, 24.0);
+			int v1 = b_tensor(&B, true, 1, 24.0);
+			struct graph_node *bn = b_node(&B, "BatchNormalization",
+						       5, cv->out, g1, b1, m1,
+						       v1);
+			b_node(&B, "Relu", 1, bn->out);
+		} else {
+			int bias = b_tensor(&B, true, 1, 24.0);
+
+			cv = b_node(&B, "Conv", 3, x, w, bias);
+			set_pads(cv, 1.0, 1.0);
+			b_node(&B, "Relu", 1, cv->out);
+		}
+		assert_int_equal(graph_infer_shapes(&B.g), 0);
+		assert_int_equal(graph_summarize(&B.g, &m[v].graph), 0);
+		m[v].kind = MODEL_GENERIC;
+		m[v].params = m[v].graph.params;
+		m[v].flops_per_sample = m[v].graph.flops;
+	}
+	assert_false(m[0].graph.norms_folded);
+	assert_true(m[1].graph.norms_folded);
+	assert_rel(m[1].graph.folded_norms, 1.0, 0);
+	/* 3456 weights, gain and shift of 24 channels */
+	assert_rel(m[0].graph.params, 3456.0 + 48.0, 1e-12);
+	assert_rel(m[1].graph.params, m[0].graph.params, 1e-12);
+	assert_rel(m[1].graph.saved_elems, m[0].graph.saved_elems, 1e-12);
+	memset(&c, 0, sizeof(c));
+	c.gpus = c.tp = c.pp = c.vp = c.cp = c.ep = c.dp = 1;
+	c.micro_batch = c.global_batch = 53;
+	c.micro_batches = 1;
+	c.precision = PREC_BF16;
+	c.optimizer = OPTIMIZER_SGD;
+	memset(&cl, 0, sizeof(cl));
+	cl.gpus_per_node = 8;
+	cl.intra_bw_bytes_per_s = 300e9;
+	cl.inter_bw_bytes_per_s = 25e9;
+	for (int v = 0; v < 2; v++)
+		assert_int_equal(sample_train_eval(&m[v], &c, &g, &cl, &r[v]),
+				 0);
+	/* the bias (24 elements) is the only difference */
+	assert_rel(r[1].time.compute_s, r[0].time.compute_s, 1e-4);
+	assert_true(r[1].time.compute_s != r[0].time.compute_s);
+	assert_rel(r[1].memory.activations_bytes, r[0].memory.activations_bytes,
+		   1e-12);
+	free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_conv_strided),
+		cmocka_unit_test(test_conv_depthwise_grouped),
+		cmocka_unit_test(test_fusion_residual),
+		cmocka_unit_test(test_fusion_regions),
+		cmocka_unit_test(test_products),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_shape_folding),
+		cmocka_unit_test(test_class_cap),
+		cmocka_unit_test(test_read_packed),
+		cmocka_unit_test(test_read_constant_weights),
+		cmocka_unit_test(test_read_bad_files),
+		cmocka_unit_test(test_graph_time),
+		cmocka_unit_test(test_folded_norms),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
