@@ -50,6 +50,11 @@
 #define WL_MIN_BW_BYTES_PER_S 1e6
 /* Longest --set expression. */
 #define WL_SET_MAX 512
+/* Longest path of a file a workload names (model.hf_config, model.onnx). */
+#define WL_PATH_MAX 256
+_Static_assert(sizeof(((struct workload *)0)->model.hf_config) == WL_PATH_MAX &&
+		       sizeof(((struct workload *)0)->model.onnx) == WL_PATH_MAX,
+	       "model file paths are WL_PATH_MAX bytes");
 
 enum wl_type {
 	WLT_STRING,    /* char[WL_NAME_MAX] */
@@ -1282,6 +1287,46 @@ static int find_key_index(const char *section, const char *key)
 	return i < 0 ? 0 : i;
 }
 
+/*
+ * Apply the file a key of the workload 'name' names ('value', relative to
+ * the workload's folder unless absolute; the key is on 'line'): 'apply'
+ * reads it into 'wl'.  Its errors are reported where they are, or at the
+ * key.
+ */
+static int apply_file_key(struct workload *wl, const char *name, int line,
+			  const char *label, const char *value,
+			  int (*apply)(struct workload *, const char *,
+				       struct diag *),
+			  struct diag *err)
+{
+	char path[WL_PATH_MAX];
+	const char *slash = name ? strrchr(name, '/') : NULL;
+	struct diag file_err;
+	int plen;
+
+	if (value[0] == '/' || !slash)
+		plen = snprintf(path, sizeof(path), "%s", value);
+	else
+		plen = snprintf(path, sizeof(path), "%.*s/%s",
+				(int)(slash - name), name, value);
+	/* the path is kept in the spec: never store a cut one */
+	if (plen < 0 || (size_t)plen >= sizeof(path))
+		return diag_set(err, name, line, 0,
+				"'%s': the path, joined to the workload's "
+				"folder, is longer than %zu bytes",
+				label, sizeof(path) - 1);
+	diag_clear(&file_err);
+	if (apply(wl, path, &file_err) == 0)
+		return 0;
+	/* an unreadable file is reported where it is named */
+	if (file_err.file[0])
+		return diag_set_kind(err, file_err.kind, file_err.file,
+				     file_err.line, file_err.col, "%s",
+				     file_err.msg);
+	return diag_set_kind(err, file_err.kind, name, line, 0, "%s",
+			     file_err.msg);
+}
+
 int workload_parse(const char *buf, size_t len, const char *name,
 		   struct workload *wl, struct diag *err)
 {
@@ -1319,74 +1364,16 @@ int workload_parse(const char *buf, size_t len, const char *name,
 		tmp.inference.kv_precision =
 			kv_following(tmp.inference.weight_precision);
 	hf = find_key_index("model", "hf_config");
-	if (c.seen[hf]) {
-		/* a relative path is relative to the workload's folder */
-		char path[sizeof(tmp.model.hf_config)];
-		const char *slash = name ? strrchr(name, '/') : NULL;
-		int plen;
-
-		if (tmp.model.hf_config[0] == '/' || !slash)
-			plen = snprintf(path, sizeof(path), "%s",
-				       tmp.model.hf_config);
-		else
-			plen = snprintf(path, sizeof(path), "%.*s/%s",
-				       (int)(slash - name), name,
-				       tmp.model.hf_config);
-		/* the path is kept in the spec: never store a cut one */
-		if (plen < 0 || (size_t)plen >= sizeof(path))
-			return diag_set(err, name, c.seen[hf], 0,
-					"'model.hf_config': the path, joined "
-					"to the workload's folder, is longer "
-					"than %zu bytes",
-					sizeof(path) - 1);
-		struct diag hf_err;
-
-		diag_clear(&hf_err);
-		if (workload_apply_hf_config(&tmp, path, &hf_err) != 0) {
-			/* an unreadable file is reported where it is named */
-			if (hf_err.file[0])
-				return diag_set_kind(err, hf_err.kind,
-						     hf_err.file, hf_err.line,
-						     hf_err.col, "%s",
-						     hf_err.msg);
-			return diag_set_kind(err, hf_err.kind, name,
-					     c.seen[hf], 0, "%s", hf_err.msg);
-		}
-	}
+	if (c.seen[hf] &&
+	    apply_file_key(&tmp, name, c.seen[hf], "model.hf_config",
+			   tmp.model.hf_config, workload_apply_hf_config,
+			   err) != 0)
+		return -1;
 	ox = find_key_index("model", "onnx");
-	if (c.seen[ox]) {
-		/* a relative path is relative to the workload's folder */
-		char path[sizeof(tmp.model.onnx)];
-		const char *slash = name ? strrchr(name, '/') : NULL;
-		int plen;
-
-		if (tmp.model.onnx[0] == '/' || !slash)
-			plen = snprintf(path, sizeof(path), "%s",
-					tmp.model.onnx);
-		else
-			plen = snprintf(path, sizeof(path), "%.*s/%s",
-					(int)(slash - name), name,
-					tmp.model.onnx);
-		if (plen < 0 || (size_t)plen >= sizeof(path))
-			return diag_set(err, name, c.seen[ox], 0,
-					"'model.onnx': the path, joined to "
-					"the workload's folder, is longer "
-					"than %zu bytes",
-					sizeof(path) - 1);
-		struct diag ox_err;
-
-		diag_clear(&ox_err);
-		if (workload_apply_onnx(&tmp, path, &ox_err) != 0) {
-			/* an unreadable file is reported where it is named */
-			if (ox_err.file[0])
-				return diag_set_kind(err, ox_err.kind,
-						     ox_err.file, ox_err.line,
-						     ox_err.col, "%s",
-						     ox_err.msg);
-			return diag_set_kind(err, ox_err.kind, name,
-					     c.seen[ox], 0, "%s", ox_err.msg);
-		}
-	}
+	if (c.seen[ox] &&
+	    apply_file_key(&tmp, name, c.seen[ox], "model.onnx",
+			   tmp.model.onnx, workload_apply_onnx, err) != 0)
+		return -1;
 	tr = find_key_index("inference", "trace");
 	if (c.seen[tr] && tmp.inference.trace[0] != '/') {
 		/* a relative path is relative to the workload's folder */
