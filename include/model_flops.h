@@ -80,6 +80,10 @@ double arch_attn_act_elems_replicated(const struct arch *a);
    the up-projections does not keep; 0 without MLA. */
 double arch_attn_up_proj_elems(const struct arch *a);
 
+/* Weights of those up-projections per layer (their latent rank times
+   their outputs); 0 without MLA. */
+double arch_attn_up_proj_params(const struct arch *a);
+
 /* True for a mixture-of-experts model. */
 bool arch_is_moe(const struct arch *a);
 

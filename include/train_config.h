@@ -80,9 +80,13 @@ double train_recompute_fraction(const struct arch *a,
 /* Expert-parallel size: 'ep', where 0 means 1. */
 int train_config_ep(const struct train_config *c);
 
-/* What selective recomputation of 'c' repeats: its recompute_modules,
-   where 0 means the core attention (RECOMPUTE_MOD_CORE_ATTN); 0 when it
-   does not recompute selectively. */
+/* What selective recomputation of 'c' would repeat, whatever its
+   recompute: its recompute_modules, where 0 means the core attention
+   (RECOMPUTE_MOD_CORE_ATTN). */
+int train_config_selective_modules(const struct train_config *c);
+
+/* train_config_selective_modules when 'c' recomputes selectively, else
+   0. */
 int train_config_recompute_modules(const struct train_config *c);
 
 /* Transformer layers of the pipeline stages of a configuration. */

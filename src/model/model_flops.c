@@ -119,6 +119,19 @@ double arch_attn_up_proj_elems(const struct arch *a)
 	return e;
 }
 
+double arch_attn_up_proj_params(const struct arch *a)
+{
+	double p = (double)a->kv_lora * a->heads *
+		   ((double)a->head_dim + a->v_dim);
+
+	if (a->kv_lora <= 0)
+		return 0.0;
+	if (a->q_lora > 0)
+		p += (double)a->q_lora * a->heads *
+		     ((double)a->head_dim + a->rope_dim);
+	return p;
+}
+
 double arch_attn_act_elems(const struct arch *a)
 {
 	struct attn_gemm g[ATTN_GEMM_MAX];

@@ -228,8 +228,7 @@ static double selective_recompute_s(const struct perf2 *p,
 				    const struct train_config *c, double n,
 				    double attn_fwd_s)
 {
-	int mods = c->recompute_modules ? c->recompute_modules :
-					  RECOMPUTE_MOD_CORE_ATTN;
+	int mods = train_config_selective_modules(c);
 	double t = c->tp, rep = c->sequence_parallel ? c->tp : 1.0;
 	double s = 0.0;
 
@@ -511,19 +510,13 @@ int train_micro_eval(const struct arch *a, const struct train_config *c,
 	/* selective: the attention core again only when it is among the
 	   modules, MLA's up-projections (2 FLOPs per weight) when they are */
 	{
-		int mods = c->recompute_modules ? c->recompute_modules :
-						  RECOMPUTE_MOD_CORE_ATTN;
+		int mods = train_config_selective_modules(c);
 		double *sel = &mc->hw_flops_per_token[RECOMPUTE_SELECTIVE];
 
 		if (!(mods & RECOMPUTE_MOD_CORE_ATTN))
 			*sel = mc->hw_flops_per_token[RECOMPUTE_NONE];
-		if ((mods & RECOMPUTE_MOD_MLA_UP_PROJ) && a->kv_lora > 0)
-			*sel += 2.0 * a->layers * a->heads *
-				(a->kv_lora * ((double)a->head_dim + a->v_dim) +
-				 (a->q_lora > 0 ?
-					  a->q_lora * ((double)a->head_dim +
-						       a->rope_dim) :
-					  0.0));
+		if (mods & RECOMPUTE_MOD_MLA_UP_PROJ)
+			*sel += 2.0 * a->layers * arch_attn_up_proj_params(a);
 	}
 	return 0;
 }

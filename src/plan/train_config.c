@@ -212,12 +212,17 @@ void train_stage_fill(const struct arch *a, struct train_config *c,
 	}
 }
 
-int train_config_recompute_modules(const struct train_config *c)
+int train_config_selective_modules(const struct train_config *c)
 {
-	if (c->recompute != RECOMPUTE_SELECTIVE)
-		return 0;
 	return c->recompute_modules ? c->recompute_modules :
 				      RECOMPUTE_MOD_CORE_ATTN;
+}
+
+int train_config_recompute_modules(const struct train_config *c)
+{
+	return c->recompute == RECOMPUTE_SELECTIVE ?
+		       train_config_selective_modules(c) :
+		       0;
 }
 
 int train_chunk_layers(const struct arch *a, const struct train_config *c)

@@ -700,6 +700,8 @@ static void test_memory_recompute_modules(void **state)
 
 	(void)state;
 	assert_rel(arch_attn_up_proj_elems(&a), 380.0, 0.0);
+	/* their weights: 28 x 5 x (24 + 20) + 16 x 5 x (24 + 8) */
+	assert_rel(arch_attn_up_proj_params(&a), 8720.0, 0.0);
 	c.recompute = RECOMPUTE_SELECTIVE;
 	base = train_layer_activation_bytes(&a, &c);
 	c.recompute_modules = RECOMPUTE_MOD_CORE_ATTN | RECOMPUTE_MOD_MLA_UP_PROJ;
