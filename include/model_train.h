@@ -107,7 +107,7 @@ void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 			  const struct train_micro *mc, struct train_result *r);
 
 /* Most splits train_stage_fastest considers. */
-#define TRAIN_STAGE_TIES 25
+#define TRAIN_STAGE_TIES 49
 
 /* Equally fast splits of the layers: first and last stage counts. */
 struct train_stage_ties {

@@ -45,7 +45,7 @@ kv-identity|src/model/model_infer.c|return a->layers * arch_kv_elems_per_token_l
 ring-allreduce|src/model/model_comm.c|return ring_s(l, bytes, n, 2.0);|return ring_s(l, bytes, n, 1.8);|ring all-reduce 2 -> 1.8 passes
 nvlink-eff|src/model/model_comm.c|intra_node_eff = 0.78|intra_node_eff = 0.70|achievable NVLink share 0.78 -> 0.70
 pp-sends|src/model/model_train.c|p2p_mb = 2.0 * c->vp * comm_p2p_s|p2p_mb = 2.2 * c->vp * comm_p2p_s|pipeline sends x1.1
-bubble|src/model/model_train.c|tm->bubble_s = (c->pp - 1.0) / c->vp * per_mb|tm->bubble_s = 1.1 * (c->pp - 1.0) / c->vp * per_mb|pipeline bubble x1.1
+bubble|src/model/model_train.c|return fill_s + (c->pp - 1.0) * p2p_mb / c->vp;|return 1.1 * (fill_s + (c->pp - 1.0) * p2p_mb / c->vp);|pipeline bubble x1.1
 zero3-gather|src/model/model_train.c|double mb = 2.0 * comm_allgather_s(&l, weights, n)|double mb = 1.8 * comm_allgather_s(&l, weights, n)|ZeRO-3 weight gathers 2 -> 1.8 per micro-batch
 moe-alltoall|src/model/model_train.c|*a2a_s = 2.0 * comm_alltoall_s(|*a2a_s = 1.8 * comm_alltoall_s(|MoE dispatch and combine 2 -> 1.8 all-to-alls
 optimizer|src/model/model_train.c|adam_step_bytes_per_param = 42.0|adam_step_bytes_per_param = 37.8|Adam step bytes 42 -> 37.8

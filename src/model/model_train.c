@@ -555,6 +555,17 @@ double train_micro_hw_flops_per_token(const struct arch *a,
 					    f[RECOMPUTE_NONE]);
 }
 
+/* Forward and backward of one layer, with its recomputation and
+   exposed collectives: a slot's unit (stage_time_eval). */
+static double layer_pass_s(const struct arch *a, const struct train_config *c,
+			   const struct train_layer *lc)
+{
+	double rec_tp_s, rec_s = layer_recompute_s(a, c, lc, &rec_tp_s);
+
+	return lc->fwd_s + lc->tp_fwd_s + lc->cp_fwd_s + lc->bwd_s +
+	       lc->tp_bwd_s + lc->cp_bwd_s + rec_s + rec_tp_s;
+}
+
 /* One micro-batch on one GPU of a pipeline stage. */
 struct stage_time {
 	double f_s, b_s;     /* forward; backward with recomputation */
@@ -569,6 +580,11 @@ struct stage_time {
 static inline double max2(double x, double y)
 {
 	return x > y ? x : y;
+}
+
+static inline double min2(double x, double y)
+{
+	return x < y ? x : y;
 }
 
 /*
@@ -586,6 +602,23 @@ static double largest_chunk_s(int layers, int vp, double layer_s,
 	if (layers % vp == 0)
 		return light;
 	return max2((small + 1) * layer_s, light);
+}
+
+/*
+ * The largest chunks of the pp - 2 middle stages together, one each, when
+ * they share 'rest' layers as evenly as they can (train_stage_split): r of
+ * them hold q + 1 layers, the others q.
+ */
+static double middle_chunks_s(int64_t rest, int pp, int vp, double layer_s)
+{
+	int64_t n = pp - 2, q, r;
+
+	if (n <= 0 || rest <= 0)
+		return 0.0;
+	q = rest / n;
+	r = rest % n;
+	return r * largest_chunk_s((int)q + 1, vp, layer_s, 0.0) +
+	       (n - r) * largest_chunk_s((int)q, vp, layer_s, 0.0);
 }
 
 /* The stage of 'layers' layers, with the embedding and/or the output
@@ -623,34 +656,38 @@ static void stage_time_eval(const struct arch *a,
 
 /*
  * The slowest stage of 'c' ('st'): it sets the pace of the 1F1B
- * schedule; and the largest chunk of any stage ('*chunk_s'), which sets
- * the length of the slots of the fill and drain.
+ * schedule; and the fill and drain ('*fill_s'): the largest chunk of
+ * every other stage, one slot each (bubble_eval).
  */
 static void slowest_stage(const struct arch *a, const struct train_config *c,
 			  const struct train_micro *mc, struct stage_time *st,
-			  double *chunk_s)
+			  double *fill_s)
 {
 	struct train_stages s;
 	struct stage_time t;
+	double sum;
 
 	train_stage_split(a, c, &s);
 	if (c->pp <= 1) {
 		stage_time_eval(a, mc, c, s.first, true, true, st);
-		*chunk_s = st->chunk_s;
+		*fill_s = 0.0;
 		return;
 	}
 	stage_time_eval(a, mc, c, s.first, true, false, st);
-	*chunk_s = st->chunk_s;
+	sum = st->chunk_s;
 	if (c->pp > 2) {
 		stage_time_eval(a, mc, c, s.middle, false, false, &t);
-		*chunk_s = fmax(*chunk_s, t.chunk_s);
+		sum += middle_chunks_s((int64_t)a->layers - s.first - s.last,
+				       c->pp, c->vp,
+				       layer_pass_s(a, c, &mc->layer));
 		if (t.f_s + t.b_s > st->f_s + st->b_s)
 			*st = t;
 	}
 	stage_time_eval(a, mc, c, s.last, false, true, &t);
-	*chunk_s = fmax(*chunk_s, t.chunk_s);
+	sum += t.chunk_s;
 	if (t.f_s + t.b_s > st->f_s + st->b_s)
 		*st = t;
+	*fill_s = sum - st->chunk_s;
 }
 
 /* Pipeline sends of one micro-batch: activations (and their gradients)
@@ -668,17 +705,19 @@ static double p2p_eval(const struct train_config *c, const struct cluster *cl,
 }
 
 /*
- * Fill and drain of the 1F1B schedule: p - 1 slots of a chunk's forward,
- * backward and sends (Narayanan et al. 2.2: (p - 1) / v micro-batches
- * when the v chunks of every stage are equal); with unequal chunks the
- * largest one of any stage ('chunk_s') paces the slots.
+ * Fill and drain of the 1F1B schedule: the first micro-batch's forward
+ * and the last one's backward pass through every stage but the slowest,
+ * one slot each, a slot being the stage's largest chunk ('fill_s', the sum
+ * of those chunks) and its sends: a pipeline of unequal stages takes
+ * (m - 1) T_slowest + sum T_i.  With p equal stages of v equal chunks this
+ * is Narayanan et al.'s (p - 1) / v micro-batches (2.2).
  */
-static double bubble_eval(const struct train_config *c, double chunk_s,
+static double bubble_eval(const struct train_config *c, double fill_s,
 			  double p2p_mb)
 {
 	if (c->pp <= 1)
 		return 0.0;
-	return (c->pp - 1.0) * (chunk_s + p2p_mb / c->vp);
+	return fill_s + (c->pp - 1.0) * p2p_mb / c->vp;
 }
 
 void train_evaluate_micro(const struct arch *a, const struct train_config *c,
@@ -687,14 +726,14 @@ void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 {
 	struct stage_time st;
 	struct train_stage_memory w = mc->mem;
-	double f_mb, b_mb, p2p_mb, per_mb, chunk_s, m = c->micro_batches;
+	double f_mb, b_mb, p2p_mb, per_mb, fill_s, m = c->micro_batches;
 	double params_gpu, upd_params, step_bytes, tokens_per_step;
 	double dense, expert, wbytes, tail;
 	struct train_time *tm = &r->time;
 
 	/* the slowest stage's micro-batch: its layers, and the embedding on
 	   the first stage or the output layer on the last */
-	slowest_stage(a, c, mc, &st, &chunk_s);
+	slowest_stage(a, c, mc, &st, &fill_s);
 	f_mb = st.f_s;
 	b_mb = st.b_s;
 	p2p_mb = p2p_eval(c, cl, mc);
@@ -704,7 +743,7 @@ void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 	tm->tp_comm_s = m * st.tp_s;
 	tm->cp_comm_s = m * st.cp_s;
 	tm->pp_comm_s = m * p2p_mb;
-	tm->bubble_s = bubble_eval(c, chunk_s, p2p_mb);
+	tm->bubble_s = bubble_eval(c, fill_s, p2p_mb);
 
 	/* replicated parameters reduce over dp * cp ranks, routed experts
 	   over the dp * cp / ep ranks that hold the same experts */
@@ -755,11 +794,15 @@ void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 					     tm->step_s);
 }
 
-/* Candidates per end stage around the balance point: from STAGE_BELOW
-   layers below it (tests/unit/test_model_train.c compares the choice
-   with every split). */
-#define STAGE_WINDOW 5
-#define STAGE_BELOW 3
+/* Candidates per end stage around the balance point: 'width' from
+   'below' layers below it; interleaved (vp > 1), where the chunk sizes
+   can favour a split farther off the balance, STAGE_WINDOW from
+   STAGE_BELOW, else 5 from 3 (tests/unit/test_model_train.c compares the
+   choice with every split; specs/models.md 6.10). */
+#define STAGE_WINDOW 7
+#define STAGE_BELOW 4
+#define STAGE_WINDOW_VP1 5
+#define STAGE_BELOW_VP1 3
 _Static_assert(STAGE_WINDOW * STAGE_WINDOW <= TRAIN_STAGE_TIES,
 	       "every candidate split fits in struct train_stage_ties");
 
@@ -778,10 +821,7 @@ double train_pipeline_bound_s(const struct arch *a,
 			      const struct cluster *cl,
 			      const struct train_micro *mc)
 {
-	const struct train_layer *lc = &mc->layer;
-	double rec_tp_s, rec_s = layer_recompute_s(a, c, lc, &rec_tp_s);
-	double layer_s = lc->fwd_s + lc->tp_fwd_s + lc->cp_fwd_s + lc->bwd_s +
-			 lc->tp_bwd_s + lc->cp_bwd_s + rec_s + rec_tp_s;
+	double layer_s = layer_pass_s(a, c, &mc->layer);
 	double heads_s = mc->embed_fwd_s + mc->embed_bwd_s + mc->out_fwd_s +
 			 mc->out_bwd_s + 2.0 * mc->head_tp_s;
 	/* the stages together do every layer and both heads: the slowest
@@ -793,10 +833,10 @@ double train_pipeline_bound_s(const struct arch *a,
 	       (c->pp - 1.0) * (stage_s + p2p_s) / c->vp;
 }
 
-/* Candidate counts of one end stage: 'fixed', or STAGE_WINDOW values
-   from STAGE_BELOW below 'centre' (in layers) within [lo, hi]. */
+/* Candidate counts of one end stage: 'fixed', or 'width' values from
+   'below' below 'centre' (in layers) within [lo, hi]. */
 static int stage_candidates(int fixed, double centre, int lo, int hi,
-			    int *v)
+			    int width, int below, int *v)
 {
 	double from;
 	int n = 0;
@@ -805,38 +845,62 @@ static int stage_candidates(int fixed, double centre, int lo, int hi,
 		v[0] = fixed;
 		return 1;
 	}
-	from = isfinite(centre) ? floor(centre) - STAGE_BELOW : lo;
-	if (from > hi - (STAGE_WINDOW - 1.0))
-		from = hi - (STAGE_WINDOW - 1.0);
+	from = isfinite(centre) ? floor(centre) - below : lo;
+	if (from > hi - (width - 1.0))
+		from = hi - (width - 1.0);
 	if (from < lo)
 		from = lo;
-	for (int i = 0; i < STAGE_WINDOW && (int)from + i <= hi; i++)
+	for (int i = 0; i < width && (int)from + i <= hi; i++)
 		v[n++] = (int)from + i;
 	return n;
+}
+
+/*
+ * The pipeline part of a split (train_evaluate_micro, but for the sends):
+ * the slowest of the first, middle and last stages ('*t': m of its
+ * micro-batches; 'mt' < 0: no middle) paces the steady state, and the
+ * largest chunk of every other stage fills and drains the pipeline
+ * (bubble_eval): the ends' 'fc', 'lc', the middle stages' 'msum' together,
+ * of which the most loaded one's is 'mc'.
+ */
+static double split_time(double ft, double fc, double lt, double lc,
+			 double mt, double mc, double msum)
+{
+	double t = ft, own = fc, sum = fc + lc;
+
+	/* ties go to the first of first, middle, last, as slowest_stage */
+	if (mt >= 0.0) {
+		sum += msum;
+		if (mt > t) {
+			t = mt;
+			own = mc;
+		}
+	}
+	if (lt > t) {
+		t = lt;
+		own = lc;
+	}
+	return t + sum - own;
 }
 
 /* The cost (train_stage_fastest) of the legal candidate nearest the
    balance point, or infinity when it is not legal. */
 static double split_cost(const int *fv, const int *lv, int nf, int nl,
-			 bool pairs, int64_t most, int layers, int pp,
+			 int below, bool pairs, int64_t most, int layers, int pp,
 			 const double *ft, const double *fc, const double *lt,
 			 const double *lchunk, const double *mt,
-			 const double *mch)
+			 const double *mch, const double *msum)
 {
-	int i = nf > STAGE_BELOW ? STAGE_BELOW : nf - 1;
-	int j = pairs ? i : nl > STAGE_BELOW ? STAGE_BELOW : nl - 1;
+	int i = nf > below ? below : nf - 1;
+	int j = pairs ? i : nl > below ? below : nl - 1;
 	int64_t sum = (int64_t)fv[i] + lv[j];
-	double t, chunk;
+	bool mid = !pairs && pp > 2;
 
 	if (!pairs && (sum > most || (pp == 2 && sum != layers)))
 		return HUGE_VAL;
-	t = max2(ft[i], lt[j]);
-	chunk = max2(fc[i], lchunk[j]);
-	if (!pairs && pp > 2) {
-		t = max2(t, mt[i + j]);
-		chunk = max2(chunk, mch[i + j]);
-	}
-	return t + chunk;
+	return split_time(ft[i], fc[i], lt[j], lchunk[j],
+			  mid ? mt[i + j] : -1.0, mid ? mch[i + j] : 0.0,
+			  mid ? msum[i + j] : 0.0);
 }
 
 int train_stage_fastest(const struct arch *a, const struct train_config *c,
@@ -855,12 +919,14 @@ int train_stage_fastest(const struct arch *a, const struct train_config *c,
 	   loaded middle stage, its time and its largest chunk */
 	int mid[2 * STAGE_WINDOW - 1];
 	double mt[2 * STAGE_WINDOW - 1], mch[2 * STAGE_WINDOW - 1];
+	double msum[2 * STAGE_WINDOW - 1];
 	/* per candidate (i, j): its pipeline time, or -1 (illegal, or
 	   slower than the best when it was reached) */
 	double cost[STAGE_WINDOW][STAGE_WINDOW];
 	double layer_s, embed_s, out_s, ideal_s, best_s = 0.0, bound;
-	double rec_s, rec_tp_s;
-	double m = c->micro_batches, slots = c->pp - 1.0;
+	double m = c->micro_batches;
+	int width = c->vp > 1 ? STAGE_WINDOW : STAGE_WINDOW_VP1;
+	int below = c->vp > 1 ? STAGE_BELOW : STAGE_BELOW_VP1;
 	bool pairs;
 
 	ties->n = 0;
@@ -874,9 +940,7 @@ int train_stage_fastest(const struct arch *a, const struct train_config *c,
 		return -1;
 	/* forward and backward of a layer, the embedding, the output layer
 	   (stage_time_eval) */
-	rec_s = layer_recompute_s(a, c, lc, &rec_tp_s);
-	layer_s = lc->fwd_s + lc->tp_fwd_s + lc->cp_fwd_s + lc->bwd_s +
-		  lc->tp_bwd_s + lc->cp_bwd_s + rec_s + rec_tp_s;
+	layer_s = layer_pass_s(a, c, lc);
 	embed_s = mc->embed_fwd_s + mc->head_tp_s + mc->embed_bwd_s;
 	out_s = mc->out_fwd_s + mc->out_bwd_s + mc->head_tp_s;
 	/* balance: every stage equally long, heads included; with one end
@@ -890,9 +954,9 @@ int train_stage_fastest(const struct arch *a, const struct train_config *c,
 	else
 		ideal_s = (a->layers * layer_s + embed_s + out_s) / c->pp;
 	nf = stage_candidates(first, (ideal_s - embed_s) / layer_s, lo,
-			      (int)hi, fv);
+			      (int)hi, width, below, fv);
 	nl = stage_candidates(last, (ideal_s - out_s) / layer_s, lo, (int)hi,
-			      lv);
+			      width, below, lv);
 	/* two stages: what one end leaves is the other's; the candidates
 	   are the pairs (fv[i], lv[i]) */
 	pairs = c->pp == 2 && (first == 0 || last == 0);
@@ -907,25 +971,29 @@ int train_stage_fastest(const struct arch *a, const struct train_config *c,
 	}
 	for (int i = 0; i < nf; i++) {
 		ft[i] = m * (fv[i] * layer_s + embed_s);
-		fc[i] = slots * largest_chunk_s(fv[i], c->vp, layer_s, embed_s);
+		fc[i] = largest_chunk_s(fv[i], c->vp, layer_s, embed_s);
 	}
 	for (int j = 0; j < nl; j++) {
 		lt[j] = m * (lv[j] * layer_s + out_s);
-		lchunk[j] = slots * largest_chunk_s(lv[j], c->vp, layer_s,
-						    out_s);
+		lchunk[j] = largest_chunk_s(lv[j], c->vp, layer_s, out_s);
 	}
 	/* the counts of each end are consecutive (but for the pairs) */
 	for (int k = 0; !pairs && k < nf + nl - 1; k++) {
 		mid[k] = split_middle(a, c, fv[0] + lv[0] + k, 0);
 		mt[k] = m * mid[k] * layer_s;
-		mch[k] = slots * largest_chunk_s(mid[k], c->vp, layer_s, 0.0);
+		mch[k] = largest_chunk_s(mid[k], c->vp, layer_s, 0.0);
+		msum[k] = middle_chunks_s((int64_t)a->layers - fv[0] - lv[0] -
+						  k,
+					  c->pp, c->vp, layer_s);
 	}
 	/*
 	 * The pipeline part of the step (train_evaluate_micro), but for the
 	 * sends, the same for every split: m micro-batches of the slowest
-	 * stage, and the fill and drain paced by the largest chunk.  The
-	 * split nearest the balance point bounds the rest: past a split
-	 * whose ends alone take longer, the rows and columns only grow.
+	 * stage, and the fill and drain (split_time).  The split nearest the
+	 * balance point bounds the rest: a split takes at least the slower
+	 * end's steady state and the smaller end chunk (the slowest stage's
+	 * own chunk is not a slot, the other end's is), and past a split
+	 * where that takes longer, the rows and columns only grow.
 	 * Kept: the splits as fast as the best, but those that another as
 	 * fast one beats on every stage (no more layers on the first, the
 	 * most loaded middle and the last stage needs no more memory).  Such
@@ -933,35 +1001,33 @@ int train_stage_fastest(const struct arch *a, const struct train_config *c,
 	 * fast, so the neighbours (i - 1, j) and (i, j - 1), met before, are
 	 * enough to look at.
 	 */
-	bound = split_cost(fv, lv, nf, nl, pairs, most, a->layers, c->pp, ft,
-			   fc, lt, lchunk, mt, mch);
+	bound = split_cost(fv, lv, nf, nl, below, pairs, most, a->layers,
+			   c->pp, ft, fc, lt, lchunk, mt, mch, msum);
 	for (int i = 0; i < nf; i++)
 		for (int j = 0; j < nl; j++)
 			cost[i][j] = -1.0;
 	for (int i = 0; i < nf; i++) {
 		/* (the pairs' ends run opposite ways: no bound) */
-		if (!pairs && ft[i] + fc[i] > bound * (1.0 + 1e-12))
+		if (!pairs && ft[i] + min2(fc[i], lchunk[0]) >
+				      bound * (1.0 + 1e-12))
 			break;
 		for (int j = 0; j < nl; j++) {
 			int64_t sum = (int64_t)fv[i] + lv[j];
-			double t, chunk, tol = 1e-12 * best_s;
-			bool beaten;
+			double t, tol = 1e-12 * best_s;
+			bool beaten, in_mid = !pairs && c->pp > 2;
 
 			if (!pairs && max2(ft[i], lt[j]) +
-						  max2(fc[i], lchunk[j]) >
+						  min2(fc[i], lchunk[j]) >
 					  bound * (1.0 + 1e-12))
 				break;
 			if (pairs ? j != i || fv[i] < lo || lv[j] < lo :
 				    sum > most ||
 					    (c->pp == 2 && sum != a->layers))
 				continue;
-			t = max2(ft[i], lt[j]);
-			chunk = max2(fc[i], lchunk[j]);
-			if (!pairs && c->pp > 2) {
-				t = max2(t, mt[i + j]);
-				chunk = max2(chunk, mch[i + j]);
-			}
-			t += chunk;
+			t = split_time(ft[i], fc[i], lt[j], lchunk[j],
+				       in_mid ? mt[i + j] : -1.0,
+				       in_mid ? mch[i + j] : 0.0,
+				       in_mid ? msum[i + j] : 0.0);
 			if (n > 0 && t > best_s + tol)
 				continue;
 			cost[i][j] = t;
