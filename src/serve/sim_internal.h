@@ -1,0 +1,153 @@
+/*
+ * sim_internal.h - the state of a serving simulation, shared by the files
+ * of src/serve/ that run it (serve_sim.c: checks, allocation, arrivals and
+ * the event loop; sim_replica.c: a replica's admission, batching and
+ * steps, and its containers; sim_summary.c: the statistics).
+ * Private: nothing outside src/serve/ includes it.
+ */
+#ifndef CAPPLAN_SIM_INTERNAL_H
+#define CAPPLAN_SIM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "serve_sim.h"
+
+enum seq_state {
+	SEQ_PENDING = 0, /* not arrived yet */
+	SEQ_WAITING,
+	SEQ_PREFILL,
+	SEQ_DECODE,
+	SEQ_TRANSFER, /* disaggregated: its KV cache on the way to a decode
+			 replica */
+	SEQ_DONE,
+};
+
+/* A decoding sequence in a replica's heap: it ends at decode clock
+   'finish'; stale when 'gen' no longer matches the sequence. */
+struct heap_item {
+	long long finish;
+	int seq;
+	unsigned gen;
+};
+
+struct heap {
+	struct heap_item *v;
+	size_t n, cap;
+};
+
+/* A double-ended queue of sequence indices. */
+struct deque {
+	int *v;
+	size_t cap, head, n;
+};
+
+struct replica {
+	const struct sim_pool *pool; /* its engine and step model */
+	int pool_index;        /* 0, or 1 for the decode pool */
+	double link_free_s;    /* disaggregated prefill: when its link to
+				  the decode pool is free */
+	struct deque wait;     /* FIFO; preempted sequences at the front */
+	struct deque prefill;  /* admitted, prompt not all in the cache */
+	struct heap dec;       /* decoding sequences by end */
+	int *admitted;         /* admission order, for preemption victims */
+	size_t n_admitted, cap_admitted;
+	long long *res;        /* decoding sequences by k mod block */
+	long long clock;       /* decode steps run */
+	long long n_dec;       /* decoding sequences */
+	long long sum_k;       /* their k, summed */
+	double blocks_used;
+	int running;           /* admitted and not done */
+	int outstanding;       /* waiting + running */
+	int round_left;        /* decode steps left in this round */
+	bool busy;
+	bool step_decodes;     /* the running step advances the decodes */
+	int step_adv;          /* tokens each decoding sequence gains in it:
+				  1, or the accepted drafts plus one */
+	double t_end;
+	double step_tokens;    /* tokens the running step emits: its
+				  prefills' first tokens (the decodes' are
+				  counted at its end) */
+	double step_prompt;    /* prompt tokens it prefills */
+	int *step_pf;          /* sequences whose prefill ends this step */
+	int n_step_pf;
+};
+
+/* KV caches in transfer, a heap by arrival at the decode pool. */
+struct xfer_item {
+	double t;
+	int seq;
+};
+
+struct sim {
+	const struct sim_engine *eng; /* the first pool's (block size) */
+	const struct sim_load *load;
+	struct sim_pool pool[2];
+	int n_pools;            /* 1, or 2 when disaggregated */
+	struct sim_transfer xfer;
+	struct xfer_item *xq;   /* transfers in flight */
+	size_t n_xq;
+	int n;                  /* requests */
+	int replicas;           /* of every pool */
+	struct sim_request *req;
+	/* per sequence (one per request) */
+	unsigned char *state;
+	unsigned char *kv_ready; /* its KV cache arrives whole (decode pool) */
+	double *t_xfer;         /* disaggregated: transfer time, or -1 */
+	int *target;            /* tokens to prefill */
+	int *prefilled;
+	int *out_left;          /* tokens to generate after the prefill */
+	long long *k;
+	long long *fin;         /* decode clock at which it ends */
+	unsigned *gen;
+	int *rep;
+	double *t_admit, *t_first, *t_done;
+	/* arrivals */
+	int next_arrival;       /* next request to arrive */
+	int issued;             /* closed loop: requests released */
+	int *pending;           /* closed loop: released by a completion */
+	int n_pending;
+	int rr[2];              /* router: where each pool's tie scan starts */
+	gsl_rng *spec_rng;      /* speculative decoding: drafts accepted */
+	struct replica *r;
+	int *ev;                /* busy replicas, a heap by t_end */
+	int *ev_pos;            /* a replica's place in it, or -1 */
+	double *ev_t;           /* the heap's keys */
+	int n_ev;
+	/* statistics */
+	double busy_s, batch_s, kv_s;
+	double decode_steps, decode_adv; /* decode steps, their advances */
+	long long steps, request_steps, preemptions;
+	int done;
+	int waiting_at_last_arrival;
+	/* Poisson: tokens emitted by steps that end in [win_a, win_b), from
+	   the first measured arrival to the last arrival */
+	double win_a, win_b, win_out, win_in;
+	struct diag *err;
+};
+
+/* sim_replica.c */
+/* KV blocks that hold 'tokens' tokens. */
+double sim_blocks_for(const struct sim *s, double tokens);
+/* Set up replica 'r' of pool 'pool'; 0, or -1 with the error in s->err. */
+int sim_replica_init(struct sim *s, struct replica *r, int pool);
+void sim_replica_free(struct replica *r);
+/* Plan and start the next step of idle replica 'r' at time 't', if it has
+   work; 0, or -1 with the error in s->err. */
+int sim_replica_start(struct sim *s, struct replica *r, double t);
+/* The step of 'r' ends (at r->t_end): account for it; 0 or -1. */
+int sim_replica_end(struct sim *s, struct replica *r);
+/* The first KV-cache transfer in flight arrives at the decode pool. */
+void sim_xfer_end(struct sim *s);
+/* Send arrived request 'q' to a replica of the first pool. */
+void sim_route(struct sim *s, int q);
+
+/* sim_summary.c */
+/* Requests of the warm-up, left out of the statistics. */
+int sim_warmup_count(const struct sim *s);
+/* Fill 'res' from the finished run 's'; 'buf' holds s->n doubles. */
+void sim_summarize(struct sim *s, struct sim_result *res, double *buf);
+
+#endif

@@ -1,0 +1,764 @@
+/*
+ * sim_replica.c - one serving replica of the simulation: admission of waiting
+ * sequences under its KV-cache capacity, preemption, chunked prefill and
+ * decode batching, its step and what the step changes, the KV-cache
+ * transfer of disaggregated serving and the router (specs/models.md
+ * 10.9; sim_internal.h).
+ */
+#include "sim_internal.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_rng.h>
+
+/* ---------------------------------------------------------------------
+ * Containers
+ */
+
+static void heap_swap(struct heap_item *a, struct heap_item *b)
+{
+	struct heap_item t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static int heap_push(struct heap *h, struct heap_item it)
+{
+	size_t i;
+
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 64;
+		struct heap_item *v;
+
+		if (cap > SIZE_MAX / sizeof(*v))
+			return -1;
+		v = realloc(h->v, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		h->v = v;
+		h->cap = cap;
+	}
+	i = h->n++;
+	h->v[i] = it;
+	while (i > 0 && h->v[(i - 1) / 2].finish > h->v[i].finish) {
+		heap_swap(&h->v[(i - 1) / 2], &h->v[i]);
+		i = (i - 1) / 2;
+	}
+	return 0;
+}
+
+static void heap_pop(struct heap *h)
+{
+	size_t i = 0;
+
+	h->v[0] = h->v[--h->n];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < h->n && h->v[l].finish < h->v[m].finish)
+			m = l;
+		if (r < h->n && h->v[r].finish < h->v[m].finish)
+			m = r;
+		if (m == i)
+			break;
+		heap_swap(&h->v[m], &h->v[i]);
+		i = m;
+	}
+}
+
+static int deque_init(struct deque *d, size_t cap)
+{
+	d->v = malloc((cap ? cap : 1) * sizeof(*d->v));
+	d->cap = cap ? cap : 1;
+	d->head = 0;
+	d->n = 0;
+	return d->v ? 0 : -1;
+}
+
+static void deque_push_back(struct deque *d, int x)
+{
+	d->v[(d->head + d->n++) % d->cap] = x;
+}
+
+static void deque_push_front(struct deque *d, int x)
+{
+	d->head = (d->head + d->cap - 1) % d->cap;
+	d->v[d->head] = x;
+	d->n++;
+}
+
+static int deque_front(const struct deque *d)
+{
+	return d->v[d->head];
+}
+
+static void deque_pop_front(struct deque *d)
+{
+	d->head = (d->head + 1) % d->cap;
+	d->n--;
+}
+
+static int deque_at(const struct deque *d, size_t i)
+{
+	return d->v[(d->head + i) % d->cap];
+}
+
+/* Remove the element at position i (the prefill list is short). */
+static void deque_remove_at(struct deque *d, size_t i)
+{
+	for (; i + 1 < d->n; i++)
+		d->v[(d->head + i) % d->cap] = d->v[(d->head + i + 1) % d->cap];
+	d->n--;
+}
+
+/* ---------------------------------------------------------------------
+ * The replica
+ */
+
+double sim_blocks_for(const struct sim *s, double tokens)
+{
+	return ceil(tokens / s->eng->kv_block_tokens);
+}
+
+static long long mod_block(const struct sim *s, long long x)
+{
+	long long b = s->eng->kv_block_tokens;
+	long long m = x % b;
+
+	return m < 0 ? m + b : m;
+}
+
+/* The heap of busy replicas by the end of their step. */
+static bool ev_less(const struct sim *s, int a, int b)
+{
+	return s->ev_t[a] < s->ev_t[b];
+}
+
+static void ev_swap(struct sim *s, int a, int b)
+{
+	int t = s->ev[a];
+	double tt = s->ev_t[a];
+
+	s->ev[a] = s->ev[b];
+	s->ev[b] = t;
+	s->ev_t[a] = s->ev_t[b];
+	s->ev_t[b] = tt;
+	s->ev_pos[s->ev[a]] = a;
+	s->ev_pos[s->ev[b]] = b;
+}
+
+static void ev_up(struct sim *s, int i)
+{
+	while (i > 0 && ev_less(s, i, (i - 1) / 2)) {
+		ev_swap(s, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static void ev_down(struct sim *s, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < s->n_ev && ev_less(s, l, m))
+			m = l;
+		if (r < s->n_ev && ev_less(s, r, m))
+			m = r;
+		if (m == i)
+			return;
+		ev_swap(s, i, m);
+		i = m;
+	}
+}
+
+static void ev_insert(struct sim *s, int rep)
+{
+	s->ev[s->n_ev] = rep;
+	s->ev_t[s->n_ev] = s->r[rep].t_end;
+	s->ev_pos[rep] = s->n_ev;
+	ev_up(s, s->n_ev++);
+}
+
+static void ev_remove(struct sim *s, int rep)
+{
+	int i = s->ev_pos[rep];
+
+	if (i < 0)
+		return;
+	s->ev_pos[rep] = -1;
+	if (i == --s->n_ev)
+		return;
+	s->ev[i] = s->ev[s->n_ev];
+	s->ev_t[i] = s->ev_t[s->n_ev];
+	s->ev_pos[s->ev[i]] = i;
+	ev_up(s, i);
+	ev_down(s, s->ev_pos[s->ev[i]] == i ? i : s->ev_pos[s->ev[i]]);
+}
+
+int sim_replica_init(struct sim *s, struct replica *r, int pool)
+{
+	size_t n = (size_t)s->n;
+	size_t mb = (size_t)s->pool[pool].eng->max_batch;
+
+	memset(r, 0, sizeof(*r));
+	r->pool = &s->pool[pool];
+	r->pool_index = pool;
+	if (deque_init(&r->wait, n + 1) != 0 ||
+	    deque_init(&r->prefill, (mb < n ? mb : n) + 1) != 0)
+		return -1;
+	r->res = calloc((size_t)s->eng->kv_block_tokens, sizeof(*r->res));
+	r->step_pf = malloc(((mb < n ? mb : n) + 1) * sizeof(*r->step_pf));
+	return r->res && r->step_pf ? 0 : -1;
+}
+
+void sim_replica_free(struct replica *r)
+{
+	free(r->wait.v);
+	free(r->prefill.v);
+	free(r->dec.v);
+	free(r->admitted);
+	free(r->res);
+	free(r->step_pf);
+}
+
+/* Context tokens in the KV cache of a decoding sequence. */
+static long long dec_ctx(const struct replica *r, const struct sim *s, int q)
+{
+	return r->clock + s->k[q];
+}
+
+static void dec_remove(struct sim *s, struct replica *r, int q)
+{
+	r->n_dec--;
+	r->sum_k -= s->k[q];
+	r->res[mod_block(s, s->k[q])]--;
+	s->gen[q]++;
+}
+
+static int dec_add(struct sim *s, struct replica *r, int q, long long ctx)
+{
+	struct heap_item it;
+
+	s->k[q] = ctx - r->clock;
+	s->state[q] = SEQ_DECODE;
+	r->n_dec++;
+	r->sum_k += s->k[q];
+	r->res[mod_block(s, s->k[q])]++;
+	it.finish = r->clock + s->out_left[q];
+	s->fin[q] = it.finish;
+	it.seq = q;
+	it.gen = s->gen[q];
+	return heap_push(&r->dec, it);
+}
+
+/* Take back the latest admitted running sequence (vLLM's recompute
+   preemption): its blocks are freed and it waits at the front, to
+   prefill its prompt and the tokens it generated again.  Returns 0, or
+   -1 when nothing runs. */
+static int preempt_one(struct sim *s, struct replica *r)
+{
+	while (r->n_admitted > 0) {
+		int q = r->admitted[--r->n_admitted];
+
+		if (s->rep[q] != r - s->r)
+			continue;
+		if (s->state[q] == SEQ_DECODE) {
+			long long ctx = dec_ctx(r, s, q);
+			long long left = s->fin[q] - r->clock;
+
+			/* its heap entry goes stale with the generation */
+			r->blocks_used -= sim_blocks_for(s, (double)ctx);
+			dec_remove(s, r, q);
+			s->out_left[q] = (int)left;
+			/* the cache held every token but the last one
+			   generated: all are prefilled again */
+			s->target[q] = (int)(ctx + 1);
+		} else if (s->state[q] == SEQ_PREFILL) {
+			for (size_t i = 0; i < r->prefill.n; i++)
+				if (deque_at(&r->prefill, i) == q) {
+					deque_remove_at(&r->prefill, i);
+					break;
+				}
+			r->blocks_used -= sim_blocks_for(s, s->target[q]);
+		} else {
+			continue;
+		}
+		s->prefilled[q] = 0;
+		s->state[q] = SEQ_WAITING;
+		r->running--;
+		deque_push_front(&r->wait, q);
+		s->preemptions++;
+		return 0;
+	}
+	return -1;
+}
+
+static int admitted_push(struct replica *r, int q)
+{
+	if (r->n_admitted == r->cap_admitted) {
+		size_t cap = r->cap_admitted ? 2 * r->cap_admitted : 64;
+		int *v;
+
+		if (cap > SIZE_MAX / sizeof(*v))
+			return -1;
+		v = realloc(r->admitted, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		r->admitted = v;
+		r->cap_admitted = cap;
+	}
+	r->admitted[r->n_admitted++] = q;
+	return 0;
+}
+
+/* Can the head of the wait queue be admitted now (to prefill, or, with
+   'ready', to decode with the KV cache it brings)? */
+static bool can_admit_as(const struct sim *s, const struct replica *r,
+			 bool ready)
+{
+	int q;
+
+	if (r->wait.n == 0 || r->running >= r->pool->eng->max_batch)
+		return false;
+	q = deque_front(&r->wait);
+	return (s->kv_ready[q] != 0) == ready &&
+	       r->blocks_used + sim_blocks_for(s, s->target[q]) <=
+		       r->pool->eng->kv_blocks;
+}
+
+static bool can_admit(const struct sim *s, const struct replica *r)
+{
+	return can_admit_as(s, r, false);
+}
+
+static int admit_head(struct sim *s, struct replica *r, double t)
+{
+	int q = deque_front(&r->wait);
+
+	deque_pop_front(&r->wait);
+	r->blocks_used += sim_blocks_for(s, s->target[q]);
+	r->running++;
+	s->state[q] = SEQ_PREFILL;
+	s->prefilled[q] = 0;
+	if (s->t_admit[q] < 0.0)
+		s->t_admit[q] = t;
+	deque_push_back(&r->prefill, q);
+	return admitted_push(r, q);
+}
+
+/* A decode replica of a disaggregated fleet: admit the head sequences
+   whose KV cache has arrived straight into decoding. */
+static int admit_ready(struct sim *s, struct replica *r, double t)
+{
+	while (can_admit_as(s, r, true)) {
+		int q = deque_front(&r->wait);
+
+		deque_pop_front(&r->wait);
+		r->blocks_used += sim_blocks_for(s, s->target[q]);
+		r->running++;
+		s->kv_ready[q] = 0;
+		if (s->t_admit[q] < 0.0)
+			s->t_admit[q] = t;
+		if (admitted_push(r, q) != 0 ||
+		    dec_add(s, r, q, s->target[q]) != 0)
+			return diag_set(s->err, NULL, 0, 0, "out of memory");
+	}
+	return 0;
+}
+
+/* Add 'c' prompt tokens of sequence q to the step's mix. */
+static void add_chunk(struct sim *s, struct replica *r, struct sim_mix *m,
+		      int q, int c)
+{
+	double o = s->prefilled[q];
+
+	m->prefill_tokens += c;
+	m->prefill_attn_pairs += c * (o + 0.5 * c);
+	m->prefill_seqs += 1.0;
+	s->prefilled[q] += c;
+	if (s->prefilled[q] >= s->target[q]) {
+		m->logit_rows += 1.0;
+		r->step_pf[r->n_step_pf++] = q;
+	}
+}
+
+/*
+ * Reserve the blocks that the decoding sequences' next tokens open,
+ * preempting the latest admitted sequence until the cache holds them.
+ * Returns 0, or -1 when even one sequence cannot go on.
+ */
+static int reserve_decode(struct sim *s, struct replica *r, int adv)
+{
+	for (;;) {
+		double need = 0.0;
+
+		/* the tokens go to positions ctx .. ctx + adv - 1; a
+		   position that is a multiple of the block size opens a
+		   block (ctx = clock + k) */
+		for (int j = 0; j < adv; j++)
+			need += (double)r->res[mod_block(s, -r->clock - j)];
+
+		if (r->blocks_used + need <= r->pool->eng->kv_blocks) {
+			r->blocks_used += need;
+			return 0;
+		}
+		if (preempt_one(s, r) != 0)
+			return diag_set(s->err, NULL, 0, 0,
+					"the KV cache cannot hold one "
+					"sequence's next token");
+	}
+}
+
+/* Prompt chunks of a mixed step: every decoding sequence counts one
+   token of the budget; partial prompts go first, then new ones. */
+static int plan_chunks(struct sim *s, struct replica *r, struct sim_mix *m,
+		       double t)
+{
+	long long budget = (long long)r->pool->eng->max_batched_tokens - r->n_dec;
+
+	for (size_t i = 0; i < r->prefill.n && budget > 0; i++) {
+		int q = deque_at(&r->prefill, i);
+		long long c = s->target[q] - s->prefilled[q];
+
+		if (c > budget)
+			c = budget;
+		add_chunk(s, r, m, q, (int)c);
+		budget -= c;
+	}
+	while (budget > 0 && can_admit(s, r)) {
+		int q = deque_front(&r->wait);
+		long long c = s->target[q];
+
+		if (admit_head(s, r, t) != 0)
+			return -1;
+		if (c > budget)
+			c = budget;
+		add_chunk(s, r, m, q, (int)c);
+		budget -= c;
+	}
+	return 0;
+}
+
+/* A prefill-only step: whole prompts within the token budget (the first
+   one whatever its length). */
+static int plan_prefill(struct sim *s, struct replica *r, struct sim_mix *m,
+			double t)
+{
+	double tokens = 0.0;
+
+	while (can_admit(s, r)) {
+		int q = deque_front(&r->wait);
+
+		if (tokens > 0.0 &&
+		    tokens + s->target[q] > r->pool->eng->max_batched_tokens)
+			break;
+		if (admit_head(s, r, t) != 0)
+			return -1;
+		deque_pop_front(&r->prefill);
+		tokens += s->target[q];
+		add_chunk(s, r, m, q, s->target[q]);
+	}
+	return 0;
+}
+
+/* Tokens a decode step gives each sequence: one without speculation;
+   with it, one more than the drafts accepted, each in turn with
+   probability acceptance_rate until one is rejected (Leviathan et al.
+   2023, section 3.1).  The draw is the step's, shared by its sequences:
+   each sequence sees the same distribution step by step, so its time per
+   token does too. */
+static int draw_advance(struct sim *s, const struct replica *r)
+{
+	const struct sim_engine *e = r->pool->eng;
+	int g = 1;
+
+	if (e->speculative_tokens <= 0)
+		return 1;
+	while (g <= e->speculative_tokens &&
+	       gsl_rng_uniform(s->spec_rng) < e->acceptance_rate)
+		g++;
+	return g;
+}
+
+/* The time of a step of mix m: with speculative decoding, the target
+   verifies every draft token of the decoding sequences, and the draft
+   model first runs the step's prompt tokens and its decodes, then
+   speculative_tokens - 1 more decode steps, at draft_cost_ratio of the
+   target's time for the same mix. */
+static double step_time(const struct replica *r, struct sim_mix *m)
+{
+	const struct sim_pool *p = r->pool;
+	const struct sim_engine *e = p->eng;
+	struct sim_mix dec;
+	double t, t_mix, t_dec;
+
+	if (e->speculative_tokens <= 0 || m->decode_seqs <= 0.0)
+		return p->step(p->ctx, m);
+	t_mix = p->step(p->ctx, m);
+	dec = *m;
+	dec.prefill_tokens = dec.prefill_attn_pairs = dec.prefill_seqs = 0.0;
+	dec.logit_rows = dec.decode_seqs;
+	t_dec = m->prefill_tokens > 0.0 ? p->step(p->ctx, &dec) : t_mix;
+	m->verify_tokens = m->decode_seqs * e->speculative_tokens;
+	t = p->step(p->ctx, m);
+	return t + e->draft_cost_ratio *
+			   (t_mix + (e->speculative_tokens - 1) * t_dec);
+}
+
+/*
+ * Decide the next step of replica r at time t and start it.  Returns 0
+ * (started, or idle with nothing to do) or -1 on an error.
+ */
+int sim_replica_start(struct sim *s, struct replica *r, double t)
+{
+	const struct sim_engine *e = r->pool->eng;
+	struct sim_mix m;
+	double dt;
+	bool decode;
+
+	memset(&m, 0, sizeof(m));
+	r->n_step_pf = 0;
+	if (r->n_dec == 0)
+		r->round_left = 0; /* a round ends with its sequences */
+	if (r->round_left == 0 && admit_ready(s, r, t) != 0)
+		return -1;
+	r->step_adv = r->n_dec > 0 ? draw_advance(s, r) : 1;
+	if (r->round_left > 0) {
+		/* inside a round of decode steps: no one joins */
+		decode = true;
+		r->round_left--;
+		if (reserve_decode(s, r, r->step_adv) != 0)
+			return -1;
+	} else if (e->chunked_prefill) {
+		/* decodes first, so that no preemption takes a sequence
+		   this step's prompt chunks hold */
+		decode = r->n_dec > 0;
+		if (decode && reserve_decode(s, r, r->step_adv) != 0)
+			return -1;
+		if (plan_chunks(s, r, &m, t) != 0)
+			return -1;
+		if (m.prefill_tokens == 0.0 && r->n_dec > 0)
+			r->round_left = e->scheduler_steps - 1;
+	} else if (can_admit(s, r)) {
+		decode = false;
+		if (plan_prefill(s, r, &m, t) != 0)
+			return -1;
+	} else {
+		decode = r->n_dec > 0;
+		if (decode) {
+			r->round_left = e->scheduler_steps - 1;
+			if (reserve_decode(s, r, r->step_adv) != 0)
+				return -1;
+		}
+	}
+	decode = r->n_dec > 0 && decode;
+	if (decode) {
+		m.decode_seqs = (double)r->n_dec;
+		m.decode_ctx_tokens = (double)r->n_dec * r->clock +
+				      (double)r->sum_k + (double)r->n_dec;
+		m.logit_rows += (double)r->n_dec;
+	}
+	if (m.prefill_tokens == 0.0 && !decode) {
+		r->busy = false;
+		r->round_left = 0;
+		return 0;
+	}
+	r->step_tokens = m.logit_rows - m.decode_seqs;
+	dt = step_time(r, &m);
+	if (!(dt > 0.0) || !isfinite(dt))
+		return diag_set(s->err, NULL, 0, 0,
+				"the step model gave %g s for a step", dt);
+	r->busy = true;
+	r->step_decodes = decode;
+	if (decode) {
+		s->decode_steps += 1.0;
+		s->decode_adv += r->step_adv;
+	}
+	r->step_prompt = m.prefill_tokens;
+	r->t_end = t + dt;
+	ev_insert(s, (int)(r - s->r));
+	s->steps++;
+	s->request_steps += (long long)(m.decode_seqs + m.prefill_seqs);
+	s->busy_s += dt;
+	s->batch_s += dt * (double)r->running;
+	s->kv_s += dt * r->blocks_used / e->kv_blocks;
+	return 0;
+}
+
+static void finish_seq(struct sim *s, struct replica *r, int q, double t)
+{
+	s->state[q] = SEQ_DONE;
+	s->t_done[q] = t;
+	r->running--;
+	r->outstanding--;
+	s->done++;
+	if (s->load->arrival == SIM_ARRIVAL_CLOSED && s->issued < s->n)
+		s->pending[s->n_pending++] = s->issued++;
+}
+
+/* The transfers in flight: a heap by arrival time. */
+static void xq_push(struct sim *s, double t, int q)
+{
+	size_t i = s->n_xq++;
+
+	s->xq[i].t = t;
+	s->xq[i].seq = q;
+	while (i > 0 && s->xq[(i - 1) / 2].t > s->xq[i].t) {
+		struct xfer_item x = s->xq[i];
+
+		s->xq[i] = s->xq[(i - 1) / 2];
+		s->xq[(i - 1) / 2] = x;
+		i = (i - 1) / 2;
+	}
+}
+
+static void xq_pop(struct sim *s)
+{
+	size_t i = 0;
+
+	s->xq[0] = s->xq[--s->n_xq];
+	for (;;) {
+		size_t l = 2 * i + 1, rr = l + 1, m = i;
+		struct xfer_item x;
+
+		if (l < s->n_xq && s->xq[l].t < s->xq[m].t)
+			m = l;
+		if (rr < s->n_xq && s->xq[rr].t < s->xq[m].t)
+			m = rr;
+		if (m == i)
+			return;
+		x = s->xq[i];
+		s->xq[i] = s->xq[m];
+		s->xq[m] = x;
+		i = m;
+	}
+}
+
+/*
+ * A disaggregated prefill ends: the sequence leaves its prefill replica's
+ * batch and its KV cache goes to the decode pool over the replica's link,
+ * one transfer after another (DistServe: Zhong et al. 2024).  The prefill
+ * replica holds the cache until the transfer ends.
+ */
+static int xfer_start(struct sim *s, struct replica *r, int q, double t)
+{
+	const struct sim_transfer *x = &s->xfer;
+	double start = fmax(t, r->link_free_s);
+	double d = x->latency_s +
+		   s->target[q] * x->bytes_per_token / x->bw_bytes_per_s;
+
+	s->state[q] = SEQ_TRANSFER;
+	r->running--;
+	r->outstanding--;
+	r->link_free_s = start + d;
+	s->t_xfer[q] = start + d - t;
+	xq_push(s, start + d, q);
+	return 0;
+}
+
+/* Route request q to the replica of pool 'pool' with the fewest
+   outstanding requests (ties go round the pool). */
+static void route_to(struct sim *s, int q, int pool);
+
+/* A transfer ends: the prefill replica frees the cache, and the sequence
+   waits for a decode replica with its cache in hand. */
+void sim_xfer_end(struct sim *s)
+{
+	int q = s->xq[0].seq;
+	struct replica *from = &s->r[s->rep[q]];
+
+	xq_pop(s);
+	from->blocks_used -= sim_blocks_for(s, s->target[q]);
+	s->kv_ready[q] = 1;
+	route_to(s, q, 1);
+}
+
+/* The step of replica r ends at its t_end. */
+int sim_replica_end(struct sim *s, struct replica *r)
+{
+	double t = r->t_end;
+
+	r->busy = false;
+	ev_remove(s, (int)(r - s->r));
+	if (r->step_decodes) {
+		/* every decoding sequence gains step_adv tokens, those that
+		   end within them only the ones they still needed */
+		r->step_tokens += (double)r->n_dec * r->step_adv;
+		r->clock += r->step_adv;
+		while (r->dec.n > 0 && r->dec.v[0].finish <= r->clock) {
+			struct heap_item it = r->dec.v[0];
+
+			heap_pop(&r->dec);
+			if (it.gen != s->gen[it.seq] ||
+			    s->state[it.seq] != SEQ_DECODE)
+				continue;
+			r->step_tokens -= (double)(r->clock - it.finish);
+			r->blocks_used -= sim_blocks_for(
+				s, (double)dec_ctx(r, s, it.seq));
+			dec_remove(s, r, it.seq);
+			finish_seq(s, r, it.seq, t);
+		}
+	}
+	if (t >= s->win_a && t < s->win_b) {
+		s->win_out += r->step_tokens;
+		s->win_in += r->step_prompt;
+	}
+	for (int i = 0; i < r->n_step_pf; i++) {
+		int q = r->step_pf[i];
+
+		/* the prefill emits a token: the first, or the next after a
+		   recomputation */
+		if (s->t_first[q] < 0.0)
+			s->t_first[q] = t;
+		for (size_t j = 0; j < r->prefill.n; j++)
+			if (deque_at(&r->prefill, j) == q) {
+				deque_remove_at(&r->prefill, j);
+				break;
+			}
+		s->out_left[q]--;
+		if (s->out_left[q] <= 0) {
+			r->blocks_used -= sim_blocks_for(s, s->target[q]);
+			finish_seq(s, r, q, t);
+		} else if (s->n_pools == 2 && r->pool_index == 0) {
+			if (xfer_start(s, r, q, t) != 0)
+				return diag_set(s->err, NULL, 0, 0,
+						"out of memory");
+		} else if (dec_add(s, r, q, s->target[q]) != 0) {
+			return diag_set(s->err, NULL, 0, 0, "out of memory");
+		}
+	}
+	r->n_step_pf = 0;
+	return 0;
+}
+
+static void route_to(struct sim *s, int q, int pool)
+{
+	int first = pool == 0 ? 0 : s->pool[0].replicas;
+	int n = s->pool[pool].replicas;
+	int *rr = &s->rr[pool];
+	int best = -1;
+
+	for (int i = 0; i < n; i++) {
+		int j = first + (*rr + i) % n;
+
+		if (best < 0 || s->r[j].outstanding < s->r[best].outstanding)
+			best = j;
+	}
+	*rr = (best - first + 1) % n;
+	s->rep[q] = best;
+	s->state[q] = SEQ_WAITING;
+	s->r[best].outstanding++;
+	deque_push_back(&s->r[best].wait, q);
+}
+
+/* A new request goes to the first pool. */
+void sim_route(struct sim *s, int q)
+{
+	route_to(s, q, 0);
+}
+

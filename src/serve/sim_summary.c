@@ -1,0 +1,157 @@
+/*
+ * sim_summary.c - the statistics of a finished serving simulation: latency
+ * quantiles past the warm-up, throughput over the measured window, and
+ * the overload test (specs/models.md 10.9; sim_internal.h).
+ */
+#include "sim_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include <gsl/gsl_statistics_double.h>
+
+/* A Poisson run is overloaded when more than this fraction of its
+   requests still wait for admission once the last one has arrived. */
+static const double overload_waiting_fraction = 0.05;
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double quantile(double *v, size_t n, double f)
+{
+	return n ? gsl_stats_quantile_from_sorted_data(v, 1, n, f) : 0.0;
+}
+
+/* Requests of the warm-up: the first of them by arrival, none for a
+   burst or a trace. */
+int sim_warmup_count(const struct sim *s)
+{
+	int w;
+
+	if (s->load->arrival != SIM_ARRIVAL_POISSON &&
+	    s->load->arrival != SIM_ARRIVAL_CLOSED)
+		return 0;
+	w = (int)floor(SIM_WARMUP_FRACTION * s->n);
+	while (w < s->n / 2 && s->req[w].arrival_s < s->load->warmup_s)
+		w++;
+	return w;
+}
+
+void sim_summarize(struct sim *s, struct sim_result *res, double *buf)
+{
+	int w = 0, m = 0;
+	double first = HUGE_VAL, last = 0.0, out = 0.0, in = 0.0;
+	double end = 0.0;
+	size_t nt = 0;
+
+	w = sim_warmup_count(s);
+	m = s->n - w;
+	for (int i = w; i < s->n; i++) {
+		first = fmin(first, s->req[i].arrival_s);
+		last = fmax(last, s->t_done[i]);
+		out += s->req[i].output_tokens;
+		in += s->req[i].prompt_tokens;
+	}
+	for (int i = 0; i < s->n; i++)
+		end = fmax(end, s->t_done[i]);
+	res->simulated_requests = s->n;
+	res->measured_requests = m;
+	res->duration_s = end - s->req[0].arrival_s;
+	if (s->load->arrival == SIM_ARRIVAL_POISSON && s->win_b > s->win_a) {
+		/* a steady load: the tokens emitted while requests still
+		   arrive (neither the fill at the start nor the drain at the
+		   end), in requests of the mean length */
+		double mean_out = 0.0;
+
+		for (int i = 0; i < s->n; i++)
+			mean_out += s->req[i].output_tokens;
+		mean_out /= s->n;
+		first = s->win_a;
+		last = s->win_b;
+		out = s->win_out;
+		in = s->win_in;
+		m = 0;
+		res->request_throughput_per_s = out / mean_out / (last - first);
+	} else if (w > 0) {
+		/* a closed loop: the completions while requests are still
+		   released */
+		double a = s->req[w].arrival_s, b = 0.0;
+		double done = 0.0;
+
+		for (int i = 0; i < s->n; i++)
+			b = fmax(b, s->req[i].arrival_s);
+		out = in = 0.0;
+		for (int i = 0; i < s->n; i++)
+			if (s->t_done[i] >= a && s->t_done[i] < b) {
+				done += 1.0;
+				out += s->req[i].output_tokens;
+				in += s->req[i].prompt_tokens;
+			}
+		if (b > a) {
+			first = a;
+			last = b;
+			m = (int)done;
+		}
+	}
+	if (s->load->arrival != SIM_ARRIVAL_POISSON || !(s->win_b > s->win_a))
+		res->request_throughput_per_s = last > first ?
+							m / (last - first) :
+							0;
+	res->output_tokens_per_s = last > first ? out / (last - first) : 0.0;
+	res->input_tokens_per_s = last > first ? in / (last - first) : 0.0;
+
+#define SUMMARY(expr, mean, ...)                                        \
+	do {                                                            \
+		double sum_ = 0.0;                                      \
+		nt = 0;                                                 \
+		for (int i = w; i < s->n; i++) {                        \
+			double x_ = (expr);                             \
+			if (isfinite(x_)) {                             \
+				buf[nt++] = x_;                         \
+				sum_ += x_;                             \
+			}                                               \
+		}                                                       \
+		qsort(buf, nt, sizeof(*buf), cmp_double);               \
+		mean = nt ? sum_ / nt : 0.0;                            \
+		__VA_ARGS__;                                            \
+	} while (0)
+
+	SUMMARY(s->t_first[i] - s->req[i].arrival_s, res->ttft_mean_s,
+		res->ttft_p50_s = quantile(buf, nt, 0.50),
+		res->ttft_p90_s = quantile(buf, nt, 0.90),
+		res->ttft_p99_s = quantile(buf, nt, 0.99));
+	SUMMARY(s->req[i].output_tokens > 1 ?
+			(s->t_done[i] - s->t_first[i]) /
+				(s->req[i].output_tokens - 1) :
+			(double)NAN,
+		res->tpot_mean_s, res->tpot_p50_s = quantile(buf, nt, 0.50),
+		res->tpot_p90_s = quantile(buf, nt, 0.90),
+		res->tpot_p99_s = quantile(buf, nt, 0.99));
+	SUMMARY(s->t_done[i] - s->req[i].arrival_s, res->e2e_mean_s,
+		res->e2e_p50_s = quantile(buf, nt, 0.50),
+		res->e2e_p99_s = quantile(buf, nt, 0.99));
+	SUMMARY(s->t_admit[i] - s->req[i].arrival_s, res->queue_wait_mean_s,
+		res->queue_wait_p99_s = quantile(buf, nt, 0.99));
+	SUMMARY(s->t_xfer[i] >= 0.0 ? s->t_xfer[i] : (double)NAN,
+		res->kv_transfer_mean_s, (void)0);
+#undef SUMMARY
+	res->mean_batch = s->busy_s > 0.0 ? s->batch_s / s->busy_s : 0.0;
+	res->kv_utilization = s->busy_s > 0.0 ? s->kv_s / s->busy_s : 0.0;
+	res->busy_fraction = res->duration_s > 0.0 ?
+				     s->busy_s / (s->replicas * res->duration_s) :
+				     0.0;
+	res->tokens_per_decode_step = s->decode_steps > 0.0 ?
+					      s->decode_adv / s->decode_steps :
+					      0.0;
+	res->preemptions = s->preemptions;
+	res->steps = s->steps;
+	res->request_steps = s->request_steps;
+	res->overloaded = s->load->arrival == SIM_ARRIVAL_POISSON &&
+			  s->waiting_at_last_arrival >
+				  overload_waiting_fraction * s->n;
+}
+
