@@ -558,15 +558,18 @@ static void add_sample_inference(struct record *rec,
 {
 	rec_int(rec, NULL, "infer_tp", "infer tp", p->tp, 0);
 	rec_int(rec, NULL, "batch", "batch", p->batch, 0);
-	num(rec, "ttft_s", "TTFT", p->result.latency_s, UNIT_TIME, 0, bad);
-	rec_null(rec, NULL, "tpot_s", "TPOT", RF_GRID);
-	num(rec, "throughput_tokens_per_s_per_gpu", "tok/s/GPU",
+	/* the table names them as they are: a batch's latency, inferences
+	   per second (the keys stay those of a transformer's sweep) */
+	num(rec, "ttft_s", "latency", p->result.latency_s, UNIT_TIME, RF_GRID,
+	    bad);
+	rec_null(rec, NULL, "tpot_s", "TPOT", 0);
+	num(rec, "throughput_tokens_per_s_per_gpu", "inf/s/GPU",
 	    p->result.throughput_per_s / p->tp, UNIT_COUNT, RF_GRID, bad);
 	rec_int(rec, NULL, "replicas", "replicas", p->replicas, RF_GRID);
 	rec_int(rec, NULL, "gpus_total", "serving GPUs", p->gpus_total, 0);
-	num(rec, "cost_usd_per_million_tokens", "$/M tokens",
+	num(rec, "cost_usd_per_million_tokens", "$/M inf",
 	    p->cost_usd_per_million_samples, UNIT_MONEY, 0, bad);
-	num(rec, "energy_j_per_token", "J/token", p->energy_j_per_sample,
+	num(rec, "energy_j_per_token", "J/inf", p->energy_j_per_sample,
 	    UNIT_KIND_COUNT, 0, bad);
 	rec_bool(rec, NULL, "meets_slo", "meets SLO", p->meets_slo, 0);
 }
