@@ -389,8 +389,8 @@ int cli_transformer_only(const struct cli_ctx *ctx, const char *what)
 	cli_message(cli_input_name(ctx),
 		    ": %s covers transformer models only; this "
 		    "workload is kind = %s: 'train', 'fit', 'infer', "
-		    "'compare', 'sweep' and the scaling, cost-time, "
-		    "memory and energy charts cover it",
+		    "'compare', 'size', 'sweep', 'report' and every "
+		    "chart but the roofline cover it",
 		    what, model_kind_name(ctx->wl.model.kind));
 	return EXIT_USAGE;
 }

@@ -37,7 +37,37 @@ static const char *const cols_energy[] = { "row", "train_mwh",
 					   "j_per_token",
 					   "j_per_token_capped" };
 
+/* The columns of the charts of a model costed per sample, where they
+   differ (NULL: the kind's own). */
+static const char *const cols_scaling_sample[] = {
+	"gpus", "samples_per_s_per_gpu", "ideal_samples_per_s_per_gpu",
+	"goodput"
+};
+static const char *const cols_cost_time_sample[] = {
+	"time_days", "usd_per_million_samples", "gpus"
+};
+static const char *const cols_latency_sample[] = {
+	"batch", "samples_per_s_per_gpu", "latency_ms"
+};
+static const char *const cols_energy_sample[] = {
+	"row", "train_j_per_million_samples", "serve_j_per_million_samples"
+};
+
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct {
+	const char *const *cols;
+	int ncols;
+} sample_cols[PLOT_KIND_COUNT] = {
+	[PLOT_SCALING] = { cols_scaling_sample,
+			   (int)N_ELEMS(cols_scaling_sample) },
+	[PLOT_COST_TIME] = { cols_cost_time_sample,
+			     (int)N_ELEMS(cols_cost_time_sample) },
+	[PLOT_LATENCY] = { cols_latency_sample,
+			   (int)N_ELEMS(cols_latency_sample) },
+	[PLOT_ENERGY] = { cols_energy_sample,
+			  (int)N_ELEMS(cols_energy_sample) },
+};
 
 static const struct plot_kind_info {
 	const char *name;
@@ -152,6 +182,13 @@ struct plot_chart *plot_chart_new(enum plot_kind k)
 	c->kind = k;
 	c->ncols = kinds[k].ncols;
 	return c;
+}
+
+void plot_chart_set_per_sample(struct plot_chart *c)
+{
+	c->per_sample = true;
+	if (sample_cols[c->kind].cols)
+		c->ncols = sample_cols[c->kind].ncols;
 }
 
 void plot_chart_free(struct plot_chart *c)
@@ -332,6 +369,8 @@ static const char *col_name(const struct plot_chart *c, int j)
 {
 	if (c->kind == PLOT_LATENCY && c->load[0] && j == 0)
 		return "qps";
+	if (c->per_sample && sample_cols[c->kind].cols)
+		return sample_cols[c->kind].cols[j];
 	return kinds[c->kind].cols[j];
 }
 
