@@ -385,7 +385,7 @@ static void add_sample_row(struct record *rec, const struct compare_row *r)
 	if (trained) {
 		rec_num(rec, "training", "samples_per_s_per_gpu",
 			"samples/s/GPU", t->result.tokens_per_s_per_gpu,
-			UNIT_COUNT, RF_GRID);
+			UNIT_COUNT, RF_GRID | RF_WIDE);
 		rec_num(rec, "training", "time_to_train_s", "time",
 			t->run.time_s, UNIT_TIME, RF_GRID);
 		rec_num(rec, "training", "goodput", "goodput",
@@ -415,8 +415,9 @@ static void add_sample_row(struct record *rec, const struct compare_row *r)
 			"samples/s/GPU", "time", "goodput", "GPU-h", "cost",
 			"$/M samples", "kWh", "energy/M", "MFU",
 		};
-		static const int grid[] = { RF_GRID, RF_GRID, RF_GRID | RF_WIDE,
-					    0, RF_GRID | RF_WIDE, RF_GRID,
+		static const int grid[] = { RF_GRID | RF_WIDE, RF_GRID,
+					    RF_GRID | RF_WIDE, 0,
+					    RF_GRID | RF_WIDE, RF_GRID,
 					    0, RF_GRID | RF_WIDE, 0 };
 
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -454,7 +455,7 @@ static void add_sample_row(struct record *rec, const struct compare_row *r)
 			p->result.latency_s, UNIT_TIME, RF_GRID);
 		rec_num(rec, "inference", "throughput_samples_per_s_per_gpu",
 			"inf/s/GPU", serve_rate_per_gpu(r), UNIT_COUNT,
-			RF_GRID);
+			RF_GRID | RF_WIDE);
 		rec_num(rec, "inference", "cost_usd_per_million_samples",
 			"$/M inf", p->cost_usd_per_million_samples,
 			UNIT_MONEY, RF_GRID);
@@ -486,7 +487,7 @@ static void add_sample_row(struct record *rec, const struct compare_row *r)
 		static const int grid[] = { 0,
 					    RF_GRID | RF_WIDE,
 					    RF_GRID,
-					    RF_GRID,
+					    RF_GRID | RF_WIDE,
 					    RF_GRID,
 					    RF_GRID | RF_WIDE,
 					    0,

@@ -428,10 +428,12 @@ static void num(struct record *rec, const char *key, const char *label,
 	}
 }
 
-/* Training columns; 'p' NULL: not applicable. */
+/* Training columns; 'p' NULL: not applicable.  A per-sample model's tp
+   and pp (always 1) are columns a table too wide leaves out. */
 static void add_training(struct record *rec, const struct train_plan *p,
-			 bool *bad)
+			 bool per_sample, bool *bad)
 {
+	int split = per_sample ? SWEEP_WIDE : RF_GRID;
 	bool t = p && p->has_arch;
 	const struct train_result *r = p ? &p->result : NULL;
 	const struct run_cost *run = p ? &p->run : NULL;
@@ -439,14 +441,14 @@ static void add_training(struct record *rec, const struct train_plan *p,
 	if (p) {
 		rec_bool(rec, NULL, "fits", "fits", p->fits, SWEEP_WIDE);
 		rec_int(rec, NULL, "gpus", "gpus", p->config.gpus, 0);
-		rec_int(rec, NULL, "tp", "tp", p->config.tp, RF_GRID);
-		rec_int(rec, NULL, "pp", "pp", p->config.pp, RF_GRID);
+		rec_int(rec, NULL, "tp", "tp", p->config.tp, split);
+		rec_int(rec, NULL, "pp", "pp", p->config.pp, split);
 		rec_int(rec, NULL, "dp", "dp", p->config.dp, RF_GRID);
 	} else {
 		rec_null(rec, NULL, "fits", "fits", SWEEP_WIDE);
 		rec_null(rec, NULL, "gpus", "gpus", 0);
-		rec_null(rec, NULL, "tp", "tp", RF_GRID);
-		rec_null(rec, NULL, "pp", "pp", RF_GRID);
+		rec_null(rec, NULL, "tp", "tp", split);
+		rec_null(rec, NULL, "pp", "pp", split);
 		rec_null(rec, NULL, "dp", "dp", RF_GRID);
 	}
 	if (t) {
@@ -565,7 +567,7 @@ static void add_sample_inference(struct record *rec,
 	rec_null(rec, NULL, "tpot_s", "TPOT", 0);
 	num(rec, "throughput_tokens_per_s_per_gpu", "inf/s/GPU",
 	    p->result.throughput_per_s / p->tp, UNIT_COUNT, RF_GRID, bad);
-	rec_int(rec, NULL, "replicas", "replicas", p->replicas, RF_GRID);
+	rec_int(rec, NULL, "replicas", "replicas", p->replicas, SWEEP_WIDE);
 	rec_int(rec, NULL, "gpus_total", "serving GPUs", p->gpus_total, 0);
 	num(rec, "cost_usd_per_million_tokens", "$/M inf",
 	    p->cost_usd_per_million_samples, UNIT_MONEY, 0, bad);
@@ -676,7 +678,8 @@ static bool sweep_point(const struct sweep *s, const size_t *idx,
 	}
 	status_field = rec->n;
 	rec_str(rec, NULL, "status", "status", status, RF_GRID);
-	add_training(rec, have_train ? &train : NULL, &bad);
+	add_training(rec, have_train ? &train : NULL,
+		     wl.model.kind != MODEL_TRANSFORMER, &bad);
 	if (have_sample)
 		add_sample_inference(rec, &sample, &bad);
 	else
