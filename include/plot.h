@@ -133,6 +133,10 @@ const char *plot_kind_name(enum plot_kind k);
 /* One line about a kind, for help texts. */
 const char *plot_kind_summary(enum plot_kind k);
 
+/* plot_kind_summary of the kind's chart of a model costed per sample
+   ('per_sample'), or of a transformer. */
+const char *plot_kind_summary_for(enum plot_kind k, bool per_sample);
+
 /* Look up a kind by name (exact).  Returns 0, or -1 when unknown. */
 int plot_kind_parse(const char *name, enum plot_kind *out);
 

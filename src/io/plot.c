@@ -58,15 +58,26 @@ static const char *const cols_energy_sample[] = {
 static const struct {
 	const char *const *cols;
 	int ncols;
+	const char *summary;
 } sample_cols[PLOT_KIND_COUNT] = {
 	[PLOT_SCALING] = { cols_scaling_sample,
-			   (int)N_ELEMS(cols_scaling_sample) },
+			   (int)N_ELEMS(cols_scaling_sample),
+			   "training samples/s per GPU against GPUs" },
 	[PLOT_COST_TIME] = { cols_cost_time_sample,
-			     (int)N_ELEMS(cols_cost_time_sample) },
+			     (int)N_ELEMS(cols_cost_time_sample),
+			     "cost per million samples against time to train, "
+			     "Pareto front" },
+	[PLOT_MEMORY] = { NULL, 0, NULL },
+	[PLOT_ROOFLINE] = { NULL, 0, NULL },
 	[PLOT_LATENCY] = { cols_latency_sample,
-			   (int)N_ELEMS(cols_latency_sample) },
+			   (int)N_ELEMS(cols_latency_sample),
+			   "latency of a batch against the batch and the "
+			   "samples/s per GPU it serves" },
+	[PLOT_REPLICAS] = { NULL, 0,
+			    "GPUs needed against a rate of samples/s" },
 	[PLOT_ENERGY] = { cols_energy_sample,
-			  (int)N_ELEMS(cols_energy_sample) },
+			  (int)N_ELEMS(cols_energy_sample),
+			  "energy per million samples trained and served" },
 };
 
 static const struct plot_kind_info {
@@ -103,6 +114,14 @@ const char *plot_kind_name(enum plot_kind k)
 const char *plot_kind_summary(enum plot_kind k)
 {
 	return (unsigned)k < PLOT_KIND_COUNT ? kinds[k].summary : NULL;
+}
+
+const char *plot_kind_summary_for(enum plot_kind k, bool per_sample)
+{
+	if ((unsigned)k >= PLOT_KIND_COUNT)
+		return NULL;
+	return per_sample && sample_cols[k].summary ? sample_cols[k].summary :
+						      kinds[k].summary;
 }
 
 int plot_kind_parse(const char *name, enum plot_kind *out)
