@@ -110,7 +110,9 @@ static const struct command commands[] = {
 	  "capplan compare WORKLOAD|--model FILE.json [--gpu NAME[,NAME]...]\n"
 	  "               [--gpus N] [--sort time|cost|energy|latency|"
 	  "token-cost|\n"
-	  "               throughput|token-energy] [--set KEY=VALUE]...\n"
+	  "               throughput|token-energy|sample-cost|"
+	  "sample-energy]\n"
+	  "               [--set KEY=VALUE]...\n"
 	  "               [--plot DIR [--plot-format png|svg]]\n"
 	  "               [--format table|csv|json] [--wide] [-o FILE]\n"
 	  "               [--catalog FILE]",
