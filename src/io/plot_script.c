@@ -208,6 +208,17 @@ static struct time_unit time_unit_for(double hi_days)
 	return (struct time_unit){ 1.0, "days" };
 }
 
+/* Column 'col' (1-based, gnuplot's $N) scaled by 'factor' in a 'using'
+   clause: "2", or "($2*1440)". */
+static const char *scaled_col(char *buf, size_t n, int col, double factor)
+{
+	if (factor == 1.0)
+		snprintf(buf, n, "%d", col);
+	else
+		snprintf(buf, n, "($%d*%g)", col, factor);
+	return buf;
+}
+
 /* The largest value of column 'col' (0 when none). */
 static double column_max(const struct plot_chart *c, int col)
 {
@@ -285,6 +296,7 @@ static void script_scaling(FILE *out, const struct plot_chart *c)
 	int n = 0;
 
 	struct time_unit tu;
+	char y[32];
 
 	if (c->per_sample) {
 		script_scaling_sample(out, c);
@@ -311,14 +323,14 @@ static void script_scaling(FILE *out, const struct plot_chart *c)
 		if (b < 0)
 			continue;
 		clause(out, &n);
-		fprintf(out, "data index %d using 1:($2*%g) with linespoints",
-			b, tu.per_day);
+		fprintf(out, "data index %d using 1:%s with linespoints", b,
+			scaled_col(y, sizeof(y), 2, tu.per_day));
 		put_lc(out, s);
 		fprintf(out, " lw 2 pt %d ps 1.1 title ", series_pt(s));
 		plot_quote(out, s->label);
 		clause(out, &n);
-		fprintf(out, "data index %d using 1:($3*%g) with lines", b,
-			tu.per_day);
+		fprintf(out, "data index %d using 1:%s with lines", b,
+			scaled_col(y, sizeof(y), 3, tu.per_day));
 		put_lc(out, s);
 		fputs(" lw 1 dt 2 notitle", out);
 	}
@@ -339,6 +351,7 @@ static void script_scaling(FILE *out, const struct plot_chart *c)
 static void script_cost_time(FILE *out, const struct plot_chart *c)
 {
 	double xlo = 1, xhi = 1, ylo = 1, yhi = 1;
+	char x[32];
 	int n = 0;
 	struct time_unit tu =
 		time_unit_for(fmax(column_max(c, 0), c->deadline_days));
@@ -392,13 +405,13 @@ static void script_cost_time(FILE *out, const struct plot_chart *c)
 			continue;
 		clause(out, &n);
 		if (s->role == PLOT_ROLE_FRONT) {
-			fprintf(out, "data index %d using ($1*%g):2 with lines "
+			fprintf(out, "data index %d using %s:2 with lines "
 				     "lc rgb '#000000' lw 1.5 title ", b,
-				tu.per_day);
+				scaled_col(x, sizeof(x), 1, tu.per_day));
 			plot_quote(out, s->label);
 		} else {
-			fprintf(out, "data index %d using ($1*%g):2 with points",
-				b, tu.per_day);
+			fprintf(out, "data index %d using %s:2 with points",
+				b, scaled_col(x, sizeof(x), 1, tu.per_day));
 			put_lc(out, s);
 			fprintf(out, " pt %d ps 1.3 title ", series_pt(s));
 			plot_quote(out, s->label);
