@@ -299,6 +299,11 @@ static const struct {
 	{ "L40S", 2, 1 },	   { "H200-NVL", 4, 1 },
 	{ "GH200", 2, 2 },	   { "H800", 0, 2 },
 	{ "TPU-v5p", 3, 2 },	   { "MI250X", 1, 2 },
+	/* inference cards that serve vision and recommender models */
+	{ "L4", 5, 2 },		   { "T4", 4, 2 },
+	{ "A10", 0, 3 },	   { "A30", 1, 3 },
+	{ "L40", 2, 3 },	   { "A40", 3, 3 },
+	{ "V100-SXM-32GB", 4, 3 }, { "H20", 5, 3 },
 };
 
 void plot_device_style(const char *name, char rgb[8], int *pt)

@@ -501,6 +501,24 @@ static void test_device_style(void **state)
 		for (int j = 0; j < i; j++)
 			assert_string_not_equal(rgb[i], rgb[j]);
 	}
+	/* the common inference cards differ from each other and from the
+	   defaults in colour or point type */
+	{
+		static const char *const cards[] = {
+			"A100-SXM-80GB", "H100-SXM", "H200-SXM", "B200",
+			"MI300X", "GB200", "L4", "T4", "A10", "A30", "L40",
+			"A40", "V100-SXM-32GB", "H20",
+		};
+		char c[14][8];
+		int p[14];
+
+		for (int i = 0; i < 14; i++) {
+			plot_device_style(cards[i], c[i], &p[i]);
+			for (int j = 0; j < i; j++)
+				assert_true(strcmp(c[i], c[j]) != 0 ||
+					    p[i] != p[j]);
+		}
+	}
 	plot_device_style("Acme-X9", a, &pa);
 	plot_device_style("Acme-X9", b, &pb);
 	assert_string_equal(a, b);
