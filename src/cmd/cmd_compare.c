@@ -748,7 +748,17 @@ static void recommend_samples(struct report *rep,
 				    cheap->gpu->name, c, m, t, b);
 		}
 	} else {
-		report_note(rep, "training: no device fits this configuration");
+		/* the reason when no device could plan it at all (no samples) */
+		int planned = 0;
+
+		for (int i = 0; i < n; i++)
+			planned += rows[i].train_rc == 0;
+		if (planned == 0 && n > 0)
+			report_note(rep, "training: no plan: %s",
+				    rows[0].train_why);
+		else
+			report_note(rep, "training: no device fits this "
+					 "configuration");
 	}
 	if (noted) {
 		memset(noted, 0, (size_t)n * sizeof(*noted));
