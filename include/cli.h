@@ -195,7 +195,7 @@ int cli_plot_set(struct cli_ctx *ctx, const struct gpu_spec *const *gpus,
 int cli_plot_devices(struct cli_ctx *ctx);
 
 /* Whether chart 'kind' applies to the workload's kind (per-sample models
-   have no per-token serving and no transformer GEMMs). */
+   have every chart but the roofline of the transformer's GEMMs). */
 bool cli_plot_kind_applies(const struct cli_ctx *ctx, enum plot_kind kind);
 
 /*

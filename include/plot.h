@@ -107,6 +107,16 @@ struct plot_chart {
 				       the simulated load ("p99, Poisson,
 				       one replica"): column 1 is then the
 				       offered request rate */
+	bool per_sample;            /* a model costed per sample (kind
+				       generic or recsys): the columns of
+				       plot_chart_set_per_sample */
+	double samples;             /* per_sample: the samples trained on
+				       (cost-time: the budget per million
+				       samples) */
+	double deadline_s;          /* per_sample scaling: the deadline as
+				       the samples/s per GPU it needs */
+	double latency_slo_ms;      /* per_sample latency, replicas: the
+				       latency target of a batch; 0 none */
 };
 
 /* Where the script reads its data and writes the chart. */
@@ -122,6 +132,10 @@ const char *plot_kind_name(enum plot_kind k);
 
 /* One line about a kind, for help texts. */
 const char *plot_kind_summary(enum plot_kind k);
+
+/* plot_kind_summary of the kind's chart of a model costed per sample
+   ('per_sample'), or of a transformer. */
+const char *plot_kind_summary_for(enum plot_kind k, bool per_sample);
 
 /* Look up a kind by name (exact).  Returns 0, or -1 when unknown. */
 int plot_kind_parse(const char *name, enum plot_kind *out);
@@ -140,6 +154,15 @@ int plot_size_parse(const char *text, int *width_px, int *height_px);
 
 /* A new empty chart of 'k' (columns from the kind); NULL: no memory. */
 struct plot_chart *plot_chart_new(enum plot_kind k);
+
+/*
+ * Make 'c' (without rows yet) a chart of a model costed per sample: its
+ * columns are those of the kind's per-sample form (specs/output.md,
+ * "capplan plot"): samples/s per GPU for scaling, the cost per million
+ * samples for cost-time, the latency of a batch for latency-throughput,
+ * the energy per million samples for energy.
+ */
+void plot_chart_set_per_sample(struct plot_chart *c);
 
 /* Free a chart and its series; NULL is a no-op. */
 void plot_chart_free(struct plot_chart *c);

@@ -67,4 +67,17 @@ int units_format(char *buf, size_t size, double value, enum unit_kind kind,
 int units_format_exact(char *buf, size_t size, double value,
 		       enum unit_kind kind);
 
+/*
+ * 'x' in decimal without an exponent: 'sig' significant digits, trailing
+ * zeros of the fraction dropped ("0.00003791", "12000000").
+ */
+void units_plain_number(char *buf, size_t n, double x, int sig);
+
+/*
+ * units_format for tables and notes: a mantissa that units_format writes
+ * with an exponent ("$3.791e-05") is written without it ("$0.00003791").
+ */
+void units_format_plain(char *buf, size_t n, double v, enum unit_kind unit,
+			int sig);
+
 #endif

@@ -22,6 +22,10 @@ struct compare_row {
 	int infer_rc;            /* infer_plan_make status */
 	struct infer_plan infer;
 	char infer_why[DIAG_MSG_MAX];
+	bool per_sample;         /* kind generic or recsys: 'serve' holds
+				    the serving plan, 'infer' is unused */
+	int serve_rc;            /* sample_serve_plan_make status */
+	struct sample_serve_plan serve;
 };
 
 struct compare_job {
@@ -48,7 +52,16 @@ static bool train_ok(const struct compare_row *r)
 
 static bool infer_ok(const struct compare_row *r)
 {
+	if (r->per_sample)
+		return r->serve_rc == 0 && r->serve.result.fits &&
+		       r->serve.meets_slo;
 	return r->infer_rc == 0 && r->infer.fits && r->infer.meets_slo;
+}
+
+/* The samples a per-sample plan trains on (training.samples x epochs). */
+static double samples_of(const struct compare_row *r)
+{
+	return r->train.tokens > 0.0 ? r->train.tokens : (double)NAN;
 }
 
 /* Sort keys: smaller is better; feasible rows before infeasible ones. */
@@ -70,40 +83,85 @@ static double key_energy(const struct compare_row *r)
 						  HUGE_VAL;
 }
 
+/* Serving keys: per token for a transformer, per sample (at the
+   [inference] batch) for a per-sample model. */
 static double key_latency(const struct compare_row *r)
 {
-	return infer_ok(r) ? r->infer.result.tpot_s : HUGE_VAL;
+	if (!infer_ok(r))
+		return HUGE_VAL;
+	return r->per_sample ? r->serve.result.latency_s :
+			       r->infer.result.tpot_s;
 }
 
 static double key_token_cost(const struct compare_row *r)
 {
-	return infer_ok(r) ? r->infer.cost_usd_per_million_tokens : HUGE_VAL;
+	return infer_ok(r) && !r->per_sample ?
+		       r->infer.cost_usd_per_million_tokens :
+		       HUGE_VAL;
+}
+
+/* Serving samples/s per GPU of a per-sample plan. */
+static double serve_rate_per_gpu(const struct compare_row *r)
+{
+	return r->serve.result.throughput_per_s /
+	       (r->serve.tp > 0 ? r->serve.tp : 1);
 }
 
 static double key_throughput(const struct compare_row *r)
 {
-	return infer_ok(r) ?
-		       -r->infer.result.throughput_tokens_per_s_per_gpu :
-		       HUGE_VAL;
+	if (!infer_ok(r))
+		return HUGE_VAL;
+	return r->per_sample ?
+		       -serve_rate_per_gpu(r) :
+		       -r->infer.result.throughput_tokens_per_s_per_gpu;
 }
 
 static double key_joules(const struct compare_row *r)
 {
-	return infer_ok(r) ? r->infer.result.energy_j_per_token : HUGE_VAL;
+	return infer_ok(r) && !r->per_sample ?
+		       r->infer.result.energy_j_per_token :
+		       HUGE_VAL;
 }
+
+static double key_sample_cost(const struct compare_row *r)
+{
+	return infer_ok(r) && r->per_sample ?
+		       r->serve.cost_usd_per_million_samples :
+		       HUGE_VAL;
+}
+
+static double key_sample_joules(const struct compare_row *r)
+{
+	return infer_ok(r) && r->per_sample ? r->serve.energy_j_per_sample :
+					      HUGE_VAL;
+}
+
+/* Which workloads a sort key ranks. */
+enum sort_scope { SORT_BOTH, SORT_TOKENS, SORT_SAMPLES };
 
 static const struct {
 	const char *name;
 	double (*key)(const struct compare_row *r);
-	const char *what;
+	const char *what;         /* for a transformer */
+	const char *what_sample;  /* for a per-sample model */
+	enum sort_scope scope;
 } sort_keys[] = {
-	{ "time", key_time, "time to train" },
-	{ "cost", key_cost, "training cost" },
-	{ "energy", key_energy, "training energy" },
-	{ "latency", key_latency, "time per output token" },
-	{ "token-cost", key_token_cost, "cost per million tokens" },
-	{ "throughput", key_throughput, "output tokens/s per GPU" },
-	{ "token-energy", key_joules, "energy per token" },
+	{ "time", key_time, "time to train", "time to train", SORT_BOTH },
+	{ "cost", key_cost, "training cost", "training cost", SORT_BOTH },
+	{ "energy", key_energy, "training energy", "training energy",
+	  SORT_BOTH },
+	{ "latency", key_latency, "time per output token",
+	  "batch latency", SORT_BOTH },
+	{ "token-cost", key_token_cost, "cost per million tokens", NULL,
+	  SORT_TOKENS },
+	{ "throughput", key_throughput, "output tokens/s per GPU",
+	  "served samples/s per GPU", SORT_BOTH },
+	{ "token-energy", key_joules, "energy per token", NULL,
+	  SORT_TOKENS },
+	{ "sample-cost", key_sample_cost, NULL,
+	  "cost per million inferences", SORT_SAMPLES },
+	{ "sample-energy", key_sample_joules, NULL,
+	  "energy per inference", SORT_SAMPLES },
 };
 
 static int by_key(const void *x, const void *y)
@@ -117,10 +175,17 @@ static int by_key(const void *x, const void *y)
 	       ((const struct compare_row *)y)->order;
 }
 
-/* 'serving': the inference columns, for transformer workloads only (a
-   per-sample workload's serving plan has other fields: 'capplan infer'). */
-static void add_row(struct record *rec, const struct compare_row *r,
-		    bool serving)
+/* The training status of a row, for the table. */
+static const char *train_status(const struct compare_row *r, bool trained)
+{
+	return r->train_rc != 0 ? "no plan" :
+	       !r->train.fits	? "memory" :
+	       !trained || !isfinite(r->train.run.time_s) ? "no end" :
+							    "ok";
+}
+
+/* A transformer's row: training, and serving per token. */
+static void add_row(struct record *rec, const struct compare_row *r)
 {
 	const struct train_plan *t = &r->train;
 	const struct infer_plan *p = &r->infer;
@@ -129,11 +194,7 @@ static void add_row(struct record *rec, const struct compare_row *r,
 
 	rec_str(rec, NULL, "gpu", "gpu", r->gpu->name, RF_GRID);
 	/* training; the table's status says why a row is infeasible */
-	rec_str(rec, NULL, "train_status", "train",
-		r->train_rc != 0 ? "no plan" :
-		!t->fits	 ? "memory" :
-		!trained || !isfinite(t->run.time_s) ? "no end" :
-						       "ok",
+	rec_str(rec, NULL, "train_status", "train", train_status(r, trained),
 		RF_GRID | RF_TABLE);
 	if (r->train_rc == 0) {
 		char split[48], layout[96];
@@ -197,10 +258,9 @@ static void add_row(struct record *rec, const struct compare_row *r,
 	/* the price both use (train_plan_make resolves it first) */
 	cli_rec_price(rec, &r->train.cluster, 0);
 	{
-		bool served = serving && r->infer_rc == 0;
+		bool served = r->infer_rc == 0;
 		double na = (double)NAN;
-		int cls = t->per_sample ? INTERVAL_PER_SAMPLE :
-					  INTERVAL_TRAINING;
+		const int cls = INTERVAL_TRAINING;
 		const struct cli_estimate est[] = {
 			{ cls, "time_to_train_s", "time",
 			  trained ? t->run.time_s : na, true, UNIT_TIME, 0 },
@@ -218,15 +278,9 @@ static void add_row(struct record *rec, const struct compare_row *r,
 			  false, UNIT_COUNT, 0 },
 		};
 
-		/* per-sample models have no serving columns here */
-		cli_rec_interval_pairs(rec, r->gpu->name, est,
-				       serving ? 5 : 2, RF_MACHINE);
+		cli_rec_interval_pairs(rec, r->gpu->name, est, 5, RF_MACHINE);
 	}
 	/* inference */
-	if (!serving) {
-		rec_str(rec, NULL, "why", "why not", r->train_why, 0);
-		return;
-	}
 	rec_str(rec, NULL, "serve_status", "serve",
 		r->infer_rc != 0 ? "no plan" :
 		!p->fits	 ? "memory" :
@@ -282,6 +336,164 @@ static void add_row(struct record *rec, const struct compare_row *r,
 					    RF_GRID };
 
 		rec_bool(rec, "inference", "feasible", "serves", false, 0);
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			rec_null(rec, "inference", keys[i], labels[i],
+				 grid[i]);
+	}
+	rec_str(rec, NULL, "why", "why not",
+		!train_ok(r) ? r->train_why : (!infer_ok(r) ? r->infer_why : ""),
+		0);
+}
+
+/*
+ * A per-sample model's row (kind generic or recsys): training per sample
+ * (samples/s per GPU, time, cost and energy per million samples) and
+ * serving at the [inference] batch (latency of a batch, samples/s per
+ * GPU, cost per million inferences).  specs/output.md, "capplan compare".
+ */
+static void add_sample_row(struct record *rec, const struct compare_row *r)
+{
+	const struct train_plan *t = &r->train;
+	const struct sample_serve_plan *p = &r->serve;
+	bool trained = r->train_rc == 0 && t->has_arch && t->fits &&
+		       isfinite(t->run.time_s);
+	double samples = samples_of(r), na = (double)NAN;
+	/* per million samples trained */
+	double per_m = trained && samples > 0.0 ? 1e6 / samples : na;
+
+	rec_str(rec, NULL, "gpu", "gpu", r->gpu->name, RF_GRID);
+	rec_str(rec, NULL, "train_status", "train", train_status(r, trained),
+		RF_GRID | RF_TABLE);
+	rec_bool(rec, "training", "fits", "fits", r->train_rc == 0 && t->fits,
+		 0);
+	if (r->train_rc == 0) {
+		char split[48];
+
+		snprintf(split, sizeof(split), "%d/%d/%d", t->config.tp,
+			 t->config.pp, t->config.dp);
+		rec_int(rec, "training", "gpus", "gpus", t->config.gpus,
+			RF_GRID | RF_WIDE);
+		rec_str(rec, "training", "config", "tp/pp/dp", split, 0);
+		rec_int(rec, "training", "global_batch", "gb",
+			t->config.global_batch, RF_GRID | RF_WIDE);
+	} else {
+		rec_null(rec, "training", "gpus", "gpus", RF_GRID | RF_WIDE);
+		rec_null(rec, "training", "config", "tp/pp/dp", 0);
+		rec_null(rec, "training", "global_batch", "gb",
+			 RF_GRID | RF_WIDE);
+	}
+	if (trained) {
+		rec_num(rec, "training", "samples_per_s_per_gpu",
+			"samples/s/GPU", t->result.tokens_per_s_per_gpu,
+			UNIT_COUNT, RF_GRID | RF_WIDE);
+		rec_num(rec, "training", "time_to_train_s", "time",
+			t->run.time_s, UNIT_TIME, RF_GRID);
+		rec_num(rec, "training", "goodput", "goodput",
+			t->goodput.goodput, UNIT_KIND_COUNT,
+			RF_GRID | RF_PERCENT | RF_WIDE);
+		rec_num_finite(rec, "training", "gpu_hours", "GPU-h",
+			       t->run.gpu_hours, UNIT_COUNT, 0);
+		rec_num_finite(rec, "training", "cost_usd", "cost",
+			       t->run.cost_usd, UNIT_MONEY, RF_GRID | RF_WIDE);
+		rec_num_finite(rec, "training", "cost_usd_per_million_samples",
+			       "$/M samples", t->run.cost_usd * per_m,
+			       UNIT_MONEY, RF_GRID);
+		rec_num_finite(rec, "training", "energy_kwh", "kWh",
+			       t->run.energy_kwh, UNIT_COUNT, 0);
+		rec_num_finite(rec, "training", "energy_j_per_million_samples",
+			       "energy/M", t->run.energy_j * per_m,
+			       UNIT_ENERGY, RF_GRID | RF_WIDE);
+		rec_num(rec, "training", "mfu", "MFU", t->result.mfu,
+			UNIT_KIND_COUNT, RF_PERCENT);
+	} else {
+		static const char *const keys[] = {
+			"samples_per_s_per_gpu", "time_to_train_s", "goodput",
+			"gpu_hours", "cost_usd", "cost_usd_per_million_samples",
+			"energy_kwh", "energy_j_per_million_samples", "mfu",
+		};
+		static const char *const labels[] = {
+			"samples/s/GPU", "time", "goodput", "GPU-h", "cost",
+			"$/M samples", "kWh", "energy/M", "MFU",
+		};
+		static const int grid[] = { RF_GRID | RF_WIDE, RF_GRID,
+					    RF_GRID | RF_WIDE, 0,
+					    RF_GRID | RF_WIDE, RF_GRID,
+					    0, RF_GRID | RF_WIDE, 0 };
+
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			rec_null(rec, "training", keys[i], labels[i], grid[i]);
+	}
+	cli_rec_price(rec, &r->train.cluster, 0);
+	{
+		const struct cli_estimate est[] = {
+			{ INTERVAL_PER_SAMPLE, "time_to_train_s", "time",
+			  trained ? t->run.time_s : na, true, UNIT_TIME, 0 },
+			{ INTERVAL_PER_SAMPLE, "cost_usd", "cost",
+			  trained ? t->run.cost_usd : na, true, UNIT_MONEY,
+			  0 },
+			{ INTERVAL_PER_SAMPLE, "samples_per_s_per_gpu",
+			  "samples/s/GPU",
+			  trained ? t->result.tokens_per_s_per_gpu : na, false,
+			  UNIT_COUNT, 0 },
+		};
+
+		cli_rec_interval_pairs(rec, r->gpu->name, est, 3, RF_MACHINE);
+	}
+	/* serving at the [inference] batch */
+	rec_str(rec, NULL, "serve_status", "serve",
+		r->serve_rc != 0     ? "no plan" :
+		!p->result.fits	     ? "memory" :
+		!p->meets_slo	     ? "SLO" :
+				       "ok",
+		RF_GRID | RF_TABLE);
+	rec_bool(rec, "inference", "feasible", "serves", infer_ok(r), 0);
+	if (r->serve_rc == 0) {
+		rec_int(rec, "inference", "tp", "inf tp", p->tp, 0);
+		rec_int(rec, "inference", "batch", "batch", p->batch,
+			RF_GRID | RF_WIDE);
+		rec_num(rec, "inference", "latency_s", "latency",
+			p->result.latency_s, UNIT_TIME, RF_GRID);
+		rec_num(rec, "inference", "throughput_samples_per_s_per_gpu",
+			"inf/s/GPU", serve_rate_per_gpu(r), UNIT_COUNT,
+			RF_GRID | RF_WIDE);
+		rec_num(rec, "inference", "cost_usd_per_million_samples",
+			"$/M inf", p->cost_usd_per_million_samples,
+			UNIT_MONEY, RF_GRID);
+		rec_num(rec, "inference", "energy_j_per_million_samples",
+			"energy/M inf", p->energy_j_per_sample * 1e6,
+			UNIT_ENERGY, RF_GRID | RF_WIDE);
+		rec_int(rec, "inference", "replicas", "replicas", p->replicas,
+			0);
+		rec_int(rec, "inference", "gpus_total", "inf GPUs",
+			p->gpus_total, RF_GRID | RF_WIDE);
+		if (p->has_rate)
+			rec_num(rec, "inference", "latency_p_s", "latency p",
+				p->latency_p_s, UNIT_TIME, 0);
+		else
+			rec_null(rec, "inference", "latency_p_s", "latency p",
+				 0);
+	} else {
+		static const char *const keys[] = {
+			"tp", "batch", "latency_s",
+			"throughput_samples_per_s_per_gpu",
+			"cost_usd_per_million_samples",
+			"energy_j_per_million_samples", "replicas",
+			"gpus_total", "latency_p_s",
+		};
+		static const char *const labels[] = {
+			"inf tp", "batch", "latency", "inf/s/GPU", "$/M inf",
+			"energy/M inf", "replicas", "inf GPUs", "latency p",
+		};
+		static const int grid[] = { 0,
+					    RF_GRID | RF_WIDE,
+					    RF_GRID,
+					    RF_GRID | RF_WIDE,
+					    RF_GRID,
+					    RF_GRID | RF_WIDE,
+					    0,
+					    RF_GRID | RF_WIDE,
+					    0 };
+
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 			rec_null(rec, "inference", keys[i], labels[i],
 				 grid[i]);
@@ -403,17 +615,17 @@ static void recommend(struct report *rep, const struct compare_row *rows,
 				true, noted);
 	}
 	if (fast) {
-		units_format(t, sizeof(t), fast->train.run.time_s, UNIT_TIME, 3);
-		units_format(c, sizeof(c), fast->train.run.cost_usd,
+		units_format_plain(t, sizeof(t), fast->train.run.time_s, UNIT_TIME, 3);
+		units_format_plain(c, sizeof(c), fast->train.run.cost_usd,
 			     UNIT_MONEY, 3);
 		basis_text(b, sizeof(b), fast, mixed);
 		report_note(rep,
 			    "training: fastest is %s (%s on %d GPUs, %s%s)",
 			    fast->gpu->name, t, fast->train.config.gpus, c, b);
 		if (cheap && cheap != fast) {
-			units_format(t, sizeof(t), cheap->train.run.time_s,
+			units_format_plain(t, sizeof(t), cheap->train.run.time_s,
 				     UNIT_TIME, 3);
-			units_format(c, sizeof(c), cheap->train.run.cost_usd,
+			units_format_plain(c, sizeof(c), cheap->train.run.cost_usd,
 				     UNIT_MONEY, 3);
 			basis_text(b, sizeof(b), cheap, mixed);
 			report_note(rep, "training: cheapest is %s (%s, %s%s)",
@@ -431,9 +643,9 @@ static void recommend(struct report *rep, const struct compare_row *rows,
 		free(noted);
 	}
 	if (tok) {
-		units_format(m, sizeof(m), tok->infer.cost_usd_per_million_tokens,
+		units_format_plain(m, sizeof(m), tok->infer.cost_usd_per_million_tokens,
 			     UNIT_MONEY, 3);
-		units_format(t, sizeof(t), tok->infer.result.tpot_s, UNIT_TIME,
+		units_format_plain(t, sizeof(t), tok->infer.result.tpot_s, UNIT_TIME,
 			     3);
 		basis_text(b, sizeof(b), tok, mixed);
 		report_note(rep, "inference: cheapest per token%s is %s "
@@ -446,7 +658,7 @@ static void recommend(struct report *rep, const struct compare_row *rows,
 			    tok->gpu->name, m, t, tok->infer.gpus_total,
 			    tok->infer.gpus_total == 1 ? "" : "s", b);
 		if (lat && lat != tok) {
-			units_format(t, sizeof(t), lat->infer.result.tpot_s,
+			units_format_plain(t, sizeof(t), lat->infer.result.tpot_s,
 				     UNIT_TIME, 3);
 			report_note(rep, "inference: lowest latency is %s (%s "
 					 "per token)", lat->gpu->name, t);
@@ -470,30 +682,151 @@ static void recommend(struct report *rep, const struct compare_row *rows,
 			    fast->gpu->name, tok->gpu->name);
 }
 
+/* The serving batch of a per-sample compare (the same on every
+   device): that of the first row with a serving plan, 0 without. */
+static int serve_batch(const struct compare_row *rows, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (rows[i].serve_rc == 0)
+			return rows[i].serve.batch;
+	return 0;
+}
+
+static bool serve_rentable(const struct compare_row *r)
+{
+	return cluster_price_covers(&r->serve.cluster, r->gpu, r->serve.tp);
+}
+
+/* The recommendation for a per-sample model: training as for a
+   transformer, serving by cost per million inferences and by the latency
+   of a batch. */
+static void recommend_samples(struct report *rep,
+			      const struct compare_row *rows, int n)
+{
+	const struct compare_row *fast =
+		best_by(rows, n, key_time, train_rentable);
+	const struct compare_row *cheap =
+		best_by(rows, n, key_cost, train_rentable);
+	const struct compare_row *inf =
+		best_by(rows, n, key_sample_cost, serve_rentable);
+	const struct compare_row *lat =
+		best_by(rows, n, key_latency, serve_rentable);
+	char t[32], c[32], m[32], b[GPU_BASIS_MAX + 32];
+	bool *noted = calloc(n > 0 ? (size_t)n : 1, sizeof(*noted));
+	const char *mixed = common_basis(rows, n);
+
+	if (noted) {
+		note_unrentable(rep, rows, n, key_time, train_rentable, fast,
+				true, noted);
+		note_unrentable(rep, rows, n, key_cost, train_rentable, cheap,
+				true, noted);
+	}
+	if (fast) {
+		units_format_plain(t, sizeof(t), fast->train.run.time_s, UNIT_TIME, 3);
+		units_format_plain(c, sizeof(c), fast->train.run.cost_usd,
+			     UNIT_MONEY, 3);
+		units_format_plain(m, sizeof(m),
+			     fast->train.result.tokens_per_s_per_gpu,
+			     UNIT_COUNT, 3);
+		basis_text(b, sizeof(b), fast, mixed);
+		report_note(rep, "training: fastest is %s (%s on %d GPUs, "
+				 "%s samples/s per GPU, %s%s)",
+			    fast->gpu->name, t, fast->train.config.gpus, m, c,
+			    b);
+		if (cheap && cheap != fast) {
+			units_format_plain(t, sizeof(t), cheap->train.run.time_s,
+				     UNIT_TIME, 3);
+			units_format_plain(c, sizeof(c), cheap->train.run.cost_usd,
+				     UNIT_MONEY, 3);
+			units_format_plain(m, sizeof(m),
+				     cheap->train.run.cost_usd * 1e6 /
+					     samples_of(cheap),
+				     UNIT_MONEY, 3);
+			basis_text(b, sizeof(b), cheap, mixed);
+			report_note(rep, "training: cheapest is %s (%s, %s per "
+					 "million samples, %s%s)",
+				    cheap->gpu->name, c, m, t, b);
+		}
+	} else {
+		/* the reason when no device could plan it at all (no samples) */
+		int planned = 0;
+
+		for (int i = 0; i < n; i++)
+			planned += rows[i].train_rc == 0;
+		if (planned == 0 && n > 0)
+			report_note(rep, "training: no plan: %s",
+				    rows[0].train_why);
+		else
+			report_note(rep, "training: no device fits this "
+					 "configuration");
+	}
+	if (noted) {
+		memset(noted, 0, (size_t)n * sizeof(*noted));
+		for (int i = 0; i < n; i++) {
+			const struct compare_row *r = &rows[i];
+
+			if (key_sample_cost(r) == HUGE_VAL || serve_rentable(r) ||
+			    (inf && key_sample_cost(r) >= key_sample_cost(inf)))
+				continue;
+			report_note(rep, "%s: not recommended: its serving "
+					 "replica needs %d GPUs and its price "
+					 "basis %s covers jobs of at most %d",
+				    r->gpu->name, r->serve.tp,
+				    r->gpu->price_basis, r->gpu->rent_max_gpus);
+		}
+		free(noted);
+	}
+	if (inf) {
+		units_format_plain(m, sizeof(m), inf->serve.cost_usd_per_million_samples,
+			     UNIT_MONEY, 3);
+		units_format_plain(t, sizeof(t), inf->serve.result.latency_s,
+			     UNIT_TIME, 3);
+		basis_text(b, sizeof(b), inf, mixed);
+		report_note(rep, "serving: cheapest per inference is %s (%s per "
+				 "million, %s for a batch of %d, %d GPU%s%s)",
+			    inf->gpu->name, m, t, inf->serve.batch,
+			    inf->serve.gpus_total,
+			    inf->serve.gpus_total == 1 ? "" : "s", b);
+		if (lat && lat != inf) {
+			units_format_plain(t, sizeof(t), lat->serve.result.latency_s,
+				     UNIT_TIME, 3);
+			report_note(rep, "serving: lowest latency is %s (%s for "
+					 "a batch of %d)",
+				    lat->gpu->name, t, lat->serve.batch);
+		}
+	} else {
+		report_note(rep, "serving: no device serves it within memory "
+				 "and the latency target");
+	}
+	if (fast && inf && fast->gpu != inf->gpu)
+		report_note(rep, "training wants throughput at scale (%s); "
+				 "serving wants cost per inference (%s)",
+			    fast->gpu->name, inf->gpu->name);
+}
+
 int cmd_compare(struct cli_ctx *ctx)
 {
 	struct compare_row *rows;
 	struct report rep;
 	struct progress pr;
-	const char *what = "time to train";
+	const char *what;
 	int rc, ok = 0;
 	bool per_token;
 	double (*sort_key)(const struct compare_row *r) = key_time;
 
-	if (ctx->sort_arg) {
-		size_t i;
+	size_t sk = 0; /* time */
 
-		for (i = 0; i < sizeof(sort_keys) / sizeof(sort_keys[0]); i++)
-			if (strcmp(ctx->sort_arg, sort_keys[i].name) == 0)
+	if (ctx->sort_arg) {
+		for (sk = 0; sk < sizeof(sort_keys) / sizeof(sort_keys[0]); sk++)
+			if (strcmp(ctx->sort_arg, sort_keys[sk].name) == 0)
 				break;
-		if (i == sizeof(sort_keys) / sizeof(sort_keys[0])) {
+		if (sk == sizeof(sort_keys) / sizeof(sort_keys[0])) {
 			cli_error("--sort must be one of time, cost, energy, "
 				  "latency, token-cost, throughput, "
-				  "token-energy; got '%s'", ctx->sort_arg);
+				  "token-energy, sample-cost, sample-energy; "
+				  "got '%s'", ctx->sort_arg);
 			return EXIT_USAGE;
 		}
-		sort_key = sort_keys[i].key;
-		what = sort_keys[i].what;
 	}
 	rc = cli_load_workload(ctx);
 	if (rc == EXIT_OK)
@@ -504,16 +837,18 @@ int cmd_compare(struct cli_ctx *ctx)
 	if (rc != EXIT_OK)
 		return rc;
 	per_token = ctx->wl.model.kind == MODEL_TRANSFORMER;
-	if (!per_token && sort_key != key_time && sort_key != key_cost &&
-	    sort_key != key_energy) {
+	if (sort_keys[sk].scope == (per_token ? SORT_SAMPLES : SORT_TOKENS)) {
 		cli_message(cli_input_name(ctx),
-			    ": --sort %s ranks serving per token, which "
-			    "covers transformer models only; this workload "
-			    "is kind = %s: sort by time, cost or energy, "
-			    "and see 'capplan infer' for its serving plan",
-			    ctx->sort_arg, model_kind_name(ctx->wl.model.kind));
+			    ": --sort %s ranks serving per %s, and this "
+			    "workload is kind = %s: sort by %s",
+			    ctx->sort_arg, per_token ? "sample" : "token",
+			    model_kind_name(ctx->wl.model.kind),
+			    per_token ? "token-cost or token-energy" :
+					"sample-cost or sample-energy");
 		return EXIT_USAGE;
 	}
+	sort_key = sort_keys[sk].key;
+	what = per_token ? sort_keys[sk].what : sort_keys[sk].what_sample;
 	rows = calloc((size_t)ctx->ngpus, sizeof(*rows));
 	if (!rows) {
 		fprintf(stderr, "capplan: error: out of memory\n");
@@ -535,7 +870,17 @@ int cmd_compare(struct cli_ctx *ctx)
 			 !r->train.fits ? "training does not fit in memory" :
 					  "");
 		r->infer_rc = -1;
+		r->serve_rc = -1;
 		snprintf(r->infer_why, sizeof(r->infer_why), "no architecture");
+		r->per_sample = !per_token;
+		if (r->per_sample) {
+			/* serving per sample is a formula: no simulation */
+			diag_clear(&err);
+			r->serve_rc = sample_serve_plan_make(&ctx->wl, r->gpu,
+							     &r->serve, &err);
+			snprintf(r->infer_why, sizeof(r->infer_why), "%s",
+				 r->serve_rc ? err.msg : r->serve.why);
+		}
 	}
 	if (model_has_arch(&ctx->wl.model)) {
 		/* serving is simulated: one device per thread */
@@ -565,19 +910,26 @@ int cmd_compare(struct cli_ctx *ctx)
 			fprintf(stderr, "capplan: error: out of memory\n");
 			return EXIT_INTERNAL;
 		}
-		add_row(rec, &rows[i], per_token);
+		if (per_token)
+			add_row(rec, &rows[i]);
+		else
+			add_sample_row(rec, &rows[i]);
 	}
-	recommend(&rep, rows, ctx->ngpus, &ctx->wl);
+	if (per_token)
+		recommend(&rep, rows, ctx->ngpus, &ctx->wl);
+	else
+		recommend_samples(&rep, rows, ctx->ngpus);
 	if (ctx->format == FORMAT_TABLE)
 		report_note(&rep, "%s", CLI_INTERVAL_NOTE);
 	if (ctx->plot_dir && ok > 0)
 		report_note(&rep, "charts of the best %d devices in %s",
 			    ok < CLI_PLOT_SET_GPUS ? ok : CLI_PLOT_SET_GPUS,
 			    ctx->plot_dir);
-	if (!per_token)
-		report_note(&rep, "serving of a kind = %s model is planned per "
-				  "device by 'capplan infer'",
-			    model_kind_name(ctx->wl.model.kind));
+	if (!per_token && ctx->format == FORMAT_TABLE)
+		report_note(&rep, "samples/s/GPU trained, inf/s/GPU served; "
+				  "$/M: per million samples trained or served; "
+				  "latency: a batch of %d on one replica",
+			    serve_batch(rows, ctx->ngpus));
 	rc = cli_emit(ctx, &rep);
 	report_release(&rep);
 	if (rc == EXIT_OK && ctx->plot_dir) {

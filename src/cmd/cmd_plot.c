@@ -331,9 +331,8 @@ int cmd_plot(struct cli_ctx *ctx)
 	rc = cli_load_workload(ctx);
 	if (rc != EXIT_OK)
 		return rc;
-	/* these charts draw per-token serving or the transformer's GEMMs */
-	if (kind == PLOT_ROOFLINE || kind == PLOT_LATENCY ||
-	    kind == PLOT_REPLICAS) {
+	/* the roofline draws the transformer's GEMMs */
+	if (kind == PLOT_ROOFLINE) {
 		char what[64];
 
 		snprintf(what, sizeof(what), "the '%s' chart",
@@ -363,9 +362,7 @@ int cmd_plot(struct cli_ctx *ctx)
 
 bool cli_plot_kind_applies(const struct cli_ctx *ctx, enum plot_kind kind)
 {
-	return ctx->wl.model.kind == MODEL_TRANSFORMER ||
-	       (kind != PLOT_ROOFLINE && kind != PLOT_LATENCY &&
-		kind != PLOT_REPLICAS);
+	return ctx->wl.model.kind == MODEL_TRANSFORMER || kind != PLOT_ROOFLINE;
 }
 
 /* Create 'dir' when it does not exist; EXIT_OK or EXIT_IO. */

@@ -40,7 +40,10 @@ struct report_row {
 	bool serving;     /* per-token serving was planned */
 	int infer_rc;
 	struct infer_plan infer;
-	char infer_why[DIAG_MSG_MAX];
+	char infer_why[DIAG_MSG_MAX];  /* or why 'serve' misses */
+	bool per_sample;  /* kind generic or recsys: serving is 'serve' */
+	int serve_rc;
+	struct sample_serve_plan serve;
 };
 
 /* Everything the page shows, computed before it is written. */
@@ -64,6 +67,13 @@ static bool served(const struct report_row *r)
 {
 	return r->serving && r->infer_rc == 0 && r->infer.fits &&
 	       r->infer.meets_slo;
+}
+
+/* A per-sample serving plan that fits and meets the latency target. */
+static bool served_samples(const struct report_row *r)
+{
+	return r->per_sample && r->serve_rc == 0 && r->serve.result.fits &&
+	       r->serve.meets_slo;
 }
 
 static const char *wl_name(const struct cli_ctx *ctx)
@@ -111,6 +121,15 @@ static int plan_rows(struct report_page *pg)
 					     "");
 		r->serving = serving;
 		r->infer_rc = -1;
+		r->serve_rc = -1;
+		r->per_sample = ctx->wl.model.kind != MODEL_TRANSFORMER;
+		if (r->per_sample) {
+			diag_clear(&err);
+			r->serve_rc = sample_serve_plan_make(&ctx->wl, r->gpu,
+							     &r->serve, &err);
+			snprintf(r->infer_why, sizeof(r->infer_why), "%s",
+				 r->serve_rc ? err.msg : r->serve.why);
+		}
 	}
 	if (serving)
 		cli_parallel_for(ctx->ngpus, infer_one, pg);
@@ -129,6 +148,11 @@ static const char *train_status(const struct report_row *r)
 
 static const char *serve_status(const struct report_row *r)
 {
+	if (r->per_sample)
+		return r->serve_rc != 0		 ? "no plan" :
+		       !r->serve.result.fits	 ? "memory" :
+		       !r->serve.meets_slo	 ? "SLO" :
+						   "ok";
 	return r->infer_rc != 0	 ? "no plan" :
 	       !r->infer.fits	 ? "memory" :
 	       !r->infer.meets_slo ? "SLO" :
@@ -188,21 +212,30 @@ static int training_table(FILE *out, const struct report_page *pg,
 		rec_str(rec, NULL, "gpu", "device", r->gpu->name, RF_GRID);
 		rec_str(rec, NULL, "status", "status", train_status(r),
 			RF_GRID);
+		/* a per-sample model is data parallel: no layout column */
 		if (cfg) {
 			rec_int(rec, NULL, "gpus", "GPUs", t->config.gpus,
 				RF_GRID);
 			layout_text(&t->config, layout, sizeof(layout));
-			rec_str(rec, NULL, "layout", "tp/pp/dp", layout,
-				RF_GRID);
+			if (!t->per_sample)
+				rec_str(rec, NULL, "layout", "tp/pp/dp", layout,
+					RF_GRID);
 			rec_num(rec, NULL, "memory", "memory per GPU",
 				t->result.memory.total_bytes, UNIT_BYTES,
 				RF_GRID);
 		} else {
 			rec_null(rec, NULL, "gpus", "GPUs", RF_GRID);
-			rec_null(rec, NULL, "layout", "tp/pp/dp", RF_GRID);
+			if (!r->per_sample)
+				rec_null(rec, NULL, "layout", "tp/pp/dp",
+					 RF_GRID);
 			rec_null(rec, NULL, "memory", "memory per GPU",
 				 RF_GRID);
 		}
+		if (r->per_sample)
+			rec_estimate(rec, "rate", "samples/s per GPU",
+				     "80% interval",
+				     t->result.tokens_per_s_per_gpu, ok, cls,
+				     r->gpu->name, false, UNIT_COUNT, 0);
 		if (ok)
 			rec_num(rec, NULL, "mfu", "MFU", t->result.mfu,
 				UNIT_KIND_COUNT, RF_GRID | RF_PERCENT);
@@ -214,6 +247,21 @@ static int training_table(FILE *out, const struct report_page *pg,
 		rec_estimate(rec, "cost", "cost", "80% interval",
 			     t->run.cost_usd, ok && t->run.cost_usd > 0.0, cls,
 			     r->gpu->name, true, UNIT_MONEY, 0);
+		if (ok && r->per_sample && t->tokens > 0.0) {
+			rec_num(rec, NULL, "usd_msample",
+				"$ per M samples",
+				t->run.cost_usd * 1e6 / t->tokens, UNIT_MONEY,
+				RF_GRID);
+			rec_num(rec, NULL, "j_msample",
+				"energy per M samples",
+				t->run.energy_j * 1e6 / t->tokens, UNIT_ENERGY,
+				RF_GRID);
+		} else if (r->per_sample) {
+			rec_null(rec, NULL, "usd_msample", "$ per M samples",
+				 RF_GRID);
+			rec_null(rec, NULL, "j_msample",
+				 "energy per M samples", RF_GRID);
+		}
 		if (ok) {
 			rec_num(rec, NULL, "energy", "energy",
 				t->run.energy_j, UNIT_ENERGY, RF_GRID);
@@ -290,6 +338,73 @@ static int serving_table(FILE *out, const struct report_page *pg,
 			rec_null(rec, NULL, "usd_mtok", "$ per M tokens",
 				 RF_GRID);
 			rec_null(rec, NULL, "j", "J per token", RF_GRID);
+		}
+		rec_str(rec, NULL, "why", "why not", ok ? "" : r->infer_why,
+			RF_GRID | RF_REASON);
+	}
+	if (report_write_html(out, &rep, why) != 0)
+		rc = -1;
+	report_release(&rep);
+	return rc;
+}
+
+/* Serving per sample: batches of [inference] batch on replicas of the
+   fewest GPUs that hold the model (infer_plan.h). */
+static int sample_serving_table(FILE *out, const struct report_page *pg,
+				const char **why)
+{
+	struct report rep;
+	int rc = 0;
+
+	report_init(&rep, true);
+	for (int i = 0; i < pg->nrows; i++) {
+		const struct report_row *r = &pg->rows[i];
+		const struct sample_serve_plan *p = &r->serve;
+		struct record *rec = report_add_record(&rep);
+		bool cfg = r->serve_rc == 0, ok = served_samples(r);
+
+		if (!rec) {
+			report_release(&rep);
+			*why = "out of memory";
+			return -1;
+		}
+		rec_str(rec, NULL, "gpu", "device", r->gpu->name, RF_GRID);
+		rec_str(rec, NULL, "status", "status", serve_status(r),
+			RF_GRID);
+		if (cfg) {
+			rec_int(rec, NULL, "tp", "GPUs per replica", p->tp,
+				RF_GRID);
+			rec_int(rec, NULL, "batch", "batch", p->batch, RF_GRID);
+			rec_int(rec, NULL, "replicas", "replicas", p->replicas,
+				RF_GRID);
+			rec_int(rec, NULL, "gpus", "GPUs", p->gpus_total,
+				RF_GRID);
+			rec_num(rec, NULL, "latency", "latency of a batch",
+				p->result.latency_s, UNIT_TIME, RF_GRID);
+			rec_num(rec, NULL, "rate", "samples/s per GPU",
+				p->result.throughput_per_s / p->tp, UNIT_COUNT,
+				RF_GRID);
+			rec_num(rec, NULL, "usd_m", "$ per M inferences",
+				p->cost_usd_per_million_samples, UNIT_MONEY,
+				RF_GRID);
+			rec_num(rec, NULL, "j_m", "energy per M inferences",
+				p->energy_j_per_sample * 1e6, UNIT_ENERGY,
+				RF_GRID);
+		} else {
+			static const char *const keys[] = {
+				"tp", "batch", "replicas", "gpus", "latency",
+				"rate", "usd_m", "j_m",
+			};
+			static const char *const labels[] = {
+				"GPUs per replica", "batch", "replicas", "GPUs",
+				"latency of a batch", "samples/s per GPU",
+				"$ per M inferences", "energy per M inferences",
+			};
+
+			for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]);
+			     k++)
+				rec_null(rec, NULL, keys[k], labels[k],
+					 RF_GRID);
 		}
 		rec_str(rec, NULL, "why", "why not", ok ? "" : r->infer_why,
 			RF_GRID | RF_REASON);
@@ -408,6 +523,37 @@ static void workload_section(FILE *out, const struct report_page *pg)
 		     "%d layers, hidden %d, %d heads (%d KV), sequence %d",
 		     m->layers, m->hidden, m->heads,
 		     m->kv_heads > 0 ? m->kv_heads : m->heads, m->seq_len);
+	if (r0 && r0->train.per_sample) {
+		units_format(b, sizeof(b), r0->train.tokens, UNIT_COUNT, 4);
+		double ep = wl->training.epochs > 0 ? wl->training.epochs :
+						      1.0;
+
+		fact(out, "samples to train on", "%s (%.4g epoch%s)", b, ep,
+		     ep == 1.0 ? "" : "s");
+	}
+	if (m->kind == MODEL_RECSYS) {
+		units_format(a, sizeof(a), m->embedding_rows, UNIT_COUNT, 4);
+		fact(out, "embedding tables",
+		     "%d tables of %s rows x %d (%s), %.4g lookups per sample",
+		     m->embedding_tables, a, m->embedding_dim,
+		     precision_name(m->embedding_precision),
+		     m->lookups_per_sample);
+		units_format(a, sizeof(a), m->dense_params, UNIT_COUNT, 4);
+		units_format(b, sizeof(b), m->dense_flops_per_sample,
+			     UNIT_COUNT, 4);
+		fact(out, "dense network", "%s parameters, %s FLOPs per sample "
+					   "forward", a, b);
+	} else if (m->kind == MODEL_GENERIC) {
+		units_format(b, sizeof(b), m->flops_per_sample, UNIT_COUNT, 4);
+		if (m->graph.n_ops)
+			fact(out, "network", "ONNX graph %s: %.0f operators, "
+					     "%s FLOPs per sample forward",
+			     m->onnx, m->graph.nodes, b);
+		else
+			fact(out, "network", "%s FLOPs per sample forward, "
+					     "one roofline over the totals",
+			     b);
+	}
 	fact(out, "training precision", "%s",
 	     precision_name(wl->training.precision));
 	if (wl->training.gpus > 0)
@@ -431,6 +577,23 @@ static void workload_section(FILE *out, const struct report_page *pg)
 			     slo_percentile_name(is->percentile),
 			     is->ttft_slo_s > 0.0 ? a : "none",
 			     is->tpot_slo_s > 0.0 ? b : "none");
+		}
+	}
+	if (pg->rows && pg->nrows && pg->rows[0].per_sample) {
+		const struct report_row *sv = NULL;
+
+		for (int i = 0; i < pg->nrows && !sv; i++)
+			if (pg->rows[i].serve_rc == 0)
+				sv = &pg->rows[i];
+		fact(out, "serving", "batches of %d, weights %s",
+		     sv ? sv->serve.batch : is->batch,
+		     precision_name(is->weight_precision));
+		if (is->qps > 0.0)
+			fact(out, "request rate", "%.4g samples/s", is->qps);
+		if (is->ttft_slo_s > 0.0) {
+			units_format(a, sizeof(a), is->ttft_slo_s, UNIT_TIME, 4);
+			fact(out, "latency target", "%s latency of a batch %s",
+			     slo_percentile_name(is->percentile), a);
 		}
 	}
 	if (pg->ctx->workload_path)
@@ -518,6 +681,18 @@ static double k_tpot(const struct report_row *r)
 	return r->infer.result.tpot_s;
 }
 
+static double k_sample_cost(const struct report_row *r)
+{
+	return r->serve.cost_usd_per_million_samples > 0.0 ?
+		       r->serve.cost_usd_per_million_samples :
+		       (double)NAN;
+}
+
+static double k_latency(const struct report_row *r)
+{
+	return r->serve.result.latency_s;
+}
+
 /* The runner-up by 'key' after 'best', or NULL. */
 static const struct report_row *
 second_by(const struct report_page *pg, const struct report_row *best,
@@ -553,18 +728,22 @@ static void pick(FILE *out, const struct report_page *pg, const char *what,
 		return;
 	}
 	s = second_by(pg, b, ok, key);
-	units_format(v, sizeof(v), key(b), unit, 3);
+	units_format_plain(v, sizeof(v), key(b), unit, 3);
 	html_text(out, b->gpu->name);
 	html_textf(out, " (%s%s", v, per);
 	if (ok == trained)
 		html_textf(out, " on %d GPU%s", b->train.config.gpus,
 			   b->train.config.gpus == 1 ? "" : "s");
+	else if (ok == served_samples)
+		html_textf(out, " with %d GPU%s, batches of %d",
+			   b->serve.gpus_total,
+			   b->serve.gpus_total == 1 ? "" : "s", b->serve.batch);
 	else
 		html_textf(out, " with %d GPU%s", b->infer.gpus_total,
 			   b->infer.gpus_total == 1 ? "" : "s");
 	fputs(")", out);
 	if (s) {
-		units_format(w, sizeof(w), key(s), unit, 3);
+		units_format_plain(w, sizeof(w), key(s), unit, 3);
 		html_textf(out, "; next is %s at %s%s, %.0f%% more", s->gpu->name,
 			   w, per, 100.0 * (key(s) / key(b) - 1.0));
 	}
@@ -573,8 +752,11 @@ static void pick(FILE *out, const struct report_page *pg, const char *what,
 
 static void recommendation_section(FILE *out, const struct report_page *pg)
 {
+	bool per_sample = pg->nrows && pg->rows[0].per_sample;
 	const struct report_row *cheap = best_by(pg, trained, k_cost);
-	const struct report_row *serve = best_by(pg, served, k_token_cost);
+	const struct report_row *serve =
+		per_sample ? best_by(pg, served_samples, k_sample_cost) :
+			     best_by(pg, served, k_token_cost);
 
 	fputs("<section>\n<h2>Recommendation</h2>\n<div class=\"pick\">\n",
 	      out);
@@ -586,9 +768,11 @@ static void recommendation_section(FILE *out, const struct report_page *pg)
 				   cheap->gpu->name);
 		if (serve)
 			html_textf(out, "Serve on %s: the lowest cost per "
-					"token among the devices that meet "
-					"the latency targets.",
-				   serve->gpu->name);
+					"%s among the devices that meet "
+					"the latency %s.",
+				   serve->gpu->name,
+				   per_sample ? "inference" : "token",
+				   per_sample ? "target" : "targets");
 		fputs("</p>\n", out);
 	} else {
 		fputs("<p>No device trains or serves this workload as "
@@ -603,6 +787,12 @@ static void recommendation_section(FILE *out, const struct report_page *pg)
 		     UNIT_MONEY, " per M tokens");
 		pick(out, pg, "Lowest time per output token", served, k_tpot,
 		     UNIT_TIME, "");
+	}
+	if (per_sample) {
+		pick(out, pg, "Cheapest serving", served_samples,
+		     k_sample_cost, UNIT_MONEY, " per M inferences");
+		pick(out, pg, "Lowest latency of a batch", served_samples,
+		     k_latency, UNIT_TIME, "");
 	}
 	fputs("</ul>\n</div>\n</section>\n", out);
 }
@@ -644,7 +834,10 @@ static void charts_section(FILE *out, const struct report_page *pg)
 		if (pg->png) {
 			/* the PNG inline, as a data: URI (nothing to load) */
 			fputs("<img alt=\"", out);
-			html_text(out, plot_kind_summary((enum plot_kind)k));
+			html_text(out, plot_kind_summary_for(
+					       (enum plot_kind)k,
+					       pg->nrows &&
+						       pg->rows[0].per_sample));
 			fputs("\" src=\"data:image/png;base64,", out);
 			html_base64(out, (const unsigned char *)pg->svg[k],
 				    pg->svg_len[k]);
@@ -655,7 +848,9 @@ static void charts_section(FILE *out, const struct report_page *pg)
 		}
 		fputs("\n<figcaption>", out);
 		html_textf(out, "Figure %d: %s.", n,
-			   plot_kind_summary((enum plot_kind)k));
+			   plot_kind_summary_for((enum plot_kind)k,
+						 pg->nrows &&
+							 pg->rows[0].per_sample));
 		fputs("</figcaption>\n</figure>\n", out);
 	}
 	fputs("</section>\n", out);
@@ -699,6 +894,19 @@ static int write_page(FILE *out, const void *arg, const char **why)
 		      "latency targets of the workload.</p>\n",
 		      out);
 		if (serving_table(out, pg, why) != 0)
+			rc = -1;
+		fputs("</section>\n", out);
+	} else if (pg->nrows && pg->rows[0].per_sample) {
+		fputs("<section>\n<h2>Serving plan per device</h2>\n"
+		      "<p class=\"note\">Batches of the workload's "
+		      "<code>[inference] batch</code> on replicas of the "
+		      "fewest GPUs that hold the model, and the replicas for "
+		      "its rate of samples/s; the latency is that of one "
+		      "batch (with a rate, the target holds for the batch "
+		      "latency with queueing). Cost and energy are per "
+		      "million inferences.</p>\n",
+		      out);
+		if (sample_serving_table(out, pg, why) != 0)
 			rc = -1;
 		fputs("</section>\n", out);
 	}
@@ -754,7 +962,8 @@ int cmd_report(struct cli_ctx *ctx)
 	}
 	progress_end(&pr);
 	for (int i = 0; i < pg.nrows; i++)
-		feasible += trained(&pg.rows[i]) || served(&pg.rows[i]);
+		feasible += trained(&pg.rows[i]) || served(&pg.rows[i]) ||
+			    served_samples(&pg.rows[i]);
 	rc = cli_write(ctx, write_page, &pg);
 	for (int k = 0; k < PLOT_KIND_COUNT; k++)
 		free(pg.svg[k]);

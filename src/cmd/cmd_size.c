@@ -43,6 +43,7 @@ struct size_cand {
 	int gpus, tp, pp, dp, global_batch;
 	double time_s, gpu_hours, cost_usd, energy_kwh, facility_power_w;
 	double goodput; /* time_s is the expected wall clock at this */
+	double rate_per_gpu; /* tokens (samples) per second per GPU */
 };
 
 /* The answer for one device, a row of the report. */
@@ -54,7 +55,8 @@ struct size_row {
 	struct size_cand train;
 	bool has_infer;    /* the serving numbers are known */
 	int replicas, gpus_inference;
-	double cost_usd_per_million_tokens;
+	double cost_usd_per_million_tokens; /* per million samples for a
+					       per-sample model */
 	double cost_usd_per_month;   /* the serving fleet */
 	double total_cost_usd;       /* training, plus serving for the
 					serving time */
@@ -231,6 +233,7 @@ static void size_train(const struct workload *wl, const struct gpu_spec *g,
 			.energy_kwh = p.run.energy_kwh,
 			.facility_power_w = p.run.facility_power_w,
 			.goodput = p.goodput.goodput,
+			.rate_per_gpu = p.result.tokens_per_s_per_gpu,
 		};
 		/* a plan the price basis does not rent is no choice */
 		rentable = cluster_price_covers(&p.cluster, g, p.config.gpus);
@@ -276,6 +279,34 @@ static void size_train(const struct workload *wl, const struct gpu_spec *g,
 		explain_limits(lim, cand, n, row->why, sizeof(row->why));
 }
 
+/* Serving a per-sample model on 'g': replicas for the rate of samples/s
+   with batches of [inference] batch, under the latency target of a
+   batch. */
+static void size_sample_infer(const struct workload *wl,
+			      const struct gpu_spec *g, struct size_row *row)
+{
+	struct sample_serve_plan p;
+	struct diag err;
+
+	diag_clear(&err);
+	if (sample_serve_plan_make(wl, g, &p, &err) != 0) {
+		row->feasible = false;
+		snprintf(row->why, sizeof(row->why), "%.300s", err.msg);
+		return;
+	}
+	if (!p.result.fits || !p.meets_slo) {
+		row->feasible = false;
+		snprintf(row->why, sizeof(row->why), "%s",
+			 p.why[0] ? p.why : "does not meet the SLO");
+		return;
+	}
+	row->has_infer = true;
+	row->replicas = p.replicas;
+	row->gpus_inference = p.gpus_total;
+	row->cost_usd_per_million_tokens = p.cost_usd_per_million_samples;
+	row->cost_usd_per_month = p.cost_usd_per_month;
+}
+
 /* Serving on 'g': replicas for the request rate under the SLO. */
 static void size_infer(const struct workload *wl, const struct gpu_spec *g,
 		       struct size_row *row)
@@ -283,6 +314,10 @@ static void size_infer(const struct workload *wl, const struct gpu_spec *g,
 	struct infer_plan p;
 	struct diag err;
 
+	if (wl->model.kind != MODEL_TRANSFORMER) {
+		size_sample_infer(wl, g, row);
+		return;
+	}
 	diag_clear(&err);
 	if (infer_plan_make(wl, g, &p, &err) != 0) {
 		row->feasible = false;
@@ -385,7 +420,7 @@ static void rec_num_or_null(struct record *rec, const char *key,
 }
 
 static void add_row(struct record *rec, const struct size_row *r,
-		    bool train, bool infer)
+		    bool train, bool infer, bool per_sample)
 {
 	const struct size_cand *c = &r->train;
 	int tg = train ? RF_GRID : 0, ig = infer ? RF_GRID : 0;
@@ -397,10 +432,14 @@ static void add_row(struct record *rec, const struct size_row *r,
 	rec_bool(rec, NULL, "feasible", "feasible", r->feasible,
 		 RF_GRID | RF_WIDE);
 	rec_int_or_null(rec, "gpus", "gpus", c->gpus, t, tg);
-	rec_int_or_null(rec, "tp", "tp", c->tp, t, tw);
-	rec_int_or_null(rec, "pp", "pp", c->pp, t, tw);
-	rec_int_or_null(rec, "dp", "dp", c->dp, t, tw);
+	/* a per-sample model is data parallel: its rate per GPU instead */
+	rec_int_or_null(rec, "tp", "tp", c->tp, t, per_sample ? 0 : tw);
+	rec_int_or_null(rec, "pp", "pp", c->pp, t, per_sample ? 0 : tw);
+	rec_int_or_null(rec, "dp", "dp", c->dp, t, per_sample ? 0 : tw);
 	rec_int_or_null(rec, "global_batch", "gb", c->global_batch, t, tw);
+	if (per_sample)
+		rec_num_or_null(rec, "samples_per_s_per_gpu", "samples/s/GPU",
+				c->rate_per_gpu, UNIT_COUNT, t, tw);
 	rec_num_or_null(rec, "time_to_train_s", "time", c->time_s, UNIT_TIME,
 			t, tg);
 	rec_num_or_null(rec, "goodput", "goodput", c->goodput,
@@ -417,18 +456,25 @@ static void add_row(struct record *rec, const struct size_row *r,
 	rec_int_or_null(rec, "replicas", "replicas", r->replicas, i, iw);
 	rec_int_or_null(rec, "gpus_inference", "serving gpus",
 			r->gpus_inference, i, ig);
-	rec_num_or_null(rec, "cost_usd_per_million_tokens", "$/Mtok",
-			r->cost_usd_per_million_tokens, UNIT_MONEY, i, ig);
+	if (per_sample)
+		rec_num_or_null(rec, "cost_usd_per_million_samples", "$/Minf",
+				r->cost_usd_per_million_tokens, UNIT_MONEY, i,
+				ig);
+	else
+		rec_num_or_null(rec, "cost_usd_per_million_tokens", "$/Mtok",
+				r->cost_usd_per_million_tokens, UNIT_MONEY, i,
+				ig);
 	rec_num_or_null(rec, "cost_usd_per_month", "serving/month",
 			r->cost_usd_per_month, UNIT_MONEY, i, iw);
 	rec_num_or_null(rec, "total_cost_usd", "total",
 			r->total_cost_usd, UNIT_MONEY, t || i,
 			train && infer ? RF_GRID : 0);
 	{
+		int cls = per_sample ? INTERVAL_PER_SAMPLE : INTERVAL_TRAINING;
 		const struct cli_estimate est[] = {
-			{ INTERVAL_TRAINING, "time_to_train_s", "time",
+			{ cls, "time_to_train_s", "time",
 			  t ? c->time_s : (double)NAN, true, UNIT_TIME, 0 },
-			{ INTERVAL_TRAINING, "cost_usd", "cost",
+			{ cls, "cost_usd", "cost",
 			  t ? c->cost_usd : (double)NAN, true, UNIT_MONEY, 0 },
 		};
 
@@ -480,7 +526,8 @@ static void add_notes(struct report *rep, const struct size_limits *lim,
 						    "the fastest plan",
 			    lims,
 			    size_max_gpus);
-	if (train && wl->training.tokens <= 0.0)
+	if (train && wl->model.kind == MODEL_TRANSFORMER &&
+	    wl->training.tokens <= 0.0)
 		report_note(rep, "training.tokens not given: 20 x params "
 				 "(Chinchilla)");
 	for (int i = 0; i < n; i++) {
@@ -507,9 +554,14 @@ static void add_notes(struct report *rep, const struct size_limits *lim,
 		return;
 	}
 	if (r->has_train) {
-		int len = snprintf(text, sizeof(text),
-				   "%d GPUs (tp=%d pp=%d dp=%d)", r->train.gpus,
-				   r->train.tp, r->train.pp, r->train.dp);
+		int len = wl->model.kind != MODEL_TRANSFORMER ?
+				  snprintf(text, sizeof(text),
+					   "%d GPUs (data parallel)",
+					   r->train.gpus) :
+				  snprintf(text, sizeof(text),
+					   "%d GPUs (tp=%d pp=%d dp=%d)",
+					   r->train.gpus, r->train.tp,
+					   r->train.pp, r->train.dp);
 
 		if (r->has_infer && len > 0 && (size_t)len < sizeof(text))
 			snprintf(text + len, sizeof(text) - (size_t)len,
@@ -538,8 +590,10 @@ static void add_notes(struct report *rep, const struct size_limits *lim,
 			    r->gpu->name, text);
 	else
 		report_note(rep, "recommended: %s, %s: cheapest per million "
-				 "tokens within the SLO",
-			    r->gpu->name, text);
+				 "%s within the SLO",
+			    r->gpu->name, text,
+			    wl->model.kind == MODEL_TRANSFORMER ? "tokens" :
+								  "inferences");
 }
 
 int cmd_size(struct cli_ctx *ctx)
@@ -548,7 +602,7 @@ int cmd_size(struct cli_ctx *ctx)
 	struct size_row *rows;
 	struct progress pr;
 	struct report rep;
-	bool train, infer, arch;
+	bool train, infer, arch, per_sample;
 	int rc, feasible = 0;
 
 	progress_init(&pr, "size");
@@ -574,19 +628,20 @@ int cmd_size(struct cli_ctx *ctx)
 	if (rc == EXIT_OK)
 		rc = cli_load_workload(ctx);
 	if (rc == EXIT_OK)
-		rc = cli_transformer_only(ctx, "'capplan size'");
-	if (rc == EXIT_OK)
 		rc = cli_resolve_gpus(ctx, true);
 	if (rc == EXIT_OK)
 		rc = cli_plot_prepare(ctx);
 	if (rc != EXIT_OK)
 		return rc;
 
-	/* training unless the workload only serves (a rate and no tokens) */
-	arch = model_has_arch(&ctx->wl.model);
+	/* training unless the workload only serves (a rate and no tokens,
+	   or for a per-sample model no samples) */
+	per_sample = ctx->wl.model.kind != MODEL_TRANSFORMER;
+	arch = per_sample || model_has_arch(&ctx->wl.model);
 	infer = arch && ctx->wl.inference.qps > 0.0;
-	train = arch && (ctx->wl.training.tokens > 0.0 || !infer ||
-			 any_limit(&lim));
+	train = arch && ((per_sample ? ctx->wl.training.samples :
+				       ctx->wl.training.tokens) > 0.0 ||
+			 !infer || any_limit(&lim));
 
 	rows = calloc((size_t)ctx->ngpus, sizeof(*rows));
 	if (!rows) {
@@ -637,7 +692,7 @@ int cmd_size(struct cli_ctx *ctx)
 			fprintf(stderr, "capplan: error: out of memory\n");
 			return EXIT_INTERNAL;
 		}
-		add_row(rec, &rows[i], train, infer);
+		add_row(rec, &rows[i], train, infer, per_sample);
 	}
 	add_notes(&rep, &lim, rows, ctx->ngpus, train, &ctx->wl);
 	if (train && ctx->format == FORMAT_TABLE)

@@ -428,10 +428,12 @@ static void num(struct record *rec, const char *key, const char *label,
 	}
 }
 
-/* Training columns; 'p' NULL: not applicable. */
+/* Training columns; 'p' NULL: not applicable.  A per-sample model's tp
+   and pp (always 1) are columns a table too wide leaves out. */
 static void add_training(struct record *rec, const struct train_plan *p,
-			 bool *bad)
+			 bool per_sample, bool *bad)
 {
+	int split = per_sample ? SWEEP_WIDE : RF_GRID;
 	bool t = p && p->has_arch;
 	const struct train_result *r = p ? &p->result : NULL;
 	const struct run_cost *run = p ? &p->run : NULL;
@@ -439,14 +441,14 @@ static void add_training(struct record *rec, const struct train_plan *p,
 	if (p) {
 		rec_bool(rec, NULL, "fits", "fits", p->fits, SWEEP_WIDE);
 		rec_int(rec, NULL, "gpus", "gpus", p->config.gpus, 0);
-		rec_int(rec, NULL, "tp", "tp", p->config.tp, RF_GRID);
-		rec_int(rec, NULL, "pp", "pp", p->config.pp, RF_GRID);
+		rec_int(rec, NULL, "tp", "tp", p->config.tp, split);
+		rec_int(rec, NULL, "pp", "pp", p->config.pp, split);
 		rec_int(rec, NULL, "dp", "dp", p->config.dp, RF_GRID);
 	} else {
 		rec_null(rec, NULL, "fits", "fits", SWEEP_WIDE);
 		rec_null(rec, NULL, "gpus", "gpus", 0);
-		rec_null(rec, NULL, "tp", "tp", RF_GRID);
-		rec_null(rec, NULL, "pp", "pp", RF_GRID);
+		rec_null(rec, NULL, "tp", "tp", split);
+		rec_null(rec, NULL, "pp", "pp", split);
 		rec_null(rec, NULL, "dp", "dp", RF_GRID);
 	}
 	if (t) {
@@ -558,15 +560,18 @@ static void add_sample_inference(struct record *rec,
 {
 	rec_int(rec, NULL, "infer_tp", "infer tp", p->tp, 0);
 	rec_int(rec, NULL, "batch", "batch", p->batch, 0);
-	num(rec, "ttft_s", "TTFT", p->result.latency_s, UNIT_TIME, 0, bad);
-	rec_null(rec, NULL, "tpot_s", "TPOT", RF_GRID);
-	num(rec, "throughput_tokens_per_s_per_gpu", "tok/s/GPU",
+	/* the table names them as they are: a batch's latency, inferences
+	   per second (the keys stay those of a transformer's sweep) */
+	num(rec, "ttft_s", "latency", p->result.latency_s, UNIT_TIME, RF_GRID,
+	    bad);
+	rec_null(rec, NULL, "tpot_s", "TPOT", 0);
+	num(rec, "throughput_tokens_per_s_per_gpu", "inf/s/GPU",
 	    p->result.throughput_per_s / p->tp, UNIT_COUNT, RF_GRID, bad);
-	rec_int(rec, NULL, "replicas", "replicas", p->replicas, RF_GRID);
+	rec_int(rec, NULL, "replicas", "replicas", p->replicas, SWEEP_WIDE);
 	rec_int(rec, NULL, "gpus_total", "serving GPUs", p->gpus_total, 0);
-	num(rec, "cost_usd_per_million_tokens", "$/M tokens",
+	num(rec, "cost_usd_per_million_tokens", "$/M inf",
 	    p->cost_usd_per_million_samples, UNIT_MONEY, 0, bad);
-	num(rec, "energy_j_per_token", "J/token", p->energy_j_per_sample,
+	num(rec, "energy_j_per_token", "J/inf", p->energy_j_per_sample,
 	    UNIT_KIND_COUNT, 0, bad);
 	rec_bool(rec, NULL, "meets_slo", "meets SLO", p->meets_slo, 0);
 }
@@ -673,7 +678,8 @@ static bool sweep_point(const struct sweep *s, const size_t *idx,
 	}
 	status_field = rec->n;
 	rec_str(rec, NULL, "status", "status", status, RF_GRID);
-	add_training(rec, have_train ? &train : NULL, &bad);
+	add_training(rec, have_train ? &train : NULL,
+		     wl.model.kind != MODEL_TRANSFORMER, &bad);
 	if (have_sample)
 		add_sample_inference(rec, &sample, &bad);
 	else

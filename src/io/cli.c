@@ -110,7 +110,9 @@ static const struct command commands[] = {
 	  "capplan compare WORKLOAD|--model FILE.json [--gpu NAME[,NAME]...]\n"
 	  "               [--gpus N] [--sort time|cost|energy|latency|"
 	  "token-cost|\n"
-	  "               throughput|token-energy] [--set KEY=VALUE]...\n"
+	  "               throughput|token-energy|sample-cost|"
+	  "sample-energy]\n"
+	  "               [--set KEY=VALUE]...\n"
 	  "               [--plot DIR [--plot-format png|svg]]\n"
 	  "               [--format table|csv|json] [--wide] [-o FILE]\n"
 	  "               [--catalog FILE]",
@@ -389,8 +391,8 @@ int cli_transformer_only(const struct cli_ctx *ctx, const char *what)
 	cli_message(cli_input_name(ctx),
 		    ": %s covers transformer models only; this "
 		    "workload is kind = %s: 'train', 'fit', 'infer', "
-		    "'compare', 'sweep' and the scaling, cost-time, "
-		    "memory and energy charts cover it",
+		    "'compare', 'size', 'sweep', 'report' and every "
+		    "chart but the roofline cover it",
 		    what, model_kind_name(ctx->wl.model.kind));
 	return EXIT_USAGE;
 }

@@ -37,7 +37,48 @@ static const char *const cols_energy[] = { "row", "train_mwh",
 					   "j_per_token",
 					   "j_per_token_capped" };
 
+/* The columns of the charts of a model costed per sample, where they
+   differ (NULL: the kind's own). */
+static const char *const cols_scaling_sample[] = {
+	"gpus", "samples_per_s_per_gpu", "ideal_samples_per_s_per_gpu",
+	"goodput"
+};
+static const char *const cols_cost_time_sample[] = {
+	"time_days", "usd_per_million_samples", "gpus"
+};
+static const char *const cols_latency_sample[] = {
+	"batch", "samples_per_s_per_gpu", "latency_ms"
+};
+static const char *const cols_energy_sample[] = {
+	"row", "train_j_per_million_samples", "serve_j_per_million_samples"
+};
+
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct {
+	const char *const *cols;
+	int ncols;
+	const char *summary;
+} sample_cols[PLOT_KIND_COUNT] = {
+	[PLOT_SCALING] = { cols_scaling_sample,
+			   (int)N_ELEMS(cols_scaling_sample),
+			   "training samples/s per GPU against GPUs" },
+	[PLOT_COST_TIME] = { cols_cost_time_sample,
+			     (int)N_ELEMS(cols_cost_time_sample),
+			     "cost per million samples against time to train, "
+			     "Pareto front" },
+	[PLOT_MEMORY] = { NULL, 0, NULL },
+	[PLOT_ROOFLINE] = { NULL, 0, NULL },
+	[PLOT_LATENCY] = { cols_latency_sample,
+			   (int)N_ELEMS(cols_latency_sample),
+			   "latency of a batch against the batch and the "
+			   "samples/s per GPU it serves" },
+	[PLOT_REPLICAS] = { NULL, 0,
+			    "GPUs needed against a rate of samples/s" },
+	[PLOT_ENERGY] = { cols_energy_sample,
+			  (int)N_ELEMS(cols_energy_sample),
+			  "energy per million samples trained and served" },
+};
 
 static const struct plot_kind_info {
 	const char *name;
@@ -73,6 +114,14 @@ const char *plot_kind_name(enum plot_kind k)
 const char *plot_kind_summary(enum plot_kind k)
 {
 	return (unsigned)k < PLOT_KIND_COUNT ? kinds[k].summary : NULL;
+}
+
+const char *plot_kind_summary_for(enum plot_kind k, bool per_sample)
+{
+	if ((unsigned)k >= PLOT_KIND_COUNT)
+		return NULL;
+	return per_sample && sample_cols[k].summary ? sample_cols[k].summary :
+						      kinds[k].summary;
 }
 
 int plot_kind_parse(const char *name, enum plot_kind *out)
@@ -152,6 +201,13 @@ struct plot_chart *plot_chart_new(enum plot_kind k)
 	c->kind = k;
 	c->ncols = kinds[k].ncols;
 	return c;
+}
+
+void plot_chart_set_per_sample(struct plot_chart *c)
+{
+	c->per_sample = true;
+	if (sample_cols[c->kind].cols)
+		c->ncols = sample_cols[c->kind].ncols;
 }
 
 void plot_chart_free(struct plot_chart *c)
@@ -243,6 +299,11 @@ static const struct {
 	{ "L40S", 2, 1 },	   { "H200-NVL", 4, 1 },
 	{ "GH200", 2, 2 },	   { "H800", 0, 2 },
 	{ "TPU-v5p", 3, 2 },	   { "MI250X", 1, 2 },
+	/* inference cards that serve vision and recommender models */
+	{ "L4", 5, 2 },		   { "T4", 4, 2 },
+	{ "A10", 0, 3 },	   { "A30", 1, 3 },
+	{ "L40", 2, 3 },	   { "A40", 3, 3 },
+	{ "V100-SXM-32GB", 4, 3 }, { "H20", 5, 3 },
 };
 
 void plot_device_style(const char *name, char rgb[8], int *pt)
@@ -332,6 +393,8 @@ static const char *col_name(const struct plot_chart *c, int j)
 {
 	if (c->kind == PLOT_LATENCY && c->load[0] && j == 0)
 		return "qps";
+	if (c->per_sample && sample_cols[c->kind].cols)
+		return sample_cols[c->kind].cols[j];
 	return kinds[c->kind].cols[j];
 }
 

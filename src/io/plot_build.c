@@ -10,6 +10,7 @@
 
 #include "infer_plan.h"
 #include "plan.h"
+#include "plot_build_sample.h"
 #include "precision.h"
 #include "units.h"
 
@@ -77,10 +78,17 @@ static void chart_limits(const struct cli_ctx *ctx, struct plot_chart *c)
 
 /* A configuration in a few words, two lines (';' between them): "tp8
    pp2 dp4 cp2;ZeRO 1, mb 2". */
-static void config_words(const struct train_config *cfg, char *buf, size_t n)
+static void config_words(const struct train_config *cfg, bool per_sample,
+			 char *buf, size_t n)
 {
 	int ep = train_config_ep(cfg);
 
+	if (per_sample) {
+		/* data parallel only */
+		snprintf(buf, n, "dp%d;ZeRO %d, mb %d", cfg->dp, cfg->zero,
+			 cfg->micro_batch);
+		return;
+	}
 	snprintf(buf, n, "tp%d pp%d dp%d%s%.0d%s%.0d;ZeRO %d, mb %d", cfg->tp,
 		 cfg->pp, cfg->dp, cfg->cp > 1 ? " cp" : "",
 		 cfg->cp > 1 ? cfg->cp : 0, ep > 1 ? " ep" : "",
@@ -323,7 +331,8 @@ static int build_memory(struct cli_ctx *ctx, struct plot_chart *c)
 			continue;
 		}
 		m = &p.result.memory;
-		config_words(&p.config, c->cat_sub[row], PLOT_LABEL_MAX);
+		config_words(&p.config, p.per_sample, c->cat_sub[row],
+			     PLOT_LABEL_MAX);
 		if (!p.fits) {
 			size_t len = strlen(c->cat_sub[row]);
 
@@ -768,5 +777,10 @@ int plot_build(struct cli_ctx *ctx, enum plot_kind kind, struct plot_chart *c)
 {
 	if ((unsigned)kind >= PLOT_KIND_COUNT)
 		return EXIT_INTERNAL;
+	if (ctx->wl.model.kind != MODEL_TRANSFORMER) {
+		if (kind != PLOT_MEMORY)
+			return plot_build_sample(ctx, kind, c);
+		plot_chart_set_per_sample(c);
+	}
 	return builders[kind](ctx, c);
 }

@@ -78,7 +78,7 @@ static bool column_range(const struct plot_chart *c, int col, int role,
 static void tic_label(char *buf, size_t n, double v, bool money)
 {
 	if (money)
-		units_format(buf, n, v, UNIT_MONEY, 3);
+		units_format_plain(buf, n, v, UNIT_MONEY, 3);
 	else if (v >= 1e6)
 		snprintf(buf, n, "%gM", v / 1e6);
 	else if (v >= 1e4)
@@ -159,49 +159,105 @@ static void cat_reasons(FILE *out, const struct plot_chart *c, int panel)
 	}
 }
 
-/* Tics of a log-2 axis of GPU counts: every power of two in range. */
-static void gpu_axis(FILE *out, const struct plot_chart *c)
+/* Tics of a log-2 x axis of column 'col' (GPU counts, batches): every
+   power of two in range, or every second, fourth, ... one so that at
+   most 'most' are labelled. */
+static void pow2_axis(FILE *out, const struct plot_chart *c, int col,
+		      int most)
 {
-	double lo = 1, hi = 1;
+	double lo = 1, hi = 1, step = 2.0;
 	char label[32];
 	int sep = 0;
 
-	if (!column_range(c, 0, -1, &lo, &hi))
+	if (!column_range(c, col, -1, &lo, &hi))
 		return;
+	while (log(hi / lo) / log(step) + 1.0 > most)
+		step *= 2.0;
 	fprintf(out, "set logscale x 2\nset xrange [%.6g:%.6g]\nset xtics (",
 		lo / 1.3, hi * 1.3);
-	for (double g = pow(2.0, floor(log2(lo))); g <= hi * 1.01; g *= 2.0) {
+	for (double g = pow(2.0, floor(log2(lo))); g <= hi * 1.01; g *= step) {
 		if (g < lo * 0.99)
 			continue;
 		tic_label(label, sizeof(label), g, false);
-		if (g >= 1024 && g < 1e4)
-			snprintf(label, sizeof(label), "%gK", g / 1024.0);
-		else if (g >= 1e4)
+		if (g >= 1024)
 			snprintf(label, sizeof(label), "%gK", g / 1024.0);
 		fprintf(out, "%s'%s' %.6g", sep++ ? ", " : "", label, g);
 	}
 	fputs(")\n", out);
 }
 
-static void script_scaling(FILE *out, const struct plot_chart *c)
+/* Tics of a log-2 axis of GPU counts: every power of two in range. */
+static void gpu_axis(FILE *out, const struct plot_chart *c)
+{
+	pow2_axis(out, c, 0, 64);
+}
+
+/* The unit of a time axis whose largest value is 'hi_days': minutes
+   under two hours, hours under two days, else days. */
+struct time_unit {
+	double per_day; /* the axis value of one day */
+	const char *name;
+};
+
+static struct time_unit time_unit_for(double hi_days)
+{
+	if (hi_days < 2.0 / 24.0)
+		return (struct time_unit){ 1440.0, "minutes" };
+	if (hi_days < 2.0)
+		return (struct time_unit){ 24.0, "hours" };
+	return (struct time_unit){ 1.0, "days" };
+}
+
+/* Column 'col' (1-based, gnuplot's $N) scaled by 'factor' in a 'using'
+   clause: "2", or "($2*1440)". */
+static const char *scaled_col(char *buf, size_t n, int col, double factor)
+{
+	if (factor == 1.0)
+		snprintf(buf, n, "%d", col);
+	else
+		snprintf(buf, n, "($%d*%g)", col, factor);
+	return buf;
+}
+
+/* The largest value of column 'col' (0 when none). */
+static double column_max(const struct plot_chart *c, int col)
+{
+	double lo = 0.0, hi = 0.0;
+
+	return column_range(c, col, -1, &lo, &hi) ? hi : 0.0;
+}
+
+/* A unit of energy for values up to 'hi' joules: its factor and name. */
+static double energy_unit(double hi, const char **name)
+{
+	static const struct {
+		double factor;
+		const char *name;
+	} u[] = { { 1e9, "GJ" }, { 1e6, "MJ" }, { 1e3, "kJ" }, { 1.0, "J" } };
+
+	for (size_t i = 0; i < N_ELEMS(u); i++)
+		if (hi >= 2.0 * u[i].factor || u[i].factor == 1.0) {
+			*name = u[i].name;
+			return u[i].factor;
+		}
+	*name = "J";
+	return 1.0;
+}
+
+/* Per-sample scaling: training samples/s per GPU against GPUs. */
+static void script_scaling_sample(FILE *out, const struct plot_chart *c)
 {
 	double lo = 1, hi = 1;
 	int n = 0;
 
 	set_title(out, c);
 	fputs("set xlabel 'GPUs'\n"
-	      "set ylabel 'expected time to train (days), failures and "
-	      "restarts included'\n"
-	      "set key top right font ',10' spacing 1.1\n",
+	      "set ylabel 'training throughput per GPU (samples/s), one step'\n"
+	      "set key outside right top vertical font ',9' spacing 1.1\n",
 	      out);
 	gpu_axis(out, c);
-	if (column_range(c, 1, -1, &lo, &hi)) {
-		if (c->deadline_days > 0.0) {
-			lo = fmin(lo, c->deadline_days);
-			hi = fmax(hi, c->deadline_days);
-		}
-		log_axis(out, "y", lo, hi, false);
-	}
+	if (column_range(c, 1, -1, &lo, &hi))
+		log_axis(out, "y", lo / 1.5, hi * 1.2, false);
 	for (size_t i = 0; i < c->nseries; i++) {
 		const struct plot_series *s = &c->series[i];
 		int b = plot_series_block(c, i);
@@ -220,13 +276,74 @@ static void script_scaling(FILE *out, const struct plot_chart *c)
 	}
 	clause(out, &n);
 	fputs("keyentry with lines lc rgb '#666666' lw 1 dt 2 "
+	      "title 'dashed: ideal (best rate per GPU)'", out);
+	if (c->deadline_s > 0.0 && c->samples > 0.0) {
+		/* the rate per GPU that trains the samples by the deadline */
+		char t[48];
+
+		units_format(t, sizeof(t), c->deadline_s, UNIT_TIME, 4);
+		clause(out, &n);
+		fprintf(out, "%.6g/x with lines lc rgb '#B00000' lw 2 dt 4 "
+			     "title 'deadline %s: rate needed'",
+			c->samples / c->deadline_s, t);
+	}
+	fputc('\n', out);
+}
+
+static void script_scaling(FILE *out, const struct plot_chart *c)
+{
+	double lo = 1, hi = 1;
+	int n = 0;
+
+	struct time_unit tu;
+	char y[32];
+
+	if (c->per_sample) {
+		script_scaling_sample(out, c);
+		return;
+	}
+	tu = time_unit_for(fmax(column_max(c, 1), c->deadline_days));
+	set_title(out, c);
+	fputs("set xlabel 'GPUs'\n", out);
+	fprintf(out, "set ylabel 'expected time to train (%s), failures and "
+		     "restarts included'\n", tu.name);
+	fputs("set key top right font ',10' spacing 1.1\n", out);
+	gpu_axis(out, c);
+	if (column_range(c, 1, -1, &lo, &hi)) {
+		if (c->deadline_days > 0.0) {
+			lo = fmin(lo, c->deadline_days);
+			hi = fmax(hi, c->deadline_days);
+		}
+		log_axis(out, "y", lo * tu.per_day, hi * tu.per_day, false);
+	}
+	for (size_t i = 0; i < c->nseries; i++) {
+		const struct plot_series *s = &c->series[i];
+		int b = plot_series_block(c, i);
+
+		if (b < 0)
+			continue;
+		clause(out, &n);
+		fprintf(out, "data index %d using 1:%s with linespoints", b,
+			scaled_col(y, sizeof(y), 2, tu.per_day));
+		put_lc(out, s);
+		fprintf(out, " lw 2 pt %d ps 1.1 title ", series_pt(s));
+		plot_quote(out, s->label);
+		clause(out, &n);
+		fprintf(out, "data index %d using 1:%s with lines", b,
+			scaled_col(y, sizeof(y), 3, tu.per_day));
+		put_lc(out, s);
+		fputs(" lw 1 dt 2 notitle", out);
+	}
+	clause(out, &n);
+	fputs("keyentry with lines lc rgb '#666666' lw 1 dt 2 "
 	      "title 'dashed: ideal linear scaling from each device''s "
 	      "most efficient point'", out);
 	if (c->deadline_days > 0.0) {
 		clause(out, &n);
 		fprintf(out, "%.6g with lines lc rgb '#B00000' lw 2 dt 4 "
-			     "title 'deadline (%.6g days)'",
-			c->deadline_days, c->deadline_days);
+			     "title 'deadline (%.6g %s)'",
+			c->deadline_days * tu.per_day,
+			c->deadline_days * tu.per_day, tu.name);
 	}
 	fputc('\n', out);
 }
@@ -234,29 +351,41 @@ static void script_scaling(FILE *out, const struct plot_chart *c)
 static void script_cost_time(FILE *out, const struct plot_chart *c)
 {
 	double xlo = 1, xhi = 1, ylo = 1, yhi = 1;
+	char x[32];
 	int n = 0;
+	struct time_unit tu =
+		time_unit_for(fmax(column_max(c, 0), c->deadline_days));
+	/* the budget on the y axis: per million samples for a per-sample
+	   model */
+	double budget = c->budget_usd > 0.0 && c->per_sample ?
+				(c->samples > 0.0 ?
+					 c->budget_usd * 1e6 / c->samples :
+					 0.0) :
+				c->budget_usd;
 
 	set_title(out, c);
-	fputs("set xlabel 'expected time to train (days)'\n"
-	      "set ylabel 'cost (USD)'\n"
-	      "set key top right font ',10'\n",
-	      out);
+	fprintf(out, "set xlabel 'expected time to train (%s)'\n", tu.name);
+	fprintf(out, "set ylabel '%s'\n",
+		c->per_sample ? "training cost per million samples (USD)" :
+				"cost (USD)");
+	fputs("set key top right font ',10'\n", out);
 	if (column_range(c, 0, -1, &xlo, &xhi)) {
 		if (c->deadline_days > 0.0)
 			xhi = fmax(xhi, c->deadline_days);
-		log_axis(out, "x", xlo, xhi, false);
+		log_axis(out, "x", xlo * tu.per_day, xhi * tu.per_day, false);
 	}
 	if (column_range(c, 1, -1, &ylo, &yhi)) {
-		if (c->budget_usd > 0.0) {
-			ylo = fmin(ylo, c->budget_usd);
-			yhi = fmax(yhi, c->budget_usd);
+		if (budget > 0.0) {
+			ylo = fmin(ylo, budget);
+			yhi = fmax(yhi, budget);
 		}
 		log_axis(out, "y", ylo, yhi, true);
 	}
 	if (c->deadline_days > 0.0)
 		fprintf(out, "set arrow from %.6g, graph 0 to %.6g, graph 1 "
 			     "nohead lc rgb '#B00000' lw 2 dt 4 front\n",
-			c->deadline_days, c->deadline_days);
+			c->deadline_days * tu.per_day,
+			c->deadline_days * tu.per_day);
 	/* the front's points: device and GPUs, alternately above and
 	   below so that neighbours do not collide */
 	for (int i = 0; i < c->nlabels; i++) {
@@ -264,7 +393,7 @@ static void script_cost_time(FILE *out, const struct plot_chart *c)
 		plot_quote(out, c->labels[i].text);
 		fprintf(out, " at %.6g,%.6g %s offset %s font ',8' "
 			     "tc rgb '#222222' front\n",
-			c->labels[i].x, c->labels[i].y,
+			c->labels[i].x * tu.per_day, c->labels[i].y,
 			i % 2 ? "right" : "left",
 			i % 2 ? "-0.6,-0.9" : "0.6,0.9");
 	}
@@ -276,12 +405,13 @@ static void script_cost_time(FILE *out, const struct plot_chart *c)
 			continue;
 		clause(out, &n);
 		if (s->role == PLOT_ROLE_FRONT) {
-			fprintf(out, "data index %d using 1:2 with lines "
-				     "lc rgb '#000000' lw 1.5 title ", b);
+			fprintf(out, "data index %d using %s:2 with lines "
+				     "lc rgb '#000000' lw 1.5 title ", b,
+				scaled_col(x, sizeof(x), 1, tu.per_day));
 			plot_quote(out, s->label);
 		} else {
-			fprintf(out, "data index %d using 1:2 with points",
-				b);
+			fprintf(out, "data index %d using %s:2 with points",
+				b, scaled_col(x, sizeof(x), 1, tu.per_day));
 			put_lc(out, s);
 			fprintf(out, " pt %d ps 1.3 title ", series_pt(s));
 			plot_quote(out, s->label);
@@ -290,18 +420,19 @@ static void script_cost_time(FILE *out, const struct plot_chart *c)
 	if (c->deadline_days > 0.0) {
 		clause(out, &n);
 		fprintf(out, "keyentry with lines lc rgb '#B00000' lw 2 dt 4 "
-			     "title 'deadline (%.6g days)'",
-			c->deadline_days);
+			     "title 'deadline (%.6g %s)'",
+			c->deadline_days * tu.per_day, tu.name);
 	}
-	if (c->budget_usd > 0.0) {
+	if (budget > 0.0) {
 		char money[48];
 
 		units_format(money, sizeof(money), c->budget_usd, UNIT_MONEY,
 			     4);
 		clause(out, &n);
 		fprintf(out, "%.6g with lines lc rgb '#7F3C8D' lw 2 dt 5 "
-			     "title 'budget (%s)'",
-			c->budget_usd, money);
+			     "title 'budget (%s%s)'",
+			budget, money,
+			c->per_sample ? " for all the samples" : "");
 	}
 	fputc('\n', out);
 }
@@ -505,7 +636,77 @@ static bool column_flat(const struct plot_chart *c, int col)
 	return true;
 }
 
-static void script_latency(FILE *out, const struct plot_chart *c)
+/* Per-sample latency: the latency of a batch against the batch, and
+   against the samples/s per GPU it serves, with the latency target. */
+static void script_latency_sample(FILE *out, const struct plot_chart *c)
+{
+	static const struct {
+		int x;
+		const char *title, *xlabel;
+	} panels[2] = {
+		{ 0, "latency of a batch against the batch",
+		  "batch (samples)" },
+		{ 1, "latency against throughput per GPU",
+		  "throughput per GPU (samples/s)" },
+	};
+	double lo = 1, hi = 1, slo = c->latency_slo_ms;
+
+	fputs("set multiplot layout 1,2 title ", out);
+	plot_quote(out, c->title);
+	if (c->held[0]) {
+		fputs(".\"\\n\".", out);
+		plot_quote(out, c->held);
+	}
+	fputs(" font ',13'\n"
+	      "set ylabel 'latency of a batch (ms)'\n"
+	      "set key top left font ',10'\n",
+	      out);
+	for (int k = 0; k < 2; k++) {
+		int n = 0;
+
+		fputs("set title ", out);
+		plot_quote(out, panels[k].title);
+		fputs("\nset xlabel ", out);
+		plot_quote(out, panels[k].xlabel);
+		fputc('\n', out);
+		if (k == 0) {
+			pow2_axis(out, c, 0, 9);
+		} else {
+			fputs("unset logscale x\nunset key\n", out);
+			if (column_range(c, 1, -1, &lo, &hi))
+				log_axis(out, "x", lo, hi, false);
+		}
+		if (column_range(c, 2, -1, &lo, &hi)) {
+			if (slo > 0.0 && isfinite(slo)) {
+				lo = fmin(lo, slo);
+				hi = fmax(hi, slo);
+			}
+			log_axis(out, "y", lo, hi, false);
+		}
+		for (size_t i = 0; i < c->nseries; i++) {
+			const struct plot_series *s = &c->series[i];
+			int b = plot_series_block(c, i);
+
+			if (b < 0)
+				continue;
+			clause(out, &n);
+			fprintf(out, "data index %d using %d:3 with linespoints",
+				b, panels[k].x + 1);
+			put_lc(out, s);
+			fprintf(out, " lw 2 pt %d title ", series_pt(s));
+			plot_quote(out, s->label);
+		}
+		if (slo > 0.0 && isfinite(slo)) {
+			clause(out, &n);
+			fprintf(out, "%.6g with lines lc rgb '#B00000' dt 4 lw 2 "
+				     "title 'latency SLO (%.6g ms)'", slo, slo);
+		}
+		fputc('\n', out);
+	}
+	fputs("unset multiplot\n", out);
+}
+
+static void script_latency_tokens(FILE *out, const struct plot_chart *c)
 {
 	char t[PLOT_LABEL_MAX + 48];
 	/* TTFT flat across the sweep (the batch sweep's prefill of one
@@ -553,6 +754,14 @@ static void script_latency(FILE *out, const struct plot_chart *c)
 	fputs("unset multiplot\n", out);
 }
 
+static void script_latency(FILE *out, const struct plot_chart *c)
+{
+	if (c->per_sample)
+		script_latency_sample(out, c);
+	else
+		script_latency_tokens(out, c);
+}
+
 static void script_replicas(FILE *out, const struct plot_chart *c)
 {
 	int n = 0;
@@ -560,8 +769,9 @@ static void script_replicas(FILE *out, const struct plot_chart *c)
 	double lo = 1, hi = 1;
 
 	set_title(out, c);
-	fputs("set xlabel 'request rate (requests/s)'\n"
-	      "set ylabel 'GPUs needed (replicas x GPUs per replica)'\n"
+	fprintf(out, "set xlabel 'request rate (%s/s)'\n",
+		c->per_sample ? "samples" : "requests");
+	fputs("set ylabel 'GPUs needed (replicas x GPUs per replica)'\n"
 	      "set logscale xy 10\n"
 	      "set key top left font ',10' title ",
 	      out);
@@ -603,8 +813,14 @@ static bool column_has_data(const struct plot_chart *c, int col)
 /* The bars of column 'col' of series 0, one per category in its
    device's colour, at x = row + 'dx' ('pattern': hatched). */
 static void energy_bars(FILE *out, const struct plot_chart *c, int b,
-			int col, double dx, bool pattern, int *n)
+			int col, double dx, double unit, bool pattern, int *n)
 {
+	char y[32];
+
+	if (unit == 1.0)
+		snprintf(y, sizeof(y), "%d", col + 1);
+	else
+		snprintf(y, sizeof(y), "($%d/%g)", col + 1, unit);
 	const struct plot_series *s = &c->series[0];
 
 	for (size_t r = 0; r < s->rows; r++) {
@@ -613,9 +829,9 @@ static void energy_bars(FILE *out, const struct plot_chart *c, int b,
 		if (!isfinite(s->v[r * (size_t)c->ncols + (size_t)col]))
 			continue;
 		clause(out, n);
-		fprintf(out, "data index %d every ::%zu::%zu using ($1%+.3g):%d "
+		fprintf(out, "data index %d every ::%zu::%zu using ($1%+.3g):%s "
 			     "with boxes lc rgb '%s' fs %s notitle",
-			b, r, r, dx, col + 1,
+			b, r, r, dx, y,
 			cat >= 0 && cat < c->ncats && c->cat_rgb[cat][0] ?
 				c->cat_rgb[cat] :
 				"#0072B2",
@@ -623,7 +839,50 @@ static void energy_bars(FILE *out, const struct plot_chart *c, int b,
 	}
 }
 
-static void script_energy(FILE *out, const struct plot_chart *c)
+/* Per-sample energy: per million samples trained and served, a bar per
+   device in each panel, in one unit for both. */
+static void script_energy_sample(FILE *out, const struct plot_chart *c)
+{
+	static const char *const what[2] = { "trained", "served" };
+	int b = c->nseries ? plot_series_block(c, 0) : -1;
+	bool has[2] = { column_has_data(c, 1), column_has_data(c, 2) };
+	const char *name;
+	double unit = energy_unit(fmax(column_max(c, 1), column_max(c, 2)),
+				  &name);
+
+	if (b < 0)
+		b = 0;
+	fprintf(out, "set multiplot layout 1,%d title ",
+		has[0] && has[1] ? 2 : 1);
+	plot_quote(out, c->title);
+	if (c->held[0]) {
+		fputs(".\"\\n\".", out);
+		plot_quote(out, c->held);
+	}
+	fputs(" font ',13'\n"
+	      "set yrange [0:*]\n"
+	      "set offsets 0, 0, graph 0.15, 0\n"
+	      "set boxwidth 0.6\n"
+	      "unset key\n",
+	      out);
+	set_cat_tics(out, c);
+	for (int panel = 0; panel < 2; panel++) {
+		int n = 0;
+
+		if (!has[panel] && (panel == 1 || has[1]))
+			continue;
+		cat_reasons(out, c, panel);
+		fprintf(out, "set title 'per million samples %s (facility)'\n"
+			     "set ylabel 'energy per million samples %s "
+			     "(%s)'\n",
+			what[panel], what[panel], name);
+		energy_bars(out, c, b, panel + 1, 0.0, unit, false, &n);
+		fputc('\n', out);
+	}
+	fputs("unset multiplot\n", out);
+}
+
+static void script_energy_tokens(FILE *out, const struct plot_chart *c)
 {
 	int b = c->nseries ? plot_series_block(c, 0) : -1;
 	/* a panel without a number (a model that trains nowhere, or serves
@@ -654,7 +913,7 @@ static void script_energy(FILE *out, const struct plot_chart *c)
 		      "set ylabel 'energy to train (MWh)'\n"
 		      "set boxwidth 0.6\n",
 		      out);
-		energy_bars(out, c, b, 1, 0.0, false, &n);
+		energy_bars(out, c, b, 1, 0.0, 1.0, false, &n);
 		fputc('\n', out);
 	}
 	if (serve) {
@@ -664,8 +923,8 @@ static void script_energy(FILE *out, const struct plot_chart *c)
 		      "set ylabel 'energy per output token (J)'\n"
 		      "set boxwidth 0.36\n",
 		      out);
-		energy_bars(out, c, b, 2, -0.19, false, &n);
-		energy_bars(out, c, b, 3, 0.19, true, &n);
+		energy_bars(out, c, b, 2, -0.19, 1.0, false, &n);
+		energy_bars(out, c, b, 3, 0.19, 1.0, true, &n);
 		clause(out, &n);
 		fputs("keyentry with boxes lc rgb '#404040' fs solid 0.85 "
 		      "title 'solid: no power cap'", out);
@@ -681,6 +940,14 @@ static void script_energy(FILE *out, const struct plot_chart *c)
 		fputc('\n', out);
 	}
 	fputs("unset multiplot\n", out);
+}
+
+static void script_energy(FILE *out, const struct plot_chart *c)
+{
+	if (c->per_sample)
+		script_energy_sample(out, c);
+	else
+		script_energy_tokens(out, c);
 }
 
 static void (*const scripts[PLOT_KIND_COUNT])(FILE *out,

@@ -159,54 +159,6 @@ void rec_heading(struct record *rec, const char *title)
 	add(rec, NULL, "", title, RF_HEADING, 0);
 }
 
-/*
- * 'x' in decimal without an exponent: 'sig' significant digits, trailing
- * zeros of the fraction dropped ("0.00003791", "12000000").
- */
-static void plain_number(char *buf, size_t n, double x, int sig)
-{
-	double a = fabs(x);
-	int dec;
-
-	if (a == 0.0 || !isfinite(x)) {
-		snprintf(buf, n, "%g", a == 0.0 ? 0.0 : x);
-		return;
-	}
-	dec = sig - 1 - (int)floor(log10(a));
-	dec = dec < 0 ? 0 : dec > 20 ? 20 : dec;
-	snprintf(buf, n, "%.*f", dec, x);
-	if (dec > 0 && strchr(buf, '.')) {
-		char *end = buf + strlen(buf) - 1;
-
-		while (*end == '0')
-			*end-- = '\0';
-		if (*end == '.')
-			*end = '\0';
-	}
-}
-
-/* units_format, with a mantissa beyond the kind's units ("$3.791e-05")
-   written without its exponent ("$0.00003791"). */
-static void human_unit(char *buf, size_t n, double v, enum unit_kind unit,
-		       int sig)
-{
-	char num[64], suffix[32];
-	const char *p = buf;
-	char *end;
-	double m;
-
-	units_format(buf, n, v, unit, sig);
-	if (!strstr(buf, "e+") && !strstr(buf, "e-"))
-		return;
-	while (*p == '-' || *p == '$')
-		p++;
-	m = strtod(p, &end);
-	snprintf(suffix, sizeof(suffix), "%s", end);
-	plain_number(num, sizeof(num), m, sig);
-	snprintf(buf, n, "%s%s%s%s", v < 0 ? "-" : "",
-		 unit == UNIT_MONEY ? "$" : "", num, suffix);
-}
-
 /* Human text of a field's value. */
 static void human(const struct rfield *f, char *buf, size_t n)
 {
@@ -215,9 +167,9 @@ static void human(const struct rfield *f, char *buf, size_t n)
 		if (f->flags & RF_PERCENT)
 			snprintf(buf, n, "%.1f%%", 100.0 * f->num);
 		else if (f->unit != UNIT_KIND_COUNT)
-			human_unit(buf, n, f->num, f->unit, 4);
+			units_format_plain(buf, n, f->num, f->unit, 4);
 		else
-			plain_number(buf, n, f->num, 4);
+			units_plain_number(buf, n, f->num, 4);
 		break;
 	case RF_INT:
 		snprintf(buf, n, "%lld", f->inum);
@@ -236,11 +188,11 @@ static void human(const struct rfield *f, char *buf, size_t n)
 			snprintf(lo, sizeof(lo), "%.1f%%", 100.0 * f->num);
 			snprintf(hi, sizeof(hi), "%.1f%%", 100.0 * f->num2);
 		} else if (f->unit != UNIT_KIND_COUNT) {
-			human_unit(lo, sizeof(lo), f->num, f->unit, 3);
-			human_unit(hi, sizeof(hi), f->num2, f->unit, 3);
+			units_format_plain(lo, sizeof(lo), f->num, f->unit, 3);
+			units_format_plain(hi, sizeof(hi), f->num2, f->unit, 3);
 		} else {
-			plain_number(lo, sizeof(lo), f->num, 3);
-			plain_number(hi, sizeof(hi), f->num2, 3);
+			units_plain_number(lo, sizeof(lo), f->num, 3);
+			units_plain_number(hi, sizeof(hi), f->num2, 3);
 		}
 		snprintf(buf, n, "%s - %s", lo, hi);
 		break;
@@ -389,7 +341,8 @@ static int by_value(const void *x, const void *y)
 /*
  * The unit of column 'j': the largest of its kind not above the median
  * magnitude of the column's numbers; decimals for three significant
- * digits of the smallest, no more than four of the largest need.  Off
+ * digits of the smallest, no more than four of the largest need (and no
+ * more than three, or six for a column of values below 0.01).  Off
  * (each cell its own unit) for columns of percentages or without
  * numbers.
  */
@@ -406,7 +359,7 @@ static struct col_unit column_unit(const struct report *r, int j)
 		}
 	double *v, lo, hi, med;
 	size_t nv = 0;
-	int dlo, dhi;
+	int dlo, dhi, cap;
 
 	if (f0->flags & RF_PERCENT || f0->type != RF_NUM)
 		return cu;
@@ -443,7 +396,12 @@ static struct col_unit column_unit(const struct report *r, int j)
 	dlo = 2 - (int)floor(log10(lo / cu.factor));
 	dhi = 3 - (int)floor(log10(hi / cu.factor));
 	cu.decimals = dlo < dhi ? dlo : (dhi > 0 ? dhi : 0);
-	cu.decimals = cu.decimals < 0 ? 0 : cu.decimals > 3 ? 3 : cu.decimals;
+	/* at most three decimals, unless every value is below 0.01 of the
+	   kind's smallest unit (a cost per million inferences of $0.00016):
+	   then up to six, which keep two digits of it */
+	cap = hi / cu.factor < 0.01 ? 6 : 3;
+	cu.decimals = cu.decimals < 0 ? 0 : cu.decimals > cap ? cap :
+								   cu.decimals;
 	return cu;
 }
 

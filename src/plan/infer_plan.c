@@ -14,11 +14,26 @@
 
 #include "checked.h"
 #include "model_queue.h"
+#include "units.h"
 
 /* Most replicas the rate search considers. */
 static const int max_replicas = 1 << 24;
 
 static const double seconds_per_hour = 3600.0;
+
+/* A number of a message for people (the reason a plan misses) with three
+   significant digits and no exponent: "1019", "0.5", "20000000". */
+struct num3 {
+	char s[40];
+};
+
+static struct num3 n3(double v)
+{
+	struct num3 n;
+
+	units_plain_number(n.s, sizeof(n.s), v, 3);
+	return n;
+}
 
 double slo_fraction(enum slo_percentile p)
 {
@@ -373,24 +388,25 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
 	} else if (!p->fits) {
 		p->meets_slo = false; /* nothing runs */
 		snprintf(p->why, sizeof(p->why),
-			 "a batch of %d needs %.3g GB per GPU of %.3g GB",
-			 c->batch, p->result.memory.total_bytes / 1e9,
-			 p->gpu->mem_bytes / 1e9);
+			 "a batch of %d needs %s GB per GPU of %s GB",
+			 c->batch, n3(p->result.memory.total_bytes / 1e9).s,
+			 n3(p->gpu->mem_bytes / 1e9).s);
 	} else if (is->tpot_slo_s > 0.0 && p->result.tpot_s > is->tpot_slo_s &&
 		   !(is->speculative_tokens > 0 || is->disaggregated)) {
 		/* (speculation and a decode pool of another tp change the
 		   TPOT: the simulation judges those) */
 		p->meets_slo = false;
 		snprintf(p->why, sizeof(p->why),
-			 "time per output token is %.3g ms at batch %d, over "
-			 "the %.3g ms SLO", 1e3 * p->result.tpot_s, c->batch,
-			 1e3 * is->tpot_slo_s);
+			 "time per output token is %s ms at batch %d, over "
+			 "the %s ms SLO", n3(1e3 * p->result.tpot_s).s,
+			 c->batch, n3(1e3 * is->tpot_slo_s).s);
 	} else if (is->ttft_slo_s > 0.0 &&
 		   p->result.ttft_s > is->ttft_slo_s) {
 		p->meets_slo = false;
 		snprintf(p->why, sizeof(p->why),
-			 "prefill alone takes %.3g ms, over the %.3g ms TTFT "
-			 "SLO", 1e3 * p->result.ttft_s, 1e3 * is->ttft_slo_s);
+			 "prefill alone takes %s ms, over the %s ms TTFT "
+			 "SLO", n3(1e3 * p->result.ttft_s).s,
+			 n3(1e3 * is->ttft_slo_s).s);
 	}
 	p->replicas = 1;
 	p->utilization = 0.0;
@@ -727,14 +743,15 @@ int sample_serve_plan_make(const struct workload *wl, const struct gpu_spec *g,
 	p->latency_p_s = p->result.latency_s;
 	if (!p->result.fits)
 		snprintf(p->why, sizeof(p->why),
-			 "the model needs %.3g GB per GPU of %.3g GB",
-			 p->result.memory_total_bytes / 1e9, g->mem_bytes / 1e9);
+			 "the model needs %s GB per GPU of %s GB",
+			 n3(p->result.memory_total_bytes / 1e9).s,
+			 n3(g->mem_bytes / 1e9).s);
 	else if (is->ttft_slo_s > 0.0 && p->result.latency_s > is->ttft_slo_s) {
 		p->meets_slo = false;
 		snprintf(p->why, sizeof(p->why),
-			 "a batch of %d takes %.3g ms, over the %.3g ms "
-			 "latency SLO", p->batch, 1e3 * p->result.latency_s,
-			 1e3 * is->ttft_slo_s);
+			 "a batch of %d takes %s ms, over the %s ms "
+			 "latency SLO", p->batch, n3(1e3 * p->result.latency_s).s,
+			 n3(1e3 * is->ttft_slo_s).s);
 	}
 	p->replicas = 1;
 	if (p->has_rate && p->meets_slo) {
@@ -747,8 +764,8 @@ int sample_serve_plan_make(const struct workload *wl, const struct gpu_spec *g,
 		if (n == 0) {
 			p->meets_slo = false;
 			snprintf(p->why, sizeof(p->why),
-				 "no number of replicas serves %.3g samples/s "
-				 "within the SLO", is->qps);
+				 "no number of replicas serves %s samples/s "
+				 "within the SLO", n3(is->qps).s);
 		} else {
 			p->replicas = n;
 			p->utilization = rate * service / n;

@@ -389,3 +389,51 @@ int units_format_exact(char *buf, size_t size, double value,
 {
 	return units_format(buf, size, value, kind, 15);
 }
+
+/*
+ * 'x' in decimal without an exponent: 'sig' significant digits, trailing
+ * zeros of the fraction dropped ("0.00003791", "12000000").
+ */
+void units_plain_number(char *buf, size_t n, double x, int sig)
+{
+	double a = fabs(x);
+	int dec;
+
+	if (a == 0.0 || !isfinite(x)) {
+		snprintf(buf, n, "%g", a == 0.0 ? 0.0 : x);
+		return;
+	}
+	dec = sig - 1 - (int)floor(log10(a));
+	dec = dec < 0 ? 0 : dec > 20 ? 20 : dec;
+	snprintf(buf, n, "%.*f", dec, x);
+	if (dec > 0 && strchr(buf, '.')) {
+		char *end = buf + strlen(buf) - 1;
+
+		while (*end == '0')
+			*end-- = '\0';
+		if (*end == '.')
+			*end = '\0';
+	}
+}
+
+/* units_format, with a mantissa beyond the kind's units ("$3.791e-05")
+   written without its exponent ("$0.00003791"). */
+void units_format_plain(char *buf, size_t n, double v, enum unit_kind unit,
+		       int sig)
+{
+	char num[64], suffix[32];
+	const char *p = buf;
+	char *end;
+	double m;
+
+	units_format(buf, n, v, unit, sig);
+	if (!strstr(buf, "e+") && !strstr(buf, "e-"))
+		return;
+	while (*p == '-' || *p == '$')
+		p++;
+	m = strtod(p, &end);
+	snprintf(suffix, sizeof(suffix), "%s", end);
+	units_plain_number(num, sizeof(num), m, sig);
+	snprintf(buf, n, "%s%s%s%s", v < 0 ? "-" : "",
+		 unit == UNIT_MONEY ? "$" : "", num, suffix);
+}

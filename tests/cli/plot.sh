@@ -45,6 +45,8 @@ slo="--set inference.prompt_tokens=512 --set inference.output_tokens=256
 --set inference.ttft_slo=500ms --set inference.tpot_slo=50ms"
 gpus=H100-SXM,MI300X
 kinds="scaling cost-time memory roofline latency-throughput replicas energy"
+# the kinds of a model costed per sample
+sample_kinds="scaling cost-time memory latency-throughput replicas energy"
 
 # usage errors
 "$bin" plot scaling $wl >/dev/null 2>"$tmp/err"
@@ -109,8 +111,19 @@ if [ $have_gnuplot = 1 ]; then
 	check "compare --plot: every SVG is a chart" \
 		'(for f in "$tmp/set"/*.svg; do head -c 100 "$f" | grep -q "^<?xml\|^<svg" && [ $(size "$f") -gt 5000 ] || exit 1; done)'
 	"$bin" compare examples/resnet50-imagenet.ini --gpu $gpus --plot "$tmp/gen" >/dev/null 2>&1
-	check "compare --plot of a per-sample model: the four kinds that apply" \
-		'[ $? -eq 0 ] && [ "$(cd "$tmp/gen" && ls *.svg | tr "\n" " ")" = "cost-time.svg energy.svg memory.svg scaling.svg " ]'
+	check "compare --plot of a per-sample model: every kind but the roofline" \
+		'[ $? -eq 0 ] && [ "$(cd "$tmp/gen" && ls *.svg | tr "\n" " ")" = "cost-time.svg energy.svg latency-throughput.svg memory.svg replicas.svg scaling.svg " ]'
+	# per-sample charts render, in samples
+	for w in dlrm-criteo resnet50-onnx; do
+		for k in $sample_kinds; do
+			"$bin" plot $k examples/$w.ini --gpu $gpus -o "$tmp/r/$w-$k.png" 2>"$tmp/err"
+			rc=$?
+			check "$w $k png (status $rc)" '[ $rc -eq 0 ] && [ "$(head -c 4 "$tmp/r/$w-$k.png" | tail -c 3)" = PNG ] && [ $(size "$tmp/r/$w-$k.png") -gt 10000 ]'
+		done
+	done
+	"$bin" plot roofline examples/dlrm-criteo.ini -o "$tmp/r/roof.png" 2>"$tmp/err"
+	check "a per-sample roofline is refused (status 2), naming what covers it" \
+		'[ $? -eq 2 ] && grep -q "every chart but the roofline" "$tmp/err" && [ ! -e "$tmp/r/roof.png" ]'
 	"$bin" size examples/llama3-70b.ini --deadline 60d --gpu $gpus --plot "$tmp/size" >/dev/null 2>&1
 	check "size --plot draws the set" '[ $? -eq 0 ] && [ $(ls "$tmp/size"/*.svg | wc -l) -eq 7 ]'
 	# --plot-format png: the same set as PNG
@@ -164,6 +177,25 @@ for k in $kinds; do
 	check "golden data: $k.dat matches tests/cli/data/plot/$k.dat" \
 		'cmp -s "$tmp/g/$k.dat" "tests/cli/data/plot/$k.dat" || { diff "tests/cli/data/plot/$k.dat" "$tmp/g/$k.dat" | head -10; exit 1; }'
 done
+# golden data of the per-sample charts: a recommender and a vision
+# network from its ONNX graph (tests/cli/data/plot/sample/), serving
+# under a latency target of a batch
+for w in dlrm-criteo resnet50-onnx; do
+	for k in $sample_kinds; do
+		(cd "$tmp/g" && PATH=/nonexistent "$bin" plot $k "$OLDPWD/examples/$w.ini" \
+			--gpu $gpus --set inference.ttft_slo=20ms -o "$w-$k.svg" 2>/dev/null)
+		if [ "${UPDATE:-0}" = 1 ]; then
+			mkdir -p tests/cli/data/plot/sample
+			cp "$tmp/g/$w-$k.dat" "tests/cli/data/plot/sample/$w-$k.dat"
+		fi
+		check "golden data: sample/$w-$k.dat" \
+			'cmp -s "$tmp/g/$w-$k.dat" "tests/cli/data/plot/sample/$w-$k.dat" || { diff "tests/cli/data/plot/sample/$w-$k.dat" "$tmp/g/$w-$k.dat" | head -10; exit 1; }'
+	done
+done
+check "per-sample charts: columns in samples" \
+	'grep -q "^# columns: gpus samples_per_s_per_gpu ideal_samples_per_s_per_gpu goodput" "$tmp/g/dlrm-criteo-scaling.dat" && grep -q "^# columns: time_days usd_per_million_samples gpus" "$tmp/g/dlrm-criteo-cost-time.dat" && grep -q "^# columns: batch samples_per_s_per_gpu latency_ms" "$tmp/g/resnet50-onnx-latency-throughput.dat" && grep -q "^# columns: row train_j_per_million_samples serve_j_per_million_samples" "$tmp/g/resnet50-onnx-energy.dat"'
+check "per-sample latency chart: the latency target drawn" \
+	'grep -q "latency SLO (20 ms)" "$tmp/g/dlrm-criteo-latency-throughput.gp" && grep -q "latency of a batch at most 20 ms" "$tmp/g/dlrm-criteo-replicas.gp"'
 # the limits of the command line are drawn: size's deadline and budget
 (cd "$tmp/g" && PATH=/nonexistent "$bin" plot cost-time "$OLDPWD/examples/llama3-70b.ini" \
 	--gpu H100-SXM -o ct.svg 2>/dev/null)

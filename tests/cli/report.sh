@@ -101,6 +101,27 @@ if [ $have_gnuplot = 1 ]; then
 	"$bin" report $wl --gpu $gpus -o "$tmp/p3.html" 2>"$tmp/err"
 	check "no progress in a pipe: nothing on stderr" '[ ! -s "$tmp/err" ]'
 
+	# a per-sample model (a recommender): its charts and sections, in
+	# samples, no per-token section
+	sw=examples/dlrm-criteo.ini
+	"$bin" report $sw --gpu $gpus -o "$tmp/dlrm.html" 2>"$tmp/err"
+	rc=$?
+	n=$(grep -c "^<svg" "$tmp/dlrm.html")
+	check "per-sample report: written (status $rc) with six charts ($n)" \
+		'[ $rc -eq 0 ] && [ $n -eq 6 ] && ! grep -q "id=\"chart-roofline\"" "$tmp/dlrm.html"'
+	for s in "Recommendation" "Workload" "Training plan per device" \
+		"Serving plan per device" "Assumptions and sources" "Charts"; do
+		check "per-sample section: $s" 'grep -q "<h2>$s</h2>" "$tmp/dlrm.html"'
+	done
+	check "per-sample report: samples and inferences, no tokens, TTFT or TPOT" \
+		'grep -q "samples/s per GPU" "$tmp/dlrm.html" && grep -q "\$ per M inferences" "$tmp/dlrm.html" && grep -q "embedding tables" "$tmp/dlrm.html" && ! strip_svg "$tmp/dlrm.html" | grep -q "TTFT\|TPOT\|per token\|tokens\|tp/pp/dp"'
+	strip_svg "$tmp/dlrm.html" >"$tmp/dlrm-page.html"
+	if [ "${UPDATE:-0}" = 1 ]; then
+		cp "$tmp/dlrm-page.html" "$golden/dlrm-criteo.html"
+	fi
+	check "the per-sample page matches $golden/dlrm-criteo.html" \
+		'diff -u "$golden/dlrm-criteo.html" "$tmp/dlrm-page.html" >"$tmp/diff" || { head -20 "$tmp/diff"; exit 1; }'
+
 	# hostile names: a device and a workload name that try to open
 	# elements stay text
 	head -n 1 tests/cli/data/cat-ok.csv >"$tmp/cat.csv"
@@ -138,6 +159,12 @@ if [ $have_gnuplot = 1 ] && need chromium chromium; then
 	p=$(size "$tmp/plan.png")
 	check "chromium renders the page (screenshot $p bytes, blank $b)" \
 		'[ "$(head -c 4 "$tmp/plan.png" | tail -c 3)" = PNG ] && [ $p -gt 50000 ] && [ $p -gt $((20 * b)) ]'
+	shoot "file://$tmp/dlrm.html" "$tmp/dlrm.png"
+	p=$(size "$tmp/dlrm.png")
+	check "chromium renders the per-sample page (screenshot $p bytes)" \
+		'[ "$(head -c 4 "$tmp/dlrm.png" | tail -c 3)" = PNG ] && [ $p -gt 50000 ] && [ $p -gt $((20 * b)) ]'
+	# REPORT_SHOTS=DIR keeps the screenshots there, to look at them
+	if [ -n "${REPORT_SHOTS:-}" ]; then cp "$tmp/plan.png" "$tmp/dlrm.png" "$REPORT_SHOTS/"; fi
 fi
 
 echo "report: $pass passed, $fail failed"

@@ -45,6 +45,13 @@ train --search|train $wl --gpu H100-SXM --gpus 1024 --search
 infer|infer $serve --gpu H100-SXM
 infer dlrm|infer examples/dlrm-criteo.ini --gpu A100-SXM-80GB
 sweep|sweep examples/llama3-8b.ini --vary training.gpus=64..1024x2 --vary gpu=H100-SXM,A100-SXM-80GB
+compare dlrm|compare examples/dlrm-criteo.ini
+compare resnet50 onnx|compare examples/resnet50-onnx.ini
+compare efficientnet onnx|compare examples/efficientnet-b0-onnx.ini --sort sample-cost
+compare resnet50 params|compare examples/resnet50-imagenet.ini --set inference.qps=1e5 --set inference.ttft_slo=20ms
+size dlrm|size examples/dlrm-criteo.ini --deadline 10min
+size resnet50 serving|size examples/resnet50-onnx.ini --deadline 1h --set inference.qps=1e6 --set inference.ttft_slo=10ms
+sweep resnet50 batch|sweep examples/resnet50-onnx.ini --gpu H100-SXM --vary inference.batch=1..4096x4
 LIST
 
 # --wide: every column, the line that names the others goes
@@ -72,6 +79,14 @@ check "compare: status columns and cp where used" \
 "$bin" infer examples/dlrm-criteo.ini --gpu A100-SXM-80GB --format json --wide >"$tmp/j2" 2>/dev/null
 check "json: the same with --wide, full precision kept" \
 	'cmp -s "$tmp/j1" "$tmp/j2" && grep -Eq "[0-9]{6,}e-05" "$tmp/j1"'
+# compare of a per-sample model: its columns, in samples, within 100
+# columns; the rest with --wide
+"$bin" compare examples/dlrm-criteo.ini --gpu H100-SXM,L4 >"$tmp/dlrm" 2>/dev/null
+check "compare dlrm: per-sample columns" \
+	'grep -q "samples/s/GPU" "$tmp/dlrm" && grep -q "latency (us)" "$tmp/dlrm" && grep -q "inf/s/GPU" "$tmp/dlrm" && grep -q "\$/M inf" "$tmp/dlrm" && ! grep -q "tp/pp/dp\|TPOT\|tok/s" "$tmp/dlrm"'
+"$bin" compare examples/dlrm-criteo.ini --gpu H100-SXM,L4 --wide >"$tmp/dlrmw" 2>/dev/null
+check "compare dlrm --wide: energy per million samples trained and served" \
+	'grep -q "energy/M (J)" "$tmp/dlrmw" && grep -q "energy/M inf (J)" "$tmp/dlrmw"'
 "$bin" compare $wl --gpu B200 --format csv >"$tmp/csv" 2>/dev/null
 check "csv: no table-only column" \
 	'head -1 "$tmp/csv" | grep -q "training.fits" && ! head -1 "$tmp/csv" | grep -q "train_status\|layout"'

@@ -318,12 +318,22 @@ static void test_script_newline_in_names(void **state)
 	char *got;
 
 	(void)state;
-	for (int k = 0; k < PLOT_KIND_COUNT; k++) {
+	/* each kind, of a transformer and of a per-sample model */
+	for (int ks = 0; ks < 2 * PLOT_KIND_COUNT; ks++) {
+		int k = ks % PLOT_KIND_COUNT;
 		struct plot_chart *c = plot_chart_new((enum plot_kind)k);
 		struct plot_series *ser;
 		double row[PLOT_MAX_COLS] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 
 		assert_non_null(c);
+		if (ks >= PLOT_KIND_COUNT) {
+			plot_chart_set_per_sample(c);
+			c->samples = 1e6;
+			c->deadline_s = 3600;
+			c->deadline_days = 3600.0 / 86400.0;
+			c->budget_usd = 10;
+			c->latency_slo_ms = 5;
+		}
 		snprintf(c->title, sizeof(c->title), "%s", evil);
 		snprintf(c->note, sizeof(c->note), "%s", evil);
 		c->tpot_slo_ms = 50;
@@ -491,6 +501,24 @@ static void test_device_style(void **state)
 		for (int j = 0; j < i; j++)
 			assert_string_not_equal(rgb[i], rgb[j]);
 	}
+	/* the common inference cards differ from each other and from the
+	   defaults in colour or point type */
+	{
+		static const char *const cards[] = {
+			"A100-SXM-80GB", "H100-SXM", "H200-SXM", "B200",
+			"MI300X", "GB200", "L4", "T4", "A10", "A30", "L40",
+			"A40", "V100-SXM-32GB", "H20",
+		};
+		char c[14][8];
+		int p[14];
+
+		for (int i = 0; i < 14; i++) {
+			plot_device_style(cards[i], c[i], &p[i]);
+			for (int j = 0; j < i; j++)
+				assert_true(strcmp(c[i], c[j]) != 0 ||
+					    p[i] != p[j]);
+		}
+	}
 	plot_device_style("Acme-X9", a, &pa);
 	plot_device_style("Acme-X9", b, &pb);
 	assert_string_equal(a, b);
@@ -510,13 +538,16 @@ static void test_script_labels_quoted(void **state)
 	struct plot_output o = { "d.dat", "o.svg", PLOT_SVG, 800, 600 };
 
 	(void)state;
-	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+	for (size_t ks = 0; ks < 2 * sizeof(kinds) / sizeof(kinds[0]); ks++) {
+		size_t k = ks % (sizeof(kinds) / sizeof(kinds[0]));
 		struct plot_chart *c = plot_chart_new(kinds[k]);
 		struct plot_series *ser;
 		struct sink s;
 		char *got;
 
 		assert_non_null(c);
+		if (ks >= sizeof(kinds) / sizeof(kinds[0]))
+			plot_chart_set_per_sample(c);
 		assert_int_equal(plot_chart_add_cat(c, evil), 0);
 		snprintf(c->cat_why[0][0], PLOT_WHY_MAX, "%s", evil);
 		snprintf(c->cat_why[0][1], PLOT_WHY_MAX, "%s", evil);
@@ -535,6 +566,121 @@ static void test_script_labels_quoted(void **state)
 		free(got);
 		plot_chart_free(c);
 	}
+}
+
+/* A per-sample chart has its own columns, summary and scripts: in
+   samples, time in the unit of its range, limits per million samples. */
+static void test_per_sample_charts(void **state)
+{
+	struct plot_output o = { "d.dat", "o.svg", PLOT_SVG, 800, 600 };
+	struct plot_chart *c;
+	struct plot_series *ser;
+	struct sink s;
+	char *got;
+
+	(void)state;
+	/* columns and summaries */
+	assert_string_equal(plot_kind_summary_for(PLOT_SCALING, false),
+			    plot_kind_summary(PLOT_SCALING));
+	assert_non_null(strstr(plot_kind_summary_for(PLOT_SCALING, true),
+			       "samples/s per GPU"));
+	assert_string_equal(plot_kind_summary_for(PLOT_MEMORY, true),
+			    plot_kind_summary(PLOT_MEMORY));
+	assert_null(plot_kind_summary_for(PLOT_KIND_COUNT, true));
+
+	/* scaling: samples/s per GPU, the deadline as the rate it needs */
+	c = plot_chart_new(PLOT_SCALING);
+	assert_non_null(c);
+	plot_chart_set_per_sample(c);
+	assert_int_equal(c->ncols, 4);
+	c->samples = 7.2e9;
+	c->deadline_s = 3600.0;
+	ser = plot_chart_add_series(c, "H100-SXM", PLOT_ROLE_DEVICE, 1);
+	assert_non_null(ser);
+	assert_int_equal(plot_series_add_row(c, ser, (double[]){ 8, 5e3, 5e3,
+								 0.99 }),
+			 0);
+	sink_open(&s);
+	assert_int_equal(plot_write_data(s.f, c), 0);
+	got = sink_close(&s);
+	assert_non_null(strstr(got, "# columns: gpus samples_per_s_per_gpu "
+				    "ideal_samples_per_s_per_gpu goodput\n"));
+	free(got);
+	sink_open(&s);
+	assert_int_equal(plot_write_script(s.f, c, &o), 0);
+	got = sink_close(&s);
+	assert_non_null(strstr(got, "samples/s"));
+	/* 7.2e9 samples in 3600 s: 2e6 samples/s over x GPUs */
+	assert_non_null(strstr(got, "2e+06/x with lines"));
+	free(got);
+	plot_chart_free(c);
+
+	/* cost-time: minutes for a run of minutes, the budget per million
+	   samples ($10 for 1e6 samples: $10 per million) */
+	c = plot_chart_new(PLOT_COST_TIME);
+	assert_non_null(c);
+	plot_chart_set_per_sample(c);
+	assert_int_equal(c->ncols, 3);
+	c->samples = 1e6;
+	c->budget_usd = 10.0;
+	ser = plot_chart_add_series(c, "H100-SXM", PLOT_ROLE_DEVICE, 1);
+	assert_non_null(ser);
+	assert_int_equal(plot_series_add_row(c, ser, (double[]){ 0.01, 2.5,
+								 8 }),
+			 0);
+	sink_open(&s);
+	assert_int_equal(plot_write_script(s.f, c, &o), 0);
+	got = sink_close(&s);
+	assert_non_null(strstr(got, "expected time to train (minutes)"));
+	assert_non_null(strstr(got, "using ($1*1440):2"));
+	assert_non_null(strstr(got, "cost per million samples"));
+	assert_non_null(strstr(got, "\n     10 with lines"));
+	free(got);
+	plot_chart_free(c);
+
+	/* latency: three columns, two panels, the target line */
+	c = plot_chart_new(PLOT_LATENCY);
+	assert_non_null(c);
+	plot_chart_set_per_sample(c);
+	assert_int_equal(c->ncols, 3);
+	c->latency_slo_ms = 5.0;
+	ser = plot_chart_add_series(c, "L4", PLOT_ROLE_DEVICE, 1);
+	assert_non_null(ser);
+	assert_int_equal(plot_series_add_row(c, ser, (double[]){ 1, 100, 1 }),
+			 0);
+	assert_int_equal(plot_series_add_row(c, ser,
+					     (double[]){ 64, 3000, 21 }),
+			 0);
+	sink_open(&s);
+	assert_int_equal(plot_write_script(s.f, c, &o), 0);
+	got = sink_close(&s);
+	assert_non_null(strstr(got, "set multiplot layout 1,2"));
+	assert_non_null(strstr(got, "using 1:3 with linespoints"));
+	assert_non_null(strstr(got, "using 2:3 with linespoints"));
+	assert_non_null(strstr(got, "latency SLO (5 ms)"));
+	assert_null(strstr(got, "TPOT"));
+	free(got);
+	plot_chart_free(c);
+
+	/* energy: one unit for both panels, kJ here */
+	c = plot_chart_new(PLOT_ENERGY);
+	assert_non_null(c);
+	plot_chart_set_per_sample(c);
+	assert_int_equal(c->ncols, 3);
+	assert_int_equal(plot_chart_add_cat(c, "B200"), 0);
+	ser = plot_chart_add_series(c, "energy", PLOT_ROLE_BARS, 0);
+	assert_non_null(ser);
+	assert_int_equal(plot_series_add_row(c, ser,
+					     (double[]){ 0, 1.8e5, 7.8e4 }),
+			 0);
+	sink_open(&s);
+	assert_int_equal(plot_write_script(s.f, c, &o), 0);
+	got = sink_close(&s);
+	assert_non_null(strstr(got, "energy per million samples trained (kJ)"));
+	assert_non_null(strstr(got, "energy per million samples served (kJ)"));
+	assert_non_null(strstr(got, "($2/1000)"));
+	free(got);
+	plot_chart_free(c);
 }
 
 int main(void)
@@ -556,6 +702,7 @@ int main(void)
 		cmocka_unit_test(test_gnuplot_dash_name),
 		cmocka_unit_test(test_device_style),
 		cmocka_unit_test(test_script_labels_quoted),
+		cmocka_unit_test(test_per_sample_charts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

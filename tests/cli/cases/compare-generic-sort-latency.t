@@ -1,2 +1,0 @@
-args: compare examples/resnet50-imagenet.ini --sort latency
-exit: 2
