@@ -249,10 +249,14 @@ static void plan_run(const struct workload *wl, struct train_plan *p)
 		      &p->run);
 }
 
-/* Sequences (samples) per GPU of the default batch of a per-sample model:
-   256 images per GPU is the usual ImageNet recipe (Goyal et al. 2017);
-   DLRM trains with 64K samples per step (Naumov et al. 2019). */
+/* Samples per GPU of the default batch of a per-sample model: 256 images
+   per GPU is the usual ImageNet recipe (Goyal et al. 2017), whose linear
+   scaling of SGD holds up to 8192 samples a step, the cap, held for more
+   GPUs (larger batches need LARS or the like: a workload that uses one
+   gives its batch); DLRM trains with 64K samples per step (Naumov et al.
+   2019). */
 static const int sample_batch_per_gpu = 256;
+static const int sample_batch_max = 8192;
 static const int recsys_batch = 65536;
 
 /* Largest micro-batch a per-sample search tries. */
@@ -292,6 +296,9 @@ static int plan_per_sample(const struct workload *wl, const struct gpu_spec *g,
 		long long gb = wl->model.kind == MODEL_RECSYS ?
 				       recsys_batch :
 				       (long long)sample_batch_per_gpu * c.gpus;
+
+		if (wl->model.kind != MODEL_RECSYS && gb > sample_batch_max)
+			gb = sample_batch_max;
 
 		gb = (gb + c.gpus - 1) / c.gpus * c.gpus;
 		c.global_batch = gb > INT_MAX ? INT_MAX / c.gpus * c.gpus :
