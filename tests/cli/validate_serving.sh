@@ -1,10 +1,11 @@
 #!/bin/sh
 # validate_serving.sh VALIDATE_SERVING DIR: the serving validation gates
-# can fail.  Each check runs the program on a copy of DIR with one thing
-# broken: the last row's measured value nan, inf, 0, negative or not a
-# number; a header-only file; a row fewer.  Each must exit 1; the
-# unbroken copy must pass.  Ends with "validate serving gates: N passed,
-# M failed".
+# can fail.  Each check runs the program on a copy of DIR's two serving
+# files with one thing broken in one of them (serving.csv, the fitted
+# rows, or serving-holdout.csv): the last row's measured value nan, inf,
+# 0, negative or not a number; a header-only file; a row fewer; the file
+# missing.  Each must exit 1; the unbroken copy must pass.  Ends with
+# "validate serving gates: N passed, M failed".
 set -u
 bin=$1
 src=${2:-tests/validation}
@@ -12,7 +13,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
 fail=0
-fresh() { rm -rf "$tmp/d"; mkdir -p "$tmp/d"; cp "$src/serving.csv" "$tmp/d/"; }
+files="serving.csv serving-holdout.csv"
+fresh() {
+	rm -rf "$tmp/d"
+	mkdir -p "$tmp/d"
+	for f in $files; do cp "$src/$f" "$tmp/d/"; done
+}
 check() { # label expected-status pattern
 	"$bin" "$tmp/d" >"$tmp/out" 2>&1
 	rc=$?
@@ -26,22 +32,27 @@ check() { # label expected-status pattern
 }
 fresh
 check "the unbroken copy passes" 0 'serving targets met'
-# the measured value is the field before the quoted note of each row
-for v in nan inf 0 -0.5 abc; do
+for f in $files; do
+	# the measured value is the field before the quoted note of each row
+	for v in nan inf 0 -0.5 abc; do
+		fresh
+		sed -i '$ s/,\([0-9.][0-9.]*\),"\([A-Z]\)/,'"$v"',"\2/' "$tmp/d/$f"
+		if tail -1 "$tmp/d/$f" | grep -q ",$v,\""; then
+			check "$f: measured '$v' in the last row" 1 'FAIL'
+		else
+			echo "FAIL could not set the last row's measured value of $f to '$v'"
+			fail=$((fail + 1))
+		fi
+	done
 	fresh
-	sed -i '$ s/,\([0-9.][0-9.]*\),"\([A-Z]\)/,'"$v"',"\2/' "$tmp/d/serving.csv"
-	if tail -1 "$tmp/d/serving.csv" | grep -q ",$v,\""; then
-		check "measured '$v' in the last row" 1 'FAIL'
-	else
-		echo "FAIL could not set the last row's measured value to '$v'"
-		fail=$((fail + 1))
-	fi
+	head -1 "$src/$f" >"$tmp/d/$f"
+	check "$f: header only" 1 'rows, expected'
+	fresh
+	sed -i '$ d' "$tmp/d/$f"
+	check "$f: a row fewer" 1 'rows, expected'
+	fresh
+	rm "$tmp/d/$f"
+	check "$f: missing" 1 "$f: No such file"
 done
-fresh
-head -1 "$src/serving.csv" >"$tmp/d/serving.csv"
-check "header only" 1 'rows, expected'
-fresh
-sed -i '$ d' "$tmp/d/serving.csv"
-check "a row fewer" 1 'rows, expected'
 echo "validate serving gates: $pass passed, $fail failed"
 [ $fail -eq 0 ] && [ $pass -gt 0 ]
