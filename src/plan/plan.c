@@ -35,6 +35,7 @@ static const char *const choice_keys[CHOSE_COUNT] = {
 	[CHOSE_SEQUENCE_PARALLEL] = "training.sequence_parallel",
 	[CHOSE_OVERLAP] = "training.overlap_grad_reduce",
 	[CHOSE_TP_OVERLAP] = "training.tp_comm_overlap",
+	[CHOSE_OFFLOAD] = "training.offload_optimizer",
 	[CHOSE_TOKENS] = "training.tokens",
 };
 
@@ -69,6 +70,7 @@ static unsigned open_keys(const struct training_spec *ts)
 		     bit(CHOSE_SEQUENCE_PARALLEL) : 0;
 	u |= ts->overlap_grad_reduce == WL_AUTO_NEG ? bit(CHOSE_OVERLAP) : 0;
 	u |= ts->tp_comm_overlap == WL_AUTO_NEG ? bit(CHOSE_TP_OVERLAP) : 0;
+	u |= ts->offload_optimizer == WL_OFFLOAD_AUTO ? bit(CHOSE_OFFLOAD) : 0;
 	u |= ts->recompute == RECOMPUTE_AUTO &&
 			     ts->recompute_layers == WL_AUTO ?
 		     bit(CHOSE_RECOMPUTE_LAYERS) : 0;
@@ -136,7 +138,7 @@ static const int micro_batch_limit = 4096;
  */
 static int largest_micro_batch(const struct arch *a,
 			       const struct train_config *c,
-			       double capacity_bytes)
+			       double capacity_bytes, const struct cluster *cl)
 {
 	struct train_config t = *c;
 	struct train_memory m;
@@ -151,6 +153,8 @@ static int largest_micro_batch(const struct arch *a,
 		if (t.micro_batches < 1)
 			t.micro_batches = 1;
 		train_memory_eval(a, &t, capacity_bytes, &m);
+		train_memory_host(&m, &t, cl->gpus_per_node,
+				  cl->host_memory_bytes);
 		if (m.fits)
 			lo = mid;
 		else
@@ -281,7 +285,7 @@ static int plan_per_sample(const struct workload *wl, const struct gpu_spec *g,
 		       bit(CHOSE_CP) | bit(CHOSE_EP) | bit(CHOSE_RECOMPUTE) |
 		       bit(CHOSE_RECOMPUTE_LAYERS) |
 		       bit(CHOSE_SEQUENCE_PARALLEL) | bit(CHOSE_TP_OVERLAP) |
-		       bit(CHOSE_TOKENS));
+		       bit(CHOSE_OFFLOAD) | bit(CHOSE_TOKENS));
 	p->tokens = ts->samples * ts->epochs;
 	c.tp = c.pp = c.vp = c.cp = c.ep = 1;
 	c.dp = c.gpus;
@@ -398,10 +402,31 @@ int train_plan_rank(const struct workload *wl, const struct gpu_spec *g,
 	if (!p->has_arch)
 		return plan_states_only(wl, g, p);
 
+	if (ts->offload_optimizer > 0.0 && !cluster_can_offload(&p->cluster))
+		return diag_set(err, wl->file, 0, 0,
+				"'training.offload_optimizer' needs the "
+				"host of %s: the catalog gives it no %s; set "
+				"'cluster.%s' (%s)",
+				g->name,
+				p->cluster.host_memory_bytes > 0.0 ?
+					"host_link_bw" :
+					"host_memory",
+				p->cluster.host_memory_bytes > 0.0 ?
+					"host_link_bw" :
+					"host_memory",
+				p->cluster.host_memory_bytes > 0.0 ?
+					"the GPU's link to its CPU, per "
+					"direction, e.g. 32GB/s for PCIe "
+					"Gen4 x16" :
+					"the host memory of a node, e.g. 2TB");
 	if (train_space_init(&sp, ts, &p->arch, p->config.gpus,
 			     ts->global_batch, p->cluster.gpus_per_node,
 			     err) != 0)
 		return -1;
+	train_space_offload(&sp, ts, &p->cluster);
+	/* an offload the cluster cannot make was not chosen */
+	if (sp.offload.n < 2)
+		p->chosen &= ~bit(CHOSE_OFFLOAD);
 	train_search_parallel(&sp, &p->arch, g, &p->cluster, &res, top, k,
 			      ntop, threads);
 	p->enumerated = res.enumerated;
@@ -420,7 +445,7 @@ int train_plan_rank(const struct workload *wl, const struct gpu_spec *g,
 	if (p->config.pp == 1)
 		p->chosen &= ~(bit(CHOSE_FIRST_STAGE) | bit(CHOSE_LAST_STAGE));
 	p->max_micro_batch = largest_micro_batch(&p->arch, &p->config,
-						 g->mem_bytes);
+						 g->mem_bytes, &p->cluster);
 	plan_run(wl, p);
 	return 0;
 }
