@@ -315,7 +315,9 @@ void train_stage_memory_states(struct train_stage_memory *w,
 	   shard of them: ZeRO >= 1) lives in host memory, with the fp32
 	   gradients it is stepped from */
 	w->optimizer_kept = 1.0 - c->offload_fraction;
-	w->host_per_optimizer_byte = train_offload_host_ratio(c);
+	w->host_per_optimizer_byte = c->offload_fraction > 0.0 ?
+					     train_offload_host_ratio(c) :
+					     0.0;
 	/* ZeRO-3 gathers the full weights of about two layers at a time
 	   (current and prefetched): the GPU's tensor-parallel share of the
 	   replicated part and of its own experts (1/ep of the routed ones) */

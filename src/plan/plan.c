@@ -323,6 +323,9 @@ static int plan_per_sample(const struct workload *wl, const struct gpu_spec *g,
 			p->enumerated++;
 			p->legal++;
 			p->evaluated++;
+			/* per-sample models do not offload: the offload's
+			   fields (which sample_train_eval leaves) are 0 */
+			memset(&r, 0, sizeof(r));
 			if (sample_train_eval(&wl->model, &c, g, &p->cluster,
 					      &r) != 0)
 				return diag_set(err, NULL, 0, 0,

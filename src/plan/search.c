@@ -316,11 +316,16 @@ static void config_memory(const struct arch *a, struct train_config *c,
 	*w = mc->mem;
 	train_stage_memory_states(w, a, c, mc->layer_act_bytes);
 	if (ties->n > 1) {
-		struct train_stage_memory plain = *w;
+		struct train_stage_memory plain;
+		const struct train_stage_memory *v = w;
 
-		plain.optimizer_kept = 1.0;
+		if (c->offload_fraction > 0.0) {
+			plain = *w;
+			plain.optimizer_kept = 1.0;
+			v = &plain;
+		}
 		for (int i = 0; i < ties->n; i++) {
-			double b = train_stage_memory_peak(&plain, a, c,
+			double b = train_stage_memory_peak(v, a, c,
 							   ties->first[i],
 							   ties->last[i]);
 
@@ -333,7 +338,9 @@ static void config_memory(const struct arch *a, struct train_config *c,
 	c->first_stage_layers = ties->first[best];
 	c->last_stage_layers = ties->last[best];
 	train_memory_eval_stages(w, a, c, capacity_bytes, m);
-	train_memory_host(m, c, cl->gpus_per_node, cl->host_memory_bytes);
+	if (c->offload_fraction > 0.0)
+		train_memory_host(m, c, cl->gpus_per_node,
+				  cl->host_memory_bytes);
 }
 
 /* What one thread's search keeps besides its result. */
