@@ -252,8 +252,10 @@ static void add_config(struct record *rec, const struct train_plan *p)
 			 "tensor-parallel comm overlap", 0);
 		rec_null(rec, NULL, "overlap_grad_reduce",
 			 "gradient-reduction overlap", 0);
-		rec_null(rec, NULL, "offload_optimizer",
-			 "optimizer states on the host", 0);
+		/* a params-only plan applies a given offload to its states */
+		rec_num(rec, NULL, "offload_optimizer",
+			"optimizer states on the host", c->offload_fraction,
+			UNIT_KIND_COUNT, RF_PERCENT);
 	}
 	rec_str(rec, NULL, "precision", "precision",
 		precision_name(c->precision), 0);
@@ -789,6 +791,7 @@ int cmd_fit(struct cli_ctx *ctx)
 			rec_null(rec, NULL, "zero", "zero", FIT_WIDE);
 			rec_null(rec, NULL, "recompute", "recompute",
 				 FIT_WIDE);
+			rec_null(rec, NULL, "offload_optimizer", "offload", 0);
 			rec_null(rec, "memory", "weights_bytes", "weights",
 				 FIT_WIDE);
 			rec_null(rec, "memory", "gradients_bytes", "grads",
@@ -802,6 +805,10 @@ int cmd_fit(struct cli_ctx *ctx)
 				 FIT_WIDE);
 			rec_num(rec, "memory", "capacity_bytes", "capacity",
 				ctx->gpus[i]->mem_bytes, UNIT_BYTES, FIT_WIDE);
+			rec_null(rec, "memory", "host_bytes",
+				 "host memory per node (offload)", 0);
+			rec_null(rec, "memory", "host_capacity_bytes",
+				 "  host capacity", 0);
 			rec_bool(rec, "memory", "fits", "fits", false,
 				 FIT_WIDE);
 			rec_str(rec, NULL, "suggestion", "smallest change",
@@ -828,12 +835,18 @@ int cmd_fit(struct cli_ctx *ctx)
 				FIT_WIDE);
 			rec_str(rec, NULL, "recompute", "recompute",
 				recompute_name(p.config.recompute), FIT_WIDE);
+			rec_num(rec, NULL, "offload_optimizer", "offload",
+				p.config.offload_fraction, UNIT_KIND_COUNT,
+				RF_PERCENT);
 		} else {
 			rec_null(rec, NULL, "micro_batch", "mb", FIT_WIDE);
 			rec_int(rec, NULL, "zero", "zero", p.config.zero,
 				FIT_WIDE);
 			rec_null(rec, NULL, "recompute", "recompute",
 				 FIT_WIDE);
+			rec_num(rec, NULL, "offload_optimizer", "offload",
+				p.config.offload_fraction, UNIT_KIND_COUNT,
+				RF_PERCENT);
 		}
 		add_memory(rec, &p.result.memory, FIT_WIDE);
 		if (p.fits)

@@ -78,6 +78,28 @@ static unsigned open_keys(const struct training_spec *ts)
 	return u;
 }
 
+/* The model states of 'c' (params-only) sharded over 'shards' ranks, the
+   reserve and the host side of an offload (3.10) into 'm'. */
+static void states_memory(const struct train_plan *p,
+			  const struct train_config *c, int shards,
+			  double reserve, const struct gpu_spec *g,
+			  struct train_memory *m)
+{
+	train_memory_states(p->params / ((double)c->tp * c->pp), c->zero,
+			    shards, c->precision, c->optimizer, m);
+	m->offloadable_bytes = m->optimizer_bytes;
+	m->host_bytes = train_offload_host_ratio(c) * m->optimizer_bytes;
+	m->optimizer_bytes *= 1.0 - c->offload_fraction;
+	m->activations_bytes = 0.0;
+	m->reserve_bytes = reserve;
+	m->total_bytes = m->weights_bytes + m->gradients_bytes +
+			 m->optimizer_bytes + reserve;
+	m->capacity_bytes = g->mem_bytes;
+	m->fits = m->total_bytes <= g->mem_bytes;
+	train_memory_host(m, c, p->cluster.gpus_per_node,
+			  p->cluster.host_memory_bytes);
+}
+
 /* Only 'params' is known: model-state memory of the given split. */
 static int plan_states_only(const struct workload *wl,
 			    const struct gpu_spec *g, struct train_plan *p)
@@ -102,24 +124,20 @@ static int plan_states_only(const struct workload *wl,
 	/* ZeRO-3 does not combine with pipelines (train_config.c) */
 	int max_zero = c->pp > 1 ? 2 : 3;
 
+	/* a given optimizer offload (not searched here) needs ZeRO >= 1 */
+	c->offload_fraction = ts->offload_optimizer > 0.0 ?
+				      ts->offload_optimizer :
+				      0.0;
 	c->zero = ts->zero != WL_AUTO_NEG ? ts->zero : max_zero;
-	for (int z = 0; ts->zero == WL_AUTO_NEG && z <= max_zero; z++) {
-		train_memory_states(p->params / ((double)c->tp * c->pp), z,
-				    shards, c->precision, c->optimizer, m);
-		if (m->weights_bytes + m->gradients_bytes +
-			    m->optimizer_bytes + reserve <= g->mem_bytes) {
-			c->zero = z;
+	for (int z = c->offload_fraction > 0.0 ? 1 : 0;
+	     ts->zero == WL_AUTO_NEG && z <= max_zero; z++) {
+		c->zero = z;
+		states_memory(p, c, shards, reserve, g, m);
+		if (m->fits)
 			break;
-		}
+		c->zero = max_zero;
 	}
-	train_memory_states(p->params / ((double)c->tp * c->pp), c->zero,
-			    shards, c->precision, c->optimizer, m);
-	m->activations_bytes = 0.0;
-	m->reserve_bytes = reserve;
-	m->total_bytes = m->weights_bytes + m->gradients_bytes +
-			 m->optimizer_bytes + reserve;
-	m->capacity_bytes = g->mem_bytes;
-	m->fits = m->total_bytes <= g->mem_bytes;
+	states_memory(p, c, shards, reserve, g, m);
 	p->fits = m->fits;
 	p->chosen &= bit(CHOSE_GPUS) | bit(CHOSE_TP) | bit(CHOSE_PP) |
 		     bit(CHOSE_CP) | bit(CHOSE_ZERO) | bit(CHOSE_TOKENS);
@@ -402,9 +420,6 @@ int train_plan_rank(const struct workload *wl, const struct gpu_spec *g,
 	p->params = p->has_arch ? arch_params(&p->arch) : wl->model.params;
 	p->tokens = ts->tokens > 0.0 ? ts->tokens :
 				       default_tokens_per_param * p->params;
-	if (!p->has_arch)
-		return plan_states_only(wl, g, p);
-
 	if (ts->offload_optimizer > 0.0 && !cluster_can_offload(&p->cluster))
 		return diag_set(err, wl->file, 0, 0,
 				"'training.offload_optimizer' needs the "
@@ -422,6 +437,9 @@ int train_plan_rank(const struct workload *wl, const struct gpu_spec *g,
 					"direction, e.g. 32GB/s for PCIe "
 					"Gen4 x16" :
 					"the host memory of a node, e.g. 2TB");
+	if (!p->has_arch)
+		return plan_states_only(wl, g, p);
+
 	if (train_space_init(&sp, ts, &p->arch, p->config.gpus,
 			     ts->global_batch, p->cluster.gpus_per_node,
 			     err) != 0)
