@@ -38,22 +38,33 @@ struct state_bytes train_state_bytes(enum precision p, enum optimizer o)
 	return s;
 }
 
+/* train_offload_host_bytes_per_param of the states 's'. */
+static double host_bytes_per_param(const struct state_bytes *s)
+{
+	double master = s->weights < 4.0 ? 4.0 : 0.0;
+
+	/* fp32 weight + moments + fp32 gradient */
+	return 4.0 + (s->optimizer - master) + 4.0;
+}
+
 double train_offload_host_bytes_per_param(enum precision p, enum optimizer o)
 {
 	struct state_bytes s = train_state_bytes(p, o);
-	double master = s.weights < 4.0 ? 4.0 : 0.0;
 
-	/* fp32 weight + moments + fp32 gradient */
-	return 4.0 + (s.optimizer - master) + 4.0;
+	return host_bytes_per_param(&s);
+}
+
+/* train_offload_host_ratio of a share 'f' of the states 's'. */
+static double host_ratio(double f, const struct state_bytes *s)
+{
+	return f > 0.0 ? f * host_bytes_per_param(s) / s->optimizer : 0.0;
 }
 
 double train_offload_host_ratio(const struct train_config *c)
 {
-	if (!(c->offload_fraction > 0.0))
-		return 0.0;
-	return c->offload_fraction *
-	       train_offload_host_bytes_per_param(c->precision, c->optimizer) /
-	       train_state_bytes(c->precision, c->optimizer).optimizer;
+	struct state_bytes s = train_state_bytes(c->precision, c->optimizer);
+
+	return host_ratio(c->offload_fraction, &s);
 }
 
 void train_memory_states(double params, int zero, int shards,
@@ -289,7 +300,13 @@ void train_stage_memory_states(struct train_stage_memory *w,
 			       const double layer_act[RECOMPUTE_FULL + 1])
 {
 	struct train_memory m;
+	struct state_bytes sb = { 0.0, 0.0, 0.0 };
 	int shards = c->dp * c->cp;
+
+	/* the bytes per parameter, where the offload or the ZeRO-3 gather
+	   need them (the search's inner loop: not otherwise) */
+	if (c->offload_fraction > 0.0 || c->zero >= 3)
+		sb = train_state_bytes(c->precision, c->optimizer);
 
 	/* model states per parameter: replicated ones shard over dp * cp,
 	   experts over the dp * cp / ep ranks that hold the same experts */
@@ -315,17 +332,13 @@ void train_stage_memory_states(struct train_stage_memory *w,
 	   shard of them: ZeRO >= 1) lives in host memory, with the fp32
 	   gradients it is stepped from */
 	w->optimizer_kept = 1.0 - c->offload_fraction;
-	w->host_per_optimizer_byte = c->offload_fraction > 0.0 ?
-					     train_offload_host_ratio(c) :
-					     0.0;
+	w->host_per_optimizer_byte = host_ratio(c->offload_fraction, &sb);
 	/* ZeRO-3 gathers the full weights of about two layers at a time
 	   (current and prefetched): the GPU's tensor-parallel share of the
 	   replicated part and of its own experts (1/ep of the routed ones) */
 	w->gather_bytes = c->zero >= 3 ?
 				  2.0 * (w->dense_layer + w->expert_layer) *
-					  train_state_bytes(c->precision,
-							    c->optimizer)
-						  .weights :
+					  sb.weights :
 				  0.0;
 }
 

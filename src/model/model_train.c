@@ -850,8 +850,11 @@ void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 		     tm->optimizer_s + tm->offload_s;
 
 	train_memory_eval_stages(&w, a, c, g->mem_bytes, &r->memory);
-	train_memory_host(&r->memory, c, cl->gpus_per_node,
-			  cl->host_memory_bytes);
+	if (c->offload_fraction > 0.0)
+		train_memory_host(&r->memory, c, cl->gpus_per_node,
+				  cl->host_memory_bytes);
+	else
+		r->memory.host_capacity_bytes = cl->host_memory_bytes;
 	tokens_per_step = (double)c->global_batch * a->seq_len;
 	r->params = mc->params;
 	r->tokens_per_step = tokens_per_step;
