@@ -488,6 +488,10 @@ static void describe(const struct train_plan *p, enum plan_choice k,
 	case CHOSE_ZERO:
 		snprintf(buf, n, "set training.zero=%d", c->zero);
 		break;
+	case CHOSE_OFFLOAD:
+		snprintf(buf, n, "set training.offload_optimizer=%g",
+			 c->offload_fraction);
+		break;
 	case CHOSE_TP:
 		snprintf(buf, n, "set training.tp=%d", c->tp);
 		break;
@@ -516,6 +520,7 @@ static void relax(struct workload *wl, enum plan_choice k)
 	case CHOSE_MICRO_BATCH: t->micro_batch = WL_AUTO; break;
 	case CHOSE_RECOMPUTE: t->recompute = RECOMPUTE_AUTO; break;
 	case CHOSE_ZERO: t->zero = WL_AUTO_NEG; break;
+	case CHOSE_OFFLOAD: t->offload_optimizer = WL_OFFLOAD_AUTO; break;
 	case CHOSE_TP: t->tp = WL_AUTO; break;
 	case CHOSE_PP:
 		t->pp = t->vp = WL_AUTO;
@@ -528,6 +533,7 @@ static void relax(struct workload *wl, enum plan_choice k)
 		t->zero = WL_AUTO_NEG;
 		t->recompute = RECOMPUTE_AUTO;
 		t->sequence_parallel = WL_AUTO_NEG;
+		t->offload_optimizer = WL_OFFLOAD_AUTO;
 		break;
 	}
 }
@@ -536,8 +542,8 @@ int train_plan_suggest(const struct workload *wl, const struct gpu_spec *g,
 		       int max_gpus, char *buf, size_t n)
 {
 	static const enum plan_choice order[] = {
-		CHOSE_MICRO_BATCH, CHOSE_RECOMPUTE, CHOSE_ZERO, CHOSE_TP,
-		CHOSE_PP,          CHOSE_CP,        CHOSE_COUNT,
+		CHOSE_MICRO_BATCH, CHOSE_RECOMPUTE, CHOSE_ZERO, CHOSE_OFFLOAD,
+		CHOSE_TP,          CHOSE_PP,        CHOSE_CP,   CHOSE_COUNT,
 	};
 	struct workload w;
 	struct train_plan p;
