@@ -54,6 +54,11 @@ struct gpu_spec {
 					GPU_NODE_MAX */
 	double intra_bw_bytes_per_s; /* intra-node link, per GPU per direction */
 	double inter_bw_bytes_per_s; /* inter-node network per GPU per direction */
+	double host_link_bw_bytes_per_s; /* GPU <-> host CPU (PCIe, NVLink-C2C)
+					    per GPU per direction; 0 =
+					    unknown */
+	double host_memory_bytes;    /* host (CPU) memory of its usual node
+					of gpus_per_node; 0 = unknown */
 	double price_usd_per_hour;   /* indicative price of one GPU-hour */
 	char price_basis[GPU_BASIS_MAX]; /* what that price is, a word such
 					    as "cloud-on-demand-2026-05" */

@@ -35,6 +35,12 @@ struct cluster {
 					  row's basis (the row's storage) */
 	double price_usd_per_kwh;
 	double host_overhead;          /* host power / GPU power */
+	/* optimizer offload (specs/models.md 6.16); 0: unknown, and then
+	   no state is offloaded */
+	double host_memory_bytes;      /* host memory of one node */
+	double host_link_bw_bytes_per_s; /* GPU <-> host, per GPU per
+					    direction, datasheet */
+	double cpu_adam_params_per_s;  /* Adam steps of one node's CPUs */
 };
 
 /*
@@ -49,6 +55,10 @@ struct cluster {
  */
 int cluster_resolve(const struct cluster_spec *spec, const struct gpu_spec *g,
 		    struct cluster *out, struct diag *err);
+
+/* True when 'cl' knows its host memory and host link: optimizer states
+   can be offloaded to its hosts. */
+bool cluster_can_offload(const struct cluster *cl);
 
 /*
  * True when the price of 'cl' covers a job of 'gpus' GPUs of 'g': a

@@ -23,7 +23,15 @@ struct train_memory {
 	double reserve_bytes;   /* framework, CUDA context, comm buffers */
 	double total_bytes;
 	double capacity_bytes;
-	bool fits;
+	/* optimizer offload (specs/models.md 3.10): the optimizer states
+	   (before any offload) of the GPU that has the most; the host
+	   memory its offloaded share needs, and what a node's GPUs need
+	   together */
+	double offloadable_bytes;
+	double host_bytes;
+	double node_host_bytes;     /* 0 until train_memory_host */
+	double host_capacity_bytes; /* of a node; 0: unknown */
+	bool fits;                  /* the device, and the host's share */
 };
 
 /* Bytes per parameter of weights, gradients and optimizer states before
@@ -34,6 +42,19 @@ struct state_bytes {
 	double optimizer;
 };
 struct state_bytes train_state_bytes(enum precision p, enum optimizer o);
+
+/*
+ * Host bytes per offloaded parameter: its fp32 weight (the master copy, or
+ * in fp32 training a copy of the weight), the optimizer's moments and a
+ * pinned fp32 gradient buffer, as Megatron-Core's HybridDeviceOptimizer
+ * keeps them: 16 for Adam, 12 for SGD with momentum.
+ */
+double train_offload_host_bytes_per_param(enum precision p, enum optimizer o);
+
+/* Host bytes of the offloaded share of 'c' per byte of its optimizer
+   states (offload_fraction x the bytes above / the optimizer's bytes per
+   parameter); 0 without an offload. */
+double train_offload_host_ratio(const struct train_config *c);
 
 /*
  * Model-state memory of one GPU holding 'params' parameters (its tensor and
@@ -101,6 +122,10 @@ struct train_stage_memory {
 	double recompute_act;    /* the layer being recomputed */
 	double logits;           /* last stage: fp32 logits */
 	double gather_bytes;     /* ZeRO-3: weights gathered, reserved */
+	double optimizer_kept;   /* share of the optimizer states left on
+				    the GPU: 1 - offload_fraction */
+	double host_per_optimizer_byte; /* host bytes of the offloaded share
+					   per byte of optimizer states */
 };
 
 /* Fill the parameters of 'w': they depend on the model, tp and ep. */
@@ -134,6 +159,16 @@ void train_memory_eval_stages(const struct train_stage_memory *w,
 			      const struct arch *a,
 			      const struct train_config *c,
 			      double capacity_bytes, struct train_memory *m);
+
+/*
+ * The host side of 'm', the memory of configuration 'c': the offloaded
+ * states of the GPUs of a node (min(gpus, gpus_per_node) of them, each
+ * counted as the most loaded one) against 'host_capacity_bytes' of host
+ * memory per node (0: unknown); with an offload 'm->fits' also needs them
+ * to fit.  Without one nothing changes but the fields.
+ */
+void train_memory_host(struct train_memory *m, const struct train_config *c,
+		       int gpus_per_node, double host_capacity_bytes);
 
 /* The framework reserve on a device of 'capacity_bytes'. */
 double train_memory_reserve(double capacity_bytes);

@@ -27,8 +27,16 @@ struct train_time {
 	double cp_comm_s;     /* context-parallel exchange left exposed */
 	double bubble_s;      /* pipeline fill and drain */
 	double dp_comm_s;     /* data-parallel / ZeRO traffic left exposed */
-	double optimizer_s;   /* optimizer step */
+	double optimizer_s;   /* optimizer step on the GPU */
+	double offload_s;     /* optimizer offload left exposed: the host's
+				 part of the step beyond the GPU's */
 	double step_s;        /* one iteration */
+	/* the offload's three stages over the whole shard, pipelined
+	   (offload_s is their pipeline less what the GPU runs meanwhile);
+	   0 without an offload */
+	double offload_d2h_s; /* fp32 gradients to the host */
+	double offload_cpu_s; /* the CPUs' optimizer step */
+	double offload_h2d_s; /* updated 16-bit weights back */
 };
 
 struct train_result {
@@ -134,7 +142,8 @@ int train_stage_fastest(const struct arch *a, const struct train_config *c,
 			struct train_stage_ties *ties);
 
 /* Set the stage counts of 'c' to the split of 'ties' whose most loaded
-   GPU needs the least memory (the first such). */
+   GPU needs the least memory (the first such), weighed without any
+   optimizer offload. */
 void train_stage_pick(const struct arch *a, struct train_config *c,
 		      const struct train_micro *mc,
 		      const struct train_stage_ties *ties);
@@ -155,6 +164,19 @@ double train_pipeline_bound_s(const struct arch *a,
 			      const struct train_config *c,
 			      const struct cluster *cl,
 			      const struct train_micro *mc);
+
+/*
+ * Whether offloading the optimizer of configurations like 'c' (its
+ * precision, optimizer and GPUs, on 'cl', with the device of 'mc') never
+ * shortens a step: the slowest stage of the offload pipeline moves a
+ * parameter no faster than the GPU's own step does.  Then a
+ * configuration that fits without offload is at least as fast as with
+ * it, and the search weighs the offload only for those that do not fit
+ * (specs/models.md 7.6).  False when 'cl' cannot offload.
+ */
+bool train_offload_never_faster(const struct train_config *c,
+				const struct cluster *cl,
+				const struct train_micro *mc);
 
 /* Memory traffic of one optimizer step per parameter (bytes). */
 double train_optimizer_bytes_per_param(enum optimizer o);

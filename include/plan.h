@@ -38,6 +38,7 @@ enum plan_choice {
 	CHOSE_SEQUENCE_PARALLEL,
 	CHOSE_OVERLAP,
 	CHOSE_TP_OVERLAP,
+	CHOSE_OFFLOAD,
 	CHOSE_TOKENS,
 	CHOSE_COUNT
 };
@@ -109,7 +110,8 @@ void train_plan_goodput(const struct workload *wl, const struct train_plan *p,
  * For a workload that does not fit on 'g': the smallest change that makes
  * it fit, as text for people ("set training.recompute=full", "needs at
  * least 64 GPUs"), written to 'buf'.  Tries, in order, leaving one fixed
- * key to capplan (micro_batch, recompute, zero, tp, pp, cp), all of them,
+ * key to capplan (micro_batch, recompute, zero, offload_optimizer, tp, pp,
+ * cp), all of them,
  * then more GPUs.  Returns 0 when a change was found, -1 when nothing
  * up to 'max_gpus' GPUs fits.
  */

@@ -31,6 +31,10 @@ struct train_space {
 	int global_batch;
 	struct space_dim tp, pp, vp, cp, ep, micro_batch, zero, recompute, sp,
 		overlap, tp_overlap;
+	struct space_dim offload; /* 0: no optimizer offload, 1: offload of
+				     offload_fraction (legal with ZeRO >= 1
+				     on a cluster that can offload) */
+	double offload_fraction;  /* the share offloaded for value 1 */
 	int recompute_layers_max; /* full recomputation of 1 to this many
 				     layers of each chunk is also tried
 				     (recompute_layers); 0: only of every
@@ -60,6 +64,16 @@ struct train_space {
 int train_space_init(struct train_space *sp, const struct training_spec *ts,
 		     const struct arch *a, int gpus, int global_batch,
 		     int gpus_per_node, struct diag *err);
+
+/*
+ * Widen the offload candidates of 'sp' (built by train_space_init for
+ * 'ts') to the cluster: with training.offload_optimizer left open, none
+ * and all of the optimizer states (0 and 1) when 'cl' can offload
+ * (cluster_can_offload), else none alone.  A given value is kept.
+ */
+void train_space_offload(struct train_space *sp,
+			 const struct training_spec *ts,
+			 const struct cluster *cl);
 
 struct search_result {
 	bool found;                 /* a configuration fits in memory */

@@ -43,6 +43,12 @@ struct train_config {
 				     parallelism */
 	bool ep_comm_overlap;     /* MoE all-to-alls beside another
 				     micro-batch's compute (DualPipe) */
+	double offload_fraction;  /* share of the GPU's optimizer shard (fp32
+				     master weights and moments) kept in
+				     host memory and stepped by the CPUs,
+				     0..1 (Megatron-Core's
+				     --optimizer-offload-fraction); > 0
+				     needs zero >= 1 */
 	bool dropout;
 	enum precision precision;
 	enum optimizer optimizer;
@@ -55,7 +61,7 @@ struct train_config {
  * tp divides the node or spans whole nodes, the layers fill every pipeline
  * chunk
  * (train_stage_split), cp divides seq_len, the global batch splits into
- * micro-batches.  Returns true when legal.  Pure and allocation-free (the
+ * micro-batches, an optimizer offload (offload_fraction > 0) has ZeRO >= 1.  Returns true when legal.  Pure and allocation-free (the
  * search's filter).
  */
 bool train_config_valid(const struct arch *a, const struct train_config *c,

@@ -46,6 +46,7 @@
 #define WL_INFER_BATCH_MAX (1 << 20)  /* inference.batch */
 #define WL_AUTO 0        /* integer key left to capplan */
 #define WL_AUTO_NEG (-1) /* for keys where 0 is a valid value (zero, sp) */
+#define WL_OFFLOAD_AUTO (-1.0) /* training.offload_optimizer left open */
 
 enum recompute {
 	RECOMPUTE_AUTO = -1,
@@ -160,6 +161,12 @@ struct training_spec {
 				    WL_AUTO_NEG: off */
 	bool dropout;          /* dropout layers active (GPT-3/Megatron style) */
 	int ep;                /* expert parallelism; WL_AUTO */
+	double offload_optimizer; /* share of the optimizer states (fp32
+				     master weights and moments) kept in
+				     host memory and stepped by the CPU,
+				     0 to 1 (Megatron-Core's
+				     --optimizer-offload-fraction);
+				     WL_OFFLOAD_AUTO: searched, 0 or 1 */
 	double samples;        /* samples per epoch (generic, recsys) */
 	double epochs;         /* default 1 */
 	double batch_tokens;   /* tokens per global batch when global_batch
@@ -274,6 +281,12 @@ struct cluster_spec {
 	double failures_per_gpu_hour;  /* job-interrupting failures */
 	double restart_s;              /* from a failure to training again */
 	double storage_bw_bytes_per_s; /* checkpoint writes, per node */
+	double host_memory_bytes;      /* host memory per node; 0: from the
+					  catalog row */
+	double host_link_bw_bytes_per_s; /* GPU <-> host, per GPU per
+					    direction; 0: from the row */
+	double cpu_adam_params_per_s;  /* parameters one node's CPUs step
+					  with Adam per second */
 	double maintenance;            /* planned down time, fraction */
 	int pricing;                   /* enum pricing_mode */
 	double capex_usd_per_gpu;      /* owned: purchase price of one GPU
@@ -316,6 +329,15 @@ struct cluster_spec {
  * (2,048 nodes of 8), about 1 GB/s per node.
  */
 #define WL_STORAGE_BW_BYTES_PER_S 1e9
+
+/*
+ * Parameters per second that one node's CPUs step with Adam when
+ * [cluster] cpu_adam_rate is not given: DeepSpeed's CPU-Adam stepped 10
+ * billion parameters in 2.57 s on a DGX-2's two 24-core Xeon Platinum
+ * 8168 (Ren et al. 2021, "ZeRO-Offload", table 3).  specs/models.md
+ * 6.16.
+ */
+#define WL_CPU_ADAM_PARAMS_PER_S (10e9 / 2.57)
 
 /*
  * Planned down time as a fraction of the wall-clock time when [cluster]

@@ -66,6 +66,9 @@ ce-bytes|src/model/model_train.c|ce_fwd_bytes_per_logit = 38.0;|ce_fwd_bytes_per
 fp8-casts|src/model/model_train.c|count * m * n * 4.0);|count * m * n * 3.4);|fp8 output-gradient cast 4 -> 3.4 bytes per element
 recompute-mla|src/model/model_memory.c|inside -= e * arch_attn_up_proj_elems(a);|inside -= 0.85 * e * arch_attn_up_proj_elems(a);|MLA up-projection recompute frees x0.85 of its activations
 ep-overlap|src/model/model_train.c|lc->a2a_s = 0.5 * comm_overlapped_s(&el, 2.0 * lc->a2a_s,|lc->a2a_s = 0.45 * comm_overlapped_s(&el, 2.0 * lc->a2a_s,|DualPipe all-to-all overlap 0.5 -> 0.45 of the exposed pair
+offload-d2h|src/model/model_train.c|offload_d2h_bytes_per_param = 4.0|offload_d2h_bytes_per_param = 3.4|optimizer offload: gradient bytes to the host 4 -> 3.4
+offload-host|src/model/model_memory.c|return 4.0 + (s.optimizer - master) + 4.0;|return 4.0 + (s.optimizer - master) + 3.4;|optimizer offload: host bytes per parameter 16 -> 15.4 (Adam)
+offload-cpu|src/model/model_train.c|return node_gpus(c, cl) / cl->cpu_adam_params_per_s *|return 0.85 * node_gpus(c, cl) / cl->cpu_adam_params_per_s *|optimizer offload: CPU step x0.85
 EOF
 }
 

@@ -73,6 +73,9 @@ static void chosen_list(const struct train_plan *p, char *buf, size_t n,
 			snprintf(val, sizeof(val), "%s",
 				 c->tp_comm_overlap ? "true" : "false");
 			break;
+		case CHOSE_OFFLOAD:
+			snprintf(val, sizeof(val), "%g", c->offload_fraction);
+			break;
 		case CHOSE_RECOMPUTE_LAYERS:
 			snprintf(val, sizeof(val), "%d", c->recompute_layers);
 			break;
@@ -114,6 +117,14 @@ static void add_memory(struct record *rec, const struct train_memory *m,
 		grid);
 	rec_num(rec, g, "capacity_bytes", "capacity", m->capacity_bytes,
 		UNIT_BYTES, grid);
+	/* the host side of an optimizer offload, per node */
+	rec_num(rec, g, "host_bytes", "host memory per node (offload)",
+		m->node_host_bytes, UNIT_BYTES, 0);
+	if (m->host_capacity_bytes > 0.0)
+		rec_num(rec, g, "host_capacity_bytes", "  host capacity",
+			m->host_capacity_bytes, UNIT_BYTES, 0);
+	else
+		rec_null(rec, g, "host_capacity_bytes", "  host capacity", 0);
 	rec_bool(rec, g, "fits", "fits", m->fits, grid);
 }
 
@@ -226,6 +237,9 @@ static void add_config(struct record *rec, const struct train_plan *p)
 		rec_bool(rec, NULL, "overlap_grad_reduce",
 			 "gradient-reduction overlap", c->overlap_grad_reduce,
 			 0);
+		rec_num(rec, NULL, "offload_optimizer",
+			"optimizer states on the host", c->offload_fraction,
+			UNIT_KIND_COUNT, RF_PERCENT);
 	} else {
 		rec_null(rec, NULL, "recompute", "recomputation", 0);
 		rec_null(rec, NULL, "recompute_modules",
@@ -238,6 +252,10 @@ static void add_config(struct record *rec, const struct train_plan *p)
 			 "tensor-parallel comm overlap", 0);
 		rec_null(rec, NULL, "overlap_grad_reduce",
 			 "gradient-reduction overlap", 0);
+		/* a params-only plan applies a given offload to its states */
+		rec_num(rec, NULL, "offload_optimizer",
+			"optimizer states on the host", c->offload_fraction,
+			UNIT_KIND_COUNT, RF_PERCENT);
 	}
 	rec_str(rec, NULL, "precision", "precision",
 		precision_name(c->precision), 0);
@@ -327,6 +345,9 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 			t->dp_comm_s, UNIT_TIME, 0);
 		rec_num(rec, "breakdown", "optimizer_s", "  optimizer step",
 			t->optimizer_s, UNIT_TIME, 0);
+		rec_num(rec, "breakdown", "offload_s",
+			"  optimizer offload (host)", t->offload_s, UNIT_TIME,
+			0);
 		rec_num(rec, NULL, "tokens_per_s",
 			p->per_sample ? "samples/s" : "tokens/s",
 			r->tokens_per_s, UNIT_COUNT, 0);
@@ -401,6 +422,7 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 			{ "breakdown", "bubble_s" },
 			{ "breakdown", "dp_comm_s" },
 			{ "breakdown", "optimizer_s" },
+			{ "breakdown", "offload_s" },
 			{ NULL, "tokens_per_s" },
 			{ NULL, "tokens_per_s_per_gpu" },
 			{ NULL, "model_tflops_per_gpu" },
@@ -528,6 +550,9 @@ static int train_search_report(struct cli_ctx *ctx)
 			 c->tp_comm_overlap, 0);
 		rec_bool(rec, NULL, "overlap_grad_reduce", "dp overlap",
 			 c->overlap_grad_reduce, 0);
+		rec_num(rec, NULL, "offload_optimizer", "offload",
+			c->offload_fraction, UNIT_KIND_COUNT,
+			RF_GRID | RF_WIDE | RF_PERCENT);
 		rec_num(rec, NULL, "step_time_s", "step", r->time.step_s,
 			UNIT_TIME, RF_GRID);
 		rec_num(rec, NULL, "tokens_per_s_per_gpu", "tok/s/GPU",
@@ -548,6 +573,25 @@ static int train_search_report(struct cli_ctx *ctx)
 	if (rc == EXIT_OK && n == 0)
 		rc = EXIT_INFEASIBLE;
 	return rc;
+}
+
+/* What the optimizer offload of plan 'p' costs: its three pipelined
+   stages over the GPU's shard (specs/models.md 6.16). */
+static void offload_note(struct report *rep, const struct train_plan *p)
+{
+	const struct train_time *t = &p->result.time;
+	char d2h[32], cpu[32], h2d[32], exposed[32];
+
+	units_format(d2h, sizeof(d2h), t->offload_d2h_s, UNIT_TIME, 3);
+	units_format(cpu, sizeof(cpu), t->offload_cpu_s, UNIT_TIME, 3);
+	units_format(h2d, sizeof(h2d), t->offload_h2d_s, UNIT_TIME, 3);
+	units_format(exposed, sizeof(exposed), t->offload_s, UNIT_TIME, 3);
+	report_note(rep, "optimizer offload: %.0f%% of each GPU's optimizer "
+			 "states on the host; per step gradients to the host "
+			 "%s, CPU step %s, weights back %s, pipelined: %s "
+			 "beyond the GPU's step",
+		    100.0 * p->config.offload_fraction, d2h, cpu, h2d,
+		    exposed);
 }
 
 int cmd_train(struct cli_ctx *ctx)
@@ -620,14 +664,30 @@ int cmd_train(struct cli_ctx *ctx)
 			    "convolutions train with the batch norms an "
 			    "inference export folds into them",
 			    ctx->wl.model.graph.folded_norms);
+	if (p.has_arch && p.config.offload_fraction > 0.0)
+		offload_note(&rep, &p);
 	if (!p.fits) {
-		char hint[256];
+		const struct train_memory *m = &p.result.memory;
+		char hint[256], need[32], have[32], why[160];
 
 		train_plan_suggest(&ctx->wl, p.gpu, fit_max_gpus, hint,
 				   sizeof(hint));
-		report_note(&rep, "does not fit: %s; %s",
-			    "the most loaded GPU needs more than its memory",
-			    hint);
+		if (m->total_bytes <= m->capacity_bytes &&
+		    m->node_host_bytes > m->host_capacity_bytes) {
+			units_format(need, sizeof(need), m->node_host_bytes,
+				     UNIT_BYTES, 3);
+			units_format(have, sizeof(have),
+				     m->host_capacity_bytes, UNIT_BYTES, 3);
+			snprintf(why, sizeof(why),
+				 "the offloaded optimizer states of a node "
+				 "need %s of host memory, more than its %s",
+				 need, have);
+		} else {
+			snprintf(why, sizeof(why), "%s",
+				 "the most loaded GPU needs more than its "
+				 "memory");
+		}
+		report_note(&rep, "does not fit: %s; %s", why, hint);
 	}
 	if (p.has_arch && !p.goodput.finishes) {
 		char mtbf[32], lost[32];
@@ -731,6 +791,7 @@ int cmd_fit(struct cli_ctx *ctx)
 			rec_null(rec, NULL, "zero", "zero", FIT_WIDE);
 			rec_null(rec, NULL, "recompute", "recompute",
 				 FIT_WIDE);
+			rec_null(rec, NULL, "offload_optimizer", "offload", 0);
 			rec_null(rec, "memory", "weights_bytes", "weights",
 				 FIT_WIDE);
 			rec_null(rec, "memory", "gradients_bytes", "grads",
@@ -744,6 +805,10 @@ int cmd_fit(struct cli_ctx *ctx)
 				 FIT_WIDE);
 			rec_num(rec, "memory", "capacity_bytes", "capacity",
 				ctx->gpus[i]->mem_bytes, UNIT_BYTES, FIT_WIDE);
+			rec_null(rec, "memory", "host_bytes",
+				 "host memory per node (offload)", 0);
+			rec_null(rec, "memory", "host_capacity_bytes",
+				 "  host capacity", 0);
 			rec_bool(rec, "memory", "fits", "fits", false,
 				 FIT_WIDE);
 			rec_str(rec, NULL, "suggestion", "smallest change",
@@ -770,12 +835,18 @@ int cmd_fit(struct cli_ctx *ctx)
 				FIT_WIDE);
 			rec_str(rec, NULL, "recompute", "recompute",
 				recompute_name(p.config.recompute), FIT_WIDE);
+			rec_num(rec, NULL, "offload_optimizer", "offload",
+				p.config.offload_fraction, UNIT_KIND_COUNT,
+				RF_PERCENT);
 		} else {
 			rec_null(rec, NULL, "micro_batch", "mb", FIT_WIDE);
 			rec_int(rec, NULL, "zero", "zero", p.config.zero,
 				FIT_WIDE);
 			rec_null(rec, NULL, "recompute", "recompute",
 				 FIT_WIDE);
+			rec_num(rec, NULL, "offload_optimizer", "offload",
+				p.config.offload_fraction, UNIT_KIND_COUNT,
+				RF_PERCENT);
 		}
 		add_memory(rec, &p.result.memory, FIT_WIDE);
 		if (p.fits)

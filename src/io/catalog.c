@@ -67,6 +67,8 @@ enum column_id {
 	COLUMN_GPUS_PER_NODE,
 	COLUMN_INTRA_BW,
 	COLUMN_INTER_BW,
+	COLUMN_HOST_LINK_BW,
+	COLUMN_HOST_MEMORY,
 	COLUMN_PRICE,
 	COLUMN_PRICE_BASIS,
 	COLUMN_RENT_MAX_GPUS,
@@ -132,6 +134,12 @@ static const struct column columns[COLUMN_COUNT] = {
 					    UNIT_BANDWIDTH, false),
 	[COLUMN_INTER_BW] = QUANTITY_COLUMN("inter_bw", inter_bw_bytes_per_s,
 					    UNIT_BANDWIDTH, false),
+	[COLUMN_HOST_LINK_BW] = QUANTITY_COLUMN("host_link_bw",
+						host_link_bw_bytes_per_s,
+						UNIT_BANDWIDTH, false),
+	[COLUMN_HOST_MEMORY] = QUANTITY_COLUMN("host_memory",
+					       host_memory_bytes, UNIT_BYTES,
+					       false),
 	[COLUMN_PRICE] = { .name = "price_usd_per_gpu_hour",
 			   .type = CELL_PRICE,
 			   .offset = SPEC_AT(price_usd_per_hour) },
@@ -177,6 +185,10 @@ static const struct gpu_spec gpu_defaults = {
 	.intra_bw_bytes_per_s = 32e9,
 	/* one 100 Gb/s NIC per GPU (100GbE / InfiniBand EDR), in bytes/s */
 	.inter_bw_bytes_per_s = 100e9 / 8.0,
+	/* the host link and memory: unknown unless a datasheet says
+	   (optimizer offload needs them, from here or [cluster]) */
+	.host_link_bw_bytes_per_s = 0.0,
+	.host_memory_bytes = 0.0,
 	.price_usd_per_hour = 0.0, /* unknown */
 	.price_basis = GPU_BASIS_UNSTATED,
 	.rent_max_gpus = 0,        /* no known limit */
@@ -288,6 +300,8 @@ static const struct {
 	{ COLUMN_IDLE_POWER, RULE_POSITIVE },
 	{ COLUMN_INTRA_BW, RULE_POSITIVE },
 	{ COLUMN_INTER_BW, RULE_POSITIVE },
+	{ COLUMN_HOST_LINK_BW, RULE_UNSET_POSITIVE },
+	{ COLUMN_HOST_MEMORY, RULE_UNSET_POSITIVE },
 	{ COLUMN_PRICE, RULE_NONNEG },
 	{ COLUMN_CAPEX, RULE_UNSET_POSITIVE },
 	{ COLUMN_MATMUL_EFF, RULE_FRACTION },
@@ -311,6 +325,8 @@ static const struct {
 	{ COLUMN_MEM_BW, 1e6, "1MB/s" },
 	{ COLUMN_INTRA_BW, 1e6, "1MB/s" },
 	{ COLUMN_INTER_BW, 1e6, "1MB/s" },
+	{ COLUMN_HOST_LINK_BW, 1e6, "1MB/s" },
+	{ COLUMN_HOST_MEMORY, 1e6, "1MB" },
 	{ COLUMN_FP32, 1e9, "1GFLOPS" },
 	{ COLUMN_TF32, 1e9, "1GFLOPS" },
 	{ COLUMN_BF16, 1e9, "1GFLOPS" },
@@ -387,7 +403,11 @@ int gpu_spec_check(const struct gpu_spec *g, struct diag *err)
 		double v = c->type == CELL_PEAK ? g->peak_flops[c->prec] :
 						  *spec_double(g, c);
 
-		if (v < column_min[i].min && !(c->type == CELL_PEAK && v == 0))
+		/* 0: no math in the format, or (host columns) unknown */
+		if (v < column_min[i].min &&
+		    !(v == 0 && (c->type == CELL_PEAK ||
+				 column_min[i].column == COLUMN_HOST_LINK_BW ||
+				 column_min[i].column == COLUMN_HOST_MEMORY)))
 			return diag_set(err, NULL, 0, 0,
 					"gpu '%s': '%s' must be at least %s, "
 					"got %g",
@@ -1214,6 +1234,8 @@ static int write_cell(FILE *out, const struct column *c,
 	case CELL_KIND:
 		return write_text(out, base + c->offset);
 	case CELL_QUANTITY:
+		if (*spec_double(g, c) == 0.0)
+			return 0; /* host_link_bw, host_memory: unknown */
 		units_format_exact(buf, sizeof(buf), *spec_double(g, c),
 				   c->unit);
 		return fputs(buf, out) == EOF ? -1 : 0;

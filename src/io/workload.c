@@ -64,6 +64,8 @@ enum wl_type {
 	WLT_NUMBER,    /* double, plain number (strtod) */
 	WLT_QUANTITY,  /* double, units_parse of 'unit' */
 	WLT_FLAGS,     /* int, a bit set: a comma-separated list of 'names' */
+	WLT_FRACTION,  /* double in [min, max], a boolean of 'names' (1 or
+			  0) or "auto" (WL_OFFLOAD_AUTO) */
 	WLT_PRECISION, /* enum precision, one of 'names' */
 	WLT_RECOMPUTE, /* enum recompute, one of 'names' */
 	WLT_OPTIMIZER, /* enum optimizer, one of 'names' */
@@ -202,6 +204,8 @@ static const struct wl_name bool_names[] = {
 	{ s, k, WLT_QUANTITY, WL_OFF(f), fl, 0, hi, unit, NULL }
 #define KEY_ENUM(s, k, f, type, names) \
 	{ s, k, type, WL_OFF(f), 0, 0, 0, UNIT_COUNT, names }
+#define KEY_FRACTION(s, k, f) \
+	{ s, k, WLT_FRACTION, WL_OFF(f), 0, 0, 1, UNIT_COUNT, bool_names }
 #define KEY_FLAGS(s, k, f, names) \
 	{ s, k, WLT_FLAGS, WL_OFF(f), 0, 0, 0, UNIT_COUNT, names }
 
@@ -302,6 +306,8 @@ static const struct wl_key wl_keys[] = {
 	KEY_TRI("training", "ep_comm_overlap", training.ep_comm_overlap),
 	KEY_BOOL("training", "dropout", training.dropout),
 	KEY_INT("training", "ep", training.ep, POS_AUTO, 1, WL_EXPERTS_MAX),
+	KEY_FRACTION("training", "offload_optimizer",
+		     training.offload_optimizer),
 	KEY_QTYM("training", "samples", training.samples, QTY_POS, UNIT_COUNT,
 		 1e18),
 	KEY_NUM("training", "epochs", training.epochs, WLK_GT, 0, 1e6),
@@ -402,6 +408,15 @@ static const struct wl_key wl_keys[] = {
 	KEY_QTYL("cluster", "storage_bw", cluster.storage_bw_bytes_per_s,
 		 0, UNIT_BANDWIDTH, WL_MIN_BW_BYTES_PER_S),
 	KEY_NUM("cluster", "maintenance", cluster.maintenance, 0, 0, 0.5),
+	/* optimizer offload: the host's memory, link and CPUs */
+	KEY_QTYM("cluster", "host_memory", cluster.host_memory_bytes, QTY_POS,
+		 UNIT_BYTES, 1e16),
+	KEY_QTYL("cluster", "host_link_bw", cluster.host_link_bw_bytes_per_s,
+		 WLK_UNSET0, UNIT_BANDWIDTH, WL_MIN_BW_BYTES_PER_S),
+	/* a thousand parameters per second: slower makes a step's time
+	   overflow like the slowest link */
+	KEY_QTYL("cluster", "cpu_adam_rate", cluster.cpu_adam_params_per_s, 0,
+		 UNIT_COUNT, 1e3),
 	/* ownership (TCO): bounds keep the effective price finite and far
 	   beyond any real purchase, lifetime or rent */
 	KEY_ENUM("cluster", "pricing", cluster.pricing, WLT_INTENUM,
@@ -527,6 +542,7 @@ void workload_init(struct workload *wl)
 	wl->training.tp_comm_overlap = WL_AUTO_NEG;
 	wl->training.ep_comm_overlap = WL_AUTO_NEG;
 	wl->training.recompute_layers = WL_AUTO;
+	wl->training.offload_optimizer = WL_OFFLOAD_AUTO;
 
 	wl->inference.weight_precision = PREC_BF16;
 	wl->inference.kv_precision = PREC_BF16;
@@ -562,6 +578,7 @@ void workload_init(struct workload *wl)
 	wl->cluster.restart_s = WL_RESTART_S;
 	wl->cluster.storage_bw_bytes_per_s = WL_STORAGE_BW_BYTES_PER_S;
 	wl->cluster.maintenance = WL_MAINTENANCE;
+	wl->cluster.cpu_adam_params_per_s = WL_CPU_ADAM_PARAMS_PER_S;
 	wl->cluster.pricing = PRICING_CLOUD;
 	wl->cluster.amortization_years = WL_AMORTIZATION_YEARS;
 	wl->cluster.hosting_usd_per_kw_month = WL_HOSTING_USD_PER_KW_MONTH;
@@ -769,6 +786,11 @@ static void key_describe(const struct wl_key *k, char *buf, size_t size)
 				      " or 'auto'" : "";
 	int n;
 
+	if (k->type == WLT_FRACTION) {
+		snprintf(buf, size, "true, false, 'auto' or a fraction from "
+			 "%g to %g", k->min, k->max);
+		return;
+	}
 	if (k->type == WLT_INT) {
 		if (k->min == 1 && k->max == INT_MAX)
 			snprintf(buf, size, "a positive integer%s", or_auto);
@@ -1044,6 +1066,17 @@ static int key_parse(const struct wl_key *k, const char *text,
 					"got '%s'", label, text);
 		*(int *)f = k->names[i].value;
 		return 0;
+	case WLT_FRACTION:
+		if (strcasecmp(text, "auto") == 0) {
+			*(double *)f = WL_OFFLOAD_AUTO;
+			return 0;
+		}
+		i = names_find(k->names, text);
+		if (i >= 0) {
+			*(double *)f = k->names[i].value;
+			return 0;
+		}
+		return parse_number(k, text, label, f, at, err);
 	case WLT_NUMBER:
 		return parse_number(k, text, label, f, at, err);
 	case WLT_QUANTITY:
@@ -1631,9 +1664,12 @@ static int key_check(const struct wl_key *k, const struct workload *wl,
 		return diag_set(err, file, 0, 0,
 				"'%s' must be true, false or auto, got %d",
 				label, v);
+	case WLT_FRACTION:
 	case WLT_NUMBER:
 	case WLT_QUANTITY:
 		d = *(const double *)f;
+		if (k->type == WLT_FRACTION && d == WL_OFFLOAD_AUTO)
+			return 0;
 		if (isfinite(d) &&
 		    (((k->flags & WLK_UNSET0) && d == 0) || in_range(k, d)))
 			return 0;
@@ -1902,6 +1938,17 @@ static int check_training(const struct training_spec *t,
 				"parallelism over tp > 1 ('%s' is %s)",
 				t->tp == 1 ? "tp" : "sequence_parallel",
 				t->tp == 1 ? "1" : "false");
+	if (t->offload_optimizer > 0.0 && t->zero == 0)
+		return diag_set(err, file, 0, 0,
+				"'offload_optimizer' (%g) needs 'zero' 1 or "
+				"more: the host steps each rank's shard of "
+				"the distributed optimizer, as Megatron-Core "
+				"and ZeRO-Offload do", t->offload_optimizer);
+	if (t->offload_optimizer > 0.0 && m->kind != MODEL_TRANSFORMER)
+		return diag_set(err, file, 0, 0,
+				"'offload_optimizer' is modelled for "
+				"transformers, not a %s model",
+				model_kind_name(m->kind));
 	return 0;
 }
 

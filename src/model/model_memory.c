@@ -38,6 +38,35 @@ struct state_bytes train_state_bytes(enum precision p, enum optimizer o)
 	return s;
 }
 
+/* train_offload_host_bytes_per_param of the states 's'. */
+static double host_bytes_per_param(const struct state_bytes *s)
+{
+	double master = s->weights < 4.0 ? 4.0 : 0.0;
+
+	/* fp32 weight + moments + fp32 gradient */
+	return 4.0 + (s->optimizer - master) + 4.0;
+}
+
+double train_offload_host_bytes_per_param(enum precision p, enum optimizer o)
+{
+	struct state_bytes s = train_state_bytes(p, o);
+
+	return host_bytes_per_param(&s);
+}
+
+/* train_offload_host_ratio of a share 'f' of the states 's'. */
+static double host_ratio(double f, const struct state_bytes *s)
+{
+	return f > 0.0 ? f * host_bytes_per_param(s) / s->optimizer : 0.0;
+}
+
+double train_offload_host_ratio(const struct train_config *c)
+{
+	struct state_bytes s = train_state_bytes(c->precision, c->optimizer);
+
+	return host_ratio(c->offload_fraction, &s);
+}
+
 void train_memory_states(double params, int zero, int shards,
 			 enum precision p, enum optimizer o,
 			 struct train_memory *m)
@@ -271,7 +300,13 @@ void train_stage_memory_states(struct train_stage_memory *w,
 			       const double layer_act[RECOMPUTE_FULL + 1])
 {
 	struct train_memory m;
+	struct state_bytes sb = { 0.0, 0.0, 0.0 };
 	int shards = c->dp * c->cp;
+
+	/* the bytes per parameter, where the offload or the ZeRO-3 gather
+	   need them (the search's inner loop: not otherwise) */
+	if (c->offload_fraction > 0.0 || c->zero >= 3)
+		sb = train_state_bytes(c->precision, c->optimizer);
 
 	/* model states per parameter: replicated ones shard over dp * cp,
 	   experts over the dp * cp / ep ranks that hold the same experts */
@@ -293,14 +328,17 @@ void train_stage_memory_states(struct train_stage_memory *w,
 	/* fp32 logits of one micro-batch for the loss */
 	w->logits = 4.0 * c->micro_batch * a->seq_len / c->cp * a->vocab /
 		    c->tp;
+	/* optimizer offload: the offloaded share of the states (the GPU's
+	   shard of them: ZeRO >= 1) lives in host memory, with the fp32
+	   gradients it is stepped from */
+	w->optimizer_kept = 1.0 - c->offload_fraction;
+	w->host_per_optimizer_byte = host_ratio(c->offload_fraction, &sb);
 	/* ZeRO-3 gathers the full weights of about two layers at a time
 	   (current and prefetched): the GPU's tensor-parallel share of the
 	   replicated part and of its own experts (1/ep of the routed ones) */
 	w->gather_bytes = c->zero >= 3 ?
 				  2.0 * (w->dense_layer + w->expert_layer) *
-					  train_state_bytes(c->precision,
-							    c->optimizer)
-						  .weights :
+					  sb.weights :
 				  0.0;
 }
 
@@ -310,15 +348,16 @@ static void stage_memory(const struct train_stage_memory *w,
 			 const struct train_config *c, enum stage_kind kind,
 			 int r, int layers, struct train_memory *m)
 {
-	double dense, expert, act;
+	double dense, expert, act, opt;
 
 	stage_params(w, kind, layers, &dense, &expert);
 	m->weights_bytes = dense * w->dense_weights +
 			   expert * w->expert_weights;
 	m->gradients_bytes = dense * w->dense_gradients +
 			     expert * w->expert_gradients;
-	m->optimizer_bytes = dense * w->dense_optimizer +
-			     expert * w->expert_optimizer;
+	opt = dense * w->dense_optimizer + expert * w->expert_optimizer;
+	m->optimizer_bytes = w->optimizer_kept * opt;
+	m->offloadable_bytes = opt;
 	/* the first chunk of the first stage is its light one (it holds the
 	   embedding), the last chunk of the others */
 	act = w->layer_act * inflight_layers(c, r, layers, kind == STAGE_FIRST);
@@ -337,23 +376,32 @@ static void peak_memory(const struct train_stage_memory *w,
 			const struct train_stages *s, struct train_memory *m)
 {
 	struct train_memory t;
+	double most;
 
 	/* the first stage (embedding, most micro-batches in flight), the
 	   most loaded middle one (one micro-batch fewer), or the last
-	   (output layer, logits) */
+	   (output layer, logits); the host holds the offloaded states of
+	   the stage with the most of them */
 	if (c->pp <= 1) {
 		stage_memory(w, c, STAGE_ONLY, 0, s->first, m);
+		m->host_bytes = w->host_per_optimizer_byte *
+				m->offloadable_bytes;
 		return;
 	}
 	stage_memory(w, c, STAGE_FIRST, 0, s->first, m);
+	most = m->offloadable_bytes;
 	if (c->pp > 2) {
 		stage_memory(w, c, STAGE_MIDDLE, 1, s->middle, &t);
+		most = most > t.offloadable_bytes ? most : t.offloadable_bytes;
 		if (t.total_bytes > m->total_bytes)
 			*m = t;
 	}
 	stage_memory(w, c, STAGE_LAST, c->pp - 1, s->last, &t);
+	most = most > t.offloadable_bytes ? most : t.offloadable_bytes;
 	if (t.total_bytes > m->total_bytes)
 		*m = t;
+	m->offloadable_bytes = most;
+	m->host_bytes = w->host_per_optimizer_byte * most;
 }
 
 double train_stage_memory_peak(const struct train_stage_memory *w,
@@ -387,7 +435,20 @@ void train_memory_eval_stages(const struct train_stage_memory *w,
 			 m->optimizer_bytes + m->activations_bytes +
 			 m->reserve_bytes;
 	m->capacity_bytes = capacity_bytes;
+	m->node_host_bytes = 0.0;
+	m->host_capacity_bytes = 0.0;
 	m->fits = m->total_bytes <= capacity_bytes;
+}
+
+void train_memory_host(struct train_memory *m, const struct train_config *c,
+		       int gpus_per_node, double host_capacity_bytes)
+{
+	int node = c->gpus < gpus_per_node ? c->gpus : gpus_per_node;
+
+	m->host_capacity_bytes = host_capacity_bytes;
+	m->node_host_bytes = m->host_bytes * (node > 0 ? node : 1);
+	if (m->host_bytes > 0.0)
+		m->fits = m->fits && m->node_host_bytes <= host_capacity_bytes;
 }
 
 void train_memory_eval_with(const struct arch *a,

@@ -720,6 +720,110 @@ static double bubble_eval(const struct train_config *c, double fill_s,
 	return fill_s + (c->pp - 1.0) * p2p_mb / c->vp;
 }
 
+/*
+ * Optimizer offload, as Megatron-Core's HybridDeviceOptimizer runs it
+ * with --optimizer-cpu-offload and --overlap-cpu-optimizer-d2h-h2d
+ * (megatron/core/optimizer/cpu_offloading/hybrid_optimizer.py): after the
+ * gradients are reduced, the fp32 gradients of the offloaded parameters
+ * are copied to the host on one stream, the CPUs step each parameter once
+ * its copy is in, and the updated weights are copied back on another
+ * stream; the GPU meanwhile steps the parameters it keeps.  Bytes moved
+ * per offloaded parameter.
+ */
+static const double offload_d2h_bytes_per_param = 4.0; /* fp32 gradient */
+/* The GPU's share of every parameter's step, offloaded or not: the
+   gradient norm (read 4) before the step and the zeroing of the
+   gradient buffer (write 4) before the next. */
+static const double gpu_step_fixed_bytes_per_param = 8.0;
+
+/* The host link of one GPU: a GPU link like the intra-node ones (PCIe,
+   NVLink-C2C), at their achievable fraction (model_comm.c). */
+static struct link host_link(const struct cluster *cl)
+{
+	return link_intra_node(cl->host_link_bw_bytes_per_s);
+}
+
+/* GPUs of a node whose offloaded states the node's CPUs step. */
+static double node_gpus(const struct train_config *c,
+			const struct cluster *cl)
+{
+	return c->gpus < cl->gpus_per_node ? c->gpus : cl->gpus_per_node;
+}
+
+/* Seconds per offloaded parameter of the CPUs' step: the node's rate of
+   Adam steps, shared by its GPUs; SGD moves fewer bytes per parameter
+   (the step is memory-bound on the host as on the GPU). */
+static double cpu_s_per_param(const struct train_config *c,
+			      const struct cluster *cl, double step_bytes)
+{
+	return node_gpus(c, cl) / cl->cpu_adam_params_per_s *
+	       (step_bytes - gpu_step_fixed_bytes_per_param) /
+	       (adam_step_bytes_per_param - gpu_step_fixed_bytes_per_param);
+}
+
+/*
+ * The optimizer step of the 'upd' parameters of a GPU's shard with
+ * offload_fraction f of them offloaded, in 'chunks' equal pieces (one per
+ * layer of its stage; the copies of each piece pipeline with the CPU step
+ * of the neighbouring ones): a three-stage pipeline of the device-to-host
+ * copies, the CPU step and the host-to-device copies, beside the GPU's
+ * step of the 1 - f it keeps.  specs/models.md 6.16.
+ */
+static void offload_eval(const struct train_config *c,
+			 const struct cluster *cl,
+			 const struct train_micro *mc, double upd,
+			 double step_bytes, int chunks, struct train_time *tm)
+{
+	struct link l = host_link(cl);
+	double f = c->offload_fraction, off = f * upd;
+	double wbytes = train_state_bytes(c->precision, c->optimizer).weights;
+	double n = chunks > 1 ? chunks : 1.0;
+	double rest_s, pipe_s, slowest;
+
+	tm->offload_d2h_s = off * offload_d2h_bytes_per_param /
+			    l.bw_bytes_per_s;
+	tm->offload_cpu_s = off * cpu_s_per_param(c, cl, step_bytes);
+	tm->offload_h2d_s = off * wbytes / l.bw_bytes_per_s;
+	slowest = max2(tm->offload_d2h_s,
+		       max2(tm->offload_cpu_s, tm->offload_h2d_s));
+	/* fill and drain: one piece of each other stage */
+	pipe_s = (tm->offload_d2h_s + tm->offload_cpu_s + tm->offload_h2d_s) /
+			 n +
+		 (1.0 - 1.0 / n) * slowest;
+	rest_s = f < 1.0 ?
+			 kernel_stream_s(&mc->dv,
+					 (1.0 - f) * upd *
+						 (step_bytes -
+						  gpu_step_fixed_bytes_per_param)) :
+			 0.0;
+	tm->optimizer_s = kernel_stream_s(&mc->dv,
+					  upd * gpu_step_fixed_bytes_per_param) +
+			  rest_s;
+	tm->offload_s = max2(0.0, pipe_s - rest_s);
+}
+
+bool train_offload_never_faster(const struct train_config *c,
+				const struct cluster *cl,
+				const struct train_micro *mc)
+{
+	struct link l;
+	double step_bytes = train_optimizer_bytes_per_param(c->optimizer);
+	double wbytes = train_state_bytes(c->precision, c->optimizer).weights;
+	double host_s, gpu_s;
+
+	if (!cluster_can_offload(cl))
+		return false;
+	l = host_link(cl);
+	/* per offloaded parameter: the slowest stage of the pipeline (the
+	   pipeline takes at least as long), against the GPU's step of it */
+	host_s = max2(max2(offload_d2h_bytes_per_param, wbytes) /
+			      l.bw_bytes_per_s,
+		      cpu_s_per_param(c, cl, step_bytes));
+	gpu_s = (step_bytes - gpu_step_fixed_bytes_per_param) /
+		(mc->dv.mem_bw_bytes_per_s * mc->dv.mem_eff);
+	return host_s >= gpu_s;
+}
+
 void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 			  const struct gpu_spec *g, const struct cluster *cl,
 			  const struct train_micro *mc, struct train_result *r)
@@ -771,12 +875,25 @@ void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 			     params_gpu;
 	step_bytes = c->optimizer == OPTIMIZER_ADAM ? adam_step_bytes_per_param :
 						      sgd_step_bytes_per_param;
-	tm->optimizer_s = kernel_stream_s(&mc->dv, upd_params * step_bytes);
+	if (c->offload_fraction > 0.0 && cluster_can_offload(cl)) {
+		offload_eval(c, cl, mc, upd_params, step_bytes,
+			     train_stage_layers(a, c), tm);
+	} else {
+		tm->optimizer_s = kernel_stream_s(&mc->dv,
+						  upd_params * step_bytes);
+		tm->offload_s = tm->offload_d2h_s = tm->offload_cpu_s =
+			tm->offload_h2d_s = 0.0;
+	}
 
 	tm->step_s = m * per_mb + tm->bubble_s + tm->dp_comm_s +
-		     tm->optimizer_s;
+		     tm->optimizer_s + tm->offload_s;
 
 	train_memory_eval_stages(&w, a, c, g->mem_bytes, &r->memory);
+	if (c->offload_fraction > 0.0)
+		train_memory_host(&r->memory, c, cl->gpus_per_node,
+				  cl->host_memory_bytes);
+	else
+		r->memory.host_capacity_bytes = cl->host_memory_bytes;
 	tokens_per_step = (double)c->global_batch * a->seq_len;
 	r->params = mc->params;
 	r->tokens_per_step = tokens_per_step;
@@ -1076,6 +1193,9 @@ void train_stage_pick(const struct arch *a, struct train_config *c,
 	if (ties->n > 1) {
 		w = mc->mem;
 		train_stage_memory_states(&w, a, c, mc->layer_act_bytes);
+		/* weighed as without an optimizer offload: a configuration
+		   and its offloaded twin split their layers alike */
+		w.optimizer_kept = 1.0;
 		for (int i = 0; i < ties->n; i++) {
 			double b = train_stage_memory_peak(
 				&w, a, c, ties->first[i], ties->last[i]);

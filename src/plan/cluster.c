@@ -68,7 +68,23 @@ int cluster_resolve(const struct cluster_spec *spec, const struct gpu_spec *g,
 	out->pue = spec->pue;
 	out->price_usd_per_kwh = spec->price_usd_per_kwh;
 	out->host_overhead = spec->host_overhead;
+	/* the host of the catalog row's node, unless the workload says */
+	out->host_memory_bytes = spec->host_memory_bytes > 0.0 ?
+					 spec->host_memory_bytes :
+					 g->host_memory_bytes;
+	out->host_link_bw_bytes_per_s =
+		spec->host_link_bw_bytes_per_s > 0.0 ?
+			spec->host_link_bw_bytes_per_s :
+			g->host_link_bw_bytes_per_s;
+	out->cpu_adam_params_per_s = spec->cpu_adam_params_per_s;
 	return resolve_price(spec, g, out, err);
+}
+
+bool cluster_can_offload(const struct cluster *cl)
+{
+	return cl->host_memory_bytes > 0.0 &&
+	       cl->host_link_bw_bytes_per_s > 0.0 &&
+	       cl->cpu_adam_params_per_s > 0.0;
 }
 
 bool cluster_price_covers(const struct cluster *cl, const struct gpu_spec *g,

@@ -35,6 +35,7 @@ static const char *const choice_keys[CHOSE_COUNT] = {
 	[CHOSE_SEQUENCE_PARALLEL] = "training.sequence_parallel",
 	[CHOSE_OVERLAP] = "training.overlap_grad_reduce",
 	[CHOSE_TP_OVERLAP] = "training.tp_comm_overlap",
+	[CHOSE_OFFLOAD] = "training.offload_optimizer",
 	[CHOSE_TOKENS] = "training.tokens",
 };
 
@@ -69,11 +70,34 @@ static unsigned open_keys(const struct training_spec *ts)
 		     bit(CHOSE_SEQUENCE_PARALLEL) : 0;
 	u |= ts->overlap_grad_reduce == WL_AUTO_NEG ? bit(CHOSE_OVERLAP) : 0;
 	u |= ts->tp_comm_overlap == WL_AUTO_NEG ? bit(CHOSE_TP_OVERLAP) : 0;
+	u |= ts->offload_optimizer == WL_OFFLOAD_AUTO ? bit(CHOSE_OFFLOAD) : 0;
 	u |= ts->recompute == RECOMPUTE_AUTO &&
 			     ts->recompute_layers == WL_AUTO ?
 		     bit(CHOSE_RECOMPUTE_LAYERS) : 0;
 	u |= ts->tokens <= 0.0 ? bit(CHOSE_TOKENS) : 0;
 	return u;
+}
+
+/* The model states of 'c' (params-only) sharded over 'shards' ranks, the
+   reserve and the host side of an offload (3.10) into 'm'. */
+static void states_memory(const struct train_plan *p,
+			  const struct train_config *c, int shards,
+			  double reserve, const struct gpu_spec *g,
+			  struct train_memory *m)
+{
+	train_memory_states(p->params / ((double)c->tp * c->pp), c->zero,
+			    shards, c->precision, c->optimizer, m);
+	m->offloadable_bytes = m->optimizer_bytes;
+	m->host_bytes = train_offload_host_ratio(c) * m->optimizer_bytes;
+	m->optimizer_bytes *= 1.0 - c->offload_fraction;
+	m->activations_bytes = 0.0;
+	m->reserve_bytes = reserve;
+	m->total_bytes = m->weights_bytes + m->gradients_bytes +
+			 m->optimizer_bytes + reserve;
+	m->capacity_bytes = g->mem_bytes;
+	m->fits = m->total_bytes <= g->mem_bytes;
+	train_memory_host(m, c, p->cluster.gpus_per_node,
+			  p->cluster.host_memory_bytes);
 }
 
 /* Only 'params' is known: model-state memory of the given split. */
@@ -100,24 +124,20 @@ static int plan_states_only(const struct workload *wl,
 	/* ZeRO-3 does not combine with pipelines (train_config.c) */
 	int max_zero = c->pp > 1 ? 2 : 3;
 
+	/* a given optimizer offload (not searched here) needs ZeRO >= 1 */
+	c->offload_fraction = ts->offload_optimizer > 0.0 ?
+				      ts->offload_optimizer :
+				      0.0;
 	c->zero = ts->zero != WL_AUTO_NEG ? ts->zero : max_zero;
-	for (int z = 0; ts->zero == WL_AUTO_NEG && z <= max_zero; z++) {
-		train_memory_states(p->params / ((double)c->tp * c->pp), z,
-				    shards, c->precision, c->optimizer, m);
-		if (m->weights_bytes + m->gradients_bytes +
-			    m->optimizer_bytes + reserve <= g->mem_bytes) {
-			c->zero = z;
+	for (int z = c->offload_fraction > 0.0 ? 1 : 0;
+	     ts->zero == WL_AUTO_NEG && z <= max_zero; z++) {
+		c->zero = z;
+		states_memory(p, c, shards, reserve, g, m);
+		if (m->fits)
 			break;
-		}
+		c->zero = max_zero;
 	}
-	train_memory_states(p->params / ((double)c->tp * c->pp), c->zero,
-			    shards, c->precision, c->optimizer, m);
-	m->activations_bytes = 0.0;
-	m->reserve_bytes = reserve;
-	m->total_bytes = m->weights_bytes + m->gradients_bytes +
-			 m->optimizer_bytes + reserve;
-	m->capacity_bytes = g->mem_bytes;
-	m->fits = m->total_bytes <= g->mem_bytes;
+	states_memory(p, c, shards, reserve, g, m);
 	p->fits = m->fits;
 	p->chosen &= bit(CHOSE_GPUS) | bit(CHOSE_TP) | bit(CHOSE_PP) |
 		     bit(CHOSE_CP) | bit(CHOSE_ZERO) | bit(CHOSE_TOKENS);
@@ -136,7 +156,7 @@ static const int micro_batch_limit = 4096;
  */
 static int largest_micro_batch(const struct arch *a,
 			       const struct train_config *c,
-			       double capacity_bytes)
+			       double capacity_bytes, const struct cluster *cl)
 {
 	struct train_config t = *c;
 	struct train_memory m;
@@ -151,6 +171,8 @@ static int largest_micro_batch(const struct arch *a,
 		if (t.micro_batches < 1)
 			t.micro_batches = 1;
 		train_memory_eval(a, &t, capacity_bytes, &m);
+		train_memory_host(&m, &t, cl->gpus_per_node,
+				  cl->host_memory_bytes);
 		if (m.fits)
 			lo = mid;
 		else
@@ -285,7 +307,7 @@ static int plan_per_sample(const struct workload *wl, const struct gpu_spec *g,
 		       bit(CHOSE_CP) | bit(CHOSE_EP) | bit(CHOSE_RECOMPUTE) |
 		       bit(CHOSE_RECOMPUTE_LAYERS) |
 		       bit(CHOSE_SEQUENCE_PARALLEL) | bit(CHOSE_TP_OVERLAP) |
-		       bit(CHOSE_TOKENS));
+		       bit(CHOSE_OFFLOAD) | bit(CHOSE_TOKENS));
 	p->tokens = ts->samples * ts->epochs;
 	c.tp = c.pp = c.vp = c.cp = c.ep = 1;
 	c.dp = c.gpus;
@@ -326,6 +348,9 @@ static int plan_per_sample(const struct workload *wl, const struct gpu_spec *g,
 			p->enumerated++;
 			p->legal++;
 			p->evaluated++;
+			/* per-sample models do not offload: the offload's
+			   fields (which sample_train_eval leaves) are 0 */
+			memset(&r, 0, sizeof(r));
 			if (sample_train_eval(&wl->model, &c, g, &p->cluster,
 					      &r) != 0)
 				return diag_set(err, NULL, 0, 0,
@@ -402,6 +427,23 @@ int train_plan_rank(const struct workload *wl, const struct gpu_spec *g,
 	p->params = p->has_arch ? arch_params(&p->arch) : wl->model.params;
 	p->tokens = ts->tokens > 0.0 ? ts->tokens :
 				       default_tokens_per_param * p->params;
+	if (ts->offload_optimizer > 0.0 && !cluster_can_offload(&p->cluster))
+		return diag_set(err, wl->file, 0, 0,
+				"'training.offload_optimizer' needs the "
+				"host of %s: the catalog gives it no %s; set "
+				"'cluster.%s' (%s)",
+				g->name,
+				p->cluster.host_memory_bytes > 0.0 ?
+					"host_link_bw" :
+					"host_memory",
+				p->cluster.host_memory_bytes > 0.0 ?
+					"host_link_bw" :
+					"host_memory",
+				p->cluster.host_memory_bytes > 0.0 ?
+					"the GPU's link to its CPU, per "
+					"direction, e.g. 32GB/s for PCIe "
+					"Gen4 x16" :
+					"the host memory of a node, e.g. 2TB");
 	if (!p->has_arch)
 		return plan_states_only(wl, g, p);
 
@@ -409,6 +451,10 @@ int train_plan_rank(const struct workload *wl, const struct gpu_spec *g,
 			     ts->global_batch, p->cluster.gpus_per_node,
 			     err) != 0)
 		return -1;
+	train_space_offload(&sp, ts, &p->cluster);
+	/* an offload the cluster cannot make was not chosen */
+	if (sp.offload.n < 2)
+		p->chosen &= ~bit(CHOSE_OFFLOAD);
 	train_search_parallel(&sp, &p->arch, g, &p->cluster, &res, top, k,
 			      ntop, threads);
 	p->enumerated = res.enumerated;
@@ -427,7 +473,7 @@ int train_plan_rank(const struct workload *wl, const struct gpu_spec *g,
 	if (p->config.pp == 1)
 		p->chosen &= ~(bit(CHOSE_FIRST_STAGE) | bit(CHOSE_LAST_STAGE));
 	p->max_micro_batch = largest_micro_batch(&p->arch, &p->config,
-						 g->mem_bytes);
+						 g->mem_bytes, &p->cluster);
 	plan_run(wl, p);
 	return 0;
 }
@@ -448,6 +494,10 @@ static void describe(const struct train_plan *p, enum plan_choice k,
 		break;
 	case CHOSE_ZERO:
 		snprintf(buf, n, "set training.zero=%d", c->zero);
+		break;
+	case CHOSE_OFFLOAD:
+		snprintf(buf, n, "set training.offload_optimizer=%g",
+			 c->offload_fraction);
 		break;
 	case CHOSE_TP:
 		snprintf(buf, n, "set training.tp=%d", c->tp);
@@ -477,6 +527,7 @@ static void relax(struct workload *wl, enum plan_choice k)
 	case CHOSE_MICRO_BATCH: t->micro_batch = WL_AUTO; break;
 	case CHOSE_RECOMPUTE: t->recompute = RECOMPUTE_AUTO; break;
 	case CHOSE_ZERO: t->zero = WL_AUTO_NEG; break;
+	case CHOSE_OFFLOAD: t->offload_optimizer = WL_OFFLOAD_AUTO; break;
 	case CHOSE_TP: t->tp = WL_AUTO; break;
 	case CHOSE_PP:
 		t->pp = t->vp = WL_AUTO;
@@ -489,6 +540,7 @@ static void relax(struct workload *wl, enum plan_choice k)
 		t->zero = WL_AUTO_NEG;
 		t->recompute = RECOMPUTE_AUTO;
 		t->sequence_parallel = WL_AUTO_NEG;
+		t->offload_optimizer = WL_OFFLOAD_AUTO;
 		break;
 	}
 }
@@ -497,8 +549,8 @@ int train_plan_suggest(const struct workload *wl, const struct gpu_spec *g,
 		       int max_gpus, char *buf, size_t n)
 {
 	static const enum plan_choice order[] = {
-		CHOSE_MICRO_BATCH, CHOSE_RECOMPUTE, CHOSE_ZERO, CHOSE_TP,
-		CHOSE_PP,          CHOSE_CP,        CHOSE_COUNT,
+		CHOSE_MICRO_BATCH, CHOSE_RECOMPUTE, CHOSE_ZERO, CHOSE_OFFLOAD,
+		CHOSE_TP,          CHOSE_PP,        CHOSE_CP,   CHOSE_COUNT,
 	};
 	struct workload w;
 	struct train_plan p;

@@ -178,11 +178,33 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 		dim_add(&sp->tp_overlap, 1);
 		dim_add(&sp->tp_overlap, 0);
 	}
+	/* optimizer offload: searched only where the cluster can offload
+	   (train_space_offload); a given share is one candidate */
+	sp->offload_fraction = 1.0;
+	if (ts->offload_optimizer > 0.0) {
+		dim_one(&sp->offload, 1);
+		sp->offload_fraction = ts->offload_optimizer;
+	} else {
+		dim_one(&sp->offload, 0);
+	}
 	if (sp->tp.n == 0 || sp->pp.n == 0 || sp->micro_batch.n == 0)
 		return diag_set(err, NULL, 0, 0,
 				"no legal parallel split of %d gpus for this "
 				"model", gpus);
 	return 0;
+}
+
+void train_space_offload(struct train_space *sp,
+			 const struct training_spec *ts,
+			 const struct cluster *cl)
+{
+	if (ts->offload_optimizer != WL_OFFLOAD_AUTO || !cluster_can_offload(cl))
+		return;
+	/* none first: at equal speed the first found is kept */
+	sp->offload.n = 0;
+	dim_add(&sp->offload, 0);
+	dim_add(&sp->offload, 1);
+	sp->offload_fraction = 1.0;
 }
 
 long long train_space_size(const struct train_space *sp)
@@ -194,7 +216,7 @@ long long train_space_size(const struct train_space *sp)
 			rc += sp->recompute_layers_max;
 	return (long long)sp->tp.n * sp->cp.n * sp->ep.n * sp->micro_batch.n *
 	       sp->sp.n * sp->tp_overlap.n * sp->pp.n * sp->vp.n *
-	       sp->zero.n * rc * sp->overlap.n;
+	       sp->zero.n * rc * sp->overlap.n * sp->offload.n;
 }
 
 /* Faster; at equal speed (within rounding), the one using less memory. */
@@ -277,32 +299,48 @@ static bool hopeless(double bound_tps, const struct search_result *res,
 
 /*
  * The memory of 'c' at the split of 'ties' that needs the least (set in
- * 'c'), into 'm'.  'w' holds the configuration's parameter counts
- * (mc->mem); its states are filled here.
+ * 'c'), into 'm', with its host side on 'cl'.  'w' holds the
+ * configuration's parameter counts (mc->mem); its states are filled
+ * here.  The splits are weighed without an optimizer offload
+ * (train_stage_pick): a configuration and its offloaded twin split alike.
  */
 static void config_memory(const struct arch *a, struct train_config *c,
 			  const struct train_micro *mc,
 			  const struct train_stage_ties *ties,
-			  double capacity_bytes, struct train_stage_memory *w,
-			  struct train_memory *m)
+			  double capacity_bytes, const struct cluster *cl,
+			  struct train_stage_memory *w, struct train_memory *m)
 {
 	double best_bytes = 0.0;
 	int best = 0;
 
 	*w = mc->mem;
 	train_stage_memory_states(w, a, c, mc->layer_act_bytes);
-	for (int i = 0; ties->n > 1 && i < ties->n; i++) {
-		double b = train_stage_memory_peak(w, a, c, ties->first[i],
-						   ties->last[i]);
+	if (ties->n > 1) {
+		struct train_stage_memory plain;
+		const struct train_stage_memory *v = w;
 
-		if (i == 0 || b < best_bytes) {
-			best_bytes = b;
-			best = i;
+		if (c->offload_fraction > 0.0) {
+			plain = *w;
+			plain.optimizer_kept = 1.0;
+			v = &plain;
+		}
+		for (int i = 0; i < ties->n; i++) {
+			double b = train_stage_memory_peak(v, a, c,
+							   ties->first[i],
+							   ties->last[i]);
+
+			if (i == 0 || b < best_bytes) {
+				best_bytes = b;
+				best = i;
+			}
 		}
 	}
 	c->first_stage_layers = ties->first[best];
 	c->last_stage_layers = ties->last[best];
 	train_memory_eval_stages(w, a, c, capacity_bytes, m);
+	if (c->offload_fraction > 0.0)
+		train_memory_host(m, c, cl->gpus_per_node,
+				  cl->host_memory_bytes);
 }
 
 /* What one thread's search keeps besides its result. */
@@ -312,7 +350,41 @@ struct share_state {
 	struct train_config misfit;
 	double misfit_bytes;
 	int misfit_outer;
+	/* optimizer offload (train_offload_never_faster): known after the
+	   first micro-batch costs; then whether an offloaded configuration
+	   is never faster than its twin without, and the host bytes of the
+	   offloaded share per byte of optimizer states */
+	bool offload_known;
+	bool offload_slower;
+	double offload_host_ratio;
 };
+
+/* Whether 'c' with optimizer offload 'o' (a value of the offload
+   candidates) is legal on 'cl': the offload needs ZeRO >= 1 and a host. */
+static bool offload_legal(const struct train_space *sp, struct train_config *c,
+			  const struct cluster *cl, int o)
+{
+	c->offload_fraction = o ? sp->offload_fraction : 0.0;
+	return !o || (c->zero >= 1 && cluster_can_offload(cl));
+}
+
+/*
+ * Whether the offloaded twin of a configuration that fits without offload
+ * (memory 'm', its split set in 'c') fits: on the GPU it needs less, and
+ * its node's hosts hold the offloaded share of the GPU with the most
+ * optimizer states (what config_memory finds, without weighing it again).
+ */
+static bool twin_fits(const struct train_config *c, const struct cluster *cl,
+		      const struct share_state *st,
+		      const struct train_memory *m)
+{
+	struct train_memory t = *m;
+
+	t.host_bytes = st->offload_host_ratio * m->offloadable_bytes;
+	t.fits = true;
+	train_memory_host(&t, c, cl->gpus_per_node, cl->host_memory_bytes);
+	return t.fits;
+}
 
 /*
  * Time 'c' (legal, fitting, its split set) with each gradient-reduction
@@ -377,9 +449,13 @@ static void note_misfit(const struct train_space *sp,
 
 /*
  * The configurations of one (outer keys, pp, vp, recomputation) group:
- * its ZeRO stages and gradient-reduction overlaps.  Memory is weighed
- * before time; time only for what fits and may beat what is found.
- * 'fits' (per ZeRO candidate) is set to whether each fits.
+ * its ZeRO stages, optimizer offloads and gradient-reduction overlaps.
+ * Memory is weighed before time; time only for what fits and may beat
+ * what is found.  An offloaded configuration whose twin without offload
+ * fits is weighed from the twin's memory, and timed only when the offload
+ * might be faster (st->offload_slower false) or for a ranking.
+ * 'fits[o]' (per ZeRO candidate, o: 0 without offload, 1 with) is set to
+ * whether each fits.
  */
 static void search_group(const struct train_space *sp, const struct arch *a,
 			 const struct gpu_spec *g, const struct cluster *cl,
@@ -387,48 +463,78 @@ static void search_group(const struct train_space *sp, const struct arch *a,
 			 const struct train_stage_ties *ties,
 			 struct search_result *res, struct search_entry *top,
 			 int ktop, int *ntop, int outer,
-			 struct share_state *st, bool *fits)
+			 struct share_state *st, bool *const fits[2])
 {
 	struct train_stage_memory w;
-	struct train_memory m;
+	struct train_memory m, plain;
 	double bound_tps = -1.0;
 	long long per_zero = sp->overlap.n;
+	bool ranking = top && ktop > 0;
 
 	for (int z = 0; z < sp->zero.n; z++) {
-		fits[z] = false;
+		bool plain_fits = false;
+
+		fits[0][z] = fits[1][z] = false;
 		c->zero = sp->zero.v[z];
 		/* ZeRO-3 does not combine with pipelines (train_config.c) */
 		if (c->zero > 2 && c->pp > 1)
 			continue;
-		res->legal += per_zero;
-		config_memory(a, c, mc, ties, g->mem_bytes, &w, &m);
-		if (!m.fits) {
-			note_misfit(sp, c, &m, res, outer, st);
-			continue;
+		for (int k = 0; k < sp->offload.n; k++) {
+			int o = sp->offload.v[k];
+
+			if (!offload_legal(sp, c, cl, o))
+				continue;
+			res->legal += per_zero;
+			if (o && plain_fits) {
+				/* the twin's split and memory, less the
+				   offloaded share */
+				if (!twin_fits(c, cl, st, &plain))
+					continue;
+				fits[1][z] = true;
+				res->fitting += per_zero;
+				if (!st->offload_slower || ranking)
+					time_config(sp, a, g, cl, c, mc, res,
+						    top, ktop, ntop, outer, st,
+						    &bound_tps);
+				continue;
+			}
+			config_memory(a, c, mc, ties, g->mem_bytes, cl, &w,
+				      &m);
+			if (!m.fits) {
+				note_misfit(sp, c, &m, res, outer, st);
+				continue;
+			}
+			if (!o) {
+				plain = m;
+				plain_fits = true;
+			}
+			fits[o][z] = true;
+			res->fitting += per_zero;
+			time_config(sp, a, g, cl, c, mc, res, top, ktop, ntop,
+				    outer, st, &bound_tps);
 		}
-		fits[z] = true;
-		res->fitting += per_zero;
-		time_config(sp, a, g, cl, c, mc, res, top, ktop, ntop, outer,
-			    st, &bound_tps);
+		c->offload_fraction = 0.0;
 	}
 }
 
 /*
  * Full recomputation of 1 to 'kmax' layers of each chunk, for a search
  * without a ranking: memory falls and time grows with the layers
- * recomputed, so for each ZeRO stage only the fewest layers that fit can
- * be the fastest.  Where recomputing every layer does not fit
- * ('fits_all'), no count does; else the fewest that fit are found by
+ * recomputed, so for each ZeRO stage and offload only the fewest layers
+ * that fit can be the fastest.  Where recomputing every layer does not
+ * fit ('fits_all'), no count does; else the fewest that fit are found by
  * bisection, and timed unless recomputing none fits too ('fits_none'):
- * then every count is slower.  'ties' is a workspace of kmax + 1
- * entries.
+ * then every count is slower; nor is an offload that needs as many
+ * layers as no offload does, when it is never faster.  'fits_none[o]'
+ * and 'fits_all[o]' are per ZeRO candidate, o: 0 without offload, 1 with.
+ * 'ties' is a workspace of kmax + 1 entries.
  */
 static void search_partial(const struct train_space *sp, const struct arch *a,
 			   const struct gpu_spec *g, const struct cluster *cl,
 			   struct train_config *c, const struct train_micro *mc,
 			   struct search_result *res, int outer,
 			   struct share_state *st, int kmax,
-			   const bool *fits_none, const bool *fits_all,
+			   bool *const fits_none[2], bool *const fits_all[2],
 			   struct train_stage_ties *ties)
 {
 	struct train_stage_memory w;
@@ -437,43 +543,57 @@ static void search_partial(const struct train_space *sp, const struct arch *a,
 	bool have[MAX_RECOMPUTE_LAYERS + 1] = { false };
 
 	for (int z = 0; z < sp->zero.n; z++) {
-		int lo = 1, hi = kmax + 1;
-		double bound_tps = -1.0;
+		int lo_plain = kmax + 1;
 
 		c->zero = sp->zero.v[z];
 		if (c->zero > 2 && c->pp > 1)
 			continue;
-		res->legal += kmax * per_zero;
-		if (!fits_all[z])
-			continue;
-		/* the fewest layers that fit, in [1, kmax + 1) */
-		while (lo < hi) {
-			int mid = lo + (hi - lo) / 2;
+		for (int k = 0; k < sp->offload.n; k++) {
+			int o = sp->offload.v[k];
+			int lo = 1, hi = kmax + 1;
+			double bound_tps = -1.0;
 
-			c->recompute_layers = mid;
-			if (!have[mid]) {
-				if (train_stage_fastest(a, c, mc,
-							sp->first_stage_layers,
-							sp->last_stage_layers,
-							&ties[mid]) != 0)
-					ties[mid].n = 0;
-				have[mid] = true;
+			if (!offload_legal(sp, c, cl, o))
+				continue;
+			res->legal += kmax * per_zero;
+			if (!fits_all[o][z])
+				continue;
+			/* the fewest layers that fit, in [1, kmax + 1) */
+			while (lo < hi) {
+				int mid = lo + (hi - lo) / 2;
+
+				c->recompute_layers = mid;
+				if (!have[mid]) {
+					if (train_stage_fastest(
+						    a, c, mc,
+						    sp->first_stage_layers,
+						    sp->last_stage_layers,
+						    &ties[mid]) != 0)
+						ties[mid].n = 0;
+					have[mid] = true;
+				}
+				if (ties[mid].n > 0)
+					config_memory(a, c, mc, &ties[mid],
+						      g->mem_bytes, cl, &w,
+						      &m);
+				if (ties[mid].n > 0 && m.fits)
+					hi = mid;
+				else
+					lo = mid + 1;
 			}
-			if (ties[mid].n > 0)
-				config_memory(a, c, mc, &ties[mid],
-					      g->mem_bytes, &w, &m);
-			if (ties[mid].n > 0 && m.fits)
-				hi = mid;
-			else
-				lo = mid + 1;
+			res->fitting += (kmax - lo + 1) * per_zero;
+			if (!o)
+				lo_plain = lo;
+			if (lo > kmax || fits_none[o][z] ||
+			    (o && st->offload_slower && lo >= lo_plain))
+				continue;
+			c->recompute_layers = lo;
+			config_memory(a, c, mc, &ties[lo], g->mem_bytes, cl, &w,
+				      &m);
+			time_config(sp, a, g, cl, c, mc, res, NULL, 0, NULL,
+				    outer, st, &bound_tps);
 		}
-		res->fitting += (kmax - lo + 1) * per_zero;
-		if (lo > kmax || fits_none[z])
-			continue;
-		c->recompute_layers = lo;
-		config_memory(a, c, mc, &ties[lo], g->mem_bytes, &w, &m);
-		time_config(sp, a, g, cl, c, mc, res, NULL, 0, NULL, outer, st,
-			    &bound_tps);
+		c->offload_fraction = 0.0;
 	}
 	c->recompute_layers = 0;
 }
@@ -492,10 +612,15 @@ static void search_share(const struct train_space *sp, const struct arch *a,
 	struct train_config c;
 	struct train_micro mc;
 	struct train_stage_ties ties;
-	struct share_state st = { -1, false, { 0 }, 0.0, -1 };
+	struct share_state st = { -1, false, { 0 }, 0.0, -1, false, false,
+				  0.0 };
 	struct train_stage_ties part_ties[MAX_RECOMPUTE_LAYERS + 1];
-	bool fits_none[SPACE_MAX_VALUES], fits_all[SPACE_MAX_VALUES];
-	bool fits_part[SPACE_MAX_VALUES];
+	/* per offload (0, 1) and ZeRO candidate */
+	bool fits_none[2][SPACE_MAX_VALUES], fits_all[2][SPACE_MAX_VALUES];
+	bool fits_part[2][SPACE_MAX_VALUES];
+	bool *const none_v[2] = { fits_none[0], fits_none[1] };
+	bool *const all_v[2] = { fits_all[0], fits_all[1] };
+	bool *const part_v[2] = { fits_part[0], fits_part[1] };
 	int outer = -1;
 	bool sp_open = sp->sp.n > 1, ranking = top && ktop > 0;
 
@@ -537,6 +662,17 @@ static void search_share(const struct train_space *sp, const struct arch *a,
 		if (sp->gpus % ((long long)c.tp * c.cp) != 0 ||
 		    train_micro_eval(a, &c, g, cl, &mc) != 0)
 			continue;
+		/* the offload's speed against the GPU's step depends on the
+		   device, the precision and the node only */
+		if (!st.offload_known) {
+			struct train_config off = c;
+
+			off.offload_fraction = sp->offload_fraction;
+			st.offload_slower =
+				train_offload_never_faster(&c, cl, &mc);
+			st.offload_host_ratio = train_offload_host_ratio(&off);
+			st.offload_known = true;
+		}
 		for (int j = 0; j < sp->pp.n; j++) {
 			long long split = (long long)c.tp * sp->pp.v[j] * c.cp;
 			int stage;
@@ -578,17 +714,19 @@ static void search_share(const struct train_space *sp, const struct arch *a,
 			kmax = train_chunk_layers(a, &c) - 1;
 			if (kmax > sp->recompute_layers_max)
 				kmax = sp->recompute_layers_max;
-			for (int z = 0; z < sp->zero.n; z++)
-				fits_none[z] = fits_all[z] = false;
+			for (int o = 0; o < 2; o++)
+				for (int z = 0; z < sp->zero.n; z++)
+					fits_none[o][z] = fits_all[o][z] =
+						false;
 			for (int rc = 0; rc < sp->recompute.n; rc++) {
 			c.recompute = (enum recompute)sp->recompute.v[rc];
 			for (int rl = 0;
 			     rl <= (c.recompute == RECOMPUTE_FULL ? kmax : 0);
 			     rl++) {
-				bool *fits = c.recompute == RECOMPUTE_NONE ?
-						     fits_none :
-					     rl == 0 ? fits_all :
-						     fits_part;
+				bool *const *fits =
+					c.recompute == RECOMPUTE_NONE ? none_v :
+					rl == 0 ? all_v :
+						  part_v;
 
 				c.recompute_layers =
 					c.recompute != RECOMPUTE_FULL ? 0 :
@@ -598,7 +736,7 @@ static void search_share(const struct train_space *sp, const struct arch *a,
 				if (rl == 1 && !ranking) {
 					search_partial(sp, a, g, cl, &c, &mc,
 						       res, outer, &st, kmax,
-						       fits_none, fits_all,
+						       none_v, all_v,
 						       part_ties);
 					break;
 				}

@@ -150,6 +150,14 @@ bool train_config_explain(const struct arch *a, const struct train_config *c,
 	if (c->zero > 2 && c->pp > 1)
 		return fail(why, n, "zero 3 does not combine with pipeline "
 			    "parallelism (pp %d)", c->pp);
+	/* the host steps each rank's shard of the distributed optimizer
+	   (Megatron-Core's HybridDeviceOptimizer, ZeRO-Offload) */
+	if (!(c->offload_fraction >= 0.0 && c->offload_fraction <= 1.0))
+		return fail(why, n, "offload_fraction (%g) must be 0..1",
+			    c->offload_fraction);
+	if (c->offload_fraction > 0.0 && c->zero < 1)
+		return fail(why, n, "optimizer offload needs zero 1 or more "
+			    "(zero %d)", c->zero);
 	return true;
 }
 

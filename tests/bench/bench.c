@@ -194,6 +194,9 @@ static double bench_search(const char *what, const struct catalog *cat,
 	if (train_space_init(&sp, &wl->training, &a, gpus, gb,
 			     cl.gpus_per_node, NULL) != 0)
 		return 0.0;
+	/* as capplan searches it: the optimizer offload too where the
+	   catalog knows the host */
+	train_space_offload(&sp, &wl->training, &cl);
 	for (int k = 0; k < search_runs; k++) {
 		double t0 = now_s(), t1;
 		int reps = 0;
@@ -222,13 +225,14 @@ static double bench_search(const char *what, const struct catalog *cat,
 	       1e9 * run_s[search_runs / 2] / (double)res.legal,
 	       1e9 * run_s[search_runs / 2] / (double)res.evaluated);
 	printf("  best: tp %d pp %d vp %d cp %d dp %d mb %d zero %d %s%s, "
-	       "sp %d, tp overlap %d, %.4g s/step, MFU %.1f%%\n",
+	       "sp %d, tp overlap %d, offload %g, %.4g s/step, MFU %.1f%%\n",
 	       res.best.tp, res.best.pp, res.best.vp, res.best.cp, res.best.dp,
 	       res.best.micro_batch, res.best.zero,
 	       recompute_name(res.best.recompute),
 	       res.best.recompute_layers > 0 ? " (some layers)" : "",
 	       res.best.sequence_parallel, res.best.tp_comm_overlap,
-	       res.result.time.step_s, 100.0 * res.result.mfu);
+	       res.best.offload_fraction, res.result.time.step_s,
+	       100.0 * res.result.mfu);
 	printf("  on %d threads: %.3g ms (same best: %s)\n", threads,
 	       1e3 * par_s,
 	       pres.result.tokens_per_s == res.result.tokens_per_s ? "yes" :
@@ -257,6 +261,7 @@ static int search_once(const struct catalog *cat)
 	if (train_space_init(&sp, &wl.training, &a, 512, 0, cl.gpus_per_node,
 			     NULL) != 0)
 		return 1;
+	train_space_offload(&sp, &wl.training, &cl);
 	train_search(&sp, &a, g, &cl, &res);
 	printf("70B at 8K on 512 x H100-SXM: %lld enumerated, %lld legal, "
 	       "%lld fit, %lld evaluated\n", res.enumerated, res.legal,

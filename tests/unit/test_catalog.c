@@ -27,19 +27,19 @@ static const char full_csv[] =
 	"source,name,vendor,kind,memory,mem_bw,fp32,tf32,bf16,fp16,fp8,"
 	"int8,int4,sparsity,tdp,idle_power,gpus_per_node,intra_bw,inter_bw,"
 	"price_usd_per_gpu_hour,matmul_eff,mem_eff,capex_usd_per_gpu,"
-	"rent_max_gpus,price_basis,sms\n"
+	"rent_max_gpus,price_basis,sms,host_memory,host_link_bw\n"
 	"\"Datasheet, rev \"\"B\"\" (2024)\",Xcel-9,Acme,Workstation,"
 	"95.37GiB,2.385TB/s,66.9TFLOPS,494.7TFLOPS,989.4TFLOPS,"
 	"989.4TFLOPS,1978.9TFLOPS,1978.9TOPS,3957.8TOPS,Yes,712.5W,91.3W,"
 	"4,451.2GB/s,400Gb/s,3.17,0.713,0.871,2385.25,8,"
-	"Cloud-On-Demand_2026.05,132\n"
+	"Cloud-On-Demand_2026.05,132,1.5TiB,63GB/s\n"
 	"\n"
 	"   \n"
 	"spec sheet,Mini-2,,,24.5GB,936.2GB/s,,,71.3TFLOPS,,,,,,165.5W,,,,"
-	",,,,,,,\n"
+	",,,,,,,,,\n"
 	"\"quoted, source\",Edge-1,Acme,EDGE,7.5GB,102.4GB/s,,,,17.2TFLOPS,,"
 	"137.5TOPS,,no,25.3W,4.7W,1,,10Gb/s,0,1,0.5,  499.5 ,1,"
-	"purchase-3y,\n";
+	"purchase-3y,,,\n";
 
 static void assert_rel(double got, double want)
 {
@@ -628,6 +628,8 @@ static void compare_specs(const struct gpu_spec *a, const struct gpu_spec *b)
 	assert_int_equal(a->gpus_per_node, b->gpus_per_node);
 	assert_rel(a->intra_bw_bytes_per_s, b->intra_bw_bytes_per_s);
 	assert_rel(a->inter_bw_bytes_per_s, b->inter_bw_bytes_per_s);
+	assert_rel(a->host_link_bw_bytes_per_s, b->host_link_bw_bytes_per_s);
+	assert_rel(a->host_memory_bytes, b->host_memory_bytes);
 	assert_rel(a->price_usd_per_hour, b->price_usd_per_hour);
 	assert_string_equal(a->price_basis, b->price_basis);
 	assert_int_equal(a->rent_max_gpus, b->rent_max_gpus);
@@ -669,7 +671,8 @@ static void round_trip(struct catalog *cat)
 		static const char header[] =
 			"name,vendor,kind,memory,mem_bw,fp32,tf32,bf16,"
 			"fp16,fp8,int8,int4,sparsity,sms,tdp,idle_power,"
-			"gpus_per_node,intra_bw,inter_bw,"
+			"gpus_per_node,intra_bw,inter_bw,host_link_bw,"
+			"host_memory,"
 			"price_usd_per_gpu_hour,price_basis,rent_max_gpus,"
 			"capex_usd_per_gpu,matmul_eff,mem_eff,source\n";
 
@@ -695,12 +698,14 @@ static void test_round_trip(void **state)
 	assert_non_null(strstr(text, ",\"quoted, source\"\n"));
 	assert_non_null(strstr(text, ",1978.9TFLOPS,1978.9TOPS,3957.8TOPS,"
 				     "yes,132,712.5W,91.3W,4,451.2GB/s,50GB/s,"
+				     "63GB/s,1.649267441664TB,"
 				     "3.17,Cloud-On-Demand_2026.05,8,2385.25,"
 				     "0.713,0.871,"));
-	/* no basis: "unstated"; no limit and no capex: empty cells */
+	/* no basis: "unstated"; no limit, no capex and no host: empty
+	   cells */
 	assert_non_null(strstr(text, "Mini-2,,datacenter,24.5GB,936.2GB/s,"
 				     ",,71.3TFLOPS,,,,,no,,165.5W,16.55W,8,"
-				     "32GB/s,12.5GB/s,0,unstated,,,0.8,0.85,"
+				     "32GB/s,12.5GB/s,,,0,unstated,,,0.8,0.85,"
 				     "spec sheet\n"));
 	free(text);
 	catalog_free(cat);
@@ -750,6 +755,15 @@ static void test_default_catalog(void **state)
 	/* datasheet SM counts (specs/catalog.md) */
 	assert_int_equal(catalog_find(cat, "H100-SXM", &d)->sms, 132);
 	assert_int_equal(catalog_find(cat, "A100-SXM-80GB", &d)->sms, 108);
+	/* the host of the usual node (specs/catalog.md, "Host link and
+	   host memory"): DGX H100's 2 TB and PCIe Gen5 x16; GH200's
+	   NVLink-C2C; no host memory for a PCIe card of no one system */
+	assert_rel(catalog_find(cat, "H100-SXM", &d)->host_memory_bytes, 2e12);
+	assert_rel(catalog_find(cat, "H100-SXM", &d)->host_link_bw_bytes_per_s,
+		   64e9);
+	assert_rel(catalog_find(cat, "GH200", &d)->host_link_bw_bytes_per_s,
+		   450e9);
+	assert_rel(catalog_find(cat, "H100-PCIe", &d)->host_memory_bytes, 0.0);
 	/* one price basis for every non-edge row; edge rows say theirs
 	   (specs/catalog.md, "Price basis") */
 	for (size_t i = 0; i < catalog_count(cat); i++) {

@@ -480,6 +480,80 @@ static void test_eval_fits_boundary(void **state)
 	assert_true(m.total_bytes > m.capacity_bytes);
 }
 
+/*
+ * Optimizer offload (specs/models.md 3.10): the offloaded share f of the
+ * GPU's optimizer shard leaves the device; its host holds, per offloaded
+ * parameter, the fp32 weight, the moments and an fp32 gradient; a node's
+ * host holds its GPUs' shares.  By hand for Korthikanti's MHA on tp 4, dp
+ * 8, ZeRO-1: the shard is P_gpu / 8 parameters of 12 bytes of states.
+ */
+static void test_eval_offload(void **state)
+{
+	struct arch a = mha_arch();
+	struct train_config c = korthikanti_config(4, true);
+	struct train_memory m0, m1, mq;
+	double p_gpu, shard;
+
+	(void)state;
+	c.dp = 8;
+	c.gpus = 32;
+	c.global_batch = 24;
+	c.zero = 1;
+	p_gpu = train_params_per_gpu(&a, &c);
+	shard = p_gpu / 8.0;
+	train_memory_eval(&a, &c, 80e9, &m0);
+	assert_rel(m0.optimizer_bytes, 12.0 * shard, 1e-14);
+	assert_rel(m0.host_bytes, 0.0, 0.0);
+	assert_rel(m0.offloadable_bytes, 12.0 * shard, 1e-14);
+	/* all of it: 16 bytes per parameter of the shard on the host */
+	c.offload_fraction = 1.0;
+	train_memory_eval(&a, &c, 80e9, &m1);
+	assert_rel(m1.optimizer_bytes, 0.0, 0.0);
+	assert_rel(m1.host_bytes, 16.0 * shard, 1e-14);
+	assert_rel(m1.total_bytes, m0.total_bytes - 12.0 * shard, 1e-14);
+	assert_rel(m1.weights_bytes, m0.weights_bytes, 0.0);
+	assert_rel(m1.gradients_bytes, m0.gradients_bytes, 0.0);
+	assert_rel(m1.activations_bytes, m0.activations_bytes, 0.0);
+	/* a quarter of it (Megatron-Core's --optimizer-offload-fraction) */
+	c.offload_fraction = 0.25;
+	train_memory_eval(&a, &c, 80e9, &mq);
+	assert_rel(mq.optimizer_bytes, 0.75 * 12.0 * shard, 1e-14);
+	assert_rel(mq.host_bytes, 0.25 * 16.0 * shard, 1e-14);
+	/* the node's host: its 8 GPUs' shares against its memory */
+	c.offload_fraction = 1.0;
+	train_memory_host(&m1, &c, 8, 8.0 * 16.0 * shard * (1.0 + 1e-9));
+	assert_rel(m1.node_host_bytes, 8.0 * 16.0 * shard, 1e-15);
+	assert_true(m1.fits);
+	train_memory_eval(&a, &c, 80e9, &m1);
+	train_memory_host(&m1, &c, 8, 8.0 * 16.0 * shard * (1.0 - 1e-9));
+	assert_false(m1.fits);
+	/* a job of fewer GPUs than a node shares the host among them */
+	c.gpus = 4;
+	c.dp = 1;
+	train_memory_eval(&a, &c, 80e9, &m1);
+	train_memory_host(&m1, &c, 8, 1e15);
+	assert_rel(m1.node_host_bytes, 4.0 * 16.0 * p_gpu, 1e-14);
+	/* without an offload the host changes nothing */
+	c.offload_fraction = 0.0;
+	train_memory_eval(&a, &c, 80e9, &m0);
+	train_memory_host(&m0, &c, 8, 1.0);
+	assert_rel(m0.node_host_bytes, 0.0, 0.0);
+	assert_true(m0.fits == (m0.total_bytes <= 80e9));
+	/* host bytes per parameter: fp32 weight + moments + fp32 gradient */
+	assert_rel(train_offload_host_bytes_per_param(PREC_BF16,
+						      OPTIMIZER_ADAM),
+		   16.0, 0.0);
+	assert_rel(train_offload_host_bytes_per_param(PREC_FP32,
+						      OPTIMIZER_ADAM),
+		   16.0, 0.0);
+	assert_rel(train_offload_host_bytes_per_param(PREC_FP8,
+						      OPTIMIZER_SGD),
+		   12.0, 0.0);
+	assert_rel(train_offload_host_bytes_per_param(PREC_FP32,
+						      OPTIMIZER_SGD),
+		   12.0, 0.0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -499,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_eval_empty_chunk),
 		cmocka_unit_test(test_eval_zero3_reserve),
 		cmocka_unit_test(test_eval_fits_boundary),
+		cmocka_unit_test(test_eval_offload),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -115,7 +115,7 @@ static void eval_ok(const struct arch *a, const struct train_config *c,
 static double parts_sum(const struct train_time *t)
 {
 	return t->compute_s + t->tp_comm_s + t->pp_comm_s + t->cp_comm_s +
-	       t->bubble_s + t->dp_comm_s + t->optimizer_s;
+	       t->bubble_s + t->dp_comm_s + t->optimizer_s + t->offload_s;
 }
 
 /* A set of configurations that exercise every term. */
@@ -1262,6 +1262,102 @@ static void test_tp_comm_overlap(void **state)
 	}
 }
 
+/*
+ * Optimizer offload (specs/models.md 6.16) by hand: tp 2, dp 4, ZeRO-1
+ * on one 8-GPU node whose host has PCIe Gen4 x16 links (32 GB/s, 0.78 of
+ * it achieved) and CPUs that step 4e9 Adam parameters per second.  The
+ * GPU's shard is u = P_gpu / 4 parameters; per step the fp32 gradients go
+ * to the host (4 u bytes), the node's CPUs step its 8 GPUs' shards (8 u
+ * parameters), the 16-bit weights come back (2 u bytes), in a pipeline of
+ * one piece per layer (24), beside the GPU's norm and zeroing (8 bytes
+ * per parameter) and its step of what it keeps (34).
+ */
+static void test_offload_step(void **state)
+{
+	struct arch a = gpt_arch();
+	struct gpu_spec g = a100();
+	struct cluster cl = a100_cluster();
+	struct train_config c = cfg(2, 1, 1, 1, 4, 2, 64);
+	struct train_result r0, r1, rh;
+	struct train_micro mc;
+	struct device_perf d;
+	double u, link = 32e9 * 0.78, d2h, cpu, h2d, slow, pipe, rest;
+
+	(void)state;
+	cl.host_memory_bytes = 2e12;
+	cl.host_link_bw_bytes_per_s = 32e9;
+	cl.cpu_adam_params_per_s = 4e9;
+	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
+	u = train_params_per_gpu(&a, &c) / 4.0;
+	assert_int_equal(train_evaluate(&a, &c, &g, &cl, &r0), 0);
+	assert_rel(r0.time.offload_s, 0.0, 0.0);
+	assert_rel(r0.time.optimizer_s, kernel_stream_s(&d, 42.0 * u), 1e-14);
+
+	/* all of the shard offloaded */
+	c.offload_fraction = 1.0;
+	assert_true(train_config_valid(&a, &c, 8));
+	assert_int_equal(train_evaluate(&a, &c, &g, &cl, &r1), 0);
+	d2h = 4.0 * u / link;
+	cpu = 8.0 * u / 4e9;
+	h2d = 2.0 * u / link;
+	slow = fmax(d2h, fmax(cpu, h2d));
+	pipe = (d2h + cpu + h2d) / 24.0 + (1.0 - 1.0 / 24.0) * slow;
+	assert_rel(r1.time.offload_d2h_s, d2h, 1e-14);
+	assert_rel(r1.time.offload_cpu_s, cpu, 1e-14);
+	assert_rel(r1.time.offload_h2d_s, h2d, 1e-14);
+	assert_rel(r1.time.optimizer_s, kernel_stream_s(&d, 8.0 * u), 1e-14);
+	assert_rel(r1.time.offload_s, pipe, 1e-14);
+	assert_rel(r1.time.step_s, parts_sum(&r1.time), 1e-12);
+	/* the rest of the step is the same */
+	assert_rel(r1.time.step_s - r0.time.step_s,
+		   r1.time.optimizer_s + pipe - r0.time.optimizer_s, 1e-9);
+	assert_rel(r1.time.compute_s, r0.time.compute_s, 0.0);
+	assert_rel(r1.time.dp_comm_s, r0.time.dp_comm_s, 0.0);
+	/* the states left the GPU for the node's host: 16 bytes per
+	   parameter of each of its 8 GPUs' shards */
+	assert_rel(r1.memory.optimizer_bytes, 0.0, 0.0);
+	assert_rel(r1.memory.node_host_bytes, 8.0 * 16.0 * u, 1e-14);
+	assert_rel(r1.memory.host_capacity_bytes, 2e12, 0.0);
+	assert_true(r1.tokens_per_s < r0.tokens_per_s);
+	assert_int_equal(train_micro_eval(&a, &c, &g, &cl, &mc), 0);
+	assert_true(train_offload_never_faster(&c, &cl, &mc));
+
+	/* half of it: the GPU steps the other half meanwhile */
+	c.offload_fraction = 0.5;
+	assert_int_equal(train_evaluate(&a, &c, &g, &cl, &rh), 0);
+	pipe /= 2.0;
+	rest = kernel_stream_s(&d, 0.5 * u * 34.0);
+	assert_rel(rh.time.optimizer_s, kernel_stream_s(&d, 8.0 * u) + rest,
+		   1e-14);
+	assert_rel(rh.time.offload_s, fmax(0.0, pipe - rest), 1e-12);
+	assert_rel(rh.memory.optimizer_bytes, 0.5 * r0.memory.optimizer_bytes,
+		   1e-14);
+
+	/* SGD moves 26 of Adam's 34 offloaded bytes on the CPUs */
+	c.offload_fraction = 1.0;
+	c.optimizer = OPTIMIZER_SGD;
+	assert_int_equal(train_evaluate(&a, &c, &g, &cl, &r1), 0);
+	assert_rel(r1.time.offload_cpu_s, cpu * 26.0 / 34.0, 1e-14);
+	c.optimizer = OPTIMIZER_ADAM;
+
+	/* a host far faster than the GPU's memory: the offload would be the
+	   faster step (the search then times both) */
+	cl.host_link_bw_bytes_per_s = 1e18;
+	cl.cpu_adam_params_per_s = 1e18;
+	assert_false(train_offload_never_faster(&c, &cl, &mc));
+	assert_int_equal(train_evaluate(&a, &c, &g, &cl, &r1), 0);
+	assert_true(r1.tokens_per_s > r0.tokens_per_s);
+	/* a host of unknown memory holds nothing: the offloaded states do
+	   not fit (the search does not offload there) */
+	cl.host_memory_bytes = 0.0;
+	assert_false(train_offload_never_faster(&c, &cl, &mc));
+	assert_int_equal(train_evaluate(&a, &c, &g, &cl, &r1), 0);
+	assert_false(r1.memory.fits);
+	/* offload needs ZeRO >= 1 */
+	c.zero = 0;
+	assert_false(train_config_valid(&a, &c, 8));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1287,6 +1383,7 @@ int main(void)
 		cmocka_unit_test(test_tp_comm_overlap),
 		cmocka_unit_test(test_reference_dp_overlap),
 		cmocka_unit_test(test_fp8_training),
+		cmocka_unit_test(test_offload_step),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

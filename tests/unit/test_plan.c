@@ -117,14 +117,17 @@ static void test_plan_all_auto(void **state)
 	assert_true(p.fits);
 	/* every key left open was chosen; a dense model has no ep, one
 	   pipeline stage no first and last stage counts, recomputation of
-	   every layer or of none no layer count */
+	   every layer or of none no layer count, a device of unknown host
+	   no optimizer offload */
 	assert_int_equal(p.config.pp, 1);
 	assert_int_equal(p.config.recompute_layers, 0);
 	assert_int_equal(p.chosen, ((1u << CHOSE_COUNT) - 1) &
 					   ~(bit(CHOSE_EP) |
 					     bit(CHOSE_FIRST_STAGE) |
 					     bit(CHOSE_LAST_STAGE) |
-					     bit(CHOSE_RECOMPUTE_LAYERS)));
+					     bit(CHOSE_RECOMPUTE_LAYERS) |
+					     bit(CHOSE_OFFLOAD)));
+	assert_true(p.config.offload_fraction == 0.0);
 	/* one node of the device by default */
 	assert_int_equal(p.config.gpus, 8);
 	assert_int_equal(p.cluster.gpus_per_node, 8);

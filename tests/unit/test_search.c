@@ -334,7 +334,8 @@ static void brute_force(const struct arch *a, const struct gpu_spec *g,
 	for (int k = 0; k < a->layers; k++)
 	for (int sq = 0; sq <= 1; sq++)
 	for (int o = 0; o <= 1; o++)
-	for (int to = 0; to <= 1; to++) {
+	for (int to = 0; to <= 1; to++)
+	for (int off = 0; off <= (cluster_can_offload(cl) ? 1 : 0); off++) {
 		struct train_config c;
 		int stage = (a->layers + p - 1) / p;
 		int chunk = (stage + v - 1) / v;
@@ -347,6 +348,9 @@ static void brute_force(const struct arch *a, const struct gpu_spec *g,
 		    (sq && tp == 1) || stage % v != 0)
 			continue;
 		if (gpus % (tp * p) || gb % mb || a->heads % tp)
+			continue;
+		/* the optimizer offload needs ZeRO >= 1 */
+		if (off && z == 0)
 			continue;
 		memset(&c, 0, sizeof(c));
 		c.gpus = gpus;
@@ -366,6 +370,7 @@ static void brute_force(const struct arch *a, const struct gpu_spec *g,
 		c.sequence_parallel = sq;
 		c.overlap_grad_reduce = o;
 		c.tp_comm_overlap = to;
+		c.offload_fraction = off;
 		/* the search's default: off unless the workload says */
 		c.overlap_param_gather = false;
 		c.precision = PREC_BF16;
@@ -384,6 +389,83 @@ static void run_search(const struct arch *a, const struct gpu_spec *g,
 
 	assert_int_equal(train_space_init(&sp, &ts, a, gpus, gb, 8, NULL), 0);
 	assert_int_equal(train_search(&sp, a, g, &cl, res), 0);
+}
+
+/*
+ * The optimizer offload searched (train_space_offload) on a cluster whose
+ * host is 'cl': the same legal and fitting counts and the same best as the
+ * brute force that times every legal configuration, with and without a
+ * ranking (which times the offloaded twins the search without one
+ * passes over).
+ */
+static void check_offload_search(const struct arch *a,
+				 const struct gpu_spec *g,
+				 const struct cluster *cl, int gpus, int gb,
+				 struct search_result *res)
+{
+	struct training_spec ts = auto_spec();
+	struct train_space sp;
+	struct search_result rk;
+	struct search_entry top[3];
+	struct train_result check;
+	struct brute b;
+	int n = 0;
+
+	assert_int_equal(train_space_init(&sp, &ts, a, gpus, gb, 8, NULL), 0);
+	train_space_offload(&sp, &ts, cl);
+	assert_int_equal(sp.offload.n, 2);
+	assert_int_equal(train_search(&sp, a, g, cl, res), 0);
+	brute_force(a, g, cl, gpus, gb, &b);
+	assert_int_equal(res->legal, b.legal);
+	assert_int_equal(res->fitting, b.fitting);
+	assert_true(res->found == b.found);
+	assert_true(res->found);
+	assert_rel(res->result.tokens_per_s, b.best_tps, 0.0);
+	assert_int_equal(train_evaluate(a, &res->best, g, cl, &check), 0);
+	assert_true(check.memory.fits);
+	assert_rel(check.tokens_per_s, res->result.tokens_per_s, 0.0);
+	assert_int_equal(train_search_top(&sp, a, g, cl, &rk, top, 3, &n), 0);
+	assert_int_equal(rk.legal, res->legal);
+	assert_int_equal(rk.fitting, res->fitting);
+	assert_rel(rk.result.tokens_per_s, res->result.tokens_per_s, 0.0);
+	assert_int_equal(n, 3);
+	assert_rel(top[0].result.tokens_per_s, res->result.tokens_per_s, 0.0);
+}
+
+static void test_search_offload(void **state)
+{
+	struct arch a = make_arch(8, 2048, 16, 4, 1024);
+	/* a device that holds the model's states only with sharding or
+	   offload */
+	struct gpu_spec g = test_gpu(5e9);
+	struct cluster cl = test_cluster();
+	struct search_result plain, slow, fast, tight;
+
+	(void)state;
+	run_search(&a, &g, 8, 64, &plain);
+	/* PCIe Gen4 hosts of 1 TB stepping 4e9 parameters per second: the
+	   offload is never faster, and it fits more */
+	cl.host_memory_bytes = 1e12;
+	cl.host_link_bw_bytes_per_s = 32e9;
+	cl.cpu_adam_params_per_s = 4e9;
+	check_offload_search(&a, &g, &cl, 8, 64, &slow);
+	assert_true(slow.legal > plain.legal);
+	assert_true(slow.fitting > plain.fitting);
+	assert_true(slow.result.tokens_per_s >= plain.result.tokens_per_s);
+	/* a host far faster than the GPU's memory: offloading is the faster
+	   step, so every configuration that fits is timed with it */
+	cl.host_link_bw_bytes_per_s = 1e18;
+	cl.cpu_adam_params_per_s = 1e18;
+	check_offload_search(&a, &g, &cl, 8, 64, &fast);
+	assert_true(fast.best.offload_fraction == 1.0);
+	assert_true(fast.result.tokens_per_s > slow.result.tokens_per_s);
+	/* a host that holds the states of some configurations only */
+	cl.host_link_bw_bytes_per_s = 32e9;
+	cl.cpu_adam_params_per_s = 4e9;
+	cl.host_memory_bytes = 8e9;
+	check_offload_search(&a, &g, &cl, 8, 64, &tight);
+	assert_true(tight.fitting < slow.fitting);
+	assert_true(tight.fitting > plain.fitting);
 }
 
 static void test_search_fastest(void **state)
@@ -735,6 +817,7 @@ int main(void)
 		cmocka_unit_test(test_space_fixed),
 		cmocka_unit_test(test_space_errors),
 		cmocka_unit_test(test_search_fastest),
+		cmocka_unit_test(test_search_offload),
 		cmocka_unit_test(test_search_recompute_layers),
 		cmocka_unit_test(test_search_gpt3_space),
 		cmocka_unit_test(test_search_memory_matters),

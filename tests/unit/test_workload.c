@@ -888,6 +888,56 @@ static void test_recompute_layers_tp_overlap(void **state)
 			  "tp_comm_overlap = true\ntp = 8\n");
 }
 
+/* training.offload_optimizer: a boolean, a fraction or auto; the host
+   keys of [cluster] with their units. */
+static void test_offload_keys(void **state)
+{
+	struct workload wl;
+
+	(void)state;
+	workload_init(&wl);
+	assert_true(wl.training.offload_optimizer == WL_OFFLOAD_AUTO);
+	assert_close(wl.cluster.cpu_adam_params_per_s, 10e9 / 2.57);
+	assert_true(wl.cluster.host_memory_bytes == 0.0);
+	assert_true(wl.cluster.host_link_bw_bytes_per_s == 0.0);
+	parse_ok("[training]\noffload_optimizer = true\n", &wl);
+	assert_true(wl.training.offload_optimizer == 1.0);
+	parse_ok("[training]\noffload_optimizer = off\n", &wl);
+	assert_true(wl.training.offload_optimizer == 0.0);
+	parse_ok("[training]\noffload_optimizer = 0.25\n", &wl);
+	assert_true(wl.training.offload_optimizer == 0.25);
+	parse_ok("[training]\noffload_optimizer = auto\n", &wl);
+	assert_true(wl.training.offload_optimizer == WL_OFFLOAD_AUTO);
+	parse_ok("[cluster]\nhost_memory = 2TB\nhost_link_bw = 64GB/s\n"
+		 "cpu_adam_rate = 5.5B\n", &wl);
+	assert_close(wl.cluster.host_memory_bytes, 2e12);
+	assert_close(wl.cluster.host_link_bw_bytes_per_s, 64e9);
+	assert_close(wl.cluster.cpu_adam_params_per_s, 5.5e9);
+	expect_error("[training]\noffload_optimizer = 1.5\n", 2, 21,
+		     "'offload_optimizer' must be true, false, 'auto' or a "
+		     "fraction from 0 to 1, got '1.5'");
+	expect_error("[training]\noffload_optimizer = half\n", 2, 21,
+		     "got 'half'");
+	expect_error("[training]\noffload_optimizer = -0.5\n", 2, 21,
+		     "fraction from 0 to 1");
+	expect_error("[cluster]\nhost_memory = 2TB/s\n", 2, 15,
+		     "host_memory");
+	expect_error("[cluster]\nhost_link_bw = 1kB/s\n", 2, 16,
+		     "at least 1MB/s");
+	expect_error("[cluster]\ncpu_adam_rate = 10\n", 2, 17,
+		     "'cpu_adam_rate' must be a count of at least 1K");
+	expect_valid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+			  "offload_optimizer = 1\nzero = 1\n");
+	expect_invalid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+			    "offload_optimizer = 0.5\nzero = 0\n",
+		       "'offload_optimizer' (0.5) needs 'zero' 1 or more");
+	expect_invalid("[model]\nkind = generic\nparams = 25M\n"
+		       "flops_per_sample = 4G\n[training]\nsamples = 1M\n"
+		       "offload_optimizer = true\n",
+		       "'offload_optimizer' is modelled for transformers, "
+		       "not a generic model");
+}
+
 static void test_validate(void **state)
 {
 	struct workload wl;
@@ -1123,6 +1173,7 @@ int main(void)
 		cmocka_unit_test(test_set_errors),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_recompute_layers_tp_overlap),
+		cmocka_unit_test(test_offload_keys),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_names),
 	};
