@@ -35,6 +35,10 @@ struct cluster {
 					  row's basis (the row's storage) */
 	double price_usd_per_kwh;
 	double host_overhead;          /* host power / GPU power */
+	double host_bw_bytes_per_s;    /* host memory to one GPU (PCIe) */
+	double host_memory_bytes;      /* per node */
+	double ssd_bw_bytes_per_s;     /* local NVMe read, per node */
+	int nvlink_peers;              /* peers over NVLink; 0: all */
 };
 
 /*

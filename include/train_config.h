@@ -44,6 +44,16 @@ struct train_config {
 	bool ep_comm_overlap;     /* MoE all-to-alls beside another
 				     micro-batch's compute (DualPipe) */
 	bool dropout;
+	int emb_sharding;         /* recsys: enum emb_sharding of the
+				     tables (EMB_AUTO: the fastest) */
+	bool emb_comm_overlap;    /* recsys: the embedding all-to-alls
+				     overlap the dense network */
+	bool emb_fused_update;    /* recsys: the tables' backward fused with
+				     the optimizer (FBGEMM, TorchRec,
+				     HugeCTR); false: framework sparse
+				     gradients */
+	double input_bytes;       /* recsys: training data read per
+				     sample; 0: from the model */
 	enum precision precision;
 	enum optimizer optimizer;
 	enum attention_impl attention;

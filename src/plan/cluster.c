@@ -68,6 +68,10 @@ int cluster_resolve(const struct cluster_spec *spec, const struct gpu_spec *g,
 	out->pue = spec->pue;
 	out->price_usd_per_kwh = spec->price_usd_per_kwh;
 	out->host_overhead = spec->host_overhead;
+	out->host_bw_bytes_per_s = spec->host_bw_bytes_per_s;
+	out->host_memory_bytes = spec->host_memory_bytes;
+	out->ssd_bw_bytes_per_s = spec->ssd_bw_bytes_per_s;
+	out->nvlink_peers = spec->nvlink_peers;
 	return resolve_price(spec, g, out, err);
 }
 
