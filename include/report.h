@@ -18,7 +18,7 @@
 
 #include "units.h"
 
-#define REPORT_MAX_FIELDS 96
+#define REPORT_MAX_FIELDS 128
 #define REPORT_STR_MAX 192
 #define REPORT_MAX_NOTES 24
 #define REPORT_NOTE_MAX 512

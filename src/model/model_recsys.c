@@ -465,7 +465,7 @@ static void place_tables(const struct model_spec *m, int sharding, int gpus,
 /*
  * What of the busiest GPU's tables HBM holds with 'budget' bytes free:
  * all of them, else a cache of 'budget' bytes in front of host memory
- * (its node's share per GPU) or, beyond that, the SSD.  The cache serves
+ * (the node's, shared by the job's GPUs on it) or, beyond that, the SSD.  The cache serves
  * model.cache_hit_rate of the lookups when given, else the cached
  * fraction of the rows (lookups spread evenly: real data is skewed, and
  * hits more).
@@ -473,8 +473,12 @@ static void place_tables(const struct model_spec *m, int sharding, int gpus,
 static void place_tier(const struct model_spec *m, const struct cluster *cl,
 		       double budget, struct recsys_place *p)
 {
-	double host_per_gpu = cl->host_memory_bytes /
-			      (cl->gpus_per_node > 0 ? cl->gpus_per_node : 1);
+	int per_node = cl->gpus_per_node > 0 ? cl->gpus_per_node : 1;
+	int users = p->gpus < per_node ? p->gpus : per_node;
+	double host_per_gpu = (cl->host_memory_bytes > 0.0 ?
+				       cl->host_memory_bytes :
+				       WL_HOST_MEMORY_BYTES) /
+			      (users > 0 ? users : 1);
 
 	if (budget < 0.0)
 		budget = 0.0;

