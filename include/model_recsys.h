@@ -95,6 +95,11 @@ struct serve_costs serve_costs_default(void);
  */
 double recsys_gather_efficiency(double row_bytes);
 
+/* The fraction of the device's GEMM efficiency the dense network's
+   kernels reach: [model] kernel_efficiency, else 1 (GEMMs of large
+   batches, each layer costed on its own). */
+double recsys_kernel_efficiency(const struct model_spec *m);
+
 /* Rows gathered per sample over all tables. */
 double recsys_lookups(const struct model_spec *m);
 

@@ -63,6 +63,11 @@ static const double input_bytes_per_value = 4.0;
    inputs and the output's sigmoid. */
 static const double extra_infer_kernels = 2.0;
 
+double recsys_kernel_efficiency(const struct model_spec *m)
+{
+	return m->kernel_efficiency > 0.0 ? m->kernel_efficiency : 1.0;
+}
+
 struct serve_costs serve_costs_default(void)
 {
 	struct serve_costs sc = {
@@ -577,21 +582,21 @@ static double emb_bwd_s(const struct device_perf *d,
 	double bytes = lookups * width * eb +
 		       lookups * sort_bytes_per_lookup +
 		       2.0 * gather_bytes(p->hit_rate * lookups, p->row_bytes);
-	double t = 0.0;
+	double t = 0.0, n = 2.0; /* the sort and the update */
 
-	*kernels = 2.0; /* the sort and the update */
 	if (state > 0.0)
 		bytes += 2.0 * gather_bytes(lookups, state);
 	if (!fused_update) {
+		/* write, permute, reduce */
 		bytes += sparse_grad_passes * lookups * width * eb;
-		*kernels += 3.0;
+		n += 3.0;
 	}
+	*kernels = n;
 	if (eb != e) {
 		t += kernel_stream_s(d, bags * width * (eb + e));
 		*kernels += 1.0;
 	}
-	return t + kernel_stream_s(d, bytes) +
-	       (*kernels - 1.0) * kernel_gap_s();
+	return t + kernel_stream_s(d, bytes) + (n - 1.0) * kernel_gap_s();
 }
 
 /* ---------------------------------------------------------------------
@@ -813,6 +818,7 @@ int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
 
 	if (device_perf_init(&d, g, c->precision, false) != 0)
 		return -1;
+	d.matmul_eff *= recsys_kernel_efficiency(m);
 	dense_cost(m, &d, c->micro_batch, false, false, &dc);
 	fixed = fixed_memory(m, c, g, dc.act_elems, d.elem_bytes, r);
 	in = (struct step_in){ m, c, g, cl, &d, fixed };
@@ -925,6 +931,7 @@ int recsys_infer_eval(const struct model_spec *m, int tp, int batch,
 
 	if (device_perf_init(&d, g, infer_math_precision(p), false) != 0)
 		return -1;
+	d.matmul_eff *= recsys_kernel_efficiency(m);
 	e = d.elem_bytes;
 	/* each GPU of the replica runs the dense network on its share of
 	   the batch after the all-to-all */
