@@ -59,9 +59,15 @@ struct recsys_step {
 	double a2a_bytes;          /* pooled embeddings a GPU sends forward */
 	double a2a_s;              /* forward and backward all-to-alls */
 	double input_dist_s;       /* the indices sent to the tables' GPUs */
-	double comm_exposed_s;     /* of a2a_s and input_dist_s, not hidden */
+	double comm_exposed_s;     /* of a2a_s and input_dist_s, not hidden,
+				      with the all-to-alls' cycle waits */
+	double cycle_wait_s;       /* per step: waits for the collectives'
+				      coordinator (collective_cycle) */
 	double dense_s;            /* dense network forward and backward */
 	double dense_bwd_s;        /* of it, backward (hides the reduction) */
+	double parallel_s;         /* bottom MLP on its own GPU: the time its
+				      work and the lookups on the other GPUs
+				      overlap (subtracted from the sum) */
 	double allreduce_s;        /* dense gradients (before overlap) */
 	double table_sync_s;       /* data-parallel tables' gradients and
 				      dense update */
@@ -115,7 +121,8 @@ double recsys_table_bytes(const struct model_spec *m);
 /*
  * One training step of recommender 'm' (kind recsys) in configuration
  * 'c' (dp = gpus, micro_batch, micro_batches, precision, optimizer, zero,
- * overlap_grad_reduce, emb_sharding, emb_comm_overlap, input_bytes) on
+ * overlap_grad_reduce, emb_sharding, emb_comm_overlap, emb_fused_update,
+ * collective_cycle_s, input_bytes) on
  * 'g' with 'cl'.  Fills 'r' as sample_train_eval does, and 's' (may be
  * NULL).  Returns
  * 0, or -1 when the device cannot run the precision.

@@ -119,6 +119,16 @@ enum emb_update {
 				  TorchRec, HugeCTR) */
 };
 
+/* Where a recommender's bottom MLP runs (training.bottom_mlp_placement). */
+enum bottom_placement {
+	BOTTOM_DATA_PARALLEL = 0, /* replicated, on each GPU's samples
+				     (TorchRec, HugeCTR, DeepLearningExamples
+				     TensorFlow 2) */
+	BOTTOM_ONE_GPU,           /* on one GPU without tables, for the
+				     global batch (DeepLearningExamples
+				     PyTorch DLRM) */
+};
+
 /* What serves the requests of a per-sample model (inference.server). */
 enum serve_server {
 	SERVER_NONE = 0,   /* the framework in-process (a benchmark loop) */
@@ -228,12 +238,16 @@ struct training_spec {
 	bool async_checkpoint; /* the checkpoint write overlaps training */
 	int embedding_sharding; /* enum emb_sharding: recsys tables */
 	int embedding_update;  /* enum emb_update */
+	int bottom_mlp_placement; /* enum bottom_placement */
 	int embedding_comm_overlap; /* 0/1: the embedding all-to-alls overlap
 				       the dense network (TorchRec's
 				       pipelined training); WL_AUTO_NEG:
 				       off (blocking) */
 	double input_bytes_per_sample; /* training data read per sample; 0:
 					  from the model (recsys) */
+	double collective_cycle_s; /* a coordinator's cycle the blocking
+				      collectives wait for (Horovod); 0:
+				      none (NCCL called directly) */
 	double checkpoint_interval_s; /* work between checkpoints; 0: optimal */
 };
 

@@ -25,6 +25,11 @@ const struct wl_name wl_update_names[] = {
 	{ NULL, 0 },
 };
 
+const struct wl_name wl_bottom_names[] = {
+	{ "data_parallel", BOTTOM_DATA_PARALLEL }, { "one_gpu", BOTTOM_ONE_GPU },
+	{ NULL, 0 },
+};
+
 const struct wl_name wl_server_names[] = {
 	{ "none", SERVER_NONE }, { "triton", SERVER_TRITON }, { NULL, 0 },
 };

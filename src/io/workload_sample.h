@@ -23,6 +23,7 @@ extern const struct wl_name wl_interaction_names[];
 extern const struct wl_name wl_sharding_names[];
 extern const struct wl_name wl_server_names[];
 extern const struct wl_name wl_update_names[];
+extern const struct wl_name wl_bottom_names[];
 
 /*
  * The rows of the per-sample keys, in the order they join the key table
@@ -53,10 +54,15 @@ extern const struct wl_name wl_update_names[];
 		 wl_sharding_names), \
 	KEY_ENUM("training", "embedding_update", training.embedding_update, \
 		 WLT_INTENUM, wl_update_names), \
+	KEY_ENUM("training", "bottom_mlp_placement", \
+		 training.bottom_mlp_placement, WLT_INTENUM, \
+		 wl_bottom_names), \
 	KEY_TRI("training", "embedding_comm_overlap", \
 		training.embedding_comm_overlap), \
 	KEY_QTYM("training", "input_bytes_per_sample", \
-		 training.input_bytes_per_sample, QTY_POS, UNIT_BYTES, 1e12)
+		 training.input_bytes_per_sample, QTY_POS, UNIT_BYTES, 1e12), \
+	KEY_QTYM("training", "collective_cycle", \
+		 training.collective_cycle_s, 0, UNIT_TIME, 1.0)
 
 #define WL_SAMPLE_INFERENCE_KEYS \
 	KEY_BOOL("inference", "cuda_graphs", inference.cuda_graphs), \

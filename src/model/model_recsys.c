@@ -667,6 +667,24 @@ static void step_eval(const struct step_in *in, struct recsys_step *s)
 							   true);
 	s->kernels = dc.bottom_fwd.n + dc.bottom_bwd.n + dc.rest_fwd.n +
 		     dc.rest_bwd.n + k_fwd + k_bwd;
+	/* the bottom MLP on one GPU that holds no table (DeepLearningExamples'
+	   PyTorch DLRM): it runs the whole global micro-batch while the
+	   other GPUs look up their tables, forward and backward; the step
+	   waits for the slower of the two in each pass */
+	s->parallel_s = 0.0;
+	if (c->bottom_mlp_one_gpu && c->gpus > 1 && m->bottom_mlp.n > 0) {
+		struct dense_cost db;
+		double ef = s->emb_fwd_s, eb2 = s->emb_bwd_s + s->miss_s;
+
+		dense_cost(m, d, big_b, true, false, &db);
+		s->dense_s = db.bottom_fwd.s + db.bottom_bwd.s +
+			     dc.rest_fwd.s + dc.rest_bwd.s;
+		s->parallel_s = db.bottom_fwd.s + ef -
+				fmax(db.bottom_fwd.s, ef) + db.bottom_bwd.s +
+				eb2 - fmax(db.bottom_bwd.s, eb2);
+		dc.bottom_fwd = db.bottom_fwd;
+		dc.bottom_bwd = db.bottom_bwd;
+	}
 
 	/* the exchanges of one micro-batch */
 	s->a2a_bytes = 0.0;
@@ -697,6 +715,12 @@ static void step_eval(const struct step_in *in, struct recsys_step *s)
 			s->a2a_bytes = fmax(bags * width * e,
 					    b * m->embedding_tables *
 						    m->embedding_dim * e);
+			/* the bottom MLP's GPU sends its output of the
+			   global micro-batch */
+			if (c->bottom_mlp_one_gpu && m->bottom_mlp.n > 0)
+				s->a2a_bytes = fmax(s->a2a_bytes,
+						    big_b * m->embedding_dim *
+							    e);
 			s->a2a_s = 2.0 * comm_alltoall_nodes_s(
 					       &intra, &inter, &pcie,
 					       s->a2a_bytes, c->gpus,
@@ -726,6 +750,17 @@ static void step_eval(const struct step_in *in, struct recsys_step *s)
 						  s->emb_bwd_s);
 	} else {
 		s->comm_exposed_s = s->a2a_s + s->input_dist_s;
+	}
+	/* a coordinator (Horovod's background thread) starts a collective
+	   at its next cycle: each blocking all-to-all waits half a cycle on
+	   average, the gradient reduction too (once a step) */
+	s->cycle_wait_s = 0.0;
+	if (c->gpus > 1 && c->collective_cycle_s > 0.0) {
+		double n = p->sharding == EMB_DATA_PARALLEL ? 0.0 : 2.0;
+
+		s->comm_exposed_s += n * 0.5 * c->collective_cycle_s;
+		s->cycle_wait_s = (n * c->micro_batches + 1.0) * 0.5 *
+				  c->collective_cycle_s;
 	}
 
 	/* the dense gradients once per step, beside the last backward */
@@ -796,8 +831,10 @@ static double step_total(const struct recsys_step *s,
 			 double dp_s)
 {
 	return c->micro_batches * (s->dense_s + s->emb_fwd_s + s->emb_bwd_s +
-				   s->miss_s + s->comm_exposed_s) +
-	       dp_s + optimizer_s + s->table_sync_s;
+				   s->miss_s - s->parallel_s +
+				   s->comm_exposed_s) +
+	       dp_s + optimizer_s + s->table_sync_s +
+	       (c->gpus > 1 ? 0.5 * c->collective_cycle_s : 0.0);
 }
 
 int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
@@ -836,8 +873,13 @@ int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
 		if (c->emb_sharding == EMB_AUTO && c->gpus == 1 &&
 		    candidates[i] != EMB_TABLE_WISE)
 			continue;
-		place_tables(m, candidates[i], c->gpus, c->optimizer,
-			     &s.place);
+		/* the bottom MLP's GPU holds no table */
+		place_tables(m, candidates[i],
+			     c->bottom_mlp_one_gpu && c->gpus > 1 &&
+					     m->bottom_mlp.n > 0 ?
+				     c->gpus - 1 :
+				     c->gpus,
+			     c->optimizer, &s.place);
 		step_eval(&in, &s);
 		dp = c->overlap_grad_reduce ?
 			     comm_overlapped_s(&l, s.allreduce_s,
@@ -861,7 +903,8 @@ int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
 		double emb = c->micro_batches * (s.emb_fwd_s + s.emb_bwd_s);
 		double miss = c->micro_batches * s.miss_s;
 		double comm = c->micro_batches * s.comm_exposed_s + dp_s +
-			      s.table_sync_s;
+			      s.table_sync_s +
+			      (c->gpus > 1 ? 0.5 * c->collective_cycle_s : 0.0);
 
 		s.bound = "dense network";
 		if (emb > dense && emb >= miss && emb >= comm)
@@ -876,13 +919,15 @@ int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
 			s.bound = "input data";
 	}
 
-	tm->compute_s = c->micro_batches *
-			(s.dense_s + s.emb_fwd_s + s.emb_bwd_s + s.miss_s);
+	tm->compute_s = c->micro_batches * (s.dense_s + s.emb_fwd_s +
+					    s.emb_bwd_s + s.miss_s -
+					    s.parallel_s);
 	tm->tp_comm_s = c->micro_batches * s.comm_exposed_s;
 	tm->pp_comm_s = 0.0;
 	tm->cp_comm_s = 0.0;
 	tm->bubble_s = 0.0;
-	tm->dp_comm_s = dp_s + s.table_sync_s;
+	tm->dp_comm_s = dp_s + s.table_sync_s +
+			(c->gpus > 1 ? 0.5 * c->collective_cycle_s : 0.0);
 	tm->optimizer_s = optimizer_s;
 	tm->step_s = s.gpu_s + s.stall_s;
 

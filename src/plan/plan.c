@@ -309,7 +309,9 @@ static int plan_per_sample(const struct workload *wl, const struct gpu_spec *g,
 	c.emb_sharding = ts->embedding_sharding;
 	c.emb_comm_overlap = ts->embedding_comm_overlap == 1;
 	c.emb_fused_update = ts->embedding_update == EMB_UPDATE_FUSED;
+	c.bottom_mlp_one_gpu = ts->bottom_mlp_placement == BOTTOM_ONE_GPU;
 	c.input_bytes = ts->input_bytes_per_sample;
+	c.collective_cycle_s = ts->collective_cycle_s;
 	/* a recommender updates its tables every step: the whole share of
 	   the GPU is one micro-batch unless the workload splits it */
 	max_mb = wl->model.kind == MODEL_RECSYS ? per_gpu :

@@ -428,6 +428,34 @@ static void test_step_comm(void **state)
 	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &o), 0);
 	assert_true(o.comm_exposed_s < s.comm_exposed_s);
 	assert_true(o.comm_exposed_s > 0.0);
+	/* Horovod: each blocking all-to-all and the gradient reduction wait
+	   half of a 1 ms cycle */
+	c.emb_comm_overlap = false;
+	c.collective_cycle_s = 1e-3;
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &o), 0);
+	assert_rel(o.comm_exposed_s, s.comm_exposed_s + 2 * 0.5e-3, 1e-14);
+	assert_rel(o.cycle_wait_s, 3 * 0.5e-3, 1e-14);
+	{
+		struct train_result r0;
+
+		c.collective_cycle_s = 0.0;
+		assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r0, &o),
+				 0);
+		c.collective_cycle_s = 1e-3;
+		assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &o), 0);
+		assert_rel(r.time.step_s, r0.time.step_s + 1.5e-3, 1e-12);
+		c.collective_cycle_s = 0.0;
+	}
+	/* the bottom MLP on a GPU of its own: the tables over the other 7
+	   (26 tables: 4 on the busiest), its work for the global batch
+	   beside their lookups */
+	c.bottom_mlp_one_gpu = true;
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &o), 0);
+	assert_int_equal(o.place.gpus, 7);
+	assert_rel(o.place.tables_max, 4.0, 0.0);
+	assert_true(o.parallel_s > 0.0);
+	assert_true(o.dense_s > s.dense_s);
+	c.bottom_mlp_one_gpu = false;
 	/* DGX-1: 3 of the 7 peers over PCIe make it slower */
 	c.emb_comm_overlap = false;
 	cl.nvlink_peers = 4;
