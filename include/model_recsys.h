@@ -20,6 +20,7 @@
 #include "catalog.h"
 #include "cluster.h"
 #include "model_kernel.h"
+#include "model_recsys_dense.h"
 #include "model_train.h"
 #include "train_config.h"
 #include "workload.h"
@@ -108,12 +109,6 @@ double recsys_kernel_efficiency(const struct model_spec *m);
 
 /* Rows gathered per sample over all tables. */
 double recsys_lookups(const struct model_spec *m);
-
-/* Dense parameters: from the layers when given, else dense_params. */
-double recsys_dense_params(const struct model_spec *m);
-
-/* Forward FLOPs of the dense part per sample, as recsys_dense_params. */
-double recsys_dense_flops(const struct model_spec *m);
 
 /* Bytes of all tables (rows x width x embedding precision). */
 double recsys_table_bytes(const struct model_spec *m);

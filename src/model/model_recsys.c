@@ -8,6 +8,7 @@
 #include "model_energy.h"
 #include "model_infer.h"
 #include "model_memory.h"
+#include "model_recsys_dense.h"
 #include "model_sample.h"
 
 /*
@@ -46,13 +47,6 @@ static const double sparse_grad_passes = 5.0;
 /* Row-wise Adagrad (optimizer = adam): one fp32 accumulator per row
    (Mudigere et al. 2022); Adam proper would keep two per element. */
 static const double rowwise_state_bytes = 4.0;
-
-/*
- * A dense network given by its totals (dense_params and
- * dense_flops_per_sample) is costed as this many equal square layers,
- * DLRM's three bottom and five top layers (Naumov et al. 2019).
- */
-static const double totals_layers = 8.0;
 
 /* Inputs read per sample when [training] input_bytes_per_sample is not
    given: 4 bytes (fp32 or int32) per numerical feature, per index and
@@ -128,283 +122,12 @@ double recsys_table_bytes(const struct model_spec *m)
 }
 
 /* ---------------------------------------------------------------------
- * The dense network
- */
-
-static bool has_layers(const struct model_spec *m)
-{
-	return m->top_mlp.n > 0;
-}
-
-/* Widths around the interaction of a network given by its layers. */
-struct shape {
-	double bottom_out; /* the bottom MLP's output, or the raw features */
-	double vectors;    /* feature vectors meeting in a dot interaction */
-	double inter_in;   /* elements entering the interaction */
-	double inter_out;  /* elements leaving it (the top MLP's input) */
-	double inter_flops;
-};
-
-static void net_shape(const struct model_spec *m, struct shape *s)
-{
-	double e = m->embedding_dim, t = m->embedding_tables;
-
-	s->bottom_out = m->bottom_mlp.n ?
-				m->bottom_mlp.width[m->bottom_mlp.n - 1] :
-				m->dense_features;
-	s->vectors = t + (m->bottom_mlp.n ? 1.0 : 0.0);
-	s->inter_flops = 0.0;
-	switch (m->interaction) {
-	case RECSYS_DOT:
-		/* the lower triangle of the F x F dot products of the F
-		   vectors, each E multiply-adds, and the bottom output */
-		s->inter_in = s->vectors * e;
-		s->inter_out = s->vectors * (s->vectors - 1.0) / 2.0 +
-			       (m->bottom_mlp.n ? e : 0.0);
-		s->inter_flops = s->vectors * s->vectors * e;
-		break;
-	case RECSYS_CAT:
-	case RECSYS_CROSS:
-	default:
-		s->inter_in = t * e + s->bottom_out;
-		s->inter_out = s->inter_in;
-		break;
-	}
-}
-
-static double linear_params(double in, double out)
-{
-	return in * out + out;
-}
-
-/* One cross layer x' = x0 * (W x + b) + x on width 'd' (rank 'r' > 0:
-   W = U V with U d x r, V r x d). */
-static double cross_params(double d, double r)
-{
-	return r > 0.0 ? 2.0 * d * r + d : d * d + d;
-}
-
-double recsys_dense_params(const struct model_spec *m)
-{
-	struct shape s;
-	double p = 0.0, in;
-
-	if (!has_layers(m))
-		return m->dense_params;
-	net_shape(m, &s);
-	in = m->dense_features;
-	for (int i = 0; i < m->bottom_mlp.n; i++) {
-		p += linear_params(in, m->bottom_mlp.width[i]);
-		in = m->bottom_mlp.width[i];
-	}
-	if (m->interaction == RECSYS_CROSS)
-		p += m->cross_layers * cross_params(s.inter_out, m->cross_rank);
-	in = s.inter_out;
-	for (int i = 0; i < m->top_mlp.n; i++) {
-		p += linear_params(in, m->top_mlp.width[i]);
-		in = m->top_mlp.width[i];
-	}
-	return p;
-}
-
-double recsys_dense_flops(const struct model_spec *m)
-{
-	struct shape s;
-	double f = 0.0, in;
-
-	if (!has_layers(m))
-		return m->dense_flops_per_sample;
-	net_shape(m, &s);
-	in = m->dense_features;
-	for (int i = 0; i < m->bottom_mlp.n; i++) {
-		f += 2.0 * in * m->bottom_mlp.width[i];
-		in = m->bottom_mlp.width[i];
-	}
-	f += s.inter_flops;
-	if (m->interaction == RECSYS_CROSS)
-		f += m->cross_layers *
-		     (2.0 * (cross_params(s.inter_out, m->cross_rank) -
-			     s.inter_out) +
-		      2.0 * s.inter_out);
-	in = s.inter_out;
-	for (int i = 0; i < m->top_mlp.n; i++) {
-		f += 2.0 * in * m->top_mlp.width[i];
-		in = m->top_mlp.width[i];
-	}
-	return f;
-}
-
-/* Time and kernel count of a sequence of kernels. */
-struct ktime {
-	double s;
-	double n;
-};
-
-static void kadd(struct ktime *k, double s)
-{
-	k->s += s;
-	k->n += 1.0;
-}
-
-/* Costs of the dense network for a micro-batch of 'b' samples. */
-struct dense_cost {
-	struct ktime bottom_fwd, bottom_bwd; /* bottom MLP */
-	struct ktime rest_fwd, rest_bwd;     /* interaction, cross, top MLP */
-	double act_elems;                    /* saved per sample */
-};
-
-/*
- * A fully connected layer in -> out with bias and activation: forward
- * one GEMM and, unless fused into its epilogue, a kernel that adds the
- * bias and applies the activation (read and write the output); backward
- * the input's gradient (not for the network's first layer) and the
- * weights' gradient, two GEMMs, and one kernel for the activation's and
- * the bias's gradients (read the gradient and the output, write the
- * gradient), as apex's fused MLP does.
- */
-static void linear_cost(const struct device_perf *d, double b, double in,
-			double out, bool first, bool fused, struct ktime *fwd,
-			struct ktime *bwd)
-{
-	double e = d->elem_bytes;
-
-	kadd(fwd, kernel_gemm_s(d, b, out, in, 1.0));
-	if (!fused)
-		kadd(fwd, kernel_stream_s(d, 2.0 * b * out * e));
-	if (!bwd)
-		return;
-	if (!first)
-		kadd(bwd, kernel_gemm_s(d, b, in, out, 1.0));
-	kadd(bwd, kernel_gemm_s(d, in, out, b, 1.0));
-	kadd(bwd, kernel_stream_s(d, 3.0 * b * out * e));
-}
-
-/*
- * A cross layer on width 'dw' (rank 'r'): the product (one GEMM, two
- * with a rank), then x0 * (W x + b) + x (read three vectors, write one;
- * fused: the GEMM's epilogue reads x0 and x and writes the result).
- * Backward: each GEMM's two gradients and the element-wise gradients of
- * x0, x and W x (read three, write two).
- */
-static void cross_cost(const struct device_perf *d, double b, double dw,
-		       double r, bool fused, struct ktime *fwd,
-		       struct ktime *bwd)
-{
-	double e = d->elem_bytes;
-
-	if (r > 0.0) {
-		kadd(fwd, kernel_gemm_s(d, b, r, dw, 1.0));
-		kadd(fwd, kernel_gemm_s(d, b, dw, r, 1.0));
-	} else {
-		kadd(fwd, kernel_gemm_s(d, b, dw, dw, 1.0));
-	}
-	if (fused)
-		fwd->s += kernel_stream_s(d, 3.0 * b * dw * e) - kernel_gap_s();
-	else
-		kadd(fwd, kernel_stream_s(d, 4.0 * b * dw * e));
-	if (!bwd)
-		return;
-	if (r > 0.0) {
-		kadd(bwd, kernel_gemm_s(d, b, r, dw, 1.0));
-		kadd(bwd, kernel_gemm_s(d, r, dw, b, 1.0));
-		kadd(bwd, kernel_gemm_s(d, b, dw, r, 1.0));
-		kadd(bwd, kernel_gemm_s(d, dw, r, b, 1.0));
-	} else {
-		kadd(bwd, kernel_gemm_s(d, b, dw, dw, 1.0));
-		kadd(bwd, kernel_gemm_s(d, dw, dw, b, 1.0));
-	}
-	kadd(bwd, kernel_stream_s(d, 5.0 * b * dw * e));
-}
-
-/*
- * The dense network for 'b' samples on 'd'; 'train' adds the backward
- * pass.  The interaction: the concatenation of the feature vectors as a
- * copy (unless 'fused'), and for a dot interaction the products as one
- * batched product on the roofline (DLRM's fused dot-interaction kernel:
- * read the vectors, write the triangle).
- */
-static void dense_cost(const struct model_spec *m, const struct device_perf *d,
-		       double b, bool train, bool fused, struct dense_cost *c)
-{
-	double e = d->elem_bytes, in;
-	struct shape s;
-
-	*c = (struct dense_cost){ { 0, 0 }, { 0, 0 }, { 0, 0 }, { 0, 0 }, 0 };
-	if (!has_layers(m)) {
-		/* equal square layers holding the parameters and FLOPs */
-		double w = sqrt(m->dense_params / totals_layers);
-		double extra = m->dense_flops_per_sample -
-			       2.0 * m->dense_params;
-
-		for (int i = 0; i < (int)totals_layers; i++)
-			linear_cost(d, b, w, w, i == 0, fused, &c->rest_fwd,
-				    train ? &c->rest_bwd : NULL);
-		if (extra > 0.0) {
-			kadd(&c->rest_fwd, kernel_roofline_s(d, extra * b, 0.0));
-			if (train)
-				kadd(&c->rest_bwd,
-				     kernel_roofline_s(d, 2.0 * extra * b, 0.0));
-		}
-		c->act_elems = totals_layers * w;
-		return;
-	}
-	net_shape(m, &s);
-	in = m->dense_features;
-	c->act_elems = in;
-	for (int i = 0; i < m->bottom_mlp.n; i++) {
-		double out = m->bottom_mlp.width[i];
-
-		linear_cost(d, b, in, out, i == 0, fused, &c->bottom_fwd,
-			    train ? &c->bottom_bwd : NULL);
-		c->act_elems += out;
-		in = out;
-	}
-	/* an eager framework concatenates the bottom output and the pooled
-	   vectors into the interaction's input (a copy; backward, the
-	   split of its gradient); an inference engine writes them in
-	   place */
-	if (!fused) {
-		kadd(&c->rest_fwd, kernel_stream_s(d, 2.0 * b * s.inter_in * e));
-		if (train)
-			kadd(&c->rest_bwd,
-			     kernel_stream_s(d, 2.0 * b * s.inter_in * e));
-	}
-	if (m->interaction == RECSYS_DOT) {
-		double bytes = b * (s.inter_in + s.inter_out) * e;
-
-		kadd(&c->rest_fwd, kernel_roofline_s(d, s.inter_flops * b,
-						     bytes));
-		if (train)
-			kadd(&c->rest_bwd,
-			     kernel_roofline_s(d, 2.0 * s.inter_flops * b,
-					       2.0 * bytes));
-	}
-	c->act_elems += s.inter_in + s.inter_out;
-	if (m->interaction == RECSYS_CROSS) {
-		for (int i = 0; i < m->cross_layers; i++)
-			cross_cost(d, b, s.inter_out, m->cross_rank, fused,
-				   &c->rest_fwd, train ? &c->rest_bwd : NULL);
-		c->act_elems += 2.0 * m->cross_layers * s.inter_out;
-	}
-	in = s.inter_out;
-	for (int i = 0; i < m->top_mlp.n; i++) {
-		double out = m->top_mlp.width[i];
-
-		linear_cost(d, b, in, out, false, fused, &c->rest_fwd,
-			    train ? &c->rest_bwd : NULL);
-		c->act_elems += out;
-		in = out;
-	}
-}
-
-/* ---------------------------------------------------------------------
  * Placement of the tables
  */
 
-/* Bytes of one row's optimizer state ('width' elements). */
-static double state_bytes_per_row(enum optimizer o, double width)
+/* Bytes of one row's optimizer state. */
+static double state_bytes_per_row(enum optimizer o)
 {
-	(void)width;
 	return o == OPTIMIZER_SGD ? 0.0 : rowwise_state_bytes;
 }
 
@@ -429,13 +152,13 @@ static void place_tables(const struct model_spec *m, int sharding, int gpus,
 	case EMB_DATA_PARALLEL:
 		p->tables_max = t;
 		p->lookup_share = 1.0 / g;
-		p->bytes_per_gpu = t * rows * (e * eb + state_bytes_per_row(o, e));
+		p->bytes_per_gpu = t * rows * (e * eb + state_bytes_per_row(o));
 		break;
 	case EMB_ROW_WISE:
 		p->tables_max = t;
 		p->lookup_share = 1.0 / g;
 		p->bytes_per_gpu = t * rows *
-				   (e * eb + state_bytes_per_row(o, e)) / g;
+				   (e * eb + state_bytes_per_row(o)) / g;
 		break;
 	case EMB_COLUMN_WISE: {
 		/* the fewest shards per table that give every GPU one */
@@ -453,7 +176,7 @@ static void place_tables(const struct model_spec *m, int sharding, int gpus,
 		p->tables_max = ceil(shards / g);
 		p->lookup_share = p->tables_max / shards;
 		p->bytes_per_gpu = p->tables_max * rows *
-				   (width * eb + state_bytes_per_row(o, width));
+				   (width * eb + state_bytes_per_row(o));
 		break;
 	}
 	case EMB_TABLE_WISE:
@@ -462,7 +185,7 @@ static void place_tables(const struct model_spec *m, int sharding, int gpus,
 		p->tables_max = ceil(t / g);
 		p->lookup_share = p->tables_max / t;
 		p->bytes_per_gpu = p->tables_max * rows *
-				   (e * eb + state_bytes_per_row(o, e));
+				   (e * eb + state_bytes_per_row(o));
 		break;
 	}
 }
@@ -578,7 +301,7 @@ static double emb_bwd_s(const struct device_perf *d,
 			double lookups, double bags, double width, double eb,
 			double e, bool fused_update, double *kernels)
 {
-	double state = state_bytes_per_row(o, width);
+	double state = state_bytes_per_row(o);
 	double bytes = lookups * width * eb +
 		       lookups * sort_bytes_per_lookup +
 		       2.0 * gather_bytes(p->hit_rate * lookups, p->row_bytes);
@@ -656,7 +379,7 @@ static void step_eval(const struct step_in *in, struct recsys_step *s)
 
 	place_tier(m, cl, in->g->mem_bytes - in->fixed_bytes, p);
 	s->gather_efficiency = recsys_gather_efficiency(p->row_bytes);
-	dense_cost(m, d, b, true, false, &dc);
+	recsys_dense_cost(m, d, b, true, false, &dc);
 	s->dense_s = dc.bottom_fwd.s + dc.bottom_bwd.s + dc.rest_fwd.s +
 		     dc.rest_bwd.s;
 	s->emb_fwd_s = emb_fwd_s(d, p, lookups, bags, width, eb, e, false,
@@ -676,7 +399,7 @@ static void step_eval(const struct step_in *in, struct recsys_step *s)
 		struct dense_cost db;
 		double ef = s->emb_fwd_s, eb2 = s->emb_bwd_s + s->miss_s;
 
-		dense_cost(m, d, big_b, true, false, &db);
+		recsys_dense_cost(m, d, big_b, true, false, &db);
 		s->dense_s = db.bottom_fwd.s + db.bottom_bwd.s +
 			     dc.rest_fwd.s + dc.rest_bwd.s;
 		s->parallel_s = db.bottom_fwd.s + ef -
@@ -856,7 +579,7 @@ int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
 	if (device_perf_init(&d, g, c->precision, false) != 0)
 		return -1;
 	d.matmul_eff *= recsys_kernel_efficiency(m);
-	dense_cost(m, &d, c->micro_batch, false, false, &dc);
+	recsys_dense_cost(m, &d, c->micro_batch, false, false, &dc);
 	fixed = fixed_memory(m, c, g, dc.act_elems, d.elem_bytes, r);
 	in = (struct step_in){ m, c, g, cl, &d, fixed };
 	optimizer_s = kernel_stream_s(
@@ -980,7 +703,7 @@ int recsys_infer_eval(const struct model_spec *m, int tp, int batch,
 	e = d.elem_bytes;
 	/* each GPU of the replica runs the dense network on its share of
 	   the batch after the all-to-all */
-	dense_cost(m, &d, ceil(n / t), false, sc->fusion, &dc);
+	recsys_dense_cost(m, &d, ceil(n / t), false, sc->fusion, &dc);
 	place_tables(m, EMB_TABLE_WISE, tp, OPTIMIZER_SGD, pl);
 	live = (dc.act_elems + 2.0 * m->embedding_tables * m->embedding_dim) *
 	       e * ceil(n / t);
