@@ -41,6 +41,9 @@ struct cluster {
 	double host_link_bw_bytes_per_s; /* GPU <-> host, per GPU per
 					    direction, datasheet */
 	double cpu_adam_params_per_s;  /* Adam steps of one node's CPUs */
+	double ssd_bw_bytes_per_s;     /* local NVMe read, per node; 0:
+					  WL_SSD_BW_BYTES_PER_S */
+	int nvlink_peers;              /* peers over NVLink; 0: all */
 };
 
 /*

@@ -78,6 +78,11 @@ struct sample_serve_plan {
 	char why[256];
 };
 
+/* The fixed costs of a served batch the [inference] keys give
+   (specs/models.md 14.7): the server's request overhead when
+   request_overhead is left open. */
+struct serve_costs sample_serve_costs(const struct inference_spec *is);
+
 /*
  * Plan serving a per-sample model: the fewest GPUs per replica (powers of
  * two within a node) that hold it, batches of [inference] batch (default

@@ -44,6 +44,19 @@ double comm_overlapped_s(const struct link *l, double comm_s,
 /* All-to-all where each of 'n' GPUs holds 'bytes' and keeps 1/n of it. */
 double comm_alltoall_s(const struct link *l, double bytes, int n);
 
+/*
+ * All-to-all over 'n' GPUs on nodes of 'per_node' (0: one node): each
+ * GPU holds 'bytes' and sends 1/n of it to every other GPU at once: to
+ * 'direct_peers' of its node over its own 'intra' links (0 or more than
+ * the node holds: all of them, an NVSwitch), to the rest of the node
+ * over 'pcie' (NULL: none), and to the other nodes over 'inter'; the
+ * slowest of the three, with a latency per tree level.
+ */
+double comm_alltoall_nodes_s(const struct link *intra,
+			     const struct link *inter, const struct link *pcie,
+			     double bytes, int n, int per_node,
+			     int direct_peers);
+
 /* Point-to-point send of 'bytes'. */
 double comm_p2p_s(const struct link *l, double bytes);
 

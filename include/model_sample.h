@@ -14,6 +14,7 @@
 #include "catalog.h"
 #include "cluster.h"
 #include "model_memory.h"
+#include "model_recsys.h"
 #include "model_train.h"
 #include "train_config.h"
 #include "workload.h"
@@ -46,6 +47,20 @@ struct sample_infer {
 	double capacity_bytes;
 	bool fits;
 	double gpu_power_w;
+	/* the parts of latency_s (specs/models.md 14.7) */
+	double gpu_s;                /* the kernels on the GPU */
+	double host_s;               /* framework time per batch */
+	double request_s;            /* the server's per request */
+	double copy_s;               /* inputs to the GPU, scores back */
+	double kernels;              /* kernels of the forward pass */
+	bool launch_bound;           /* the host issues kernels slower than
+					the GPU runs them (no CUDA graphs) */
+	/* recommenders: the tables and the parts of gpu_s */
+	struct recsys_place place;
+	double emb_s;                /* lookups and pooling */
+	double miss_s;               /* cache misses to host or SSD */
+	double a2a_s;                /* pooled embeddings across the replica */
+	double dense_s;              /* the dense network */
 };
 
 /*
@@ -56,6 +71,16 @@ struct sample_infer {
 int sample_infer_eval(const struct model_spec *m, int tp, int batch,
 		      enum precision p, const struct gpu_spec *g,
 		      const struct cluster *cl, struct sample_infer *r);
+
+/*
+ * sample_infer_eval with the fixed costs of a served batch 'sc' (CUDA
+ * graphs, framework, launch and request overheads, fusion) instead of
+ * their defaults (serve_costs_default).
+ */
+int sample_infer_eval_costs(const struct model_spec *m, int tp, int batch,
+			    enum precision p, const struct serve_costs *sc,
+			    const struct gpu_spec *g, const struct cluster *cl,
+			    struct sample_infer *r);
 
 /*
  * The compute seconds of one training step of 'c' (forward and backward

@@ -16,6 +16,7 @@
 #include "model_energy.h"
 #include "model_goodput.h"
 #include "model_memory.h"
+#include "model_recsys.h"
 #include "model_train.h"
 #include "search.h"
 #include "workload.h"
@@ -73,6 +74,8 @@ struct train_plan {
 	long long fitting;          /* of which fit in memory */
 	long long evaluated;        /* of which timed by the model */
 	unsigned chosen;            /* bits of enum plan_choice */
+	struct recsys_step recsys;  /* kind recsys: the tables' placement and
+				       the step's parts (model_recsys.h) */
 };
 
 /*

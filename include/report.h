@@ -18,7 +18,7 @@
 
 #include "units.h"
 
-#define REPORT_MAX_FIELDS 96
+#define REPORT_MAX_FIELDS 128
 #define REPORT_STR_MAX 256 /* a string field with its NUL: "chosen" with every key is 192 bytes */
 #define REPORT_MAX_NOTES 24
 #define REPORT_NOTE_MAX 512

@@ -50,6 +50,23 @@ struct train_config {
 				     --optimizer-offload-fraction); > 0
 				     needs zero >= 1 */
 	bool dropout;
+	int emb_sharding;         /* recsys: enum emb_sharding of the
+				     tables (EMB_AUTO: the fastest) */
+	bool emb_comm_overlap;    /* recsys: the embedding all-to-alls
+				     overlap the dense network */
+	bool bottom_mlp_one_gpu;  /* recsys: the bottom MLP on one GPU that
+				     holds no table, for the whole global
+				     batch (DeepLearningExamples' PyTorch
+				     DLRM); false: data parallel */
+	bool emb_fused_update;    /* recsys: the tables' backward fused with
+				     the optimizer (FBGEMM, TorchRec,
+				     HugeCTR); false: framework sparse
+				     gradients */
+	double collective_cycle_s; /* recsys: the coordinator's cycle each
+				      blocking collective waits half of on
+				      average (Horovod); 0: none */
+	double input_bytes;       /* recsys: training data read per
+				     sample; 0: from the model */
 	enum precision precision;
 	enum optimizer optimizer;
 	enum attention_impl attention;

@@ -44,6 +44,10 @@
 #define WL_GPUS_MAX (1 << 24)         /* gpus, cp; GPUs of a plan */
 #define WL_GPUS_PER_NODE_MAX (1 << 16) /* cluster.gpus_per_node */
 #define WL_INFER_BATCH_MAX (1 << 20)  /* inference.batch */
+#define WL_MLP_LAYERS_MAX 16          /* layers of model.bottom_mlp and
+					 top_mlp */
+#define WL_MLP_WIDTH_MAX (1 << 20)    /* one layer's width, dense_features,
+					 cross_rank */
 #define WL_AUTO 0        /* integer key left to capplan */
 #define WL_AUTO_NEG (-1) /* for keys where 0 is a valid value (zero, sp) */
 #define WL_OFFLOAD_AUTO (-1.0) /* training.offload_optimizer left open */
@@ -76,6 +80,60 @@ enum attention_impl {
 	ATTN_FLASH = 0, /* fused, IO-aware (FlashAttention): no s^2 tensors */
 	ATTN_UNFUSED,   /* materialized scores, softmax and dropout (Megatron
 			   before FlashAttention) */
+};
+
+/* The widths of a stack of fully connected layers (model.bottom_mlp,
+   top_mlp): 'n' layers, each 'width[i]' outputs; n = 0: not given. */
+struct wl_widths {
+	int n;
+	int width[WL_MLP_LAYERS_MAX];
+};
+
+/* How a recommender's features meet (model.interaction). */
+enum recsys_interaction {
+	RECSYS_DOT = 0, /* DLRM: dot products of every pair of feature
+			   vectors, concatenated with the bottom MLP's output
+			   (Naumov et al. 2019) */
+	RECSYS_CAT,     /* concatenation (Wide & Deep's deep part) */
+	RECSYS_CROSS,   /* DCNv2 cross network on the concatenation, the top
+			   MLP stacked on it (Wang et al. 2021) */
+};
+
+/* How a recommender's tables are split over the GPUs
+   (training.embedding_sharding; TorchRec's sharding types). */
+enum emb_sharding {
+	EMB_AUTO = 0,      /* the fastest that fits (specs/models.md 14.3) */
+	EMB_DATA_PARALLEL, /* every GPU holds every table */
+	EMB_TABLE_WISE,    /* whole tables dealt to GPUs */
+	EMB_ROW_WISE,      /* every table split by rows over all GPUs */
+	EMB_COLUMN_WISE,   /* tables split by columns, the shards dealt */
+};
+
+/* How a recommender's tables are updated (training.embedding_update). */
+enum emb_update {
+	EMB_UPDATE_SPARSE = 0, /* framework sparse gradients (PyTorch's
+				  sparse embeddings with torch.optim,
+				  TensorFlow's IndexedSlices), then the
+				  optimizer */
+	EMB_UPDATE_FUSED,      /* the backward fused with the optimizer
+				  (FBGEMM table-batched embeddings,
+				  TorchRec, HugeCTR) */
+};
+
+/* Where a recommender's bottom MLP runs (training.bottom_mlp_placement). */
+enum bottom_placement {
+	BOTTOM_DATA_PARALLEL = 0, /* replicated, on each GPU's samples
+				     (TorchRec, HugeCTR, DeepLearningExamples
+				     TensorFlow 2) */
+	BOTTOM_ONE_GPU,           /* on one GPU without tables, for the
+				     global batch (DeepLearningExamples
+				     PyTorch DLRM) */
+};
+
+/* What serves the requests of a per-sample model (inference.server). */
+enum serve_server {
+	SERVER_NONE = 0,   /* the framework in-process (a benchmark loop) */
+	SERVER_TRITON,     /* NVIDIA Triton Inference Server */
 };
 
 /* What kind of model: a decoder-only transformer (the default), a generic
@@ -131,6 +189,19 @@ struct model_spec {
 	double lookups_per_sample;   /* rows gathered per sample, all tables */
 	double dense_params;
 	double dense_flops_per_sample; /* forward FLOPs of the dense part */
+	/* the dense network layer by layer (instead of dense_params and
+	   dense_flops_per_sample) */
+	int dense_features;          /* numerical inputs of the bottom MLP */
+	struct wl_widths bottom_mlp;
+	struct wl_widths top_mlp;
+	int interaction;             /* enum recsys_interaction */
+	int cross_layers;            /* DCN cross layers (interaction cross) */
+	int cross_rank;              /* 0: full-rank cross weights */
+	double pooling_factor;       /* rows pooled per table per sample;
+					0: lookups_per_sample / tables */
+	double cache_hit_rate;       /* lookups served by the HBM cache of
+					tables that live in host memory or
+					on SSD; -1: not given */
 };
 
 struct training_spec {
@@ -172,6 +243,18 @@ struct training_spec {
 	double batch_tokens;   /* tokens per global batch when global_batch
 				  is not given; 0: WL_BATCH_TOKENS */
 	bool async_checkpoint; /* the checkpoint write overlaps training */
+	int embedding_sharding; /* enum emb_sharding: recsys tables */
+	int embedding_update;  /* enum emb_update */
+	int bottom_mlp_placement; /* enum bottom_placement */
+	int embedding_comm_overlap; /* 0/1: the embedding all-to-alls overlap
+				       the dense network (TorchRec's
+				       pipelined training); WL_AUTO_NEG:
+				       off (blocking) */
+	double input_bytes_per_sample; /* training data read per sample; 0:
+					  from the model (recsys) */
+	double collective_cycle_s; /* a coordinator's cycle the blocking
+				      collectives wait for (Horovod); 0:
+				      none (NCCL called directly) */
 	double checkpoint_interval_s; /* work between checkpoints; 0: optimal */
 };
 
@@ -246,10 +329,50 @@ struct inference_spec {
 	int prefill_tp;           /* WL_AUTO: the plan's tp */
 	int decode_tp;            /* WL_AUTO: the plan's tp */
 	double kv_transfer_bw_bytes_per_s; /* 0: the inter-node network */
+	/* fixed costs of a per-sample model's served batch */
+	bool cuda_graphs;          /* the forward pass replays a CUDA graph */
+	double framework_overhead_s; /* host time per batch outside the
+					kernels */
+	double launch_overhead_s;  /* host time to issue one kernel
+				      without CUDA graphs */
+	bool fusion;               /* TensorRT-style: bias and activation
+				      fused into the GEMMs */
+	int server;                /* enum serve_server */
+	double request_overhead_s; /* per request; -1: the server's */
 	/* the requests of 'trace', loaded by the command line (not owned) */
 	const struct sim_request *trace_requests;
 	size_t trace_len;
 };
+
+/*
+ * Fixed costs of a served batch of a per-sample model (specs/models.md
+ * 14.7).
+ *
+ * WL_FRAMEWORK_OVERHEAD_S: host time per batch beyond its kernels in a
+ * Python serving loop -- the inputs copied to the GPU and converted, the
+ * graph (or first kernel) launched, the result synchronized: about six
+ * framework calls of 10-15 us each (PyTorch's dispatcher alone costs
+ * 4.5 us per operator on the host, Ansel 2023, "Micro-optimizations for
+ * the most micro of benchmarks", dev-discuss.pytorch.org; a CUDA call
+ * that waits for the GPU costs about 7 us beyond the kernel, Gray 2019,
+ * "Getting Started with CUDA Graphs": 9.6 us per synchronized 2.9 us
+ * kernel): 80 us.
+ *
+ * WL_LAUNCH_OVERHEAD_S: host time to issue one kernel from an eager
+ * framework without CUDA graphs: 4.5 us of dispatcher (Ansel 2023) to
+ * about 25 us per nn.Linear module call (dev-discuss.pytorch.org,
+ * "Overhead in nn.Module causing massive slowdowns", 2021: 64 linear
+ * layers in 1.7 ms); 15 us between them.
+ *
+ * WL_TRITON_REQUEST_S: Triton Inference Server's own time per request
+ * at concurrency 1 -- 36 us of server overhead and 42 us in its queue in
+ * the perf_analyzer example of Triton's documentation (docs/
+ * perf_analyzer.md, inception_graphdef); the client's network stack is
+ * not included.
+ */
+#define WL_FRAMEWORK_OVERHEAD_S 80e-6
+#define WL_LAUNCH_OVERHEAD_S 15e-6
+#define WL_TRITON_REQUEST_S 78e-6
 
 /* How a GPU-hour is priced ([cluster] pricing; specs/workload.md). */
 enum pricing_mode {
@@ -296,6 +419,10 @@ struct cluster_spec {
 					  over */
 	double hosting_usd_per_kw_month; /* owned: colocation per kW of IT
 					    power per month */
+	double ssd_bw_bytes_per_s;     /* local NVMe read, per node */
+	int nvlink_peers;              /* GPUs of the node one GPU reaches
+					  over links of its own; WL_AUTO:
+					  all (a switch) */
 };
 
 /*
@@ -347,7 +474,30 @@ struct cluster_spec {
  */
 #define WL_MAINTENANCE 0.006
 
-#define WL_GIVEN_MAX 128
+/*
+ * The host link of one GPU when neither [cluster] host_link_bw nor the
+ * catalog row gives it, for the recommender's host tables, inputs and
+ * PCIe peers (optimizer offload needs a known link): PCIe 4.0 x16, 32 GB/s
+ * per direction (PCI-SIG, PCIe 4.0 base specification: 16 GT/s per lane),
+ * at the achievable share of intra-node links (model_comm.c), 25 GB/s
+ * (NVIDIA CUDA samples' bandwidthTest on A100 systems: 25-26 GB/s).
+ */
+#define WL_HOST_LINK_BW_BYTES_PER_S 32e9
+
+/* Host memory per node for the recommender's host tables when neither
+   [cluster] host_memory nor the catalog row gives it: 2 TB, as DGX A100
+   (640 GB) and DGX H100 (NVIDIA datasheets); optimizer offload needs a
+   known one. */
+#define WL_HOST_MEMORY_BYTES 2e12
+
+/*
+ * Local NVMe read bandwidth per node when [cluster] ssd_bw is not given:
+ * DGX A100 holds four 3.84 TB U.2 NVMe drives for its data cache (DGX
+ * A100 datasheet); PCIe 4.0 x4 drives read about 6 GB/s sequentially.
+ */
+#define WL_SSD_BW_BYTES_PER_S 24e9
+
+#define WL_GIVEN_MAX 160
 
 struct workload {
 	char file[256];  /* where it came from, for messages; "" if none */

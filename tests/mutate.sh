@@ -57,7 +57,8 @@ elementwise|src/model/model_train.c|double norm = tokens * h * 4.0 / rep;|double
 reserve|src/model/model_memory.c|reserve_fraction = 0.05;|reserve_fraction = 0.055;|memory reserve 5% -> 5.5% of capacity
 sim-kv-read|src/model/model_infer.c|layer.s += fmax(ctx * kv_token /|layer.s += fmax(0.85 * ctx * kv_token /|simulated serving step: decode KV read x0.85
 sim-prompt-attn|src/model/model_infer.c|x->prefill_attn_pairs / ep * per_pair|1.2 * x->prefill_attn_pairs / ep * per_pair|simulated serving step: prompt attention x1.2
-gather-eff|src/model/model_sample.c|gather_efficiency = 0.5;|gather_efficiency = 0.55;|embedding gather efficiency 0.5 -> 0.55
+gather-eff|src/model/model_recsys.c|activation_bytes = 128.0;|activation_bytes = 96.0;|embedding row's page activation 128 -> 96 bytes
+sparse-grad|src/model/model_recsys.c|sparse_grad_passes = 5.0;|sparse_grad_passes = 4.0;|sparse-gradient passes per lookup 5 -> 4
 tile-time|src/model/model_kernel.c|gemm_tile_overhead_s = 1.0e-6|gemm_tile_overhead_s = 1.2e-6|GEMM tile overhead 1 -> 1.2 us (devices with an SM count)
 tp-overlap|src/model/model_train.c|hidden = fmin(rest, gemm_s * (t - 1.0) / t);|hidden = fmin(rest, 1.15 * gemm_s * (t - 1.0) / t);|TP comm overlap: 15% more GEMM time to hide behind
 dp-bucket|src/model/model_train.c|dp_bucket_params = 40e6;|dp_bucket_params = 34e6;|data-parallel last bucket 40M -> 34M parameters

@@ -416,6 +416,51 @@ static int catalog_devices(const struct cli_ctx *ctx,
 }
 
 /* 'capplan infer' for a network costed per sample. */
+/* The parts of a served batch's latency, and a recommender's tables
+   (specs/output.md, per-sample models). */
+static void add_sample_latency(struct record *rec, const struct workload *wl,
+			       const struct sample_infer *r)
+{
+	const char *g = "latency";
+
+	rec_num(rec, g, "gpu_s", "  kernels on the GPU", r->gpu_s, UNIT_TIME,
+		0);
+	rec_num(rec, g, "host_s", "  framework per batch", r->host_s,
+		UNIT_TIME, 0);
+	rec_num(rec, g, "request_s", "  server per request", r->request_s,
+		UNIT_TIME, 0);
+	rec_num(rec, g, "copy_s", "  inputs to the GPU", r->copy_s, UNIT_TIME,
+		0);
+	rec_num(rec, g, "kernels", "  kernels per batch", r->kernels,
+		UNIT_COUNT, 0);
+	rec_bool(rec, g, "launch_bound", "  host-bound kernel launches",
+		 r->launch_bound, 0);
+	if (wl->model.kind != MODEL_RECSYS)
+		return;
+	g = "embeddings";
+	rec_heading(rec, "embedding tables (per GPU)");
+	rec_str(rec, g, "sharding", "placement",
+		recsys_sharding_name(r->place.sharding), 0);
+	rec_num(rec, g, "tables_per_gpu", "tables on the busiest GPU",
+		r->place.tables_max, UNIT_COUNT, 0);
+	rec_num(rec, g, "hbm_bytes", "in HBM", r->place.hbm_bytes, UNIT_BYTES,
+		0);
+	rec_num(rec, g, "offload_bytes", "in host memory or on SSD",
+		r->place.offload_bytes, UNIT_BYTES, 0);
+	rec_str(rec, g, "tier", "beyond HBM", recsys_tier_name(r->place.tier),
+		0);
+	rec_num(rec, g, "cache_hit_rate", "HBM cache hit rate",
+		r->place.hit_rate, UNIT_KIND_COUNT, RF_PERCENT);
+	rec_num(rec, g, "lookup_s", "lookups per batch", r->emb_s, UNIT_TIME,
+		0);
+	rec_num(rec, g, "miss_s", "cache misses per batch", r->miss_s,
+		UNIT_TIME, 0);
+	rec_num(rec, g, "alltoall_s", "all-to-all per batch", r->a2a_s,
+		UNIT_TIME, 0);
+	rec_num(rec, g, "dense_s", "dense network per batch", r->dense_s,
+		UNIT_TIME, 0);
+}
+
 static int sample_serve_report(struct cli_ctx *ctx)
 {
 	struct sample_serve_plan p;
@@ -461,6 +506,7 @@ static int sample_serve_report(struct cli_ctx *ctx)
 	rec_num(rec, NULL, "throughput_samples_per_s_per_gpu",
 		"samples/s per GPU", p.result.throughput_per_s / p.tp,
 		UNIT_COUNT, 0);
+	add_sample_latency(rec, &ctx->wl, &p.result);
 	rec_heading(rec, "fleet");
 	if (p.has_rate) {
 		rec_num(rec, NULL, "qps", "request rate (samples/s)",

@@ -295,6 +295,64 @@ static void add_intervals(struct record *rec, const struct train_plan *p)
 			  (int)(sizeof(est) / sizeof(est[0])));
 }
 
+/* A recommender's tables and the parts of its step (specs/output.md,
+   per-sample models); per step, micro-batches summed. */
+static void add_recsys(struct record *rec, const struct train_plan *p)
+{
+	const struct recsys_step *s = &p->recsys;
+	const struct recsys_place *pl = &s->place;
+	double mbs = p->config.micro_batches;
+	const char *g = "embeddings";
+
+	rec_heading(rec, "embedding tables (busiest GPU)");
+	rec_str(rec, g, "sharding", "placement",
+		recsys_sharding_name(pl->sharding), 0);
+	rec_num(rec, g, "tables_per_gpu",
+		pl->column_shards > 1 ? "shards on the busiest GPU" :
+					"tables on the busiest GPU",
+		pl->tables_max, UNIT_COUNT, 0);
+	rec_int(rec, g, "column_shards", "column shards per table",
+		pl->column_shards, 0);
+	rec_num(rec, g, "bytes_per_gpu", "tables with optimizer rows",
+		pl->bytes_per_gpu, UNIT_BYTES, 0);
+	rec_num(rec, g, "hbm_bytes", "  in HBM", pl->hbm_bytes, UNIT_BYTES, 0);
+	rec_num(rec, g, "offload_bytes", "  in host memory or on SSD",
+		pl->offload_bytes, UNIT_BYTES, 0);
+	rec_str(rec, g, "tier", "beyond HBM", recsys_tier_name(pl->tier), 0);
+	rec_num(rec, g, "cache_hit_rate", "HBM cache hit rate", pl->hit_rate,
+		UNIT_KIND_COUNT, RF_PERCENT);
+	rec_num(rec, g, "gather_efficiency", "gather efficiency (row size)",
+		s->gather_efficiency, UNIT_KIND_COUNT, RF_PERCENT);
+	rec_heading(rec, "step (busiest GPU)");
+	rec_num(rec, g, "lookup_s", "lookups and pooling",
+		mbs * s->emb_fwd_s, UNIT_TIME, 0);
+	rec_num(rec, g, "update_s", "gradients and sparse update",
+		mbs * s->emb_bwd_s, UNIT_TIME, 0);
+	rec_num(rec, g, "miss_s", "cache misses (host/SSD)",
+		mbs * s->miss_s, UNIT_TIME, 0);
+	rec_num(rec, g, "dense_s", "dense network", mbs * s->dense_s,
+		UNIT_TIME, 0);
+	rec_num(rec, g, "alltoall_bytes", "all-to-all sent per GPU",
+		mbs * s->a2a_bytes, UNIT_BYTES, 0);
+	rec_num(rec, g, "alltoall_s", "all-to-alls (forward, backward)",
+		mbs * s->a2a_s, UNIT_TIME, 0);
+	rec_num(rec, g, "input_dist_s", "indices to the tables' GPUs",
+		mbs * s->input_dist_s, UNIT_TIME, 0);
+	rec_num(rec, g, "comm_exposed_s", "  of them exposed",
+		mbs * s->comm_exposed_s, UNIT_TIME, 0);
+	rec_num(rec, g, "allreduce_s", "dense gradients (before overlap)",
+		s->allreduce_s, UNIT_TIME, 0);
+	rec_num(rec, g, "table_sync_s", "replicated tables' sync",
+		s->table_sync_s, UNIT_TIME, 0);
+	rec_num(rec, g, "input_data_s", "reading the training data",
+		s->data_s, UNIT_TIME, 0);
+	rec_num(rec, g, "input_stall_s", "  waiting for it", s->stall_s,
+		UNIT_TIME, 0);
+	rec_num(rec, g, "kernels", "kernels per micro-batch", s->kernels,
+		UNIT_COUNT, 0);
+	rec_str(rec, g, "bound", "bound by", s->bound, 0);
+}
+
 static void add_train_plan(struct record *rec, const struct workload *wl,
 			   const struct train_plan *p)
 {
@@ -365,6 +423,8 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 			RF_PERCENT);
 		rec_num(rec, NULL, "hfu", "HFU", r->hfu, UNIT_KIND_COUNT,
 			RF_PERCENT);
+		if (wl->model.kind == MODEL_RECSYS)
+			add_recsys(rec, p);
 		rec_heading(rec, "run (failures, checkpoints and restarts "
 				 "included)");
 		rec_num_finite(rec, NULL, "time_to_train_s",
@@ -656,6 +716,24 @@ int cmd_train(struct cli_ctx *ctx)
 			report_note(&rep, "compute by operator kind: %s",
 				    shares);
 		}
+	}
+	if (ctx->wl.model.kind == MODEL_RECSYS) {
+		const struct recsys_place *pl = &p.recsys.place;
+
+		report_note(&rep,
+			    "tables %s over %d GPU%s, %s%s; the step is "
+			    "bound by %s",
+			    recsys_sharding_name(pl->sharding), pl->gpus,
+			    pl->gpus == 1 ? "" : "s",
+			    pl->tier == RECSYS_TIER_HBM ? "all in HBM" :
+			    pl->tier == RECSYS_TIER_HOST ?
+						      "partly in host memory behind an "
+						      "HBM cache" :
+						      "partly on SSD behind an HBM cache",
+			    ctx->wl.training.embedding_sharding == EMB_AUTO ?
+				    " (chosen by capplan: the fastest that fits)" :
+				    "",
+			    p.recsys.bound);
 	}
 	if (ctx->wl.model.kind == MODEL_GENERIC &&
 	    ctx->wl.model.graph.norms_folded)

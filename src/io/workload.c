@@ -21,6 +21,7 @@
 #include "onnx_read.h"
 #include "readfile.h"
 #include "serve_sim.h"
+#include "workload_sample.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -66,6 +67,8 @@ enum wl_type {
 	WLT_FLAGS,     /* int, a bit set: a comma-separated list of 'names' */
 	WLT_FRACTION,  /* double in [min, max], a boolean of 'names' (1 or
 			  0) or "auto" (WL_OFFLOAD_AUTO) */
+	WLT_WIDTHS,    /* struct wl_widths: a comma-separated list of layer
+			  widths in [min, max] */
 	WLT_PRECISION, /* enum precision, one of 'names' */
 	WLT_RECOMPUTE, /* enum recompute, one of 'names' */
 	WLT_OPTIMIZER, /* enum optimizer, one of 'names' */
@@ -81,11 +84,6 @@ enum {
 	WLK_AUTO_NEG = 1 << 1, /* "auto" stores WL_AUTO_NEG (-1) */
 	WLK_UNSET0 = 1 << 2,   /* 0 means "not given" (allowed by validate) */
 	WLK_GT = 1 << 3,       /* the value must exceed 'min' */
-};
-
-struct wl_name {
-	const char *name;
-	int value;
 };
 
 struct wl_key {
@@ -268,6 +266,7 @@ static const struct wl_key wl_keys[] = {
 		 UNIT_COUNT, 1e16),
 	KEY_QTYM("model", "dense_flops_per_sample",
 		 model.dense_flops_per_sample, QTY_POS, UNIT_COUNT, 1e18),
+	WL_SAMPLE_MODEL_KEYS,
 
 	KEY_QTYM("training", "tokens", training.tokens, QTY_POS, UNIT_COUNT,
 		 1e18),
@@ -316,6 +315,7 @@ static const struct wl_key wl_keys[] = {
 	KEY_BOOL("training", "async_checkpoint", training.async_checkpoint),
 	KEY_QTYM("training", "checkpoint_interval",
 		 training.checkpoint_interval_s, QTY_POS, UNIT_TIME, 31536000.0),
+	WL_SAMPLE_TRAINING_KEYS,
 
 	KEY_ENUM("inference", "weight_precision", inference.weight_precision,
 		 WLT_PRECISION, infer_weight_precision_names),
@@ -383,6 +383,7 @@ static const struct wl_key wl_keys[] = {
 	KEY_QTYL("inference", "kv_transfer_bw",
 		 inference.kv_transfer_bw_bytes_per_s, WLK_UNSET0,
 		 UNIT_BANDWIDTH, WL_MIN_BW_BYTES_PER_S),
+	WL_SAMPLE_INFERENCE_KEYS,
 
 	KEY_INT("cluster", "gpus_per_node", cluster.gpus_per_node, POS_AUTO,
 		1, WL_GPUS_PER_NODE_MAX),
@@ -427,6 +428,7 @@ static const struct wl_key wl_keys[] = {
 		0, 0.25, 30),
 	KEY_QTYM("cluster", "hosting_per_kw_month",
 		 cluster.hosting_usd_per_kw_month, 0, UNIT_MONEY, 1e5),
+	WL_SAMPLE_CLUSTER_KEYS,
 };
 
 #define WL_KEY_COUNT ARRAY_SIZE(wl_keys)
@@ -582,6 +584,7 @@ void workload_init(struct workload *wl)
 	wl->cluster.pricing = PRICING_CLOUD;
 	wl->cluster.amortization_years = WL_AMORTIZATION_YEARS;
 	wl->cluster.hosting_usd_per_kw_month = WL_HOSTING_USD_PER_KW_MONTH;
+	wl_sample_init(wl);
 }
 
 /* ---------------------------------------------------------------------
@@ -892,6 +895,10 @@ static int parse_number(const struct wl_key *k, const char *text,
 	char *end;
 	double v;
 
+	if ((k->flags & WLK_AUTO_NEG) && strcasecmp(text, "auto") == 0) {
+		*out = WL_AUTO_NEG;
+		return 0;
+	}
 	/* strtod would take hexadecimal floats; units_parse does not */
 	if (strpbrk(text, "xX"))
 		return value_error(k, label, text, at, err);
@@ -921,6 +928,10 @@ static int parse_quantity(const struct wl_key *k, const char *text,
 	char what[128];
 	double v = 0;
 
+	if ((k->flags & WLK_AUTO_NEG) && strcasecmp(text, "auto") == 0) {
+		*out = WL_AUTO_NEG;
+		return 0;
+	}
 	if (units_parse(text, k->unit, &v, &why) < 0) {
 		key_describe(k, what, sizeof(what));
 		return diag_set(err, at->file, at->line, at->col,
@@ -1083,6 +1094,19 @@ static int key_parse(const struct wl_key *k, const char *text,
 		return parse_quantity(k, text, label, f, at, err);
 	case WLT_FLAGS:
 		return parse_flags(k, text, label, f, at, err);
+	case WLT_WIDTHS: {
+		char why[128];
+		size_t off = 0;
+
+		if (wl_parse_widths(text, f, &off, why, sizeof(why)) < 0)
+			return diag_set(err, at->file, at->line,
+					at->col > 0 ? at->col + (int)off : 0,
+					"'%s' must be a comma-separated list "
+					"of layer widths such as "
+					"'512,256,128': %s, got '%s'",
+					label, why, text);
+		return 0;
+	}
 	default:
 		break;
 	}
@@ -1657,6 +1681,19 @@ static int key_check(const struct wl_key *k, const struct workload *wl,
 				"'%s' must be a set of %s, got %d", label,
 				list, v);
 	}
+	case WLT_WIDTHS: {
+		const struct wl_widths *w = f;
+		bool ok = w->n >= 0 && w->n <= WL_MLP_LAYERS_MAX;
+
+		for (int i = 0; ok && i < w->n; i++)
+			ok = in_range(k, w->width[i]);
+		if (ok)
+			return 0;
+		return diag_set(err, file, 0, 0,
+				"'%s' must be at most %d layer widths from 1 "
+				"to %d", label, WL_MLP_LAYERS_MAX,
+				WL_MLP_WIDTH_MAX);
+	}
 	case WLT_TRISTATE:
 		v = *(const int *)f;
 		if (v == 0 || v == 1 || v == WL_AUTO_NEG)
@@ -1671,7 +1708,9 @@ static int key_check(const struct wl_key *k, const struct workload *wl,
 		if (k->type == WLT_FRACTION && d == WL_OFFLOAD_AUTO)
 			return 0;
 		if (isfinite(d) &&
-		    (((k->flags & WLK_UNSET0) && d == 0) || in_range(k, d)))
+		    (((k->flags & WLK_UNSET0) && d == 0) ||
+		     ((k->flags & WLK_AUTO_NEG) && d == WL_AUTO_NEG) ||
+		     in_range(k, d)))
 			return 0;
 		key_describe(k, what, sizeof(what));
 		return diag_set(err, file, 0, 0, "'%s' must be %s, got %g",
@@ -1710,17 +1749,8 @@ static int check_model(const struct model_spec *m, const char *file,
 					"memory, activation_bytes_per_sample)");
 		return 0;
 	}
-	if (m->kind == MODEL_RECSYS) {
-		if (!(m->embedding_tables > 0) || !(m->embedding_rows > 0) ||
-		    !(m->embedding_dim > 0) || !(m->lookups_per_sample > 0) ||
-		    !(m->dense_params > 0) || !(m->dense_flops_per_sample > 0))
-			return diag_set(err, file, 0, 0,
-					"a recsys model needs [model] "
-					"embedding_tables, embedding_rows, "
-					"embedding_dim, lookups_per_sample, "
-					"dense_params and dense_flops_per_sample");
-		return 0;
-	}
+	if (m->kind == MODEL_RECSYS)
+		return 0; /* wl_check_recsys */
 	if (!model_has_arch(m) && !(m->params > 0)) {
 		if (m->layers || m->hidden || m->heads || m->vocab ||
 		    m->seq_len)
@@ -2086,6 +2116,13 @@ int workload_validate(const struct workload *wl, struct diag *err)
 						keys[i]);
 	}
 	if (check_model(&wl->model, file, err) < 0)
+		return -1;
+	if (wl_check_recsys(&wl->model,
+			    wl->given[find_key_index("model",
+						     "dense_params")] ||
+				    wl->given[find_key_index(
+					    "model", "dense_flops_per_sample")],
+			    file, err) < 0)
 		return -1;
 	if (check_training(&wl->training, &wl->model, file, err) < 0)
 		return -1;

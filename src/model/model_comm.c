@@ -92,6 +92,38 @@ double comm_alltoall_s(const struct link *l, double bytes, int n)
 	return ring_s(l, bytes, n, 1.0);
 }
 
+double comm_alltoall_nodes_s(const struct link *intra,
+			     const struct link *inter, const struct link *pcie,
+			     double bytes, int n, int per_node,
+			     int direct_peers)
+{
+	int in_node = per_node > 0 && per_node < n ? per_node : n;
+	int direct = direct_peers > 0 && direct_peers < in_node - 1 ?
+			     direct_peers :
+			     in_node - 1;
+	double chunk = n > 0 ? bytes / n : 0.0;
+	double t_in = 0.0, t_out = 0.0;
+
+	if (n <= 1 || bytes <= 0.0)
+		return 0.0;
+	/* every peer gets its chunk at the same time: the peers in the
+	   node over NVLink (those without a link of their own over
+	   PCIe), the others over the GPU's network port */
+	if (in_node > 1) {
+		double t_nv = direct * chunk / intra->bw_bytes_per_s;
+		double t_pcie = pcie ? (in_node - 1 - direct) * chunk /
+					       pcie->bw_bytes_per_s :
+				       0.0;
+
+		t_in = (t_nv > t_pcie ? t_nv : t_pcie) +
+		       tree_levels(in_node) * intra->latency_s;
+	}
+	if (n > in_node)
+		t_out = (n - in_node) * chunk / inter->bw_bytes_per_s +
+			tree_levels(n / in_node) * inter->latency_s;
+	return t_in > t_out ? t_in : t_out;
+}
+
 double comm_p2p_s(const struct link *l, double bytes)
 {
 	return bytes > 0.0 ? bytes / l->bw_bytes_per_s + l->latency_s : 0.0;

@@ -18,14 +18,6 @@ static const double fwd_traffic_per_act = 2.0;
 static const double bwd_traffic_per_act = 3.0;
 
 /*
- * Embedding rows are gathered at random: each row is a short contiguous
- * read (dim x bytes, 256-512 bytes for DLRM's 128-wide tables), which HBM
- * serves at about half its streaming rate (Mudigere et al. 2022, section
- * 5: embedding kernels reach 40-60% of peak bandwidth).
- */
-static const double gather_efficiency = 0.5;
-
-/*
  * Convolutional networks run their FLOPs in cuDNN convolution kernels
  * (implicit GEMMs over small channel counts, 3x3 and 1x1 filters,
  * grouped convolutions) that reach about half the throughput of large
@@ -39,19 +31,6 @@ static const double gather_efficiency = 0.5;
  */
 static const double generic_kernel_efficiency = 0.5;
 
-/* A recommender's dense part is small MLPs: large-batch GEMMs. */
-static const double recsys_kernel_efficiency = 1.0;
-
-/* With an adaptive optimizer ('adam') the tables use row-wise Adagrad: one
-   fp32 accumulator per embedding row (Mudigere et al. 2022, the optimizer
-   of production DLRMs); plain sparse SGD keeps no state. */
-static const double row_state_bytes_adaptive = 4.0;
-
-static double row_state_bytes(enum optimizer o)
-{
-	return o == OPTIMIZER_SGD ? 0.0 : row_state_bytes_adaptive;
-}
-
 /*
  * Inference keeps only the activations of the layers in flight, not all
  * of them: for ResNet-50 the largest feature map (112 x 112 x 64, 0.8M
@@ -59,10 +38,6 @@ static double row_state_bytes(enum optimizer o)
  * training stores per image.
  */
 static const double inference_live_fraction = 1.0 / 16.0;
-
-/* Activations of the dense part of a recommender per sample, as a
-   multiple of its input width (bottom MLP, interaction, top MLP). */
-static const double recsys_act_widths = 8.0;
 
 /*
  * Memory passes of the operators of a graph that are not products
@@ -197,26 +172,22 @@ static double kernel_efficiency(const struct model_spec *m)
 	/* a graph's convolutions are costed one by one */
 	if (m->graph.n_ops > 0)
 		return 1.0;
-	return m->kind == MODEL_RECSYS ? recsys_kernel_efficiency :
-					 generic_kernel_efficiency;
+	return generic_kernel_efficiency;
 }
 
 double sample_dense_params(const struct model_spec *m)
 {
-	return m->kind == MODEL_RECSYS ? m->dense_params : m->params;
+	return m->kind == MODEL_RECSYS ? recsys_dense_params(m) : m->params;
 }
 
 double sample_embedding_bytes(const struct model_spec *m)
 {
-	if (m->kind != MODEL_RECSYS)
-		return 0.0;
-	return m->embedding_tables * m->embedding_rows * m->embedding_dim *
-	       precision_bytes(m->embedding_precision);
+	return m->kind == MODEL_RECSYS ? recsys_table_bytes(m) : 0.0;
 }
 
 double sample_fwd_flops(const struct model_spec *m)
 {
-	return m->kind == MODEL_RECSYS ? m->dense_flops_per_sample :
+	return m->kind == MODEL_RECSYS ? recsys_dense_flops(m) :
 					 m->flops_per_sample;
 }
 
@@ -225,19 +196,19 @@ static double act_bytes(const struct model_spec *m, double elem)
 {
 	if (m->graph.n_ops > 0)
 		return m->graph.saved_elems * elem;
-	if (m->kind == MODEL_RECSYS)
-		return recsys_act_widths * m->embedding_tables *
-		       m->embedding_dim * elem;
 	return m->activation_bytes_per_sample;
 }
 
-/* Bytes gathered per sample from the embedding tables. */
-static double lookup_bytes(const struct model_spec *m)
+/* Kernels of a forward pass as an inference engine runs it: the
+   operators of a graph that are neither folded nor fused, else one. */
+static double infer_kernels(const struct model_spec *m)
 {
-	return m->kind == MODEL_RECSYS ?
-		       m->lookups_per_sample * m->embedding_dim *
-			       precision_bytes(m->embedding_precision) :
-		       0.0;
+	double n = 0.0;
+
+	for (int i = 0; i < m->graph.n_ops; i++)
+		if (!m->graph.op[i].folded && !m->graph.op[i].fused)
+			n += m->graph.op[i].count;
+	return n > 0.0 ? n : 1.0;
 }
 
 static struct link node_link(const struct cluster *cl, int gpus)
@@ -255,9 +226,11 @@ int sample_train_eval(const struct model_spec *m, const struct train_config *c,
 	struct train_time *tm = &r->time;
 	double b = c->micro_batch, mbs = c->micro_batches;
 	double f = sample_fwd_flops(m), params = sample_dense_params(m);
-	double wb, act, fwd_s, bwd_s, emb_s = 0.0, a2a_s = 0.0, gpus = c->gpus;
+	double wb, act, fwd_s, bwd_s, gpus = c->gpus;
 	struct link l = node_link(cl, c->gpus);
 
+	if (m->kind == MODEL_RECSYS)
+		return recsys_train_eval(m, c, g, cl, r, NULL);
 	if (device_perf_init(&d, g, c->precision, false) != 0)
 		return -1;
 	d.matmul_eff *= kernel_efficiency(m);
@@ -277,24 +250,8 @@ int sample_train_eval(const struct model_spec *m, const struct train_config *c,
 					  bwd_traffic_per_act * act * b +
 						  2.0 * params * wb);
 	}
-	if (m->kind == MODEL_RECSYS) {
-		/* model-parallel tables: a GPU gathers its tables' rows for
-		   the whole global micro-batch and sends the pooled vectors
-		   to their owners (and the gradients back), then applies
-		   sparse updates: read and write rows and their state */
-		double gather = lookup_bytes(m) * b;
-		double pooled = b * m->embedding_tables * m->embedding_dim *
-				d.elem_bytes;
-
-		emb_s = kernel_stream_s(&d, gather / gather_efficiency) +
-			kernel_stream_s(&d, 2.0 * gather / gather_efficiency +
-						   m->lookups_per_sample * b *
-							   row_state_bytes(
-								   c->optimizer));
-		a2a_s = 2.0 * comm_alltoall_s(&l, pooled, c->gpus);
-	}
-	tm->compute_s = mbs * (fwd_s + bwd_s + emb_s);
-	tm->tp_comm_s = mbs * a2a_s;
+	tm->compute_s = mbs * (fwd_s + bwd_s);
+	tm->tp_comm_s = 0.0;
 	tm->pp_comm_s = 0.0;
 	tm->cp_comm_s = 0.0;
 	tm->bubble_s = 0.0;
@@ -318,18 +275,10 @@ int sample_train_eval(const struct model_spec *m, const struct train_config *c,
 	tm->step_s = tm->compute_s + tm->tp_comm_s + tm->dp_comm_s +
 		     tm->optimizer_s;
 
-	/* memory: dense states (ZeRO over all GPUs), the GPU's share of the
-	   tables with their row state, activations of a micro-batch */
+	/* memory: states (ZeRO over all GPUs), activations of a
+	   micro-batch */
 	train_memory_states(params, c->zero, c->gpus, c->precision,
 			    c->optimizer, &r->memory);
-	r->memory.weights_bytes += sample_embedding_bytes(m) / gpus;
-	r->memory.optimizer_bytes += m->kind == MODEL_RECSYS ?
-					     m->embedding_tables *
-						     m->embedding_rows *
-						     row_state_bytes(
-							     c->optimizer) /
-						     gpus :
-					     0.0;
 	r->memory.activations_bytes = act * b;
 	r->memory.reserve_bytes = train_memory_reserve(g->mem_bytes);
 	r->memory.total_bytes = r->memory.weights_bytes +
@@ -340,10 +289,7 @@ int sample_train_eval(const struct model_spec *m, const struct train_config *c,
 	r->memory.capacity_bytes = g->mem_bytes;
 	r->memory.fits = r->memory.total_bytes <= g->mem_bytes;
 
-	r->params = params + (m->kind == MODEL_RECSYS ?
-				      m->embedding_tables * m->embedding_rows *
-					      m->embedding_dim :
-				      0.0);
+	r->params = params;
 	r->tokens_per_step = c->global_batch;
 	r->tokens_per_s = c->global_batch / tm->step_s;
 	r->tokens_per_s_per_gpu = r->tokens_per_s / gpus;
@@ -363,14 +309,25 @@ int sample_infer_eval(const struct model_spec *m, int tp, int batch,
 		      enum precision p, const struct gpu_spec *g,
 		      const struct cluster *cl, struct sample_infer *r)
 {
+	struct serve_costs sc = serve_costs_default();
+
+	return sample_infer_eval_costs(m, tp, batch, p, &sc, g, cl, r);
+}
+
+int sample_infer_eval_costs(const struct model_spec *m, int tp, int batch,
+			    enum precision p, const struct serve_costs *sc,
+			    const struct gpu_spec *g, const struct cluster *cl,
+			    struct sample_infer *r)
+{
 	struct device_perf d;
 	double b = batch, params = sample_dense_params(m);
 	/* int4 weights (with their group scales) run in fp16 math, with
 	   fp16 activations, as for transformers (section 10) */
-	double wb = infer_weight_bytes_per_param(p, false), t = tp;
-	struct link l = node_link(cl, tp);
-	double busy;
+	double wb = infer_weight_bytes_per_param(p, false), t = tp, issue;
 
+	*r = (struct sample_infer){ 0 };
+	if (m->kind == MODEL_RECSYS)
+		return recsys_infer_eval(m, tp, batch, p, sc, g, cl, r);
 	if (device_perf_init(&d, g, infer_math_precision(p), false) != 0)
 		return -1;
 	d.matmul_eff *= kernel_efficiency(m);
@@ -382,26 +339,23 @@ int sample_infer_eval(const struct model_spec *m, int tp, int batch,
 		if (device_perf_init(&dv, g, PREC_FP32, false) != 0)
 			return -1;
 		/* a replica of several GPUs splits the batch */
-		r->latency_s = graph_infer_s(&m->graph, &d, &dv, b / t, wb,
-					     NULL);
+		r->gpu_s = graph_infer_s(&m->graph, &d, &dv, b / t, wb, NULL);
 	} else {
-		r->latency_s = kernel_roofline_s(
+		r->gpu_s = kernel_roofline_s(
 			&d, sample_fwd_flops(m) * b / t,
 			(fwd_traffic_per_act * act_bytes(m, d.elem_bytes) * b +
 			 params * wb) /
 				t);
 	}
-	if (m->kind == MODEL_RECSYS) {
-		r->latency_s += kernel_stream_s(&d, lookup_bytes(m) * b / t /
-							    gather_efficiency);
-		r->latency_s += comm_alltoall_s(&l,
-						b * m->embedding_tables *
-							m->embedding_dim *
-							d.elem_bytes / t,
-						tp);
-	}
+	/* the fixed costs of a batch (specs/models.md 14.7) */
+	r->kernels = infer_kernels(m);
+	issue = sc->cuda_graphs ? 0.0 : r->kernels * sc->launch_s;
+	r->launch_bound = issue > r->gpu_s;
+	r->host_s = sc->framework_s;
+	r->request_s = sc->request_s;
+	r->latency_s = r->request_s + r->host_s + fmax(r->gpu_s, issue);
 	r->throughput_per_s = b / r->latency_s;
-	r->weights_bytes = (params * wb + sample_embedding_bytes(m)) / t;
+	r->weights_bytes = params * wb / t;
 	r->memory_total_bytes =
 		r->weights_bytes +
 		(m->graph.n_ops > 0 ?
@@ -411,8 +365,7 @@ int sample_infer_eval(const struct model_spec *m, int tp, int batch,
 		train_memory_reserve(g->mem_bytes);
 	r->capacity_bytes = g->mem_bytes;
 	r->fits = r->memory_total_bytes <= g->mem_bytes;
-	busy = 1.0; /* batches back to back */
-	r->gpu_power_w = gpu_power_w(g, busy);
+	r->gpu_power_w = gpu_power_w(g, 1.0); /* batches back to back */
 	return 0;
 }
 

@@ -77,6 +77,8 @@ int cluster_resolve(const struct cluster_spec *spec, const struct gpu_spec *g,
 			spec->host_link_bw_bytes_per_s :
 			g->host_link_bw_bytes_per_s;
 	out->cpu_adam_params_per_s = spec->cpu_adam_params_per_s;
+	out->ssd_bw_bytes_per_s = spec->ssd_bw_bytes_per_s;
+	out->nvlink_peers = spec->nvlink_peers;
 	return resolve_price(spec, g, out, err);
 }
 

@@ -706,11 +706,29 @@ int infer_plan_suggest(const struct workload *wl, const struct gpu_spec *g,
 /* Samples per batch when [inference] batch is left open. */
 static const int sample_default_batch = 256;
 
+struct serve_costs sample_serve_costs(const struct inference_spec *is)
+{
+	struct serve_costs sc;
+
+	sc.cuda_graphs = is->cuda_graphs;
+	sc.framework_s = is->framework_overhead_s;
+	sc.launch_s = is->launch_overhead_s;
+	sc.fusion = is->fusion;
+	sc.request_s = is->request_overhead_s >= 0.0 ?
+			       is->request_overhead_s :
+			       is->server == SERVER_TRITON ?
+			       WL_TRITON_REQUEST_S :
+			       0.0;
+	return sc;
+}
+
 int sample_serve_plan_make(const struct workload *wl, const struct gpu_spec *g,
 			   struct sample_serve_plan *p, struct diag *err)
 {
 	const struct inference_spec *is = &wl->inference;
 	double facility, frac = slo_fraction(is->percentile);
+	struct serve_costs sc;
+	bool found = false;
 
 	memset(p, 0, sizeof(*p));
 	p->gpu = g;
@@ -718,21 +736,32 @@ int sample_serve_plan_make(const struct workload *wl, const struct gpu_spec *g,
 		return -1;
 	p->batch = is->batch != WL_AUTO ? is->batch : sample_default_batch;
 	p->has_rate = is->qps > 0.0;
-	/* the fewest GPUs per replica that hold the model (tables) */
-	for (int tp = 1; tp > 0 && tp <= p->cluster.gpus_per_node;
-	     tp = ck_doubled_within(tp, p->cluster.gpus_per_node)) {
-		if (is->tp != WL_AUTO && tp != is->tp)
-			continue;
-		p->tp = tp;
-		if (sample_infer_eval(&wl->model, tp, p->batch,
-				      is->weight_precision, g, &p->cluster,
-				      &p->result) != 0)
-			return diag_set(err, NULL, 0, 0,
+	sc = sample_serve_costs(is);
+	/* the fewest GPUs per replica that hold the model (tables) in HBM;
+	   when none does, the fewest that hold it with the rest of the
+	   tables in host memory or on SSD behind an HBM cache */
+	for (int pass = 0; pass < 2 && !found; pass++) {
+		for (int tp = 1; tp > 0 && tp <= p->cluster.gpus_per_node;
+		     tp = ck_doubled_within(tp, p->cluster.gpus_per_node)) {
+			if (is->tp != WL_AUTO && tp != is->tp)
+				continue;
+			p->tp = tp;
+			if (sample_infer_eval_costs(&wl->model, tp, p->batch,
+						    is->weight_precision, &sc,
+						    g, &p->cluster,
+						    &p->result) != 0)
+				return diag_set(
+					err, NULL, 0, 0,
 					"'%s' has no math for %s or wider",
 					g->name,
 					precision_name(is->weight_precision));
-		if (p->result.fits)
-			break;
+			if (p->result.fits &&
+			    (pass == 1 ||
+			     p->result.place.tier == RECSYS_TIER_HBM)) {
+				found = true;
+				break;
+			}
+		}
 	}
 	if (p->tp == 0)
 		return diag_set(err, wl->file, 0, 0,

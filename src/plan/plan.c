@@ -292,7 +292,7 @@ static int plan_per_sample(const struct workload *wl, const struct gpu_spec *g,
 	const struct training_spec *ts = &wl->training;
 	struct train_config c = p->config;
 	struct train_result r;
-	int per_gpu;
+	int per_gpu, max_mb;
 	bool have = false;
 
 	if (!(ts->samples > 0.0))
@@ -335,7 +335,17 @@ static int plan_per_sample(const struct workload *wl, const struct gpu_spec *g,
 	c.overlap_grad_reduce = ts->overlap_grad_reduce != WL_AUTO_NEG ?
 					ts->overlap_grad_reduce : 1;
 	c.overlap_param_gather = ts->overlap_param_gather == 1;
-	for (int mb = 1; mb <= per_gpu && mb <= sample_max_micro_batch; mb++) {
+	c.emb_sharding = ts->embedding_sharding;
+	c.emb_comm_overlap = ts->embedding_comm_overlap == 1;
+	c.emb_fused_update = ts->embedding_update == EMB_UPDATE_FUSED;
+	c.bottom_mlp_one_gpu = ts->bottom_mlp_placement == BOTTOM_ONE_GPU;
+	c.input_bytes = ts->input_bytes_per_sample;
+	c.collective_cycle_s = ts->collective_cycle_s;
+	/* a recommender updates its tables every step: the whole share of
+	   the GPU is one micro-batch unless the workload splits it */
+	max_mb = wl->model.kind == MODEL_RECSYS ? per_gpu :
+						  sample_max_micro_batch;
+	for (int mb = 1; mb <= per_gpu && mb <= max_mb; mb++) {
 		if (per_gpu % mb != 0 ||
 		    (ts->micro_batch != WL_AUTO && mb != ts->micro_batch))
 			continue;
@@ -379,6 +389,12 @@ static int plan_per_sample(const struct workload *wl, const struct gpu_spec *g,
 				"no micro-batch divides the %d samples per GPU "
 				"as the workload asks", per_gpu);
 	p->params = p->result.params;
+	if (wl->model.kind == MODEL_RECSYS) {
+		struct train_result rr;
+
+		recsys_train_eval(&wl->model, &p->config, g, &p->cluster, &rr,
+				  &p->recsys);
+	}
 	plan_run(wl, p);
 	return 0;
 }

@@ -265,6 +265,30 @@ static int predict_training(const struct table *t, const struct catalog *cat,
 			{ "dense_params", "model.dense_params" },
 			{ "dense_flops_per_sample",
 			  "model.dense_flops_per_sample" },
+			{ "dense_features", "model.dense_features" },
+			{ "bottom_mlp", "model.bottom_mlp" },
+			{ "top_mlp", "model.top_mlp" },
+			{ "interaction", "model.interaction" },
+			{ "cross_layers", "model.cross_layers" },
+			{ "cross_rank", "model.cross_rank" },
+			{ "pooling_factor", "model.pooling_factor" },
+			{ "cache_hit_rate", "model.cache_hit_rate" },
+			{ "embedding_sharding", "training.embedding_sharding" },
+			{ "embedding_comm_overlap",
+			  "training.embedding_comm_overlap" },
+			{ "cuda_graphs", "inference.cuda_graphs" },
+			{ "framework_overhead", "inference.framework_overhead" },
+			{ "launch_overhead", "inference.launch_overhead" },
+			{ "fusion", "inference.fusion" },
+			{ "server", "inference.server" },
+			{ "request_overhead", "inference.request_overhead" },
+			{ "gpus_per_node", "cluster.gpus_per_node" },
+			{ "nvlink_peers", "cluster.nvlink_peers" },
+			{ "host_link_bw", "cluster.host_link_bw" },
+			{ "embedding_update", "training.embedding_update" },
+			{ "optimizer", "training.optimizer" },
+			{ "collective_cycle", "training.collective_cycle" },
+			{ "bottom_mlp_placement", "training.bottom_mlp_placement" },
 			{ "gpus", "training.gpus" },
 			{ "tokens", "training.tokens" },
 			{ "tp", "training.tp" },
@@ -311,7 +335,16 @@ static int predict_training(const struct table *t, const struct catalog *cat,
 				/* a graph beside the table */
 				snprintf(expr, sizeof(expr), "%s=%s/%s",
 					 keys[k].key, t->dir, v);
-			else
+			else if (strcmp(keys[k].column, "bottom_mlp") == 0 ||
+				 strcmp(keys[k].column, "top_mlp") == 0) {
+				/* layer widths, blank-separated in the table
+				   (its cells hold no commas) */
+				snprintf(expr, sizeof(expr), "%s=%s",
+					 keys[k].key, v);
+				for (char *q = strchr(expr, '='); *q; q++)
+					if (*q == ' ')
+						*q = ',';
+			} else
 				snprintf(expr, sizeof(expr), "%s=%s",
 					 keys[k].key, v);
 			if (workload_set(&wl, expr, &err) != 0) {
@@ -551,11 +584,11 @@ static const struct set sets[] = {
 	  { { "training throughput", "samples_per_s", 8, 0.12, 0.52, NULL },
 	    { NULL, NULL, 0, 0.0, 0.0, NULL } } },
 	{ "recsys.csv", "recommenders (DLRM), per sample", predict_training,
-	  18,
-	  { { "training throughput", "samples_per_s", 10, 0.29, 1.14, NULL },
-	    { "serving throughput", "samples_per_s_inference", 5, 0.44,
-	      11.5, NULL },
-	    { "serving latency", "latency_s", 3, 0.89, 0.93, NULL },
+	  43,
+	  { { "training throughput", "samples_per_s", 27, 0.135, 0.57, NULL },
+	    { "serving throughput", "samples_per_s_inference", 12, 0.095,
+	      2.35, NULL },
+	    { "serving latency", "latency_s", 4, 0.18, 0.72, NULL },
 	    { NULL, NULL, 0, 0.0, 0.0, NULL } } },
 	{ "inference.csv", "inference", predict_inference, 7,
 	  { { "all rows: target", NULL, 7, 0.10, 0.25, NULL },

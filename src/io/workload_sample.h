@@ -1,0 +1,110 @@
+/*
+ * workload_sample.h - the workload keys of per-sample models
+ * (recommenders and their serving) and their checks: private to
+ * workload.c, which includes WL_SAMPLE_KEYS in its key table after
+ * defining the KEY_* row macros.  specs/workload.md lists the keys.
+ */
+#ifndef CAPPLAN_WORKLOAD_SAMPLE_H
+#define CAPPLAN_WORKLOAD_SAMPLE_H
+
+#include <stddef.h>
+
+#include "diag.h"
+#include "workload.h"
+
+/* A name of an enumerated value (the first of a value is canonical,
+   later ones are aliases); lists end with a NULL name. */
+struct wl_name {
+	const char *name;
+	int value;
+};
+
+extern const struct wl_name wl_interaction_names[];
+extern const struct wl_name wl_sharding_names[];
+extern const struct wl_name wl_server_names[];
+extern const struct wl_name wl_update_names[];
+extern const struct wl_name wl_bottom_names[];
+
+/*
+ * The rows of the per-sample keys, in the order they join the key table
+ * (the public interface of workload files: keep names stable).  Uses
+ * workload.c's KEY_* macros and the WLT_WIDTHS type.
+ */
+#define WL_SAMPLE_MODEL_KEYS \
+	KEY_INT("model", "dense_features", model.dense_features, POS, 1, \
+		WL_MLP_WIDTH_MAX), \
+	{ "model", "bottom_mlp", WLT_WIDTHS, WL_OFF(model.bottom_mlp), 0, 1, \
+	  WL_MLP_WIDTH_MAX, UNIT_COUNT, NULL }, \
+	{ "model", "top_mlp", WLT_WIDTHS, WL_OFF(model.top_mlp), 0, 1, \
+	  WL_MLP_WIDTH_MAX, UNIT_COUNT, NULL }, \
+	KEY_ENUM("model", "interaction", model.interaction, WLT_INTENUM, \
+		 wl_interaction_names), \
+	KEY_INT("model", "cross_layers", model.cross_layers, POS, 1, \
+		WL_MLP_LAYERS_MAX), \
+	KEY_INT("model", "cross_rank", model.cross_rank, POS, 1, \
+		WL_MLP_WIDTH_MAX), \
+	KEY_NUM("model", "pooling_factor", model.pooling_factor, QTY_POS, 0, \
+		1e6), \
+	KEY_NUM("model", "cache_hit_rate", model.cache_hit_rate, \
+		WLK_AUTO_NEG, 0, 1)
+
+#define WL_SAMPLE_TRAINING_KEYS \
+	KEY_ENUM("training", "embedding_sharding", \
+		 training.embedding_sharding, WLT_INTENUM, \
+		 wl_sharding_names), \
+	KEY_ENUM("training", "embedding_update", training.embedding_update, \
+		 WLT_INTENUM, wl_update_names), \
+	KEY_ENUM("training", "bottom_mlp_placement", \
+		 training.bottom_mlp_placement, WLT_INTENUM, \
+		 wl_bottom_names), \
+	KEY_TRI("training", "embedding_comm_overlap", \
+		training.embedding_comm_overlap), \
+	KEY_QTYM("training", "input_bytes_per_sample", \
+		 training.input_bytes_per_sample, QTY_POS, UNIT_BYTES, 1e12), \
+	KEY_QTYM("training", "collective_cycle", \
+		 training.collective_cycle_s, 0, UNIT_TIME, 1.0)
+
+#define WL_SAMPLE_INFERENCE_KEYS \
+	KEY_BOOL("inference", "cuda_graphs", inference.cuda_graphs), \
+	KEY_QTYM("inference", "framework_overhead", \
+		 inference.framework_overhead_s, 0, UNIT_TIME, 1.0), \
+	KEY_QTYM("inference", "launch_overhead", \
+		 inference.launch_overhead_s, 0, UNIT_TIME, 1.0), \
+	KEY_BOOL("inference", "fusion", inference.fusion), \
+	KEY_ENUM("inference", "server", inference.server, WLT_INTENUM, \
+		 wl_server_names), \
+	KEY_QTYM("inference", "request_overhead", \
+		 inference.request_overhead_s, WLK_AUTO_NEG, UNIT_TIME, 1.0)
+
+#define WL_SAMPLE_CLUSTER_KEYS \
+	KEY_QTYL("cluster", "ssd_bw", cluster.ssd_bw_bytes_per_s, 0, \
+		 UNIT_BANDWIDTH, WL_MIN_BW_BYTES_PER_S), \
+	KEY_INT("cluster", "nvlink_peers", cluster.nvlink_peers, POS_AUTO, 1, \
+		WL_GPUS_PER_NODE_MAX)
+
+/* Defaults of the per-sample keys (after workload.c's own). */
+void wl_sample_init(struct workload *wl);
+
+/*
+ * Parse a comma-separated list of layer widths, each an integer from 1 to
+ * WL_MLP_WIDTH_MAX, at most WL_MLP_LAYERS_MAX of them (blanks around each
+ * allowed), into 'out'.  On error returns -1 with a message in 'why' and
+ * the byte offset of the offending item in '*offset'.
+ */
+int wl_parse_widths(const char *text, struct wl_widths *out, size_t *offset,
+		    char *why, size_t why_size);
+
+/* 'w' as "512,256,128" in 'buf' of 'size' bytes; returns 'buf'. */
+char *wl_widths_text(const struct wl_widths *w, char *buf, size_t size);
+
+/*
+ * The recommender's keys against each other: the tables and either the
+ * dense totals or the layers, the interaction's needs, the pooling, and
+ * what a generic or transformer model must leave out.  'given_dense'
+ * tells whether the workload gave dense_params or dense_flops_per_sample.
+ * Returns 0 or -1 with a message naming 'file'.
+ */
+int wl_check_recsys(const struct model_spec *m, bool given_dense,
+		    const char *file, struct diag *err);
+
+#endif

@@ -1,0 +1,757 @@
+/* model_recsys.c - recommenders as HugeCTR and TorchRec run them; see
+   model_recsys.h and specs/models.md 14.3-14.7. */
+#include "model_recsys.h"
+
+#include <math.h>
+
+#include "model_comm.h"
+#include "model_energy.h"
+#include "model_infer.h"
+#include "model_memory.h"
+#include "model_recsys_dense.h"
+#include "model_sample.h"
+
+/*
+ * DRAM is read in 32-byte sectors (NVIDIA CUDA C++ Best Practices Guide,
+ * "Coalesced Access to Global Memory"): a row is read as whole sectors.
+ */
+static const double sector_bytes = 32.0;
+
+/*
+ * Each row gathered at random opens a DRAM page: the activation costs
+ * the channel about as long as moving 128 bytes.  HBM2e paces
+ * activations per pseudo-channel at about four per 16 ns (JEDEC tFAW):
+ * an A100-80GB (5 stacks, 80 pseudo-channels) opens about 2e10 pages per
+ * second against 2.0e12 B/s, about 100 bytes of transfer per activation;
+ * 128, one L2 line, rounds it up.  It makes 256-512-byte rows deliver
+ * 60-80% of the streaming bandwidth and 128-byte rows half of it, the
+ * 40-60% of peak Mudigere et al. 2022 (section 5) report for production
+ * embedding kernels.
+ */
+static const double activation_bytes = 128.0;
+
+/* An SSD reads whole 4 KiB pages (NVMe's logical block size). */
+static const double ssd_page_bytes = 4096.0;
+
+/*
+ * The backward pass first sorts the step's indices to merge duplicate
+ * rows (FBGEMM's and HugeCTR's sparse backward): 8-byte (index, position)
+ * pairs, a radix sort of four passes that each read and write them.
+ */
+static const double sort_bytes_per_lookup = 64.0;
+
+/* Passes over a row's bytes per lookup that framework sparse gradients
+   add to a fused backward (see emb_bwd_s). */
+static const double sparse_grad_passes = 5.0;
+
+/* Row-wise Adagrad (optimizer = adam): one fp32 accumulator per row
+   (Mudigere et al. 2022); Adam proper would keep two per element. */
+static const double rowwise_state_bytes = 4.0;
+
+/* Inputs read per sample when [training] input_bytes_per_sample is not
+   given: 4 bytes (fp32 or int32) per numerical feature, per index and
+   for the label. */
+static const double input_bytes_per_value = 4.0;
+
+/* Kernels of a forward pass beyond the network's layers: converting the
+   inputs and the output's sigmoid. */
+static const double extra_infer_kernels = 2.0;
+
+double recsys_kernel_efficiency(const struct model_spec *m)
+{
+	return m->kernel_efficiency > 0.0 ? m->kernel_efficiency : 1.0;
+}
+
+struct serve_costs serve_costs_default(void)
+{
+	struct serve_costs sc = {
+		true, WL_FRAMEWORK_OVERHEAD_S, WL_LAUNCH_OVERHEAD_S, false, 0.0
+	};
+
+	return sc;
+}
+
+const char *recsys_sharding_name(int sharding)
+{
+	switch (sharding) {
+	case EMB_DATA_PARALLEL: return "data_parallel";
+	case EMB_TABLE_WISE: return "table_wise";
+	case EMB_ROW_WISE: return "row_wise";
+	case EMB_COLUMN_WISE: return "column_wise";
+	default: return "auto";
+	}
+}
+
+const char *recsys_tier_name(int tier)
+{
+	switch (tier) {
+	case RECSYS_TIER_HOST: return "host";
+	case RECSYS_TIER_SSD: return "ssd";
+	default: return "hbm";
+	}
+}
+
+double recsys_gather_efficiency(double row_bytes)
+{
+	double moved;
+
+	if (!(row_bytes > 0.0))
+		return 1.0;
+	moved = ceil(row_bytes / sector_bytes) * sector_bytes;
+	return row_bytes / (moved + activation_bytes);
+}
+
+static double pooling(const struct model_spec *m)
+{
+	if (m->pooling_factor > 0.0)
+		return m->pooling_factor;
+	if (m->lookups_per_sample > 0.0 && m->embedding_tables > 0)
+		return m->lookups_per_sample / m->embedding_tables;
+	return 1.0;
+}
+
+double recsys_lookups(const struct model_spec *m)
+{
+	return pooling(m) * m->embedding_tables;
+}
+
+double recsys_table_bytes(const struct model_spec *m)
+{
+	return (double)m->embedding_tables * m->embedding_rows *
+	       m->embedding_dim * precision_bytes(m->embedding_precision);
+}
+
+/* ---------------------------------------------------------------------
+ * Placement of the tables
+ */
+
+/* Bytes of one row's optimizer state. */
+static double state_bytes_per_row(enum optimizer o)
+{
+	return o == OPTIMIZER_SGD ? 0.0 : rowwise_state_bytes;
+}
+
+/*
+ * The share of the tables the busiest GPU holds and serves under
+ * 'sharding' over 'gpus' GPUs (tables dealt greedily, largest first:
+ * equal tables go ceil(T / G) to a GPU).
+ */
+static void place_tables(const struct model_spec *m, int sharding, int gpus,
+			 enum optimizer o, struct recsys_place *p)
+{
+	double t = m->embedding_tables, rows = m->embedding_rows;
+	double eb = precision_bytes(m->embedding_precision);
+	double e = m->embedding_dim, g = gpus;
+
+	*p = (struct recsys_place){ 0 };
+	p->sharding = sharding;
+	p->gpus = gpus;
+	p->column_shards = 1;
+	p->row_bytes = e * eb;
+	switch (sharding) {
+	case EMB_DATA_PARALLEL:
+		p->tables_max = t;
+		p->lookup_share = 1.0 / g;
+		p->bytes_per_gpu = t * rows * (e * eb + state_bytes_per_row(o));
+		break;
+	case EMB_ROW_WISE:
+		p->tables_max = t;
+		p->lookup_share = 1.0 / g;
+		p->bytes_per_gpu = t * rows *
+				   (e * eb + state_bytes_per_row(o)) / g;
+		break;
+	case EMB_COLUMN_WISE: {
+		/* the fewest shards per table that give every GPU one */
+		int k = (int)ceil(g / t);
+		double shards, width;
+
+		if (k < 2)
+			k = 2;
+		if (k > m->embedding_dim)
+			k = m->embedding_dim;
+		width = e / k;
+		shards = t * k;
+		p->column_shards = k;
+		p->row_bytes = width * eb;
+		p->tables_max = ceil(shards / g);
+		p->lookup_share = p->tables_max / shards;
+		p->bytes_per_gpu = p->tables_max * rows *
+				   (width * eb + state_bytes_per_row(o));
+		break;
+	}
+	case EMB_TABLE_WISE:
+	default:
+		p->sharding = EMB_TABLE_WISE;
+		p->tables_max = ceil(t / g);
+		p->lookup_share = p->tables_max / t;
+		p->bytes_per_gpu = p->tables_max * rows *
+				   (e * eb + state_bytes_per_row(o));
+		break;
+	}
+}
+
+/* The host link of one GPU (PCIe, NVLink-C2C): the cluster's or catalog
+   row's datasheet figure, else PCIe 4.0 x16 (WL_HOST_LINK_BW_BYTES_PER_S),
+   at the achievable share of intra-node links.  It also joins the GPUs of
+   a node that have no link of their own. */
+static struct link pcie_link(const struct cluster *cl)
+{
+	return link_intra_node(cl->host_link_bw_bytes_per_s > 0.0 ?
+				       cl->host_link_bw_bytes_per_s :
+				       WL_HOST_LINK_BW_BYTES_PER_S);
+}
+
+/*
+ * What of the busiest GPU's tables HBM holds with 'budget' bytes free:
+ * all of them, else a cache of 'budget' bytes in front of host memory
+ * (the node's, shared by the job's GPUs on it) or, beyond that, the SSD.  The cache serves
+ * model.cache_hit_rate of the lookups when given, else the cached
+ * fraction of the rows (lookups spread evenly: real data is skewed, and
+ * hits more).
+ */
+static void place_tier(const struct model_spec *m, const struct cluster *cl,
+		       double budget, struct recsys_place *p)
+{
+	int per_node = cl->gpus_per_node > 0 ? cl->gpus_per_node : 1;
+	int users = p->gpus < per_node ? p->gpus : per_node;
+	double host_per_gpu = (cl->host_memory_bytes > 0.0 ?
+				       cl->host_memory_bytes :
+				       WL_HOST_MEMORY_BYTES) /
+			      (users > 0 ? users : 1);
+
+	if (budget < 0.0)
+		budget = 0.0;
+	if (p->bytes_per_gpu <= budget) {
+		p->hbm_bytes = p->bytes_per_gpu;
+		p->offload_bytes = 0.0;
+		p->tier = RECSYS_TIER_HBM;
+		p->hit_rate = 1.0;
+		return;
+	}
+	p->hbm_bytes = budget;
+	p->offload_bytes = p->bytes_per_gpu - budget;
+	p->tier = p->offload_bytes <= host_per_gpu ? RECSYS_TIER_HOST :
+						     RECSYS_TIER_SSD;
+	p->hit_rate = m->cache_hit_rate >= 0.0 ?
+			      m->cache_hit_rate :
+			      budget / p->bytes_per_gpu;
+}
+
+/* Seconds to move the misses of 'lookups' rows between HBM and their
+   tier, once ('writes' 0) or read and written back ('writes' 1). */
+static double miss_s(const struct recsys_place *p, const struct cluster *cl,
+		     double lookups, bool writes)
+{
+	double misses = (1.0 - p->hit_rate) * lookups, bytes, bw;
+	int per_node = cl->gpus_per_node > 0 ? cl->gpus_per_node : 1;
+
+	if (p->tier == RECSYS_TIER_HBM || misses <= 0.0)
+		return 0.0;
+	if (p->tier == RECSYS_TIER_HOST) {
+		bytes = misses * p->row_bytes;
+		bw = pcie_link(cl).bw_bytes_per_s;
+	} else {
+		bytes = misses * fmax(p->row_bytes, ssd_page_bytes);
+		bw = (cl->ssd_bw_bytes_per_s > 0.0 ? cl->ssd_bw_bytes_per_s :
+						     WL_SSD_BW_BYTES_PER_S) /
+		     per_node;
+	}
+	return (writes ? 2.0 : 1.0) * bytes / bw;
+}
+
+/* ---------------------------------------------------------------------
+ * Embedding kernels
+ */
+
+/* Bytes the HBM moves to gather 'rows' rows of 'row_bytes' at random,
+   as bytes of streaming. */
+static double gather_bytes(double rows, double row_bytes)
+{
+	return rows * row_bytes / recsys_gather_efficiency(row_bytes);
+}
+
+/*
+ * Forward: gather the hits and write the pooled vectors ('bags' of
+ * 'width' elements) in the tables' precision ('eb' bytes); an eager
+ * framework then converts them to the math precision ('e' bytes) in a
+ * kernel of its own (DeepLearningExamples' DLRM: .half() after the
+ * lookup), which an inference engine fuses ('fused').
+ */
+static double emb_fwd_s(const struct device_perf *d,
+			const struct recsys_place *p, double lookups,
+			double bags, double width, double eb, double e,
+			bool fused, double *kernels)
+{
+	double t = kernel_stream_s(d, gather_bytes(p->hit_rate * lookups,
+						   p->row_bytes) +
+					      bags * width * eb);
+
+	*kernels = 1.0;
+	if (!fused && eb != e) {
+		t += kernel_stream_s(d, bags * width * (eb + e));
+		*kernels += 1.0;
+	}
+	return t;
+}
+
+/*
+ * Backward: convert the pooled gradient back to the tables' precision,
+ * sort the step's indices, read and write each row and its optimizer
+ * state at random.  With framework sparse gradients (PyTorch's
+ * sparse=True embeddings with torch.optim, TensorFlow's IndexedSlices)
+ * the gradient of every lookup is first written out, permuted by the
+ * sort (read and written), reduced to one per row (read and written) and
+ * read by the optimizer: five more passes over a row's bytes per lookup
+ * than a backward fused with the optimizer (FBGEMM's table-batched
+ * embeddings, TorchRec, HugeCTR), which reads each lookup's pooled
+ * gradient once.
+ */
+static double emb_bwd_s(const struct device_perf *d,
+			const struct recsys_place *p, enum optimizer o,
+			double lookups, double bags, double width, double eb,
+			double e, bool fused_update, double *kernels)
+{
+	double state = state_bytes_per_row(o);
+	double bytes = lookups * width * eb +
+		       lookups * sort_bytes_per_lookup +
+		       2.0 * gather_bytes(p->hit_rate * lookups, p->row_bytes);
+	double t = 0.0, n = 2.0; /* the sort and the update */
+
+	if (state > 0.0)
+		bytes += 2.0 * gather_bytes(lookups, state);
+	if (!fused_update) {
+		/* write, permute, reduce */
+		bytes += sparse_grad_passes * lookups * width * eb;
+		n += 3.0;
+	}
+	*kernels = n;
+	if (eb != e) {
+		t += kernel_stream_s(d, bags * width * (eb + e));
+		*kernels += 1.0;
+	}
+	return t + kernel_stream_s(d, bytes) + (n - 1.0) * kernel_gap_s();
+}
+
+/* ---------------------------------------------------------------------
+ * Training
+ */
+
+static struct link node_link(const struct cluster *cl, int gpus)
+{
+	return gpus <= cl->gpus_per_node ?
+		       link_intra_node(cl->intra_bw_bytes_per_s) :
+		       link_inter_node(cl->inter_bw_bytes_per_s);
+}
+
+
+/* The step of one placement; 'place' filled on entry but for its tier. */
+struct step_in {
+	const struct model_spec *m;
+	const struct train_config *c;
+	const struct gpu_spec *g;
+	const struct cluster *cl;
+	const struct device_perf *d;
+	double fixed_bytes;  /* per GPU beside the tables */
+};
+
+static void step_eval(const struct step_in *in, struct recsys_step *s)
+{
+	const struct model_spec *m = in->m;
+	const struct train_config *c = in->c;
+	const struct cluster *cl = in->cl;
+	const struct device_perf *d = in->d;
+	struct recsys_place *p = &s->place;
+	struct link intra = link_intra_node(cl->intra_bw_bytes_per_s);
+	struct link inter = link_inter_node(cl->inter_bw_bytes_per_s);
+	struct link pcie = pcie_link(cl);
+	struct link l = node_link(cl, c->gpus);
+	struct dense_cost dc;
+	double e = d->elem_bytes, gpus = c->gpus;
+	double b = c->micro_batch, big_b = b * gpus, pf = pooling(m);
+	double lookups = p->lookup_share * p->column_shards *
+			 recsys_lookups(m) * big_b;
+	double width = p->row_bytes / precision_bytes(m->embedding_precision);
+	double bags = lookups / pf, comm, fwd_window, bwd_window, k_fwd, k_bwd;
+	double eb = precision_bytes(m->embedding_precision);
+	double params = recsys_dense_params(m), grads = 4.0 * params;
+	int per_node = cl->gpus_per_node;
+
+	place_tier(m, cl, in->g->mem_bytes - in->fixed_bytes, p);
+	s->gather_efficiency = recsys_gather_efficiency(p->row_bytes);
+	recsys_dense_cost(m, d, b, true, false, &dc);
+	s->dense_s = dc.bottom_fwd.s + dc.bottom_bwd.s + dc.rest_fwd.s +
+		     dc.rest_bwd.s;
+	s->emb_fwd_s = emb_fwd_s(d, p, lookups, bags, width, eb, e, false,
+				 &k_fwd);
+	s->emb_bwd_s = emb_bwd_s(d, p, c->optimizer, lookups, bags, width, eb,
+				 e, c->emb_fused_update, &k_bwd);
+	s->miss_s = miss_s(p, cl, lookups, false) + miss_s(p, cl, lookups,
+							   true);
+	s->kernels = dc.bottom_fwd.n + dc.bottom_bwd.n + dc.rest_fwd.n +
+		     dc.rest_bwd.n + k_fwd + k_bwd;
+	/* the bottom MLP on one GPU that holds no table (DeepLearningExamples'
+	   PyTorch DLRM): it runs the whole global micro-batch while the
+	   other GPUs look up their tables, forward and backward; the step
+	   waits for the slower of the two in each pass */
+	s->parallel_s = 0.0;
+	if (c->bottom_mlp_one_gpu && c->gpus > 1 && m->bottom_mlp.n > 0) {
+		struct dense_cost db;
+		double ef = s->emb_fwd_s, eb2 = s->emb_bwd_s + s->miss_s;
+
+		recsys_dense_cost(m, d, big_b, true, false, &db);
+		s->dense_s = db.bottom_fwd.s + db.bottom_bwd.s +
+			     dc.rest_fwd.s + dc.rest_bwd.s;
+		s->parallel_s = db.bottom_fwd.s + ef -
+				fmax(db.bottom_fwd.s, ef) + db.bottom_bwd.s +
+				eb2 - fmax(db.bottom_bwd.s, eb2);
+		dc.bottom_fwd = db.bottom_fwd;
+		dc.bottom_bwd = db.bottom_bwd;
+	}
+
+	/* the exchanges of one micro-batch */
+	s->a2a_bytes = 0.0;
+	s->a2a_s = 0.0;
+	s->input_dist_s = 0.0;
+	if (c->gpus > 1) {
+		double pooled = big_b * m->embedding_tables *
+				m->embedding_dim * e;
+		double indices = b * recsys_lookups(m) * 4.0;
+
+		switch (p->sharding) {
+		case EMB_DATA_PARALLEL:
+			break;
+		case EMB_ROW_WISE:
+			/* partial sums of every bag: reduce-scatter forward,
+			   all-gather of the gradients backward; every index
+			   goes to every GPU */
+			s->a2a_bytes = pooled;
+			s->a2a_s = comm_reducescatter_s(&l, pooled, c->gpus) +
+				   comm_allgather_s(&l, pooled, c->gpus);
+			s->input_dist_s = comm_allgather_s(&l, indices * gpus,
+							   c->gpus);
+			break;
+		default:
+			/* each GPU sends its tables' bags for the others'
+			   samples and receives its samples' bags of all
+			   tables: the larger of the two */
+			s->a2a_bytes = fmax(bags * width * e,
+					    b * m->embedding_tables *
+						    m->embedding_dim * e);
+			/* the bottom MLP's GPU sends its output of the
+			   global micro-batch */
+			if (c->bottom_mlp_one_gpu && m->bottom_mlp.n > 0)
+				s->a2a_bytes = fmax(s->a2a_bytes,
+						    big_b * m->embedding_dim *
+							    e);
+			s->a2a_s = 2.0 * comm_alltoall_nodes_s(
+					       &intra, &inter, &pcie,
+					       s->a2a_bytes, c->gpus,
+					       per_node, cl->nvlink_peers);
+			s->input_dist_s = comm_alltoall_nodes_s(
+				&intra, &inter, &pcie, indices, c->gpus,
+				per_node, cl->nvlink_peers);
+			break;
+		}
+	}
+	/* blocking (DeepLearningExamples): all of it exposed; pipelined
+	   (TorchRec's TrainPipelineSparseDist): the indices of the next
+	   batch go during this one, the pooled embeddings beside the
+	   bottom MLP forward, their gradients beside the bottom MLP's
+	   backward and the top MLP's weight gradients */
+	fwd_window = dc.bottom_fwd.s;
+	s->dense_bwd_s = dc.bottom_bwd.s + dc.rest_bwd.s;
+	bwd_window = dc.bottom_bwd.s + 0.5 * dc.rest_bwd.s;
+	if (c->emb_comm_overlap) {
+		double half = 0.5 * s->a2a_s;
+
+		s->comm_exposed_s =
+			comm_overlapped_s(&l, half, fwd_window) +
+			comm_overlapped_s(&l, half, bwd_window) +
+			comm_overlapped_s(&l, s->input_dist_s,
+					  s->dense_s + s->emb_fwd_s +
+						  s->emb_bwd_s);
+	} else {
+		s->comm_exposed_s = s->a2a_s + s->input_dist_s;
+	}
+	/* a coordinator (Horovod's background thread) starts a collective
+	   at its next cycle: each blocking all-to-all waits half a cycle on
+	   average, the gradient reduction too (once a step) */
+	s->cycle_wait_s = 0.0;
+	if (c->gpus > 1 && c->collective_cycle_s > 0.0) {
+		double n = p->sharding == EMB_DATA_PARALLEL ? 0.0 : 2.0;
+
+		s->comm_exposed_s += n * 0.5 * c->collective_cycle_s;
+		s->cycle_wait_s = (n * c->micro_batches + 1.0) * 0.5 *
+				  c->collective_cycle_s;
+	}
+
+	/* the dense gradients once per step, beside the last backward */
+	if (c->zero >= 1)
+		comm = comm_reducescatter_s(&l, grads, c->gpus) +
+		       comm_allgather_s(&l, params * train_state_bytes(
+							     c->precision,
+							     c->optimizer)
+							     .weights,
+					c->gpus);
+	else
+		comm = comm_allreduce_s(&l, grads, c->gpus);
+	s->allreduce_s = comm;
+	s->table_sync_s = 0.0;
+	if (p->sharding == EMB_DATA_PARALLEL && c->gpus > 1) {
+		/* replicated tables: their dense gradients all-reduced and
+		   every row updated (read the row, its gradient and state,
+		   write row and state) */
+		double tb = recsys_table_bytes(m);
+		double el = (double)m->embedding_tables * m->embedding_rows *
+			    m->embedding_dim;
+
+		s->table_sync_s = comm_allreduce_s(&l, 4.0 * el, c->gpus) +
+				  kernel_stream_s(d, 2.0 * tb + 4.0 * el);
+	}
+	s->data_s = 0.0;
+	{
+		int nodes = (c->gpus + per_node - 1) / per_node;
+		double bw = (cl->ssd_bw_bytes_per_s > 0.0 ?
+				     cl->ssd_bw_bytes_per_s :
+				     WL_SSD_BW_BYTES_PER_S) *
+			    nodes;
+		double bytes = c->input_bytes > 0.0 ?
+				       c->input_bytes :
+				       input_bytes_per_value *
+					       (m->dense_features +
+						recsys_lookups(m) + 1.0);
+
+		s->data_s = c->global_batch * bytes / bw;
+	}
+}
+
+/* Memory of everything but the tables; fills 'r->memory' but tables. */
+static double fixed_memory(const struct model_spec *m,
+			   const struct train_config *c,
+			   const struct gpu_spec *g, double act_elems,
+			   double elem, struct train_result *r)
+{
+	double params = recsys_dense_params(m);
+	double b = c->micro_batch;
+
+	train_memory_states(params, c->zero, c->gpus, c->precision,
+			    c->optimizer, &r->memory);
+	/* saved activations, the pooled embeddings of the GPU's samples
+	   and of its tables' bags, and their gradients */
+	r->memory.activations_bytes =
+		(act_elems +
+		 2.0 * m->embedding_tables * m->embedding_dim) *
+		elem * b;
+	r->memory.reserve_bytes = train_memory_reserve(g->mem_bytes);
+	return r->memory.weights_bytes + r->memory.gradients_bytes +
+	       r->memory.optimizer_bytes + r->memory.activations_bytes +
+	       r->memory.reserve_bytes;
+}
+
+static double step_total(const struct recsys_step *s,
+			 const struct train_config *c, double optimizer_s,
+			 double dp_s)
+{
+	return c->micro_batches * (s->dense_s + s->emb_fwd_s + s->emb_bwd_s +
+				   s->miss_s - s->parallel_s +
+				   s->comm_exposed_s) +
+	       dp_s + optimizer_s + s->table_sync_s +
+	       (c->gpus > 1 ? 0.5 * c->collective_cycle_s : 0.0);
+}
+
+int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
+		      const struct gpu_spec *g, const struct cluster *cl,
+		      struct train_result *r, struct recsys_step *out)
+{
+	static const int candidates[] = { EMB_TABLE_WISE, EMB_ROW_WISE,
+					  EMB_COLUMN_WISE, EMB_DATA_PARALLEL };
+	struct device_perf d;
+	struct dense_cost dc;
+	struct recsys_step best, s;
+	struct step_in in;
+	struct train_time *tm = &r->time;
+	double params = recsys_dense_params(m), f = recsys_dense_flops(m);
+	double fixed, optimizer_s, dp_s = 0.0, best_t = 0.0, gpus = c->gpus;
+	struct link l = node_link(cl, c->gpus);
+	bool have = false;
+
+	if (device_perf_init(&d, g, c->precision, false) != 0)
+		return -1;
+	d.matmul_eff *= recsys_kernel_efficiency(m);
+	recsys_dense_cost(m, &d, c->micro_batch, false, false, &dc);
+	fixed = fixed_memory(m, c, g, dc.act_elems, d.elem_bytes, r);
+	in = (struct step_in){ m, c, g, cl, &d, fixed };
+	optimizer_s = kernel_stream_s(
+		&d, params / (c->zero >= 1 ? gpus : 1.0) *
+			    train_optimizer_bytes_per_param(c->optimizer));
+	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]);
+	     i++) {
+		double t, dp;
+
+		if (c->emb_sharding != EMB_AUTO &&
+		    candidates[i] != c->emb_sharding)
+			continue;
+		/* one GPU: every sharding is the same */
+		if (c->emb_sharding == EMB_AUTO && c->gpus == 1 &&
+		    candidates[i] != EMB_TABLE_WISE)
+			continue;
+		/* the bottom MLP's GPU holds no table */
+		place_tables(m, candidates[i],
+			     c->bottom_mlp_one_gpu && c->gpus > 1 &&
+					     m->bottom_mlp.n > 0 ?
+				     c->gpus - 1 :
+				     c->gpus,
+			     c->optimizer, &s.place);
+		step_eval(&in, &s);
+		dp = c->overlap_grad_reduce ?
+			     comm_overlapped_s(&l, s.allreduce_s,
+					       s.dense_bwd_s) :
+			     s.allreduce_s;
+		t = step_total(&s, c, optimizer_s, dp);
+		t = fmax(t, s.data_s);
+		if (!have || t < best_t) {
+			best = s;
+			best_t = t;
+			dp_s = dp;
+			have = true;
+		}
+	}
+	s = best;
+	s.gpu_s = step_total(&s, c, optimizer_s, dp_s);
+	s.stall_s = fmax(0.0, s.data_s - s.gpu_s);
+	{
+		/* what the step spends most on */
+		double dense = c->micro_batches * s.dense_s + optimizer_s;
+		double emb = c->micro_batches * (s.emb_fwd_s + s.emb_bwd_s);
+		double miss = c->micro_batches * s.miss_s;
+		double comm = c->micro_batches * s.comm_exposed_s + dp_s +
+			      s.table_sync_s +
+			      (c->gpus > 1 ? 0.5 * c->collective_cycle_s : 0.0);
+
+		s.bound = "dense network";
+		if (emb > dense && emb >= miss && emb >= comm)
+			s.bound = "embedding lookups";
+		else if (miss > dense && miss > emb && miss >= comm)
+			s.bound = s.place.tier == RECSYS_TIER_SSD ?
+					  "embedding rows on SSD" :
+					  "embedding rows in host memory";
+		else if (comm > dense && comm > emb && comm > miss)
+			s.bound = "communication";
+		if (s.stall_s > 0.0)
+			s.bound = "input data";
+	}
+
+	tm->compute_s = c->micro_batches * (s.dense_s + s.emb_fwd_s +
+					    s.emb_bwd_s + s.miss_s -
+					    s.parallel_s);
+	tm->tp_comm_s = c->micro_batches * s.comm_exposed_s;
+	tm->pp_comm_s = 0.0;
+	tm->cp_comm_s = 0.0;
+	tm->bubble_s = 0.0;
+	tm->dp_comm_s = dp_s + s.table_sync_s +
+			(c->gpus > 1 ? 0.5 * c->collective_cycle_s : 0.0);
+	tm->optimizer_s = optimizer_s;
+	tm->step_s = s.gpu_s + s.stall_s;
+
+	r->memory.weights_bytes += s.place.hbm_bytes;
+	r->memory.total_bytes = fixed + s.place.hbm_bytes;
+	r->memory.capacity_bytes = g->mem_bytes;
+	r->memory.fits = r->memory.total_bytes <= g->mem_bytes &&
+			 fixed <= g->mem_bytes;
+
+	r->params = params + (double)m->embedding_tables * m->embedding_rows *
+				     m->embedding_dim;
+	r->tokens_per_step = c->global_batch;
+	r->tokens_per_s = c->global_batch / tm->step_s;
+	r->tokens_per_s_per_gpu = r->tokens_per_s / gpus;
+	r->model_flops_per_token = 3.0 * f;
+	r->hw_flops_per_token = 3.0 * f;
+	r->model_flops_per_gpu = 3.0 * f * r->tokens_per_s_per_gpu;
+	r->hw_flops_per_gpu = r->model_flops_per_gpu;
+	r->peak_flops = d.peak_flops;
+	r->mfu = r->model_flops_per_gpu / d.peak_flops;
+	r->hfu = r->mfu;
+	r->busy_fraction = fmin(1.0, (tm->compute_s + tm->optimizer_s) /
+					     tm->step_s);
+	if (out)
+		*out = s;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Serving
+ */
+
+int recsys_infer_eval(const struct model_spec *m, int tp, int batch,
+		      enum precision p, const struct serve_costs *sc,
+		      const struct gpu_spec *g, const struct cluster *cl,
+		      struct sample_infer *r)
+{
+	struct device_perf d;
+	struct dense_cost dc;
+	struct recsys_place *pl = &r->place;
+	struct link intra = link_intra_node(cl->intra_bw_bytes_per_s);
+	struct link pcie = pcie_link(cl);
+	double n = batch, t = tp, wb = infer_weight_bytes_per_param(p, false);
+	double params = recsys_dense_params(m), e, lookups, width, host_bw;
+	double budget, live, gpu, issue, k_emb;
+
+	if (device_perf_init(&d, g, infer_math_precision(p), false) != 0)
+		return -1;
+	d.matmul_eff *= recsys_kernel_efficiency(m);
+	e = d.elem_bytes;
+	/* each GPU of the replica runs the dense network on its share of
+	   the batch after the all-to-all */
+	recsys_dense_cost(m, &d, ceil(n / t), false, sc->fusion, &dc);
+	place_tables(m, EMB_TABLE_WISE, tp, OPTIMIZER_SGD, pl);
+	live = (dc.act_elems + 2.0 * m->embedding_tables * m->embedding_dim) *
+	       e * ceil(n / t);
+	r->weights_bytes = params * wb;
+	budget = g->mem_bytes - train_memory_reserve(g->mem_bytes) -
+		 r->weights_bytes - live;
+	place_tier(m, cl, budget, pl);
+	r->weights_bytes += pl->hbm_bytes;
+	r->memory_total_bytes = r->weights_bytes + live +
+				train_memory_reserve(g->mem_bytes);
+	r->capacity_bytes = g->mem_bytes;
+	r->fits = budget >= 0.0 &&
+		  r->memory_total_bytes <= g->mem_bytes * (1.0 + 1e-12);
+
+	lookups = pl->lookup_share * pl->column_shards * recsys_lookups(m) * n;
+	width = pl->row_bytes / precision_bytes(m->embedding_precision);
+	r->emb_s = emb_fwd_s(&d, pl, lookups, lookups / pooling(m), width,
+			     precision_bytes(m->embedding_precision), e,
+			     sc->fusion, &k_emb);
+	r->miss_s = miss_s(pl, cl, lookups, false);
+	r->a2a_s = tp > 1 ? comm_alltoall_nodes_s(&intra, &intra, &pcie,
+						  fmax(lookups / pooling(m) *
+							       width * e,
+						       ceil(n / t) *
+							       m->embedding_tables *
+							       m->embedding_dim *
+							       e),
+						  tp, cl->gpus_per_node,
+						  cl->nvlink_peers) :
+			    0.0;
+	r->dense_s = dc.bottom_fwd.s + dc.rest_fwd.s;
+	r->kernels = dc.bottom_fwd.n + dc.rest_fwd.n + k_emb +
+		     extra_infer_kernels + (tp > 1 ? 1.0 : 0.0);
+	/* the inputs (numerical features and indices) to the GPU and the
+	   scores back */
+	host_bw = pcie_link(cl).bw_bytes_per_s;
+	r->copy_s = n * input_bytes_per_value *
+		    (m->dense_features + recsys_lookups(m) + 1.0) / host_bw;
+	gpu = kernel_gap_s() * extra_infer_kernels + r->emb_s + r->miss_s +
+	      r->a2a_s + r->dense_s;
+	r->gpu_s = gpu;
+	/* without CUDA graphs the host issues every kernel; the GPU runs
+	   them as they come: the slower of the two */
+	issue = sc->cuda_graphs ? 0.0 : r->kernels * sc->launch_s;
+	r->host_s = sc->framework_s;
+	r->request_s = sc->request_s;
+	r->latency_s = r->request_s + r->host_s + r->copy_s + fmax(gpu, issue);
+	r->launch_bound = issue > gpu;
+	r->throughput_per_s = n / r->latency_s;
+	r->gpu_power_w = gpu_power_w(g, 1.0);
+	return 0;
+}
