@@ -30,6 +30,15 @@ double sample_embedding_bytes(const struct model_spec *m);
 double sample_fwd_flops(const struct model_spec *m);
 
 /*
+ * The rates of a per-sample training step in 'r' whose time is set: samples
+ * ("tokens") per step and per second, per GPU of 'gpus', model and hardware
+ * FLOPs (3 x 'fwd_flops' per sample: forward and backward), MFU against
+ * 'peak_flops' and the busy fraction.
+ */
+void sample_result_rates(struct train_result *r, int global_batch, int gpus,
+			 double fwd_flops, double peak_flops);
+
+/*
  * One training step of 'c' (dp = gpus; micro_batch, global_batch,
  * micro_batches, zero, precision, optimizer, overlap_grad_reduce used) on
  * 'g'.  Fills time, memory and throughput of 'r' (tokens there count

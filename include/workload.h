@@ -502,7 +502,7 @@ struct cluster_spec {
 struct workload {
 	char file[256];  /* where it came from, for messages; "" if none */
 	/* which keys the file or --set gave, by position in the key table
-	   (private to workload.c: a config.json fills only the others) */
+	   (private to the workload reader: a config.json fills only the others) */
 	unsigned char given[WL_GIVEN_MAX];
 	struct model_spec model;
 	struct training_spec training;

@@ -1,8 +1,8 @@
 /*
  * workload_sample.h - the workload keys of per-sample models
- * (recommenders and their serving) and their checks: private to
- * workload.c, which includes WL_SAMPLE_KEYS in its key table after
- * defining the KEY_* row macros.  specs/workload.md lists the keys.
+ * (recommenders and their serving) and their checks: private to the
+ * workload reader; workload_keys.c includes WL_SAMPLE_*_KEYS in its key
+ * table after defining the KEY_* row macros.  specs/workload.md lists the keys.
  */
 #ifndef CAPPLAN_WORKLOAD_SAMPLE_H
 #define CAPPLAN_WORKLOAD_SAMPLE_H
@@ -28,7 +28,7 @@ extern const struct wl_name wl_bottom_names[];
 /*
  * The rows of the per-sample keys, in the order they join the key table
  * (the public interface of workload files: keep names stable).  Uses
- * workload.c's KEY_* macros and the WLT_WIDTHS type.
+ * workload_keys.c's KEY_* macros and the WLT_WIDTHS type.
  */
 #define WL_SAMPLE_MODEL_KEYS \
 	KEY_INT("model", "dense_features", model.dense_features, POS, 1, \
@@ -82,7 +82,7 @@ extern const struct wl_name wl_bottom_names[];
 	KEY_INT("cluster", "nvlink_peers", cluster.nvlink_peers, POS_AUTO, 1, \
 		WL_GPUS_PER_NODE_MAX)
 
-/* Defaults of the per-sample keys (after workload.c's own). */
+/* Defaults of the per-sample keys (after workload_init's own). */
 void wl_sample_init(struct workload *wl);
 
 /*

@@ -661,18 +661,7 @@ int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
 
 	r->params = params + (double)m->embedding_tables * m->embedding_rows *
 				     m->embedding_dim;
-	r->tokens_per_step = c->global_batch;
-	r->tokens_per_s = c->global_batch / tm->step_s;
-	r->tokens_per_s_per_gpu = r->tokens_per_s / gpus;
-	r->model_flops_per_token = 3.0 * f;
-	r->hw_flops_per_token = 3.0 * f;
-	r->model_flops_per_gpu = 3.0 * f * r->tokens_per_s_per_gpu;
-	r->hw_flops_per_gpu = r->model_flops_per_gpu;
-	r->peak_flops = d.peak_flops;
-	r->mfu = r->model_flops_per_gpu / d.peak_flops;
-	r->hfu = r->mfu;
-	r->busy_fraction = fmin(1.0, (tm->compute_s + tm->optimizer_s) /
-					     tm->step_s);
+	sample_result_rates(r, c->global_batch, gpus, f, d.peak_flops);
 	if (out)
 		*out = s;
 	return 0;

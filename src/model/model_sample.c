@@ -218,6 +218,27 @@ static struct link node_link(const struct cluster *cl, int gpus)
 		       link_inter_node(cl->inter_bw_bytes_per_s);
 }
 
+void sample_result_rates(struct train_result *r, int global_batch, int gpus,
+			 double fwd_flops, double peak_flops)
+{
+	const struct train_time *tm = &r->time;
+
+	r->tokens_per_step = global_batch;
+	r->tokens_per_s = global_batch / tm->step_s;
+	r->tokens_per_s_per_gpu = r->tokens_per_s / gpus;
+	/* forward and backward: 3 forward passes' FLOPs, none repeated */
+	r->model_flops_per_token = 3.0 * fwd_flops;
+	r->hw_flops_per_token = r->model_flops_per_token;
+	r->model_flops_per_gpu = r->model_flops_per_token *
+				 r->tokens_per_s_per_gpu;
+	r->hw_flops_per_gpu = r->model_flops_per_gpu;
+	r->peak_flops = peak_flops;
+	r->mfu = r->model_flops_per_gpu / peak_flops;
+	r->hfu = r->mfu;
+	r->busy_fraction = fmin(1.0, (tm->compute_s + tm->optimizer_s) /
+					     tm->step_s);
+}
+
 int sample_train_eval(const struct model_spec *m, const struct train_config *c,
 		      const struct gpu_spec *g, const struct cluster *cl,
 		      struct train_result *r)
@@ -290,18 +311,7 @@ int sample_train_eval(const struct model_spec *m, const struct train_config *c,
 	r->memory.fits = r->memory.total_bytes <= g->mem_bytes;
 
 	r->params = params;
-	r->tokens_per_step = c->global_batch;
-	r->tokens_per_s = c->global_batch / tm->step_s;
-	r->tokens_per_s_per_gpu = r->tokens_per_s / gpus;
-	r->model_flops_per_token = 3.0 * f;
-	r->hw_flops_per_token = 3.0 * f;
-	r->model_flops_per_gpu = 3.0 * f * r->tokens_per_s_per_gpu;
-	r->hw_flops_per_gpu = r->model_flops_per_gpu;
-	r->peak_flops = d.peak_flops;
-	r->mfu = r->model_flops_per_gpu / d.peak_flops;
-	r->hfu = r->mfu;
-	r->busy_fraction = fmin(1.0, (tm->compute_s + tm->optimizer_s) /
-					     tm->step_s);
+	sample_result_rates(r, c->global_batch, gpus, f, d.peak_flops);
 	return 0;
 }
 

@@ -1,0 +1,531 @@
+/*
+ * workload_check.c - the consistency checks of a whole workload
+ * (workload_validate): every value in its range, and the keys together
+ * (the model, the parallel layout and its stages, the serving modes and
+ * the load); see workload.h.
+ */
+#include "workload_keys.h"
+#include "serve_sim.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "text.h"
+
+/* ---------------------------------------------------------------------
+ * Validation
+ */
+
+/* The value of every key is one the file could have given (or unset). */
+static int key_check(const struct wl_key *k, const struct workload *wl,
+		     const char *file, struct diag *err)
+{
+	const void *f = wl_key_cfield(k, wl);
+	char lbuf[64], what[128], list[128];
+	const char *label = wl_key_label(k, lbuf, sizeof(lbuf));
+	double d;
+	int v;
+
+	if (wl_key_is_enum(k)) {
+		v = wl_enum_load(k, wl);
+		if (wl_names_have(k->names, v))
+			return 0;
+		wl_names_list(k->names, list, sizeof(list));
+		return diag_set(err, file, 0, 0,
+				"'%s' must be one of %s, got %d", label, list,
+				v);
+	}
+	switch (k->type) {
+	case WLT_INT:
+		v = *(const int *)f;
+		if (((k->flags & (WLK_AUTO | WLK_UNSET0)) && v == 0) ||
+		    ((k->flags & WLK_AUTO_NEG) && v == WL_AUTO_NEG) ||
+		    wl_in_range(k, v))
+			return 0;
+		wl_key_describe(k, what, sizeof(what));
+		return diag_set(err, file, 0, 0, "'%s' must be %s, got %d",
+				label, what, v);
+	case WLT_FLAGS: {
+		int all = 0;
+
+		v = *(const int *)f;
+		for (int i = 0; k->names[i].name; i++)
+			all |= k->names[i].value;
+		if (v >= 0 && (v & ~all) == 0)
+			return 0;
+		wl_names_list(k->names, list, sizeof(list));
+		return diag_set(err, file, 0, 0,
+				"'%s' must be a set of %s, got %d", label,
+				list, v);
+	}
+	case WLT_WIDTHS: {
+		const struct wl_widths *w = f;
+		bool ok = w->n >= 0 && w->n <= WL_MLP_LAYERS_MAX;
+
+		for (int i = 0; ok && i < w->n; i++)
+			ok = wl_in_range(k, w->width[i]);
+		if (ok)
+			return 0;
+		return diag_set(err, file, 0, 0,
+				"'%s' must be at most %d layer widths from 1 "
+				"to %d", label, WL_MLP_LAYERS_MAX,
+				WL_MLP_WIDTH_MAX);
+	}
+	case WLT_TRISTATE:
+		v = *(const int *)f;
+		if (v == 0 || v == 1 || v == WL_AUTO_NEG)
+			return 0;
+		return diag_set(err, file, 0, 0,
+				"'%s' must be true, false or auto, got %d",
+				label, v);
+	case WLT_FRACTION:
+	case WLT_NUMBER:
+	case WLT_QUANTITY:
+		d = *(const double *)f;
+		if (k->type == WLT_FRACTION && d == WL_OFFLOAD_AUTO)
+			return 0;
+		if (isfinite(d) &&
+		    (((k->flags & WLK_UNSET0) && d == 0) ||
+		     ((k->flags & WLK_AUTO_NEG) && d == WL_AUTO_NEG) ||
+		     wl_in_range(k, d)))
+			return 0;
+		wl_key_describe(k, what, sizeof(what));
+		return diag_set(err, file, 0, 0, "'%s' must be %s, got %g",
+				label, what, d);
+	default:
+		return 0;
+	}
+}
+
+static int check_tp(const char *label, int tp, const struct model_spec *m,
+		    const char *file, struct diag *err)
+{
+	int kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+
+	if (tp <= 0 || m->heads <= 0)
+		return 0;
+	if (m->heads % tp != 0)
+		return diag_set(err, file, 0, 0,
+				"'%s' (%d) must divide 'heads' (%d)", label,
+				tp, m->heads);
+	if (tp % kv != 0 && kv % tp != 0)
+		return diag_set(err, file, 0, 0,
+				"'%s' (%d) and 'kv_heads' (%d) must divide "
+				"one another", label, tp, kv);
+	return 0;
+}
+
+static int check_model(const struct model_spec *m, const char *file,
+		       struct diag *err)
+{
+	if (m->kind == MODEL_GENERIC) {
+		if (!(m->params > 0) || !(m->flops_per_sample > 0))
+			return diag_set(err, file, 0, 0,
+					"a generic model needs [model] params "
+					"and flops_per_sample (and, for its "
+					"memory, activation_bytes_per_sample)");
+		return 0;
+	}
+	if (m->kind == MODEL_RECSYS)
+		return 0; /* wl_check_recsys */
+	if (!model_has_arch(m) && !(m->params > 0)) {
+		if (m->layers || m->hidden || m->heads || m->vocab ||
+		    m->seq_len)
+			return diag_set(err, file, 0, 0,
+					"incomplete model: give [model] "
+					"layers, hidden, heads, vocab and "
+					"seq_len, or params");
+		return diag_set(err, file, 0, 0,
+				"no model: give [model] layers, hidden, "
+				"heads, vocab, seq_len or params");
+	}
+	if (m->heads > 0 && m->hidden > 0 && m->head_dim == 0 &&
+	    m->hidden % m->heads != 0)
+		return diag_set(err, file, 0, 0,
+				"'heads' (%d) must divide 'hidden' (%d), or "
+				"give 'head_dim'", m->heads, m->hidden);
+	if (m->experts > 0) {
+		if (m->experts_per_token > m->experts)
+			return diag_set(err, file, 0, 0,
+					"'experts_per_token' (%d) must not "
+					"exceed 'experts' (%d)",
+					m->experts_per_token, m->experts);
+		if (m->layers > 0 && m->dense_layers >= m->layers)
+			return diag_set(err, file, 0, 0,
+					"'dense_layers' (%d) must be fewer "
+					"than 'layers' (%d)", m->dense_layers,
+					m->layers);
+	} else if (m->experts_per_token || m->shared_experts ||
+		   m->expert_ffn_hidden || m->dense_layers) {
+		return diag_set(err, file, 0, 0,
+				"'experts_per_token', 'shared_experts', "
+				"'expert_ffn_hidden' and 'dense_layers' need "
+				"'experts'");
+	}
+	if (m->kv_lora_rank == 0 &&
+	    (m->q_lora_rank || m->rope_head_dim || m->v_head_dim))
+		return diag_set(err, file, 0, 0,
+				"'q_lora_rank', 'rope_head_dim' and "
+				"'v_head_dim' need 'kv_lora_rank' (multi-head "
+				"latent attention)");
+	if (m->kv_heads > 0 && m->heads > 0) {
+		if (m->kv_heads > m->heads)
+			return diag_set(err, file, 0, 0,
+					"'kv_heads' (%d) must not exceed "
+					"'heads' (%d)", m->kv_heads, m->heads);
+		if (m->heads % m->kv_heads != 0)
+			return diag_set(err, file, 0, 0,
+					"'kv_heads' (%d) must divide 'heads' "
+					"(%d)", m->kv_heads, m->heads);
+	}
+	return 0;
+}
+
+/* first_stage_layers and last_stage_layers against layers, pp and vp
+   (train_config.h: train_stage_split); open keys count at their least. */
+static int check_stages(const struct training_spec *t,
+			const struct model_spec *m, const char *file,
+			struct diag *err)
+{
+	int f = t->first_stage_layers, l = t->last_stage_layers;
+	int vp = t->vp > 0 ? t->vp : 1, lo = vp > 2 ? vp - 1 : 1;
+	const char *key = f > 0 ? "first_stage_layers" : "last_stage_layers";
+	int given = f > 0 ? f : l;
+	long long middle, left;
+
+	if (f == 0 && l == 0)
+		return 0;
+	if (m->layers > 0 && (f > m->layers || l > m->layers))
+		return diag_set(err, file, 0, 0,
+				"'%s' (%d) must not exceed 'layers' (%d)",
+				f > m->layers ? "first_stage_layers" :
+						"last_stage_layers",
+				f > m->layers ? f : l, m->layers);
+	if (t->pp == 1) {
+		if (m->layers > 0 &&
+		    ((f > 0 && f != m->layers) || (l > 0 && l != m->layers)))
+			return diag_set(err, file, 0, 0,
+					"'%s' (%d) must be 'layers' (%d) "
+					"when 'pp' is 1: the one stage is the "
+					"first and the last",
+					f > 0 && f != m->layers ?
+						"first_stage_layers" :
+						"last_stage_layers",
+					f > 0 && f != m->layers ? f : l,
+					m->layers);
+		return 0;
+	}
+	if (m->layers > 0 && f > 0 && l > 0 && (long long)f + l > m->layers)
+		return diag_set(err, file, 0, 0,
+				"'first_stage_layers' + 'last_stage_layers' "
+				"(%d+%d) must not exceed 'layers' (%d)", f, l,
+				m->layers);
+	if ((f > 0 && f < lo) || (l > 0 && l < lo))
+		return diag_set(err, file, 0, 0,
+				"'%s' (%d) must be at least vp-1 (%d) with "
+				"'vp' %d: a layer per chunk, but one chunk "
+				"that holds only the %s",
+				f > 0 && f < lo ? "first_stage_layers" :
+						  "last_stage_layers",
+				f > 0 && f < lo ? f : l, lo, vp,
+				f > 0 && f < lo ? "embedding" :
+						  "output layer");
+	if (t->pp == 0 || m->layers == 0)
+		return 0; /* pp open: the search checks each */
+	if (t->pp == 2 && f > 0 && l > 0 && f + l != m->layers)
+		return diag_set(err, file, 0, 0,
+				"'first_stage_layers' + 'last_stage_layers' "
+				"(%d+%d) must be 'layers' (%d) with 'pp' 2",
+				f, l, m->layers);
+	middle = ((long long)t->pp - 2) * vp;
+	left = (long long)m->layers - (f > 0 ? f : 0) - (l > 0 ? l : 0);
+	if (f > 0 && l > 0 && left < middle)
+		return diag_set(err, file, 0, 0,
+				"'first_stage_layers' + 'last_stage_layers' "
+				"(%d+%d) leave %lld of 'layers' (%d) to the "
+				"middle stages, which need at least "
+				"(pp-2)*vp = %lld, a layer per chunk", f, l,
+				left, m->layers, middle);
+	if ((f == 0 || l == 0) && left < middle + lo)
+		return diag_set(err, file, 0, 0,
+				"'%s' (%d) leaves %lld of 'layers' (%d) to "
+				"the other stages, which need at least %lld, "
+				"a layer per chunk", key, given, left,
+				m->layers, middle + lo);
+	return 0;
+}
+
+static int check_training(const struct training_spec *t,
+			  const struct model_spec *m, const char *file,
+			  struct diag *err)
+{
+	long long mp = (long long)t->tp * t->pp * t->cp;
+	long long dp = 0;
+
+	if (check_tp("training.tp", t->tp, m, file, err) < 0)
+		return -1;
+	if (t->gpus > 0 && t->tp > 0 && t->pp > 0 && t->cp > 0) {
+		if (t->gpus % mp != 0)
+			return diag_set(err, file, 0, 0,
+					"'gpus' (%d) must be a multiple of "
+					"tp*pp*cp (%d*%d*%d = %lld)", t->gpus,
+					t->tp, t->pp, t->cp, mp);
+		dp = t->gpus / mp;
+	}
+	if (t->pp > 0 && m->layers > 0 && t->pp > m->layers)
+		return diag_set(err, file, 0, 0,
+				"'pp' (%d) must not exceed 'layers' (%d)",
+				t->pp, m->layers);
+	if (t->vp > 1) {
+		long long chunks = (long long)t->pp * t->vp;
+
+		if (t->pp == 1)
+			return diag_set(err, file, 0, 0,
+					"'vp' (%d) needs 'pp' greater than 1",
+					t->vp);
+		if (t->pp > 1 && m->layers > 0 && m->layers < chunks - 2)
+			return diag_set(err, file, 0, 0,
+					"'layers' (%d) must be at least "
+					"pp*vp-2 (%d*%d-2 = %lld): a layer per "
+					"chunk, but for the first and the last "
+					"chunk, which may hold only the "
+					"embedding and the output layer",
+					m->layers, t->pp, t->vp, chunks - 2);
+	}
+	if (check_stages(t, m, file, err) < 0)
+		return -1;
+	if (t->global_batch > 0 && t->micro_batch > 0) {
+		long long per_step = (long long)t->micro_batch * dp;
+
+		if (t->global_batch % t->micro_batch != 0)
+			return diag_set(err, file, 0, 0,
+					"'global_batch' (%d) must be a "
+					"multiple of 'micro_batch' (%d)",
+					t->global_batch, t->micro_batch);
+		if (dp > 0 && t->global_batch % per_step != 0)
+			return diag_set(err, file, 0, 0,
+					"'global_batch' (%d) must be a "
+					"multiple of micro_batch*dp "
+					"(%d*%lld = %lld)", t->global_batch,
+					t->micro_batch, dp, per_step);
+	}
+	if (t->batch_tokens > 0.0 && t->global_batch > 0)
+		return diag_set(err, file, 0, 0,
+				"give 'global_batch' (%d sequences) or "
+				"'batch_tokens' (tokens per step), not both",
+				t->global_batch);
+	if (t->batch_tokens > 0.0 && m->seq_len > 0 &&
+	    t->batch_tokens < m->seq_len)
+		return diag_set(err, file, 0, 0,
+				"'batch_tokens' (%.17g) must be at least one "
+				"sequence ('seq_len' %d)",
+				t->batch_tokens, m->seq_len);
+	if (t->ep > 1 && m->experts == 0)
+		return diag_set(err, file, 0, 0,
+				"'training.ep' (%d) needs a mixture-of-experts "
+				"model ('experts')", t->ep);
+	if (t->ep > 0 && m->experts > 0 && m->experts % t->ep != 0)
+		return diag_set(err, file, 0, 0,
+				"'training.ep' (%d) must divide 'experts' (%d)",
+				t->ep, m->experts);
+	if (t->cp > 0 && m->seq_len > 0 && m->seq_len % t->cp != 0)
+		return diag_set(err, file, 0, 0,
+				"'cp' (%d) must divide 'seq_len' (%d)", t->cp,
+				m->seq_len);
+	if (t->recompute_layers > 0 && t->recompute != RECOMPUTE_AUTO &&
+	    t->recompute != RECOMPUTE_FULL)
+		return diag_set(err, file, 0, 0,
+				"'recompute_layers' (%d) needs 'recompute' "
+				"full, got '%s'", t->recompute_layers,
+				recompute_name(t->recompute));
+	if (t->tp_comm_overlap == 1 &&
+	    (t->sequence_parallel == 0 || t->tp == 1))
+		return diag_set(err, file, 0, 0,
+				"'tp_comm_overlap' needs sequence "
+				"parallelism over tp > 1 ('%s' is %s)",
+				t->tp == 1 ? "tp" : "sequence_parallel",
+				t->tp == 1 ? "1" : "false");
+	if (t->offload_optimizer > 0.0 && t->zero == 0)
+		return diag_set(err, file, 0, 0,
+				"'offload_optimizer' (%g) needs 'zero' 1 or "
+				"more: the host steps each rank's shard of "
+				"the distributed optimizer, as Megatron-Core "
+				"and ZeRO-Offload do", t->offload_optimizer);
+	if (t->offload_optimizer > 0.0 && m->kind != MODEL_TRANSFORMER)
+		return diag_set(err, file, 0, 0,
+				"'offload_optimizer' is modelled for "
+				"transformers, not a %s model",
+				model_kind_name(m->kind));
+	return 0;
+}
+
+/* Speculative decoding and disaggregation: each key with what it needs;
+   both are simulated, so they need a load. */
+static int check_serving_modes(const struct inference_spec *is,
+			       const char *file, struct diag *err)
+{
+	bool load = is->arrival != WL_AUTO_NEG || is->qps > 0.0 ||
+		    is->concurrency > 0 || is->trace[0];
+
+	if (is->speculative_tokens > 0 && !(is->acceptance_rate > 0.0))
+		return diag_set(err, file, 0, 0,
+				"'inference.speculative_tokens' needs "
+				"'inference.acceptance_rate', the chance that "
+				"a draft token is accepted (0 to 1)");
+	if (is->acceptance_rate > 0.0 && is->speculative_tokens == 0)
+		return diag_set(err, file, 0, 0,
+				"'inference.acceptance_rate' is for "
+				"speculative decoding: give "
+				"'inference.speculative_tokens'");
+	if ((is->speculative_tokens > 0 || is->disaggregated) && !load)
+		return diag_set(err, file, 0, 0,
+				"%s is simulated under load: give "
+				"'inference.qps', 'concurrency', 'arrival = "
+				"burst' or a 'trace'",
+				is->disaggregated ?
+					"'inference.disaggregated'" :
+					"speculative decoding");
+	if (!is->disaggregated &&
+	    (is->prefill_replicas != WL_AUTO ||
+	     is->decode_replicas != WL_AUTO || is->prefill_tp != WL_AUTO ||
+	     is->decode_tp != WL_AUTO || is->kv_transfer_bw_bytes_per_s > 0.0))
+		return diag_set(err, file, 0, 0,
+				"'prefill_replicas', 'decode_replicas', "
+				"'prefill_tp', 'decode_tp' and "
+				"'kv_transfer_bw' need 'inference.disaggregated "
+				"= true'");
+	if (is->disaggregated && is->replicas != WL_AUTO)
+		return diag_set(err, file, 0, 0,
+				"a disaggregated fleet is 'prefill_replicas' "
+				"and 'decode_replicas', not "
+				"'inference.replicas'");
+	if (is->disaggregated &&
+	    (is->prefill_replicas == WL_AUTO) !=
+		    (is->decode_replicas == WL_AUTO))
+		return diag_set(err, file, 0, 0,
+				"give both 'inference.prefill_replicas' and "
+				"'inference.decode_replicas' (a fixed fleet), "
+				"or neither (sized)");
+	return 0;
+}
+
+/* The load of [inference] (serve_sim.h): each arrival kind has what it
+   needs, and nothing meant for another kind. */
+static int check_load(const struct inference_spec *is, const char *file,
+		      struct diag *err)
+{
+	static const char *const kinds[] = { "poisson", "closed", "burst",
+					     "trace" };
+	int a = is->arrival;
+
+	if (a == 0 && !(is->qps > 0.0))
+		return diag_set(err, file, 0, 0,
+				"'inference.arrival' is poisson: give "
+				"'inference.qps', the requests per second");
+	if (a == 1 && is->concurrency < 1)
+		return diag_set(err, file, 0, 0,
+				"'inference.arrival' is closed: give "
+				"'inference.concurrency', the clients");
+	if (a == 3 && !is->trace[0])
+		return diag_set(err, file, 0, 0,
+				"'inference.arrival' is trace: give "
+				"'inference.trace', a CSV file of arrival_s, "
+				"prompt_tokens, output_tokens");
+	if (is->trace[0] && a != WL_AUTO_NEG && a != 3)
+		return diag_set(err, file, 0, 0,
+				"'inference.trace' needs 'arrival = trace' "
+				"(not %s)", kinds[a]);
+	if (is->concurrency > 0 && a != WL_AUTO_NEG && a != 1)
+		return diag_set(err, file, 0, 0,
+				"'inference.concurrency' is for closed loops "
+				"('arrival = closed'), not %s", kinds[a]);
+	if (is->qps > 0.0 && a > 0)
+		return diag_set(err, file, 0, 0,
+				"'inference.qps' is a Poisson rate: it does "
+				"not go with 'arrival = %s'", kinds[a]);
+	if (is->qps > 0.0 && a == WL_AUTO_NEG &&
+	    (is->concurrency > 0 || is->trace[0]))
+		return diag_set(err, file, 0, 0,
+				"give one load: 'inference.qps', "
+				"'inference.concurrency' or 'inference.trace'");
+	if (is->concurrency > 0 && a == WL_AUTO_NEG && is->trace[0])
+		return diag_set(err, file, 0, 0,
+				"give 'inference.concurrency' or "
+				"'inference.trace', not both");
+	if (is->chunked_prefill && is->max_batched_tokens != WL_AUTO &&
+	    is->max_batch != WL_AUTO && is->max_batched_tokens < is->max_batch)
+		return diag_set(err, file, 0, 0,
+				"'inference.max_batched_tokens' (%d) must be at "
+				"least 'inference.max_batch' (%d) with chunked "
+				"prefill: every running sequence decodes a "
+				"token of the budget", is->max_batched_tokens,
+				is->max_batch);
+	if (is->replicas != WL_AUTO && a == WL_AUTO_NEG &&
+	    !(is->qps > 0.0) && is->concurrency == 0 && !is->trace[0])
+		return diag_set(err, file, 0, 0,
+				"'inference.replicas' (a fixed fleet) needs a "
+				"load: 'qps', 'concurrency', 'arrival = "
+				"burst' or a 'trace'");
+	return check_serving_modes(is, file, err);
+}
+
+int workload_validate(const struct workload *wl, struct diag *err)
+{
+	const char *file = wl->file[0] ? wl->file : NULL;
+
+	for (size_t i = 0; i < wl_key_count; i++)
+		if (key_check(&wl_keys[i], wl, file, err) < 0)
+			return -1;
+	if (wl->model.onnx[0]) {
+		/* the graph gives the network: the per-sample totals and the
+		   kind follow from it */
+		static const char *const keys[] = {
+			"params", "flops_per_sample",
+			"activation_bytes_per_sample", "kind"
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+			if (wl->given[wl_find_key_index("model", keys[i])] &&
+			    (i < 3 || wl->model.kind != MODEL_GENERIC))
+				return diag_set(err, file, 0, 0,
+						"[model] onnx gives the "
+						"network: leave out '%s'",
+						keys[i]);
+	}
+	if (check_model(&wl->model, file, err) < 0)
+		return -1;
+	if (wl_check_recsys(&wl->model,
+			    wl->given[wl_find_key_index("model",
+						     "dense_params")] ||
+				    wl->given[wl_find_key_index(
+					    "model", "dense_flops_per_sample")],
+			    file, err) < 0)
+		return -1;
+	if (check_training(&wl->training, &wl->model, file, err) < 0)
+		return -1;
+	if (wl->inference.ep > 1 && wl->model.experts == 0)
+		return diag_set(err, file, 0, 0,
+				"'inference.ep' (%d) needs a mixture-of-experts "
+				"model ('experts')", wl->inference.ep);
+	if (wl->inference.ep > 0 && wl->model.experts > 0 &&
+	    wl->model.experts % wl->inference.ep != 0)
+		return diag_set(err, file, 0, 0,
+				"'inference.ep' (%d) must divide 'experts' (%d)",
+				wl->inference.ep, wl->model.experts);
+	if (check_load(&wl->inference, file, err) < 0)
+		return -1;
+	if (check_tp("inference.prefill_tp", wl->inference.prefill_tp,
+		     &wl->model, file, err) < 0 ||
+	    check_tp("inference.decode_tp", wl->inference.decode_tp,
+		     &wl->model, file, err) < 0)
+		return -1;
+	return check_tp("inference.tp", wl->inference.tp, &wl->model, file,
+			err);
+}
