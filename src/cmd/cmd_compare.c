@@ -592,6 +592,104 @@ static void basis_text(char *buf, size_t size, const struct compare_row *r,
 		buf[0] = '\0';
 }
 
+/* 'why' with the quoted device name "'name'" said as "the device", so
+   that devices refused for the same reason share one note. */
+static void why_of_any(const char *why, const char *name, char *out,
+		       size_t size)
+{
+	char quoted[DIAG_MSG_MAX];
+	const char *hit;
+	size_t ql;
+
+	snprintf(quoted, sizeof(quoted), "'%s'", name);
+	ql = strlen(quoted);
+	hit = strstr(why, quoted);
+	if (!hit) {
+		snprintf(out, size, "%s", why);
+		return;
+	}
+	snprintf(out, size, "%.*sthe device%s", (int)(hit - why), why,
+		 hit + ql);
+}
+
+/* The error of row 'r''s training (train) or serving plan, or NULL when it
+   has a plan. */
+static const char *no_plan_why(const struct compare_row *r, bool train)
+{
+	int rc = train ? r->train_rc :
+			 r->per_sample ? r->serve_rc : r->infer_rc;
+	const char *why = train ? r->train_why : r->infer_why;
+
+	return rc != 0 && why[0] ? why : NULL;
+}
+
+/*
+ * Why the rows whose table cell says "no plan" have none: one note per
+ * reason, naming the devices (at most 'list' of them, then a count).
+ */
+static void no_plan_notes(struct report *rep, const struct compare_row *rows,
+			  int n)
+{
+	enum { list = 6 };
+
+	for (int pass = 0; pass < 2; pass++) {
+		bool train = pass == 0;
+
+		for (int i = 0; i < n; i++) {
+			char why[DIAG_MSG_MAX], other[DIAG_MSG_MAX];
+			char names[REPORT_NOTE_MAX] = "";
+			size_t used = 0;
+			int count = 0, shown = 0;
+			bool earlier = false;
+
+			if (!no_plan_why(&rows[i], train))
+				continue;
+			why_of_any(no_plan_why(&rows[i], train),
+				   rows[i].gpu->name, why, sizeof(why));
+			for (int j = 0; j < i && !earlier; j++) {
+				if (!no_plan_why(&rows[j], train))
+					continue;
+				why_of_any(no_plan_why(&rows[j], train),
+					   rows[j].gpu->name, other,
+					   sizeof(other));
+				earlier = strcmp(why, other) == 0;
+			}
+			if (earlier)
+				continue;
+			for (int j = i; j < n; j++) {
+				if (!no_plan_why(&rows[j], train))
+					continue;
+				why_of_any(no_plan_why(&rows[j], train),
+					   rows[j].gpu->name, other,
+					   sizeof(other));
+				if (strcmp(why, other) != 0)
+					continue;
+				count++;
+				if (shown < list && used < sizeof(names)) {
+					int w = snprintf(names + used,
+							 sizeof(names) - used,
+							 "%s%s",
+							 shown ? ", " : "",
+							 rows[j].gpu->name);
+
+					if (w > 0)
+						used += (size_t)w;
+					shown++;
+				}
+			}
+			if (count > shown)
+				report_note(rep, "%s: no plan on %s and %d more: "
+						 "%s",
+					    train ? "training" : "serving",
+					    names, count - shown, why);
+			else
+				report_note(rep, "%s: no plan on %s: %s",
+					    train ? "training" : "serving",
+					    names, why);
+		}
+	}
+}
+
 static void recommend(struct report *rep, const struct compare_row *rows,
 		      int n, const struct workload *wl)
 {
@@ -753,10 +851,7 @@ static void recommend_samples(struct report *rep,
 
 		for (int i = 0; i < n; i++)
 			planned += rows[i].train_rc == 0;
-		if (planned == 0 && n > 0)
-			report_note(rep, "training: no plan: %s",
-				    rows[0].train_why);
-		else
+		if (planned > 0 || n == 0)
 			report_note(rep, "training: no device fits this "
 					 "configuration");
 	}
@@ -919,6 +1014,7 @@ int cmd_compare(struct cli_ctx *ctx)
 		recommend(&rep, rows, ctx->ngpus, &ctx->wl);
 	else
 		recommend_samples(&rep, rows, ctx->ngpus);
+	no_plan_notes(&rep, rows, ctx->ngpus);
 	if (ctx->format == FORMAT_TABLE)
 		report_note(&rep, "%s", CLI_INTERVAL_NOTE);
 	if (ctx->plot_dir && ok > 0)
