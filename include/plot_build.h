@@ -17,4 +17,13 @@
    EXIT_INTERNAL (out of memory, with a message). */
 int plot_build(struct cli_ctx *ctx, enum plot_kind kind, struct plot_chart *c);
 
+/* Shared with plot_build_sample.c: the workload's name for titles
+   ("workload" when it has none); the note on stderr for a device that
+   gives no point; the out-of-memory message (returns EXIT_INTERNAL); a
+   qsort order of rows of doubles by their first, then second value. */
+const char *plot_wl_name(const struct cli_ctx *ctx);
+void plot_note_skip(const struct gpu_spec *g, const char *why);
+int plot_oom(void);
+int plot_by_time_then_cost(const void *x, const void *y);
+
 #endif

@@ -28,18 +28,18 @@
 
 #define SECONDS_PER_DAY 86400.0
 
-static const char *wl_name(const struct cli_ctx *ctx)
+const char *plot_wl_name(const struct cli_ctx *ctx)
 {
 	return ctx->wl.model.name[0] ? ctx->wl.model.name : "workload";
 }
 
-static void note_skip(const struct gpu_spec *g, const char *why)
+void plot_note_skip(const struct gpu_spec *g, const char *why)
 {
 	cli_message("capplan: note: ", "nothing drawn for '%s': %s", g->name,
 		    why);
 }
 
-static int oom(void)
+int plot_oom(void)
 {
 	fprintf(stderr, "capplan: error: out of memory\n");
 	return EXIT_INTERNAL;
@@ -162,7 +162,7 @@ static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
 	char label[PLOT_LABEL_MAX];
 
 	snprintf(c->title, sizeof(c->title), "Time to train: %s",
-		 wl_name(ctx));
+		 plot_wl_name(ctx));
 	train_held(ctx, c->held, sizeof(c->held),
 		   "at each GPU count the fastest configuration that fits");
 	chart_limits(ctx, c);
@@ -175,7 +175,7 @@ static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
 		double best = HUGE_VAL;
 
 		if (np == 0) {
-			note_skip(g, why);
+			plot_note_skip(g, why);
 			continue;
 		}
 		/* goodput falls as the GPUs, and with them the failures,
@@ -185,7 +185,7 @@ static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
 			 100.0 * pts[np - 1].goodput);
 		s = plot_chart_add_series(c, label, PLOT_ROLE_DEVICE, i + 1);
 		if (!s)
-			return oom();
+			return plot_oom();
 		plot_series_set_device(s, g->name);
 		/* ideal: the GPU-time of the most efficient point (the
 		   fewest GPU-days), spread over more GPUs */
@@ -199,13 +199,13 @@ static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
 					  pts[k].goodput };
 
 			if (plot_series_add_row(c, s, row) != 0)
-				return oom();
+				return plot_oom();
 		}
 	}
 	return EXIT_OK;
 }
 
-static int by_time_then_cost(const void *x, const void *y)
+int plot_by_time_then_cost(const void *x, const void *y)
 {
 	const double *a = x, *b = y;
 
@@ -226,9 +226,9 @@ static int build_cost_time(struct cli_ctx *ctx, struct plot_chart *c)
 	double best = HUGE_VAL;
 
 	if (!all)
-		return oom();
+		return plot_oom();
 	snprintf(c->title, sizeof(c->title), "Cost and time to train: %s",
-		 wl_name(ctx));
+		 plot_wl_name(ctx));
 	train_held(ctx, c->held, sizeof(c->held),
 		   "GPUs = node x 2^k, each device at its GPU-hour price");
 	chart_limits(ctx, c);
@@ -256,11 +256,11 @@ static int build_cost_time(struct cli_ctx *ctx, struct plot_chart *c)
 			memcpy(all + 4 * nall++, row, sizeof(row));
 		}
 		if (!s)
-			note_skip(g, np ? "it has no GPU-hour price" : why);
+			plot_note_skip(g, np ? "it has no GPU-hour price" : why);
 	}
 	/* Pareto front: sorted by time, each point cheaper than all faster
 	   ones */
-	qsort(all, nall, 4 * sizeof(*all), by_time_then_cost);
+	qsort(all, nall, 4 * sizeof(*all), plot_by_time_then_cost);
 	front = plot_chart_add_series(c, "Pareto front (labels: device x GPUs)",
 				      PLOT_ROLE_FRONT, 0);
 	if (!front)
@@ -283,7 +283,7 @@ static int build_cost_time(struct cli_ctx *ctx, struct plot_chart *c)
 	return EXIT_OK;
 out_oom:
 	free(all);
-	return oom();
+	return plot_oom();
 }
 
 static int build_memory(struct cli_ctx *ctx, struct plot_chart *c)
@@ -293,9 +293,9 @@ static int build_memory(struct cli_ctx *ctx, struct plot_chart *c)
 	char tail[96];
 
 	if (!s)
-		return oom();
+		return plot_oom();
 	snprintf(c->title, sizeof(c->title), "Training memory per GPU: %s",
-		 wl_name(ctx));
+		 plot_wl_name(ctx));
 	if (ctx->wl.training.gpus > 0)
 		snprintf(tail, sizeof(tail), "%d GPUs of each device, "
 			 "configuration above each bar",
@@ -323,11 +323,11 @@ static int build_memory(struct cli_ctx *ctx, struct plot_chart *c)
 			/* a slot that says why, not a gap */
 			double v[7] = { row, 0, 0, 0, 0, 0, g->mem_bytes / 1e9 };
 
-			note_skip(g, err.msg);
+			plot_note_skip(g, err.msg);
 			snprintf(c->cat_why[row][0], PLOT_WHY_MAX, "%s",
 				 "no legal configuration");
 			if (plot_series_add_row(c, s, v) != 0)
-				return oom();
+				return plot_oom();
 			continue;
 		}
 		m = &p.result.memory;
@@ -347,7 +347,7 @@ static int build_memory(struct cli_ctx *ctx, struct plot_chart *c)
 				m->reserve_bytes / 1e9,
 				g->mem_bytes / 1e9 };
 		if (plot_series_add_row(c, s, v) != 0)
-			return oom();
+			return plot_oom();
 	}
 	return EXIT_OK;
 }
@@ -412,7 +412,7 @@ static int build_roofline(struct cli_ctx *ctx, struct plot_chart *c)
 					ctx->wl.training.precision;
 
 	snprintf(c->title, sizeof(c->title), "Roofline at %s peaks: %s",
-		 precision_name(prec), wl_name(ctx));
+		 precision_name(prec), plot_wl_name(ctx));
 	snprintf(c->held, sizeof(c->held),
 		 "roofs derated to the catalog's GEMM and bandwidth "
 		 "efficiencies; %s",
@@ -429,7 +429,7 @@ static int build_roofline(struct cli_ctx *ctx, struct plot_chart *c)
 		struct diag err;
 
 		if (!(ceil_flops > 0.0) || !(bw > 0.0)) {
-			note_skip(g, "it has no peak for the precision");
+			plot_note_skip(g, "it has no peak for the precision");
 			continue;
 		}
 		phase_i[0] = phase_i[1] = phase_i[2] = NAN;
@@ -454,7 +454,7 @@ static int build_roofline(struct cli_ctx *ctx, struct plot_chart *c)
 		roof = plot_chart_add_series(c, g->name, PLOT_ROLE_DEVICE,
 					     i + 1);
 		if (!roof)
-			return oom();
+			return plot_oom();
 		plot_series_set_device(roof, g->name);
 		double lo[3] = { -1, PLOT_ROOF_MIN_I,
 				 fmin(ceil_flops, PLOT_ROOF_MIN_I * bw) / 1e12 };
@@ -464,11 +464,11 @@ static int build_roofline(struct cli_ctx *ctx, struct plot_chart *c)
 		    (ridge > PLOT_ROOF_MIN_I && ridge < hi_i &&
 		     plot_series_add_row(c, roof, mid) != 0) ||
 		    plot_series_add_row(c, roof, hi) != 0)
-			return oom();
+			return plot_oom();
 		pts = plot_chart_add_series(c, g->name, PLOT_ROLE_POINTS,
 					    i + 1);
 		if (!pts)
-			return oom();
+			return plot_oom();
 		plot_series_set_device(pts, g->name);
 		for (int ph = 0; ph < 3; ph++) {
 			double x = phase_i[ph];
@@ -476,7 +476,7 @@ static int build_roofline(struct cli_ctx *ctx, struct plot_chart *c)
 
 			if (isfinite(x) && x > 0.0 &&
 			    plot_series_add_row(c, pts, row) != 0)
-				return oom();
+				return plot_oom();
 		}
 	}
 	return EXIT_OK;
@@ -491,12 +491,12 @@ static bool infer_ok(const struct workload *wl, const struct gpu_spec *g,
 	diag_clear(&err);
 	if (!model_has_arch(&wl->model)) {
 		if (!quiet)
-			note_skip(g, "serving needs the model's architecture");
+			plot_note_skip(g, "serving needs the model's architecture");
 		return false;
 	}
 	if (infer_plan_make(wl, g, p, &err) != 0) {
 		if (!quiet)
-			note_skip(g, err.msg);
+			plot_note_skip(g, err.msg);
 		return false;
 	}
 	return true;
@@ -539,7 +539,7 @@ static int latency_under_load(struct cli_ctx *ctx, struct plot_chart *c)
 		if (!infer_ok(&ctx->wl, g, &p, false))
 			continue;
 		if (!p.simulated || !(p.fleet.capacity_qps > 0.0)) {
-			note_skip(g, p.why[0] ? p.why :
+			plot_note_skip(g, p.why[0] ? p.why :
 						"the load was not simulated");
 			continue;
 		}
@@ -547,7 +547,7 @@ static int latency_under_load(struct cli_ctx *ctx, struct plot_chart *c)
 			 p.config.tp);
 		s = plot_chart_add_series(c, label, PLOT_ROLE_DEVICE, i + 1);
 		if (!s)
-			return oom();
+			return plot_oom();
 		plot_series_set_device(s, g->name);
 		cap = p.fleet.capacity_qps;
 		w = ctx->wl;
@@ -572,7 +572,7 @@ static int latency_under_load(struct cli_ctx *ctx, struct plot_chart *c)
 			};
 
 			if (plot_series_add_row(c, s, row) != 0)
-				return oom();
+				return plot_oom();
 		}
 	}
 	return EXIT_OK;
@@ -581,7 +581,7 @@ static int latency_under_load(struct cli_ctx *ctx, struct plot_chart *c)
 static int build_latency(struct cli_ctx *ctx, struct plot_chart *c)
 {
 	snprintf(c->title, sizeof(c->title), "Latency and throughput: %s",
-		 wl_name(ctx));
+		 plot_wl_name(ctx));
 	serve_held(ctx, c->held, sizeof(c->held));
 	c->tpot_slo_ms = ctx->wl.inference.tpot_slo_s * 1e3;
 	c->ttft_slo_ms = ctx->wl.inference.ttft_slo_s * 1e3;
@@ -595,7 +595,7 @@ static int build_latency(struct cli_ctx *ctx, struct plot_chart *c)
 		if (!infer_ok(&ctx->wl, g, &p, false))
 			continue;
 		if (p.max_batch < 1) {
-			note_skip(g, "the model does not fit for serving");
+			plot_note_skip(g, "the model does not fit for serving");
 			continue;
 		}
 		{
@@ -607,7 +607,7 @@ static int build_latency(struct cli_ctx *ctx, struct plot_chart *c)
 						  i + 1);
 		}
 		if (!s)
-			return oom();
+			return plot_oom();
 		plot_series_set_device(s, g->name);
 		for (int b = 1;;) {
 			struct infer_config cfg = p.config;
@@ -622,7 +622,7 @@ static int build_latency(struct cli_ctx *ctx, struct plot_chart *c)
 				};
 
 				if (plot_series_add_row(c, s, row) != 0)
-					return oom();
+					return plot_oom();
 			}
 			if (b >= p.max_batch)
 				break;
@@ -637,7 +637,7 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 	const struct inference_spec *is = &ctx->wl.inference;
 
 	snprintf(c->title, sizeof(c->title), "GPUs for a request rate: %s",
-		 wl_name(ctx));
+		 plot_wl_name(ctx));
 	serve_held(ctx, c->held, sizeof(c->held));
 	if (is->ttft_slo_s > 0.0 || is->tpot_slo_s > 0.0)
 		snprintf(c->note, sizeof(c->note),
@@ -678,10 +678,10 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 					plot_series_set_device(s, g->name);
 			}
 			if (!s || plot_series_add_row(c, s, row) != 0)
-				return oom();
+				return plot_oom();
 		}
 		if (!s && planned)
-			note_skip(g, why);
+			plot_note_skip(g, why);
 	}
 	return EXIT_OK;
 }
@@ -706,8 +706,8 @@ static int build_energy(struct cli_ctx *ctx, struct plot_chart *c)
 						      PLOT_ROLE_BARS, 0);
 
 	if (!s)
-		return oom();
-	snprintf(c->title, sizeof(c->title), "Energy: %s", wl_name(ctx));
+		return plot_oom();
+	snprintf(c->title, sizeof(c->title), "Energy: %s", plot_wl_name(ctx));
 	if (ctx->wl.training.gpus > 0)
 		snprintf(tail, sizeof(tail), "training on %d GPUs, facility "
 			 "energy; serving at the plan's batch",
@@ -760,7 +760,7 @@ static int build_energy(struct cli_ctx *ctx, struct plot_chart *c)
 					 "does not serve" :
 					 "needs the architecture");
 		if (plot_series_add_row(c, s, v) != 0)
-			return oom();
+			return plot_oom();
 	}
 	return EXIT_OK;
 }

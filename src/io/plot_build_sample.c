@@ -2,6 +2,7 @@
    its training plans (plan.h) and serving plans (infer_plan.h); see
    plot_build_sample.h. */
 #include "plot_build_sample.h"
+#include "plot_build.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -27,23 +28,6 @@
 #define SAMPLE_QPS_STEPS 24
 
 #define SECONDS_PER_DAY 86400.0
-
-static const char *wl_name(const struct cli_ctx *ctx)
-{
-	return ctx->wl.model.name[0] ? ctx->wl.model.name : "workload";
-}
-
-static void note_skip(const struct gpu_spec *g, const char *why)
-{
-	cli_message("capplan: note: ", "nothing drawn for '%s': %s", g->name,
-		    why);
-}
-
-static int oom(void)
-{
-	fprintf(stderr, "capplan: error: out of memory\n");
-	return EXIT_INTERNAL;
-}
 
 /* What the training charts hold fixed: the precision and the batch. */
 static void train_held(const struct cli_ctx *ctx, char *buf, size_t n,
@@ -161,7 +145,7 @@ static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
 	char why[DIAG_MSG_MAX], label[PLOT_LABEL_MAX];
 
 	snprintf(c->title, sizeof(c->title), "Training throughput per GPU: %s",
-		 wl_name(ctx));
+		 plot_wl_name(ctx));
 	train_held(ctx, c->held, sizeof(c->held),
 		   "at each GPU count the fastest configuration that fits");
 	chart_limits(ctx, c);
@@ -174,7 +158,7 @@ static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
 		double best = 0.0;
 
 		if (np == 0) {
-			note_skip(g, why);
+			plot_note_skip(g, why);
 			continue;
 		}
 		snprintf(label, sizeof(label), "%s (goodput %.0f-%.0f%%)",
@@ -182,7 +166,7 @@ static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
 			 100.0 * pts[np - 1].goodput);
 		s = plot_chart_add_series(c, label, PLOT_ROLE_DEVICE, i + 1);
 		if (!s)
-			return oom();
+			return plot_oom();
 		plot_series_set_device(s, g->name);
 		/* ideal: the best per-GPU rate kept at every count */
 		for (int k = 0; k < np; k++)
@@ -192,19 +176,10 @@ static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
 					  best, pts[k].goodput };
 
 			if (plot_series_add_row(c, s, row) != 0)
-				return oom();
+				return plot_oom();
 		}
 	}
 	return EXIT_OK;
-}
-
-static int by_time_then_cost(const void *x, const void *y)
-{
-	const double *a = x, *b = y;
-
-	if (a[0] != b[0])
-		return a[0] < b[0] ? -1 : 1;
-	return a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0;
 }
 
 static int build_cost_time(struct cli_ctx *ctx, struct plot_chart *c)
@@ -219,10 +194,10 @@ static int build_cost_time(struct cli_ctx *ctx, struct plot_chart *c)
 	double best = HUGE_VAL;
 
 	if (!all)
-		return oom();
+		return plot_oom();
 	snprintf(c->title, sizeof(c->title),
 		 "Cost per million samples and time to train: %s",
-		 wl_name(ctx));
+		 plot_wl_name(ctx));
 	train_held(ctx, c->held, sizeof(c->held),
 		   "GPUs = node x 2^k, each device at its GPU-hour price");
 	chart_limits(ctx, c);
@@ -252,10 +227,10 @@ static int build_cost_time(struct cli_ctx *ctx, struct plot_chart *c)
 			memcpy(all + 4 * nall++, row, sizeof(row));
 		}
 		if (!s)
-			note_skip(g, np ? "it has no GPU-hour price" : why);
+			plot_note_skip(g, np ? "it has no GPU-hour price" : why);
 	}
 	/* Pareto front: by time, each point cheaper than all faster ones */
-	qsort(all, nall, 4 * sizeof(*all), by_time_then_cost);
+	qsort(all, nall, 4 * sizeof(*all), plot_by_time_then_cost);
 	front = plot_chart_add_series(c, "Pareto front (labels: device x GPUs)",
 				      PLOT_ROLE_FRONT, 0);
 	if (!front)
@@ -278,7 +253,7 @@ static int build_cost_time(struct cli_ctx *ctx, struct plot_chart *c)
 	return EXIT_OK;
 out_oom:
 	free(all);
-	return oom();
+	return plot_oom();
 }
 
 /* The serving plan of 'wl' on 'g'; false (with a note unless 'quiet')
@@ -291,7 +266,7 @@ static bool serve_plan(const struct workload *wl, const struct gpu_spec *g,
 	diag_clear(&err);
 	if (sample_serve_plan_make(wl, g, p, &err) != 0) {
 		if (!quiet)
-			note_skip(g, err.msg);
+			plot_note_skip(g, err.msg);
 		return false;
 	}
 	return true;
@@ -317,7 +292,7 @@ static int build_latency(struct cli_ctx *ctx, struct plot_chart *c)
 	const struct inference_spec *is = &ctx->wl.inference;
 
 	snprintf(c->title, sizeof(c->title), "Latency and throughput: %s",
-		 wl_name(ctx));
+		 plot_wl_name(ctx));
 	serve_held(ctx, c->held, sizeof(c->held),
 		   "batches back to back on one replica");
 	c->latency_slo_ms = is->ttft_slo_s * 1e3;
@@ -331,7 +306,7 @@ static int build_latency(struct cli_ctx *ctx, struct plot_chart *c)
 		if (!serve_plan(&ctx->wl, g, &p, false))
 			continue;
 		if (!p.result.fits) {
-			note_skip(g, p.why[0] ? p.why :
+			plot_note_skip(g, p.why[0] ? p.why :
 						"the model does not fit for "
 						"serving");
 			continue;
@@ -361,11 +336,11 @@ static int build_latency(struct cli_ctx *ctx, struct plot_chart *c)
 							  PLOT_ROLE_DEVICE,
 							  i + 1);
 				if (!s)
-					return oom();
+					return plot_oom();
 				plot_series_set_device(s, g->name);
 			}
 			if (plot_series_add_row(c, s, row) != 0)
-				return oom();
+				return plot_oom();
 		}
 	}
 	return EXIT_OK;
@@ -381,7 +356,7 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 	int batch = 0;
 
 	snprintf(c->title, sizeof(c->title), "GPUs for a rate of samples: %s",
-		 wl_name(ctx));
+		 plot_wl_name(ctx));
 	c->latency_slo_ms = is->ttft_slo_s * 1e3;
 	if (is->ttft_slo_s > 0.0)
 		snprintf(c->note, sizeof(c->note),
@@ -441,10 +416,10 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 					plot_series_set_device(s, g->name);
 			}
 			if (!s || plot_series_add_row(c, s, row) != 0)
-				return oom();
+				return plot_oom();
 		}
 		if (!s && planned)
-			note_skip(g, why);
+			plot_note_skip(g, why);
 	}
 	return EXIT_OK;
 }
@@ -458,9 +433,9 @@ static int build_energy(struct cli_ctx *ctx, struct plot_chart *c)
 	char tail[128];
 
 	if (!s)
-		return oom();
+		return plot_oom();
 	snprintf(c->title, sizeof(c->title),
-		 "Energy per million samples: %s", wl_name(ctx));
+		 "Energy per million samples: %s", plot_wl_name(ctx));
 	if (ctx->wl.training.gpus > 0)
 		snprintf(tail, sizeof(tail), "training on %d GPUs, serving "
 			 "at the plan's batch; facility energy",
@@ -498,7 +473,7 @@ static int build_energy(struct cli_ctx *ctx, struct plot_chart *c)
 			snprintf(c->cat_why[row][1], PLOT_WHY_MAX, "%s",
 				 "does not serve");
 		if (plot_series_add_row(c, s, v) != 0)
-			return oom();
+			return plot_oom();
 	}
 	return EXIT_OK;
 }
