@@ -25,5 +25,11 @@ const char *plot_wl_name(const struct cli_ctx *ctx);
 void plot_note_skip(const struct gpu_spec *g, const char *why);
 int plot_oom(void);
 int plot_by_time_then_cost(const void *x, const void *y);
+/* The Pareto front of the cost-time chart over 'nall' rows of 'all' (time,
+   cost, GPUs, device index; sorted here): a series of the points cheaper
+   than every faster one, each labelled "device xGPUs".  0, or -1 when out
+   of memory. */
+int plot_pareto_front(const struct cli_ctx *ctx, struct plot_chart *c,
+		      double *all, size_t nall);
 
 #endif

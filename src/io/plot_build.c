@@ -214,6 +214,33 @@ int plot_by_time_then_cost(const void *x, const void *y)
 	return a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0;
 }
 
+int plot_pareto_front(const struct cli_ctx *ctx, struct plot_chart *c,
+		      double *all, size_t nall)
+{
+	struct plot_series *front;
+	double best = HUGE_VAL;
+
+	/* sorted by time, each point cheaper than all faster ones */
+	qsort(all, nall, 4 * sizeof(*all), plot_by_time_then_cost);
+	front = plot_chart_add_series(c, "Pareto front (labels: device x GPUs)",
+				      PLOT_ROLE_FRONT, 0);
+	if (!front)
+		return -1;
+	for (size_t k = 0; k < nall; k++) {
+		char text[PLOT_LABEL_MAX];
+
+		if (!(all[4 * k + 1] < best))
+			continue;
+		best = all[4 * k + 1];
+		if (plot_series_add_row(c, front, all + 4 * k) != 0)
+			return -1;
+		snprintf(text, sizeof(text), "%s x%.0f",
+			 ctx->gpus[(int)all[4 * k + 3]]->name, all[4 * k + 2]);
+		plot_chart_add_label(c, all[4 * k], all[4 * k + 1], text);
+	}
+	return 0;
+}
+
 static int build_cost_time(struct cli_ctx *ctx, struct plot_chart *c)
 {
 	struct scale_point pts[MAX_SCALE_POINTS];
@@ -222,8 +249,6 @@ static int build_cost_time(struct cli_ctx *ctx, struct plot_chart *c)
 	double *all = malloc((size_t)ctx->ngpus * MAX_SCALE_POINTS * 4 *
 			     sizeof(*all));
 	size_t nall = 0;
-	struct plot_series *front;
-	double best = HUGE_VAL;
 
 	if (!all)
 		return plot_oom();
@@ -258,27 +283,8 @@ static int build_cost_time(struct cli_ctx *ctx, struct plot_chart *c)
 		if (!s)
 			plot_note_skip(g, np ? "it has no GPU-hour price" : why);
 	}
-	/* Pareto front: sorted by time, each point cheaper than all faster
-	   ones */
-	qsort(all, nall, 4 * sizeof(*all), plot_by_time_then_cost);
-	front = plot_chart_add_series(c, "Pareto front (labels: device x GPUs)",
-				      PLOT_ROLE_FRONT, 0);
-	if (!front)
+	if (plot_pareto_front(ctx, c, all, nall) != 0)
 		goto out_oom;
-	for (size_t k = 0; k < nall; k++) {
-		if (all[4 * k + 1] < best) {
-			char text[PLOT_LABEL_MAX];
-
-			best = all[4 * k + 1];
-			if (plot_series_add_row(c, front, all + 4 * k) != 0)
-				goto out_oom;
-			snprintf(text, sizeof(text), "%s x%.0f",
-				 ctx->gpus[(int)all[4 * k + 3]]->name,
-				 all[4 * k + 2]);
-			plot_chart_add_label(c, all[4 * k], all[4 * k + 1],
-					     text);
-		}
-	}
 	free(all);
 	return EXIT_OK;
 out_oom:
