@@ -25,8 +25,10 @@ void interval_of(enum interval_class c, const char *gpu, double value,
 		 bool time_like, double out[2])
 {
 	const struct interval_band *b = &interval_bands[c];
-	double w = interval_validated_on(c, gpu) ? 1.0 :
-						   INTERVAL_EXTRAPOLATION_WIDEN;
+	double w = b->source_widen *
+		   (interval_validated_on(c, gpu) ?
+			    1.0 :
+			    INTERVAL_EXTRAPOLATION_WIDEN);
 	/* the measured rate lies in rate x [e^lo, e^hi]; a time in
 	   time x [e^-hi, e^-lo] */
 	double lo = w * b->lo_log, hi = w * b->hi_log;

@@ -33,28 +33,30 @@ static void test_validated_on(void **state)
 	assert_false(interval_validated_on(INTERVAL_TRAINING, ""));
 }
 
-/* A rate: value x e^band; a time: value x e^-band reversed; on a device
-   outside the rows both log bounds grow by the widening factor. */
+/* A rate: value x e^(w band); a time: value x e^-(w band) reversed, w the
+   class's new-source widening; on a device outside the rows both log
+   bounds grow by the extrapolation factor too. */
 static void test_interval_of(void **state)
 {
 	const struct interval_band *b = &interval_bands[INTERVAL_TRAINING];
-	double out[2];
+	double w = b->source_widen, out[2];
 
 	(void)state;
 	assert_true(b->rows >= 9);
 	assert_true(b->lo_log < 0.0 && b->hi_log > 0.0);
+	assert_true(w >= 1.0 && w <= 2.0);
 	interval_of(INTERVAL_TRAINING, "H100-SXM", 100.0, false, out);
-	assert_rel(out[0], 100.0 * exp(b->lo_log), 1e-15);
-	assert_rel(out[1], 100.0 * exp(b->hi_log), 1e-15);
+	assert_rel(out[0], 100.0 * exp(w * b->lo_log), 1e-15);
+	assert_rel(out[1], 100.0 * exp(w * b->hi_log), 1e-15);
 	interval_of(INTERVAL_TRAINING, "H100-SXM", 10.0, true, out);
-	assert_rel(out[0], 10.0 * exp(-b->hi_log), 1e-15);
-	assert_rel(out[1], 10.0 * exp(-b->lo_log), 1e-15);
+	assert_rel(out[0], 10.0 * exp(-w * b->hi_log), 1e-15);
+	assert_rel(out[1], 10.0 * exp(-w * b->lo_log), 1e-15);
 	assert_true(out[0] < 10.0 && out[1] > 10.0);
 	interval_of(INTERVAL_TRAINING, "MI300X", 100.0, false, out);
-	assert_rel(out[0], 100.0 * exp(INTERVAL_EXTRAPOLATION_WIDEN *
+	assert_rel(out[0], 100.0 * exp(INTERVAL_EXTRAPOLATION_WIDEN * w *
 				       b->lo_log),
 		   1e-15);
-	assert_rel(out[1], 100.0 * exp(INTERVAL_EXTRAPOLATION_WIDEN *
+	assert_rel(out[1], 100.0 * exp(INTERVAL_EXTRAPOLATION_WIDEN * w *
 				       b->hi_log),
 		   1e-15);
 }
@@ -69,6 +71,7 @@ static void test_bands(void **state)
 		assert_true(interval_bands[c].lo_log <
 			    interval_bands[c].hi_log);
 		assert_non_null(interval_bands[c].devices);
+		assert_true(interval_bands[c].source_widen >= 1.0);
 	}
 }
 

@@ -2,14 +2,18 @@
  * intervals.c - the 80% prediction intervals of src/model/interval_table.c from
  * the validation residuals.
  *
- * Reads the lines "CLASS LOG_RATIO GPU" that `validate --residuals=FILE`
- * and `validate_serving DIR --residuals=FILE` write (LOG_RATIO =
- * ln(measured / predicted) of a rate), and writes C source: for each
- * class the number of rows, the conformal 80% band of the log ratios
- * (order statistics, band() below) and the devices they came from.  With --check it also
- * prints the leave-one-out coverage: how often a row falls inside the
- * interval computed without it, the honest estimate of how often a new
- * measurement will.  specs/validation.md, "Prediction intervals".
+ * Reads the lines "CLASS LOG_RATIO GPU SOURCE" that `validate
+ * --residuals=FILE` and `validate_serving DIR --residuals=FILE` write
+ * (LOG_RATIO = ln(measured / predicted) of a rate, SOURCE the validation
+ * file), and writes C source: for each class the number of rows, the
+ * conformal 80% band of the log ratios (order statistics, band() below)
+ * and the devices they came from.  With --check it prints instead two
+ * coverages: leave-one-out, how often a row falls inside the interval
+ * computed without it (the estimate for a new measurement like the old
+ * ones), and leave-one-source-out, how often the rows of one file fall
+ * inside the interval computed without that whole file (the estimate for
+ * a new publication, engine or generation of hardware).
+ * specs/validation.md, "Prediction intervals".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +23,7 @@
 
 #define MAX_ROWS 512
 #define MAX_DEVICES 32
+#define MAX_SOURCES 32
 
 static const char *const classes[] = { "training", "per_sample", "ttft",
 				       "tpot", "throughput" };
@@ -29,35 +34,54 @@ static const char *const enums[] = { "INTERVAL_TRAINING",
 
 struct cls {
 	double e[MAX_ROWS];
+	int src[MAX_ROWS]; /* index into 'sources' */
 	int n;
 	char dev[MAX_DEVICES][64];
 	int ndev;
 };
 
 static struct cls data[NCLASS];
+static char sources[MAX_SOURCES][64];
+static int nsources;
+
+/* The index of source 'name' in 'sources', added when new; -1 when full. */
+static int source_index(const char *name)
+{
+	int k;
+
+	for (k = 0; k < nsources && strcmp(sources[k], name); k++)
+		;
+	if (k == nsources) {
+		if (nsources == MAX_SOURCES)
+			return -1;
+		snprintf(sources[nsources++], sizeof(sources[0]), "%s", name);
+	}
+	return k;
+}
 
 static int read_file(const char *path)
 {
 	FILE *f = fopen(path, "r");
-	char name[32], gpu[64];
+	char name[32], gpu[64], src[64];
 	double e;
 
 	if (!f) {
 		perror(path);
 		return -1;
 	}
-	while (fscanf(f, "%31s %lf %63s", name, &e, gpu) == 3) {
+	while (fscanf(f, "%31s %lf %63s %63s", name, &e, gpu, src) == 4) {
 		size_t c;
-		int k;
+		int k, si = source_index(src);
 
 		for (c = 0; c < NCLASS && strcmp(name, classes[c]); c++)
 			;
-		if (c == NCLASS || data[c].n == MAX_ROWS) {
-			fprintf(stderr, "%s: unknown class '%s' or too many "
-					"rows\n", path, name);
+		if (c == NCLASS || data[c].n == MAX_ROWS || si < 0) {
+			fprintf(stderr, "%s: unknown class '%s', too many "
+					"rows or sources\n", path, name);
 			fclose(f);
 			return -1;
 		}
+		data[c].src[data[c].n] = si;
 		data[c].e[data[c].n++] = e;
 		for (k = 0; k < data[c].ndev && strcmp(data[c].dev[k], gpu);
 		     k++)
@@ -114,6 +138,111 @@ static int loo_inside(const struct cls *c)
 	return in;
 }
 
+/*
+ * Rows of source 'src' in class 'c' inside the interval computed from the
+ * class's rows of the other sources (into *in of *n); -1 when the other
+ * sources have fewer than 3 rows, too few for a band.
+ */
+static int lso_inside(const struct cls *c, int src, int *in, int *n)
+{
+	double rest[MAX_ROWS], lo, hi;
+	int m = 0;
+
+	*in = *n = 0;
+	for (int j = 0; j < c->n; j++)
+		if (c->src[j] != src)
+			rest[m++] = c->e[j];
+	if (m < 3)
+		return -1;
+	band(rest, m, &lo, &hi);
+	for (int j = 0; j < c->n; j++)
+		if (c->src[j] == src) {
+			(*n)++;
+			*in += c->e[j] >= lo && c->e[j] <= hi;
+		}
+	return 0;
+}
+
+/* Rows of class 'c' inside the band made without their source, each band's
+   log bounds times 'w' (into *in of *n). */
+static void lso_widened(const struct cls *c, double w, int *in, int *n)
+{
+	*in = *n = 0;
+	for (int k = 0; k < nsources; k++) {
+		double rest[MAX_ROWS], lo, hi;
+		int m = 0;
+
+		for (int j = 0; j < c->n; j++)
+			if (c->src[j] != k)
+				rest[m++] = c->e[j];
+		if (m < 3 || m == c->n)
+			continue;
+		band(rest, m, &lo, &hi);
+		for (int j = 0; j < c->n; j++)
+			if (c->src[j] == k) {
+				(*n)++;
+				*in += c->e[j] >= w * lo && c->e[j] <= w * hi;
+			}
+	}
+}
+
+/*
+ * The factor on both log bounds for a new source: the smallest of 1, 1.05,
+ * ... SOURCE_WIDEN_MAX with which at least 80% of the class's rows fall
+ * inside the band made without their own source; SOURCE_WIDEN_MAX when
+ * none does (the coverage stays short: --check says so).  1 with a single
+ * source.
+ */
+#define SOURCE_WIDEN_MAX 2.0
+
+static double source_widen(const struct cls *c)
+{
+	for (int i = 0; i <= 40; i++) {
+		double w = 1.0 + 0.05 * i;
+		int in, n;
+
+		lso_widened(c, w, &in, &n);
+		if (n == 0 || in >= 0.8 * n)
+			return w;
+	}
+	return SOURCE_WIDEN_MAX;
+}
+
+/* Print both coverages of every class (--check). */
+static void print_coverage(void)
+{
+	printf("prediction intervals (80%%): leave-one-out coverage, and "
+	       "leave-one-source-out\n(each file's rows against the band "
+	       "made without that file)\n");
+	for (size_t c = 0; c < NCLASS; c++) {
+		int loo;
+
+		if (data[c].n <= 2)
+			continue;
+		loo = loo_inside(&data[c]);
+		printf("  %-10s rows %3d  inside %3d (%.0f%%)\n", classes[c],
+		       data[c].n, loo, 100.0 * loo / data[c].n);
+		for (int k = 0; k < nsources; k++) {
+			int in, n;
+
+			if (lso_inside(&data[c], k, &in, &n) == 0 && n > 0)
+				printf("    %-26s rows %3d  inside %3d "
+				       "(%.0f%%)\n",
+				       sources[k], n, in, 100.0 * in / n);
+		}
+		{
+			double w = source_widen(&data[c]);
+			int in, n;
+
+			lso_widened(&data[c], w, &in, &n);
+			printf("    new-source widening %.2f: %d of %d rows "
+			       "inside (%.0f%%)%s\n",
+			       w, in, n, n ? 100.0 * in / n : 0.0,
+			       n && in < 0.8 * n ? ", short of 80%" : "");
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int check = argc > 1 && strcmp(argv[1], "--check") == 0;
@@ -126,14 +255,7 @@ int main(int argc, char **argv)
 		if (read_file(argv[i]) != 0)
 			return 2;
 	if (check) {
-		printf("prediction intervals (80%%): leave-one-out coverage\n");
-		for (size_t c = 0; c < NCLASS; c++)
-			if (data[c].n > 2)
-				printf("  %-10s rows %3d  inside %3d (%.0f%%)\n",
-				       classes[c], data[c].n,
-				       loo_inside(&data[c]),
-				       100.0 * loo_inside(&data[c]) /
-					       data[c].n);
+		print_coverage();
 		return 0;
 	}
 	printf("/* interval_table.c - 80%% prediction intervals by class.\n"
@@ -155,8 +277,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		band(data[c].e, data[c].n, &lo, &hi);
-		printf("\t[%s] = { %d, %.4f, %.4f,\n\t\t\"", enums[c],
-		       data[c].n, lo, hi);
+		printf("\t[%s] = { %d, %.4f, %.4f, %.2f,\n\t\t\"", enums[c],
+		       data[c].n, lo, hi, source_widen(&data[c]));
 		for (int k = 0; k < data[c].ndev; k++)
 			printf("%s%s", k ? "," : "", data[c].dev[k]);
 		printf("\" },\n");

@@ -734,10 +734,11 @@ static int check_set(const struct set *s, const struct result *res)
 }
 
 /*
- * --residuals=FILE: one line "CLASS LOG_RATIO GPU" per row that an interval
- * class covers (src/model/interval.c), LOG_RATIO = ln(measured / predicted) of
- * the class's rate (a throughput: time-like metrics are inverted), for
- * tests/validation/intervals.c.  NULL when not asked.
+ * --residuals=FILE: one line "CLASS LOG_RATIO GPU SOURCE" per row that an
+ * interval class covers (src/model/interval.c), LOG_RATIO = ln(measured /
+ * predicted) of the class's rate (a throughput: time-like metrics are
+ * inverted), SOURCE the validation file, for tests/validation/intervals.c.
+ * NULL when not asked.
  */
 static FILE *residuals;
 
@@ -757,7 +758,7 @@ static const struct {
 	{ "tpot_s", "tpot", 1 },
 };
 
-static void emit_residuals(const struct result *res)
+static void emit_residuals(const struct result *res, const char *source)
 {
 	for (int i = 0; residuals && i < res->n; i++) {
 		const struct row *r = &res->row[i];
@@ -770,10 +771,10 @@ static void emit_residuals(const struct result *res)
 			if (strcmp(r->metric, residual_class[k].metric) != 0)
 				continue;
 			e = log(r->measured / r->predicted);
-			fprintf(residuals, "%s %.6f %s\n",
+			fprintf(residuals, "%s %.6f %s %s\n",
 				residual_class[k].cls,
 				residual_class[k].time_like ? -e : e,
-				r->gpu[0] ? r->gpu : "-");
+				r->gpu[0] ? r->gpu : "-", source);
 		}
 	}
 }
@@ -801,7 +802,7 @@ static int run_set(const char *dir, const struct set *s,
 	if (rc == 0) {
 		for (int i = 0; i < res->n; i++)
 			res->row[i].predicted *= scale;
-		emit_residuals(res);
+		emit_residuals(res, s->file);
 		rc = check_set(s, res);
 	}
 	free(res);

@@ -8,14 +8,13 @@
  *
  *   DIR/serving.csv          the rows the per-kernel overhead was fitted on
  *   DIR/serving-holdout.csv  other engines, versions, GPUs, models and
- *                            loads, not used to fit anything; also the
- *                            share of its rows inside capplan's 80%
- *                            prediction intervals
+ *                            loads, not used to fit anything
  *
  *   validate_serving DIR [--residuals=FILE]
  *
- * --residuals writes the fitted file's log-errors for the interval table
- * (the holdout stays out of it).  Fails (exit 1) on a row it cannot
+ * --residuals writes both files' log-errors for the interval table, each
+ * line tagged with its file (intervals --check gives the coverage of each
+ * file's rows by the bands made without them).  Fails (exit 1) on a row it cannot
  * predict, a NaN or infinite value, a file or a metric class with other
  * than its expected number of rows, or a median or worst error over the
  * limits of specs/validation.md ("Serving under load").
@@ -58,8 +57,6 @@ struct serving_set {
 	int rows;           /* rows the file must have */
 	struct limit cls[CLASSES];
 	struct limit all;
-	bool fitted;        /* the kernel overhead was fitted on it: its rows
-			       feed --residuals */
 };
 
 /* specs/validation.md, "Serving under load", lists these limits. */
@@ -68,12 +65,12 @@ static const struct serving_set sets[] = {
 	  "kernel overhead was fitted on these rows)", "target", 32,
 	  { { 8, 0.15, 0.40 }, { 8, 0.15, 0.40 }, { 8, 0.15, 0.40 },
 	    { 8, 0.15, 0.40 } },
-	  { 32, 0.15, 0.40 }, true },
+	  { 32, 0.15, 0.40 } },
 	{ "serving-holdout.csv", "serving under load, holdout (other "
 	  "engines, GPUs, models and loads; not used to fit)", "guard", 54,
 	  { { 12, 0.77, 0.93 }, { 11, 0.16, 0.37 }, { 0, 0.0, 0.0 },
 	    { 31, 0.175, 2.79 } },
-	  { 54, 0.205, 2.79 }, false },
+	  { 54, 0.205, 2.79 } },
 };
 
 struct table {
@@ -317,7 +314,6 @@ static int run_set(const char *dir, const struct serving_set *s,
 	char path[1024];
 	double all[MAX_ROWS], cls[CLASSES][MAX_ROWS];
 	int ncls[CLASSES] = { 0 }, nall = 0, fails = 0;
-	int inside[CLASSES] = { 0 }, judged[CLASSES] = { 0 };
 
 	snprintf(path, sizeof(path), "%s/%s", dir, s->file);
 	if (table_load(path, &t) != 0)
@@ -332,7 +328,6 @@ static int run_set(const char *dir, const struct serving_set *s,
 		const char *metric = get(&t, i, "metric");
 		double m = strtod(get(&t, i, "measured"), NULL), v, e;
 		int c = metric_class(metric), ic = interval_class_of(c);
-		const char *band_note;
 
 		diag_clear(&err);
 		g = catalog_find(cat, get(&t, i, "gpu"), &err);
@@ -345,34 +340,22 @@ static int run_set(const char *dir, const struct serving_set *s,
 		}
 		v = p.simulated ? predicted(&p, metric) : (double)NAN;
 		e = (v - m) / m;
-		band_note = "";
-		if (!s->fitted && ic >= 0 && isfinite(e)) {
-			double band[2];
-
-			interval_of((enum interval_class)ic, get(&t, i, "gpu"),
-				    v, c != 3, band);
-			judged[c]++;
-			if (m >= band[0] && m <= band[1]) {
-				inside[c]++;
-				band_note = "  in 80% interval";
-			}
-		}
-		printf("%-46.46s %-24s %9.4g %9.4g %+6.1f%%%s\n",
+		printf("%-46.46s %-24s %9.4g %9.4g %+6.1f%%\n",
 		       short_name(get(&t, i, "case")), metric, m, v,
-		       100.0 * e, band_note);
+		       100.0 * e);
 		if (!isfinite(e) || !(m > 0.0)) {
 			printf("  not finite: FAIL\n");
 			fails++;
 			continue;
 		}
-		if (residuals && s->fitted && ic >= 0)
+		if (residuals && ic >= 0)
 			/* ln(measured / predicted) of the rate: latencies are
 			   inverted */
-			fprintf(residuals, "%s %.6f %s\n",
+			fprintf(residuals, "%s %.6f %s %s\n",
 				c == 0 ? "ttft" : c == 1 ? "tpot" :
 							 "throughput",
 				c == 3 ? log(m / v) : log(v / m),
-				get(&t, i, "gpu"));
+				get(&t, i, "gpu"), s->file);
 		all[nall++] = fabs(e);
 		cls[c][ncls[c]++] = fabs(e);
 	}
@@ -385,19 +368,6 @@ static int run_set(const char *dir, const struct serving_set *s,
 	for (int c = 0; c < CLASSES; c++)
 		fails += gate(class_names[c], &s->cls[c], cls[c], ncls[c]);
 	fails += gate("all rows", &s->all, all, nall);
-	if (!s->fitted) {
-		int in = 0, n = 0;
-
-		for (int c = 0; c < CLASSES; c++) {
-			in += inside[c];
-			n += judged[c];
-		}
-		printf("inside capplan's 80%% interval: %d of %d rows "
-		       "(%.0f%%; TTFT %d/%d, TPOT %d/%d, throughput %d/%d; "
-		       "not gated)\n",
-		       in, n, n ? 100.0 * in / n : 0.0, inside[0], judged[0],
-		       inside[1], judged[1], inside[3], judged[3]);
-	}
 	for (int r = 0; r < t.rows; r++)
 		for (int c = 0; c < t.cols; c++)
 			free(t.cell[r][c]);
@@ -415,7 +385,7 @@ int main(int argc, char **argv)
 
 	gsl_set_error_handler_off();
 	if (argc == 3 && strncmp(argv[2], "--residuals=", 12) == 0) {
-		/* one "CLASS LOG_RATIO GPU" line per fitted row, as
+		/* one "CLASS LOG_RATIO GPU SOURCE" line per row, as
 		   validate's */
 		residuals = fopen(argv[2] + 12, "w");
 		if (!residuals) {
