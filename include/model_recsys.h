@@ -113,6 +113,10 @@ double recsys_lookups(const struct model_spec *m);
 /* Bytes of all tables (rows x width x embedding precision). */
 double recsys_table_bytes(const struct model_spec *m);
 
+/* Bytes of all tables with their sparse optimizer's rows under optimizer
+   'o' (row-wise state; none for SGD): what a checkpoint of them holds. */
+double recsys_table_state_bytes(const struct model_spec *m, enum optimizer o);
+
 /*
  * One training step of recommender 'm' (kind recsys) in configuration
  * 'c' (dp = gpus, micro_batch, micro_batches, precision, optimizer, zero,

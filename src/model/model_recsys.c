@@ -131,6 +131,13 @@ static double state_bytes_per_row(enum optimizer o)
 	return o == OPTIMIZER_SGD ? 0.0 : rowwise_state_bytes;
 }
 
+double recsys_table_state_bytes(const struct model_spec *m, enum optimizer o)
+{
+	return recsys_table_bytes(m) + (double)m->embedding_tables *
+					       m->embedding_rows *
+					       state_bytes_per_row(o);
+}
+
 /*
  * The share of the tables the busiest GPU holds and serves under
  * 'sharding' over 'gpus' GPUs (tables dealt greedily, largest first:

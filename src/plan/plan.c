@@ -9,6 +9,8 @@
 
 #include "checked.h"
 #include "model_kernel.h"
+#include "model_recsys.h"
+#include "model_recsys_dense.h"
 #include "model_sample.h"
 #include "search.h"
 
@@ -235,6 +237,15 @@ void train_plan_goodput(const struct workload *wl, const struct train_plan *p,
 {
 	struct state_bytes sb = train_state_bytes(c->precision, c->optimizer);
 	double ideal_s = p->tokens / r->tokens_per_s;
+	/* a checkpoint holds every weight and optimizer state once: a
+	   recommender's tables at their own precision with their sparse
+	   optimizer's rows, its dense network like any other (3.1) */
+	double ckpt_bytes =
+		wl->model.kind == MODEL_RECSYS ?
+			recsys_table_state_bytes(&wl->model, c->optimizer) +
+				recsys_dense_params(&wl->model) *
+					(sb.weights + sb.optimizer) :
+			r->params * (sb.weights + sb.optimizer);
 	struct goodput_input in = {
 		.gpus = c->gpus,
 		/* ceil(gpus / gpus_per_node) without overflow */
@@ -242,7 +253,7 @@ void train_plan_goodput(const struct workload *wl, const struct train_plan *p,
 			 (c->gpus % p->cluster.gpus_per_node != 0),
 		.ideal_s = ideal_s,
 		.step_s = fmin(r->time.step_s, ideal_s),
-		.checkpoint_bytes = r->params * (sb.weights + sb.optimizer),
+		.checkpoint_bytes = ckpt_bytes,
 		.storage_bw_bytes_per_s = wl->cluster.storage_bw_bytes_per_s,
 		.snapshot_bw_bytes_per_s = GOODPUT_SNAPSHOT_BW_BYTES_PER_S,
 		.failures_per_gpu_s = wl->cluster.failures_per_gpu_hour /

@@ -161,6 +161,12 @@ static void test_dense_counts(void **state)
 	assert_rel(recsys_lookups(&m), 39.0, 1e-15);
 	/* 26 x 1e6 x 128 x 4 bytes */
 	assert_rel(recsys_table_bytes(&m), 13.312e9, 1e-15);
+	/* a checkpoint of them: no rows of state for SGD, 4 bytes a row of
+	   row-wise Adagrad (optimizer = adam) */
+	assert_rel(recsys_table_state_bytes(&m, OPTIMIZER_SGD), 13.312e9,
+		   1e-15);
+	assert_rel(recsys_table_state_bytes(&m, OPTIMIZER_ADAM),
+		   13.312e9 + 26e6 * 4.0, 1e-15);
 
 	/* DCNv2-like: no bottom MLP, 2 tables of 4 and 3 features meet in
 	   a cross network of width 2 x 4 + 3 = 11, top 5-1 */

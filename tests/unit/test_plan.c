@@ -10,6 +10,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "model_memory.h"
+#include "model_recsys_dense.h"
 #include "plan.h"
 #include "search.h"
 
@@ -265,6 +267,46 @@ static void test_plan_goodput_inputs(void **state)
 		   nearbyint(3600.0 / p.result.time.step_s) *
 			   p.result.time.step_s,
 		   1e-12);
+}
+
+/* A recommender's checkpoint holds its tables at their own precision
+   (fp16: 2 bytes) with no optimizer rows under SGD, and its dense network
+   in mixed precision with SGD's momentum (2 + 4 + 4 bytes): not every
+   parameter at the dense network's 10 bytes. */
+static void test_plan_recsys_checkpoint(void **state)
+{
+	static const int bottom[] = { 512, 256, 128 };
+	static const int top[] = { 1024, 1024, 512, 256, 1 };
+	struct workload wl;
+	struct gpu_spec g = test_gpu();
+	struct train_plan p;
+	struct state_bytes sb = train_state_bytes(PREC_FP16, OPTIMIZER_SGD);
+
+	(void)state;
+	workload_init(&wl);
+	strcpy(wl.model.name, "dlrm");
+	wl.model.kind = MODEL_RECSYS;
+	wl.model.embedding_tables = 26;
+	wl.model.embedding_rows = 1e6;
+	wl.model.embedding_dim = 128;
+	wl.model.embedding_precision = PREC_FP16;
+	wl.model.dense_features = 13;
+	wl.model.bottom_mlp.n = 3;
+	memcpy(wl.model.bottom_mlp.width, bottom, sizeof(bottom));
+	wl.model.top_mlp.n = 5;
+	memcpy(wl.model.top_mlp.width, top, sizeof(top));
+	wl.model.interaction = RECSYS_DOT;
+	wl.training.precision = PREC_FP16;
+	wl.training.optimizer = OPTIMIZER_SGD;
+	wl.training.gpus = 8;
+	wl.training.samples = 1e9;
+	wl.training.epochs = 1;
+	assert_int_equal(train_plan_make(&wl, &g, &p, NULL), 0);
+	assert_rel(sb.weights + sb.optimizer, 10.0, 1e-15);
+	assert_rel(p.goodput.checkpoint_bytes,
+		   26e6 * 128 * 2.0 + recsys_dense_params(&wl.model) * 10.0,
+		   1e-12);
+	assert_true(p.goodput.checkpoint_bytes < 3.0 * p.params);
 }
 
 /* Faster storage and asynchronous checkpoints raise goodput; more GPUs
@@ -767,6 +809,7 @@ int main(void)
 		cmocka_unit_test(test_plan_fixed_keys),
 		cmocka_unit_test(test_plan_stage_layers),
 		cmocka_unit_test(test_plan_goodput_inputs),
+		cmocka_unit_test(test_plan_recsys_checkpoint),
 		cmocka_unit_test(test_plan_goodput_trends),
 		cmocka_unit_test(test_plan_goodput_targets),
 		cmocka_unit_test(test_plan_published_memory),
