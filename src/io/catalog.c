@@ -1,6 +1,8 @@
 /*
- * catalog.c - the hardware catalog: CSV rows (libcsv) <-> struct gpu_spec;
- * see catalog.h and specs/catalog.md.
+ * catalog.c - the hardware catalog: its columns, the container and the CSV
+ * reader (libcsv -> struct gpu_spec); the checks of values are in
+ * catalog_check.c, lookup by name in catalog_find.c, the CSV writer in
+ * catalog_write.c.  See catalog.h and specs/catalog.md.
  */
 #include "catalog.h"
 
@@ -16,6 +18,7 @@
 #include <strings.h>
 
 #include "c_numeric.h"
+#include "catalog_internal.h"
 #include "readfile.h"
 #include "text.h"
 #include "units.h"
@@ -25,71 +28,8 @@ extern const char catalog_default_csv[];
 extern const size_t catalog_default_csv_len;
 
 #define CATALOG_FILE_MAX (16u * 1024u * 1024u) /* refuse larger files */
-#define CATALOG_SUGGEST_MAX 5
 
-struct catalog {
-	struct gpu_spec *gpus;
-	size_t count;
-	size_t cap;
-};
 
-/* How a cell is read and written. */
-enum cell_type {
-	CELL_TEXT,     /* copied into a char array of 'size' bytes */
-	CELL_KIND,     /* one of kind_names[] */
-	CELL_QUANTITY, /* a positive quantity of 'unit' */
-	CELL_PEAK,     /* FLOP/s of 'prec'; empty or 0 = not supported */
-	CELL_BOOL,     /* yes/no, true/false, 1/0 */
-	CELL_INT,      /* a whole number from 1 to 'max' */
-	CELL_PRICE,    /* a non-negative plain number */
-	CELL_AMOUNT,   /* a positive plain number; empty = 0, unknown */
-	CELL_WORD,     /* text of letters, digits, '-', '.', '_' */
-	CELL_FRACTION, /* a plain number in (0, 1] */
-};
-
-enum column_id {
-	COLUMN_NAME,
-	COLUMN_VENDOR,
-	COLUMN_KIND,
-	COLUMN_MEMORY,
-	COLUMN_MEM_BW,
-	COLUMN_FP32,
-	COLUMN_TF32,
-	COLUMN_BF16,
-	COLUMN_FP16,
-	COLUMN_FP8,
-	COLUMN_INT8,
-	COLUMN_INT4,
-	COLUMN_SPARSITY,
-	COLUMN_SMS,
-	COLUMN_TDP,
-	COLUMN_IDLE_POWER,
-	COLUMN_GPUS_PER_NODE,
-	COLUMN_INTRA_BW,
-	COLUMN_INTER_BW,
-	COLUMN_HOST_LINK_BW,
-	COLUMN_HOST_MEMORY,
-	COLUMN_PRICE,
-	COLUMN_PRICE_BASIS,
-	COLUMN_RENT_MAX_GPUS,
-	COLUMN_CAPEX,
-	COLUMN_MATMUL_EFF,
-	COLUMN_MEM_EFF,
-	COLUMN_SOURCE,
-	COLUMN_COUNT
-};
-
-struct column {
-	const char *name;     /* header name, matched case-insensitively */
-	enum cell_type type;
-	size_t offset;        /* of the member in struct gpu_spec */
-	size_t size;          /* CELL_TEXT, CELL_WORD: size of the array */
-	int max;              /* CELL_INT: the largest value */
-	enum unit_kind unit;  /* CELL_QUANTITY */
-	enum precision prec;  /* CELL_PEAK */
-	bool int_ops;         /* CELL_PEAK: written in TOPS, not TFLOPS */
-	bool required;        /* the column must be present, the cell set */
-};
 
 #define SPEC_AT(m) offsetof(struct gpu_spec, m)
 #define TEXT_COLUMN(n, m) \
@@ -102,7 +42,7 @@ struct column {
 	{ .name = n, .type = CELL_PEAK, .prec = p, .int_ops = i }
 
 /* In the order of the header that catalog_write_csv writes. */
-static const struct column columns[COLUMN_COUNT] = {
+const struct column catalog_columns[COLUMN_COUNT] = {
 	[COLUMN_NAME] = { .name = "name", .type = CELL_TEXT,
 			  .offset = SPEC_AT(name), .size = GPU_NAME_MAX,
 			  .required = true },
@@ -201,8 +141,6 @@ static const struct gpu_spec gpu_defaults = {
 /* Idle draw of a powered, unused accelerator, as a fraction of its TDP. */
 #define IDLE_FRACTION_OF_TDP 0.1
 
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
-
 /* ------------------------------------------------------------------ */
 /* The catalog container                                                */
 
@@ -241,226 +179,6 @@ static int catalog_append(struct catalog *cat, const struct gpu_spec *g)
 	}
 	cat->gpus[cat->count++] = *g;
 	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Checks                                                              */
-
-enum value_rule {
-	RULE_POSITIVE, /* finite, > 0 */
-	RULE_NONNEG,   /* finite, >= 0 */
-	RULE_FRACTION, /* finite, in (0, 1] */
-	RULE_PEAK,     /* 0 (no math in the format), or as RULE_POSITIVE */
-	RULE_UNSET_POSITIVE, /* 0 (unknown), or as RULE_POSITIVE */
-};
-
-/*
- * Plausible magnitudes of any catalog quantity in SI units: below 1e-9 or
- * above 1e21 no device is meant, and products of such values (price x
- * hours, power x seconds) would leave the range of a double.
- */
-static const double value_min = 1e-9;
-static const double value_max = 1e21;
-
-static bool rule_holds(enum value_rule rule, double v)
-{
-	switch (rule) {
-	case RULE_POSITIVE:
-		return isfinite(v) && v >= value_min && v <= value_max;
-	case RULE_NONNEG:
-		return isfinite(v) && v >= 0.0 && v <= value_max;
-	case RULE_FRACTION:
-		return isfinite(v) && v > 0.0 && v <= 1.0;
-	case RULE_PEAK:
-		/* a positive rate below value_min would make a time of any
-		   work on it infinite */
-		return v == 0.0 || rule_holds(RULE_POSITIVE, v);
-	case RULE_UNSET_POSITIVE:
-		return v == 0.0 || rule_holds(RULE_POSITIVE, v);
-	}
-	return false;
-}
-
-static const char *const rule_text[] = {
-	[RULE_POSITIVE] = "positive (1e-9 to 1e21 in SI units)",
-	[RULE_NONNEG] = "a non-negative number (at most 1e21)",
-	[RULE_FRACTION] = "a number in (0, 1]",
-	[RULE_PEAK] = "0 or 1e-9 to 1e21 FLOP/s",
-	[RULE_UNSET_POSITIVE] = "a positive number (1e-9 to 1e21), or empty "
-				"when unknown",
-};
-
-static const struct {
-	enum column_id column;
-	enum value_rule rule;
-} spec_rules[] = {
-	{ COLUMN_MEMORY, RULE_POSITIVE },
-	{ COLUMN_MEM_BW, RULE_POSITIVE },
-	{ COLUMN_TDP, RULE_POSITIVE },
-	{ COLUMN_IDLE_POWER, RULE_POSITIVE },
-	{ COLUMN_INTRA_BW, RULE_POSITIVE },
-	{ COLUMN_INTER_BW, RULE_POSITIVE },
-	{ COLUMN_HOST_LINK_BW, RULE_UNSET_POSITIVE },
-	{ COLUMN_HOST_MEMORY, RULE_UNSET_POSITIVE },
-	{ COLUMN_PRICE, RULE_NONNEG },
-	{ COLUMN_CAPEX, RULE_UNSET_POSITIVE },
-	{ COLUMN_MATMUL_EFF, RULE_FRACTION },
-	{ COLUMN_MEM_EFF, RULE_FRACTION },
-};
-
-/*
- * The least value of a column that is a device and not a typo: a plan
- * divides by bandwidths, peaks and efficiencies, and 1e-300B/s or
- * 1e-300 FLOP/s give times (and energies) beyond a double.  The bounds lie
- * far below any accelerator made: 1 MB of memory, 1 MB/s of bandwidth (a
- * thousandth of 10 Gb Ethernet), 1 GFLOP/s of peak (a 2005 CPU core), 1%
- * efficiency.  A peak of 0 still means "not supported".
- */
-static const struct {
-	enum column_id column;
-	double min;
-	const char *text;
-} column_min[] = {
-	{ COLUMN_MEMORY, 1e6, "1MB" },
-	{ COLUMN_MEM_BW, 1e6, "1MB/s" },
-	{ COLUMN_INTRA_BW, 1e6, "1MB/s" },
-	{ COLUMN_INTER_BW, 1e6, "1MB/s" },
-	{ COLUMN_HOST_LINK_BW, 1e6, "1MB/s" },
-	{ COLUMN_HOST_MEMORY, 1e6, "1MB" },
-	{ COLUMN_FP32, 1e9, "1GFLOPS" },
-	{ COLUMN_TF32, 1e9, "1GFLOPS" },
-	{ COLUMN_BF16, 1e9, "1GFLOPS" },
-	{ COLUMN_FP16, 1e9, "1GFLOPS" },
-	{ COLUMN_FP8, 1e9, "1GFLOPS" },
-	{ COLUMN_INT8, 1e9, "1GOPS" },
-	{ COLUMN_INT4, 1e9, "1GOPS" },
-	{ COLUMN_MATMUL_EFF, 0.01, "0.01" },
-	{ COLUMN_MEM_EFF, 0.01, "0.01" },
-};
-
-/* The least value of column 'id' (its text in '*text'); 0 when none. */
-static double min_of(enum column_id id, const char **text)
-{
-	for (size_t i = 0; i < N_ELEMS(column_min); i++)
-		if (column_min[i].column == id) {
-			*text = column_min[i].text;
-			return column_min[i].min;
-		}
-	*text = "";
-	return 0.0;
-}
-
-static const double *spec_double(const struct gpu_spec *g,
-				 const struct column *c)
-{
-	return (const double *)(const void *)((const char *)g + c->offset);
-}
-
-/* A price basis: a non-empty word of ASCII letters, digits, '-', '.' and
-   '_' (a key of JSON output and of comparisons, never free text). */
-static bool is_word(const char *s, size_t len)
-{
-	if (len == 0)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-		      c == '_'))
-			return false;
-	}
-	return true;
-}
-
-static bool has_any_precision(const struct gpu_spec *g)
-{
-	for (int p = 0; p < PREC_COUNT; p++) {
-		if (g->peak_flops[p] > 0.0)
-			return true;
-	}
-	return false;
-}
-
-int gpu_spec_check(const struct gpu_spec *g, struct diag *err)
-{
-	if (!g)
-		return diag_set(err, NULL, 0, 0, "no gpu given");
-	if (g->name[0] == '\0' || !memchr(g->name, '\0', sizeof(g->name)))
-		return diag_set(err, NULL, 0, 0, "gpu has no valid name");
-	for (size_t i = 0; i < N_ELEMS(spec_rules); i++) {
-		const struct column *c = &columns[spec_rules[i].column];
-		double v = *spec_double(g, c);
-
-		if (!rule_holds(spec_rules[i].rule, v))
-			return diag_set(err, NULL, 0, 0,
-					"gpu '%s': '%s' must be %s, got %g",
-					g->name, c->name,
-					rule_text[spec_rules[i].rule], v);
-	}
-	for (size_t i = 0; i < N_ELEMS(column_min); i++) {
-		const struct column *c = &columns[column_min[i].column];
-		double v = c->type == CELL_PEAK ? g->peak_flops[c->prec] :
-						  *spec_double(g, c);
-
-		/* 0: no math in the format, or (host columns) unknown */
-		if (v < column_min[i].min &&
-		    !(v == 0 && (c->type == CELL_PEAK ||
-				 column_min[i].column == COLUMN_HOST_LINK_BW ||
-				 column_min[i].column == COLUMN_HOST_MEMORY)))
-			return diag_set(err, NULL, 0, 0,
-					"gpu '%s': '%s' must be at least %s, "
-					"got %g",
-					g->name, c->name, column_min[i].text,
-					v);
-	}
-	if (g->idle_w > g->tdp_w)
-		return diag_set(err, NULL, 0, 0,
-				"gpu '%s': 'idle_power' (%gW) must not exceed "
-				"'tdp' (%gW)",
-				g->name, g->idle_w, g->tdp_w);
-	for (int p = 0; p < PREC_COUNT; p++) {
-		if (!rule_holds(RULE_PEAK, g->peak_flops[p]))
-			return diag_set(err, NULL, 0, 0,
-					"gpu '%s': '%s' must be %s, got %g",
-					g->name,
-					precision_name((enum precision)p),
-					rule_text[RULE_PEAK],
-					g->peak_flops[p]);
-	}
-	if (!has_any_precision(g))
-		return diag_set(err, NULL, 0, 0,
-				"gpu '%s' has no peak throughput in any "
-				"precision",
-				g->name);
-	if (g->gpus_per_node < 1 || g->gpus_per_node > GPU_NODE_MAX)
-		return diag_set(err, NULL, 0, 0,
-				"gpu '%s': 'gpus_per_node' must be a whole "
-				"number from 1 to %d, got %d",
-				g->name, GPU_NODE_MAX, g->gpus_per_node);
-	if (!memchr(g->price_basis, '\0', sizeof(g->price_basis)) ||
-	    !is_word(g->price_basis, strlen(g->price_basis)))
-		return diag_set(err, NULL, 0, 0,
-				"gpu '%s': 'price_basis' must be one word of "
-				"letters, digits, '-', '.' and '_'",
-				g->name);
-	if (g->sms < 0 || g->sms > GPU_SMS_MAX)
-		return diag_set(err, NULL, 0, 0,
-				"gpu '%s': 'sms' must be a whole number from "
-				"1 to %d, or 0 for unknown, got %d",
-				g->name, GPU_SMS_MAX, g->sms);
-	if (g->rent_max_gpus < 0 || g->rent_max_gpus > GPU_RENT_MAX)
-		return diag_set(err, NULL, 0, 0,
-				"gpu '%s': 'rent_max_gpus' must be a whole "
-				"number from 1 to %d, or 0 for no known "
-				"limit, got %d",
-				g->name, GPU_RENT_MAX, g->rent_max_gpus);
-	return 0;
-}
-
-bool gpu_price_covers(const struct gpu_spec *g, int gpus)
-{
-	return g->rent_max_gpus == 0 || gpus <= g->rent_max_gpus;
 }
 
 /* ------------------------------------------------------------------ */
@@ -523,9 +241,9 @@ static const struct column *column_by_name(const char *name,
 					   enum column_id *id)
 {
 	for (int i = 0; i < COLUMN_COUNT; i++) {
-		if (strcasecmp(columns[i].name, name) == 0) {
+		if (strcasecmp(catalog_columns[i].name, name) == 0) {
 			*id = (enum column_id)i;
-			return &columns[i];
+			return &catalog_columns[i];
 		}
 	}
 	return NULL;
@@ -555,10 +273,10 @@ static int header_end(struct parse_ctx *ctx)
 	bool any = false;
 
 	for (int i = 0; i < COLUMN_COUNT; i++) {
-		if (columns[i].required && !ctx->have_column[i])
+		if (catalog_columns[i].required && !ctx->have_column[i])
 			return parse_fail(ctx, at,
 					  "missing required column '%s'",
-					  columns[i].name);
+					  catalog_columns[i].name);
 	}
 	for (size_t i = 0; i < N_ELEMS(header_precisions); i++)
 		any = any || ctx->have_column[header_precisions[i]];
@@ -570,10 +288,6 @@ static int header_end(struct parse_ctx *ctx)
 	return 0;
 }
 
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
 
 /* A plain decimal number: no unit, no sign, no hex, inf or nan. */
 static int parse_plain(const char *s, double *out)
@@ -590,7 +304,7 @@ static int parse_plain(const char *s, double *out)
 	v = strtod(s, &end);
 	if (end == s || errno == ERANGE || !isfinite(v))
 		return -1;
-	while (is_blank(*end))
+	while (catalog_is_blank(*end))
 		end++;
 	if (*end != '\0')
 		return -1;
@@ -609,7 +323,7 @@ static int parse_int(const char *s, int *out)
 	v = strtol(s, &end, 10);
 	if (end == s || errno == ERANGE || v > INT_MAX)
 		return -1;
-	while (is_blank(*end))
+	while (catalog_is_blank(*end))
 		end++;
 	if (*end != '\0')
 		return -1;
@@ -645,7 +359,7 @@ static int cell_text(struct parse_ctx *ctx, const struct column *c,
 	}
 	/* a device name is one word: it is typed in --gpu lists and read
 	   back from the columns of a table */
-	if (c == &columns[COLUMN_NAME] && strpbrk(s, " \t"))
+	if (c == &catalog_columns[COLUMN_NAME] && strpbrk(s, " \t"))
 		return parse_fail(ctx, at,
 				  "'name' must not contain blanks (write "
 				  "'-', as in 'H100-SXM'), got '%s'",
@@ -660,7 +374,7 @@ static int cell_word(struct parse_ctx *ctx, const struct column *c,
 {
 	char *dst = (char *)&ctx->spec + c->offset;
 
-	if (len >= c->size || !is_word(s, len))
+	if (len >= c->size || !catalog_is_word(s, len))
 		return parse_fail(ctx, at,
 				  "'%s' must be one word of letters, digits, "
 				  "'-', '.' and '_' (at most %zu bytes), such "
@@ -728,12 +442,12 @@ static int cell_number(struct parse_ctx *ctx, const struct column *c,
 	double v;
 
 	const char *least;
-	double lo = min_of((enum column_id)(c - columns), &least);
+	double lo = catalog_min_of((enum column_id)(c - catalog_columns), &least);
 
-	if (parse_plain(s, &v) || !rule_holds(rule, v))
+	if (parse_plain(s, &v) || !catalog_rule_holds(rule, v))
 		return parse_fail(ctx, at, "'%s' must be %s, got '%s'",
 				  c->name,
-				  rule_text[c->type == CELL_AMOUNT ?
+				  catalog_rule_text[c->type == CELL_AMOUNT ?
 						    RULE_UNSET_POSITIVE :
 						    rule],
 				  s);
@@ -765,7 +479,7 @@ static int cell_quantity(struct parse_ctx *ctx, const struct column *c,
 		return parse_fail(ctx, at, "'%s' must be positive, got '%s'",
 				  c->name, s);
 	/* 0 peak: not supported; anything else is at least the bound */
-	if (v != 0.0 && v < min_of((enum column_id)(c - columns), &least))
+	if (v != 0.0 && v < catalog_min_of((enum column_id)(c - catalog_columns), &least))
 		return parse_fail(ctx, at,
 				  "'%s' must be at least %s%s, got '%s'",
 				  c->name, least,
@@ -791,7 +505,7 @@ static int row_field(struct parse_ctx *ctx, const char *s, size_t len,
 				  "too many fields: the header has %d",
 				  ctx->ncols);
 	id = ctx->field_column[ctx->field];
-	c = &columns[id];
+	c = &catalog_columns[id];
 	ctx->at[id] = at;
 	if (len == 0) {
 		if (c->required)
@@ -863,7 +577,7 @@ static int row_end(struct parse_ctx *ctx)
 				  "'idle_power' (%gW) must not exceed 'tdp' "
 				  "(%gW)",
 				  g->idle_w, g->tdp_w);
-	if (!has_any_precision(g))
+	if (!catalog_has_any_precision(g))
 		return parse_fail(ctx, name_at,
 				  "gpu '%s' has no peak throughput in any "
 				  "precision column",
@@ -957,7 +671,7 @@ static int parse_bytes(struct parse_ctx *ctx, struct csv_parser *parser,
 		if (c == '\0')
 			return parse_fail(ctx, ctx->cur,
 					  "NUL byte in the input");
-		if (!ctx->field_open && !is_blank((char)c) && c != '\n' &&
+		if (!ctx->field_open && !catalog_is_blank((char)c) && c != '\n' &&
 		    c != ',') {
 			ctx->field_open = true;
 			ctx->content = ctx->cur;
@@ -1081,249 +795,4 @@ const char *catalog_default_text(size_t *len)
 	if (len)
 		*len = catalog_default_csv_len;
 	return catalog_default_csv;
-}
-
-/* ------------------------------------------------------------------ */
-/* Lookup                                                              */
-
-static int lower(int c)
-{
-	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
-}
-
-static bool contains_nocase(const char *hay, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	for (; *hay; hay++) {
-		if (strncasecmp(hay, needle, n) == 0)
-			return true;
-	}
-	return n == 0;
-}
-
-/* Case-insensitive Levenshtein distance; 'b' has fewer than GPU_NAME_MAX
- * bytes. */
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t row[GPU_NAME_MAX + 1];
-	size_t nb = strnlen(b, GPU_NAME_MAX);
-
-	for (size_t j = 0; j <= nb; j++)
-		row[j] = j;
-	for (size_t i = 1; *a; a++, i++) {
-		size_t corner = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= nb; j++) {
-			size_t up = row[j];
-			size_t best = corner + (lower((unsigned char)*a) !=
-					      lower((unsigned char)b[j - 1]));
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			corner = up;
-			row[j] = best;
-		}
-	}
-	return row[nb];
-}
-
-/*
- * How close 'cand' is to 'query' (lower is closer), or SIZE_MAX when it is
- * not worth suggesting: names containing one another come first, then
- * names within a few edits.
- */
-static size_t closeness(const char *query, const char *cand)
-{
-	size_t nq = strlen(query);
-	size_t nc = strlen(cand);
-	size_t d;
-
-	if (nq >= 2 &&
-	    (contains_nocase(cand, query) || contains_nocase(query, cand)))
-		return nq > nc ? nq - nc : nc - nq;
-	d = edit_distance(query, cand);
-	if (d <= 2 || d <= nq / 3)
-		return GPU_NAME_MAX + d;
-	return SIZE_MAX;
-}
-
-const struct gpu_spec *catalog_find(const struct catalog *cat,
-				    const char *name, struct diag *err)
-{
-	size_t n = catalog_count(cat);
-	size_t best[CATALOG_SUGGEST_MAX];
-	size_t score[CATALOG_SUGGEST_MAX];
-	size_t nbest = 0;
-	char msg[DIAG_MSG_MAX];
-	size_t used;
-
-	if (!name)
-		name = "";
-	for (size_t i = 0; i < n; i++) {
-		if (strcasecmp(cat->gpus[i].name, name) == 0)
-			return &cat->gpus[i];
-	}
-	if (n == 0) {
-		diag_set(err, NULL, 0, 0,
-			 "unknown gpu '%s': the catalog is empty", name);
-		return NULL;
-	}
-	for (size_t i = 0; i < n; i++) {
-		size_t s = closeness(name, cat->gpus[i].name);
-		size_t k;
-
-		if (s == SIZE_MAX)
-			continue;
-		/* insert, keeping catalog order among equals */
-		for (k = nbest; k > 0 && score[k - 1] > s; k--) {
-			if (k < CATALOG_SUGGEST_MAX) {
-				best[k] = best[k - 1];
-				score[k] = score[k - 1];
-			}
-		}
-		if (k < CATALOG_SUGGEST_MAX) {
-			best[k] = i;
-			score[k] = s;
-			if (nbest < CATALOG_SUGGEST_MAX)
-				nbest++;
-		}
-	}
-	used = (size_t)snprintf(msg, sizeof(msg), "unknown gpu '%s'", name);
-	for (size_t k = 0; k < nbest && used < sizeof(msg); k++)
-		used += (size_t)snprintf(msg + used, sizeof(msg) - used,
-					 "%s'%s'",
-					 k == 0 ? "; did you mean " : ", ",
-					 cat->gpus[best[k]].name);
-	if (nbest > 0 && used < sizeof(msg))
-		snprintf(msg + used, sizeof(msg) - used, "?");
-	diag_set(err, NULL, 0, 0, "%s", msg);
-	return NULL;
-}
-
-/* ------------------------------------------------------------------ */
-/* Writing                                                             */
-
-static bool needs_quotes(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n > 0 && (is_blank(s[0]) || is_blank(s[n - 1])))
-		return true;
-	return strpbrk(s, ",\"\r\n") != NULL;
-}
-
-static int write_text(FILE *out, const char *s)
-{
-	if (needs_quotes(s))
-		return csv_fwrite(out, s, strlen(s)) == 0 ? 0 : -1;
-	return fputs(s, out) == EOF ? -1 : 0;
-}
-
-static int write_cell(FILE *out, const struct column *c,
-		      const struct gpu_spec *g)
-{
-	const char *base = (const char *)g;
-	char buf[64];
-
-	switch (c->type) {
-	case CELL_TEXT:
-	case CELL_KIND:
-		return write_text(out, base + c->offset);
-	case CELL_QUANTITY:
-		if (*spec_double(g, c) == 0.0)
-			return 0; /* host_link_bw, host_memory: unknown */
-		units_format_exact(buf, sizeof(buf), *spec_double(g, c),
-				   c->unit);
-		return fputs(buf, out) == EOF ? -1 : 0;
-	case CELL_PEAK: {
-		double v = g->peak_flops[c->prec];
-
-		if (v == 0.0)
-			return 0;
-		/* below a TFLOP/s in the base unit, exactly: "1e-21TFLOPS"
-		   would read back below the bound of 1e-9 FLOP/s */
-		if (v < 1e12)
-			return fprintf(out, "%.17g%s", v,
-				       c->int_ops ? "OPS" : "FLOPS") < 0 ?
-				       -1 : 0;
-		return fprintf(out, "%.15g%s", v / 1e12,
-			       c->int_ops ? "TOPS" : "TFLOPS") < 0 ? -1 : 0;
-	}
-	case CELL_BOOL:
-		return fputs(*(const bool *)(const void *)(base + c->offset)
-				     ? "yes"
-				     : "no",
-			     out) == EOF ? -1 : 0;
-	case CELL_INT: {
-		int v = *(const int *)(const void *)(base + c->offset);
-
-		if (v == 0)
-			return 0; /* rent_max_gpus, sms: no known value */
-		return fprintf(out, "%d", v) < 0 ? -1 : 0;
-	}
-	case CELL_WORD:
-		return fputs(base + c->offset, out) == EOF ? -1 : 0;
-	case CELL_AMOUNT:
-		if (*spec_double(g, c) == 0.0)
-			return 0; /* unknown */
-		return fprintf(out, "%.15g", *spec_double(g, c)) < 0 ? -1 : 0;
-	case CELL_PRICE:
-	case CELL_FRACTION:
-		return fprintf(out, "%.15g", *spec_double(g, c)) < 0 ? -1 : 0;
-	}
-	return -1;
-}
-
-/* Header and rows: rows[i] when 'rows' is given, else every row. */
-static int write_rows(FILE *out, const struct catalog *cat,
-		      const struct gpu_spec *const *rows, size_t n)
-{
-	for (int i = 0; i < COLUMN_COUNT; i++) {
-		if (fprintf(out, "%s%s", i ? "," : "", columns[i].name) < 0)
-			return -1;
-	}
-	if (fputc('\n', out) == EOF)
-		return -1;
-	for (size_t r = 0; r < n; r++) {
-		const struct gpu_spec *g = rows ? rows[r] : &cat->gpus[r];
-
-		for (int i = 0; i < COLUMN_COUNT; i++) {
-			if (i && fputc(',', out) == EOF)
-				return -1;
-			if (write_cell(out, &columns[i], g))
-				return -1;
-		}
-		if (fputc('\n', out) == EOF)
-			return -1;
-	}
-	return 0;
-}
-
-static int write_csv(FILE *out, const struct catalog *cat,
-		     const struct gpu_spec *const *rows, size_t n)
-{
-	struct c_numeric loc;
-	int rc;
-
-	c_numeric_enter(&loc);
-	rc = write_rows(out, cat, rows, n);
-	c_numeric_leave(&loc);
-	if (rc || ferror(out))
-		return -1;
-	return 0;
-}
-
-int catalog_write_csv(FILE *out, const struct catalog *cat)
-{
-	return write_csv(out, cat, NULL, catalog_count(cat));
-}
-
-int catalog_write_csv_rows(FILE *out, const struct gpu_spec *const *rows,
-			   size_t n)
-{
-	return write_csv(out, NULL, rows, n);
 }
