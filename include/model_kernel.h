@@ -79,6 +79,15 @@ double kernel_stream_s(const struct device_perf *d, double bytes);
 double kernel_flash_attention_s(const struct device_perf *d, double flops,
 				bool backward);
 
+/*
+ * kernel_flash_attention_s for FlashAttention-2, a kernel of the Ampere
+ * generation: no faster per SM than it runs on an H100 (Shah et al. 2024),
+ * so on Hopper and later devices slower than their native fused kernel;
+ * the native one where the SM count is unknown.
+ */
+double kernel_flash2_attention_s(const struct device_perf *d, double flops,
+				 bool backward);
+
 /* The fixed gap between dependent kernels, seconds. */
 double kernel_gap_s(void);
 

@@ -80,6 +80,8 @@ enum attention_impl {
 	ATTN_FLASH = 0, /* fused, IO-aware (FlashAttention): no s^2 tensors */
 	ATTN_UNFUSED,   /* materialized scores, softmax and dropout (Megatron
 			   before FlashAttention) */
+	ATTN_FLASH2,    /* FlashAttention-2 on every device: fused like
+			   ATTN_FLASH, at most its H100 rate per SM */
 };
 
 /* The widths of a stack of fully connected layers (model.bottom_mlp,

@@ -52,6 +52,7 @@ optimizer|src/model/model_train.c|adam_step_bytes_per_param = 42.0|adam_step_byt
 train-causal|src/model/model_train.c|causal_fraction = 0.5|causal_fraction = 0.55|training flash-attention causal fraction 0.5 -> 0.55
 flash-bwd-ratio|src/model/model_train.c|flash_bwd_flops_ratio = 2.5|flash_bwd_flops_ratio = 2.25|flash-attention backward FLOPs 2.5 -> 2.25 x forward
 flash-fwd-eff|src/model/model_kernel.c|flash_fwd_rel_eff = 0.85|flash_fwd_rel_eff = 0.765|flash-attention forward efficiency x0.9
+flash2-rate|src/model/model_kernel.c|flash2_fwd_flops_per_sm = 298e12 / 132.0|flash2_fwd_flops_per_sm = 328e12 / 132.0|FlashAttention-2 forward rate per SM x1.1
 sustained-fraction|src/model/model_kernel.c|in_training_fraction = 0.85|in_training_fraction = 0.935|in-training GEMM fraction 0.85 -> 0.935
 elementwise|src/model/model_train.c|double norm = tokens * h * 4.0 / rep;|double norm = tokens * h * 4.4 / rep;|training norm traffic 4 -> 4.4 bytes per element
 reserve|src/model/model_memory.c|reserve_fraction = 0.05;|reserve_fraction = 0.055;|memory reserve 5% -> 5.5% of capacity

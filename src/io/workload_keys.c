@@ -69,7 +69,8 @@ static const struct wl_name optimizer_names[] = {
 };
 
 static const struct wl_name attention_names[] = {
-	{ "flash", ATTN_FLASH }, { "unfused", ATTN_UNFUSED }, { NULL, 0 },
+	{ "flash", ATTN_FLASH }, { "unfused", ATTN_UNFUSED },
+	{ "flash2", ATTN_FLASH2 }, { NULL, 0 },
 };
 
 static const struct wl_name kind_names[] = {

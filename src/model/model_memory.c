@@ -223,7 +223,7 @@ double train_layer_activation_bytes(const struct arch *a,
 		   every key of the context (Korthikanti: 5 a s / h) */
 		scores = (double)a->heads * a->seq_len *
 			 (c->dropout ? 2.0 * e + 1.0 : e);
-	else if (c->attention == ATTN_FLASH)
+	else if (c->attention != ATTN_UNFUSED)
 		/* fp32 log-sum-exp per head and query */
 		scores = 4.0 * a->heads;
 	/* MLA's latents come from replicated down-projections: whole on

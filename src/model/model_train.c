@@ -173,7 +173,15 @@ static void attention_core(const struct device_perf *d, const struct arch *a,
 	double dqk = (double)a->head_dim + a->rope_dim; /* query/key width */
 	double dv = a->v_dim;
 
-	if (c->attention == ATTN_FLASH) {
+	if (c->attention == ATTN_FLASH2) {
+		/* FlashAttention-2: at most its H100 rate per SM */
+		double flops = count * sq * sk * 2.0 * (dqk + dv) *
+			       causal_fraction;
+
+		lc->attn_fwd_s = kernel_flash2_attention_s(d, flops, false);
+		lc->attn_bwd_s = kernel_flash2_attention_s(
+			d, flash_bwd_flops_ratio * flops, true);
+	} else if (c->attention == ATTN_FLASH) {
 		double flops = count * sq * sk * 2.0 * (dqk + dv) *
 			       causal_fraction;
 

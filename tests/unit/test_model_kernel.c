@@ -450,6 +450,41 @@ static void test_flash_reference(void **state)
 		   f / (a100_math * 0.74) + gap, 1e-14);
 }
 
+/* T_flash2(F) = max(T_flash(F), F / (sms r2 0.85) + gap), r2 = 298e12 / 132
+   forward and 291e12 / 132 backward per SM (Shah et al. 2024, figs. 5-6):
+   on an A100 (108 SMs) the native kernel is the slower, on an H100 (132
+   SMs) the cap, and without an SM count the native one. */
+static void test_flash2_reference(void **state)
+{
+	struct gpu_spec g = a100(), h = h100();
+	struct device_perf d;
+	double f = 2.713e12;
+
+	(void)state;
+	g.sms = 108;
+	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
+	assert_rel(kernel_flash2_attention_s(&d, f, false),
+		   kernel_flash_attention_s(&d, f, false), 0.0);
+	assert_rel(kernel_flash2_attention_s(&d, f, true),
+		   kernel_flash_attention_s(&d, f, true), 0.0);
+	/* 108 x 298e12 / 132 x 0.85 = 207 TFLOP/s > the native 191 */
+	assert_true(108.0 * 298e12 / 132.0 * 0.85 >
+		    f / (kernel_flash_attention_s(&d, f, false) - gap));
+	h.sms = 132;
+	assert_int_equal(device_perf_init(&d, &h, PREC_BF16, false), 0);
+	assert_rel(kernel_flash2_attention_s(&d, f, false),
+		   f / (298e12 * 0.85) + gap, 1e-14);
+	assert_rel(kernel_flash2_attention_s(&d, f, true),
+		   f / (291e12 * 0.85) + gap, 1e-14);
+	/* about half the native Hopper kernel's rate */
+	assert_true(kernel_flash2_attention_s(&d, f, false) >
+		    1.8 * kernel_flash_attention_s(&d, f, false));
+	h.sms = 0;
+	assert_int_equal(device_perf_init(&d, &h, PREC_BF16, false), 0);
+	assert_rel(kernel_flash2_attention_s(&d, f, true),
+		   kernel_flash_attention_s(&d, f, true), 0.0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -468,6 +503,7 @@ int main(void)
 		cmocka_unit_test(test_gemm_reference),
 		cmocka_unit_test(test_stream_roofline_reference),
 		cmocka_unit_test(test_flash_reference),
+		cmocka_unit_test(test_flash2_reference),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

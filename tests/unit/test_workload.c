@@ -1138,6 +1138,7 @@ static void test_names(void **state)
 	assert_string_equal(optimizer_name(OPTIMIZER_SGD), "sgd");
 	assert_string_equal(attention_name(ATTN_FLASH), "flash");
 	assert_string_equal(attention_name(ATTN_UNFUSED), "unfused");
+	assert_string_equal(attention_name(ATTN_FLASH2), "flash2");
 	assert_string_equal(slo_percentile_name(SLO_P50), "p50");
 	assert_string_equal(slo_percentile_name(SLO_P90), "p90");
 	assert_string_equal(slo_percentile_name(SLO_P99), "p99");
