@@ -253,7 +253,7 @@ static void script_scaling_sample(FILE *out, const struct plot_chart *c)
 	set_title(out, c);
 	fputs("set xlabel 'GPUs'\n"
 	      "set ylabel 'training throughput per GPU (samples/s), one step'\n"
-	      "set key outside right top vertical font ',9' spacing 1.1\n",
+	      "set key inside left bottom vertical font ',9' spacing 1.1 opaque box lc rgb '#cccccc'\n",
 	      out);
 	gpu_axis(out, c);
 	if (column_range(c, 1, -1, &lo, &hi))
