@@ -30,6 +30,8 @@ struct train_time {
 	double optimizer_s;   /* optimizer step on the GPU */
 	double offload_s;     /* optimizer offload left exposed: the host's
 				 part of the step beyond the GPU's */
+	double host_s;        /* per-sample kinds: the training loop's host
+				 time the GPUs wait for; 0 for transformers */
 	double step_s;        /* one iteration */
 	/* the offload's three stages over the whole shard, pipelined
 	   (offload_s is their pipeline less what the GPU runs meanwhile);

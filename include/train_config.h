@@ -65,6 +65,9 @@ struct train_config {
 	double collective_cycle_s; /* recsys: the coordinator's cycle each
 				      blocking collective waits half of on
 				      average (Horovod); 0: none */
+	double step_overhead_s;   /* per-sample kinds: host time per step
+				     that no GPU work hides (the training
+				     loop; specs/models.md 14.4) */
 	double input_bytes;       /* recsys: training data read per
 				     sample; 0: from the model */
 	enum precision precision;

@@ -257,6 +257,9 @@ struct training_spec {
 	double collective_cycle_s; /* a coordinator's cycle the blocking
 				      collectives wait for (Horovod); 0:
 				      none (NCCL called directly) */
+	double step_overhead_s;    /* per-sample kinds: host time per step
+				      the GPUs wait for (the training
+				      loop); default WL_STEP_OVERHEAD_S */
 	double checkpoint_interval_s; /* work between checkpoints; 0: optimal */
 };
 
@@ -373,6 +376,28 @@ struct inference_spec {
  * not included.
  */
 #define WL_FRAMEWORK_OVERHEAD_S 80e-6
+
+/*
+ * WL_STEP_OVERHEAD_S: host time per training step of a per-sample model
+ * that no GPU work hides (specs/models.md 14.4).  The training loops of
+ * DeepLearningExamples synchronize the device every step
+ * (PyTorch/Recommendation/DLRM dlrm/scripts/main.py: torch.cuda.
+ * synchronize() before each step, GradScaler's inf check read back
+ * before the optimizer; PyTorch/Classification/ConvNets
+ * image_classification/training.py: torch.cuda.synchronize() at the end
+ * of train_step), so the host's work between a synchronization and the
+ * next kernel it issues leaves the GPU idle: the loop's bookkeeping, the
+ * learning-rate schedule, the data iterator handing over the next batch,
+ * the eager optimizer calls after the read-back.  DLRM's loop makes about
+ * twelve such framework calls a step (timer, next batch, synchronize,
+ * schedule, zero_grad, the step, the stream wait, the scaler's step,
+ * unscale, the tables' optimizer, the scaler's update, the loss
+ * accumulation); at the host cost of a served batch's framework calls,
+ * WL_FRAMEWORK_OVERHEAD_S / 6 = 13 us per call, with the several
+ * operators each of them dispatches (about six: Ansel 2023's 4.5 us of
+ * dispatcher per operator plus Python), that is 12 x 80 us = 0.96 ms.
+ */
+#define WL_STEP_OVERHEAD_S (12.0 * WL_FRAMEWORK_OVERHEAD_S)
 #define WL_LAUNCH_OVERHEAD_S 15e-6
 #define WL_TRITON_REQUEST_S 78e-6
 

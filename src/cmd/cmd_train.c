@@ -406,6 +406,8 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 		rec_num(rec, "breakdown", "offload_s",
 			"  optimizer offload (host)", t->offload_s, UNIT_TIME,
 			0);
+		rec_num(rec, "breakdown", "host_s",
+			"  training loop (host)", t->host_s, UNIT_TIME, 0);
 		rec_num(rec, NULL, "tokens_per_s",
 			p->per_sample ? "samples/s" : "tokens/s",
 			r->tokens_per_s, UNIT_COUNT, 0);
@@ -483,6 +485,7 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 			{ "breakdown", "dp_comm_s" },
 			{ "breakdown", "optimizer_s" },
 			{ "breakdown", "offload_s" },
+			{ "breakdown", "host_s" },
 			{ NULL, "tokens_per_s" },
 			{ NULL, "tokens_per_s_per_gpu" },
 			{ NULL, "model_tflops_per_gpu" },

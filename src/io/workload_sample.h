@@ -62,7 +62,9 @@ extern const struct wl_name wl_bottom_names[];
 	KEY_QTYM("training", "input_bytes_per_sample", \
 		 training.input_bytes_per_sample, QTY_POS, UNIT_BYTES, 1e12), \
 	KEY_QTYM("training", "collective_cycle", \
-		 training.collective_cycle_s, 0, UNIT_TIME, 1.0)
+		 training.collective_cycle_s, 0, UNIT_TIME, 1.0), \
+	KEY_QTYM("training", "step_overhead", \
+		 training.step_overhead_s, 0, UNIT_TIME, 1.0)
 
 #define WL_SAMPLE_INFERENCE_KEYS \
 	KEY_BOOL("inference", "cuda_graphs", inference.cuda_graphs), \

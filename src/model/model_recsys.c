@@ -658,7 +658,11 @@ int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
 	tm->dp_comm_s = dp_s + s.table_sync_s +
 			(c->gpus > 1 ? 0.5 * c->collective_cycle_s : 0.0);
 	tm->optimizer_s = optimizer_s;
-	tm->step_s = s.gpu_s + s.stall_s;
+	tm->offload_s = 0.0;
+	/* the training loop's host time, serial with the GPU (the loop
+	   synchronizes every step) */
+	tm->host_s = c->step_overhead_s;
+	tm->step_s = s.gpu_s + s.stall_s + tm->host_s;
 
 	r->memory.weights_bytes += s.place.hbm_bytes;
 	r->memory.total_bytes = fixed + s.place.hbm_bytes;

@@ -293,8 +293,12 @@ int sample_train_eval(const struct model_spec *m, const struct train_config *c,
 	tm->optimizer_s = kernel_stream_s(
 		&d, params / (c->zero >= 1 ? gpus : 1.0) *
 			    train_optimizer_bytes_per_param(c->optimizer));
+	tm->offload_s = 0.0;
+	/* the training loop's host time, serial with the GPU (the loop
+	   synchronizes every step; specs/models.md 14.4) */
+	tm->host_s = c->step_overhead_s;
 	tm->step_s = tm->compute_s + tm->tp_comm_s + tm->dp_comm_s +
-		     tm->optimizer_s;
+		     tm->optimizer_s + tm->host_s;
 
 	/* memory: states (ZeRO over all GPUs), activations of a
 	   micro-batch */

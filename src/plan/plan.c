@@ -352,6 +352,7 @@ static int plan_per_sample(const struct workload *wl, const struct gpu_spec *g,
 	c.bottom_mlp_one_gpu = ts->bottom_mlp_placement == BOTTOM_ONE_GPU;
 	c.input_bytes = ts->input_bytes_per_sample;
 	c.collective_cycle_s = ts->collective_cycle_s;
+	c.step_overhead_s = ts->step_overhead_s;
 	/* a recommender updates its tables every step: the whole share of
 	   the GPU is one micro-batch unless the workload splits it */
 	max_mb = wl->model.kind == MODEL_RECSYS ? per_gpu :

@@ -451,6 +451,14 @@ static void test_step_comm(void **state)
 		assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &o), 0);
 		assert_rel(r.time.step_s, r0.time.step_s + 1.5e-3, 1e-12);
 		c.collective_cycle_s = 0.0;
+		/* the training loop's host time adds to the step whole */
+		c.step_overhead_s = 1e-3;
+		assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &o), 0);
+		assert_rel(r.time.host_s, 1e-3, 0.0);
+		assert_rel(r.time.step_s, r0.time.step_s + 1e-3, 1e-12);
+		assert_rel(r.time.compute_s, r0.time.compute_s, 1e-15);
+		assert_rel(o.gpu_s, r0.time.step_s - r0.time.host_s, 1e-12);
+		c.step_overhead_s = 0.0;
 	}
 	/* the bottom MLP on a GPU of its own: the tables over the other 7
 	   (26 tables: 4 on the busiest), its work for the global batch

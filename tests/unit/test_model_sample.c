@@ -245,6 +245,18 @@ static void test_train_generic(void **state)
 	assert_false(r.memory.fits);
 	/* one GPU: no gradient exchange */
 	assert_true(r.time.dp_comm_s == 0.0);
+
+	/* the training loop's host time: serial with the GPU, added to the
+	   step whole, no part of compute */
+	c = sample_cfg(8, 32, 512, 0);
+	c.step_overhead_s = 0.96e-3;
+	assert_int_equal(sample_train_eval(&m, &c, &g, &cl, &r), 0);
+	assert_rel(r.time.host_s, 0.96e-3, 0.0);
+	assert_rel(r.time.step_s, step + 0.96e-3, 1e-14);
+	assert_rel(r.time.compute_s, 2 * (fwd + bwd), 1e-14);
+	assert_rel(r.tokens_per_s, 512 / (step + 0.96e-3), 1e-14);
+	assert_rel(r.busy_fraction,
+		   (2 * (fwd + bwd) + opt) / (step + 0.96e-3), 1e-14);
 }
 
 /* ZeRO-1 shards the optimizer states and the update; the gradients go as
@@ -883,6 +895,18 @@ static void test_plan_recsys(void **state)
 	assert_int_equal(p.config.global_batch, 65536);
 	assert_true(p.fits);
 	assert_rel(p.params, 5.327e6 + 26 * 1.234e6 * 128, 1e-15);
+	/* the loop's host time: twelve framework calls a step by default */
+	assert_rel(p.config.step_overhead_s, 12 * 80e-6, 1e-15);
+	assert_rel(p.result.time.host_s, 12 * 80e-6, 1e-15);
+	{
+		double step = p.result.time.step_s;
+
+		wl.training.step_overhead_s = 0.0;
+		assert_int_equal(train_plan_make(&wl, &g, &p, &d), 0);
+		assert_rel(p.result.time.step_s, step - 12 * 80e-6, 1e-12);
+		assert_true(p.result.time.host_s == 0.0);
+		wl.training.step_overhead_s = 12 * 80e-6;
+	}
 
 	/* 24 GPUs: rounded up to a multiple of them */
 	wl.training.gpus = 24;
