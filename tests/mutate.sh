@@ -34,7 +34,7 @@ mkdir "$tree"
 # NAME|FILE|TEXT|REPLACEMENT|what is wrong (each about 10-20% off)
 list() {
 	cat <<'EOF'
-tp-allreduce|src/model/model_train.c|2.0 * comm_allreduce_s(&tl, act_bytes, c->tp)|0.85 * 2.0 * comm_allreduce_s(&tl, act_bytes, c->tp)|training TP all-reduce time x0.85
+tp-allreduce|src/model/model_layer.c|2.0 * comm_allreduce_s(&tl, act_bytes, c->tp)|0.85 * 2.0 * comm_allreduce_s(&tl, act_bytes, c->tp)|training TP all-reduce time x0.85
 dp-grad-bytes|src/model/model_train.c|grad_comm_bytes_per_param = 4.0|grad_comm_bytes_per_param = 3.4|data-parallel gradient bytes 4 -> 3.4
 tile-overhead|src/model/model_kernel.c|gemm_tile_overhead_k = 64.0|gemm_tile_overhead_k = 256.0|GEMM tile overhead 64 -> 256 steps of K
 prefill-causal|src/model/model_infer.c|0.5 * p * p|0.6 * p * p|prefill attention fraction 0.5 -> 0.6
@@ -44,30 +44,30 @@ infer-allreduce|src/model/model_infer.c|2.0 * comm_allreduce_s(&l, n * a->hidden
 kv-identity|src/model/model_infer.c|return a->layers * arch_kv_elems_per_token_layer(a) *|return 0.85 * a->layers * arch_kv_elems_per_token_layer(a) *|KV-cache bytes per token x0.85
 ring-allreduce|src/model/model_comm.c|return ring_s(l, bytes, n, 2.0);|return ring_s(l, bytes, n, 1.8);|ring all-reduce 2 -> 1.8 passes
 nvlink-eff|src/model/model_comm.c|intra_node_eff = 0.78|intra_node_eff = 0.70|achievable NVLink share 0.78 -> 0.70
-pp-sends|src/model/model_train.c|p2p_mb = 2.0 * c->vp * comm_p2p_s|p2p_mb = 2.2 * c->vp * comm_p2p_s|pipeline sends x1.1
+pp-sends|src/model/model_train.c|return 2.0 * c->vp * comm_p2p_s(|return 2.2 * c->vp * comm_p2p_s(|pipeline sends x1.1
 bubble|src/model/model_train.c|return fill_s + (c->pp - 1.0) * p2p_mb / c->vp;|return 1.1 * (fill_s + (c->pp - 1.0) * p2p_mb / c->vp);|pipeline bubble x1.1
 zero3-gather|src/model/model_train.c|double mb = 2.0 * comm_allgather_s(&l, weights, n)|double mb = 1.8 * comm_allgather_s(&l, weights, n)|ZeRO-3 weight gathers 2 -> 1.8 per micro-batch
-moe-alltoall|src/model/model_train.c|*a2a_s = 2.0 * comm_alltoall_s(|*a2a_s = 1.8 * comm_alltoall_s(|MoE dispatch and combine 2 -> 1.8 all-to-alls
+moe-alltoall|src/model/model_layer.c|*a2a_s = comm_alltoall_s(|*a2a_s = 0.8 * comm_alltoall_s(|MoE dispatch all-to-all x0.8
 optimizer|src/model/model_train.c|adam_step_bytes_per_param = 42.0|adam_step_bytes_per_param = 37.8|Adam step bytes 42 -> 37.8
-train-causal|src/model/model_train.c|causal_fraction = 0.5|causal_fraction = 0.55|training flash-attention causal fraction 0.5 -> 0.55
-flash-bwd-ratio|src/model/model_train.c|flash_bwd_flops_ratio = 2.5|flash_bwd_flops_ratio = 2.25|flash-attention backward FLOPs 2.5 -> 2.25 x forward
+train-causal|src/model/model_layer.c|causal_fraction = 0.5|causal_fraction = 0.55|training flash-attention causal fraction 0.5 -> 0.55
+flash-bwd-ratio|src/model/model_layer.c|flash_bwd_flops_ratio = 2.5|flash_bwd_flops_ratio = 2.25|flash-attention backward FLOPs 2.5 -> 2.25 x forward
 flash-fwd-eff|src/model/model_kernel.c|flash_fwd_rel_eff = 0.85|flash_fwd_rel_eff = 0.765|flash-attention forward efficiency x0.9
 flash2-rate|src/model/model_kernel.c|flash2_fwd_flops_per_sm = 298e12 / 132.0|flash2_fwd_flops_per_sm = 328e12 / 132.0|FlashAttention-2 forward rate per SM x1.1
 sustained-fraction|src/model/model_kernel.c|in_training_fraction = 0.85|in_training_fraction = 0.935|in-training GEMM fraction 0.85 -> 0.935
-elementwise|src/model/model_train.c|double norm = tokens * h * 4.0 / rep;|double norm = tokens * h * 4.4 / rep;|training norm traffic 4 -> 4.4 bytes per element
+elementwise|src/model/model_layer.c|double norm = tokens * h * 4.0 / rep;|double norm = tokens * h * 4.4 / rep;|training norm traffic 4 -> 4.4 bytes per element
 reserve|src/model/model_memory.c|reserve_fraction = 0.05;|reserve_fraction = 0.055;|memory reserve 5% -> 5.5% of capacity
 sim-kv-read|src/model/model_infer.c|layer.s += fmax(ctx * kv_token /|layer.s += fmax(0.85 * ctx * kv_token /|simulated serving step: decode KV read x0.85
 sim-prompt-attn|src/model/model_infer.c|x->prefill_attn_pairs / ep * per_pair|1.2 * x->prefill_attn_pairs / ep * per_pair|simulated serving step: prompt attention x1.2
 gather-eff|src/model/model_recsys.c|activation_bytes = 128.0;|activation_bytes = 96.0;|embedding row's page activation 128 -> 96 bytes
 sparse-grad|src/model/model_recsys.c|sparse_grad_passes = 5.0;|sparse_grad_passes = 4.0;|sparse-gradient passes per lookup 5 -> 4
 tile-time|src/model/model_kernel.c|gemm_tile_overhead_s = 1.0e-6|gemm_tile_overhead_s = 1.2e-6|GEMM tile overhead 1 -> 1.2 us (devices with an SM count)
-tp-overlap|src/model/model_train.c|hidden = fmin(rest, gemm_s * (t - 1.0) / t);|hidden = fmin(rest, 1.15 * gemm_s * (t - 1.0) / t);|TP comm overlap: 15% more GEMM time to hide behind
+tp-overlap|src/model/model_layer.c|hidden = fmin(rest, gemm_s * (t - 1.0) / t);|hidden = fmin(rest, 1.15 * gemm_s * (t - 1.0) / t);|TP comm overlap: 15% more GEMM time to hide behind
 dp-bucket|src/model/model_train.c|dp_bucket_params = 40e6;|dp_bucket_params = 34e6;|data-parallel last bucket 40M -> 34M parameters
 param-gather|src/model/model_train.c|gather_s = comm_overlapped_s(&l, gather_s * (1.0 - tail),|gather_s = 0.85 * comm_overlapped_s(&l, gather_s * (1.0 - tail),|ZeRO weight gather behind the forward x0.85
-ce-bytes|src/model/model_train.c|ce_fwd_bytes_per_logit = 38.0;|ce_fwd_bytes_per_logit = 33.0;|cross-entropy forward 38 -> 33 bytes per logit
-fp8-casts|src/model/model_train.c|count * m * n * 4.0);|count * m * n * 3.4);|fp8 output-gradient cast 4 -> 3.4 bytes per element
+ce-bytes|src/model/model_layer.c|ce_fwd_bytes_per_logit = 38.0;|ce_fwd_bytes_per_logit = 33.0;|cross-entropy forward 38 -> 33 bytes per logit
+fp8-casts|src/model/model_layer.c|count * m * n * 4.0);|count * m * n * 3.4);|fp8 output-gradient cast 4 -> 3.4 bytes per element
 recompute-mla|src/model/model_memory.c|inside -= e * arch_attn_up_proj_elems(a);|inside -= 0.85 * e * arch_attn_up_proj_elems(a);|MLA up-projection recompute frees x0.85 of its activations
-ep-overlap|src/model/model_train.c|lc->a2a_s = 0.5 * comm_overlapped_s(&el, 2.0 * lc->a2a_s,|lc->a2a_s = 0.45 * comm_overlapped_s(&el, 2.0 * lc->a2a_s,|DualPipe all-to-all overlap 0.5 -> 0.45 of the exposed pair
+ep-overlap|src/model/model_layer.c|lc->a2a_s = 0.5 * comm_overlapped_s(&el, 2.0 * lc->a2a_s,|lc->a2a_s = 0.45 * comm_overlapped_s(&el, 2.0 * lc->a2a_s,|DualPipe all-to-all overlap 0.5 -> 0.45 of the exposed pair
 offload-d2h|src/model/model_train.c|offload_d2h_bytes_per_param = 4.0|offload_d2h_bytes_per_param = 3.4|optimizer offload: gradient bytes to the host 4 -> 3.4
 offload-host|src/model/model_memory.c|return 4.0 + (s.optimizer - master) + 4.0;|return 4.0 + (s.optimizer - master) + 3.4;|optimizer offload: host bytes per parameter 16 -> 15.4 (Adam)
 offload-cpu|src/model/model_train.c|return node_gpus(c, cl) / cl->cpu_adam_params_per_s *|return 0.85 * node_gpus(c, cl) / cl->cpu_adam_params_per_s *|optimizer offload: CPU step x0.85
