@@ -82,6 +82,15 @@ struct sim_engine {
 	int scheduler_steps;     /* decode steps per scheduling round: new
 				    requests join only between rounds
 				    (vLLM's num_scheduler_steps); 1 */
+	double host_request_s;   /* host time of each request in the
+				    server's front end (HTTP, template,
+				    tokenization), one request at a time
+				    before the scheduler sees it; the first
+				    pool's counts; 0: none */
+	double host_step_s;      /* host time of each scheduling round
+				    that the GPU waits for (scheduling,
+				    input preparation, output processing
+				    not overlapped); 0: none */
 	/* speculative decoding (Leviathan et al. 2023): a draft model
 	   proposes 'speculative_tokens' tokens per decode step, each
 	   accepted with probability 'acceptance_rate'; the target verifies

@@ -270,6 +270,8 @@ struct sim_request; /* serve_sim.h */
  * device and model (specs/validation.md).
  */
 #define WL_KERNEL_OVERHEAD_S 7e-6
+#define WL_HOST_REQUEST_S 10e-3
+#define WL_HOST_STEP_S 0.0
 
 /*
  * The time of one draft-model step as a fraction of one target-model
@@ -318,6 +320,8 @@ struct inference_spec {
 	int kv_block_tokens;
 	int scheduler_steps;  /* decode steps per scheduling round */
 	double kernel_overhead_s; /* per kernel of an engine step */
+	double host_request_s;    /* server front end, per request */
+	double host_step_s;       /* host, per scheduling round */
 	/* speculative decoding (serve_sim.h): 0 draft tokens = off */
 	int speculative_tokens;
 	double acceptance_rate;   /* 0 = not given */

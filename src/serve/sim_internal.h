@@ -109,6 +109,12 @@ struct sim {
 	int issued;             /* closed loop: requests released */
 	int *pending;           /* closed loop: released by a completion */
 	int n_pending;
+	/* the servers' front ends (host_request_s): the requests that
+	   entered them, in order, each with the time it reaches the
+	   scheduler; [fe_head, fe_tail) have not reached it yet */
+	int *fe_q;
+	double *fe_t;
+	int fe_head, fe_tail;
 	int rr[2];              /* router: where each pool's tie scan starts */
 	gsl_rng *spec_rng;      /* speculative decoding: drafts accepted */
 	struct replica *r;

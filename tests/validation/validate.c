@@ -489,6 +489,7 @@ static int predict_inference(const struct table *t,
 		c.batch = geti(t, i, "batch");
 		c.prompt_tokens = geti(t, i, "prompt_tokens");
 		c.output_tokens = geti(t, i, "output_tokens");
+		c.kernel_overhead_s = wl.inference.kernel_overhead_s;
 		if (precision_parse(get(t, i, "weight_precision"),
 				    &c.weight_precision) ||
 		    precision_parse(get(t, i, "kv_precision"),
