@@ -33,6 +33,9 @@ struct infer_config {
 	double kernel_overhead_s;       /* exposed fixed time of each kernel
 					   of a decode step (specs/models.md
 					   10.9.8); 0: none */
+	double host_request_s;          /* the server's front end, per
+					   request, in the TTFT (10.9.10);
+					   0: none */
 };
 
 struct infer_memory {
@@ -49,7 +52,9 @@ struct infer_memory {
 struct infer_result {
 	struct infer_memory memory;
 	double prefill_s;        /* prefill of one prompt */
-	double ttft_s;           /* time to first token, without queueing */
+	double ttft_s;           /* time to first token, without queueing:
+				    the front end's host time and the
+				    prefill */
 	double tpot_s;           /* one decode step of the batch at the
 				    mean context */
 	double e2e_latency_s;    /* ttft + (output - 1) tpot */

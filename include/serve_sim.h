@@ -133,7 +133,9 @@ struct sim_result {
 	double ttft_mean_s, ttft_p50_s, ttft_p90_s, ttft_p99_s;
 	double tpot_mean_s, tpot_p50_s, tpot_p90_s, tpot_p99_s;
 	double e2e_mean_s, e2e_p50_s, e2e_p99_s;
-	double queue_wait_mean_s, queue_wait_p99_s;
+	double queue_wait_mean_s, queue_wait_p99_s; /* from reaching the
+						       scheduler (past the
+						       front end) to admission */
 	double request_throughput_per_s; /* the fleet's, measured window */
 	double output_tokens_per_s;
 	double input_tokens_per_s;

@@ -552,7 +552,7 @@ static int evaluate_at(const struct arch *a, const struct infer_config *c,
 	dec.s += infer_step_fixed_s(a, c, infer_layer_kernels(a, c), false,
 				    true);
 	r->prefill_s = pf.s;
-	r->ttft_s = pf.s;
+	r->ttft_s = c->host_request_s + pf.s;
 	r->tpot_s = dec.s;
 	prefill_s = (double)c->batch * pf.s;
 	decode_s = (c->output_tokens - 1.0) * dec.s;

@@ -154,6 +154,7 @@ static int sim_alloc(struct sim *s)
 	s->fin = calloc(n, sizeof(long long));
 	s->gen = calloc(n, sizeof(unsigned));
 	s->rep = malloc(n * sizeof(int));
+	s->t_sched = malloc(n * sizeof(double));
 	s->t_admit = malloc(n * sizeof(double));
 	s->t_first = malloc(n * sizeof(double));
 	s->t_done = malloc(n * sizeof(double));
@@ -166,7 +167,8 @@ static int sim_alloc(struct sim *s)
 	s->ev_t = malloc((size_t)s->replicas * sizeof(double));
 	if (!s->req || !s->state || !s->kv_ready || !s->t_xfer ||
 	    (s->n_pools == 2 && !s->xq) || !s->target || !s->prefilled ||
-	    !s->out_left || !s->k || !s->fin || !s->gen || !s->rep || !s->t_admit ||
+	    !s->out_left || !s->k || !s->fin || !s->gen || !s->rep || !s->t_sched ||
+	    !s->t_admit ||
 	    !s->t_first || !s->t_done || !s->pending || !s->fe_q ||
 	    !s->fe_t || !s->r || !s->ev ||
 	    !s->ev_pos || !s->ev_t)
@@ -203,6 +205,7 @@ static void sim_free(struct sim *s)
 	free(s->fin);
 	free(s->gen);
 	free(s->rep);
+	free(s->t_sched);
 	free(s->t_admit);
 	free(s->t_first);
 	free(s->t_done);
@@ -237,6 +240,7 @@ static void arrive(struct sim *s, int q, double t)
 		s->fe_t[s->fe_tail++] = start + h;
 		return;
 	}
+	s->t_sched[q] = t;
 	sim_route(s, q);
 }
 
@@ -294,8 +298,12 @@ static int run_events(struct sim *s)
 		    (best < 0 || t_fe <= s->r[best].t_end)) {
 			/* requests through the front end reach the scheduler */
 			while (s->fe_head < s->fe_tail &&
-			       s->fe_t[s->fe_head] == t_fe)
-				sim_route(s, s->fe_q[s->fe_head++]);
+			       s->fe_t[s->fe_head] == t_fe) {
+				int q = s->fe_q[s->fe_head++];
+
+				s->t_sched[q] = t_fe;
+				sim_route(s, q);
+			}
 			if (start_idle(s, t_fe) != 0)
 				return -1;
 			continue;

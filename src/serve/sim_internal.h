@@ -103,6 +103,8 @@ struct sim {
 	long long *fin;         /* decode clock at which it ends */
 	unsigned *gen;
 	int *rep;
+	double *t_sched;        /* it reached the scheduler (past the
+				   front end) */
 	double *t_admit, *t_first, *t_done;
 	/* arrivals */
 	int next_arrival;       /* next request to arrive */

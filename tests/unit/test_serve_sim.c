@@ -960,6 +960,8 @@ static void test_front_end(void **state)
 		assert_rel(r.ttft_mean_s, 1.5 * h + s, 1e-12);
 		assert_rel(r.e2e_mean_s, r.ttft_mean_s, 1e-12);
 		assert_rel(r.ttft_p99_s, h + s + 0.99 * h, 1e-12);
+		/* the front end is no wait in the scheduler's queue */
+		assert_rel(r.queue_wait_p99_s, 0.0, 0.0);
 		rc = rec_fixed(s);
 		run_ok(&e, 2, &l, &rc, &r);
 		assert_rel(r.ttft_mean_s, h + s, 1e-12);
