@@ -34,7 +34,7 @@ struct infer_config {
 					   of a decode step (specs/models.md
 					   10.9.8); 0: none */
 	double host_request_s;          /* the server's front end, per
-					   request, in the TTFT (10.9.10);
+					   request, in the TTFT (10.9.8);
 					   0: none */
 };
 
