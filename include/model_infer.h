@@ -30,6 +30,12 @@ struct infer_config {
 	int output_tokens;
 	bool sparse;                    /* 2:4 structured sparse weights */
 	double power_cap_w;             /* per GPU; 0: none */
+	double kernel_overhead_s;       /* exposed fixed time of each kernel
+					   of a decode step (specs/models.md
+					   10.9.8); 0: none */
+	double host_request_s;          /* the server's front end, per
+					   request, in the TTFT (10.9.8);
+					   0: none */
 };
 
 struct infer_memory {
@@ -46,7 +52,9 @@ struct infer_memory {
 struct infer_result {
 	struct infer_memory memory;
 	double prefill_s;        /* prefill of one prompt */
-	double ttft_s;           /* time to first token, without queueing */
+	double ttft_s;           /* time to first token, without queueing:
+				    the front end's host time and the
+				    prefill */
 	double tpot_s;           /* one decode step of the batch at the
 				    mean context */
 	double e2e_latency_s;    /* ttft + (output - 1) tpot */
@@ -102,11 +110,9 @@ int infer_evaluate(const struct arch *a, const struct infer_config *c,
 
 struct infer_step_model {
 	struct arch arch;
-	struct infer_config config;
+	struct infer_config config; /* its kernel_overhead_s: the step's */
 	struct cluster cluster;
 	struct device_perf perf;
-	double kernel_overhead_s; /* exposed fixed time of each kernel of a
-				     serving engine's step */
 	double layer_kernels;    /* kernels of a layer's projections,
 				    element-wise work and collectives */
 	/* memo of the token-dependent part of a layer for whole token
@@ -115,8 +121,9 @@ struct infer_step_model {
 };
 
 /* Prepare the step model of 'c' (batch ignored) on 'g' at full clock,
-   each kernel paying 'kernel_overhead_s' more than in infer_evaluate.
-   Returns 0, or -1 when the device has no usable math. */
+   each kernel of a decode step paying 'kernel_overhead_s' (which
+   replaces c->kernel_overhead_s).  Returns 0, or -1 when the device has
+   no usable math. */
 int infer_step_model_init(struct infer_step_model *m, const struct arch *a,
 			  const struct infer_config *c,
 			  const struct gpu_spec *g, const struct cluster *cl,
@@ -125,6 +132,22 @@ int infer_step_model_init(struct infer_step_model *m, const struct arch *a,
 /* Seconds of one step of 'mix'; 'm' is a struct infer_step_model (the
    signature of sim_step_fn), whose memo it fills. */
 double infer_step_s(void *m, const struct sim_mix *mix);
+
+/*
+ * The fixed time a step exposes beyond its kernels' roofline times and
+ * gaps (specs/models.md 10.9.8), the same for infer_evaluate's TTFT and
+ * TPOT and for infer_step_s: a step that decodes only ('prompt' false,
+ * 'decode' true) runs L (k_layer + 1) + 1 kernels of a few microseconds
+ * and pays c->kernel_overhead_s for each; a step with prompt tokens runs
+ * kernels long enough that their launches hide behind the previous ones
+ * and pays nothing more.  'layer_kernels' is k_layer
+ * (infer_layer_kernels).
+ */
+double infer_step_fixed_s(const struct arch *a, const struct infer_config *c,
+			  double layer_kernels, bool prompt, bool decode);
+
+/* k_layer: the kernels of one layer's token-dependent work. */
+double infer_layer_kernels(const struct arch *a, const struct infer_config *c);
 
 /* KV-cache bytes per token of context on one GPU of the replica. */
 double infer_kv_bytes_per_token_gpu(const struct arch *a,

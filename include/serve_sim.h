@@ -82,6 +82,15 @@ struct sim_engine {
 	int scheduler_steps;     /* decode steps per scheduling round: new
 				    requests join only between rounds
 				    (vLLM's num_scheduler_steps); 1 */
+	double host_request_s;   /* host time of each request in the
+				    server's front end (HTTP, template,
+				    tokenization), one request at a time
+				    before the scheduler sees it; the first
+				    pool's counts; 0: none */
+	double host_step_s;      /* host time of each scheduling round
+				    that the GPU waits for (scheduling,
+				    input preparation, output processing
+				    not overlapped); 0: none */
 	/* speculative decoding (Leviathan et al. 2023): a draft model
 	   proposes 'speculative_tokens' tokens per decode step, each
 	   accepted with probability 'acceptance_rate'; the target verifies
@@ -124,7 +133,9 @@ struct sim_result {
 	double ttft_mean_s, ttft_p50_s, ttft_p90_s, ttft_p99_s;
 	double tpot_mean_s, tpot_p50_s, tpot_p90_s, tpot_p99_s;
 	double e2e_mean_s, e2e_p50_s, e2e_p99_s;
-	double queue_wait_mean_s, queue_wait_p99_s;
+	double queue_wait_mean_s, queue_wait_p99_s; /* from reaching the
+						       scheduler (past the
+						       front end) to admission */
 	double request_throughput_per_s; /* the fleet's, measured window */
 	double output_tokens_per_s;
 	double input_tokens_per_s;

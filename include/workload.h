@@ -266,15 +266,33 @@ struct training_spec {
 struct sim_request; /* serve_sim.h */
 
 /*
- * Exposed fixed time of each kernel of a serving engine's step beyond the
- * kernel gap of model_kernel.c: small-batch steps run hundreds of kernels
- * of a few microseconds each, whose launch, ramp-up and tail the step
- * cannot hide.  Calibrated once on all 32 rows of
+ * Exposed fixed time of each kernel of a serving engine's decode step
+ * beyond the kernel gap of model_kernel.c: small-batch decode steps run
+ * hundreds of kernels of a few microseconds each, whose launch, ramp-up,
+ * tail and the host work between them the step cannot hide (a step with
+ * prompt tokens pays none).  Calibrated on all 32 rows of
  * tests/validation/serving.csv (SGLang 0.3 and vLLM 0.6, A100 and H100,
  * 8B and 70B) by the least mean |error|; the same value for every
- * device and model (specs/validation.md).
+ * device and model.  Published launch costs under CUDA graphs are below
+ * 1 us (specs/models.md 10.9.8), so this is an engine's cost, not the
+ * driver's.
+ *
+ * WL_HOST_REQUEST_S: host time of each request in the server's front end
+ * (HTTP, chat template, tokenization, detokenization, streaming), one
+ * request at a time per replica.  No engine-independent figure is
+ * published (vLLM's v0.6.0 blog gives shares only: API server 33%,
+ * scheduling 29%, GPU 38% for Llama 3 8B on an H100 with vLLM 0.5.3);
+ * calibrated on the same 32 rows by the least mean |error| (10 ms: 7.7%;
+ * 0 ms: 9.8%).
+ *
+ * WL_HOST_STEP_S: host time per scheduling round the GPU waits for; 0,
+ * an engine that overlaps its scheduler with the GPU (SGLang 0.4's
+ * zero-overhead scheduler, vLLM's asynchronous output processing).
+ * About 3.8 ms for vLLM 0.5.3 (29% of a 13 ms step, the blog above).
  */
 #define WL_KERNEL_OVERHEAD_S 7e-6
+#define WL_HOST_REQUEST_S 10e-3
+#define WL_HOST_STEP_S 0.0
 
 /*
  * The time of one draft-model step as a fraction of one target-model
@@ -323,6 +341,8 @@ struct inference_spec {
 	int kv_block_tokens;
 	int scheduler_steps;  /* decode steps per scheduling round */
 	double kernel_overhead_s; /* per kernel of an engine step */
+	double host_request_s;    /* server front end, per request */
+	double host_step_s;       /* host, per scheduling round */
 	/* speculative decoding (serve_sim.h): 0 draft tokens = off */
 	int speculative_tokens;
 	double acceptance_rate;   /* 0 = not given */

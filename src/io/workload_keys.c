@@ -287,6 +287,10 @@ const struct wl_key wl_keys[] = {
 		1, 1024),
 	KEY_QTYM("inference", "kernel_overhead", inference.kernel_overhead_s,
 		 0, UNIT_TIME, 1.0),
+	KEY_QTYM("inference", "host_request_overhead", inference.host_request_s,
+		 0, UNIT_TIME, 1.0),
+	KEY_QTYM("inference", "host_step_overhead", inference.host_step_s,
+		 0, UNIT_TIME, 1.0),
 	KEY_INT("inference", "speculative_tokens",
 		inference.speculative_tokens, 0, 0,
 		SIM_SPECULATIVE_TOKENS_MAX),
@@ -481,6 +485,8 @@ void workload_init(struct workload *wl)
 	wl->inference.kv_block_tokens = 16;
 	wl->inference.scheduler_steps = 1;
 	wl->inference.kernel_overhead_s = WL_KERNEL_OVERHEAD_S;
+	wl->inference.host_request_s = WL_HOST_REQUEST_S;
+	wl->inference.host_step_s = WL_HOST_STEP_S;
 	wl->inference.draft_cost_ratio = WL_DRAFT_COST_RATIO;
 	wl->inference.disaggregated = false;
 	wl->inference.prefill_replicas = WL_AUTO;

@@ -398,8 +398,7 @@ static void decode_eval(const struct device_perf *d, const struct arch *a,
    attention projections, the FFN (in an MoE model, averaged over its
    dense and MoE layers: router, shared and routed experts), two norms,
    two residual adds, the activation, and two all-reduces under tp. */
-static double layer_kernel_count(const struct arch *a,
-				 const struct infer_config *c)
+double infer_layer_kernels(const struct arch *a, const struct infer_config *c)
 {
 	struct attn_gemm g[ATTN_GEMM_MAX];
 	double ffn = 2.0;
@@ -413,16 +412,26 @@ static double layer_kernel_count(const struct arch *a,
 	return arch_attn_gemms(a, g) + ffn + 5.0 + (c->tp > 1 ? 2.0 : 0.0);
 }
 
+double infer_step_fixed_s(const struct arch *a, const struct infer_config *c,
+			  double layer_kernels, bool prompt, bool decode)
+{
+	if (prompt || !decode)
+		return 0.0;
+	/* each layer's kernels and its decode attention, then the logits */
+	return (a->layers * (layer_kernels + 1.0) + 1.0) *
+	       c->kernel_overhead_s;
+}
+
 int infer_step_model_init(struct infer_step_model *m, const struct arch *a,
 			  const struct infer_config *c,
 			  const struct gpu_spec *g, const struct cluster *cl,
 			  double kernel_overhead_s)
 {
 	memset(m, 0, sizeof(*m));
-	m->kernel_overhead_s = kernel_overhead_s;
-	m->layer_kernels = layer_kernel_count(a, c);
+	m->layer_kernels = infer_layer_kernels(a, c);
 	m->arch = *a;
 	m->config = *c;
+	m->config.kernel_overhead_s = kernel_overhead_s;
 	m->cluster = *cl;
 	for (int i = 0; i < INFER_STEP_MEMO; i++)
 		m->layer_s_memo[i] = -1.0;
@@ -463,15 +472,7 @@ double infer_step_s(void *mp, const struct sim_mix *x)
 	double per_pair = arch_attn_core_flops_per_pair(a) / c->tp;
 	struct phase layer = { 0.0, 0.0, 0.0 };
 	struct phase out = { 0.0, 0.0, 0.0 };
-	double kernels = 0.0;
 
-	if (tokens > 0.0)
-		kernels += m->layer_kernels;
-	if (x->prefill_tokens > 0.0)
-		kernels += 2.0; /* prompt attention, KV write */
-	if (x->decode_seqs > 0.0)
-		kernels += 1.0; /* decode attention */
-	layer.s += kernels * m->kernel_overhead_s;
 	if (tokens > 0.0 && ep == 1.0 && n < INFER_STEP_MEMO &&
 	    n == floor(n)) {
 		double *memo = &m->layer_s_memo[(int)n];
@@ -507,7 +508,10 @@ double infer_step_s(void *mp, const struct sim_mix *x)
 	gemm(d, (x->logit_rows + x->verify_tokens) / ep,
 	     (double)a->vocab / c->tp, a->hidden, 1.0,
 	     2.0, &out);
-	return a->layers * layer.s + out.s + m->kernel_overhead_s;
+	return a->layers * layer.s + out.s +
+	       infer_step_fixed_s(a, c, m->layer_kernels,
+				  x->prefill_tokens > 0.0,
+				  x->decode_seqs > 0.0);
 }
 
 /* Share of the dynamic power drawn in a phase of intensity 'ai'. */
@@ -541,8 +545,14 @@ static int evaluate_at(const struct arch *a, const struct infer_config *c,
 	   steps of the running batch; in the time a replica completes
 	   'batch' requests it runs their 'batch' prefills and
 	   (output - 1) decode steps of the whole batch */
+	/* the fixed times of a prompt's step and of a decode step, as the
+	   simulation's steps pay them */
+	pf.s += infer_step_fixed_s(a, c, infer_layer_kernels(a, c), true,
+				   false);
+	dec.s += infer_step_fixed_s(a, c, infer_layer_kernels(a, c), false,
+				    true);
 	r->prefill_s = pf.s;
-	r->ttft_s = pf.s;
+	r->ttft_s = c->host_request_s + pf.s;
 	r->tpot_s = dec.s;
 	prefill_s = (double)c->batch * pf.s;
 	decode_s = (c->output_tokens - 1.0) * dec.s;

@@ -93,6 +93,8 @@ int serve_fleet_init(const struct workload *wl, const struct arch *a,
 						       16;
 	e->scheduler_steps = is->scheduler_steps > 0 ? is->scheduler_steps :
 						       1;
+	e->host_request_s = is->host_request_s;
+	e->host_step_s = is->host_step_s;
 	e->speculative_tokens = is->speculative_tokens;
 	e->acceptance_rate = is->acceptance_rate;
 	e->draft_cost_ratio = is->draft_cost_ratio;

@@ -154,18 +154,23 @@ static int sim_alloc(struct sim *s)
 	s->fin = calloc(n, sizeof(long long));
 	s->gen = calloc(n, sizeof(unsigned));
 	s->rep = malloc(n * sizeof(int));
+	s->t_sched = malloc(n * sizeof(double));
 	s->t_admit = malloc(n * sizeof(double));
 	s->t_first = malloc(n * sizeof(double));
 	s->t_done = malloc(n * sizeof(double));
 	s->pending = malloc(n * sizeof(int));
+	s->fe_q = malloc(n * sizeof(int));
+	s->fe_t = malloc(n * sizeof(double));
 	s->r = calloc((size_t)s->replicas, sizeof(*s->r));
 	s->ev = malloc((size_t)s->replicas * sizeof(int));
 	s->ev_pos = malloc((size_t)s->replicas * sizeof(int));
 	s->ev_t = malloc((size_t)s->replicas * sizeof(double));
 	if (!s->req || !s->state || !s->kv_ready || !s->t_xfer ||
 	    (s->n_pools == 2 && !s->xq) || !s->target || !s->prefilled ||
-	    !s->out_left || !s->k || !s->fin || !s->gen || !s->rep || !s->t_admit ||
-	    !s->t_first || !s->t_done || !s->pending || !s->r || !s->ev ||
+	    !s->out_left || !s->k || !s->fin || !s->gen || !s->rep || !s->t_sched ||
+	    !s->t_admit ||
+	    !s->t_first || !s->t_done || !s->pending || !s->fe_q ||
+	    !s->fe_t || !s->r || !s->ev ||
 	    !s->ev_pos || !s->ev_t)
 		return -1;
 	for (int i = 0; i < s->replicas; i++)
@@ -200,20 +205,42 @@ static void sim_free(struct sim *s)
 	free(s->fin);
 	free(s->gen);
 	free(s->rep);
+	free(s->t_sched);
 	free(s->t_admit);
 	free(s->t_first);
 	free(s->t_done);
 	free(s->pending);
+	free(s->fe_q);
+	free(s->fe_t);
 }
 
-/* Release request q at time t: route it.  Its replica starts once every
-   request of the instant is routed (start_idle), so that requests that
-   arrive together can share a step. */
+/* Release request q at time t: route it, or, when the server's front end
+   takes host time per request, queue it there first.  The front end of
+   each replica of the first pool handles one request at a time, the
+   requests in order of arrival: the c = replicas front ends take each
+   request when the earliest of them is free, which with equal times is
+   the one that took the request c places before, and the request
+   reaches the scheduler host_request_s later.  Its replica starts once
+   every request of the instant is routed (start_idle), so that requests
+   that arrive together can share a step. */
 static void arrive(struct sim *s, int q, double t)
 {
+	double h = s->eng->host_request_s;
+	int c = s->pool[0].replicas;
+
 	s->req[q].arrival_s = t;
 	if (s->kv_ready[q] && s->t_first[q] < 0.0)
 		s->t_first[q] = t; /* a prefilled load: its first token */
+	if (h > 0.0) {
+		double start = s->fe_tail >= c ?
+				       fmax(t, s->fe_t[s->fe_tail - c]) :
+				       t;
+
+		s->fe_q[s->fe_tail] = q;
+		s->fe_t[s->fe_tail++] = start + h;
+		return;
+	}
+	s->t_sched[q] = t;
 	sim_route(s, q);
 }
 
@@ -255,8 +282,11 @@ static int run_events(struct sim *s)
 				       s->req[s->next_arrival].arrival_s :
 				       HUGE_VAL;
 		double t_x = s->n_xq > 0 ? s->xq[0].t : HUGE_VAL;
+		double t_fe = s->fe_head < s->fe_tail ? s->fe_t[s->fe_head] :
+							HUGE_VAL;
 		int best = s->n_ev > 0 ? s->ev[0] : -1;
-		if (best < 0 && t_arr == HUGE_VAL && t_x == HUGE_VAL)
+		if (best < 0 && t_arr == HUGE_VAL && t_x == HUGE_VAL &&
+		    t_fe == HUGE_VAL)
 			return diag_set(s->err, NULL, 0, 0,
 					"the simulation stalled with %d of %d "
 					"requests done", s->done, s->n);
@@ -264,6 +294,20 @@ static int run_events(struct sim *s)
 			return diag_set(s->err, NULL, 0, 0,
 					"the simulation did not finish in %lld "
 					"events", limit);
+		if (t_fe < t_arr && t_fe <= t_x &&
+		    (best < 0 || t_fe <= s->r[best].t_end)) {
+			/* requests through the front end reach the scheduler */
+			while (s->fe_head < s->fe_tail &&
+			       s->fe_t[s->fe_head] == t_fe) {
+				int q = s->fe_q[s->fe_head++];
+
+				s->t_sched[q] = t_fe;
+				sim_route(s, q);
+			}
+			if (start_idle(s, t_fe) != 0)
+				return -1;
+			continue;
+		}
 		if (t_x < t_arr && (best < 0 || t_x <= s->r[best].t_end)) {
 			/* KV caches that reach the decode pool now */
 			while (s->n_xq > 0 && s->xq[0].t == t_x)
@@ -282,7 +326,8 @@ static int run_events(struct sim *s)
 			if (start_idle(s, t_arr) != 0)
 				return -1;
 			if (s->next_arrival == s->n) {
-				s->waiting_at_last_arrival = 0;
+				s->waiting_at_last_arrival =
+					s->fe_tail - s->fe_head;
 				for (int i = 0; i < s->replicas; i++)
 					s->waiting_at_last_arrival +=
 						(int)s->r[i].wait.n;

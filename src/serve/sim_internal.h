@@ -103,12 +103,20 @@ struct sim {
 	long long *fin;         /* decode clock at which it ends */
 	unsigned *gen;
 	int *rep;
+	double *t_sched;        /* it reached the scheduler (past the
+				   front end) */
 	double *t_admit, *t_first, *t_done;
 	/* arrivals */
 	int next_arrival;       /* next request to arrive */
 	int issued;             /* closed loop: requests released */
 	int *pending;           /* closed loop: released by a completion */
 	int n_pending;
+	/* the servers' front ends (host_request_s): the requests that
+	   entered them, in order, each with the time it reaches the
+	   scheduler; [fe_head, fe_tail) have not reached it yet */
+	int *fe_q;
+	double *fe_t;
+	int fe_head, fe_tail;
 	int rr[2];              /* router: where each pool's tie scan starts */
 	gsl_rng *spec_rng;      /* speculative decoding: drafts accepted */
 	struct replica *r;

@@ -519,12 +519,13 @@ int sim_replica_start(struct sim *s, struct replica *r, double t)
 	const struct sim_engine *e = r->pool->eng;
 	struct sim_mix m;
 	double dt;
-	bool decode;
+	bool decode, sched;
 
 	memset(&m, 0, sizeof(m));
 	r->n_step_pf = 0;
 	if (r->n_dec == 0)
 		r->round_left = 0; /* a round ends with its sequences */
+	sched = r->round_left == 0; /* the host schedules a round now */
 	if (r->round_left == 0 && admit_ready(s, r, t) != 0)
 		return -1;
 	r->step_adv = r->n_dec > 0 ? draw_advance(s, r) : 1;
@@ -569,7 +570,7 @@ int sim_replica_start(struct sim *s, struct replica *r, double t)
 		return 0;
 	}
 	r->step_tokens = m.logit_rows - m.decode_seqs;
-	dt = step_time(r, &m);
+	dt = step_time(r, &m) + (sched ? e->host_step_s : 0.0);
 	if (!(dt > 0.0) || !isfinite(dt))
 		return diag_set(s->err, NULL, 0, 0,
 				"the step model gave %g s for a step", dt);

@@ -134,7 +134,7 @@ void sim_summarize(struct sim *s, struct sim_result *res, double *buf)
 	SUMMARY(s->t_done[i] - s->req[i].arrival_s, res->e2e_mean_s,
 		res->e2e_p50_s = quantile(buf, nt, 0.50),
 		res->e2e_p99_s = quantile(buf, nt, 0.99));
-	SUMMARY(s->t_admit[i] - s->req[i].arrival_s, res->queue_wait_mean_s,
+	SUMMARY(s->t_admit[i] - s->t_sched[i], res->queue_wait_mean_s,
 		res->queue_wait_p99_s = quantile(buf, nt, 0.99));
 	SUMMARY(s->t_xfer[i] >= 0.0 ? s->t_xfer[i] : (double)NAN,
 		res->kv_transfer_mean_s, (void)0);

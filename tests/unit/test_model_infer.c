@@ -937,12 +937,13 @@ static void test_reference_across_nodes(void **state)
  * One step of the serving simulation by hand (specs/models.md 10.9.8):
  *   n = P + D + S tokens (S: draft tokens verified),
  *   K = k_layer [n > 0] + 2 [P > 0] + [D > 0]
- *   layer = K o_k + gemms(n) + elem(n) + comm(n)
+ *   o = o_k when the step only decodes (P = 0, D > 0), else 0
+ *   layer = K o + gemms(n) + elem(n) + comm(n)
  *         + [P > 0] (T_flash(Q F_pair / t) + T_stream(P kv_tok))
  *         + [D > 0] (max(C kv_tok / (bw mem_eff),
  *                        (1 + S / D) C F_pair / t / (peak matmul_eff))
  *                    + gap)
- *   step  = L layer + T_gemm_w(R + S, V / t, h, 1, 2) + o_k
+ *   step  = L layer + T_gemm_w(R + S, V / t, h, 1, 2) + o
  * with k_layer = 2 (fused QKV, output) + 2 (FFN) + 5 (element-wise)
  * + 2 all-reduces when t > 1, F_pair = 4 a dh, kv_tok = 2 a_kv,g dh kvb.
  */
@@ -965,6 +966,8 @@ static double ref_step(const struct arch *a, const struct infer_config *c,
 	double k_layer = 2.0 + 2.0 + 5.0 + (c->tp > 1 ? 2.0 : 0.0);
 	double layer = 0.0;
 
+	if (x->prefill_tokens > 0.0 || !(x->decode_seqs > 0.0))
+		ko = 0.0;
 	assert_int_equal(device_perf_init(&d, g, math, false), 0);
 	if (n > 0.0)
 		layer += k_layer * ko + ref_layer_gemms(&d, a, t, n, wb) +
@@ -1043,6 +1046,22 @@ static void test_reference_step(void **state)
 	assert_int_equal(infer_step_model_init(&m, &a, &c, &g, &cl, 0.0), 0);
 	assert_rel(infer_step_s(&m, &prompt), r.prefill_s, 1e-12);
 	assert_rel(infer_step_s(&m, &decode), r.tpot_s, 1e-12);
+	/* and with them: one function gives both the same fixed costs, a
+	   decode step's (L (k_layer + 1) + 1) o_k, a prompt's none */
+	c.kernel_overhead_s = 7e-6;
+	eval_ok(&a, &c, &g, &r);
+	assert_int_equal(infer_step_model_init(&m, &a, &c, &g, &cl, 7e-6), 0);
+	assert_rel(infer_step_s(&m, &prompt), r.prefill_s, 1e-12);
+	assert_rel(infer_step_s(&m, &decode), r.tpot_s, 1e-12);
+	c.kernel_overhead_s = 0.0;
+	{
+		struct infer_result r0;
+
+		eval_ok(&a, &c, &g, &r0);
+		assert_rel(r.tpot_s - r0.tpot_s,
+			   7e-6 * (3.0 * (11.0 + 1.0) + 1.0), 1e-9);
+		assert_rel(r.ttft_s, r0.ttft_s, 1e-15);
+	}
 }
 
 /* Steps past the memo (n >= 8193 tokens) and the KV bytes per token on
@@ -1064,7 +1083,7 @@ static void test_reference_step_large(void **state)
 		   3.0 * 2.0 * 2.0 * 128.0 * 1.0, 1e-15);
 }
 
-/* The overheads of a step: o_k (L K + 1), K as in 10.9.8; in an MoE
+/* The overheads of a decode step: o_k (L K + 1), K as in 10.9.8; in an MoE
    model the FFN's kernels are averaged over the layers: a dense layer 2,
    an MoE layer a router, 2 for the shared experts and 2 routed. */
 static void test_step_kernel_count(void **state)
@@ -1097,9 +1116,10 @@ static void test_step_kernel_count(void **state)
 	assert_int_equal(arch_from_spec(&ms, &a), 0);
 	assert_int_equal(infer_step_model_init(&m0, &a, &c, &g, &cl, 0.0), 0);
 	assert_int_equal(infer_step_model_init(&m1, &a, &c, &g, &cl, ko), 0);
-	/* k_layer = 2 + (1/4 2 + 3/4 (1 + 2 + 2)) + 5 + 2 = 13.25 */
-	assert_rel(infer_step_s(&m1, &mixed) - infer_step_s(&m0, &mixed),
-		   ko * (4.0 * (13.25 + 2.0 + 1.0) + 1.0), 1e-9);
+	/* k_layer = 2 + (1/4 2 + 3/4 (1 + 2 + 2)) + 5 + 2 = 13.25; a step
+	   with prompt tokens pays no overhead */
+	assert_rel(infer_step_s(&m1, &mixed), infer_step_s(&m0, &mixed),
+		   1e-15);
 	assert_rel(infer_step_s(&m1, &decode) - infer_step_s(&m0, &decode),
 		   ko * (4.0 * (13.25 + 1.0) + 1.0), 1e-9);
 	/* dense, tp 1: 2 + 2 + 5 */

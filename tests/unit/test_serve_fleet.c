@@ -254,7 +254,10 @@ static void test_closed_loop(void **state)
 	assert_rel(p.fleet.sim.request_throughput_per_s, p.fleet.capacity_qps,
 		   0.05);
 
+	/* on 3 replicas no one waits for a slot, without a front end that
+	   makes requests arrive in the middle of a step */
 	wl.inference.replicas = 3;
+	wl.inference.host_request_s = 0.0;
 	plan_ok(&wl, &g, &p);
 	assert_false(p.fleet.sized);
 	assert_int_equal(p.replicas, 3);
@@ -328,23 +331,36 @@ static void test_fixed_fleet_misses_tpot(void **state)
 }
 
 /*
- * A closed loop of 4 clients with a TTFT target just above the analytic
- * prefill, which the simulated step (with its kernel overheads) does not
- * reach even alone: more replicas stop helping past one client each, and
- * sizing gives up, saying so with the last miss.
+ * The unloaded TTFT (the front end and the prefill) is what a request
+ * alone on a replica gets in the simulation, whose prompt step is the
+ * same prefill with the same fixed costs: a closed loop of 4 clients with
+ * a TTFT target just above it is met with one replica per client, and no
+ * more.  With host time per scheduling round, which the unloaded TTFT
+ * leaves out and every simulated step pays, no number of replicas meets
+ * the same target: sizing gives up, saying so with the last miss.
  */
 static void test_closed_loop_unreachable(void **state)
 {
 	struct gpu_spec g = a100();
 	struct workload wl;
 	struct infer_plan p;
+	double ttft;
 
 	(void)state;
 	llama7b(&wl);
 	wl.inference.concurrency = 4;
 	plan_ok(&wl, &g, &p);
-	wl.inference.ttft_slo_s = 1.0001 * p.result.ttft_s;
+	ttft = p.result.ttft_s;
+	assert_true(ttft > wl.inference.host_request_s &&
+		    wl.inference.host_request_s > 0.0);
+	wl.inference.ttft_slo_s = 1.0001 * ttft;
 	plan_ok(&wl, &g, &p);
+	assert_true(p.simulated && p.fleet.sized && p.meets_slo);
+	assert_int_equal(p.replicas, 4);
+	assert_rel(p.fleet.sim.ttft_p99_s, ttft, 1e-9);
+	wl.inference.host_step_s = 1e-3;
+	plan_ok(&wl, &g, &p);
+	assert_rel(p.result.ttft_s, ttft, 1e-15);
 	assert_true(p.simulated);
 	assert_true(p.fleet.sized);
 	assert_false(p.meets_slo);

@@ -936,6 +936,96 @@ static void test_scheduler_steps(void **state)
 		}
 }
 
+/*
+ * The server's front end (host_request_s = h): each replica's takes one
+ * request at a time, in order of arrival, and hands it to the scheduler
+ * h later.  Two one-token requests at t = 0 on one replica reach it at h
+ * and 2 h: with h > s, TTFT h + s and 2 h + s.  On two replicas both
+ * reach theirs at h.
+ */
+static void test_front_end(void **state)
+{
+	const double s = 0.0113, h = 0.0291;
+	struct sim_request t[2] = { { 0.0, 1, 1 }, { 0.0, 1, 1 } };
+
+	(void)state;
+	for (int chunked = 0; chunked <= 1; chunked++) {
+		struct sim_engine e = engine(8, chunked);
+		struct sim_load l = trace_load(t, 2);
+		struct rec rc = rec_fixed(s);
+		struct sim_result r;
+
+		e.host_request_s = h;
+		run_ok(&e, 1, &l, &rc, &r);
+		assert_rel(r.ttft_mean_s, 1.5 * h + s, 1e-12);
+		assert_rel(r.e2e_mean_s, r.ttft_mean_s, 1e-12);
+		assert_rel(r.ttft_p99_s, h + s + 0.99 * h, 1e-12);
+		/* the front end is no wait in the scheduler's queue */
+		assert_rel(r.queue_wait_p99_s, 0.0, 0.0);
+		rc = rec_fixed(s);
+		run_ok(&e, 2, &l, &rc, &r);
+		assert_rel(r.ttft_mean_s, h + s, 1e-12);
+		assert_rel(r.ttft_p99_s, h + s, 1e-12);
+	}
+}
+
+/*
+ * The front end caps the request rate: a burst of N one-token requests
+ * whose steps are short (s << h) is served in N h / c + s on c replicas,
+ * at c / h requests per second, whatever the GPU.
+ */
+static void test_front_end_caps_rate(void **state)
+{
+	const double s = 1.3e-4, h = 0.0127;
+	const int n = 240;
+
+	(void)state;
+	for (int c = 1; c <= 3; c++) {
+		struct sim_engine e = engine(64, true);
+		struct sim_load l = load(SIM_ARRIVAL_BURST, n, 1.0, 1.0);
+		struct rec rc = rec_fixed(s);
+		struct sim_result r;
+
+		e.host_request_s = h;
+		run_ok(&e, c, &l, &rc, &r);
+		assert_rel(r.duration_s, n * h / c + s, 1e-9);
+		assert_rel(r.request_throughput_per_s * r.duration_s, n, 1e-12);
+		/* every request its own step: none waits for another */
+		assert_int_equal(r.steps, n);
+	}
+}
+
+/*
+ * Host time of each scheduling round (host_step_s = u): one request of 9
+ * tokens runs 9 steps; with rounds of k decode steps the host schedules
+ * the prefill, then every k-th decode step: 9 rounds for k = 1, 1 + 2
+ * for k = 4 (decode steps 1 and 5).  E2E 9 s + rounds u.
+ */
+static void test_host_step(void **state)
+{
+	const double s = 0.0097, u = 0.0031;
+	struct sim_request t[1] = { { 0.0, 1, 9 } };
+	const struct {
+		int k, rounds;
+	} c[] = { { 1, 9 }, { 4, 3 }, { 16, 2 } };
+
+	(void)state;
+	for (int chunked = 0; chunked <= 1; chunked++)
+		for (size_t i = 0; i < N(c); i++) {
+			struct sim_engine e = engine(8, chunked);
+			struct sim_load l = trace_load(t, 1);
+			struct rec rc = rec_fixed(s);
+			struct sim_result r;
+
+			e.scheduler_steps = c[i].k;
+			e.host_step_s = u;
+			run_ok(&e, 1, &l, &rc, &r);
+			assert_rel(r.ttft_mean_s, s + u, 1e-12);
+			assert_rel(r.e2e_mean_s, 9.0 * s + c[i].rounds * u,
+				   1e-12);
+		}
+}
+
 /* ------------------------------------------------------------------
  * 8. Routing
  */
@@ -1967,6 +2057,9 @@ int main(void)
 		cmocka_unit_test(test_chunked_prefill_with_decodes),
 		cmocka_unit_test(test_prefill_budget),
 		cmocka_unit_test(test_scheduler_steps),
+		cmocka_unit_test(test_front_end),
+		cmocka_unit_test(test_front_end_caps_rate),
+		cmocka_unit_test(test_host_step),
 		cmocka_unit_test(test_routing),
 		cmocka_unit_test(test_routing_least_outstanding),
 		cmocka_unit_test(test_routing_not_round_robin),

@@ -197,7 +197,7 @@ static void lso_widened(const struct cls *c, double w, int *in, int *n)
 
 static double source_widen(const struct cls *c)
 {
-	for (int i = 0; i <= 40; i++) {
+	for (int i = 0; 1.0 + 0.05 * i <= SOURCE_WIDEN_MAX + 1e-9; i++) {
 		double w = 1.0 + 0.05 * i;
 		int in, n;
 

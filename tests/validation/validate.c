@@ -489,6 +489,10 @@ static int predict_inference(const struct table *t,
 		c.batch = geti(t, i, "batch");
 		c.prompt_tokens = geti(t, i, "prompt_tokens");
 		c.output_tokens = geti(t, i, "output_tokens");
+		c.kernel_overhead_s = wl.inference.kernel_overhead_s;
+		/* the rows time the runtime itself (TensorRT-LLM's and
+		   FasterTransformer's benchmarks): no server in front */
+		c.host_request_s = 0.0;
 		if (precision_parse(get(t, i, "weight_precision"),
 				    &c.weight_precision) ||
 		    precision_parse(get(t, i, "kv_precision"),
@@ -593,7 +597,7 @@ static const struct set sets[] = {
 	{ "inference.csv", "inference", predict_inference, 7,
 	  { { "all rows: target", NULL, 7, 0.10, 0.25, NULL },
 	    { "prefill latency", "ttft_s", 5, 0.02, 0.11, NULL },
-	    { "decode latency", "tpot_s", 1, 0.115, 0.115, NULL },
+	    { "decode latency", "tpot_s", 1, 0.03, 0.03, NULL },
 	    { "identity: KV cache per token", "kv_cache_bytes_per_token", 1,
 	      0.005, 0.005, NULL } } },
 	{ "memory.csv", "memory (ZeRO model states)", predict_memory, 4,
