@@ -48,6 +48,10 @@ struct recsys_place {
 	double offload_bytes;  /* of them in host memory or on SSD */
 	int tier;              /* enum recsys_tier */
 	double hit_rate;       /* lookups served from HBM */
+	double even_hit;       /* hit rate of an HBM cache of the budget
+				  with lookups spread evenly over each
+				  table's rows (the smallest tables cached
+				  whole first) */
 };
 
 /* One training step of a recommender on its busiest GPU. */
@@ -106,6 +110,12 @@ double recsys_gather_efficiency(double row_bytes);
    kernels reach: [model] kernel_efficiency, else 1 (GEMMs of large
    batches, each layer costed on its own). */
 double recsys_kernel_efficiency(const struct model_spec *m);
+
+/* Whether the tables' rows are listed one by one (model.table_rows). */
+bool recsys_rows_listed(const struct model_spec *m);
+
+/* Rows of all tables. */
+double recsys_total_rows(const struct model_spec *m);
 
 /* Rows gathered per sample over all tables. */
 double recsys_lookups(const struct model_spec *m);

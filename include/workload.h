@@ -48,6 +48,8 @@
 					 top_mlp */
 #define WL_MLP_WIDTH_MAX (1 << 20)    /* one layer's width, dense_features,
 					 cross_rank */
+#define WL_TABLES_MAX 256             /* tables model.embedding_rows may
+					 list one by one */
 #define WL_AUTO 0        /* integer key left to capplan */
 #define WL_AUTO_NEG (-1) /* for keys where 0 is a valid value (zero, sp) */
 #define WL_OFFLOAD_AUTO (-1.0) /* training.offload_optimizer left open */
@@ -89,6 +91,13 @@ enum attention_impl {
 struct wl_widths {
 	int n;
 	int width[WL_MLP_LAYERS_MAX];
+};
+
+/* The rows of each embedding table (model.embedding_rows given as a
+   list): 'n' tables, n = 0: every table has model.embedding_rows. */
+struct wl_rows {
+	int n;
+	double rows[WL_TABLES_MAX];
 };
 
 /* How a recommender's features meet (model.interaction). */
@@ -185,7 +194,10 @@ struct model_spec {
 				      default for the kind */
 	/* kind = recsys: embedding tables and a dense network */
 	int embedding_tables;
-	double embedding_rows;       /* rows per table (average) */
+	double embedding_rows;       /* rows per table (the mean of
+					table_rows when it is given) */
+	struct wl_rows table_rows;   /* rows of each table, in order; n = 0:
+					all embedding_rows */
 	int embedding_dim;
 	enum precision embedding_precision;
 	double lookups_per_sample;   /* rows gathered per sample, all tables */

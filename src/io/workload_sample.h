@@ -96,6 +96,16 @@ void wl_sample_init(struct workload *wl);
 int wl_parse_widths(const char *text, struct wl_widths *out, size_t *offset,
 		    char *why, size_t why_size);
 
+/*
+ * Parse model.embedding_rows: a comma-separated list of row counts (each
+ * a count such as 40M, above 0 and at most 'max'; blanks around each
+ * allowed), at most WL_TABLES_MAX, into 'out'.  On error returns -1 with
+ * a message in 'why' and the byte offset of the offending item in
+ * '*offset'.
+ */
+int wl_parse_rows(const char *text, double max, struct wl_rows *out,
+		  size_t *offset, char *why, size_t why_size);
+
 /* 'w' as "512,256,128" in 'buf' of 'size' bytes; returns 'buf'. */
 char *wl_widths_text(const struct wl_widths *w, char *buf, size_t size);
 

@@ -117,8 +117,8 @@ double recsys_lookups(const struct model_spec *m)
 
 double recsys_table_bytes(const struct model_spec *m)
 {
-	return (double)m->embedding_tables * m->embedding_rows *
-	       m->embedding_dim * precision_bytes(m->embedding_precision);
+	return recsys_total_rows(m) * m->embedding_dim *
+	       precision_bytes(m->embedding_precision);
 }
 
 /* ---------------------------------------------------------------------
@@ -133,18 +133,184 @@ static double state_bytes_per_row(enum optimizer o)
 
 double recsys_table_state_bytes(const struct model_spec *m, enum optimizer o)
 {
-	return recsys_table_bytes(m) + (double)m->embedding_tables *
-					       m->embedding_rows *
-					       state_bytes_per_row(o);
+	return recsys_table_bytes(m) +
+	       recsys_total_rows(m) * state_bytes_per_row(o);
+}
+
+bool recsys_rows_listed(const struct model_spec *m)
+{
+	return m->table_rows.n > 1 && m->table_rows.n == m->embedding_tables;
+}
+
+double recsys_total_rows(const struct model_spec *m)
+{
+	double sum = 0.0;
+
+	if (!recsys_rows_listed(m))
+		return (double)m->embedding_tables * m->embedding_rows;
+	for (int i = 0; i < m->table_rows.n; i++)
+		sum += m->table_rows.rows[i];
+	return sum;
+}
+
+/*
+ * The hit rate of a cache of 'budget' bytes in front of 'n' tables (or
+ * shards) of 'bytes' each, in ascending order, when every table serves
+ * the same number of lookups spread evenly over its rows: a row of a
+ * small table is looked up more often, so the cache holds the smallest
+ * tables whole first.  Equal tables: budget / their bytes.
+ */
+static double even_hit(const double *bytes, int n, double budget)
+{
+	double h = 0.0;
+
+	for (int i = 0; i < n; i++) {
+		if (budget >= bytes[i]) {
+			h += 1.0;
+			budget -= bytes[i];
+			continue;
+		}
+		h += budget > 0.0 ? budget / bytes[i] : 0.0;
+		break;
+	}
+	return n > 0 ? h / n : 1.0;
+}
+
+/* Shards a greedy placement deals one by one; beyond, a bound. */
+#define DEAL_MAX 1024
+
+/*
+ * Deal 'n' items of 'bytes' each (descending) over 'bins' GPUs, each to
+ * the GPU with the fewest bytes so far among those holding fewer than
+ * ceil(n / bins) items (DeepLearningExamples DLRM's greedy with a
+ * maximal bucket size: the lookups stay balanced): the most items a GPU
+ * gets ('*most'), and the items of the GPU with the most bytes in
+ * ascending order in 'held' ('*held_n' of them), whose sum it returns.
+ */
+static double deal(const double *bytes, int n, int bins, double *most,
+		   double *held, int *held_n)
+{
+	double load[DEAL_MAX];
+	int count[DEAL_MAX], heap[DEAL_MAX];
+	short bin_of[DEAL_MAX];
+	int b = bins < n ? bins : n, top = 0, h = 0, open, cap;
+
+	*most = 0.0;
+	*held_n = 0;
+	if (b <= 0)
+		return 0.0;
+	cap = (n + b - 1) / b;
+	/* a binary min-heap of the GPUs not yet full, by load (then by
+	   index) */
+	for (int i = 0; i < b; i++) {
+		load[i] = 0.0;
+		count[i] = 0;
+		heap[i] = i;
+	}
+	open = b;
+	for (int i = 0; i < n && open > 0; i++) {
+		int g = heap[0], at = 0;
+
+		load[g] += bytes[i];
+		count[g]++;
+		bin_of[i] = (short)g;
+		if (count[g] == cap)
+			heap[0] = heap[--open];
+		g = heap[0];
+		for (;;) {
+			int l = 2 * at + 1, r = l + 1, lo = at;
+
+			if (l < open && (load[heap[l]] < load[heap[lo]] ||
+					 (load[heap[l]] == load[heap[lo]] &&
+					  heap[l] < heap[lo])))
+				lo = l;
+			if (r < open && (load[heap[r]] < load[heap[lo]] ||
+					 (load[heap[r]] == load[heap[lo]] &&
+					  heap[r] < heap[lo])))
+				lo = r;
+			if (lo == at)
+				break;
+			heap[at] = heap[lo];
+			heap[lo] = g;
+			at = lo;
+		}
+	}
+	for (int i = 0; i < b; i++) {
+		if (count[i] > *most)
+			*most = count[i];
+		if (load[i] > load[top])
+			top = i;
+	}
+	for (int i = n - 1; i >= 0; i--)
+		if (bin_of[i] == top)
+			held[h++] = bytes[i];
+	*held_n = h;
+	return load[top];
+}
+
+/*
+ * The tables listed one by one (recsys_rows_listed): the busiest GPU's
+ * share under p->sharding over 'g' GPUs with 'budget' bytes of HBM for
+ * them, 'k' shards of each table, their rows of 'rowb' bytes with the
+ * optimizer state; the tables are sorted largest first and dealt (table-
+ * and column-wise), or every GPU holds all of them (data-parallel) or
+ * 1/g of each (row-wise).
+ */
+static void place_listed(const struct model_spec *m, int g, int k,
+			 double rowb, double budget, struct recsys_place *p)
+{
+	double sorted[WL_TABLES_MAX], shards[DEAL_MAX], held[DEAL_MAX];
+	double most = 0.0;
+	int t = m->embedding_tables, n = 0, held_n = 0;
+
+	/* insertion sort, largest first */
+	for (int i = 0; i < t; i++) {
+		double v = m->table_rows.rows[i] * rowb;
+		int j = i;
+
+		while (j > 0 && sorted[j - 1] < v) {
+			sorted[j] = sorted[j - 1];
+			j--;
+		}
+		sorted[j] = v;
+	}
+	if (p->sharding == EMB_DATA_PARALLEL || p->sharding == EMB_ROW_WISE) {
+		double share = p->sharding == EMB_ROW_WISE ? 1.0 / g : 1.0;
+
+		p->bytes_per_gpu = 0.0;
+		for (int i = 0; i < t; i++) {
+			held[i] = sorted[t - 1 - i] * share;
+			p->bytes_per_gpu += held[i];
+		}
+		p->even_hit = even_hit(held, t, budget);
+		return;
+	}
+	if ((long)t * k > DEAL_MAX) {
+		/* beyond what is dealt one by one: the busiest GPU takes
+		   ceil(shards / g) shards of the largest table (a bound) */
+		p->tables_max = ceil((double)t * k / g);
+		p->bytes_per_gpu = p->tables_max * sorted[0];
+		p->even_hit = fmin(1.0, budget / p->bytes_per_gpu);
+		return;
+	}
+	for (int i = 0; i < t; i++)
+		for (int j = 0; j < k; j++)
+			shards[n++] = sorted[i];
+	p->bytes_per_gpu = deal(shards, n, g, &most, held, &held_n);
+	p->tables_max = most;
+	p->even_hit = even_hit(held, held_n, budget);
 }
 
 /*
  * The share of the tables the busiest GPU holds and serves under
- * 'sharding' over 'gpus' GPUs (tables dealt greedily, largest first:
- * equal tables go ceil(T / G) to a GPU).
+ * 'sharding' over 'gpus' GPUs, with 'budget' bytes of HBM free for them
+ * (tables dealt greedily, largest first: equal tables go ceil(T / G) to
+ * a GPU).  Listed tables of unequal rows: the GPU that serves the most
+ * lookups (the most tables) and the one that holds the most bytes.
  */
 static void place_tables(const struct model_spec *m, int sharding, int gpus,
-			 enum optimizer o, struct recsys_place *p)
+			 enum optimizer o, double budget,
+			 struct recsys_place *p)
 {
 	double t = m->embedding_tables, rows = m->embedding_rows;
 	double eb = precision_bytes(m->embedding_precision);
@@ -181,7 +347,6 @@ static void place_tables(const struct model_spec *m, int sharding, int gpus,
 		p->column_shards = k;
 		p->row_bytes = width * eb;
 		p->tables_max = ceil(shards / g);
-		p->lookup_share = p->tables_max / shards;
 		p->bytes_per_gpu = p->tables_max * rows *
 				   (width * eb + state_bytes_per_row(o));
 		break;
@@ -190,11 +355,20 @@ static void place_tables(const struct model_spec *m, int sharding, int gpus,
 	default:
 		p->sharding = EMB_TABLE_WISE;
 		p->tables_max = ceil(t / g);
-		p->lookup_share = p->tables_max / t;
 		p->bytes_per_gpu = p->tables_max * rows *
 				   (e * eb + state_bytes_per_row(o));
 		break;
 	}
+	budget = fmax(0.0, budget);
+	p->even_hit = p->bytes_per_gpu > 0.0 ?
+			      fmin(1.0, budget / p->bytes_per_gpu) : 1.0;
+	if (recsys_rows_listed(m))
+		place_listed(m, gpus, p->column_shards,
+			     p->row_bytes + state_bytes_per_row(o), budget, p);
+	if (sharding == EMB_COLUMN_WISE)
+		p->lookup_share = p->tables_max / (t * p->column_shards);
+	else if (p->sharding == EMB_TABLE_WISE)
+		p->lookup_share = p->tables_max / t;
 }
 
 /* The host link of one GPU (PCIe, NVLink-C2C): the cluster's or catalog
@@ -239,9 +413,8 @@ static void place_tier(const struct model_spec *m, const struct cluster *cl,
 	p->offload_bytes = p->bytes_per_gpu - budget;
 	p->tier = p->offload_bytes <= host_per_gpu ? RECSYS_TIER_HOST :
 						     RECSYS_TIER_SSD;
-	p->hit_rate = m->cache_hit_rate >= 0.0 ?
-			      m->cache_hit_rate :
-			      budget / p->bytes_per_gpu;
+	p->hit_rate = m->cache_hit_rate >= 0.0 ? m->cache_hit_rate :
+						  p->even_hit;
 }
 
 /* Seconds to move the misses of 'lookups' rows between HBM and their
@@ -509,8 +682,7 @@ static void step_eval(const struct step_in *in, struct recsys_step *s)
 		   every row updated (read the row, its gradient and state,
 		   write row and state) */
 		double tb = recsys_table_bytes(m);
-		double el = (double)m->embedding_tables * m->embedding_rows *
-			    m->embedding_dim;
+		double el = recsys_total_rows(m) * m->embedding_dim;
 
 		s->table_sync_s = comm_allreduce_s(&l, 4.0 * el, c->gpus) +
 				  kernel_stream_s(d, 2.0 * tb + 4.0 * el);
@@ -608,7 +780,7 @@ int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
 					     m->bottom_mlp.n > 0 ?
 				     c->gpus - 1 :
 				     c->gpus,
-			     c->optimizer, &s.place);
+			     c->optimizer, g->mem_bytes - fixed, &s.place);
 		step_eval(&in, &s);
 		dp = c->overlap_grad_reduce ?
 			     comm_overlapped_s(&l, s.allreduce_s,
@@ -670,8 +842,7 @@ int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
 	r->memory.fits = r->memory.total_bytes <= g->mem_bytes &&
 			 fixed <= g->mem_bytes;
 
-	r->params = params + (double)m->embedding_tables * m->embedding_rows *
-				     m->embedding_dim;
+	r->params = params + recsys_total_rows(m) * m->embedding_dim;
 	sample_result_rates(r, c->global_batch, gpus, f, d.peak_flops);
 	if (out)
 		*out = s;
@@ -703,12 +874,12 @@ int recsys_infer_eval(const struct model_spec *m, int tp, int batch,
 	/* each GPU of the replica runs the dense network on its share of
 	   the batch after the all-to-all */
 	recsys_dense_cost(m, &d, ceil(n / t), false, sc->fusion, &dc);
-	place_tables(m, EMB_TABLE_WISE, tp, OPTIMIZER_SGD, pl);
 	live = (dc.act_elems + 2.0 * m->embedding_tables * m->embedding_dim) *
 	       e * ceil(n / t);
 	r->weights_bytes = params * wb;
 	budget = g->mem_bytes - train_memory_reserve(g->mem_bytes) -
 		 r->weights_bytes - live;
+	place_tables(m, EMB_TABLE_WISE, tp, OPTIMIZER_SGD, budget, pl);
 	place_tier(m, cl, budget, pl);
 	r->weights_bytes += pl->hbm_bytes;
 	r->memory_total_bytes = r->weights_bytes + live +

@@ -328,6 +328,124 @@ static void test_placement(void **state)
 }
 
 /*
+ * Tables of their own sizes (Criteo's cardinalities run from 3 to 40
+ * million): 1e6, 10 and 5e5 rows of 128 fp32 (512 bytes), SGD, over 2
+ * GPUs, by hand.
+ */
+static void test_placement_listed(void **state)
+{
+	struct model_spec m = dlrm();
+	struct gpu_spec g = test_gpu();
+	struct cluster cl = test_cluster();
+	struct train_config c = cfg(2, 4096, 8192);
+	struct train_result r;
+	struct recsys_step s;
+	double total = 1e6 + 10 + 5e5;
+
+	(void)state;
+	m.embedding_tables = 3;
+	m.table_rows.n = 3;
+	m.table_rows.rows[0] = 1e6;
+	m.table_rows.rows[1] = 10;
+	m.table_rows.rows[2] = 5e5;
+	m.embedding_rows = total / 3;
+	assert_true(recsys_rows_listed(&m));
+	assert_rel(recsys_total_rows(&m), total, 0.0);
+	assert_rel(recsys_table_bytes(&m), total * 512.0, 0.0);
+	assert_rel(recsys_table_state_bytes(&m, OPTIMIZER_ADAM),
+		   total * 516.0, 1e-15);
+
+	/* table-wise, largest first to the least loaded GPU: GPU 0 the
+	   1e6-row table (512 MB), GPU 1 the 5e5 and then the 10-row one
+	   (256 MB): the most bytes on GPU 0, the most tables (lookups) on
+	   GPU 1 */
+	c.emb_sharding = EMB_TABLE_WISE;
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_rel(s.place.bytes_per_gpu, 1e6 * 512.0, 1e-15);
+	assert_rel(s.place.tables_max, 2.0, 0.0);
+	assert_rel(s.place.lookup_share, 2.0 / 3.0, 1e-15);
+	assert_int_equal(s.place.tier, RECSYS_TIER_HBM);
+	assert_rel(r.params, recsys_dense_params(&m) + total * 128, 1e-15);
+	/* the average (500003 rows a table) would have put 2 tables, 512 MB,
+	   on the busiest GPU: the same bytes by chance, here; on 3 GPUs the
+	   largest table alone decides, not 1/3 of the rows */
+	c = cfg(3, 4096, 12288);
+	c.emb_sharding = EMB_TABLE_WISE;
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_rel(s.place.bytes_per_gpu, 1e6 * 512.0, 1e-15);
+	assert_rel(s.place.tables_max, 1.0, 0.0);
+
+	/* at most ceil(4 / 2) = 2 tables a GPU: 1e6, 5e5, 20, 10 rows go
+	   1e6 to GPU 0, 5e5 and 20 to GPU 1 (full), 10 to GPU 0 */
+	c = cfg(2, 4096, 8192);
+	c.emb_sharding = EMB_TABLE_WISE;
+	m.embedding_tables = 4;
+	m.table_rows.n = 4;
+	m.table_rows.rows[3] = 20;
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_rel(s.place.bytes_per_gpu, (1e6 + 10) * 512.0, 1e-15);
+	assert_rel(s.place.tables_max, 2.0, 0.0);
+	assert_rel(s.place.lookup_share, 0.5, 0.0);
+	m.embedding_tables = 3;
+	m.table_rows.n = 3;
+
+	/* row-wise: half of every table's rows */
+	c.emb_sharding = EMB_ROW_WISE;
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_rel(s.place.bytes_per_gpu, total * 512.0 / 2, 1e-15);
+	assert_rel(s.place.lookup_share, 0.5, 0.0);
+	/* column-wise: two 64-wide shards of each (256-byte rows), dealt
+	   1e6, 1e6, 5e5, 5e5, 10, 10: one shard of each table a GPU */
+	c.emb_sharding = EMB_COLUMN_WISE;
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(s.place.column_shards, 2);
+	assert_rel(s.place.bytes_per_gpu, total * 256.0, 1e-15);
+	assert_rel(s.place.tables_max, 3.0, 0.0);
+	assert_rel(s.place.lookup_share, 0.5, 0.0);
+	/* data-parallel: all of them */
+	c.emb_sharding = EMB_DATA_PARALLEL;
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_rel(s.place.bytes_per_gpu, total * 512.0, 1e-15);
+
+	/* beyond HBM on one GPU: 2e8 rows (102.4 GB), 10 and 1e6 (512 MB);
+	   the cache holds the small tables whole (their rows are looked up
+	   most often), then what fits of the big one: each table serves a
+	   third of the lookups */
+	m.table_rows.rows[0] = 2e8;
+	m.table_rows.rows[2] = 1e6;
+	c = cfg(1, 4096, 4096);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(s.place.tier, RECSYS_TIER_HOST);
+	{
+		double budget = s.place.hbm_bytes;
+		double want = (1.0 + 1.0 +
+			       (budget - 10 * 512.0 - 1e6 * 512.0) /
+				       (2e8 * 512.0)) /
+			      3.0;
+
+		assert_rel(s.place.bytes_per_gpu, (2e8 + 10 + 1e6) * 512.0,
+			   1e-15);
+		assert_rel(s.place.hit_rate, want, 1e-14);
+		/* more than the cached share of the rows */
+		assert_true(s.place.hit_rate >
+			    budget / s.place.bytes_per_gpu + 0.15);
+	}
+	/* the served replica: table-wise over 2 GPUs, no optimizer state */
+	{
+		struct sample_infer si;
+		struct serve_costs sc = serve_costs_default();
+
+		m.table_rows.rows[0] = 1e6;
+		m.table_rows.rows[2] = 5e5;
+		assert_int_equal(recsys_infer_eval(&m, 2, 256, PREC_FP16, &sc,
+						   &g, &cl, &si),
+				 0);
+		assert_rel(si.place.bytes_per_gpu, 1e6 * 512.0, 1e-15);
+		assert_rel(si.place.tables_max, 2.0, 0.0);
+	}
+}
+
+/*
  * One GPU, one micro-batch of 8192, SGD: the step is the dense network,
  * the lookups and their update, and the optimizer of the dense part;
  * the lookups by hand.
@@ -552,6 +670,7 @@ int main(void)
 		cmocka_unit_test(test_dense_counts),
 		cmocka_unit_test(test_alltoall),
 		cmocka_unit_test(test_placement),
+		cmocka_unit_test(test_placement_listed),
 		cmocka_unit_test(test_step),
 		cmocka_unit_test(test_step_comm),
 		cmocka_unit_test(test_serve),
