@@ -61,6 +61,8 @@ struct recsys_step {
 	double emb_fwd_s;          /* lookups and pooling (HBM) */
 	double emb_bwd_s;          /* gradients and sparse optimizer */
 	double miss_s;             /* cache misses to host memory or SSD */
+	double wide_s;             /* of emb_bwd_s: the wide part's lookups
+				      and update, forward and backward */
 	double a2a_bytes;          /* pooled embeddings a GPU sends forward */
 	double a2a_s;              /* forward and backward all-to-alls */
 	double input_dist_s;       /* the indices sent to the tables' GPUs */
@@ -120,11 +122,17 @@ double recsys_total_rows(const struct model_spec *m);
 /* Rows gathered per sample over all tables. */
 double recsys_lookups(const struct model_spec *m);
 
-/* Bytes of all tables (rows x width x embedding precision). */
+/* Bytes of the wide part's optimizer state per weight (0 without a wide
+   part, or with wide_optimizer = sgd). */
+double recsys_wide_state_bytes(const struct model_spec *m);
+
+/* Bytes of all tables (rows x width x embedding precision), with the
+   wide part's weights (one a row). */
 double recsys_table_bytes(const struct model_spec *m);
 
 /* Bytes of all tables with their sparse optimizer's rows under optimizer
-   'o' (row-wise state; none for SGD): what a checkpoint of them holds. */
+   'o' (row-wise state; none for SGD) and the wide part's state: what a
+   checkpoint of them holds. */
 double recsys_table_state_bytes(const struct model_spec *m, enum optimizer o);
 
 /*

@@ -131,6 +131,15 @@ enum emb_update {
 				  TorchRec, HugeCTR) */
 };
 
+/* How a recommender's wide part is trained (model.wide_optimizer; Cheng
+   et al. 2016 train it with FTRL). */
+enum wide_optimizer {
+	WIDE_FTRL = 0,  /* FTRL-Proximal: two fp32 accumulators a weight
+			   (McMahan et al. 2013) */
+	WIDE_ADAGRAD,   /* one fp32 accumulator a weight */
+	WIDE_SGD,       /* no state */
+};
+
 /* Where a recommender's bottom MLP runs (training.bottom_mlp_placement). */
 enum bottom_placement {
 	BOTTOM_DATA_PARALLEL = 0, /* replicated, on each GPU's samples
@@ -216,6 +225,10 @@ struct model_spec {
 	double cache_hit_rate;       /* lookups served by the HBM cache of
 					tables that live in host memory or
 					on SSD; -1: not given */
+	bool wide;                   /* a wide part: one weight per row of
+					every table, summed into the logit
+					(Wide & Deep, Cheng et al. 2016) */
+	int wide_optimizer;          /* enum wide_optimizer */
 };
 
 struct training_spec {

@@ -32,6 +32,11 @@ const struct wl_name wl_bottom_names[] = {
 	{ NULL, 0 },
 };
 
+const struct wl_name wl_wide_optimizer_names[] = {
+	{ "ftrl", WIDE_FTRL }, { "adagrad", WIDE_ADAGRAD }, { "sgd", WIDE_SGD },
+	{ NULL, 0 },
+};
+
 const struct wl_name wl_server_names[] = {
 	{ "none", SERVER_NONE }, { "triton", SERVER_TRITON }, { NULL, 0 },
 };
@@ -187,6 +192,10 @@ static const char *recsys_key_given(const struct model_spec *m)
 		return "cache_hit_rate";
 	if (m->interaction != RECSYS_DOT)
 		return "interaction";
+	if (m->wide)
+		return "wide";
+	if (m->wide_optimizer != WIDE_FTRL)
+		return "wide_optimizer";
 	return NULL;
 }
 
@@ -216,6 +225,10 @@ int wl_check_recsys(const struct model_spec *m, bool given_dense,
 				"'embedding_tables' is %d: give one row count "
 				"per table (or a single count for all)",
 				m->table_rows.n, m->embedding_tables);
+	if (m->wide_optimizer != WIDE_FTRL && !m->wide)
+		return diag_set(err, file, 0, 0,
+				"'wide_optimizer' needs a wide part: set "
+				"[model] wide = true");
 	if (m->lookups_per_sample > 0.0 && m->pooling_factor > 0.0 &&
 	    fabs(m->lookups_per_sample -
 		 m->pooling_factor * m->embedding_tables) >

@@ -24,6 +24,7 @@ extern const struct wl_name wl_sharding_names[];
 extern const struct wl_name wl_server_names[];
 extern const struct wl_name wl_update_names[];
 extern const struct wl_name wl_bottom_names[];
+extern const struct wl_name wl_wide_optimizer_names[];
 
 /*
  * The rows of the per-sample keys, in the order they join the key table
@@ -46,7 +47,10 @@ extern const struct wl_name wl_bottom_names[];
 	KEY_NUM("model", "pooling_factor", model.pooling_factor, QTY_POS, 0, \
 		1e6), \
 	KEY_NUM("model", "cache_hit_rate", model.cache_hit_rate, \
-		WLK_AUTO_NEG, 0, 1)
+		WLK_AUTO_NEG, 0, 1), \
+	KEY_BOOL("model", "wide", model.wide), \
+	KEY_ENUM("model", "wide_optimizer", model.wide_optimizer, \
+		 WLT_INTENUM, wl_wide_optimizer_names)
 
 #define WL_SAMPLE_TRAINING_KEYS \
 	KEY_ENUM("training", "embedding_sharding", \

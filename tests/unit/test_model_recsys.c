@@ -446,6 +446,90 @@ static void test_placement_listed(void **state)
 }
 
 /*
+ * Wide & Deep's wide part (Cheng et al. 2016): one fp32 weight per row of
+ * every table, FTRL's two fp32 accumulators, gathered as 4-byte rows at
+ * 4 / (32 + 128) = 2.5%; one GPU, a micro-batch of 8192, by hand.
+ */
+static void test_wide(void **state)
+{
+	struct model_spec m = dlrm();
+	struct gpu_spec g = test_gpu();
+	struct cluster cl = test_cluster();
+	struct train_config c = cfg(1, 8192, 8192);
+	struct train_result r0, r;
+	struct recsys_step s0, s;
+	struct device_perf d;
+	double n = 26 * 8192.0, fwd, bwd;
+
+	(void)state;
+	assert_int_equal(device_perf_init(&d, &g, PREC_FP16, false), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r0, &s0), 0);
+	assert_rel(s0.wide_s, 0.0, 0.0);
+	m.wide = true;
+	assert_rel(recsys_wide_state_bytes(&m), 8.0, 0.0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	/* forward: gather n weights (160 bytes of HBM time each) and write
+	   a partial sum a bag; backward: read the gradient per lookup, read
+	   and write each weight and its 8-byte state at random (160 bytes
+	   each), five passes of framework sparse gradients */
+	fwd = kernel_stream_s(&d, n * 4 / 0.025 + n * 4);
+	bwd = kernel_stream_s(&d, n * 4 + 2 * n * 160 + 2 * n * 160 +
+					  5 * n * 4);
+	assert_rel(s.wide_s, fwd + bwd, 1e-14);
+	assert_rel(s.emb_bwd_s, s0.emb_bwd_s + fwd + bwd, 1e-14);
+	assert_rel(s.kernels, s0.kernels + 2, 0.0);
+	/* the weights and their state beside the tables */
+	assert_rel(s.place.bytes_per_gpu, 26e6 * (512 + 4 + 8), 1e-15);
+	assert_rel(r.params, r0.params + 26e6, 1e-15);
+	assert_rel(recsys_table_bytes(&m), 26e6 * 129 * 4, 1e-15);
+	assert_rel(recsys_table_state_bytes(&m, OPTIMIZER_SGD),
+		   26e6 * (129 * 4 + 8), 1e-15);
+	assert_true(r.time.step_s > r0.time.step_s);
+	/* Adagrad: one accumulator; SGD: none */
+	m.wide_optimizer = WIDE_ADAGRAD;
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_rel(s.place.bytes_per_gpu, 26e6 * (512 + 4 + 4), 1e-15);
+	m.wide_optimizer = WIDE_SGD;
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_rel(s.wide_s,
+		   fwd + kernel_stream_s(&d, n * 4 + 2 * n * 160 + 5 * n * 4),
+		   1e-14);
+	m.wide_optimizer = WIDE_FTRL;
+	/* column-wise over 8 GPUs: 1/2 of a table's weights with each of
+	   its two shards */
+	c = cfg(8, 8192, 65536);
+	c.emb_sharding = EMB_COLUMN_WISE;
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_rel(s.place.bytes_per_gpu, 7 * 1e6 * (256 + 12.0 / 2), 1e-15);
+	/* table-wise: each GPU's partial logits of the global micro-batch
+	   join the all-to-all */
+	c.emb_sharding = EMB_TABLE_WISE;
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_rel(s.a2a_bytes, 65536.0 * 4 * 128 * 2 + 65536.0 * 2, 1e-15);
+	/* served: the gather only, no state */
+	{
+		struct sample_infer a, b;
+		struct serve_costs sc = serve_costs_default();
+		struct device_perf di;
+
+		assert_int_equal(device_perf_init(&di, &g, PREC_FP16, false),
+				 0);
+		m.wide = false;
+		assert_int_equal(recsys_infer_eval(&m, 1, 256, PREC_FP16, &sc,
+						   &g, &cl, &a),
+				 0);
+		m.wide = true;
+		assert_int_equal(recsys_infer_eval(&m, 1, 256, PREC_FP16, &sc,
+						   &g, &cl, &b),
+				 0);
+		assert_rel(b.emb_s - a.emb_s,
+			   kernel_stream_s(&di, 26 * 256 * (160.0 + 4)), 1e-9);
+		assert_rel(b.place.bytes_per_gpu, 26e6 * 516, 1e-15);
+		assert_rel(b.kernels, a.kernels + 1, 0.0);
+	}
+}
+
+/*
  * One GPU, one micro-batch of 8192, SGD: the step is the dense network,
  * the lookups and their update, and the optimizer of the dense part;
  * the lookups by hand.
@@ -671,6 +755,7 @@ int main(void)
 		cmocka_unit_test(test_alltoall),
 		cmocka_unit_test(test_placement),
 		cmocka_unit_test(test_placement_listed),
+		cmocka_unit_test(test_wide),
 		cmocka_unit_test(test_step),
 		cmocka_unit_test(test_step_comm),
 		cmocka_unit_test(test_serve),

@@ -1147,6 +1147,24 @@ static void test_embedding_rows(void **state)
 	assert_int_equal(wl.model.table_rows.n, 4);
 	assert_close(wl.model.embedding_rows, 2.5);
 	assert_int_equal(workload_validate(&wl, &d), 0);
+
+	/* the wide part: a recommender's, trained with FTRL by default */
+	parse_ok(RECSYS "embedding_tables = 2\nembedding_rows = 1M\n"
+		 "wide = true\n", &wl);
+	assert_true(wl.model.wide);
+	assert_int_equal(wl.model.wide_optimizer, WIDE_FTRL);
+	assert_int_equal(workload_validate(&wl, &d), 0);
+	parse_ok(RECSYS "embedding_tables = 2\nembedding_rows = 1M\n"
+		 "wide = yes\nwide_optimizer = adagrad\n", &wl);
+	assert_int_equal(wl.model.wide_optimizer, WIDE_ADAGRAD);
+	expect_invalid(RECSYS "embedding_tables = 2\nembedding_rows = 1M\n"
+		       "wide_optimizer = sgd\n",
+		       "'wide_optimizer' needs a wide part");
+	expect_invalid("[model]\nkind = generic\nparams = 25M\n"
+		       "flops_per_sample = 8G\nwide = true\n",
+		       "'wide' describes a recommender");
+	expect_error(RECSYS "wide_optimizer = ftlr\n", 5, 18,
+		     "'wide_optimizer' must be one of ftrl, adagrad, sgd");
 }
 
 static void test_load_file(void **state)
