@@ -331,7 +331,8 @@ static void place_listed(const struct model_spec *m, int g, int k,
 
 /*
  * The share of the tables the busiest GPU holds and serves under
- * 'sharding' over 'gpus' GPUs, with 'budget' bytes of HBM free for them
+ * 'sharding' over 'gpus' GPUs (with the optimizer's and, 'training', the
+ * wide part's state), with 'budget' bytes of HBM free for them
  * (tables dealt greedily, largest first: equal tables go ceil(T / G) to
  * a GPU).  Listed tables of unequal rows: the GPU that serves the most
  * lookups (the most tables) and the one that holds the most bytes.
