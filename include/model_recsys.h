@@ -48,6 +48,10 @@ struct recsys_place {
 	double offload_bytes;  /* of them in host memory or on SSD */
 	int tier;              /* enum recsys_tier */
 	double hit_rate;       /* lookups served from HBM */
+	double even_hit;       /* hit rate of an HBM cache of the budget
+				  with lookups spread evenly over each
+				  table's rows (the smallest tables cached
+				  whole first) */
 };
 
 /* One training step of a recommender on its busiest GPU. */
@@ -57,6 +61,8 @@ struct recsys_step {
 	double emb_fwd_s;          /* lookups and pooling (HBM) */
 	double emb_bwd_s;          /* gradients and sparse optimizer */
 	double miss_s;             /* cache misses to host memory or SSD */
+	double wide_s;             /* of emb_bwd_s: the wide part's lookups
+				      and update, forward and backward */
 	double a2a_bytes;          /* pooled embeddings a GPU sends forward */
 	double a2a_s;              /* forward and backward all-to-alls */
 	double input_dist_s;       /* the indices sent to the tables' GPUs */
@@ -107,14 +113,26 @@ double recsys_gather_efficiency(double row_bytes);
    batches, each layer costed on its own). */
 double recsys_kernel_efficiency(const struct model_spec *m);
 
+/* Whether the tables' rows are listed one by one (model.table_rows). */
+bool recsys_rows_listed(const struct model_spec *m);
+
+/* Rows of all tables. */
+double recsys_total_rows(const struct model_spec *m);
+
 /* Rows gathered per sample over all tables. */
 double recsys_lookups(const struct model_spec *m);
 
-/* Bytes of all tables (rows x width x embedding precision). */
+/* Bytes of the wide part's optimizer state per weight (0 without a wide
+   part, or with wide_optimizer = sgd). */
+double recsys_wide_state_bytes(const struct model_spec *m);
+
+/* Bytes of all tables (rows x width x embedding precision), with the
+   wide part's weights (one a row). */
 double recsys_table_bytes(const struct model_spec *m);
 
 /* Bytes of all tables with their sparse optimizer's rows under optimizer
-   'o' (row-wise state; none for SGD): what a checkpoint of them holds. */
+   'o' (row-wise state; none for SGD) and the wide part's state: what a
+   checkpoint of them holds. */
 double recsys_table_state_bytes(const struct model_spec *m, enum optimizer o);
 
 /*

@@ -48,6 +48,8 @@
 					 top_mlp */
 #define WL_MLP_WIDTH_MAX (1 << 20)    /* one layer's width, dense_features,
 					 cross_rank */
+#define WL_TABLES_MAX 256             /* tables model.embedding_rows may
+					 list one by one */
 #define WL_AUTO 0        /* integer key left to capplan */
 #define WL_AUTO_NEG (-1) /* for keys where 0 is a valid value (zero, sp) */
 #define WL_OFFLOAD_AUTO (-1.0) /* training.offload_optimizer left open */
@@ -91,6 +93,13 @@ struct wl_widths {
 	int width[WL_MLP_LAYERS_MAX];
 };
 
+/* The rows of each embedding table (model.embedding_rows given as a
+   list): 'n' tables, n = 0: every table has model.embedding_rows. */
+struct wl_rows {
+	int n;
+	double rows[WL_TABLES_MAX];
+};
+
 /* How a recommender's features meet (model.interaction). */
 enum recsys_interaction {
 	RECSYS_DOT = 0, /* DLRM: dot products of every pair of feature
@@ -120,6 +129,15 @@ enum emb_update {
 	EMB_UPDATE_FUSED,      /* the backward fused with the optimizer
 				  (FBGEMM table-batched embeddings,
 				  TorchRec, HugeCTR) */
+};
+
+/* How a recommender's wide part is trained (model.wide_optimizer; Cheng
+   et al. 2016 train it with FTRL). */
+enum wide_optimizer {
+	WIDE_FTRL = 0,  /* FTRL-Proximal: two fp32 accumulators a weight
+			   (McMahan et al. 2013) */
+	WIDE_ADAGRAD,   /* one fp32 accumulator a weight */
+	WIDE_SGD,       /* no state */
 };
 
 /* Where a recommender's bottom MLP runs (training.bottom_mlp_placement). */
@@ -185,7 +203,10 @@ struct model_spec {
 				      default for the kind */
 	/* kind = recsys: embedding tables and a dense network */
 	int embedding_tables;
-	double embedding_rows;       /* rows per table (average) */
+	double embedding_rows;       /* rows per table (the mean of
+					table_rows when it is given) */
+	struct wl_rows table_rows;   /* rows of each table, in order; n = 0:
+					all embedding_rows */
 	int embedding_dim;
 	enum precision embedding_precision;
 	double lookups_per_sample;   /* rows gathered per sample, all tables */
@@ -204,6 +225,10 @@ struct model_spec {
 	double cache_hit_rate;       /* lookups served by the HBM cache of
 					tables that live in host memory or
 					on SSD; -1: not given */
+	bool wide;                   /* a wide part: one weight per row of
+					every table, summed into the logit
+					(Wide & Deep, Cheng et al. 2016) */
+	int wide_optimizer;          /* enum wide_optimizer */
 };
 
 struct training_spec {

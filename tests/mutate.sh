@@ -60,6 +60,8 @@ sim-kv-read|src/model/model_infer.c|layer.s += fmax(ctx * kv_token /|layer.s += 
 sim-prompt-attn|src/model/model_infer.c|x->prefill_attn_pairs / ep * per_pair|1.2 * x->prefill_attn_pairs / ep * per_pair|simulated serving step: prompt attention x1.2
 gather-eff|src/model/model_recsys.c|activation_bytes = 128.0;|activation_bytes = 96.0;|embedding row's page activation 128 -> 96 bytes
 sparse-grad|src/model/model_recsys.c|sparse_grad_passes = 5.0;|sparse_grad_passes = 4.0;|sparse-gradient passes per lookup 5 -> 4
+deal-cap|src/model/model_recsys.c|cap = (n + b - 1) / b;|cap = n;|listed tables dealt without the ceil(T/G) tables-per-GPU cap
+wide-state|src/model/model_recsys.c|ftrl_state_bytes = 8.0;|ftrl_state_bytes = 4.0;|wide part's FTRL state 8 -> 4 bytes a weight
 tile-time|src/model/model_kernel.c|gemm_tile_overhead_s = 1.0e-6|gemm_tile_overhead_s = 1.2e-6|GEMM tile overhead 1 -> 1.2 us (devices with an SM count)
 tp-overlap|src/model/model_layer.c|hidden = fmin(rest, gemm_s * (t - 1.0) / t);|hidden = fmin(rest, 1.15 * gemm_s * (t - 1.0) / t);|TP comm overlap: 15% more GEMM time to hide behind
 dp-bucket|src/model/model_train.c|dp_bucket_params = 40e6;|dp_bucket_params = 34e6;|data-parallel last bucket 40M -> 34M parameters

@@ -534,9 +534,10 @@ static void workload_section(FILE *out, const struct report_page *pg)
 	if (m->kind == MODEL_RECSYS) {
 		units_format(a, sizeof(a), m->embedding_rows, UNIT_COUNT, 4);
 		fact(out, "embedding tables",
-		     "%d tables of %s rows x %d (%s), %.4g lookups per sample",
-		     m->embedding_tables, a, m->embedding_dim,
-		     precision_name(m->embedding_precision),
+		     "%d tables of %s rows%s x %d (%s), %.4g lookups per sample",
+		     m->embedding_tables, a,
+		     m->table_rows.n > 1 ? " on average" : "",
+		     m->embedding_dim, precision_name(m->embedding_precision),
 		     m->lookups_per_sample);
 		units_format(a, sizeof(a), m->dense_params, UNIT_COUNT, 4);
 		units_format(b, sizeof(b), m->dense_flops_per_sample,

@@ -53,6 +53,7 @@ struct ini_ctx {
 	struct workload *wl;
 	struct diag err;   /* the first error, in line order */
 	int seen[WL_GIVEN_MAX]; /* line where each key was given, 0 if not */
+	int seen_col[WL_GIVEN_MAX]; /* column of its value */
 };
 
 static bool is_blank(char c)
@@ -230,6 +231,7 @@ static int ini_on_value(void *user, const char *section, const char *name,
 	c->seen[idx] = c->lineno;
 	c->wl->given[idx] = 1;
 	at.col = line_value_col(c);
+	c->seen_col[idx] = at.col;
 	return wl_key_parse(k, value, k->key, c->wl, &at, &c->err) == 0;
 }
 
@@ -307,7 +309,7 @@ int workload_parse(const char *buf, size_t len, const char *name,
 	static const char bom[] = "\xEF\xBB\xBF";
 	struct ini_ctx c;
 	struct workload tmp = *wl;
-	int r, weight, kv, hf, ox, tr;
+	int r, weight, kv, hf, ox, tr, rows;
 
 	memset(&c, 0, sizeof(c));
 	if (name)
@@ -332,6 +334,15 @@ int workload_parse(const char *buf, size_t len, const char *name,
 		return diag_set(err, c.err.file[0] ? c.err.file : NULL,
 				c.err.line, c.err.col, "%s", c.err.msg);
 
+	rows = wl_find_key_index("model", "embedding_rows");
+	if (c.seen[rows] && tmp.model.table_rows.n > 0 &&
+	    tmp.model.table_rows.n != tmp.model.embedding_tables)
+		return diag_set(err, name, c.seen[rows], c.seen_col[rows],
+				"'embedding_rows' lists %d tables, but "
+				"'embedding_tables' is %d: give one row count "
+				"per table (or a single count for all)",
+				tmp.model.table_rows.n,
+				tmp.model.embedding_tables);
 	weight = wl_find_key_index("inference", "weight_precision");
 	kv = wl_find_key_index("inference", "kv_precision");
 	if (c.seen[weight] && !c.seen[kv])

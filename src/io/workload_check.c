@@ -24,6 +24,22 @@
  */
 
 /* The value of every key is one the file could have given (or unset). */
+/* model.table_rows: at most WL_TABLES_MAX counts in the key's range. */
+static int rows_check(const struct wl_key *k, const struct wl_rows *r,
+		      const char *label, const char *file, struct diag *err)
+{
+	bool ok = r->n >= 0 && r->n <= WL_TABLES_MAX;
+
+	for (int i = 0; ok && i < r->n; i++)
+		ok = isfinite(r->rows[i]) && r->rows[i] > 0.0 &&
+		     r->rows[i] <= k->max;
+	if (ok)
+		return 0;
+	return diag_set(err, file, 0, 0,
+			"'%s' must list at most %d tables, each of more than "
+			"0 and at most %g rows", label, WL_TABLES_MAX, k->max);
+}
+
 static int key_check(const struct wl_key *k, const struct workload *wl,
 		     const char *file, struct diag *err)
 {
@@ -85,6 +101,10 @@ static int key_check(const struct wl_key *k, const struct workload *wl,
 		return diag_set(err, file, 0, 0,
 				"'%s' must be true, false or auto, got %d",
 				label, v);
+	case WLT_ROWS: /* the list; then the mean, as a quantity */
+		if (rows_check(k, &wl->model.table_rows, label, file, err) < 0)
+			return -1;
+		/* fall through */
 	case WLT_FRACTION:
 	case WLT_NUMBER:
 	case WLT_QUANTITY:

@@ -52,6 +52,10 @@ enum wl_type {
 			  0) or "auto" (WL_OFFLOAD_AUTO) */
 	WLT_WIDTHS,    /* struct wl_widths: a comma-separated list of layer
 			  widths in [min, max] */
+	WLT_ROWS,      /* double model.embedding_rows: one count (every
+			  table) or a comma-separated list of counts, one per
+			  table, kept in model.table_rows (their mean in the
+			  double) */
 	WLT_PRECISION, /* enum precision, one of 'names' */
 	WLT_RECOMPUTE, /* enum recompute, one of 'names' */
 	WLT_OPTIMIZER, /* enum optimizer, one of 'names' */

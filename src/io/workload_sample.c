@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "units.h"
+
 const struct wl_name wl_interaction_names[] = {
 	{ "dot", RECSYS_DOT }, { "cat", RECSYS_CAT },
 	{ "cross", RECSYS_CROSS }, { NULL, 0 },
@@ -27,6 +29,11 @@ const struct wl_name wl_update_names[] = {
 
 const struct wl_name wl_bottom_names[] = {
 	{ "data_parallel", BOTTOM_DATA_PARALLEL }, { "one_gpu", BOTTOM_ONE_GPU },
+	{ NULL, 0 },
+};
+
+const struct wl_name wl_wide_optimizer_names[] = {
+	{ "ftrl", WIDE_FTRL }, { "adagrad", WIDE_ADAGRAD }, { "sgd", WIDE_SGD },
 	{ NULL, 0 },
 };
 
@@ -99,6 +106,55 @@ int wl_parse_widths(const char *text, struct wl_widths *out, size_t *offset,
 	return 0;
 }
 
+int wl_parse_rows(const char *text, double max, struct wl_rows *out,
+		  size_t *offset, char *why, size_t why_size)
+{
+	struct wl_rows r;
+	const char *p = text;
+
+	r.n = 0;
+	for (;;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		size_t lead = 0, n;
+		char item[64];
+		const char *uwhy = NULL;
+		double v = 0.0;
+
+		while (lead < len && isspace((unsigned char)p[lead]))
+			lead++;
+		n = len - lead;
+		while (n > 0 && isspace((unsigned char)p[lead + n - 1]))
+			n--;
+		*offset = (size_t)(p - text) + lead;
+		if (n == 0 || n >= sizeof(item)) {
+			snprintf(why, why_size, "%s item",
+				 n == 0 ? "an empty" : "a too long");
+			return -1;
+		}
+		if (r.n == WL_TABLES_MAX) {
+			snprintf(why, why_size, "more than %d tables",
+				 WL_TABLES_MAX);
+			return -1;
+		}
+		memcpy(item, p + lead, n);
+		item[n] = '\0';
+		if (units_parse(item, UNIT_COUNT, &v, &uwhy) < 0 ||
+		    !isfinite(v) || !(v > 0.0) || v > max) {
+			snprintf(why, why_size,
+				 "'%s' is not a row count above 0 and at "
+				 "most %g", item, max);
+			return -1;
+		}
+		r.rows[r.n++] = v;
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	*out = r;
+	return 0;
+}
+
 char *wl_widths_text(const struct wl_widths *w, char *buf, size_t size)
 {
 	size_t used = 0;
@@ -136,6 +192,10 @@ static const char *recsys_key_given(const struct model_spec *m)
 		return "cache_hit_rate";
 	if (m->interaction != RECSYS_DOT)
 		return "interaction";
+	if (m->wide)
+		return "wide";
+	if (m->wide_optimizer != WIDE_FTRL)
+		return "wide_optimizer";
 	return NULL;
 }
 
@@ -159,6 +219,16 @@ int wl_check_recsys(const struct model_spec *m, bool given_dense,
 				"a recsys model needs [model] "
 				"embedding_tables, embedding_rows and "
 				"embedding_dim");
+	if (m->table_rows.n > 0 && m->table_rows.n != m->embedding_tables)
+		return diag_set(err, file, 0, 0,
+				"'embedding_rows' lists %d tables, but "
+				"'embedding_tables' is %d: give one row count "
+				"per table (or a single count for all)",
+				m->table_rows.n, m->embedding_tables);
+	if (m->wide_optimizer != WIDE_FTRL && !m->wide)
+		return diag_set(err, file, 0, 0,
+				"'wide_optimizer' needs a wide part: set "
+				"[model] wide = true");
 	if (m->lookups_per_sample > 0.0 && m->pooling_factor > 0.0 &&
 	    fabs(m->lookups_per_sample -
 		 m->pooling_factor * m->embedding_tables) >

@@ -24,6 +24,7 @@ extern const struct wl_name wl_sharding_names[];
 extern const struct wl_name wl_server_names[];
 extern const struct wl_name wl_update_names[];
 extern const struct wl_name wl_bottom_names[];
+extern const struct wl_name wl_wide_optimizer_names[];
 
 /*
  * The rows of the per-sample keys, in the order they join the key table
@@ -46,7 +47,10 @@ extern const struct wl_name wl_bottom_names[];
 	KEY_NUM("model", "pooling_factor", model.pooling_factor, QTY_POS, 0, \
 		1e6), \
 	KEY_NUM("model", "cache_hit_rate", model.cache_hit_rate, \
-		WLK_AUTO_NEG, 0, 1)
+		WLK_AUTO_NEG, 0, 1), \
+	KEY_BOOL("model", "wide", model.wide), \
+	KEY_ENUM("model", "wide_optimizer", model.wide_optimizer, \
+		 WLT_INTENUM, wl_wide_optimizer_names)
 
 #define WL_SAMPLE_TRAINING_KEYS \
 	KEY_ENUM("training", "embedding_sharding", \
@@ -95,6 +99,16 @@ void wl_sample_init(struct workload *wl);
  */
 int wl_parse_widths(const char *text, struct wl_widths *out, size_t *offset,
 		    char *why, size_t why_size);
+
+/*
+ * Parse model.embedding_rows: a comma-separated list of row counts (each
+ * a count such as 40M, above 0 and at most 'max'; blanks around each
+ * allowed), at most WL_TABLES_MAX, into 'out'.  On error returns -1 with
+ * a message in 'why' and the byte offset of the offending item in
+ * '*offset'.
+ */
+int wl_parse_rows(const char *text, double max, struct wl_rows *out,
+		  size_t *offset, char *why, size_t why_size);
 
 /* 'w' as "512,256,128" in 'buf' of 'size' bytes; returns 'buf'. */
 char *wl_widths_text(const struct wl_widths *w, char *buf, size_t size);

@@ -457,6 +457,29 @@ int wl_key_parse(const struct wl_key *k, const char *text,
 					label, why, text);
 		return 0;
 	}
+	case WLT_ROWS: {
+		char why[128];
+		size_t off = 0;
+		struct wl_rows r;
+		double sum = 0.0;
+
+		if (wl_parse_rows(text, k->max, &r, &off, why, sizeof(why)) < 0)
+			return diag_set(err, at->file, at->line,
+					at->col > 0 ? at->col + (int)off : 0,
+					"'%s' must be a row count, or a "
+					"comma-separated list of one per table "
+					"such as '40M,3,1.2M': %s, got '%s'",
+					label, why, text);
+		for (int j = 0; j < r.n; j++)
+			sum += r.rows[j];
+		/* one count: every table; a list: each table's */
+		*(double *)f = sum / r.n;
+		wl->model.table_rows.n = r.n > 1 ? r.n : 0;
+		if (r.n > 1)
+			memcpy(wl->model.table_rows.rows, r.rows,
+			       sizeof(r.rows[0]) * (size_t)r.n);
+		return 0;
+	}
 	default:
 		break;
 	}

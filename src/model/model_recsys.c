@@ -48,6 +48,12 @@ static const double sparse_grad_passes = 5.0;
    (Mudigere et al. 2022); Adam proper would keep two per element. */
 static const double rowwise_state_bytes = 4.0;
 
+/* The wide part's optimizer state per weight (model.wide_optimizer):
+   FTRL-Proximal keeps two fp32 accumulators, z and n (McMahan et al.
+   2013), Adagrad one. */
+static const double ftrl_state_bytes = 8.0;
+static const double adagrad_state_bytes = 4.0;
+
 /* Inputs read per sample when [training] input_bytes_per_sample is not
    given: 4 bytes (fp32 or int32) per numerical feature, per index and
    for the label. */
@@ -115,10 +121,31 @@ double recsys_lookups(const struct model_spec *m)
 	return pooling(m) * m->embedding_tables;
 }
 
+double recsys_wide_state_bytes(const struct model_spec *m)
+{
+	if (!m->wide)
+		return 0.0;
+	switch (m->wide_optimizer) {
+	case WIDE_SGD: return 0.0;
+	case WIDE_ADAGRAD: return adagrad_state_bytes;
+	default: return ftrl_state_bytes;
+	}
+}
+
+/* Bytes a table row adds for the wide part: its weight in the tables'
+   precision and, training, the weight's optimizer state; 0 without. */
+static double wide_row_bytes(const struct model_spec *m, bool training)
+{
+	if (!m->wide)
+		return 0.0;
+	return precision_bytes(m->embedding_precision) +
+	       (training ? recsys_wide_state_bytes(m) : 0.0);
+}
+
 double recsys_table_bytes(const struct model_spec *m)
 {
-	return (double)m->embedding_tables * m->embedding_rows *
-	       m->embedding_dim * precision_bytes(m->embedding_precision);
+	return recsys_total_rows(m) * (m->embedding_dim + (m->wide ? 1 : 0)) *
+	       precision_bytes(m->embedding_precision);
 }
 
 /* ---------------------------------------------------------------------
@@ -133,22 +160,191 @@ static double state_bytes_per_row(enum optimizer o)
 
 double recsys_table_state_bytes(const struct model_spec *m, enum optimizer o)
 {
-	return recsys_table_bytes(m) + (double)m->embedding_tables *
-					       m->embedding_rows *
-					       state_bytes_per_row(o);
+	return recsys_table_bytes(m) +
+	       recsys_total_rows(m) * (state_bytes_per_row(o) +
+				       recsys_wide_state_bytes(m));
+}
+
+bool recsys_rows_listed(const struct model_spec *m)
+{
+	return m->table_rows.n > 1 && m->table_rows.n == m->embedding_tables;
+}
+
+double recsys_total_rows(const struct model_spec *m)
+{
+	double sum = 0.0;
+
+	if (!recsys_rows_listed(m))
+		return (double)m->embedding_tables * m->embedding_rows;
+	for (int i = 0; i < m->table_rows.n; i++)
+		sum += m->table_rows.rows[i];
+	return sum;
+}
+
+/*
+ * The hit rate of a cache of 'budget' bytes in front of 'n' tables (or
+ * shards) of 'bytes' each, in ascending order, when every table serves
+ * the same number of lookups spread evenly over its rows: a row of a
+ * small table is looked up more often, so the cache holds the smallest
+ * tables whole first.  Equal tables: budget / their bytes.
+ */
+static double even_hit(const double *bytes, int n, double budget)
+{
+	double h = 0.0;
+
+	for (int i = 0; i < n; i++) {
+		if (budget >= bytes[i]) {
+			h += 1.0;
+			budget -= bytes[i];
+			continue;
+		}
+		h += budget > 0.0 ? budget / bytes[i] : 0.0;
+		break;
+	}
+	return n > 0 ? h / n : 1.0;
+}
+
+/* Shards a greedy placement deals one by one; beyond, a bound. */
+#define DEAL_MAX 1024
+
+/*
+ * Deal 'n' items of 'bytes' each (descending) over 'bins' GPUs, each to
+ * the GPU with the fewest bytes so far among those holding fewer than
+ * ceil(n / bins) items (DeepLearningExamples DLRM's greedy with a
+ * maximal bucket size: the lookups stay balanced): the most items a GPU
+ * gets ('*most'), and the items of the GPU with the most bytes in
+ * ascending order in 'held' ('*held_n' of them), whose sum it returns.
+ */
+static double deal(const double *bytes, int n, int bins, double *most,
+		   double *held, int *held_n)
+{
+	double load[DEAL_MAX];
+	int count[DEAL_MAX], heap[DEAL_MAX];
+	short bin_of[DEAL_MAX];
+	int b = bins < n ? bins : n, top = 0, h = 0, open, cap;
+
+	*most = 0.0;
+	*held_n = 0;
+	if (b <= 0)
+		return 0.0;
+	cap = (n + b - 1) / b;
+	/* a binary min-heap of the GPUs not yet full, by load (then by
+	   index) */
+	for (int i = 0; i < b; i++) {
+		load[i] = 0.0;
+		count[i] = 0;
+		heap[i] = i;
+	}
+	open = b;
+	for (int i = 0; i < n && open > 0; i++) {
+		int g = heap[0], at = 0;
+
+		load[g] += bytes[i];
+		count[g]++;
+		bin_of[i] = (short)g;
+		if (count[g] == cap)
+			heap[0] = heap[--open];
+		g = heap[0];
+		for (;;) {
+			int l = 2 * at + 1, r = l + 1, lo = at;
+
+			if (l < open && (load[heap[l]] < load[heap[lo]] ||
+					 (load[heap[l]] == load[heap[lo]] &&
+					  heap[l] < heap[lo])))
+				lo = l;
+			if (r < open && (load[heap[r]] < load[heap[lo]] ||
+					 (load[heap[r]] == load[heap[lo]] &&
+					  heap[r] < heap[lo])))
+				lo = r;
+			if (lo == at)
+				break;
+			heap[at] = heap[lo];
+			heap[lo] = g;
+			at = lo;
+		}
+	}
+	for (int i = 0; i < b; i++) {
+		if (count[i] > *most)
+			*most = count[i];
+		if (load[i] > load[top])
+			top = i;
+	}
+	for (int i = n - 1; i >= 0; i--)
+		if (bin_of[i] == top)
+			held[h++] = bytes[i];
+	*held_n = h;
+	return load[top];
+}
+
+/*
+ * The tables listed one by one (recsys_rows_listed): the busiest GPU's
+ * share under p->sharding over 'g' GPUs with 'budget' bytes of HBM for
+ * them, 'k' shards of each table, their rows of 'rowb' bytes with the
+ * optimizer state; the tables are sorted largest first and dealt (table-
+ * and column-wise), or every GPU holds all of them (data-parallel) or
+ * 1/g of each (row-wise).
+ */
+static void place_listed(const struct model_spec *m, int g, int k,
+			 double rowb, double budget, struct recsys_place *p)
+{
+	double sorted[WL_TABLES_MAX], shards[DEAL_MAX], held[DEAL_MAX];
+	double most = 0.0;
+	int t = m->embedding_tables, n = 0, held_n = 0;
+
+	/* insertion sort, largest first */
+	for (int i = 0; i < t; i++) {
+		double v = m->table_rows.rows[i] * rowb;
+		int j = i;
+
+		while (j > 0 && sorted[j - 1] < v) {
+			sorted[j] = sorted[j - 1];
+			j--;
+		}
+		sorted[j] = v;
+	}
+	if (p->sharding == EMB_DATA_PARALLEL || p->sharding == EMB_ROW_WISE) {
+		double share = p->sharding == EMB_ROW_WISE ? 1.0 / g : 1.0;
+
+		p->bytes_per_gpu = 0.0;
+		for (int i = 0; i < t; i++) {
+			held[i] = sorted[t - 1 - i] * share;
+			p->bytes_per_gpu += held[i];
+		}
+		p->even_hit = even_hit(held, t, budget);
+		return;
+	}
+	if ((long)t * k > DEAL_MAX) {
+		/* beyond what is dealt one by one: the busiest GPU takes
+		   ceil(shards / g) shards of the largest table (a bound) */
+		p->tables_max = ceil((double)t * k / g);
+		p->bytes_per_gpu = p->tables_max * sorted[0];
+		p->even_hit = fmin(1.0, budget / p->bytes_per_gpu);
+		return;
+	}
+	for (int i = 0; i < t; i++)
+		for (int j = 0; j < k; j++)
+			shards[n++] = sorted[i];
+	p->bytes_per_gpu = deal(shards, n, g, &most, held, &held_n);
+	p->tables_max = most;
+	p->even_hit = even_hit(held, held_n, budget);
 }
 
 /*
  * The share of the tables the busiest GPU holds and serves under
- * 'sharding' over 'gpus' GPUs (tables dealt greedily, largest first:
- * equal tables go ceil(T / G) to a GPU).
+ * 'sharding' over 'gpus' GPUs (with the optimizer's and, 'training', the
+ * wide part's state), with 'budget' bytes of HBM free for them
+ * (tables dealt greedily, largest first: equal tables go ceil(T / G) to
+ * a GPU).  Listed tables of unequal rows: the GPU that serves the most
+ * lookups (the most tables) and the one that holds the most bytes.
  */
 static void place_tables(const struct model_spec *m, int sharding, int gpus,
-			 enum optimizer o, struct recsys_place *p)
+			 enum optimizer o, bool training, double budget,
+			 struct recsys_place *p)
 {
 	double t = m->embedding_tables, rows = m->embedding_rows;
 	double eb = precision_bytes(m->embedding_precision);
 	double e = m->embedding_dim, g = gpus;
+	double w = wide_row_bytes(m, training); /* the wide weight of a row */
 
 	*p = (struct recsys_place){ 0 };
 	p->sharding = sharding;
@@ -159,13 +355,14 @@ static void place_tables(const struct model_spec *m, int sharding, int gpus,
 	case EMB_DATA_PARALLEL:
 		p->tables_max = t;
 		p->lookup_share = 1.0 / g;
-		p->bytes_per_gpu = t * rows * (e * eb + state_bytes_per_row(o));
+		p->bytes_per_gpu = t * rows *
+				   (e * eb + state_bytes_per_row(o) + w);
 		break;
 	case EMB_ROW_WISE:
 		p->tables_max = t;
 		p->lookup_share = 1.0 / g;
 		p->bytes_per_gpu = t * rows *
-				   (e * eb + state_bytes_per_row(o)) / g;
+				   (e * eb + state_bytes_per_row(o) + w) / g;
 		break;
 	case EMB_COLUMN_WISE: {
 		/* the fewest shards per table that give every GPU one */
@@ -181,20 +378,32 @@ static void place_tables(const struct model_spec *m, int sharding, int gpus,
 		p->column_shards = k;
 		p->row_bytes = width * eb;
 		p->tables_max = ceil(shards / g);
-		p->lookup_share = p->tables_max / shards;
+		/* each shard holds 1/k of the table's wide weights */
 		p->bytes_per_gpu = p->tables_max * rows *
-				   (width * eb + state_bytes_per_row(o));
+				   (width * eb + state_bytes_per_row(o) +
+				    w / k);
 		break;
 	}
 	case EMB_TABLE_WISE:
 	default:
 		p->sharding = EMB_TABLE_WISE;
 		p->tables_max = ceil(t / g);
-		p->lookup_share = p->tables_max / t;
 		p->bytes_per_gpu = p->tables_max * rows *
-				   (e * eb + state_bytes_per_row(o));
+				   (e * eb + state_bytes_per_row(o) + w);
 		break;
 	}
+	budget = fmax(0.0, budget);
+	p->even_hit = p->bytes_per_gpu > 0.0 ?
+			      fmin(1.0, budget / p->bytes_per_gpu) : 1.0;
+	if (recsys_rows_listed(m))
+		place_listed(m, gpus, p->column_shards,
+			     p->row_bytes + state_bytes_per_row(o) +
+				     w / p->column_shards,
+			     budget, p);
+	if (sharding == EMB_COLUMN_WISE)
+		p->lookup_share = p->tables_max / (t * p->column_shards);
+	else if (p->sharding == EMB_TABLE_WISE)
+		p->lookup_share = p->tables_max / t;
 }
 
 /* The host link of one GPU (PCIe, NVLink-C2C): the cluster's or catalog
@@ -239,9 +448,8 @@ static void place_tier(const struct model_spec *m, const struct cluster *cl,
 	p->offload_bytes = p->bytes_per_gpu - budget;
 	p->tier = p->offload_bytes <= host_per_gpu ? RECSYS_TIER_HOST :
 						     RECSYS_TIER_SSD;
-	p->hit_rate = m->cache_hit_rate >= 0.0 ?
-			      m->cache_hit_rate :
-			      budget / p->bytes_per_gpu;
+	p->hit_rate = m->cache_hit_rate >= 0.0 ? m->cache_hit_rate :
+						  p->even_hit;
 }
 
 /* Seconds to move the misses of 'lookups' rows between HBM and their
@@ -339,6 +547,53 @@ static double emb_bwd_s(const struct device_perf *d,
 	return t + kernel_stream_s(d, bytes) + (n - 1.0) * kernel_gap_s();
 }
 
+/*
+ * The wide part (Cheng et al. 2016, "Wide & Deep Learning for
+ * Recommender Systems"): a linear model over the sparse features, one
+ * weight per row of every table, gathered like a table of 1-element
+ * rows at the efficiency of such tiny rows (a 4-byte fp32 weight: 2.5%,
+ * recsys_gather_efficiency) and summed into the logit.  A table's wide
+ * weights sit with its rows (column-wise: 1/k with each of its k
+ * shards), so a GPU serves 'lookups' / column_shards of them; they are
+ * cached with the table ('p->hit_rate').  Forward: gather the hits and
+ * write one partial sum a bag (the sum into the logit fused with it);
+ * backward: read each lookup's gradient (the logit's, in the tables'
+ * precision), read and write the weight and its optimizer state at
+ * random (the index sort is the deep table's), with framework sparse
+ * gradients 'sparse_grad_passes' more passes over the weight.  One
+ * kernel each way.  Returns the seconds; 'miss' gets those of the
+ * misses (training: read and written back).
+ */
+static double wide_s(const struct model_spec *m, const struct device_perf *d,
+		     const struct recsys_place *p, const struct cluster *cl,
+		     double lookups, bool training, bool fused_update,
+		     double *kernels, double *miss)
+{
+	double eb = precision_bytes(m->embedding_precision);
+	double n = lookups / p->column_shards, bags = n / pooling(m);
+	double state = recsys_wide_state_bytes(m), t, bytes;
+	struct recsys_place pw = *p;
+
+	*kernels = 0.0;
+	*miss = 0.0;
+	if (!m->wide)
+		return 0.0;
+	t = kernel_stream_s(d, gather_bytes(p->hit_rate * n, eb) + bags * eb);
+	*kernels = 1.0;
+	pw.row_bytes = eb;
+	*miss = miss_s(&pw, cl, n, false);
+	if (!training)
+		return t;
+	bytes = n * eb + 2.0 * gather_bytes(p->hit_rate * n, eb);
+	if (state > 0.0)
+		bytes += 2.0 * gather_bytes(n, state);
+	if (!fused_update)
+		bytes += sparse_grad_passes * n * eb;
+	*kernels += 1.0;
+	*miss += miss_s(&pw, cl, n, true);
+	return t + kernel_stream_s(d, bytes);
+}
+
 /* ---------------------------------------------------------------------
  * Training
  */
@@ -394,6 +649,16 @@ static void step_eval(const struct step_in *in, struct recsys_step *s)
 				 e, c->emb_fused_update, &k_bwd);
 	s->miss_s = miss_s(p, cl, lookups, false) + miss_s(p, cl, lookups,
 							   true);
+	{
+		double k_wide, wide_miss;
+
+		/* the wide part, counted with the lookups and their update */
+		s->wide_s = wide_s(m, d, p, cl, lookups, true,
+				   c->emb_fused_update, &k_wide, &wide_miss);
+		s->emb_bwd_s += s->wide_s;
+		s->miss_s += wide_miss;
+		k_bwd += k_wide;
+	}
 	s->kernels = dc.bottom_fwd.n + dc.bottom_bwd.n + dc.rest_fwd.n +
 		     dc.rest_bwd.n + k_fwd + k_bwd;
 	/* the bottom MLP on one GPU that holds no table (DeepLearningExamples'
@@ -420,8 +685,11 @@ static void step_eval(const struct step_in *in, struct recsys_step *s)
 	s->a2a_s = 0.0;
 	s->input_dist_s = 0.0;
 	if (c->gpus > 1) {
+		/* the wide part: each GPU's partial logit of every sample */
+		double wide = m->wide ? big_b * e : 0.0;
 		double pooled = big_b * m->embedding_tables *
-				m->embedding_dim * e;
+					m->embedding_dim * e +
+				wide;
 		double indices = b * recsys_lookups(m) * 4.0;
 
 		switch (p->sharding) {
@@ -443,7 +711,8 @@ static void step_eval(const struct step_in *in, struct recsys_step *s)
 			   tables: the larger of the two */
 			s->a2a_bytes = fmax(bags * width * e,
 					    b * m->embedding_tables *
-						    m->embedding_dim * e);
+						    m->embedding_dim * e) +
+				       wide;
 			/* the bottom MLP's GPU sends its output of the
 			   global micro-batch */
 			if (c->bottom_mlp_one_gpu && m->bottom_mlp.n > 0)
@@ -509,8 +778,8 @@ static void step_eval(const struct step_in *in, struct recsys_step *s)
 		   every row updated (read the row, its gradient and state,
 		   write row and state) */
 		double tb = recsys_table_bytes(m);
-		double el = (double)m->embedding_tables * m->embedding_rows *
-			    m->embedding_dim;
+		double el = recsys_total_rows(m) *
+			    (m->embedding_dim + (m->wide ? 1 : 0));
 
 		s->table_sync_s = comm_allreduce_s(&l, 4.0 * el, c->gpus) +
 				  kernel_stream_s(d, 2.0 * tb + 4.0 * el);
@@ -546,8 +815,8 @@ static double fixed_memory(const struct model_spec *m,
 	/* saved activations, the pooled embeddings of the GPU's samples
 	   and of its tables' bags, and their gradients */
 	r->memory.activations_bytes =
-		(act_elems +
-		 2.0 * m->embedding_tables * m->embedding_dim) *
+		(act_elems + 2.0 * m->embedding_tables *
+				     (m->embedding_dim + (m->wide ? 1 : 0))) *
 		elem * b;
 	r->memory.reserve_bytes = train_memory_reserve(g->mem_bytes);
 	return r->memory.weights_bytes + r->memory.gradients_bytes +
@@ -608,7 +877,7 @@ int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
 					     m->bottom_mlp.n > 0 ?
 				     c->gpus - 1 :
 				     c->gpus,
-			     c->optimizer, &s.place);
+			     c->optimizer, true, g->mem_bytes - fixed, &s.place);
 		step_eval(&in, &s);
 		dp = c->overlap_grad_reduce ?
 			     comm_overlapped_s(&l, s.allreduce_s,
@@ -670,8 +939,8 @@ int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
 	r->memory.fits = r->memory.total_bytes <= g->mem_bytes &&
 			 fixed <= g->mem_bytes;
 
-	r->params = params + (double)m->embedding_tables * m->embedding_rows *
-				     m->embedding_dim;
+	r->params = params + recsys_total_rows(m) *
+				     (m->embedding_dim + (m->wide ? 1 : 0));
 	sample_result_rates(r, c->global_batch, gpus, f, d.peak_flops);
 	if (out)
 		*out = s;
@@ -703,12 +972,13 @@ int recsys_infer_eval(const struct model_spec *m, int tp, int batch,
 	/* each GPU of the replica runs the dense network on its share of
 	   the batch after the all-to-all */
 	recsys_dense_cost(m, &d, ceil(n / t), false, sc->fusion, &dc);
-	place_tables(m, EMB_TABLE_WISE, tp, OPTIMIZER_SGD, pl);
-	live = (dc.act_elems + 2.0 * m->embedding_tables * m->embedding_dim) *
+	live = (dc.act_elems + 2.0 * m->embedding_tables *
+				       (m->embedding_dim + (m->wide ? 1 : 0))) *
 	       e * ceil(n / t);
 	r->weights_bytes = params * wb;
 	budget = g->mem_bytes - train_memory_reserve(g->mem_bytes) -
 		 r->weights_bytes - live;
+	place_tables(m, EMB_TABLE_WISE, tp, OPTIMIZER_SGD, false, budget, pl);
 	place_tier(m, cl, budget, pl);
 	r->weights_bytes += pl->hbm_bytes;
 	r->memory_total_bytes = r->weights_bytes + live +
@@ -723,6 +993,14 @@ int recsys_infer_eval(const struct model_spec *m, int tp, int batch,
 			     precision_bytes(m->embedding_precision), e,
 			     sc->fusion, &k_emb);
 	r->miss_s = miss_s(pl, cl, lookups, false);
+	{
+		double k_wide, wide_miss;
+
+		r->emb_s += wide_s(m, &d, pl, cl, lookups, false, true,
+				   &k_wide, &wide_miss);
+		r->miss_s += wide_miss;
+		k_emb += k_wide;
+	}
 	r->a2a_s = tp > 1 ? comm_alltoall_nodes_s(&intra, &intra, &pcie,
 						  fmax(lookups / pooling(m) *
 							       width * e,

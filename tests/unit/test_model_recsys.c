@@ -328,6 +328,208 @@ static void test_placement(void **state)
 }
 
 /*
+ * Tables of their own sizes (Criteo's cardinalities run from 3 to 40
+ * million): 1e6, 10 and 5e5 rows of 128 fp32 (512 bytes), SGD, over 2
+ * GPUs, by hand.
+ */
+static void test_placement_listed(void **state)
+{
+	struct model_spec m = dlrm();
+	struct gpu_spec g = test_gpu();
+	struct cluster cl = test_cluster();
+	struct train_config c = cfg(2, 4096, 8192);
+	struct train_result r;
+	struct recsys_step s;
+	double total = 1e6 + 10 + 5e5;
+
+	(void)state;
+	m.embedding_tables = 3;
+	m.table_rows.n = 3;
+	m.table_rows.rows[0] = 1e6;
+	m.table_rows.rows[1] = 10;
+	m.table_rows.rows[2] = 5e5;
+	m.embedding_rows = total / 3;
+	assert_true(recsys_rows_listed(&m));
+	assert_rel(recsys_total_rows(&m), total, 0.0);
+	assert_rel(recsys_table_bytes(&m), total * 512.0, 0.0);
+	assert_rel(recsys_table_state_bytes(&m, OPTIMIZER_ADAM),
+		   total * 516.0, 1e-15);
+
+	/* table-wise, largest first to the least loaded GPU: GPU 0 the
+	   1e6-row table (512 MB), GPU 1 the 5e5 and then the 10-row one
+	   (256 MB): the most bytes on GPU 0, the most tables (lookups) on
+	   GPU 1 */
+	c.emb_sharding = EMB_TABLE_WISE;
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_rel(s.place.bytes_per_gpu, 1e6 * 512.0, 1e-15);
+	assert_rel(s.place.tables_max, 2.0, 0.0);
+	assert_rel(s.place.lookup_share, 2.0 / 3.0, 1e-15);
+	assert_int_equal(s.place.tier, RECSYS_TIER_HBM);
+	assert_rel(r.params, recsys_dense_params(&m) + total * 128, 1e-15);
+	/* the average (500003 rows a table) would have put 2 tables, 512 MB,
+	   on the busiest GPU: the same bytes by chance, here; on 3 GPUs the
+	   largest table alone decides, not 1/3 of the rows */
+	c = cfg(3, 4096, 12288);
+	c.emb_sharding = EMB_TABLE_WISE;
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_rel(s.place.bytes_per_gpu, 1e6 * 512.0, 1e-15);
+	assert_rel(s.place.tables_max, 1.0, 0.0);
+
+	/* at most ceil(4 / 2) = 2 tables a GPU: 1e6, 5e5, 20, 10 rows go
+	   1e6 to GPU 0, 5e5 and 20 to GPU 1 (full), 10 to GPU 0 */
+	c = cfg(2, 4096, 8192);
+	c.emb_sharding = EMB_TABLE_WISE;
+	m.embedding_tables = 4;
+	m.table_rows.n = 4;
+	m.table_rows.rows[3] = 20;
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_rel(s.place.bytes_per_gpu, (1e6 + 10) * 512.0, 1e-15);
+	assert_rel(s.place.tables_max, 2.0, 0.0);
+	assert_rel(s.place.lookup_share, 0.5, 0.0);
+	m.embedding_tables = 3;
+	m.table_rows.n = 3;
+
+	/* row-wise: half of every table's rows */
+	c.emb_sharding = EMB_ROW_WISE;
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_rel(s.place.bytes_per_gpu, total * 512.0 / 2, 1e-15);
+	assert_rel(s.place.lookup_share, 0.5, 0.0);
+	/* column-wise: two 64-wide shards of each (256-byte rows), dealt
+	   1e6, 1e6, 5e5, 5e5, 10, 10: one shard of each table a GPU */
+	c.emb_sharding = EMB_COLUMN_WISE;
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(s.place.column_shards, 2);
+	assert_rel(s.place.bytes_per_gpu, total * 256.0, 1e-15);
+	assert_rel(s.place.tables_max, 3.0, 0.0);
+	assert_rel(s.place.lookup_share, 0.5, 0.0);
+	/* data-parallel: all of them */
+	c.emb_sharding = EMB_DATA_PARALLEL;
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_rel(s.place.bytes_per_gpu, total * 512.0, 1e-15);
+
+	/* beyond HBM on one GPU: 2e8 rows (102.4 GB), 10 and 1e6 (512 MB);
+	   the cache holds the small tables whole (their rows are looked up
+	   most often), then what fits of the big one: each table serves a
+	   third of the lookups */
+	m.table_rows.rows[0] = 2e8;
+	m.table_rows.rows[2] = 1e6;
+	c = cfg(1, 4096, 4096);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(s.place.tier, RECSYS_TIER_HOST);
+	{
+		double budget = s.place.hbm_bytes;
+		double want = (1.0 + 1.0 +
+			       (budget - 10 * 512.0 - 1e6 * 512.0) /
+				       (2e8 * 512.0)) /
+			      3.0;
+
+		assert_rel(s.place.bytes_per_gpu, (2e8 + 10 + 1e6) * 512.0,
+			   1e-15);
+		assert_rel(s.place.hit_rate, want, 1e-14);
+		/* more than the cached share of the rows */
+		assert_true(s.place.hit_rate >
+			    budget / s.place.bytes_per_gpu + 0.15);
+	}
+	/* the served replica: table-wise over 2 GPUs, no optimizer state */
+	{
+		struct sample_infer si;
+		struct serve_costs sc = serve_costs_default();
+
+		m.table_rows.rows[0] = 1e6;
+		m.table_rows.rows[2] = 5e5;
+		assert_int_equal(recsys_infer_eval(&m, 2, 256, PREC_FP16, &sc,
+						   &g, &cl, &si),
+				 0);
+		assert_rel(si.place.bytes_per_gpu, 1e6 * 512.0, 1e-15);
+		assert_rel(si.place.tables_max, 2.0, 0.0);
+	}
+}
+
+/*
+ * Wide & Deep's wide part (Cheng et al. 2016): one fp32 weight per row of
+ * every table, FTRL's two fp32 accumulators, gathered as 4-byte rows at
+ * 4 / (32 + 128) = 2.5%; one GPU, a micro-batch of 8192, by hand.
+ */
+static void test_wide(void **state)
+{
+	struct model_spec m = dlrm();
+	struct gpu_spec g = test_gpu();
+	struct cluster cl = test_cluster();
+	struct train_config c = cfg(1, 8192, 8192);
+	struct train_result r0, r;
+	struct recsys_step s0, s;
+	struct device_perf d;
+	double n = 26 * 8192.0, fwd, bwd;
+
+	(void)state;
+	assert_int_equal(device_perf_init(&d, &g, PREC_FP16, false), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r0, &s0), 0);
+	assert_rel(s0.wide_s, 0.0, 0.0);
+	m.wide = true;
+	assert_rel(recsys_wide_state_bytes(&m), 8.0, 0.0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	/* forward: gather n weights (160 bytes of HBM time each) and write
+	   a partial sum a bag; backward: read the gradient per lookup, read
+	   and write each weight and its 8-byte state at random (160 bytes
+	   each), five passes of framework sparse gradients */
+	fwd = kernel_stream_s(&d, n * 4 / 0.025 + n * 4);
+	bwd = kernel_stream_s(&d, n * 4 + 2 * n * 160 + 2 * n * 160 +
+					  5 * n * 4);
+	assert_rel(s.wide_s, fwd + bwd, 1e-14);
+	assert_rel(s.emb_bwd_s, s0.emb_bwd_s + fwd + bwd, 1e-14);
+	assert_rel(s.kernels, s0.kernels + 2, 0.0);
+	/* the weights and their state beside the tables */
+	assert_rel(s.place.bytes_per_gpu, 26e6 * (512 + 4 + 8), 1e-15);
+	assert_rel(r.params, r0.params + 26e6, 1e-15);
+	assert_rel(recsys_table_bytes(&m), 26e6 * 129 * 4, 1e-15);
+	assert_rel(recsys_table_state_bytes(&m, OPTIMIZER_SGD),
+		   26e6 * (129 * 4 + 8), 1e-15);
+	assert_true(r.time.step_s > r0.time.step_s);
+	/* Adagrad: one accumulator; SGD: none */
+	m.wide_optimizer = WIDE_ADAGRAD;
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_rel(s.place.bytes_per_gpu, 26e6 * (512 + 4 + 4), 1e-15);
+	m.wide_optimizer = WIDE_SGD;
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_rel(s.wide_s,
+		   fwd + kernel_stream_s(&d, n * 4 + 2 * n * 160 + 5 * n * 4),
+		   1e-14);
+	m.wide_optimizer = WIDE_FTRL;
+	/* column-wise over 8 GPUs: 1/2 of a table's weights with each of
+	   its two shards */
+	c = cfg(8, 8192, 65536);
+	c.emb_sharding = EMB_COLUMN_WISE;
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_rel(s.place.bytes_per_gpu, 7 * 1e6 * (256 + 12.0 / 2), 1e-15);
+	/* table-wise: each GPU's partial logits of the global micro-batch
+	   join the all-to-all */
+	c.emb_sharding = EMB_TABLE_WISE;
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_rel(s.a2a_bytes, 65536.0 * 4 * 128 * 2 + 65536.0 * 2, 1e-15);
+	/* served: the gather only, no state */
+	{
+		struct sample_infer a, b;
+		struct serve_costs sc = serve_costs_default();
+		struct device_perf di;
+
+		assert_int_equal(device_perf_init(&di, &g, PREC_FP16, false),
+				 0);
+		m.wide = false;
+		assert_int_equal(recsys_infer_eval(&m, 1, 256, PREC_FP16, &sc,
+						   &g, &cl, &a),
+				 0);
+		m.wide = true;
+		assert_int_equal(recsys_infer_eval(&m, 1, 256, PREC_FP16, &sc,
+						   &g, &cl, &b),
+				 0);
+		assert_rel(b.emb_s - a.emb_s,
+			   kernel_stream_s(&di, 26 * 256 * (160.0 + 4)), 1e-9);
+		assert_rel(b.place.bytes_per_gpu, 26e6 * 516, 1e-15);
+		assert_rel(b.kernels, a.kernels + 1, 0.0);
+	}
+}
+
+/*
  * One GPU, one micro-batch of 8192, SGD: the step is the dense network,
  * the lookups and their update, and the optimizer of the dense part;
  * the lookups by hand.
@@ -552,6 +754,8 @@ int main(void)
 		cmocka_unit_test(test_dense_counts),
 		cmocka_unit_test(test_alltoall),
 		cmocka_unit_test(test_placement),
+		cmocka_unit_test(test_placement_listed),
+		cmocka_unit_test(test_wide),
 		cmocka_unit_test(test_step),
 		cmocka_unit_test(test_step_comm),
 		cmocka_unit_test(test_serve),

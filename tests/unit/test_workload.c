@@ -1098,6 +1098,75 @@ static void test_validate(void **state)
 	assert_string_equal(d.file, "");
 }
 
+/* [model] embedding_rows: one count for every table, or one per table
+   (their mean kept as the average), the list's length checked against
+   embedding_tables where the list is given. */
+#define RECSYS "[model]\nkind = recsys\nembedding_dim = 128\n" \
+	       "top_mlp = 1\n"
+static void test_embedding_rows(void **state)
+{
+	struct workload wl;
+	struct diag d;
+
+	(void)state;
+	parse_ok(RECSYS "embedding_tables = 3\nembedding_rows = 1e6, 10, 500K\n",
+		 &wl);
+	assert_int_equal(wl.model.table_rows.n, 3);
+	assert_close(wl.model.table_rows.rows[0], 1e6);
+	assert_close(wl.model.table_rows.rows[1], 10);
+	assert_close(wl.model.table_rows.rows[2], 5e5);
+	assert_close(wl.model.embedding_rows, (1e6 + 10 + 5e5) / 3);
+	assert_int_equal(workload_validate(&wl, &d), 0);
+	/* a single count: every table, today's meaning */
+	parse_ok(RECSYS "embedding_tables = 3\nembedding_rows = 40M\n", &wl);
+	assert_int_equal(wl.model.table_rows.n, 0);
+	assert_close(wl.model.embedding_rows, 40e6);
+	/* the list's length against the tables, at the list */
+	expect_error(RECSYS "embedding_tables = 2\nembedding_rows = 1e6, 10, 5e5\n",
+		     6, 18, "'embedding_rows' lists 3 tables, but "
+		     "'embedding_tables' is 2");
+	expect_error(RECSYS "embedding_rows = 1e6,10\nembedding_tables = 3\n",
+		     5, 18, "lists 2 tables");
+	/* a bad item, at its column */
+	expect_error(RECSYS "embedding_tables = 2\nembedding_rows = 1e6, x\n",
+		     6, 23, "'x' is not a row count");
+	expect_error(RECSYS "embedding_tables = 2\nembedding_rows = 1e6,,3\n",
+		     6, 22, "an empty item");
+	expect_error(RECSYS "embedding_tables = 2\nembedding_rows = 1e6, 0\n",
+		     6, 23, "'0' is not a row count");
+	/* the tables changed after the file: the check names both keys */
+	parse_ok(RECSYS "embedding_tables = 3\nembedding_rows = 1e6, 10, 5e5\n",
+		 &wl);
+	assert_int_equal(workload_set(&wl, "model.embedding_tables=4", &d), 0);
+	assert_int_equal(workload_validate(&wl, &d), -1);
+	assert_contains(d.msg, "'embedding_rows' lists 3 tables, but "
+			       "'embedding_tables' is 4");
+	/* --set takes a list too */
+	assert_int_equal(workload_set(&wl, "model.embedding_rows=1,2,3,4", &d),
+			 0);
+	assert_int_equal(wl.model.table_rows.n, 4);
+	assert_close(wl.model.embedding_rows, 2.5);
+	assert_int_equal(workload_validate(&wl, &d), 0);
+
+	/* the wide part: a recommender's, trained with FTRL by default */
+	parse_ok(RECSYS "embedding_tables = 2\nembedding_rows = 1M\n"
+		 "wide = true\n", &wl);
+	assert_true(wl.model.wide);
+	assert_int_equal(wl.model.wide_optimizer, WIDE_FTRL);
+	assert_int_equal(workload_validate(&wl, &d), 0);
+	parse_ok(RECSYS "embedding_tables = 2\nembedding_rows = 1M\n"
+		 "wide = yes\nwide_optimizer = adagrad\n", &wl);
+	assert_int_equal(wl.model.wide_optimizer, WIDE_ADAGRAD);
+	expect_invalid(RECSYS "embedding_tables = 2\nembedding_rows = 1M\n"
+		       "wide_optimizer = sgd\n",
+		       "'wide_optimizer' needs a wide part");
+	expect_invalid("[model]\nkind = generic\nparams = 25M\n"
+		       "flops_per_sample = 8G\nwide = true\n",
+		       "'wide' describes a recommender");
+	expect_error(RECSYS "wide_optimizer = ftlr\n", 5, 18,
+		     "'wide_optimizer' must be one of ftrl, adagrad, sgd");
+}
+
 static void test_load_file(void **state)
 {
 	char path[] = "/tmp/test_workload_XXXXXX";
@@ -1175,6 +1244,7 @@ int main(void)
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_recompute_layers_tp_overlap),
 		cmocka_unit_test(test_offload_keys),
+		cmocka_unit_test(test_embedding_rows),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_names),
 	};

@@ -336,9 +336,11 @@ static int predict_training(const struct table *t, const struct catalog *cat,
 				snprintf(expr, sizeof(expr), "%s=%s/%s",
 					 keys[k].key, t->dir, v);
 			else if (strcmp(keys[k].column, "bottom_mlp") == 0 ||
-				 strcmp(keys[k].column, "top_mlp") == 0) {
-				/* layer widths, blank-separated in the table
-				   (its cells hold no commas) */
+				 strcmp(keys[k].column, "top_mlp") == 0 ||
+				 strcmp(keys[k].column, "embedding_rows") == 0) {
+				/* layer widths and each table's rows,
+				   blank-separated in the table (its cells hold
+				   no commas) */
 				snprintf(expr, sizeof(expr), "%s=%s",
 					 keys[k].key, v);
 				for (char *q = strchr(expr, '='); *q; q++)
