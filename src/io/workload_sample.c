@@ -57,37 +57,55 @@ void wl_sample_init(struct workload *wl)
 	wl->cluster.ssd_bw_bytes_per_s = WL_SSD_BW_BYTES_PER_S;
 }
 
+/*
+ * The item of comma-separated 'text' that starts at 'p', blanks trimmed,
+ * into 'item' (of 'size' bytes); its offset in 'text' into '*offset';
+ * '*next' the byte after its comma, NULL for the last item.  -1 (why set)
+ * when it is empty or too long.
+ */
+static int list_item(const char *text, const char *p, char *item,
+		     size_t size, size_t *offset, const char **next,
+		     char *why, size_t why_size)
+{
+	const char *end = strchr(p, ',');
+	size_t len = end ? (size_t)(end - p) : strlen(p);
+	size_t lead = 0, n;
+
+	while (lead < len && isspace((unsigned char)p[lead]))
+		lead++;
+	n = len - lead;
+	while (n > 0 && isspace((unsigned char)p[lead + n - 1]))
+		n--;
+	*offset = (size_t)(p - text) + lead;
+	if (n == 0 || n >= size) {
+		snprintf(why, why_size, "%s item",
+			 n == 0 ? "an empty" : "a too long");
+		return -1;
+	}
+	memcpy(item, p + lead, n);
+	item[n] = '\0';
+	*next = end ? end + 1 : NULL;
+	return 0;
+}
+
 int wl_parse_widths(const char *text, struct wl_widths *out, size_t *offset,
 		    char *why, size_t why_size)
 {
 	struct wl_widths w = { 0, { 0 } };
-	const char *p = text;
+	const char *next;
 
-	for (;;) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		size_t lead = 0, n;
+	for (const char *p = text; p; p = next) {
 		char item[16], *stop;
 		long long v;
 
-		while (lead < len && isspace((unsigned char)p[lead]))
-			lead++;
-		n = len - lead;
-		while (n > 0 && isspace((unsigned char)p[lead + n - 1]))
-			n--;
-		*offset = (size_t)(p - text) + lead;
-		if (n == 0 || n >= sizeof(item)) {
-			snprintf(why, why_size, "%s item",
-				 n == 0 ? "an empty" : "a too long");
+		if (list_item(text, p, item, sizeof(item), offset, &next, why,
+			      why_size) != 0)
 			return -1;
-		}
 		if (w.n == WL_MLP_LAYERS_MAX) {
 			snprintf(why, why_size, "more than %d layers",
 				 WL_MLP_LAYERS_MAX);
 			return -1;
 		}
-		memcpy(item, p + lead, n);
-		item[n] = '\0';
 		errno = 0;
 		v = strtoll(item, &stop, 10);
 		if (*stop != '\0' || errno == ERANGE || v < 1 ||
@@ -98,9 +116,6 @@ int wl_parse_widths(const char *text, struct wl_widths *out, size_t *offset,
 			return -1;
 		}
 		w.width[w.n++] = (int)v;
-		if (!end)
-			break;
-		p = end + 1;
 	}
 	*out = w;
 	return 0;
@@ -110,35 +125,22 @@ int wl_parse_rows(const char *text, double max, struct wl_rows *out,
 		  size_t *offset, char *why, size_t why_size)
 {
 	struct wl_rows r;
-	const char *p = text;
+	const char *next;
 
 	r.n = 0;
-	for (;;) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		size_t lead = 0, n;
+	for (const char *p = text; p; p = next) {
 		char item[64];
 		const char *uwhy = NULL;
 		double v = 0.0;
 
-		while (lead < len && isspace((unsigned char)p[lead]))
-			lead++;
-		n = len - lead;
-		while (n > 0 && isspace((unsigned char)p[lead + n - 1]))
-			n--;
-		*offset = (size_t)(p - text) + lead;
-		if (n == 0 || n >= sizeof(item)) {
-			snprintf(why, why_size, "%s item",
-				 n == 0 ? "an empty" : "a too long");
+		if (list_item(text, p, item, sizeof(item), offset, &next, why,
+			      why_size) != 0)
 			return -1;
-		}
 		if (r.n == WL_TABLES_MAX) {
 			snprintf(why, why_size, "more than %d tables",
 				 WL_TABLES_MAX);
 			return -1;
 		}
-		memcpy(item, p + lead, n);
-		item[n] = '\0';
 		if (units_parse(item, UNIT_COUNT, &v, &uwhy) < 0 ||
 		    !isfinite(v) || !(v > 0.0) || v > max) {
 			snprintf(why, why_size,
@@ -147,9 +149,6 @@ int wl_parse_rows(const char *text, double max, struct wl_rows *out,
 			return -1;
 		}
 		r.rows[r.n++] = v;
-		if (!end)
-			break;
-		p = end + 1;
 	}
 	*out = r;
 	return 0;
