@@ -7,6 +7,8 @@
 
 #include "cli.h"
 #include "interval.h"
+#include "model_recsys.h"
+#include "model_recsys_dense.h"
 #include "model_sample.h"
 #include "plan.h"
 #include "search.h"
@@ -367,10 +369,18 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 	rec_str(rec, NULL, "gpu", "gpu", p->gpu->name, 0);
 	rec_int(rec, NULL, "gpus", "gpus", p->config.gpus, 0);
 	rec_num(rec, NULL, "params", "parameters", p->params, UNIT_COUNT, 0);
-	/* a mixture of experts computes with its active parameters only */
-	rec_num(rec, NULL, "active_params", "active parameters per token",
+	/* a mixture of experts computes with its active parameters only, a
+	   recommender with its dense network and the rows it gathers */
+	rec_num(rec, NULL, "active_params",
+		p->per_sample ? "active parameters per sample" :
+				"active parameters per token",
 		p->has_arch && !p->per_sample ? arch_active_params(&p->arch) :
-						p->params,
+		wl->model.kind == MODEL_RECSYS ?
+			recsys_dense_params(&wl->model) +
+				recsys_lookups(&wl->model) *
+					(wl->model.embedding_dim +
+					 (wl->model.wide ? 1.0 : 0.0)) :
+			p->params,
 		UNIT_COUNT, 0);
 	rec_num(rec, NULL, "tokens", p->per_sample ? "samples to train on" :
 						     "tokens to train on",
