@@ -1116,6 +1116,7 @@ static void test_embedding_rows(void **state)
 	assert_close(wl.model.table_rows.rows[1], 10);
 	assert_close(wl.model.table_rows.rows[2], 5e5);
 	assert_close(wl.model.embedding_rows, (1e6 + 10 + 5e5) / 3);
+	diag_clear(&d);
 	assert_int_equal(workload_validate(&wl, &d), 0);
 	/* a single count: every table, today's meaning */
 	parse_ok(RECSYS "embedding_tables = 3\nembedding_rows = 40M\n", &wl);
@@ -1137,6 +1138,7 @@ static void test_embedding_rows(void **state)
 	/* the tables changed after the file: the check names both keys */
 	parse_ok(RECSYS "embedding_tables = 3\nembedding_rows = 1e6, 10, 5e5\n",
 		 &wl);
+	diag_clear(&d);
 	assert_int_equal(workload_set(&wl, "model.embedding_tables=4", &d), 0);
 	assert_int_equal(workload_validate(&wl, &d), -1);
 	assert_contains(d.msg, "'embedding_rows' lists 3 tables, but "
