@@ -139,11 +139,13 @@ static int loo_inside(const struct cls *c)
 }
 
 /*
- * Rows of source 'src' in class 'c' inside the interval computed from the
- * class's rows of the other sources (into *in of *n); -1 when the other
- * sources have fewer than 3 rows, too few for a band.
+ * Rows of source 'src' in class 'c' inside the band made from the class's
+ * rows of the other sources, its log bounds times 'w' (into *in of *n);
+ * -1 when the other sources have fewer than 3 rows, too few for a band,
+ * or there are none.
  */
-static int lso_inside(const struct cls *c, int src, int *in, int *n)
+static int lso_inside(const struct cls *c, int src, double w, int *in,
+		      int *n)
 {
 	double rest[MAX_ROWS], lo, hi;
 	int m = 0;
@@ -152,13 +154,13 @@ static int lso_inside(const struct cls *c, int src, int *in, int *n)
 	for (int j = 0; j < c->n; j++)
 		if (c->src[j] != src)
 			rest[m++] = c->e[j];
-	if (m < 3)
+	if (m < 3 || m == c->n)
 		return -1;
 	band(rest, m, &lo, &hi);
 	for (int j = 0; j < c->n; j++)
 		if (c->src[j] == src) {
 			(*n)++;
-			*in += c->e[j] >= lo && c->e[j] <= hi;
+			*in += c->e[j] >= w * lo && c->e[j] <= w * hi;
 		}
 	return 0;
 }
@@ -169,20 +171,12 @@ static void lso_widened(const struct cls *c, double w, int *in, int *n)
 {
 	*in = *n = 0;
 	for (int k = 0; k < nsources; k++) {
-		double rest[MAX_ROWS], lo, hi;
-		int m = 0;
+		int ik, nk;
 
-		for (int j = 0; j < c->n; j++)
-			if (c->src[j] != k)
-				rest[m++] = c->e[j];
-		if (m < 3 || m == c->n)
-			continue;
-		band(rest, m, &lo, &hi);
-		for (int j = 0; j < c->n; j++)
-			if (c->src[j] == k) {
-				(*n)++;
-				*in += c->e[j] >= w * lo && c->e[j] <= w * hi;
-			}
+		if (lso_inside(c, k, w, &ik, &nk) == 0) {
+			*in += ik;
+			*n += nk;
+		}
 	}
 }
 
@@ -225,7 +219,7 @@ static void print_coverage(void)
 		for (int k = 0; k < nsources; k++) {
 			int in, n;
 
-			if (lso_inside(&data[c], k, &in, &n) == 0 && n > 0)
+			if (lso_inside(&data[c], k, 1.0, &in, &n) == 0)
 				printf("    %-26s rows %3d  inside %3d "
 				       "(%.0f%%)\n",
 				       sources[k], n, in, 100.0 * in / n);
