@@ -277,31 +277,45 @@ static double deal(const double *bytes, int n, int bins, double *most,
 }
 
 /*
+ * The rows of the listed tables (recsys_rows_listed), largest first, in
+ * 'out' (WL_TABLES_MAX); sorted once per evaluation, as every placement
+ * deals the same order.
+ */
+static void rows_descending(const struct model_spec *m, double *out)
+{
+	if (!recsys_rows_listed(m))
+		return;
+	for (int i = 0; i < m->embedding_tables; i++) {
+		double v = m->table_rows.rows[i];
+		int j = i;
+
+		while (j > 0 && out[j - 1] < v) {
+			out[j] = out[j - 1];
+			j--;
+		}
+		out[j] = v;
+	}
+}
+
+/*
  * The tables listed one by one (recsys_rows_listed): the busiest GPU's
  * share under p->sharding over 'g' GPUs with 'budget' bytes of HBM for
  * them, 'k' shards of each table, their rows of 'rowb' bytes with the
  * optimizer state; the tables are sorted largest first and dealt (table-
  * and column-wise), or every GPU holds all of them (data-parallel) or
- * 1/g of each (row-wise).
+ * 1/g of each (row-wise); 'rows_desc' holds the tables' rows largest
+ * first (rows_descending).
  */
-static void place_listed(const struct model_spec *m, int g, int k,
-			 double rowb, double budget, struct recsys_place *p)
+static void place_listed(const struct model_spec *m,
+			 const double *rows_desc, int g, int k, double rowb,
+			 double budget, struct recsys_place *p)
 {
 	double sorted[WL_TABLES_MAX], shards[DEAL_MAX], held[DEAL_MAX];
 	double most = 0.0;
 	int t = m->embedding_tables, n = 0, held_n = 0;
 
-	/* insertion sort, largest first */
-	for (int i = 0; i < t; i++) {
-		double v = m->table_rows.rows[i] * rowb;
-		int j = i;
-
-		while (j > 0 && sorted[j - 1] < v) {
-			sorted[j] = sorted[j - 1];
-			j--;
-		}
-		sorted[j] = v;
-	}
+	for (int i = 0; i < t; i++)
+		sorted[i] = rows_desc[i] * rowb;
 	if (p->sharding == EMB_DATA_PARALLEL || p->sharding == EMB_ROW_WISE) {
 		double share = p->sharding == EMB_ROW_WISE ? 1.0 / g : 1.0;
 
@@ -334,12 +348,13 @@ static void place_listed(const struct model_spec *m, int g, int k,
  * 'sharding' over 'gpus' GPUs (with the optimizer's and, 'training', the
  * wide part's state), with 'budget' bytes of HBM free for them
  * (tables dealt greedily, largest first: equal tables go ceil(T / G) to
- * a GPU).  Listed tables of unequal rows: the GPU that serves the most
- * lookups (the most tables) and the one that holds the most bytes.
+ * a GPU).  Listed tables of unequal rows ('rows_desc', largest first):
+ * the GPU that serves the most lookups (the most tables) and the one
+ * that holds the most bytes.
  */
-static void place_tables(const struct model_spec *m, int sharding, int gpus,
-			 enum optimizer o, bool training, double budget,
-			 struct recsys_place *p)
+static void place_tables(const struct model_spec *m, const double *rows_desc,
+			 int sharding, int gpus, enum optimizer o,
+			 bool training, double budget, struct recsys_place *p)
 {
 	double t = m->embedding_tables, rows = m->embedding_rows;
 	double eb = precision_bytes(m->embedding_precision);
@@ -396,7 +411,7 @@ static void place_tables(const struct model_spec *m, int sharding, int gpus,
 	p->even_hit = p->bytes_per_gpu > 0.0 ?
 			      fmin(1.0, budget / p->bytes_per_gpu) : 1.0;
 	if (recsys_rows_listed(m))
-		place_listed(m, gpus, p->column_shards,
+		place_listed(m, rows_desc, gpus, p->column_shards,
 			     p->row_bytes + state_bytes_per_row(o) +
 				     w / p->column_shards,
 			     budget, p);
@@ -614,6 +629,10 @@ struct step_in {
 	const struct cluster *cl;
 	const struct device_perf *d;
 	double fixed_bytes;  /* per GPU beside the tables */
+	const struct dense_cost *dense;     /* the micro-batch's, training */
+	const struct dense_cost *dense_all; /* the global micro-batch's
+					       (bottom MLP on one GPU);
+					       NULL: not used */
 };
 
 static void step_eval(const struct step_in *in, struct recsys_step *s)
@@ -640,7 +659,7 @@ static void step_eval(const struct step_in *in, struct recsys_step *s)
 
 	place_tier(m, cl, in->g->mem_bytes - in->fixed_bytes, p);
 	s->gather_efficiency = recsys_gather_efficiency(p->row_bytes);
-	recsys_dense_cost(m, d, b, true, false, &dc);
+	dc = *in->dense;
 	s->dense_s = dc.bottom_fwd.s + dc.bottom_bwd.s + dc.rest_fwd.s +
 		     dc.rest_bwd.s;
 	s->emb_fwd_s = emb_fwd_s(d, p, lookups, bags, width, eb, e, false,
@@ -666,11 +685,10 @@ static void step_eval(const struct step_in *in, struct recsys_step *s)
 	   other GPUs look up their tables, forward and backward; the step
 	   waits for the slower of the two in each pass */
 	s->parallel_s = 0.0;
-	if (c->bottom_mlp_one_gpu && c->gpus > 1 && m->bottom_mlp.n > 0) {
-		struct dense_cost db;
+	if (in->dense_all) {
+		struct dense_cost db = *in->dense_all;
 		double ef = s->emb_fwd_s, eb2 = s->emb_bwd_s + s->miss_s;
 
-		recsys_dense_cost(m, d, big_b, true, false, &db);
 		s->dense_s = db.bottom_fwd.s + db.bottom_bwd.s +
 			     dc.rest_fwd.s + dc.rest_bwd.s;
 		s->parallel_s = db.bottom_fwd.s + ef -
@@ -842,9 +860,12 @@ int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
 	static const int candidates[] = { EMB_TABLE_WISE, EMB_ROW_WISE,
 					  EMB_COLUMN_WISE, EMB_DATA_PARALLEL };
 	struct device_perf d;
-	struct dense_cost dc;
+	struct dense_cost dc, mb_cost, all_cost;
 	struct recsys_step best, s;
 	struct step_in in;
+	double rows_desc[WL_TABLES_MAX];
+	bool bottom_apart = c->bottom_mlp_one_gpu && c->gpus > 1 &&
+			    m->bottom_mlp.n > 0;
 	struct train_time *tm = &r->time;
 	double params = recsys_dense_params(m), f = recsys_dense_flops(m);
 	double fixed, optimizer_s, dp_s = 0.0, best_t = 0.0, gpus = c->gpus;
@@ -856,7 +877,16 @@ int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
 	d.matmul_eff *= recsys_kernel_efficiency(m);
 	recsys_dense_cost(m, &d, c->micro_batch, false, false, &dc);
 	fixed = fixed_memory(m, c, g, dc.act_elems, d.elem_bytes, r);
-	in = (struct step_in){ m, c, g, cl, &d, fixed };
+	/* what every placement shares: the dense network's passes, the
+	   tables in size order */
+	recsys_dense_cost(m, &d, c->micro_batch, true, false, &mb_cost);
+	if (bottom_apart)
+		recsys_dense_cost(m, &d, (double)c->micro_batch * gpus, true,
+				  false, &all_cost);
+	rows_descending(m, rows_desc);
+	in = (struct step_in){ m,	 c,	 g,
+			       cl,	 &d,	 fixed,
+			       &mb_cost, bottom_apart ? &all_cost : NULL };
 	optimizer_s = kernel_stream_s(
 		&d, params / (c->zero >= 1 ? gpus : 1.0) *
 			    train_optimizer_bytes_per_param(c->optimizer));
@@ -872,11 +902,8 @@ int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
 		    candidates[i] != EMB_TABLE_WISE)
 			continue;
 		/* the bottom MLP's GPU holds no table */
-		place_tables(m, candidates[i],
-			     c->bottom_mlp_one_gpu && c->gpus > 1 &&
-					     m->bottom_mlp.n > 0 ?
-				     c->gpus - 1 :
-				     c->gpus,
+		place_tables(m, rows_desc, candidates[i],
+			     bottom_apart ? c->gpus - 1 : c->gpus,
 			     c->optimizer, true, g->mem_bytes - fixed, &s.place);
 		step_eval(&in, &s);
 		dp = c->overlap_grad_reduce ?
@@ -963,7 +990,7 @@ int recsys_infer_eval(const struct model_spec *m, int tp, int batch,
 	struct link pcie = pcie_link(cl);
 	double n = batch, t = tp, wb = infer_weight_bytes_per_param(p, false);
 	double params = recsys_dense_params(m), e, lookups, width, host_bw;
-	double budget, live, gpu, issue, k_emb;
+	double budget, live, gpu, issue, k_emb, rows_desc[WL_TABLES_MAX];
 
 	if (device_perf_init(&d, g, infer_math_precision(p), false) != 0)
 		return -1;
@@ -978,7 +1005,9 @@ int recsys_infer_eval(const struct model_spec *m, int tp, int batch,
 	r->weights_bytes = params * wb;
 	budget = g->mem_bytes - train_memory_reserve(g->mem_bytes) -
 		 r->weights_bytes - live;
-	place_tables(m, EMB_TABLE_WISE, tp, OPTIMIZER_SGD, false, budget, pl);
+	rows_descending(m, rows_desc);
+	place_tables(m, rows_desc, EMB_TABLE_WISE, tp, OPTIMIZER_SGD, false,
+		     budget, pl);
 	place_tier(m, cl, budget, pl);
 	r->weights_bytes += pl->hbm_bytes;
 	r->memory_total_bytes = r->weights_bytes + live +

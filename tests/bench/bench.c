@@ -3,7 +3,7 @@
  * per second on one core; three searches with every parallel key open
  * (GPT-3 175B on 4096 A100s, a 70B model on 512 H100s, a 1T model on
  * 16384 H100s), the median and range of several runs, with the machine's
- * core count; and of serving under load: simulated sequence-steps per
+ * core count; a recommender's configuration (tables listed one by one); and of serving under load: simulated sequence-steps per
  * second, and the time to size a serving workload on every catalog
  * device.
  * Prints the figures; asserts nothing (speed is measured, not tested).
@@ -19,6 +19,7 @@
 #include "cluster.h"
 #include "infer_plan.h"
 #include "serve_sim.h"
+#include "model_sample.h"
 #include "model_train.h"
 #include "search.h"
 #include "workload.h"
@@ -269,6 +270,68 @@ static int search_once(const struct catalog *cat)
 	return 0;
 }
 
+/*
+ * A recommender's training configuration evaluated repeatedly: DLRM on
+ * Criteo 1TB with its 26 tables listed one by one (the FL15 rows of
+ * tests/validation/recsys.csv) on 8 A100-SXM-80GB, every embedding
+ * sharding tried (sample_train_eval keeps the fastest).
+ */
+static double bench_recsys(const struct catalog *cat)
+{
+	static const char ini[] =
+		"[model]\nkind = recsys\nembedding_tables = 26\n"
+		"embedding_rows = 7912889,33823,17139,7339,20046,4,7105,1382,"
+		"63,5554114,582469,245828,11,2209,10667,104,4,968,15,8165896,"
+		"2675940,7156453,302516,12022,97,35\n"
+		"embedding_dim = 128\nembedding_precision = fp16\n"
+		"dense_features = 13\nbottom_mlp = 512,256,128\n"
+		"interaction = dot\ntop_mlp = 1024,1024,512,256,1\n"
+		"[training]\nsamples = 4.2B\ngpus = 8\n"
+		"global_batch = 65536\nprecision = fp16\noptimizer = sgd\n";
+	struct workload wl;
+	struct diag err;
+	struct cluster cl;
+	struct train_config c;
+	struct train_result r;
+	const struct gpu_spec *g;
+	double t0, t1, sink = 0.0;
+	long n = 200000;
+
+	diag_clear(&err);
+	workload_init(&wl);
+	if (workload_parse(ini, sizeof(ini) - 1, "bench", &wl, &err) != 0 ||
+	    workload_validate(&wl, &err) != 0) {
+		diag_print(stderr, &err);
+		return 0.0;
+	}
+	g = catalog_find(cat, "A100-SXM-80GB", &err);
+	if (!g)
+		return 0.0;
+	(void)cluster_resolve(&wl.cluster, g, &cl, NULL);
+	memset(&c, 0, sizeof(c));
+	c.gpus = 8;
+	c.tp = c.pp = c.vp = c.cp = 1;
+	c.dp = 8;
+	c.global_batch = 65536;
+	c.precision = PREC_FP16;
+	c.optimizer = OPTIMIZER_SGD;
+	c.overlap_grad_reduce = true;
+	c.emb_sharding = EMB_AUTO;
+	t0 = now_s();
+	for (long i = 0; i < n; i++) {
+		c.micro_batch = 8192 >> (i & 3);
+		c.micro_batches = 8192 / c.micro_batch;
+		memset(&r, 0, sizeof(r));
+		if (sample_train_eval(&wl.model, &c, g, &cl, &r) == 0)
+			sink += r.time.step_s;
+	}
+	t1 = now_s();
+	printf("recommender (DLRM, 26 listed tables, 8 x A100-SXM-80GB, 4 "
+	       "shardings each): %.0f ns per configuration\n",
+	       1e9 * (t1 - t0) / n);
+	return sink;
+}
+
 int main(int argc, char **argv)
 {
 	struct catalog *cat = NULL;
@@ -292,6 +355,12 @@ int main(int argc, char **argv)
 
 		catalog_free(cat);
 		return rc;
+	}
+	if (argc > 1 && strcmp(argv[1], "recsys") == 0) {
+		double v = bench_recsys(cat);
+
+		catalog_free(cat);
+		return v > 0.0 ? 0 : 1;
 	}
 	g = catalog_find(cat, "H100-SXM", &err);
 	if (!g)
@@ -350,6 +419,7 @@ int main(int argc, char **argv)
 	wl.model.gated_ffn = false;
 	sink += bench_search("1T at 8K on 16384 x H100-SXM, default batch",
 			     cat, "H100-SXM", &wl, 16384, 0);
+	sink += bench_recsys(cat);
 	sink += bench_serving(cat);
 	catalog_free(cat);
 	return sink > 0.0 ? 0 : 1;
