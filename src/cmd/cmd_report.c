@@ -14,6 +14,8 @@
 #include "html.h"
 #include "infer_plan.h"
 #include "interval.h"
+#include "model_recsys.h"
+#include "model_recsys_dense.h"
 #include "plan.h"
 #include "plot.h"
 #include "precision.h"
@@ -538,10 +540,13 @@ static void workload_section(FILE *out, const struct report_page *pg)
 		     m->embedding_tables, a,
 		     m->table_rows.n > 1 ? " on average" : "",
 		     m->embedding_dim, precision_name(m->embedding_precision),
-		     m->lookups_per_sample);
-		units_format(a, sizeof(a), m->dense_params, UNIT_COUNT, 4);
-		units_format(b, sizeof(b), m->dense_flops_per_sample,
-			     UNIT_COUNT, 4);
+		     recsys_lookups(m));
+		/* the network's own counts (its layers when given), not the
+		   totals keys, which are 0 then */
+		units_format(a, sizeof(a), recsys_dense_params(m), UNIT_COUNT,
+			     4);
+		units_format(b, sizeof(b), recsys_dense_flops(m), UNIT_COUNT,
+			     4);
 		fact(out, "dense network", "%s parameters, %s FLOPs per sample "
 					   "forward", a, b);
 	} else if (m->kind == MODEL_GENERIC) {
