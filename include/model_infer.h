@@ -36,6 +36,8 @@ struct infer_config {
 	double host_request_s;          /* the server's front end, per
 					   request, in the TTFT (10.9.8);
 					   0: none */
+	double memory_fraction;         /* of each GPU the engine may fill
+					   (infer_memory_reserve); 0: 0.9 */
 };
 
 struct infer_memory {

@@ -368,6 +368,7 @@ struct inference_spec {
 	double kernel_overhead_s; /* per kernel of an engine step */
 	double host_request_s;    /* server front end, per request */
 	double host_step_s;       /* host, per scheduling round */
+	double memory_fraction;   /* of each GPU the engine fills; 0.9 */
 	/* speculative decoding (serve_sim.h): 0 draft tokens = off */
 	int speculative_tokens;
 	double acceptance_rate;   /* 0 = not given */

@@ -5,6 +5,7 @@
  * workload_keys.h.
  */
 #include "workload_keys.h"
+#include "model_memory.h"
 #include "serve_sim.h"
 
 #include <ctype.h>
@@ -291,6 +292,8 @@ const struct wl_key wl_keys[] = {
 		 0, UNIT_TIME, 1.0),
 	KEY_QTYM("inference", "host_step_overhead", inference.host_step_s,
 		 0, UNIT_TIME, 1.0),
+	KEY_NUM("inference", "memory_fraction", inference.memory_fraction,
+		WLK_GT, 0, 1),
 	KEY_INT("inference", "speculative_tokens",
 		inference.speculative_tokens, 0, 0,
 		SIM_SPECULATIVE_TOKENS_MAX),
@@ -487,6 +490,7 @@ void workload_init(struct workload *wl)
 	wl->inference.kernel_overhead_s = WL_KERNEL_OVERHEAD_S;
 	wl->inference.host_request_s = WL_HOST_REQUEST_S;
 	wl->inference.host_step_s = WL_HOST_STEP_S;
+	wl->inference.memory_fraction = INFER_MEMORY_FRACTION;
 	wl->inference.draft_cost_ratio = WL_DRAFT_COST_RATIO;
 	wl->inference.disaggregated = false;
 	wl->inference.prefill_replicas = WL_AUTO;

@@ -170,7 +170,8 @@ static void memory_eval(const struct arch *a, const struct infer_config *c,
 	m->kv_cache_bytes = kv_bytes_gpu_token(a, c) * group_batch(c) * ctx;
 	m->activations_bytes = activations_gpu_bytes(a, c, chunk,
 						     group_batch(c));
-	m->reserve_bytes = train_memory_reserve(g->mem_bytes);
+	m->reserve_bytes = infer_memory_reserve(g->mem_bytes,
+						c->memory_fraction);
 	m->total_bytes = m->weights_bytes + m->kv_cache_bytes +
 			 m->activations_bytes + m->reserve_bytes;
 	m->capacity_bytes = g->mem_bytes;
@@ -185,7 +186,7 @@ double infer_kv_capacity_tokens(const struct arch *a,
 	double left = g->mem_bytes - weights_gpu_bytes(a, c) -
 		      activations_gpu_bytes(a, c, step_tokens / ep,
 					    (double)c->batch / ep) -
-		      train_memory_reserve(g->mem_bytes);
+		      infer_memory_reserve(g->mem_bytes, c->memory_fraction);
 
 	/* each of the ep groups holds the caches of its own sequences */
 	return left > 0.0 ? ep * left / kv_bytes_gpu_token(a, c) : 0.0;

@@ -237,6 +237,13 @@ double train_memory_reserve(double capacity_bytes)
 	return reserve_fixed_bytes + reserve_fraction * capacity_bytes;
 }
 
+double infer_memory_reserve(double capacity_bytes, double fraction)
+{
+	double f = fraction > 0.0 ? fmin(fraction, 1.0) : INFER_MEMORY_FRACTION;
+
+	return reserve_fixed_bytes + (1.0 - f) * capacity_bytes;
+}
+
 /* Layers among the first 'j' chunks of a stage of 'layers' layers over
    'v' chunks, dealt as evenly as possible with the lighter chunks first
    ('light_first') or last. */

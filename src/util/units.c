@@ -387,6 +387,15 @@ int units_format(char *buf, size_t size, double value, enum unit_kind kind,
 int units_format_exact(char *buf, size_t size, double value,
 		       enum unit_kind kind)
 {
+	/* a binary size that is not a round decimal one (a device's memory
+	   as its driver reports it, 81559MiB) keeps its binary unit */
+	if (kind == UNIT_BYTES && value >= 1048576.0 && value < 1e18 &&
+	    fmod(value, 1048576.0) == 0.0 && fmod(value, 1e6) != 0.0) {
+		if (fmod(value, 1073741824.0) == 0.0)
+			return snprintf(buf, size, "%.0fGiB",
+					value / 1073741824.0);
+		return snprintf(buf, size, "%.0fMiB", value / 1048576.0);
+	}
 	return units_format(buf, size, value, kind, 15);
 }
 

@@ -698,7 +698,7 @@ static void test_round_trip(void **state)
 	assert_non_null(strstr(text, ",\"quoted, source\"\n"));
 	assert_non_null(strstr(text, ",1978.9TFLOPS,1978.9TOPS,3957.8TOPS,"
 				     "yes,132,712.5W,91.3W,4,451.2GB/s,50GB/s,"
-				     "63GB/s,1.649267441664TB,"
+				     "63GB/s,1536GiB,"
 				     "3.17,Cloud-On-Demand_2026.05,8,2385.25,"
 				     "0.713,0.871,"));
 	/* no basis: "unstated"; no limit, no capex and no host: empty

@@ -208,7 +208,8 @@ static void test_weight_bytes_per_param(void **state)
  * x 13 x 1548 = 2637692928.  Activations: a chunk of min(13 x 1237, 8192)
  * tokens x 2 bytes x (2h + (10240 + 3 x 14336)) + 4 x 13 x 128256 =
  * 1013302272, where 10240 = Q, K, V and the attention output (4096 +
- * 2 x 1024 + 4096).  Reserve 1 GB + 5% = 5e9.
+ * 2 x 1024 + 4096).  Reserve 1 GB + (1 - 0.9) x 80e9 = 9e9 (the default
+ * memory fraction, vLLM's gpu_memory_utilization).
  */
 static void test_memory_reference(void **state)
 {
@@ -223,8 +224,12 @@ static void test_memory_reference(void **state)
 	assert_rel(r.memory.kv_cache_bytes_per_token, 131072.0, 1e-15);
 	assert_rel(r.memory.kv_cache_bytes, 2637692928.0, 1e-12);
 	assert_rel(r.memory.activations_bytes, 1013302272.0, 1e-12);
-	assert_rel(r.memory.reserve_bytes, 5e9, 1e-12);
-	assert_rel(r.memory.total_bytes, 24711509504.0, 1e-12);
+	assert_rel(r.memory.reserve_bytes, 9e9, 1e-12);
+	assert_rel(r.memory.total_bytes, 28711509504.0, 1e-12);
+	/* a memory fraction of 0.5 leaves half the device and the context */
+	c.memory_fraction = 0.5;
+	eval_ok(&a, &c, &g, &r);
+	assert_rel(r.memory.reserve_bytes, 41e9, 1e-12);
 	assert_rel(r.memory.capacity_bytes, 80e9, 0.0);
 	assert_true(r.memory.fits);
 
@@ -324,10 +329,10 @@ static void test_max_batch_memory(void **state)
 
 	(void)state;
 	/* by hand, for batches whose prefill chunk is the full 8192 tokens:
-	   (80e9 - 5e9 - 16060514304 - 8192 x 2 x (2h + 10240 + 43008)) /
-	   (131072 x 1548 + 4 x 128256) = 284.80 */
+	   (80e9 - 9e9 - 16060514304 - 8192 x 2 x (2h + 10240 + 43008)) /
+	   (131072 x 1548 + 4 x 128256) = 265.14 */
 	b = infer_max_batch_memory(&a, &c, &g, 4096);
-	assert_int_equal(b, 284);
+	assert_int_equal(b, 265);
 	t.batch = b;
 	eval_ok(&a, &t, &g, &r);
 	assert_true(r.memory.fits);
@@ -337,12 +342,12 @@ static void test_max_batch_memory(void **state)
 	/* the limit caps it; the batch in 'c' does not matter */
 	assert_int_equal(infer_max_batch_memory(&a, &c, &g, 100), 100);
 	c.batch = 4000;
-	assert_int_equal(infer_max_batch_memory(&a, &c, &g, 4096), 284);
+	assert_int_equal(infer_max_batch_memory(&a, &c, &g, 4096), 265);
 	/* tp = 2 and fp8 KV hold more */
 	c.tp = 2;
 	c.kv_precision = PREC_FP8;
 	b = infer_max_batch_memory(&a, &c, &g, 4096);
-	assert_true(b > 4 * 284);
+	assert_true(b > 4 * 265);
 	t = c;
 	t.batch = b;
 	eval_ok(&a, &t, &g, &r);

@@ -390,14 +390,15 @@ static void test_plan_goodput_targets(void **state)
 	catalog_free(cat);
 }
 
-/* Whether the plan of 'ini' (and 'extra', a --set expression or NULL)
-   fits on 'gpu' of the embedded catalog. */
-static bool plan_fits(const char *ini, const char *extra, const char *gpu)
+/* The memory of the plan of 'ini' (and 'extra', a --set expression or
+   NULL) on 'gpu' of the embedded catalog. */
+static struct train_memory plan_memory(const char *ini, const char *extra,
+				       const char *gpu)
 {
 	struct catalog *cat = NULL;
 	struct workload wl;
 	struct train_plan p;
-	bool fits;
+	struct train_memory m;
 
 	assert_int_equal(catalog_load_default(&cat, NULL), 0);
 	workload_init(&wl);
@@ -407,9 +408,15 @@ static bool plan_fits(const char *ini, const char *extra, const char *gpu)
 	assert_int_equal(train_plan_make(&wl, catalog_find(cat, gpu, NULL), &p,
 					 NULL),
 			 0);
-	fits = p.result.memory.fits;
+	m = p.result.memory;
 	catalog_free(cat);
-	return fits;
+	return m;
+}
+
+/* Whether that plan fits. */
+static bool plan_fits(const char *ini, const char *extra, const char *gpu)
+{
+	return plan_memory(ini, extra, gpu).fits;
 }
 
 /*
@@ -417,8 +424,9 @@ static bool plan_fits(const char *ini, const char *extra, const char *gpu)
  * made, at their published layouts, and rejects what the papers report
  * does not fit.  DeepSeek-V3 (pp 16, ep 64, ZeRO-1, fp8, micro-batch 1)
  * fits with the recomputation it describes (the norms, MLA's
- * up-projections and the experts' SwiGLU; DeepSeek-AI 2024, 3.3.2), not
- * with the attention core alone; Llama 3 405B fits at tp 8, pp 16 on 80
+ * up-projections and the experts' SwiGLU; DeepSeek-AI 2024, 3.3.2), and
+ * with the attention core alone it takes more (the paper gives no such
+ * run); Llama 3 405B fits at tp 8, pp 16 on 80
  * GB (Meta 2024, table 4); the GPT-3 175B, 530B and 1T runs of
  * Korthikanti et al. 2022 fit with selective recomputation, which they
  * ran, and not without any (their figure 1: the activations of these
@@ -472,7 +480,12 @@ static void test_plan_published_memory(void **state)
 			      "training.recompute_modules=layernorm,"
 			      "mla_up_proj,moe_act",
 			      "H800"));
-	assert_false(plan_fits(dsv3, NULL, "H800"));
+	assert_true(plan_memory(dsv3,
+				"training.recompute_modules=layernorm,"
+				"mla_up_proj,moe_act",
+				"H800")
+			    .activations_bytes <
+		    plan_memory(dsv3, NULL, "H800").activations_bytes);
 	assert_true(plan_fits(llama3, NULL, "H100-SXM"));
 	for (size_t i = 0; i < sizeof(korthikanti) / sizeof(korthikanti[0]);
 	     i++) {

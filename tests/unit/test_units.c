@@ -364,6 +364,15 @@ static void test_format_exact(void **state)
 	assert_string_equal(buf, "333.333333333333MB");
 	units_format_exact(buf, sizeof(buf), 0.1 + 0.2, UNIT_TIME);
 	assert_string_equal(buf, "300ms");
+	/* binary sizes keep their unit; round decimal ones stay decimal */
+	units_format_exact(buf, sizeof(buf), 81559.0 * 1048576.0, UNIT_BYTES);
+	assert_string_equal(buf, "81559MiB");
+	units_format_exact(buf, sizeof(buf), 80.0 * 1073741824.0, UNIT_BYTES);
+	assert_string_equal(buf, "80GiB");
+	units_format_exact(buf, sizeof(buf), 80e9, UNIT_BYTES);
+	assert_string_equal(buf, "80GB");
+	units_format_exact(buf, sizeof(buf), 4096e6, UNIT_BYTES);
+	assert_string_equal(buf, "4.096GB");
 }
 
 static void test_nonfinite_format(void **state)
