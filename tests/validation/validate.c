@@ -602,6 +602,15 @@ static const struct set sets[] = {
 	    { "decode latency", "tpot_s", 1, 0.03, 0.03, NULL },
 	    { "identity: KV cache per token", "kv_cache_bytes_per_token", 1,
 	      0.005, 0.005, NULL } } },
+	{ "inference-edge.csv",
+	  "inference, int4 weights on Jetson AGX Orin and RTX 4090 "
+	  "(TinyChat, ExLlamaV2)",
+	  predict_inference, 17,
+	  { { "decode latency", "tpot_s", 15, 0.37, 0.625,
+	      "  (RTX 4090 rows +7% to +60%: the 7 us kernel overhead of "
+	      "vLLM/SGLang; specs/validation.md)" },
+	    { "prefill latency", "ttft_s", 2, 0.30, 0.32, NULL },
+	    { NULL, NULL, 0, 0.0, 0.0, NULL } } },
 	{ "memory.csv", "memory (ZeRO model states)", predict_memory, 4,
 	  { { "model states (figure values, 2-3 digits)",
 	      "model_state_bytes_per_gpu", 4, 0.005, 0.02, NULL },
