@@ -5,7 +5,7 @@
 #include "interval.h"
 
 const struct interval_band interval_bands[INTERVAL_COUNT] = {
-	[INTERVAL_TRAINING] = { 45, -0.1770, 0.0995, 1.25,
+	[INTERVAL_TRAINING] = { 50, -0.2256, 0.0797, 1.00,
 		"A100-SXM-80GB,H100-SXM,H800" },
 	[INTERVAL_PER_SAMPLE] = { 35, -0.1972, 0.1696, 2.00,
 		"A100-SXM-80GB,V100-SXM-32GB,A100-SXM-40GB" },

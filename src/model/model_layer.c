@@ -34,6 +34,17 @@ static const double ce_bwd_bytes_per_logit = 14.0;
 static const double ce_fwd_kernels = 6.0;
 static const double ce_bwd_kernels = 2.0;
 
+/*
+ * Elements moved per element of a ring step's result when the cp steps
+ * are folded together: the first step writes it (read 1, write 1), each
+ * later one reads it and the running result and writes the sum (3):
+ * 2 + 3 (cp - 1).  Times the element size, bytes.
+ */
+static double cp_merge_passes(int cp)
+{
+	return 2.0 + 3.0 * (cp - 1.0);
+}
+
 /* Fraction of the s x s attention that a causal fused kernel computes. */
 static const double causal_fraction = 0.5;
 
@@ -339,32 +350,50 @@ static void layer_cost_eval(const struct perf2 *p, const struct arch *a,
 	lc->tp_fwd_s = tp_exposed_s(c, &tl, tp_pass, fwd) + lc->a2a_s;
 	lc->tp_bwd_s = tp_exposed_s(c, &tl, tp_pass, bwd) + lc->a2a_s;
 
-	/* full recomputation repeats the forward pass with its collectives;
-	   selective repeats the attention core (Korthikanti et al. 2022,
-	   section 5), a fused kernel too: Megatron-Core checkpoints the core
-	   attention whatever its backend (checkpoint_core_attention in
-	   megatron/core/transformer/attention.py) */
-	lc->recompute_s[RECOMPUTE_NONE] = 0.0;
-	lc->recompute_s[RECOMPUTE_SELECTIVE] =
-		selective_recompute_s(p, a, c, n, lc->attn_fwd_s);
-	lc->recompute_s[RECOMPUTE_FULL] = lc->fwd_s;
-	lc->tp_recompute_s[RECOMPUTE_NONE] = 0.0;
-	lc->tp_recompute_s[RECOMPUTE_SELECTIVE] = 0.0;
-	lc->tp_recompute_s[RECOMPUTE_FULL] = lc->tp_fwd_s;
-
 	/* ring attention passes K and V around the cp ranks while computing
-	   (Liu et al. 2023); only what the attention time cannot hide shows */
+	   (Liu et al. 2023): what the attention time cannot hide shows, and
+	   the hidden part costs the link's overlap_cost in slower compute,
+	   as every overlapped collective does (model_comm.c).  Each of the
+	   cp steps also folds its partial result into the running one, as
+	   Transformer Engine's ring (AttnFuncWithCPAndKVP2P) does in kernels
+	   of their own: forward, the step's output into the output
+	   (flash_attn_fwd_out_correction: out += out_step * exp(lse_step -
+	   lse)), backward, the step's query gradient into dq and its key and
+	   value gradients into the dK/dV that travel the ring (add_): read
+	   both, write one (cp_merge_passes) */
 	lc->cp_fwd_s = 0.0;
 	lc->cp_bwd_s = 0.0;
 	if (c->cp > 1) {
 		struct link cl_link = train_tp_link(cl, ck_sat_mul_int(c->tp, c->cp));
-		double kv_bytes = n * arch_kv_elems_per_token_layer(a) / t *
-				  d->elem_bytes;
-		double pass = (c->cp - 1.0) * comm_p2p_s(&cl_link, kv_bytes);
+		double kv_elems = n * arch_kv_elems_per_token_layer(a) / t;
+		double out_elems = n * a->heads * (double)a->v_dim / t;
+		double dq_elems = n * a->heads *
+				  ((double)a->head_dim + a->rope_dim) / t;
+		double merge_bytes = cp_merge_passes(c->cp) * d->elem_bytes;
+		double pass = (c->cp - 1.0) *
+			      comm_p2p_s(&cl_link, kv_elems * d->elem_bytes);
 
-		lc->cp_fwd_s = fmax(0.0, pass - lc->attn_fwd_s);
-		lc->cp_bwd_s = fmax(0.0, 2.0 * pass - lc->attn_bwd_s);
+		lc->cp_fwd_s =
+			comm_overlapped_s(&cl_link, pass, lc->attn_fwd_s) +
+			kernel_stream_s(d, out_elems * merge_bytes);
+		lc->cp_bwd_s =
+			comm_overlapped_s(&cl_link, 2.0 * pass, lc->attn_bwd_s) +
+			kernel_stream_s(d, (dq_elems + kv_elems) * merge_bytes);
 	}
+
+	/* full recomputation repeats the forward pass with its collectives,
+	   the ring's too; selective repeats the attention core (Korthikanti
+	   et al. 2022, section 5), a fused kernel too: Megatron-Core
+	   checkpoints the core attention whatever its backend
+	   (checkpoint_core_attention in megatron/core/transformer/
+	   attention.py), and with cp > 1 that core is the whole ring */
+	lc->recompute_s[RECOMPUTE_NONE] = 0.0;
+	lc->recompute_s[RECOMPUTE_SELECTIVE] = selective_recompute_s(
+		p, a, c, n, lc->attn_fwd_s + lc->cp_fwd_s);
+	lc->recompute_s[RECOMPUTE_FULL] = lc->fwd_s + lc->cp_fwd_s;
+	lc->tp_recompute_s[RECOMPUTE_NONE] = 0.0;
+	lc->tp_recompute_s[RECOMPUTE_SELECTIVE] = 0.0;
+	lc->tp_recompute_s[RECOMPUTE_FULL] = lc->tp_fwd_s;
 }
 
 int train_micro_eval(const struct arch *a, const struct train_config *c,

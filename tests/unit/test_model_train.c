@@ -618,20 +618,28 @@ static void ref_step_eval(const struct arch *a, const struct train_config *c,
 		tp_f = tp_pass - hf + tl.ov * hf;
 		tp_b = tp_pass - hb + tl.ov * hb;
 	}
-	/* 6.6 */
-	if (c->recompute == RECOMPUTE_FULL) {
-		rec = fwd;
-		rec_tp = tp_f;
-	} else if (c->recompute == RECOMPUTE_SELECTIVE) {
-		rec = attn_f;
-	}
-	/* 6.7: K and V around the cp ranks, hidden by the attention */
+	/* 6.7: K and V around the cp ranks, hidden by the attention at the
+	   link's overlap cost; each step's result merged into the running
+	   one, 2 + 3 (c - 1) elements moved per element (output forward, dq
+	   and dK/dV backward) */
 	if (c->cp > 1) {
 		struct ref_link cl = ref_link_for(c->tp * c->cp);
-		double pass = (c->cp - 1.0) * ref_p2p(cl, n * kv / t * e);
+		double kv_el = n * 2.0 * kv / t;
+		double q_el = n * a->heads * (double)a->head_dim / t;
+		double merge = (2.0 + 3.0 * (c->cp - 1.0)) * e;
+		double pass = (c->cp - 1.0) * ref_p2p(cl, kv_el * e);
 
-		cp_f = fmax(0.0, pass - attn_f);
-		cp_b = fmax(0.0, 2.0 * pass - attn_b);
+		cp_f = ref_overlapped(cl, pass, attn_f) +
+		       kernel_stream_s(&d, q_el * merge);
+		cp_b = ref_overlapped(cl, 2.0 * pass, attn_b) +
+		       kernel_stream_s(&d, (q_el + kv_el) * merge);
+	}
+	/* 6.6: recomputation repeats the ring with the attention core */
+	if (c->recompute == RECOMPUTE_FULL) {
+		rec = fwd + cp_f;
+		rec_tp = tp_f;
+	} else if (c->recompute == RECOMPUTE_SELECTIVE) {
+		rec = attn_f + cp_f;
 	}
 	/* 6.8: logits GEMM, cross-entropy 10 / 6 bytes per logit (last
 	   stage), the embedding gather (first stage); one all-reduce each */

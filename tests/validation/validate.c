@@ -612,6 +612,13 @@ static const struct set sets[] = {
 	      "  (the pipelined runs predicted 3-9.5% slow: "
 	      "specs/validation.md)" },
 	    { NULL, NULL, 0, 0.0, 0.0, NULL } } },
+	{ "training-cp.csv",
+	  "training with context parallelism (long sequences), not used to fit",
+	  predict_training, 5,
+	  { { "throughput", "model_tflops_per_gpu tokens_per_s_per_gpu", 5,
+	      0.45, 0.66,
+	      "  (every row predicted fast, 1-63%: specs/validation.md)" },
+	    { NULL, NULL, 0, 0.0, 0.0, NULL } } },
 	{ "production.csv",
 	  "production runs, configuration chosen by the search",
 	  predict_training, 4,
