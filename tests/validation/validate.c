@@ -185,6 +185,15 @@ static int geti(const struct table *t, int row, const char *name)
 	return (int)x;
 }
 
+/* An optional count: 0 when the table has no such column or the cell is
+   empty. */
+static int opti(const struct table *t, int row, const char *name)
+{
+	const char *v = find(t, row, name);
+
+	return v && *v ? geti(t, row, name) : 0;
+}
+
 static int getb(const struct table *t, int row, const char *name)
 {
 	return strcasecmp(get(t, row, name), "true") == 0;
@@ -486,7 +495,14 @@ static int predict_inference(const struct table *t,
 		m.gated_ffn = getb(t, i, "gated_ffn");
 		m.vocab = geti(t, i, "vocab");
 		m.seq_len = geti(t, i, "seq_len");
+		/* a mixture of experts: columns of inference-tp.csv, empty
+		   (a dense model) where a row leaves them */
+		m.experts = opti(t, i, "experts");
+		m.experts_per_token = opti(t, i, "experts_per_token");
+		m.expert_ffn_hidden = opti(t, i, "expert_ffn_hidden");
 		memset(&c, 0, sizeof(c));
+		/* a power limit the run states (gpt-fast: 330 W) */
+		c.power_cap_w = opti(t, i, "power_cap_w");
 		c.tp = geti(t, i, "tp");
 		c.batch = geti(t, i, "batch");
 		c.prompt_tokens = geti(t, i, "prompt_tokens");
@@ -602,6 +618,16 @@ static const struct set sets[] = {
 	    { "decode latency", "tpot_s", 1, 0.03, 0.03, NULL },
 	    { "identity: KV cache per token", "kv_cache_bytes_per_token", 1,
 	      0.005, 0.005, NULL } } },
+	{ "inference-tp.csv",
+	  "inference under tensor parallelism and for MoE, not used to fit",
+	  predict_inference, 20,
+	  { { "prefill latency (guard)", "ttft_s", 9, 0.235, 0.48,
+	      "  (H100 fp8 TensorRT-LLM 0.5 predicted 10-46% fast, at tp 1 "
+	      "as at tp 4-8: specs/validation.md)" },
+	    { "decode latency (guard)", "tpot_s", 11, 0.27, 1.485,
+	      "  (gpt-fast, CUDA graphs, predicted slow as tp grows: the "
+	      "7 us per-kernel overhead)" },
+	    { NULL, NULL, 0, 0.0, 0.0, NULL } } },
 	{ "memory.csv", "memory (ZeRO model states)", predict_memory, 4,
 	  { { "model states (figure values, 2-3 digits)",
 	      "model_state_bytes_per_gpu", 4, 0.005, 0.02, NULL },
