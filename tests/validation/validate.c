@@ -624,7 +624,7 @@ static const struct set sets[] = {
 	  { { "prefill latency (guard)", "ttft_s", 9, 0.235, 0.48,
 	      "  (H100 fp8 TensorRT-LLM 0.5 predicted 10-46% fast, at tp 1 "
 	      "as at tp 4-8: specs/validation.md)" },
-	    { "decode latency (guard)", "tpot_s", 11, 0.27, 1.485,
+	    { "decode latency (guard)", "tpot_s", 11, 0.13, 0.815,
 	      "  (gpt-fast, CUDA graphs, predicted slow as tp grows: the "
 	      "7 us per-kernel overhead)" },
 	    { NULL, NULL, 0, 0.0, 0.0, NULL } } },
