@@ -245,10 +245,14 @@ static void ffn(const struct device_perf *d, const struct arch *a, double n,
  * One layer's projections for 'n' tokens on one GPU: attention, then the
  * FFN: dense, or for an MoE model the average over its dense and MoE
  * layers.  An MoE layer runs the router, the shared experts (split over
- * tp), and the routed experts held locally (experts / (tp x ep), whole on
- * one GPU each) over the replica's 'tokens' x top-k spread evenly over its
- * tp x ep GPUs; only experts some token picked are read: E (1 - (1 - k/E)^t) of
- * them for t tokens routed independently.
+ * tp), and the routed experts; only experts some token picked are read:
+ * E (1 - (1 - k/E)^t) of them for t tokens routed independently.  Without
+ * expert parallelism (ep = 1) every expert is split over the tp GPUs like
+ * a dense FFN (vLLM's and SGLang's fused MoE without expert parallelism,
+ * TensorRT-LLM's default moe_tp_size = tp, gpt-fast's mixtral-moe/tp.py),
+ * so each GPU runs a 1/tp slice of every touched expert; with ep > 1 the
+ * experts are held whole, experts / (tp x ep) on each GPU, and the
+ * replica's 'tokens' x top-k are spread evenly over its tp x ep GPUs.
  */
 static void layer_gemms(const struct device_perf *d, const struct arch *a,
 			const struct infer_config *c, double n, double tokens,
@@ -265,9 +269,12 @@ static void layer_gemms(const struct device_perf *d, const struct arch *a,
 		ffn(d, a, n, a->ffn_hidden, tp, wb, ph);
 	} else {
 		double moe = (double)arch_moe_layers(a) / a->layers;
-		double ranks = expert_ranks(c);
 		double e = a->experts, k = a->experts_per_token;
 		double touched = e * (1.0 - pow(1.0 - k / e, tokens));
+		/* ep = 1: every touched expert, 1/tp of its width; ep > 1:
+		   whole experts over the replica's tp x ep GPUs */
+		double ranks = c->ep > 1 ? expert_ranks(c) : 1.0;
+		double width = c->ep > 1 ? a->expert_ffn : a->expert_ffn / tp;
 		double local = fmax(1.0, touched / ranks);
 		double m_e = tokens * k / ranks / local;
 		struct phase dense = { 0.0, 0.0, 0.0 };
@@ -277,9 +284,9 @@ static void layer_gemms(const struct device_perf *d, const struct arch *a,
 		gemm(d, n, e, a->hidden, 1.0, wb, &moe_ph); /* router */
 		ffn(d, a, n, (double)a->shared_experts * a->expert_ffn, tp, wb,
 		    &moe_ph);
-		gemm(d, m_e, (a->gated_ffn ? 2.0 : 1.0) * a->expert_ffn,
-		     a->hidden, local, wb, &moe_ph);
-		gemm(d, m_e, a->hidden, a->expert_ffn, local, wb, &moe_ph);
+		gemm(d, m_e, (a->gated_ffn ? 2.0 : 1.0) * width, a->hidden,
+		     local, wb, &moe_ph);
+		gemm(d, m_e, a->hidden, width, local, wb, &moe_ph);
 		ph->s += (1.0 - moe) * dense.s + moe * moe_ph.s;
 		ph->flops += (1.0 - moe) * dense.flops + moe * moe_ph.flops;
 		ph->bytes += (1.0 - moe) * dense.bytes + moe * moe_ph.bytes;
@@ -312,15 +319,17 @@ static struct link serving_link(const struct cluster *cl, int gpus)
 }
 
 /* Collectives of one layer for 'n' tokens of a tp group: two all-reduces
-   (Megatron TP) and, in MoE layers, the dispatch and combine all-to-alls
-   over the tp x ep GPUs. */
+   (Megatron TP) and, in MoE layers with expert parallelism (ep > 1), the
+   dispatch and combine all-to-alls over the tp x ep GPUs; with ep = 1 the
+   experts are split over tp and their output joins the FFN's
+   all-reduce. */
 static double layer_comm_s(const struct arch *a, const struct infer_config *c,
 			   const struct cluster *cl, double n)
 {
 	struct link l = serving_link(cl, c->tp);
 	double s = 2.0 * comm_allreduce_s(&l, n * a->hidden * act_bytes, c->tp);
 
-	if (arch_is_moe(a)) {
+	if (arch_is_moe(a) && c->ep > 1) {
 		struct link x = serving_link(cl, infer_gpus_per_replica(c));
 		double moe = (double)arch_moe_layers(a) / a->layers;
 		double bytes = n / c->tp * a->experts_per_token * a->hidden *

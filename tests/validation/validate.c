@@ -186,6 +186,15 @@ static int geti(const struct table *t, int row, const char *name)
 	return (int)x;
 }
 
+/* An optional count: 0 when the table has no such column or the cell is
+   empty. */
+static int opti(const struct table *t, int row, const char *name)
+{
+	const char *v = find(t, row, name);
+
+	return v && *v ? geti(t, row, name) : 0;
+}
+
 static int getb(const struct table *t, int row, const char *name)
 {
 	return strcasecmp(get(t, row, name), "true") == 0;
@@ -514,7 +523,14 @@ static int predict_inference(const struct table *t,
 		m.gated_ffn = getb(t, i, "gated_ffn");
 		m.vocab = geti(t, i, "vocab");
 		m.seq_len = geti(t, i, "seq_len");
+		/* a mixture of experts: columns of inference-tp.csv, empty
+		   (a dense model) where a row leaves them */
+		m.experts = opti(t, i, "experts");
+		m.experts_per_token = opti(t, i, "experts_per_token");
+		m.expert_ffn_hidden = opti(t, i, "expert_ffn_hidden");
 		memset(&c, 0, sizeof(c));
+		/* a power limit the run states (gpt-fast: 330 W) */
+		c.power_cap_w = opti(t, i, "power_cap_w");
 		c.tp = geti(t, i, "tp");
 		c.batch = geti(t, i, "batch");
 		c.prompt_tokens = geti(t, i, "prompt_tokens");
@@ -661,6 +677,16 @@ static const struct set sets[] = {
 	      4, 0.47, 0.58,
 	      "  (predicted 42-55% fast: eager decode beyond 8192 tokens of "
 	      "context and ROCm's paged attention; specs/validation.md)" },
+	    { NULL, NULL, 0, 0.0, 0.0, NULL } } },
+	{ "inference-tp.csv",
+	  "inference under tensor parallelism and for MoE, not used to fit",
+	  predict_inference, 25,
+	  { { "prefill latency (guard)", "ttft_s", 9, 0.235, 0.48,
+	      "  (H100 fp8 TensorRT-LLM 0.5 predicted 10-46% fast, at tp 1 "
+	      "as at tp 4-8: specs/validation.md)" },
+	    { "decode latency (guard)", "tpot_s", 16, 0.19, 0.815,
+	      "  (gpt-fast, CUDA graphs: predicted slow as tp grows, the "
+	      "7 us per-kernel overhead; Mixtral fast at tp 1)" },
 	    { NULL, NULL, 0, 0.0, 0.0, NULL } } },
 	{ "memory.csv", "memory (ZeRO model states)", predict_memory, 4,
 	  { { "model states (figure values, 2-3 digits)",
