@@ -38,6 +38,9 @@ struct infer_config {
 					   0: none */
 	double memory_fraction;         /* of each GPU the engine may fill
 					   (infer_memory_reserve); 0: 0.9 */
+	bool weight_only;               /* int8 or fp8 weights dequantized
+					   into 16-bit GEMMs (W8A16), not
+					   8-bit math (W8A8) */
 };
 
 struct infer_memory {
@@ -87,6 +90,10 @@ double infer_weight_bytes_per_param(enum precision p, bool sparse);
 /* The format the math of weights in 'w' runs in: fp16 for int4 (W4A16:
    weights dequantized into fp16 GEMMs), else 'w' itself. */
 enum precision infer_math_precision(enum precision w);
+
+/* The same for a serving configuration: fp16 too for int8 and fp8
+   weights that 'c' keeps weight-only (W8A16). */
+enum precision infer_config_math_precision(const struct infer_config *c);
 
 /* GPUs of one replica: tp x ep (INT_MAX when that does not fit). */
 int infer_gpus_per_replica(const struct infer_config *c);

@@ -369,6 +369,7 @@ struct inference_spec {
 	double host_request_s;    /* server front end, per request */
 	double host_step_s;       /* host, per scheduling round */
 	double memory_fraction;   /* of each GPU the engine fills; 0.9 */
+	bool weight_only;         /* 8-bit weights, 16-bit math (W8A16) */
 	/* speculative decoding (serve_sim.h): 0 draft tokens = off */
 	int speculative_tokens;
 	double acceptance_rate;   /* 0 = not given */

@@ -151,6 +151,12 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 		p->config.batch, 0);
 	rec_str(rec, NULL, "weight_precision", "weight precision",
 		precision_name(p->config.weight_precision), 0);
+	if (p->config.weight_only)
+		rec_str(rec, NULL, "weight_math", "  math (weight-only)",
+			precision_name(infer_config_math_precision(&p->config)),
+			RF_TABLE);
+	rec_bool(rec, NULL, "weight_only", "weight-only (W8A16)",
+		 p->config.weight_only, RF_MACHINE);
 	rec_str(rec, NULL, "kv_precision", "KV-cache precision",
 		precision_name(p->config.kv_precision), 0);
 	rec_int(rec, NULL, "prompt_tokens", "prompt tokens",

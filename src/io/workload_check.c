@@ -394,6 +394,14 @@ static int check_serving_modes(const struct inference_spec *is,
 	bool load = is->arrival != WL_AUTO_NEG || is->qps > 0.0 ||
 		    is->concurrency > 0 || is->trace[0];
 
+	if (is->weight_only && is->weight_precision != PREC_INT8 &&
+	    is->weight_precision != PREC_FP8)
+		return diag_set(err, file, 0, 0,
+				"'inference.weight_only' is for int8 and fp8 "
+				"weights (int4 always runs weight-only, 16-bit "
+				"weights have nothing to dequantize); "
+				"'inference.weight_precision' is %s",
+				precision_name(is->weight_precision));
 	if (is->speculative_tokens > 0 && !(is->acceptance_rate > 0.0))
 		return diag_set(err, file, 0, 0,
 				"'inference.speculative_tokens' needs "

@@ -294,6 +294,7 @@ const struct wl_key wl_keys[] = {
 		 0, UNIT_TIME, 1.0),
 	KEY_NUM("inference", "memory_fraction", inference.memory_fraction,
 		WLK_GT, 0, 1),
+	KEY_BOOL("inference", "weight_only", inference.weight_only),
 	KEY_INT("inference", "speculative_tokens",
 		inference.speculative_tokens, 0, 0,
 		SIM_SPECULATIVE_TOKENS_MAX),
@@ -493,6 +494,7 @@ void workload_init(struct workload *wl)
 	wl->inference.memory_fraction = INFER_MEMORY_FRACTION;
 	wl->inference.draft_cost_ratio = WL_DRAFT_COST_RATIO;
 	wl->inference.disaggregated = false;
+	wl->inference.weight_only = false;
 	wl->inference.prefill_replicas = WL_AUTO;
 	wl->inference.decode_replicas = WL_AUTO;
 	wl->inference.prefill_tp = WL_AUTO;

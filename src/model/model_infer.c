@@ -58,6 +58,15 @@ enum precision infer_math_precision(enum precision w)
 	return w == PREC_INT4 ? PREC_FP16 : w;
 }
 
+enum precision infer_config_math_precision(const struct infer_config *c)
+{
+	enum precision w = c->weight_precision;
+
+	if (c->weight_only && (w == PREC_INT8 || w == PREC_FP8))
+		return PREC_FP16;
+	return infer_math_precision(w);
+}
+
 double infer_kv_bytes_per_token(const struct arch *a, enum precision kv)
 {
 	return a->layers * arch_kv_elems_per_token_layer(a) *
@@ -446,7 +455,7 @@ int infer_step_model_init(struct infer_step_model *m, const struct arch *a,
 	for (int i = 0; i < INFER_STEP_MEMO; i++)
 		m->layer_s_memo[i] = -1.0;
 	return device_perf_init(&m->perf, g,
-				infer_math_precision(c->weight_precision),
+				infer_config_math_precision(c),
 				c->sparse);
 }
 
@@ -544,7 +553,7 @@ static int evaluate_at(const struct arch *a, const struct infer_config *c,
 	struct phase pf, dec;
 	double prefill_s, decode_s, share;
 
-	if (device_perf_init(&d, g, infer_math_precision(c->weight_precision),
+	if (device_perf_init(&d, g, infer_config_math_precision(c),
 			     c->sparse) != 0)
 		return -1;
 	d.peak_flops *= clock;

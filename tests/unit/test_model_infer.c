@@ -424,6 +424,20 @@ static void test_prefill_compute_bound(void **state)
 		eval_ok(&a, &c, &g, &r8);
 		assert_true(r8.ttft_s < 0.6 * r.ttft_s);
 		assert_true(r8.ttft_s > 0.45 * r.ttft_s);
+		/* weight-only (W8A16): 16-bit math, within a few per cent of
+		   the bf16 prefill (the weights read at 1 byte), and the
+		   same math format for int8 */
+		c.weight_only = true;
+		assert_int_equal(infer_config_math_precision(&c), PREC_FP16);
+		eval_ok(&a, &c, &g, &r8);
+		assert_rel(r8.ttft_s, r.ttft_s, 0.05);
+		assert_true(r8.ttft_s <= r.ttft_s);
+		c.weight_precision = PREC_INT8;
+		assert_int_equal(infer_config_math_precision(&c), PREC_FP16);
+		c.weight_only = false;
+		assert_int_equal(infer_config_math_precision(&c), PREC_INT8);
+		c.weight_precision = PREC_INT4;
+		assert_int_equal(infer_config_math_precision(&c), PREC_FP16);
 	}
 }
 

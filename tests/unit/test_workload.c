@@ -1010,6 +1010,15 @@ static void test_validate(void **state)
 	expect_invalid("[training]\ntp = 8\n",
 		       "no model: give [model] layers, hidden, heads, vocab, "
 		       "seq_len or params");
+	/* weight-only math is for 8-bit weights */
+	expect_invalid(ARCH "hidden = 4096\nheads = 32\n[inference]\n"
+			    "weight_only = true\n",
+		       "'inference.weight_only' is for int8 and fp8 weights");
+	expect_invalid(ARCH "hidden = 4096\nheads = 32\n[inference]\n"
+			    "weight_precision = int4\nweight_only = true\n",
+		       "'inference.weight_precision' is int4");
+	expect_valid(ARCH "hidden = 4096\nheads = 32\n[inference]\n"
+			  "weight_precision = int8\nweight_only = true\n");
 	expect_invalid("[model]\nlayers = 32\nhidden = 4096\n",
 		       "incomplete model");
 

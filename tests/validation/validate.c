@@ -531,6 +531,13 @@ static int predict_inference(const struct table *t,
 		memset(&c, 0, sizeof(c));
 		/* a power limit the run states (gpt-fast: 330 W) */
 		c.power_cap_w = opti(t, i, "power_cap_w");
+		/* int8 weights dequantized into 16-bit GEMMs (gpt-fast's
+		   int8 mode), where a row says so */
+		{
+			const char *wo = find(t, i, "weight_only");
+
+			c.weight_only = wo && strcasecmp(wo, "true") == 0;
+		}
 		c.tp = geti(t, i, "tp");
 		c.batch = geti(t, i, "batch");
 		c.prompt_tokens = geti(t, i, "prompt_tokens");
