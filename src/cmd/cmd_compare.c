@@ -1,5 +1,6 @@
 /* cmd_compare.c - 'capplan compare': devices side by side for training
-   and serving one workload, sorted, with a recommendation. */
+   and serving one workload, sorted, with a recommendation
+   (cmd_compare_pick.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,22 +12,8 @@
 #include "infer_plan.h"
 #include "plan.h"
 
-/* One device's answers. */
-struct compare_row {
-	const struct gpu_spec *gpu;
-	double sort_value;       /* the --sort key of this row */
-	int order;               /* position in the --gpu list: ties keep it */
-	int train_rc;            /* train_plan_make status */
-	struct train_plan train;
-	char train_why[DIAG_MSG_MAX];
-	int infer_rc;            /* infer_plan_make status */
-	struct infer_plan infer;
-	char infer_why[DIAG_MSG_MAX];
-	bool per_sample;         /* kind generic or recsys: 'serve' holds
-				    the serving plan, 'infer' is unused */
-	int serve_rc;            /* sample_serve_plan_make status */
-	struct sample_serve_plan serve;
-};
+#include "cmd_compare_internal.h"
+
 
 struct compare_job {
 	const struct workload *wl;
@@ -45,12 +32,12 @@ static void infer_one(int i, void *arg)
 		 r->infer_rc ? err.msg : r->infer.why);
 }
 
-static bool train_ok(const struct compare_row *r)
+bool compare_train_ok(const struct compare_row *r)
 {
 	return r->train_rc == 0 && r->train.fits;
 }
 
-static bool infer_ok(const struct compare_row *r)
+bool compare_infer_ok(const struct compare_row *r)
 {
 	if (r->per_sample)
 		return r->serve_rc == 0 && r->serve.result.fits &&
@@ -59,81 +46,84 @@ static bool infer_ok(const struct compare_row *r)
 }
 
 /* The samples a per-sample plan trains on (training.samples x epochs). */
-static double samples_of(const struct compare_row *r)
+double compare_samples_of(const struct compare_row *r)
 {
 	return r->train.tokens > 0.0 ? r->train.tokens : (double)NAN;
 }
 
 /* Sort keys: smaller is better; feasible rows before infeasible ones. */
-static double key_time(const struct compare_row *r)
+double compare_key_time(const struct compare_row *r)
 {
-	return train_ok(r) && r->train.has_arch ? r->train.run.time_s :
+	return compare_train_ok(r) && r->train.has_arch ? r->train.run.time_s :
 						  HUGE_VAL;
 }
 
-static double key_cost(const struct compare_row *r)
+double compare_key_cost(const struct compare_row *r)
 {
-	return train_ok(r) && r->train.has_arch ? r->train.run.cost_usd :
-						  HUGE_VAL;
+	return compare_train_ok(r) && r->train.has_arch ?
+		       r->train.run.cost_usd :
+		       HUGE_VAL;
 }
 
-static double key_energy(const struct compare_row *r)
+double compare_key_energy(const struct compare_row *r)
 {
-	return train_ok(r) && r->train.has_arch ? r->train.run.energy_kwh :
-						  HUGE_VAL;
+	return compare_train_ok(r) && r->train.has_arch ?
+		       r->train.run.energy_kwh :
+		       HUGE_VAL;
 }
 
 /* Serving keys: per token for a transformer, per sample (at the
    [inference] batch) for a per-sample model. */
-static double key_latency(const struct compare_row *r)
+double compare_key_latency(const struct compare_row *r)
 {
-	if (!infer_ok(r))
+	if (!compare_infer_ok(r))
 		return HUGE_VAL;
 	return r->per_sample ? r->serve.result.latency_s :
 			       r->infer.result.tpot_s;
 }
 
-static double key_token_cost(const struct compare_row *r)
+double compare_key_token_cost(const struct compare_row *r)
 {
-	return infer_ok(r) && !r->per_sample ?
+	return compare_infer_ok(r) && !r->per_sample ?
 		       r->infer.cost_usd_per_million_tokens :
 		       HUGE_VAL;
 }
 
 /* Serving samples/s per GPU of a per-sample plan. */
-static double serve_rate_per_gpu(const struct compare_row *r)
+double compare_serve_rate_per_gpu(const struct compare_row *r)
 {
 	return r->serve.result.throughput_per_s /
 	       (r->serve.tp > 0 ? r->serve.tp : 1);
 }
 
-static double key_throughput(const struct compare_row *r)
+double compare_key_throughput(const struct compare_row *r)
 {
-	if (!infer_ok(r))
+	if (!compare_infer_ok(r))
 		return HUGE_VAL;
 	return r->per_sample ?
-		       -serve_rate_per_gpu(r) :
+		       -compare_serve_rate_per_gpu(r) :
 		       -r->infer.result.throughput_tokens_per_s_per_gpu;
 }
 
-static double key_joules(const struct compare_row *r)
+double compare_key_joules(const struct compare_row *r)
 {
-	return infer_ok(r) && !r->per_sample ?
+	return compare_infer_ok(r) && !r->per_sample ?
 		       r->infer.result.energy_j_per_token :
 		       HUGE_VAL;
 }
 
-static double key_sample_cost(const struct compare_row *r)
+double compare_key_sample_cost(const struct compare_row *r)
 {
-	return infer_ok(r) && r->per_sample ?
+	return compare_infer_ok(r) && r->per_sample ?
 		       r->serve.cost_usd_per_million_samples :
 		       HUGE_VAL;
 }
 
-static double key_sample_joules(const struct compare_row *r)
+double compare_key_sample_joules(const struct compare_row *r)
 {
-	return infer_ok(r) && r->per_sample ? r->serve.energy_j_per_sample :
-					      HUGE_VAL;
+	return compare_infer_ok(r) && r->per_sample ?
+		       r->serve.energy_j_per_sample :
+		       HUGE_VAL;
 }
 
 /* Which workloads a sort key ranks. */
@@ -146,21 +136,23 @@ static const struct {
 	const char *what_sample;  /* for a per-sample model */
 	enum sort_scope scope;
 } sort_keys[] = {
-	{ "time", key_time, "time to train", "time to train", SORT_BOTH },
-	{ "cost", key_cost, "training cost", "training cost", SORT_BOTH },
-	{ "energy", key_energy, "training energy", "training energy",
+	{ "time", compare_key_time, "time to train", "time to train",
 	  SORT_BOTH },
-	{ "latency", key_latency, "time per output token",
+	{ "cost", compare_key_cost, "training cost", "training cost",
+	  SORT_BOTH },
+	{ "energy", compare_key_energy, "training energy", "training energy",
+	  SORT_BOTH },
+	{ "latency", compare_key_latency, "time per output token",
 	  "batch latency", SORT_BOTH },
-	{ "token-cost", key_token_cost, "cost per million tokens", NULL,
+	{ "token-cost", compare_key_token_cost, "cost per million tokens", NULL,
 	  SORT_TOKENS },
-	{ "throughput", key_throughput, "output tokens/s per GPU",
+	{ "throughput", compare_key_throughput, "output tokens/s per GPU",
 	  "served samples/s per GPU", SORT_BOTH },
-	{ "token-energy", key_joules, "energy per token", NULL,
+	{ "token-energy", compare_key_joules, "energy per token", NULL,
 	  SORT_TOKENS },
-	{ "sample-cost", key_sample_cost, NULL,
+	{ "sample-cost", compare_key_sample_cost, NULL,
 	  "cost per million inferences", SORT_SAMPLES },
-	{ "sample-energy", key_sample_joules, NULL,
+	{ "sample-energy", compare_key_sample_joules, NULL,
 	  "energy per inference", SORT_SAMPLES },
 };
 
@@ -289,7 +281,7 @@ static void add_row(struct record *rec, const struct compare_row *r)
 		RF_GRID | RF_TABLE);
 	if (r->infer_rc == 0) {
 		rec_bool(rec, "inference", "feasible", "serves",
-			 infer_ok(r), 0);
+			 compare_infer_ok(r), 0);
 		rec_int(rec, "inference", "tp", "inf tp", p->config.tp, 0);
 		rec_int(rec, "inference", "batch", "batch", p->config.batch,
 			RF_GRID | RF_WIDE);
@@ -341,7 +333,7 @@ static void add_row(struct record *rec, const struct compare_row *r)
 				 grid[i]);
 	}
 	rec_str(rec, NULL, "why", "why not",
-		!train_ok(r) ? r->train_why : (!infer_ok(r) ? r->infer_why : ""),
+		!compare_train_ok(r) ? r->train_why : (!compare_infer_ok(r) ? r->infer_why : ""),
 		0);
 }
 
@@ -357,7 +349,7 @@ static void add_sample_row(struct record *rec, const struct compare_row *r)
 	const struct sample_serve_plan *p = &r->serve;
 	bool trained = r->train_rc == 0 && t->has_arch && t->fits &&
 		       isfinite(t->run.time_s);
-	double samples = samples_of(r), na = (double)NAN;
+	double samples = compare_samples_of(r), na = (double)NAN;
 	/* per million samples trained */
 	double per_m = trained && samples > 0.0 ? 1e6 / samples : na;
 
@@ -446,7 +438,8 @@ static void add_sample_row(struct record *rec, const struct compare_row *r)
 		!p->meets_slo	     ? "SLO" :
 				       "ok",
 		RF_GRID | RF_TABLE);
-	rec_bool(rec, "inference", "feasible", "serves", infer_ok(r), 0);
+	rec_bool(rec, "inference", "feasible", "serves", compare_infer_ok(r),
+		 0);
 	if (r->serve_rc == 0) {
 		rec_int(rec, "inference", "tp", "inf tp", p->tp, 0);
 		rec_int(rec, "inference", "batch", "batch", p->batch,
@@ -454,7 +447,7 @@ static void add_sample_row(struct record *rec, const struct compare_row *r)
 		rec_num(rec, "inference", "latency_s", "latency",
 			p->result.latency_s, UNIT_TIME, RF_GRID);
 		rec_num(rec, "inference", "throughput_samples_per_s_per_gpu",
-			"inf/s/GPU", serve_rate_per_gpu(r), UNIT_COUNT,
+			"inf/s/GPU", compare_serve_rate_per_gpu(r), UNIT_COUNT,
 			RF_GRID | RF_WIDE);
 		rec_num(rec, "inference", "cost_usd_per_million_samples",
 			"$/M inf", p->cost_usd_per_million_samples,
@@ -499,405 +492,10 @@ static void add_sample_row(struct record *rec, const struct compare_row *r)
 				 grid[i]);
 	}
 	rec_str(rec, NULL, "why", "why not",
-		!train_ok(r) ? r->train_why : (!infer_ok(r) ? r->infer_why : ""),
+		!compare_train_ok(r) ? r->train_why : (!compare_infer_ok(r) ? r->infer_why : ""),
 		0);
 }
 
-/* The price basis of the row's device rents the GPUs of its training
-   plan (and of one serving replica) as one job (cluster.h). */
-static bool train_rentable(const struct compare_row *r)
-{
-	return cluster_price_covers(&r->train.cluster, r->gpu,
-				    r->train.config.gpus);
-}
-
-static bool infer_rentable(const struct compare_row *r)
-{
-	return cluster_price_covers(&r->infer.cluster, r->gpu,
-				    r->infer.config.tp);
-}
-
-/* Best row by 'key' among the feasible ones whose price covers the plan
-   ('rentable'); NULL when none is. */
-static const struct compare_row *
-best_by(const struct compare_row *rows, int n,
-	double (*key)(const struct compare_row *),
-	bool (*rentable)(const struct compare_row *))
-{
-	const struct compare_row *best = NULL;
-
-	for (int i = 0; i < n; i++)
-		if (key(&rows[i]) < HUGE_VAL && rentable(&rows[i]) &&
-		    (!best || key(&rows[i]) < key(best)))
-			best = &rows[i];
-	return best;
-}
-
-/*
- * A note for each row better than 'best' by 'key' that was passed over
- * because its price basis does not rent its plan's 'gpus' (once per row:
- * 'noted').
- */
-static void note_unrentable(struct report *rep, const struct compare_row *rows,
-			    int n, double (*key)(const struct compare_row *),
-			    bool (*rentable)(const struct compare_row *),
-			    const struct compare_row *best, bool train,
-			    bool *noted)
-{
-	for (int i = 0; i < n; i++) {
-		const struct compare_row *r = &rows[i];
-
-		if (noted[i] || key(r) == HUGE_VAL || rentable(r) ||
-		    (best && key(r) >= key(best)))
-			continue;
-		noted[i] = true;
-		report_note(rep, "%s: not recommended: its %s plan needs %d "
-				 "GPUs and its price basis %s covers jobs of "
-				 "at most %d",
-			    r->gpu->name, train ? "training" : "serving",
-			    train ? r->train.config.gpus : r->infer.config.tp,
-			    r->gpu->price_basis, r->gpu->rent_max_gpus);
-	}
-}
-
-/* The price basis most rows share (the first such in the list). */
-static const char *common_basis(const struct compare_row *rows, int n)
-{
-	const char *best = n > 0 ? rows[0].train.cluster.price_basis : "";
-	int most = 0;
-
-	for (int i = 0; i < n; i++) {
-		const char *b = rows[i].train.cluster.price_basis;
-		int k = 0;
-
-		for (int j = 0; j < n; j++)
-			k += strcmp(rows[j].train.cluster.price_basis, b) == 0;
-		if (k > most) {
-			most = k;
-			best = b;
-		}
-	}
-	return best;
-}
-
-/* ", price basis B" when row 'r' is priced on another basis than most
-   rows ('common'), else "". */
-static void basis_text(char *buf, size_t size, const struct compare_row *r,
-		       const char *common)
-{
-	if (strcmp(r->train.cluster.price_basis, common) != 0)
-		snprintf(buf, size, ", price basis %s",
-			 r->train.cluster.price_basis);
-	else
-		buf[0] = '\0';
-}
-
-/* 'why' with the quoted device name "'name'" said as "the device", so
-   that devices refused for the same reason share one note. */
-static void why_of_any(const char *why, const char *name, char *out,
-		       size_t size)
-{
-	char quoted[DIAG_MSG_MAX];
-	const char *hit;
-	size_t ql;
-
-	snprintf(quoted, sizeof(quoted), "'%s'", name);
-	ql = strlen(quoted);
-	hit = strstr(why, quoted);
-	if (!hit) {
-		snprintf(out, size, "%s", why);
-		return;
-	}
-	snprintf(out, size, "%.*sthe device%s", (int)(hit - why), why,
-		 hit + ql);
-}
-
-/* The error of row 'r''s training (train) or serving plan, or NULL when it
-   has a plan. */
-static const char *no_plan_why(const struct compare_row *r, bool train)
-{
-	int rc = train ? r->train_rc :
-			 r->per_sample ? r->serve_rc : r->infer_rc;
-	const char *why = train ? r->train_why : r->infer_why;
-
-	return rc != 0 && why[0] ? why : NULL;
-}
-
-/*
- * Why the rows whose table cell says "no plan" have none: one note per
- * reason, naming the devices (at most 'list' of them, then a count).
- */
-static void no_plan_notes(struct report *rep, const struct compare_row *rows,
-			  int n)
-{
-	enum { list = 6 };
-
-	for (int pass = 0; pass < 2; pass++) {
-		bool train = pass == 0;
-
-		for (int i = 0; i < n; i++) {
-			char why[DIAG_MSG_MAX], other[DIAG_MSG_MAX];
-			char names[REPORT_NOTE_MAX] = "";
-			size_t used = 0;
-			int count = 0, shown = 0;
-			bool earlier = false;
-
-			if (!no_plan_why(&rows[i], train))
-				continue;
-			why_of_any(no_plan_why(&rows[i], train),
-				   rows[i].gpu->name, why, sizeof(why));
-			for (int j = 0; j < i && !earlier; j++) {
-				if (!no_plan_why(&rows[j], train))
-					continue;
-				why_of_any(no_plan_why(&rows[j], train),
-					   rows[j].gpu->name, other,
-					   sizeof(other));
-				earlier = strcmp(why, other) == 0;
-			}
-			if (earlier)
-				continue;
-			for (int j = i; j < n; j++) {
-				if (!no_plan_why(&rows[j], train))
-					continue;
-				why_of_any(no_plan_why(&rows[j], train),
-					   rows[j].gpu->name, other,
-					   sizeof(other));
-				if (strcmp(why, other) != 0)
-					continue;
-				count++;
-				if (shown < list && used < sizeof(names)) {
-					int w = snprintf(names + used,
-							 sizeof(names) - used,
-							 "%s%s",
-							 shown ? ", " : "",
-							 rows[j].gpu->name);
-
-					if (w > 0)
-						used += (size_t)w;
-					shown++;
-				}
-			}
-			if (count > shown)
-				report_note(rep, "%s: no plan on %s and %d more: "
-						 "%s",
-					    train ? "training" : "serving",
-					    names, count - shown, why);
-			else
-				report_note(rep, "%s: no plan on %s: %s",
-					    train ? "training" : "serving",
-					    names, why);
-		}
-	}
-}
-
-static void recommend(struct report *rep, const struct compare_row *rows,
-		      int n, const struct workload *wl)
-{
-	const struct compare_row *fast =
-		best_by(rows, n, key_time, train_rentable);
-	const struct compare_row *cheap =
-		best_by(rows, n, key_cost, train_rentable);
-	const struct compare_row *tok =
-		best_by(rows, n, key_token_cost, infer_rentable);
-	const struct compare_row *lat =
-		best_by(rows, n, key_latency, infer_rentable);
-	char t[32], c[32], m[32], b[GPU_BASIS_MAX + 32];
-	bool *noted = calloc(n > 0 ? (size_t)n : 1, sizeof(*noted));
-	/* a recommendation priced on another basis than most names it */
-	const char *mixed = common_basis(rows, n);
-
-	if (noted) {
-		note_unrentable(rep, rows, n, key_time, train_rentable, fast,
-				true, noted);
-		note_unrentable(rep, rows, n, key_cost, train_rentable, cheap,
-				true, noted);
-	}
-	if (fast) {
-		units_format_plain(t, sizeof(t), fast->train.run.time_s, UNIT_TIME, 3);
-		units_format_plain(c, sizeof(c), fast->train.run.cost_usd,
-			     UNIT_MONEY, 3);
-		basis_text(b, sizeof(b), fast, mixed);
-		report_note(rep,
-			    "training: fastest is %s (%s on %d GPUs, %s%s)",
-			    fast->gpu->name, t, fast->train.config.gpus, c, b);
-		if (cheap && cheap != fast) {
-			units_format_plain(t, sizeof(t), cheap->train.run.time_s,
-				     UNIT_TIME, 3);
-			units_format_plain(c, sizeof(c), cheap->train.run.cost_usd,
-				     UNIT_MONEY, 3);
-			basis_text(b, sizeof(b), cheap, mixed);
-			report_note(rep, "training: cheapest is %s (%s, %s%s)",
-				    cheap->gpu->name, c, t, b);
-		}
-	} else if (model_has_arch(&wl->model)) {
-		report_note(rep, "training: no device fits this configuration");
-	}
-	if (noted) {
-		memset(noted, 0, (size_t)n * sizeof(*noted));
-		note_unrentable(rep, rows, n, key_token_cost, infer_rentable,
-				tok, false, noted);
-		note_unrentable(rep, rows, n, key_latency, infer_rentable, lat,
-				false, noted);
-		free(noted);
-	}
-	if (tok) {
-		units_format_plain(m, sizeof(m), tok->infer.cost_usd_per_million_tokens,
-			     UNIT_MONEY, 3);
-		units_format_plain(t, sizeof(t), tok->infer.result.tpot_s, UNIT_TIME,
-			     3);
-		basis_text(b, sizeof(b), tok, mixed);
-		report_note(rep, "inference: cheapest per token%s is %s "
-				 "(%s per million tokens, %s per token, "
-				 "%d GPU%s%s)",
-			    wl->inference.tpot_slo_s > 0.0 ||
-					    wl->inference.ttft_slo_s > 0.0 ?
-				    " within the SLO" :
-				    "",
-			    tok->gpu->name, m, t, tok->infer.gpus_total,
-			    tok->infer.gpus_total == 1 ? "" : "s", b);
-		if (lat && lat != tok) {
-			units_format_plain(t, sizeof(t), lat->infer.result.tpot_s,
-				     UNIT_TIME, 3);
-			report_note(rep, "inference: lowest latency is %s (%s "
-					 "per token)", lat->gpu->name, t);
-		}
-		if (wl->inference.power_cap_w > 0.0) {
-			int serving = 0;
-
-			for (int i = 0; i < n; i++)
-				serving += infer_ok(&rows[i]);
-			report_note(rep, "inference: %d of %d devices serve "
-					 "within the %.3g W power cap",
-				    serving, n, wl->inference.power_cap_w);
-		}
-	} else if (model_has_arch(&wl->model)) {
-		report_note(rep, "inference: no device serves it within the "
-				 "SLO and memory");
-	}
-	if (fast && tok && fast->gpu != tok->gpu)
-		report_note(rep, "training wants throughput at scale (%s); "
-				 "serving wants cost per token (%s)",
-			    fast->gpu->name, tok->gpu->name);
-}
-
-/* The serving batch of a per-sample compare (the same on every
-   device): that of the first row with a serving plan, 0 without. */
-static int serve_batch(const struct compare_row *rows, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (rows[i].serve_rc == 0)
-			return rows[i].serve.batch;
-	return 0;
-}
-
-static bool serve_rentable(const struct compare_row *r)
-{
-	return cluster_price_covers(&r->serve.cluster, r->gpu, r->serve.tp);
-}
-
-/* The recommendation for a per-sample model: training as for a
-   transformer, serving by cost per million inferences and by the latency
-   of a batch. */
-static void recommend_samples(struct report *rep,
-			      const struct compare_row *rows, int n)
-{
-	const struct compare_row *fast =
-		best_by(rows, n, key_time, train_rentable);
-	const struct compare_row *cheap =
-		best_by(rows, n, key_cost, train_rentable);
-	const struct compare_row *inf =
-		best_by(rows, n, key_sample_cost, serve_rentable);
-	const struct compare_row *lat =
-		best_by(rows, n, key_latency, serve_rentable);
-	char t[32], c[32], m[32], b[GPU_BASIS_MAX + 32];
-	bool *noted = calloc(n > 0 ? (size_t)n : 1, sizeof(*noted));
-	const char *mixed = common_basis(rows, n);
-
-	if (noted) {
-		note_unrentable(rep, rows, n, key_time, train_rentable, fast,
-				true, noted);
-		note_unrentable(rep, rows, n, key_cost, train_rentable, cheap,
-				true, noted);
-	}
-	if (fast) {
-		units_format_plain(t, sizeof(t), fast->train.run.time_s, UNIT_TIME, 3);
-		units_format_plain(c, sizeof(c), fast->train.run.cost_usd,
-			     UNIT_MONEY, 3);
-		units_format_plain(m, sizeof(m),
-			     fast->train.result.tokens_per_s_per_gpu,
-			     UNIT_COUNT, 3);
-		basis_text(b, sizeof(b), fast, mixed);
-		report_note(rep, "training: fastest is %s (%s on %d GPUs, "
-				 "%s samples/s per GPU, %s%s)",
-			    fast->gpu->name, t, fast->train.config.gpus, m, c,
-			    b);
-		if (cheap && cheap != fast) {
-			units_format_plain(t, sizeof(t), cheap->train.run.time_s,
-				     UNIT_TIME, 3);
-			units_format_plain(c, sizeof(c), cheap->train.run.cost_usd,
-				     UNIT_MONEY, 3);
-			units_format_plain(m, sizeof(m),
-				     cheap->train.run.cost_usd * 1e6 /
-					     samples_of(cheap),
-				     UNIT_MONEY, 3);
-			basis_text(b, sizeof(b), cheap, mixed);
-			report_note(rep, "training: cheapest is %s (%s, %s per "
-					 "million samples, %s%s)",
-				    cheap->gpu->name, c, m, t, b);
-		}
-	} else {
-		/* the reason when no device could plan it at all (no samples) */
-		int planned = 0;
-
-		for (int i = 0; i < n; i++)
-			planned += rows[i].train_rc == 0;
-		if (planned > 0 || n == 0)
-			report_note(rep, "training: no device fits this "
-					 "configuration");
-	}
-	if (noted) {
-		memset(noted, 0, (size_t)n * sizeof(*noted));
-		for (int i = 0; i < n; i++) {
-			const struct compare_row *r = &rows[i];
-
-			if (key_sample_cost(r) == HUGE_VAL || serve_rentable(r) ||
-			    (inf && key_sample_cost(r) >= key_sample_cost(inf)))
-				continue;
-			report_note(rep, "%s: not recommended: its serving "
-					 "replica needs %d GPUs and its price "
-					 "basis %s covers jobs of at most %d",
-				    r->gpu->name, r->serve.tp,
-				    r->gpu->price_basis, r->gpu->rent_max_gpus);
-		}
-		free(noted);
-	}
-	if (inf) {
-		units_format_plain(m, sizeof(m), inf->serve.cost_usd_per_million_samples,
-			     UNIT_MONEY, 3);
-		units_format_plain(t, sizeof(t), inf->serve.result.latency_s,
-			     UNIT_TIME, 3);
-		basis_text(b, sizeof(b), inf, mixed);
-		report_note(rep, "serving: cheapest per inference is %s (%s per "
-				 "million, %s for a batch of %d, %d GPU%s%s)",
-			    inf->gpu->name, m, t, inf->serve.batch,
-			    inf->serve.gpus_total,
-			    inf->serve.gpus_total == 1 ? "" : "s", b);
-		if (lat && lat != inf) {
-			units_format_plain(t, sizeof(t), lat->serve.result.latency_s,
-				     UNIT_TIME, 3);
-			report_note(rep, "serving: lowest latency is %s (%s for "
-					 "a batch of %d)",
-				    lat->gpu->name, t, lat->serve.batch);
-		}
-	} else {
-		report_note(rep, "serving: no device serves it within memory "
-				 "and the latency target");
-	}
-	if (fast && inf && fast->gpu != inf->gpu)
-		report_note(rep, "training wants throughput at scale (%s); "
-				 "serving wants cost per inference (%s)",
-			    fast->gpu->name, inf->gpu->name);
-}
 
 int cmd_compare(struct cli_ctx *ctx)
 {
@@ -907,7 +505,7 @@ int cmd_compare(struct cli_ctx *ctx)
 	const char *what;
 	int rc, ok = 0;
 	bool per_token;
-	double (*sort_key)(const struct compare_row *r) = key_time;
+	double (*sort_key)(const struct compare_row *r) = compare_key_time;
 
 	size_t sk = 0; /* time */
 
@@ -989,7 +587,7 @@ int cmd_compare(struct cli_ctx *ctx)
 	for (int i = 0; i < ctx->ngpus; i++) {
 		struct compare_row *r = &rows[i];
 
-		ok += train_ok(r) || infer_ok(r);
+		ok += compare_train_ok(r) || compare_infer_ok(r);
 		r->sort_value = sort_key(r);
 	}
 	qsort(rows, (size_t)ctx->ngpus, sizeof(*rows), by_key);
@@ -1011,10 +609,10 @@ int cmd_compare(struct cli_ctx *ctx)
 			add_sample_row(rec, &rows[i]);
 	}
 	if (per_token)
-		recommend(&rep, rows, ctx->ngpus, &ctx->wl);
+		compare_recommend(&rep, rows, ctx->ngpus, &ctx->wl);
 	else
-		recommend_samples(&rep, rows, ctx->ngpus);
-	no_plan_notes(&rep, rows, ctx->ngpus);
+		compare_recommend_samples(&rep, rows, ctx->ngpus);
+	compare_no_plan_notes(&rep, rows, ctx->ngpus);
 	if (ctx->format == FORMAT_TABLE)
 		report_note(&rep, "%s", CLI_INTERVAL_NOTE);
 	if (ctx->plot_dir && ok > 0)
@@ -1025,7 +623,7 @@ int cmd_compare(struct cli_ctx *ctx)
 		report_note(&rep, "samples/s/GPU trained, inf/s/GPU served; "
 				  "$/M: per million samples trained or served; "
 				  "latency: a batch of %d on one replica",
-			    serve_batch(rows, ctx->ngpus));
+			    compare_serve_batch(rows, ctx->ngpus));
 	rc = cli_emit(ctx, &rep);
 	report_release(&rep);
 	if (rc == EXIT_OK && ctx->plot_dir) {
@@ -1035,7 +633,8 @@ int cmd_compare(struct cli_ctx *ctx)
 
 		for (int i = 0; i < ctx->ngpus && nbest < CLI_PLOT_SET_GPUS;
 		     i++)
-			if (train_ok(&rows[i]) || infer_ok(&rows[i]))
+			if (compare_train_ok(&rows[i]) ||
+			    compare_infer_ok(&rows[i]))
 				best[nbest++] = rows[i].gpu;
 		rc = cli_plot_set(ctx, best, nbest);
 	}
