@@ -179,7 +179,7 @@ double train_memory_reserve(double capacity_bytes);
  * gpu_memory_utilization, SGLang's mem_fraction_static; 0: the default,
  * INFER_MEMORY_FRACTION) with weights, activations, KV cache and its CUDA
  * context: the rest of the device plus the context (specs/models.md
- * 10.2).
+ * 9.1).
  */
 #define INFER_MEMORY_FRACTION 0.9
 double infer_memory_reserve(double capacity_bytes, double fraction);
