@@ -42,15 +42,33 @@ best_by(const struct compare_row *rows, int n,
 	return best;
 }
 
+/* The GPUs one job of a row's plan rents: the training run, a serving
+   replica. */
+static int train_gpus(const struct compare_row *r)
+{
+	return r->train.config.gpus;
+}
+
+static int infer_gpus(const struct compare_row *r)
+{
+	return r->infer.config.tp;
+}
+
+static int serve_gpus(const struct compare_row *r)
+{
+	return r->serve.tp;
+}
+
 /*
  * A note for each row better than 'best' by 'key' that was passed over
- * because its price basis does not rent its plan's 'gpus' (once per row:
- * 'noted').
+ * because its price basis does not rent the 'gpus' of its 'what' ("training
+ * plan") as one job (once per row: 'noted').
  */
 static void note_unrentable(struct report *rep, const struct compare_row *rows,
 			    int n, double (*key)(const struct compare_row *),
 			    bool (*rentable)(const struct compare_row *),
-			    const struct compare_row *best, bool train,
+			    int (*gpus)(const struct compare_row *),
+			    const char *what, const struct compare_row *best,
 			    bool *noted)
 {
 	for (int i = 0; i < n; i++) {
@@ -60,13 +78,28 @@ static void note_unrentable(struct report *rep, const struct compare_row *rows,
 		    (best && key(r) >= key(best)))
 			continue;
 		noted[i] = true;
-		report_note(rep, "%s: not recommended: its %s plan needs %d "
-				 "GPUs and its price basis %s covers jobs of "
-				 "at most %d",
-			    r->gpu->name, train ? "training" : "serving",
-			    train ? r->train.config.gpus : r->infer.config.tp,
-			    r->gpu->price_basis, r->gpu->rent_max_gpus);
+		report_note(rep, "%s: not recommended: its %s needs %d GPUs "
+				 "and its price basis %s covers jobs of at "
+				 "most %d",
+			    r->gpu->name, what, gpus(r), r->gpu->price_basis,
+			    r->gpu->rent_max_gpus);
 	}
+}
+
+/* The fastest and the cheapest training among the rentable rows, with a
+   note for each better one passed over ('noted' may be NULL: no notes). */
+static void pick_training(struct report *rep, const struct compare_row *rows,
+			  int n, bool *noted, const struct compare_row **fast,
+			  const struct compare_row **cheap)
+{
+	*fast = best_by(rows, n, compare_key_time, train_rentable);
+	*cheap = best_by(rows, n, compare_key_cost, train_rentable);
+	if (!noted)
+		return;
+	note_unrentable(rep, rows, n, compare_key_time, train_rentable,
+			train_gpus, "training plan", *fast, noted);
+	note_unrentable(rep, rows, n, compare_key_cost, train_rentable,
+			train_gpus, "training plan", *cheap, noted);
 }
 
 /* The price basis most rows share (the first such in the list). */
@@ -202,10 +235,7 @@ void compare_no_plan_notes(struct report *rep, const struct compare_row *rows,
 void compare_recommend(struct report *rep, const struct compare_row *rows,
 		       int n, const struct workload *wl)
 {
-	const struct compare_row *fast =
-		best_by(rows, n, compare_key_time, train_rentable);
-	const struct compare_row *cheap =
-		best_by(rows, n, compare_key_cost, train_rentable);
+	const struct compare_row *fast, *cheap;
 	const struct compare_row *tok =
 		best_by(rows, n, compare_key_token_cost, infer_rentable);
 	const struct compare_row *lat =
@@ -215,12 +245,7 @@ void compare_recommend(struct report *rep, const struct compare_row *rows,
 	/* a recommendation priced on another basis than most names it */
 	const char *mixed = common_basis(rows, n);
 
-	if (noted) {
-		note_unrentable(rep, rows, n, compare_key_time,
-				train_rentable, fast, true, noted);
-		note_unrentable(rep, rows, n, compare_key_cost,
-				train_rentable, cheap, true, noted);
-	}
+	pick_training(rep, rows, n, noted, &fast, &cheap);
 	if (fast) {
 		units_format_plain(t, sizeof(t), fast->train.run.time_s, UNIT_TIME, 3);
 		units_format_plain(c, sizeof(c), fast->train.run.cost_usd,
@@ -244,9 +269,11 @@ void compare_recommend(struct report *rep, const struct compare_row *rows,
 	if (noted) {
 		memset(noted, 0, (size_t)n * sizeof(*noted));
 		note_unrentable(rep, rows, n, compare_key_token_cost,
-				infer_rentable, tok, false, noted);
+				infer_rentable, infer_gpus, "serving plan", tok,
+				noted);
 		note_unrentable(rep, rows, n, compare_key_latency,
-				infer_rentable, lat, false, noted);
+				infer_rentable, infer_gpus, "serving plan", lat,
+				noted);
 		free(noted);
 	}
 	if (tok) {
@@ -310,10 +337,7 @@ static bool serve_rentable(const struct compare_row *r)
 void compare_recommend_samples(struct report *rep,
 			       const struct compare_row *rows, int n)
 {
-	const struct compare_row *fast =
-		best_by(rows, n, compare_key_time, train_rentable);
-	const struct compare_row *cheap =
-		best_by(rows, n, compare_key_cost, train_rentable);
+	const struct compare_row *fast, *cheap;
 	const struct compare_row *inf =
 		best_by(rows, n, compare_key_sample_cost, serve_rentable);
 	const struct compare_row *lat =
@@ -322,12 +346,7 @@ void compare_recommend_samples(struct report *rep,
 	bool *noted = calloc(n > 0 ? (size_t)n : 1, sizeof(*noted));
 	const char *mixed = common_basis(rows, n);
 
-	if (noted) {
-		note_unrentable(rep, rows, n, compare_key_time,
-				train_rentable, fast, true, noted);
-		note_unrentable(rep, rows, n, compare_key_cost,
-				train_rentable, cheap, true, noted);
-	}
+	pick_training(rep, rows, n, noted, &fast, &cheap);
 	if (fast) {
 		units_format_plain(t, sizeof(t), fast->train.run.time_s, UNIT_TIME, 3);
 		units_format_plain(c, sizeof(c), fast->train.run.cost_usd,
@@ -366,20 +385,9 @@ void compare_recommend_samples(struct report *rep,
 	}
 	if (noted) {
 		memset(noted, 0, (size_t)n * sizeof(*noted));
-		for (int i = 0; i < n; i++) {
-			const struct compare_row *r = &rows[i];
-
-			if (compare_key_sample_cost(r) == HUGE_VAL ||
-			    serve_rentable(r) ||
-			    (inf && compare_key_sample_cost(r) >=
-					    compare_key_sample_cost(inf)))
-				continue;
-			report_note(rep, "%s: not recommended: its serving "
-					 "replica needs %d GPUs and its price "
-					 "basis %s covers jobs of at most %d",
-				    r->gpu->name, r->serve.tp,
-				    r->gpu->price_basis, r->gpu->rent_max_gpus);
-		}
+		note_unrentable(rep, rows, n, compare_key_sample_cost,
+				serve_rentable, serve_gpus, "serving replica",
+				inf, noted);
 		free(noted);
 	}
 	if (inf) {
