@@ -388,13 +388,15 @@ int units_format_exact(char *buf, size_t size, double value,
 		       enum unit_kind kind)
 {
 	/* a binary size that is not a round decimal one (a device's memory
-	   as its driver reports it, 81559MiB) keeps its binary unit */
-	if (kind == UNIT_BYTES && value >= 1048576.0 && value < 1e18 &&
-	    fmod(value, 1048576.0) == 0.0 && fmod(value, 1e6) != 0.0) {
-		if (fmod(value, 1073741824.0) == 0.0)
-			return snprintf(buf, size, "%.0fGiB",
-					value / 1073741824.0);
-		return snprintf(buf, size, "%.0fMiB", value / 1048576.0);
+	   as its driver reports it, 81559MiB) keeps its binary unit; below
+	   1e18 bytes the count of MiB is an exact integer to print */
+	const double mib = KI * KI, gib = KI * KI * KI;
+
+	if (kind == UNIT_BYTES && value >= mib && value < 1e18 &&
+	    fmod(value, mib) == 0.0 && fmod(value, 1e6) != 0.0) {
+		if (fmod(value, gib) == 0.0)
+			return snprintf(buf, size, "%.0fGiB", value / gib);
+		return snprintf(buf, size, "%.0fMiB", value / mib);
 	}
 	return units_format(buf, size, value, kind, 15);
 }
