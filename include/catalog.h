@@ -68,6 +68,8 @@ struct gpu_spec {
 					share of server and network; 0 =
 					unknown */
 	double matmul_eff;           /* achievable fraction of dense peak, large GEMMs */
+	double fp8_matmul_eff;       /* the same for fp8 GEMMs of the fp8 peak;
+					0 = not given: matmul_eff */
 	double mem_eff;              /* achievable fraction of memory bandwidth */
 	char source[GPU_SOURCE_MAX]; /* datasheet reference */
 };
@@ -116,6 +118,12 @@ int catalog_write_csv(FILE *out, const struct catalog *cat);
 /* Like catalog_write_csv for the 'n' devices 'rows' only. */
 int catalog_write_csv_rows(FILE *out, const struct gpu_spec *const *rows,
 			   size_t n);
+
+/*
+ * The achievable fraction of the dense peak of precision 'q' in large
+ * GEMMs: fp8_matmul_eff for fp8 where the row gives one, else matmul_eff.
+ */
+double gpu_matmul_eff(const struct gpu_spec *g, enum precision q);
 
 /*
  * True when the price of 'g' covers a job of 'gpus' GPUs: its price basis

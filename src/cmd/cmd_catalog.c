@@ -78,6 +78,11 @@ static void add_gpu(struct record *rec, const struct gpu_spec *g)
 		rec_null(rec, NULL, "capex_usd_per_gpu", "capex per GPU", 0);
 	rec_num(rec, NULL, "matmul_eff", "matmul eff", g->matmul_eff,
 		UNIT_KIND_COUNT, 0);
+	if (g->fp8_matmul_eff > 0.0)
+		rec_num(rec, NULL, "fp8_matmul_eff", "fp8 matmul eff",
+			g->fp8_matmul_eff, UNIT_KIND_COUNT, 0);
+	else
+		rec_null(rec, NULL, "fp8_matmul_eff", "fp8 matmul eff", 0);
 	rec_num(rec, NULL, "mem_eff", "mem eff", g->mem_eff, UNIT_KIND_COUNT,
 		0);
 	rec_str(rec, NULL, "source", "source", g->source, 0);

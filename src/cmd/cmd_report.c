@@ -453,8 +453,9 @@ static int assumptions_table(FILE *out, const struct report_page *pg,
 			       UNIT_FLOPS, RF_GRID);
 		rec_num(rec, NULL, "tdp", "TDP", g->tdp_w, UNIT_POWER,
 			RF_GRID);
-		rec_num(rec, NULL, "matmul", "GEMM efficiency", g->matmul_eff,
-			UNIT_KIND_COUNT, RF_GRID | RF_PERCENT);
+		rec_num(rec, NULL, "matmul", "GEMM efficiency",
+			gpu_matmul_eff(g, prec), UNIT_KIND_COUNT,
+			RF_GRID | RF_PERCENT);
 		rec_num(rec, NULL, "memeff", "bandwidth efficiency",
 			g->mem_eff, UNIT_KIND_COUNT, RF_GRID | RF_PERCENT);
 		if (cl && cl->price_usd_per_gpu_hour > 0.0) {

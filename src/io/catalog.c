@@ -93,6 +93,9 @@ const struct column catalog_columns[COLUMN_COUNT] = {
 			   .offset = SPEC_AT(capex_usd_per_gpu) },
 	[COLUMN_MATMUL_EFF] = { .name = "matmul_eff", .type = CELL_FRACTION,
 				.offset = SPEC_AT(matmul_eff) },
+	[COLUMN_FP8_MATMUL_EFF] = { .name = "fp8_matmul_eff",
+				    .type = CELL_UNSET_FRACTION,
+				    .offset = SPEC_AT(fp8_matmul_eff) },
 	[COLUMN_MEM_EFF] = { .name = "mem_eff", .type = CELL_FRACTION,
 			     .offset = SPEC_AT(mem_eff) },
 	[COLUMN_SOURCE] = TEXT_COLUMN("source", source),
@@ -438,6 +441,8 @@ static int cell_number(struct parse_ctx *ctx, const struct column *c,
 	double *dst = (double *)(void *)((char *)&ctx->spec + c->offset);
 	enum value_rule rule = c->type == CELL_PRICE  ? RULE_NONNEG :
 			       c->type == CELL_AMOUNT ? RULE_POSITIVE :
+			       c->type == CELL_UNSET_FRACTION ?
+							RULE_UNSET_FRACTION :
 							RULE_FRACTION;
 	double v;
 
@@ -451,7 +456,7 @@ static int cell_number(struct parse_ctx *ctx, const struct column *c,
 						    RULE_UNSET_POSITIVE :
 						    rule],
 				  s);
-	if (v < lo)
+	if (v < lo && !(rule == RULE_UNSET_FRACTION && v == 0.0))
 		return parse_fail(ctx, at, "'%s' must be at least %s, got '%s'",
 				  c->name, least, s);
 	*dst = v;
@@ -536,6 +541,7 @@ static int row_field(struct parse_ctx *ctx, const char *s, size_t len,
 	case CELL_PRICE:
 	case CELL_AMOUNT:
 	case CELL_FRACTION:
+	case CELL_UNSET_FRACTION:
 		cell_number(ctx, c, s, at);
 		break;
 	}

@@ -31,6 +31,8 @@ bool catalog_rule_holds(enum value_rule rule, double v)
 		return v == 0.0 || catalog_rule_holds(RULE_POSITIVE, v);
 	case RULE_UNSET_POSITIVE:
 		return v == 0.0 || catalog_rule_holds(RULE_POSITIVE, v);
+	case RULE_UNSET_FRACTION:
+		return v == 0.0 || catalog_rule_holds(RULE_FRACTION, v);
 	}
 	return false;
 }
@@ -42,6 +44,7 @@ const char *const catalog_rule_text[] = {
 	[RULE_PEAK] = "0 or 1e-9 to 1e21 FLOP/s",
 	[RULE_UNSET_POSITIVE] = "a positive number (1e-9 to 1e21), or empty "
 				"when unknown",
+	[RULE_UNSET_FRACTION] = "a number in (0, 1], or empty",
 };
 
 static const struct {
@@ -59,6 +62,7 @@ static const struct {
 	{ COLUMN_PRICE, RULE_NONNEG },
 	{ COLUMN_CAPEX, RULE_UNSET_POSITIVE },
 	{ COLUMN_MATMUL_EFF, RULE_FRACTION },
+	{ COLUMN_FP8_MATMUL_EFF, RULE_UNSET_FRACTION },
 	{ COLUMN_MEM_EFF, RULE_FRACTION },
 };
 
@@ -89,6 +93,7 @@ static const struct {
 	{ COLUMN_INT8, 1e9, "1GOPS" },
 	{ COLUMN_INT4, 1e9, "1GOPS" },
 	{ COLUMN_MATMUL_EFF, 0.01, "0.01" },
+	{ COLUMN_FP8_MATMUL_EFF, 0.01, "0.01" },
 	{ COLUMN_MEM_EFF, 0.01, "0.01" },
 };
 
@@ -149,11 +154,13 @@ int gpu_spec_check(const struct gpu_spec *g, struct diag *err)
 		double v = c->type == CELL_PEAK ? g->peak_flops[c->prec] :
 						  *catalog_spec_double(g, c);
 
-		/* 0: no math in the format, or (host columns) unknown */
+		/* 0: no math in the format, (host columns) unknown, or
+		   (fp8_matmul_eff) not given */
 		if (v < column_min[i].min &&
 		    !(v == 0 && (c->type == CELL_PEAK ||
 				 column_min[i].column == COLUMN_HOST_LINK_BW ||
-				 column_min[i].column == COLUMN_HOST_MEMORY)))
+				 column_min[i].column == COLUMN_HOST_MEMORY ||
+				 column_min[i].column == COLUMN_FP8_MATMUL_EFF)))
 			return diag_set(err, NULL, 0, 0,
 					"gpu '%s': '%s' must be at least %s, "
 					"got %g",
@@ -202,6 +209,13 @@ int gpu_spec_check(const struct gpu_spec *g, struct diag *err)
 				"limit, got %d",
 				g->name, GPU_RENT_MAX, g->rent_max_gpus);
 	return 0;
+}
+
+double gpu_matmul_eff(const struct gpu_spec *g, enum precision q)
+{
+	if (q == PREC_FP8 && g->fp8_matmul_eff > 0.0)
+		return g->fp8_matmul_eff;
+	return g->matmul_eff;
 }
 
 bool gpu_price_covers(const struct gpu_spec *g, int gpus)

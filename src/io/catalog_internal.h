@@ -33,6 +33,7 @@ enum cell_type {
 	CELL_AMOUNT,   /* a positive plain number; empty = 0, unknown */
 	CELL_WORD,     /* text of letters, digits, '-', '.', '_' */
 	CELL_FRACTION, /* a plain number in (0, 1] */
+	CELL_UNSET_FRACTION, /* as CELL_FRACTION; empty = 0, not given */
 };
 
 enum column_id {
@@ -62,6 +63,7 @@ enum column_id {
 	COLUMN_RENT_MAX_GPUS,
 	COLUMN_CAPEX,
 	COLUMN_MATMUL_EFF,
+	COLUMN_FP8_MATMUL_EFF,
 	COLUMN_MEM_EFF,
 	COLUMN_SOURCE,
 	COLUMN_COUNT
@@ -89,6 +91,7 @@ enum value_rule {
 	RULE_FRACTION, /* finite, in (0, 1] */
 	RULE_PEAK,     /* 0 (no math in the format), or as RULE_POSITIVE */
 	RULE_UNSET_POSITIVE, /* 0 (unknown), or as RULE_POSITIVE */
+	RULE_UNSET_FRACTION, /* 0 (not given), or as RULE_FRACTION */
 };
 
 /* True when 'v' obeys 'rule'. */

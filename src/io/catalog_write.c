@@ -71,6 +71,7 @@ static int write_cell(FILE *out, const struct column *c,
 	case CELL_WORD:
 		return fputs(base + c->offset, out) == EOF ? -1 : 0;
 	case CELL_AMOUNT:
+	case CELL_UNSET_FRACTION:
 		if (*catalog_spec_double(g, c) == 0.0)
 			return 0; /* unknown */
 		return fprintf(out, "%.15g", *catalog_spec_double(g, c)) < 0 ? -1 : 0;

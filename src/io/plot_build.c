@@ -426,7 +426,10 @@ static int build_roofline(struct cli_ctx *ctx, struct plot_chart *c)
 			   "serving at the plan's batch");
 	for (int i = 0; i < ctx->ngpus; i++) {
 		const struct gpu_spec *g = ctx->gpus[i];
-		double ceil_flops = roof_peak(g, prec) * g->matmul_eff;
+		/* roof_peak falls back to 16 bits or wider, never to fp8 */
+		double ceil_flops = roof_peak(g, prec) *
+				    gpu_matmul_eff(g, g->peak_flops[prec] > 0.0 ?
+						      prec : PREC_BF16);
 		double bw = g->mem_bw_bytes_per_s * g->mem_eff;
 		double ridge, hi_i, phase_i[3];
 		struct plot_series *roof, *pts;

@@ -96,7 +96,7 @@ int device_perf_init(struct device_perf *d, const struct gpu_spec *g,
 	if (sparse && g->sparsity_2_4 && q != PREC_FP32)
 		d->peak_flops *= 2.0;
 	d->mem_bw_bytes_per_s = g->mem_bw_bytes_per_s;
-	d->matmul_eff = g->matmul_eff;
+	d->matmul_eff = gpu_matmul_eff(g, q);
 	d->mem_eff = g->mem_eff;
 	d->sms = g->sms;
 	/* operands are in the format the math runs in */

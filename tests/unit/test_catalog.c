@@ -27,19 +27,19 @@ static const char full_csv[] =
 	"source,name,vendor,kind,memory,mem_bw,fp32,tf32,bf16,fp16,fp8,"
 	"int8,int4,sparsity,tdp,idle_power,gpus_per_node,intra_bw,inter_bw,"
 	"price_usd_per_gpu_hour,matmul_eff,mem_eff,capex_usd_per_gpu,"
-	"rent_max_gpus,price_basis,sms,host_memory,host_link_bw\n"
+	"rent_max_gpus,price_basis,sms,host_memory,host_link_bw,fp8_matmul_eff\n"
 	"\"Datasheet, rev \"\"B\"\" (2024)\",Xcel-9,Acme,Workstation,"
 	"95.37GiB,2.385TB/s,66.9TFLOPS,494.7TFLOPS,989.4TFLOPS,"
 	"989.4TFLOPS,1978.9TFLOPS,1978.9TOPS,3957.8TOPS,Yes,712.5W,91.3W,"
 	"4,451.2GB/s,400Gb/s,3.17,0.713,0.871,2385.25,8,"
-	"Cloud-On-Demand_2026.05,132,1.5TiB,63GB/s\n"
+	"Cloud-On-Demand_2026.05,132,1.5TiB,63GB/s,0.629\n"
 	"\n"
 	"   \n"
 	"spec sheet,Mini-2,,,24.5GB,936.2GB/s,,,71.3TFLOPS,,,,,,165.5W,,,,"
-	",,,,,,,,,\n"
+	",,,,,,,,,,\n"
 	"\"quoted, source\",Edge-1,Acme,EDGE,7.5GB,102.4GB/s,,,,17.2TFLOPS,,"
 	"137.5TOPS,,no,25.3W,4.7W,1,,10Gb/s,0,1,0.5,  499.5 ,1,"
-	"purchase-3y,,,\n";
+	"purchase-3y,,,,1\n";
 
 static void assert_rel(double got, double want)
 {
@@ -130,6 +130,10 @@ static void test_full_parse(void **state)
 	assert_int_equal(g->sms, 132);
 	assert_rel(g->capex_usd_per_gpu, 2385.25);
 	assert_rel(g->matmul_eff, 0.713);
+	assert_rel(g->fp8_matmul_eff, 0.629);
+	assert_rel(gpu_matmul_eff(g, PREC_FP8), 0.629);
+	assert_rel(gpu_matmul_eff(g, PREC_BF16), 0.713);
+	assert_rel(gpu_matmul_eff(g, PREC_INT8), 0.713);
 	assert_rel(g->mem_eff, 0.871);
 
 	/* empty optional cells take the documented defaults */
@@ -157,6 +161,8 @@ static void test_full_parse(void **state)
 	assert_int_equal(g->sms, 0);            /* unknown */
 	assert_true(g->capex_usd_per_gpu == 0.0); /* unknown */
 	assert_rel(g->matmul_eff, 0.8);
+	assert_true(g->fp8_matmul_eff == 0.0); /* not given */
+	assert_rel(gpu_matmul_eff(g, PREC_FP8), 0.8);
 	assert_rel(g->mem_eff, 0.85);
 
 	g = catalog_at(cat, 2);
@@ -169,6 +175,7 @@ static void test_full_parse(void **state)
 	assert_int_equal(g->gpus_per_node, 1);
 	assert_rel(g->inter_bw_bytes_per_s, 1.25e9);
 	assert_rel(g->matmul_eff, 1.0);
+	assert_rel(g->fp8_matmul_eff, 1.0);
 	assert_rel(g->mem_eff, 0.5);
 	assert_rel(g->capex_usd_per_gpu, 499.5);
 	assert_int_equal(g->rent_max_gpus, 1);
@@ -337,6 +344,10 @@ static void test_optional_value_errors(void **state)
 		{ "matmul_eff", "1.5", "'matmul_eff' must be a number in "
 				       "(0, 1], got '1.5'" },
 		{ "matmul_eff", "0", "(0, 1]" },
+		{ "fp8_matmul_eff", "1.01", "'fp8_matmul_eff' must be a number "
+					    "in (0, 1], or empty, got '1.01'" },
+		{ "fp8_matmul_eff", "-0.5", "(0, 1], or empty" },
+		{ "fp8_matmul_eff", "66%", "(0, 1], or empty" },
 		{ "mem_eff", "85%", "'mem_eff' must be a number in (0, 1]" },
 		{ "mem_eff", "-0.5", "(0, 1]" },
 		{ "sparsity", "maybe", "'sparsity' must be yes or no, got "
@@ -412,6 +423,8 @@ static void test_optional_values_ok(void **state)
 		{ "sms", "1" }, { "sms", "4096" }, { "sms", "" },
 		{ "capex_usd_per_gpu", "31999.5" },
 		{ "capex_usd_per_gpu", "1e-9" },
+		{ "fp8_matmul_eff", "" }, { "fp8_matmul_eff", "0.66" },
+		{ "fp8_matmul_eff", "1" }, { "fp8_matmul_eff", "0.01" },
 	};
 
 	(void)state;
@@ -544,6 +557,8 @@ static void test_lower_bounds(void **state)
 		     "'matmul_eff' must be at least 0.01, got '0.009'");
 	expect_error(HDR2 "mem_eff\n" ROW2 "1e-300\n", 2, 32,
 		     "'mem_eff' must be at least 0.01, got '1e-300'");
+	expect_error(HDR2 "fp8_matmul_eff\n" ROW2 "0.009\n", 2, 32,
+		     "'fp8_matmul_eff' must be at least 0.01, got '0.009'");
 	/* the bounds themselves are fine, and a peak of 0 is "none" */
 	{
 		struct catalog *cat = parse_ok(
@@ -636,6 +651,7 @@ static void compare_specs(const struct gpu_spec *a, const struct gpu_spec *b)
 	assert_int_equal(a->sms, b->sms);
 	assert_rel(a->capex_usd_per_gpu, b->capex_usd_per_gpu);
 	assert_rel(a->matmul_eff, b->matmul_eff);
+	assert_rel(a->fp8_matmul_eff, b->fp8_matmul_eff);
 	assert_rel(a->mem_eff, b->mem_eff);
 }
 
@@ -674,7 +690,8 @@ static void round_trip(struct catalog *cat)
 			"gpus_per_node,intra_bw,inter_bw,host_link_bw,"
 			"host_memory,"
 			"price_usd_per_gpu_hour,price_basis,rent_max_gpus,"
-			"capex_usd_per_gpu,matmul_eff,mem_eff,source\n";
+			"capex_usd_per_gpu,matmul_eff,fp8_matmul_eff,mem_eff,"
+			"source\n";
 
 		assert_true(strncmp(text1, header, strlen(header)) == 0);
 	}
@@ -700,12 +717,12 @@ static void test_round_trip(void **state)
 				     "yes,132,712.5W,91.3W,4,451.2GB/s,50GB/s,"
 				     "63GB/s,1536GiB,"
 				     "3.17,Cloud-On-Demand_2026.05,8,2385.25,"
-				     "0.713,0.871,"));
+				     "0.713,0.629,0.871,"));
 	/* no basis: "unstated"; no limit, no capex and no host: empty
 	   cells */
 	assert_non_null(strstr(text, "Mini-2,,datacenter,24.5GB,936.2GB/s,"
 				     ",,71.3TFLOPS,,,,,no,,165.5W,16.55W,8,"
-				     "32GB/s,12.5GB/s,,,0,unstated,,,0.8,0.85,"
+				     "32GB/s,12.5GB/s,,,0,unstated,,,0.8,,0.85,"
 				     "spec sheet\n"));
 	free(text);
 	catalog_free(cat);

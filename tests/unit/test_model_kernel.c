@@ -75,6 +75,35 @@ static void test_perf_direct(void **state)
 	assert_rel(d.elem_bytes, 4.0, 0.0);
 }
 
+/* fp8 GEMMs run at the row's fp8_matmul_eff where it gives one; every
+   other precision, and fp8 falling back to bf16, at matmul_eff. */
+static void test_perf_fp8_efficiency(void **state)
+{
+	struct gpu_spec g = h100();
+	struct gpu_spec a = a100();
+	struct device_perf d;
+
+	(void)state;
+	assert_int_equal(device_perf_init(&d, &g, PREC_FP8, false), 0);
+	assert_rel(d.matmul_eff, 0.8, 0.0); /* not given: matmul_eff */
+	g.fp8_matmul_eff = 0.66;
+	assert_int_equal(device_perf_init(&d, &g, PREC_FP8, false), 0);
+	assert_rel(d.peak_flops, 1978.8e12, 0.0);
+	assert_rel(d.matmul_eff, 0.66, 0.0);
+	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
+	assert_rel(d.matmul_eff, 0.8, 0.0);
+	/* int8 falls back to fp8 on a device without int8 math */
+	g.peak_flops[PREC_INT8] = 0.0;
+	assert_int_equal(device_perf_init(&d, &g, PREC_INT8, false), 0);
+	assert_rel(d.peak_flops, 1978.8e12, 0.0);
+	assert_rel(d.matmul_eff, 0.66, 0.0);
+	/* an A100 has no fp8: bf16 math at its bf16 efficiency */
+	a.fp8_matmul_eff = 0.5;
+	assert_int_equal(device_perf_init(&d, &a, PREC_FP8, false), 0);
+	assert_rel(d.peak_flops, 312e12, 0.0);
+	assert_rel(d.matmul_eff, 0.85, 0.0);
+}
+
 static void test_perf_fallbacks(void **state)
 {
 	struct gpu_spec g = a100();
@@ -489,6 +518,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_perf_direct),
+		cmocka_unit_test(test_perf_fp8_efficiency),
 		cmocka_unit_test(test_perf_fallbacks),
 		cmocka_unit_test(test_perf_no_precision),
 		cmocka_unit_test(test_perf_sparsity),
