@@ -444,6 +444,134 @@ static int check_serving_modes(const struct inference_spec *is,
 	return 0;
 }
 
+/*
+ * Keys that only some kinds of model read, with the kinds that read them
+ * (specs/workload.md, "Keys of one kind of model"): a key given for a
+ * model that ignores it is an error, not a silent no-op.  A per-sample
+ * model (generic, recsys) trains data-parallel over its samples and is
+ * served a batch at a time (specs/models.md 14); a transformer's
+ * parallelism, tokens and serving engine are not its, and the per-sample
+ * keys are not a transformer's.  [cluster] keys describe the hardware
+ * and are accepted for every kind.
+ */
+enum { KIND_T = 1 << MODEL_TRANSFORMER, KIND_G = 1 << MODEL_GENERIC,
+       KIND_R = 1 << MODEL_RECSYS };
+
+static const struct {
+	const char *section;
+	const char *key;
+	int kinds;
+} kind_keys[] = {
+	{ "training", "tokens", KIND_T },
+	{ "training", "batch_tokens", KIND_T },
+	{ "training", "tp", KIND_T },
+	{ "training", "pp", KIND_T },
+	{ "training", "vp", KIND_T },
+	{ "training", "first_stage_layers", KIND_T },
+	{ "training", "last_stage_layers", KIND_T },
+	{ "training", "cp", KIND_T },
+	{ "training", "ep", KIND_T },
+	{ "training", "recompute", KIND_T },
+	{ "training", "recompute_modules", KIND_T },
+	{ "training", "recompute_layers", KIND_T },
+	{ "training", "sequence_parallel", KIND_T },
+	{ "training", "attention", KIND_T },
+	{ "training", "dropout", KIND_T },
+	{ "training", "tp_comm_overlap", KIND_T },
+	{ "training", "ep_comm_overlap", KIND_T },
+	{ "training", "samples", KIND_G | KIND_R },
+	{ "training", "epochs", KIND_G | KIND_R },
+	{ "training", "step_overhead", KIND_G | KIND_R },
+	{ "training", "embedding_sharding", KIND_R },
+	{ "training", "embedding_update", KIND_R },
+	{ "training", "bottom_mlp_placement", KIND_R },
+	{ "training", "embedding_comm_overlap", KIND_R },
+	{ "training", "input_bytes_per_sample", KIND_R },
+	{ "training", "collective_cycle", KIND_R },
+	{ "inference", "kv_precision", KIND_T },
+	{ "inference", "prompt_tokens", KIND_T },
+	{ "inference", "output_tokens", KIND_T },
+	{ "inference", "ep", KIND_T },
+	{ "inference", "sparsity", KIND_T },
+	{ "inference", "arrival", KIND_T },
+	{ "inference", "concurrency", KIND_T },
+	{ "inference", "requests", KIND_T },
+	{ "inference", "trace", KIND_T },
+	{ "inference", "length_dist", KIND_T },
+	{ "inference", "seed", KIND_T },
+	{ "inference", "replicas", KIND_T },
+	{ "inference", "max_batch", KIND_T },
+	{ "inference", "max_batched_tokens", KIND_T },
+	{ "inference", "chunked_prefill", KIND_T },
+	{ "inference", "kv_block_tokens", KIND_T },
+	{ "inference", "scheduler_steps", KIND_T },
+	{ "inference", "kernel_overhead", KIND_T },
+	{ "inference", "host_request_overhead", KIND_T },
+	{ "inference", "host_step_overhead", KIND_T },
+	{ "inference", "memory_fraction", KIND_T },
+	{ "inference", "weight_only", KIND_T },
+	{ "inference", "speculative_tokens", KIND_T },
+	{ "inference", "acceptance_rate", KIND_T },
+	{ "inference", "draft_cost_ratio", KIND_T },
+	{ "inference", "disaggregated", KIND_T },
+	{ "inference", "prefill_replicas", KIND_T },
+	{ "inference", "decode_replicas", KIND_T },
+	{ "inference", "prefill_tp", KIND_T },
+	{ "inference", "decode_tp", KIND_T },
+	{ "inference", "kv_transfer_bw", KIND_T },
+	{ "inference", "cuda_graphs", KIND_G | KIND_R },
+	{ "inference", "framework_overhead", KIND_G | KIND_R },
+	{ "inference", "launch_overhead", KIND_G | KIND_R },
+	{ "inference", "fusion", KIND_G | KIND_R },
+	{ "inference", "server", KIND_G | KIND_R },
+	{ "inference", "request_overhead", KIND_G | KIND_R },
+};
+
+/* What a model of 'kind' does instead, for the message. */
+static const char *kind_instead(enum model_kind kind, const char *section)
+{
+	bool train = strcmp(section, "training") == 0;
+
+	if (kind == MODEL_TRANSFORMER)
+		return train ? "a transformer trains on 'tokens' with its "
+			       "parallelism (tp, pp, cp, ep)" :
+			       "a transformer's fixed serving costs are "
+			       "kernel_overhead, host_request_overhead and "
+			       "host_step_overhead";
+	return train ? "it trains data-parallel over its samples (gpus, "
+		       "global_batch, micro_batch, zero, precision, "
+		       "optimizer)" :
+		       "it is served a batch at a time (batch, tp, "
+		       "weight_precision, qps, ttft_slo, percentile and its "
+		       "fixed costs)";
+}
+
+static int check_kind_keys(const struct workload *wl, const char *file,
+			   struct diag *err)
+{
+	int kind = 1 << wl->model.kind;
+
+	for (size_t i = 0; i < ARRAY_SIZE(kind_keys); i++) {
+		int k = kind_keys[i].kinds;
+
+		if ((k & kind) ||
+		    !wl->given[wl_find_key_index(kind_keys[i].section,
+						 kind_keys[i].key)])
+			continue;
+		return diag_set(err, file, 0, 0,
+				"'%s.%s' is for %s models, not a %s model: "
+				"%s (specs/workload.md)",
+				kind_keys[i].section, kind_keys[i].key,
+				k == KIND_T   ? "transformer" :
+				k == KIND_R   ? "recsys" :
+						"per-sample (generic and recsys)",
+				model_kind_name(wl->model.kind),
+				kind_instead(wl->model.kind,
+					     kind_keys[i].section));
+	}
+	return 0;
+}
+
 /* The load of [inference] (serve_sim.h): each arrival kind has what it
    needs, and nothing meant for another kind. */
 static int check_load(const struct inference_spec *is, const char *file,
@@ -536,7 +664,8 @@ int workload_validate(const struct workload *wl, struct diag *err)
 					    "model", "dense_flops_per_sample")],
 			    file, err) < 0)
 		return -1;
-	if (check_training(&wl->training, &wl->model, file, err) < 0)
+	if (check_kind_keys(wl, file, err) < 0 ||
+	    check_training(&wl->training, &wl->model, file, err) < 0)
 		return -1;
 	if (wl->inference.ep > 1 && wl->model.experts == 0)
 		return diag_set(err, file, 0, 0,
