@@ -679,7 +679,7 @@ static const struct set sets[] = {
 	  "inference on AMD Instinct MI300X, not used to fit",
 	  predict_inference, 13,
 	  { { "batch latency (vLLM benchmark_latency)", "batch_latency_s", 9,
-	      0.095, 0.33, NULL },
+	      0.095, 0.30, NULL },
 	    { "decode latency (vLLM benchmark_serving, one prompt)", "tpot_s",
 	      4, 0.47, 0.58,
 	      "  (predicted 42-55% fast: eager decode beyond 8192 tokens of "
