@@ -148,6 +148,14 @@ struct graph_op {
 	bool folded;    /* a batch normalization the export folded into a
 			   convolution: trained (when norms_folded), never
 			   served */
+	/* eager: an element-wise function of one tensor that the export
+	   decomposed (SiLU as Sigmoid and Mul, GELU as Div, Erf, Add and
+	   two Mul) runs as one framework kernel: this operator continues
+	   the kernel of its producer (no launch, none of its inputs read:
+	   the chain's tensor was read by its first operator) */
+	bool efused;
+	bool eout_fused;        /* eager: the output stays in that kernel */
+	double efused_in_elems; /* of in_elems: not read when efused */
 };
 
 struct graph_summary {
@@ -161,6 +169,7 @@ struct graph_summary {
 	double live_elems;   /* largest input + output of one operator per
 				sample: what inference keeps */
 	double fused;                       /* operators fused */
+	double efused;      /* operators in an eager composite kernel */
 	double unknown;                     /* operators of kind other */
 	/* a graph with convolutions and no normalization was exported for
 	   inference with its batch norms folded into the convolutions

@@ -102,10 +102,11 @@ int sample_graph_train_kinds(const struct model_spec *m,
 			     const struct gpu_spec *g, double *kind_s);
 
 /* The seconds of one served batch by operator kind of a graph model
-   (as sample_infer_eval times it), into kind_s[GOP_KINDS]; a fused
-   operator counts to the kind of the kernel it is fused into. */
+   (as sample_infer_eval times it, with inference.fusion 'fusion'), into
+   kind_s[GOP_KINDS]; a fused operator counts to the kind of the kernel
+   it is fused into. */
 int sample_graph_infer_kinds(const struct model_spec *m, int tp, int batch,
-			     enum precision p, const struct gpu_spec *g,
-			     double *kind_s);
+			     enum precision p, bool fusion,
+			     const struct gpu_spec *g, double *kind_s);
 
 #endif

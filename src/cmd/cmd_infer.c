@@ -543,12 +543,26 @@ static int sample_serve_report(struct cli_ctx *ctx)
 	rec_num(rec, NULL, "cost_usd_per_month", "cost per month (fleet)",
 		p.cost_usd_per_month, UNIT_MONEY, 0);
 	cli_rec_price(rec, &p.cluster, 0);
-	if (ctx->wl.model.kind == MODEL_GENERIC && ctx->wl.model.graph.n_ops)
+	if (ctx->wl.model.kind == MODEL_GENERIC && ctx->wl.model.graph.n_ops &&
+	    ctx->wl.inference.fusion)
 		report_note(&rep,
 			    "costed operator by operator from '%s': %.0f "
 			    "operators, %.0f of them fused into their "
-			    "producers as an inference engine fuses them",
+			    "producers as an inference engine fuses them "
+			    "(inference.fusion)",
 			    ctx->wl.model.onnx, ctx->wl.model.graph.nodes,
+			    ctx->wl.model.graph.fused);
+	else if (ctx->wl.model.kind == MODEL_GENERIC &&
+		 ctx->wl.model.graph.n_ops)
+		report_note(&rep,
+			    "costed operator by operator from '%s': %.0f "
+			    "operators run as an eager framework runs them, "
+			    "%.0f of them inside one framework operator "
+			    "(SiLU, GELU, a Linear's bias, attention); "
+			    "inference.fusion = true fuses %.0f as an "
+			    "inference engine does",
+			    ctx->wl.model.onnx, ctx->wl.model.graph.nodes,
+			    ctx->wl.model.graph.efused,
 			    ctx->wl.model.graph.fused);
 	if (ctx->wl.model.kind == MODEL_GENERIC && ctx->wl.model.graph.n_ops) {
 		double kind_s[GOP_KINDS];
@@ -556,7 +570,8 @@ static int sample_serve_report(struct cli_ctx *ctx)
 
 		if (sample_graph_infer_kinds(&ctx->wl.model, p.tp, p.batch,
 					     ctx->wl.inference.weight_precision,
-					     p.gpu, kind_s) == 0) {
+					     ctx->wl.inference.fusion, p.gpu,
+					     kind_s) == 0) {
 			graph_kind_shares(kind_s, shares, sizeof(shares));
 			report_note(&rep, "batch time by operator kind: %s",
 				    shares);

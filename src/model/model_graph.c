@@ -445,23 +445,132 @@ static bool fusion_head(enum graph_op_kind k)
 
 /*
  * Whether an operator of kind 'k' (op_type 'op') fuses into a producer
- * of kind 'pk' (inference, TensorRT-style; specs/models.md 14.6):
+ * of kind 'pk' heading a kernel of kind 'phead' (inference, TensorRT-style;
+ * specs/models.md 14.8):
  * element-wise operators into any fusion head; a BatchNormalization into
  * a convolution (folded into its weights); a softmax into the product
  * that made the scores and the product that reads the probabilities into
  * the softmax (fused attention).
  */
-static bool fuses(enum graph_op_kind k, const char *op, enum graph_op_kind pk)
+static bool fuses(enum graph_op_kind k, const char *op, enum graph_op_kind pk,
+		  enum graph_op_kind phead)
 {
 	if (k == GOP_ACT || k == GOP_BINARY)
 		return fusion_head(pk);
 	if (k == GOP_NORM && strcmp(op, "BatchNormalization") == 0)
 		return pk == GOP_CONV || pk == GOP_DWCONV || pk == GOP_MATMUL;
 	if (k == GOP_SOFTMAX)
-		return pk == GOP_BMM;
+		/* the scores' product, or its scaling or mask fused into
+		   it */
+		return phead == GOP_BMM &&
+		       (pk == GOP_BMM || pk == GOP_ACT || pk == GOP_BINARY);
 	if (k == GOP_BMM)
 		return pk == GOP_SOFTMAX;
 	return false;
+}
+
+/* Whether node 'n' (an Add) adds a bias vector to the output of a
+   product read by it alone. */
+static bool linear_bias(const struct graph *g, const struct graph_node *n,
+			const struct graph_op *ops)
+{
+	const struct graph_tensor *a, *b;
+
+	if (n->n_in != 2)
+		return false;
+	a = in_tensor(g, n, 0);
+	b = in_tensor(g, n, 1);
+	if (!a || !b || a->weight == b->weight)
+		return false;
+	if (a->weight) {
+		const struct graph_tensor *t = a;
+
+		a = b;
+		b = t;
+	}
+	return a->producer >= 0 && a->consumers == 1 &&
+	       ops[a->producer].kind == GOP_MATMUL && b->rank == 1;
+}
+
+/*
+ * Eager composites (specs/models.md 14.8): node 'i', an element-wise
+ * operator, is a function of one tensor T when each of its activation
+ * inputs is T or the output of an element-wise node of T's chain read by
+ * it alone.  It then continues that chain's kernel (SiLU's Mul after its
+ * Sigmoid, the four operators after GELU's Div), as the framework's
+ * single operator runs it: it reads none of its inputs and its
+ * producers in the chain write nothing.  eroot[i] is T, or -1 when node
+ * 'i' is not element-wise or reads two tensors (a residual Add).
+ */
+static void eager_composite(const struct graph *g, int i,
+			    struct graph_op *ops, const int *chain, int *eroot)
+{
+	const struct graph_node *n = &g->nodes[i];
+	struct graph_op *op = &ops[i];
+	int root = -1;
+	bool chained = false;
+
+	eroot[i] = -1;
+	if (op->fused && op->head == GOP_BMM) {
+		/* attention the export decomposed (the scores' product,
+		   their scaling, the softmax, the values' product): the
+		   framework's scaled_dot_product_attention runs it as one
+		   fused kernel, as the inference engine does */
+		op->efused = true;
+		op->efused_in_elems = op->fused_in_elems;
+		for (int k = 0; k < n->n_in; k++) {
+			const struct graph_tensor *x = in_tensor(g, n, k);
+			int p = x ? x->producer : -1;
+
+			if (x && !x->weight && p >= 0 && p < i &&
+			    chain[p] == chain[i])
+				ops[p].eout_fused = true;
+		}
+		return;
+	}
+	if (op->kind != GOP_ACT && op->kind != GOP_BINARY)
+		return;
+	if (strcmp(n->op_type, "Add") == 0 && linear_bias(g, n, ops)) {
+		/* a Linear the export split into MatMul and Add: the
+		   framework adds the bias in the product (addmm) */
+		const struct graph_tensor *x = in_tensor(g, n, 0);
+
+		if (x->weight)
+			x = in_tensor(g, n, 1);
+		op->efused = true;
+		op->efused_in_elems = per_sample(g, x);
+		ops[x->producer].eout_fused = true;
+		return;
+	}
+	for (int k = 0; k < n->n_in; k++) {
+		int t = g->inputs[n->in_first + k];
+		const struct graph_tensor *x = in_tensor(g, n, k);
+		int p = x ? x->producer : -1, r = t;
+
+		if (!x || x->weight)
+			continue;
+		if (p >= 0 && p < i && eroot[p] >= 0 && x->consumers == 1) {
+			r = eroot[p];
+			chained = true;
+		}
+		if (root >= 0 && r != root)
+			return; /* two tensors: a kernel of its own */
+		root = r;
+	}
+	eroot[i] = root;
+	if (!chained || root < 0)
+		return;
+	op->efused = true;
+	for (int k = 0; k < n->n_in; k++) {
+		const struct graph_tensor *x = in_tensor(g, n, k);
+		int p = x ? x->producer : -1;
+
+		if (!x || x->weight)
+			continue;
+		op->efused_in_elems += per_sample(g, x);
+		if (p >= 0 && p < i && eroot[p] >= 0 && x->consumers == 1)
+			ops[p].eout_fused = true;
+	}
 }
 
 /* Cost of node 'i' as a class of one, unfused. */
@@ -580,6 +689,7 @@ static bool same_class(const struct graph_op *x, const struct graph_op *y)
 
 	return x->kind == y->kind && x->fused == y->fused &&
 	       x->out_fused == y->out_fused && x->folded == y->folded &&
+	       x->efused == y->efused && x->eout_fused == y->eout_fused &&
 	       x->head == y->head &&
 	       x->gemm_m == y->gemm_m &&
 	       x->gemm_n == y->gemm_n && x->gemm_k == y->gemm_k &&
@@ -588,7 +698,8 @@ static bool same_class(const struct graph_op *x, const struct graph_op *y)
 	       x->in_elems / cx == y->in_elems / cy &&
 	       x->out_elems / cx == y->out_elems / cy &&
 	       x->weight_elems / cx == y->weight_elems / cy &&
-	       x->fused_in_elems / cx == y->fused_in_elems / cy;
+	       x->fused_in_elems / cx == y->fused_in_elems / cy &&
+	       x->efused_in_elems / cx == y->efused_in_elems / cy;
 }
 
 static double intensity(const struct graph_op *x)
@@ -621,6 +732,8 @@ static void add_class(struct graph_summary *s, const struct graph_op *op)
 
 			if (x->kind == op->kind && x->fused == op->fused &&
 			    x->out_fused == op->out_fused &&
+			    x->efused == op->efused &&
+			    x->eout_fused == op->eout_fused &&
 			    x->folded == op->folded && dist < best) {
 				best = dist;
 				c = x;
@@ -639,6 +752,7 @@ static void add_class(struct graph_summary *s, const struct graph_op *op)
 	c->out_elems += op->out_elems;
 	c->weight_elems += op->weight_elems;
 	c->fused_in_elems += op->fused_in_elems;
+	c->efused_in_elems += op->efused_in_elems;
 }
 
 /* Mark the tensors the backward pass of node 'n' reads. */
@@ -662,6 +776,8 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 	struct graph_op *ops;
 	unsigned char *saved_t;
 	int *chain; /* the first node of each node's fused kernel */
+	int *eroot; /* eager: the tensor an element-wise node is a function
+		       of, -1 for none */
 	int bad = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -670,7 +786,8 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 	ops = calloc((size_t)g->n_nodes, sizeof(*ops));
 	saved_t = calloc((size_t)g->n_tensors + 1, 1);
 	chain = calloc((size_t)g->n_nodes, sizeof(*chain));
-	if (!ops || !saved_t || !chain) {
+	eroot = calloc((size_t)g->n_nodes, sizeof(*eroot));
+	if (!ops || !saved_t || !chain || !eroot) {
 		bad = -1;
 		goto out_free;
 	}
@@ -710,7 +827,8 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 			if (p < 0 || p >= i || x->weight ||
 			    !(x->consumers == 1 ||
 			      !(saved_t[g->inputs[n->in_first + k]] & 4)) ||
-			    !fuses(op->kind, n->op_type, ops[p].kind))
+			    !fuses(op->kind, n->op_type, ops[p].kind,
+				   ops[p].head))
 				continue;
 			/* one kernel: a second fused input must come from
 			   the same chain (SiLU's x and sigmoid(x)), not
@@ -724,6 +842,7 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 			op->fused_in_elems += per_sample(g, x);
 			ops[p].out_fused = true;
 		}
+		eager_composite(g, i, ops, chain, eroot);
 	}
 	for (int i = 0; i < g->n_nodes; i++) {
 		const struct graph_op *op = &ops[i];
@@ -733,6 +852,7 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 		s->kind_flops[op->kind] += op->flops;
 		s->flops += op->flops;
 		s->fused += op->fused ? 1.0 : 0.0;
+		s->efused += op->efused ? 1.0 : 0.0;
 		s->unknown += op->kind == GOP_OTHER ? 1.0 : 0.0;
 		if (live > s->live_elems)
 			s->live_elems = live;
@@ -793,6 +913,7 @@ out_free:
 	free(ops);
 	free(saved_t);
 	free(chain);
+	free(eroot);
 	if (bad != 0)
 		s->n_ops = 0;
 	return bad;

@@ -73,8 +73,8 @@ static bool gemm_kind(enum graph_op_kind k)
  * Forward and backward seconds of one micro-batch of 'b' samples through
  * the operator classes of 'gs': products as tile-quantized GEMMs on the
  * tensor cores ('d'), everything else as a roofline on the vector units
- * ('dv'), every operator its own kernel (training frameworks run eager:
- * no fusion).
+ * ('dv'), every framework operator its own kernel (training frameworks
+ * run eager: no fusion but of an operator the export decomposed).
  */
 static void graph_train_s(const struct graph_summary *gs,
 			  const struct device_perf *d,
@@ -91,6 +91,13 @@ static void graph_train_s(const struct graph_summary *gs,
 		double c = op->count, in = op->in_elems / c * b * e;
 		double out = op->out_elems / c * b * e;
 		double w = op->weight_elems / c * e, fl = op->flops / c * b;
+		/* an eager composite (SiLU, GELU, a Linear's bias) is one
+		   framework operator: its later operators read nothing,
+		   its earlier ones write nothing, and its backward is the
+		   first operator's */
+		double fin = in - (op->efused ? op->efused_in_elems / c * b * e :
+						0.0);
+		double fout = op->eout_fused ? 0.0 : out;
 
 		if (op->folded && !gs->norms_folded)
 			continue;
@@ -98,7 +105,7 @@ static void graph_train_s(const struct graph_summary *gs,
 			double t = kernel_gemm_io_s(d, op->gemm_m * b,
 						    op->gemm_n, op->gemm_k,
 						    op->gemm_groups,
-						    in + out + w);
+						    in + fout + w);
 
 			/* the input's and the weight's gradients: two
 			   products of the same size */
@@ -108,13 +115,18 @@ static void graph_train_s(const struct graph_summary *gs,
 				kind_s[op->kind] += 3.0 * c * t;
 			continue;
 		}
-		double f = c * kernel_roofline_s(dv, fl,
-						 ps->fwd_in * in +
-							 ps->fwd_out * out + w);
-		double bk = c * kernel_roofline_s(dv, ps->bwd_flops * fl,
-						  ps->bwd_in * in +
-							  ps->bwd_out * out +
-							  2.0 * w);
+		double f = c * (kernel_roofline_s(dv, fl,
+						  ps->fwd_in * fin +
+							  ps->fwd_out * fout +
+							  w) -
+				(op->efused ? kernel_gap_s() : 0.0));
+		double bk = op->efused ?
+				    0.0 :
+				    c * kernel_roofline_s(
+						dv, ps->bwd_flops * fl,
+						ps->bwd_in * in +
+							ps->bwd_out * out +
+							2.0 * w);
 
 		*fwd_s += f;
 		*bwd_s += bk;
@@ -124,25 +136,34 @@ static void graph_train_s(const struct graph_summary *gs,
 }
 
 /*
- * Seconds of one forward pass of a batch of 'b' as an inference engine
- * runs it (TensorRT-style): fused operators launch no kernel and read
- * only their inputs from outside the fused chain; outputs that feed a
- * fused operator stay on chip.  Weights are read in 'wb' bytes each.
+ * Seconds of one forward pass of a batch of 'b', weights read in 'wb'
+ * bytes each.  'fusion' (inference.fusion): as an inference engine runs
+ * it (TensorRT-style), fused operators launch no kernel and read only
+ * their inputs from outside the fused chain, and outputs that feed a
+ * fused operator stay on chip.  Without it, as an eager framework runs
+ * it (PyTorch in eval mode): every operator is its own kernel that reads
+ * its inputs and writes its output once, a batch norm included (its
+ * running statistics: one pass).
  */
 static double graph_infer_s(const struct graph_summary *gs,
 			    const struct device_perf *d,
 			    const struct device_perf *dv, double b, double wb,
-			    double *kind_s)
+			    bool fusion, double *kind_s)
 {
 	double e = d->elem_bytes, total = 0.0;
 
 	for (int i = 0; i < gs->n_ops; i++) {
 		const struct graph_op *op = &gs->op[i];
 		double c = op->count;
-		double in = (op->in_elems - (op->fused ? op->fused_in_elems :
-							 0.0)) /
+		bool fused = fusion ? op->fused : op->efused;
+		double in = (op->in_elems -
+			     (fused ? (fusion ? op->fused_in_elems :
+						op->efused_in_elems) :
+				      0.0)) /
 			    c * b * e;
-		double out = op->out_fused ? 0.0 : op->out_elems / c * b * e;
+		double out = (fusion ? op->out_fused : op->eout_fused) ?
+				     0.0 :
+				     op->out_elems / c * b * e;
 		double w = op->weight_elems / c * wb, t;
 
 		/* batch norms folded into the convolutions stay folded */
@@ -155,11 +176,11 @@ static double graph_infer_s(const struct graph_summary *gs,
 		else
 			t = kernel_roofline_s(dv, op->flops / c * b,
 					      in + out + w);
-		if (op->fused)
+		if (fused)
 			t -= kernel_gap_s();
 		total += c * t;
 		if (kind_s)
-			kind_s[op->head] += c * t;
+			kind_s[fusion ? op->head : op->kind] += c * t;
 	}
 	return total;
 }
@@ -199,15 +220,19 @@ static double act_bytes(const struct model_spec *m, double elem)
 	return m->activation_bytes_per_sample;
 }
 
-/* Kernels of a forward pass as an inference engine runs it: the
-   operators of a graph that are neither folded nor fused, else one. */
-static double infer_kernels(const struct model_spec *m)
+/* Kernels of a forward pass: the operators of a graph that launch one
+   (not folded, not free, and with 'fusion' not fused), else one. */
+static double infer_kernels(const struct model_spec *m, bool fusion)
 {
 	double n = 0.0;
 
-	for (int i = 0; i < m->graph.n_ops; i++)
-		if (!m->graph.op[i].folded && !m->graph.op[i].fused)
-			n += m->graph.op[i].count;
+	for (int i = 0; i < m->graph.n_ops; i++) {
+		const struct graph_op *op = &m->graph.op[i];
+
+		if (!op->folded && op->kind != GOP_FREE &&
+		    !(fusion ? op->fused : op->efused))
+			n += op->count;
+	}
 	return n > 0.0 ? n : 1.0;
 }
 
@@ -353,7 +378,8 @@ int sample_infer_eval_costs(const struct model_spec *m, int tp, int batch,
 		if (device_perf_init(&dv, g, PREC_FP32, false) != 0)
 			return -1;
 		/* a replica of several GPUs splits the batch */
-		r->gpu_s = graph_infer_s(&m->graph, &d, &dv, b / t, wb, NULL);
+		r->gpu_s = graph_infer_s(&m->graph, &d, &dv, b / t, wb,
+					 sc->fusion, NULL);
 	} else {
 		r->gpu_s = kernel_roofline_s(
 			&d, sample_fwd_flops(m) * b / t,
@@ -362,7 +388,7 @@ int sample_infer_eval_costs(const struct model_spec *m, int tp, int batch,
 				t);
 	}
 	/* the fixed costs of a batch (specs/models.md 14.7) */
-	r->kernels = infer_kernels(m);
+	r->kernels = infer_kernels(m, sc->fusion);
 	issue = sc->cuda_graphs ? 0.0 : r->kernels * sc->launch_s;
 	r->launch_bound = issue > r->gpu_s;
 	r->host_s = sc->framework_s;
@@ -405,8 +431,8 @@ int sample_graph_train_kinds(const struct model_spec *m,
 }
 
 int sample_graph_infer_kinds(const struct model_spec *m, int tp, int batch,
-			     enum precision p, const struct gpu_spec *g,
-			     double *kind_s)
+			     enum precision p, bool fusion,
+			     const struct gpu_spec *g, double *kind_s)
 {
 	struct device_perf d, dv;
 
@@ -418,6 +444,6 @@ int sample_graph_infer_kinds(const struct model_spec *m, int tp, int batch,
 		return -1;
 	d.matmul_eff *= kernel_efficiency(m);
 	graph_infer_s(&m->graph, &d, &dv, (double)batch / tp,
-		      infer_weight_bytes_per_param(p, false), kind_s);
+		      infer_weight_bytes_per_param(p, false), fusion, kind_s);
 	return 0;
 }

@@ -19,6 +19,10 @@ shapes given to Reshape) carry their values.
   vit.onnx              a small vision transformer (patch 16, 224x224,
                         width 192, 3 heads, 4 layers, MLP 768), batch 2,
                         shapes written by onnx.shape_inference
+  resnet101.onnx        ResNet-101 (blocks 3, 4, 23, 3)
+  resnext50-32x4d.onnx  ResNeXt-50 32x4d
+  vit-b16.onnx          ViT-B/16: width 768, 12 heads, 12 layers, MLP
+                        3072, as timm's vit_base_patch16_224
 """
 import os
 import sys
@@ -157,12 +161,13 @@ def effnet():
     return n.model(["N", 3, 224, 224], x, ["N", 1000], infer=True)
 
 
-def vit():
-    """A small ViT (Dosovitskiy et al. 2021): patch embedding as a
-    16x16/16 convolution, a class token, pre-norm blocks of multi-head
-    attention (MatMul, Softmax) and a GELU MLP."""
-    n = Net("vit")
-    b, d, heads, layers, mlp = 2, 192, 3, 4, 768
+def vit(name="vit", d=192, heads=3, layers=4, mlp=768):
+    """A ViT (Dosovitskiy et al. 2021): patch embedding as a 16x16/16
+    convolution, a class token, pre-norm blocks of multi-head attention
+    (MatMul, Softmax) and a GELU MLP; by default a small one, with
+    d=768, heads=12, layers=12, mlp=3072 ViT-B/16."""
+    n = Net(name)
+    b = 2
     dh = d // heads
     x = n.conv("input", 3, d, 16, 16, bias=True, pad=0)  # b, d, 14, 14
     x = n.op("Reshape", [x, n.const_ints("s", [b, d, 196])])
@@ -255,6 +260,14 @@ GRAPHS = {
         "resnet50", [3, 4, 6, 3], 1, 64)),
     "effnet.onnx": effnet,
     "vit.onnx": vit,
+    # the networks of the timm benchmark rows (tests/validation/
+    # vision-timm.csv): torchvision's and timm's ResNet-101 and
+    # ResNeXt-50 32x4d, and ViT-B/16 (vit_base_patch16_224)
+    "resnet101.onnx": lambda: bottleneck_net("resnet101", [3, 4, 23, 3],
+                                             1, 64),
+    "resnext50-32x4d.onnx": lambda: bottleneck_net(
+        "resnext50-32x4d", [3, 4, 6, 3], 32, 4),
+    "vit-b16.onnx": lambda: vit("vit-b16", 768, 12, 12, 3072),
 }
 
 

@@ -108,6 +108,8 @@ static void resnet50(const char *dir)
 	      64.0 * 56.0 * 56.0 * 9.0, 1e-12);
 	/* inference fuses every BN (folded), ReLU and addition */
 	check("resnet50 fused", s->fused, 53.0 + 49.0 + 16.0, 0);
+	/* an eager framework runs every one of them as its own kernel */
+	check("resnet50 eager composites", s->efused, 0.0, 0);
 }
 
 /* The inference export of the same network: no batch norm left, each of
@@ -140,6 +142,9 @@ static void effnet(const char *dir)
 	   expand), every depthwise and SE reduction (16 each) and the
 	   head: 1 + 15 + 16 + 16 + 1 = 49; plus 16 SE gates */
 	check("effnet sigmoids", s->kind_count[GOP_ACT], 49.0 + 16.0, 0);
+	/* eager: each SiLU's Mul continues its Sigmoid's kernel (one
+	   torch.nn.SiLU); an SE gate's Mul reads two tensors and does not */
+	check("effnet eager composites", s->efused, 49.0, 0);
 	/* first depthwise: 3x3 over 32 channels at 112x112 */
 	check("effnet depthwise FLOPs > first block",
 	      s->kind_flops[GOP_DWCONV] > 2.0 * 112.0 * 112.0 * 32.0 * 9.0,
@@ -170,6 +175,37 @@ static void vit(const char *dir)
 	      2.0 * 196.0 * d * 768.0, 1e-12);
 	check("vit softmaxes", s->kind_count[GOP_SOFTMAX], L, 0);
 	check("vit layer norms", s->kind_count[GOP_NORM], 2.0 * L + 1.0, 0);
+	/* eager, per layer: GELU's Erf, Add and two Mul after its Div; the
+	   four Linear biases; the scores' scaling, the softmax and the
+	   values' product in scaled_dot_product_attention */
+	check("vit eager composites", s->efused, L * (4.0 + 4.0 + 3.0), 0);
+}
+
+/* Parameters of the timm benchmark networks, as timm and torchvision
+   count them. */
+static void timm_nets(const char *dir)
+{
+	static const struct {
+		const char *file;
+		double params;
+	} nets[] = {
+		{ "resnet101.onnx", 44549160.0 },
+		{ "resnext50-32x4d.onnx", 25028904.0 },
+		/* timm's 86,567,656 and the four scalar constants of each
+		   of the 12 layers (the scale, and GELU's sqrt 2, 1 and
+		   1/2), which are floating-point initializers */
+		{ "vit-b16.onnx", 86567656.0 + 12.0 * 4.0 },
+	};
+
+	for (size_t i = 0; i < sizeof(nets) / sizeof(nets[0]); i++) {
+		struct graph_summary *s = load(dir, nets[i].file);
+		char what[96];
+
+		if (!s)
+			continue;
+		snprintf(what, sizeof(what), "%s parameters", nets[i].file);
+		check(what, s->params, nets[i].params, 0);
+	}
 }
 
 /* The committed validation graph 'name' costs as the fresh one. */
@@ -205,8 +241,14 @@ int main(int argc, char **argv)
 	resnet50_folded(argv[1]);
 	effnet(argv[1]);
 	vit(argv[1]);
+	timm_nets(argv[1]);
 	same(argv[1], "resnet50.onnx");
 	same(argv[1], "resnext101-32x4d.onnx");
+	same(argv[1], "effnet.onnx");
+	same(argv[1], "vit.onnx");
+	same(argv[1], "resnet101.onnx");
+	same(argv[1], "resnext50-32x4d.onnx");
+	same(argv[1], "vit-b16.onnx");
 	printf("onnx counts: %d failed\n", failed);
 	return failed ? 1 : 0;
 }

@@ -324,6 +324,58 @@ static void test_fusion_regions(void **state)
 	assert_non_null(add);
 	/* the Add reads one branch (98 per sample) from memory */
 	assert_rel(add->in_elems - add->fused_in_elems, 98.0, 1e-12);
+	/* eager: the SiLU is one framework operator, its Mul inside the
+	   Sigmoid's kernel reading nothing, the Sigmoid writing nothing;
+	   the Add of two branches is a kernel of its own */
+	assert_rel(S.efused, 1.0, 0);
+	assert_false(add->efused);
+	for (int i = 0; i < S.n_ops; i++) {
+		const struct graph_op *op = &S.op[i];
+
+		if (op->kind == GOP_ACT)
+			assert_true(op->eout_fused && !op->efused);
+		if (op->kind == GOP_BINARY && op != add) {
+			assert_true(op->efused && !op->eout_fused);
+			assert_rel(op->efused_in_elems, 196.0, 1e-12);
+		}
+		if (op->kind == GOP_CONV || op->kind == GOP_NORM)
+			assert_false(op->efused || op->eout_fused);
+	}
+}
+
+/* Eager composites of a transformer block as an export writes it: a
+   Linear as MatMul and Add of its bias, GELU as Div, Erf, Add, Mul, Mul,
+   and an Add of two tensors (the residual) that stays its own kernel.
+   x [1, 3, 4]: 12 per tensor. */
+static void test_eager_composites(void **state)
+{
+	(void)state;
+	b_init(&B, 1.0);
+	int x = b_tensor(&B, false, 3, 1.0, 3.0, 4.0);
+	int w = b_tensor(&B, true, 2, 4.0, 4.0);
+	int bias = b_tensor(&B, true, 1, 4.0);
+	int c = b_tensor(&B, true, 1, 1.0);
+	struct graph_node *mm = b_node(&B, "MatMul", 2, x, w);
+	struct graph_node *ab = b_node(&B, "Add", 2, mm->out, bias);
+	struct graph_node *dv = b_node(&B, "Div", 2, ab->out, c);
+	struct graph_node *er = b_node(&B, "Erf", 1, dv->out);
+	struct graph_node *a1 = b_node(&B, "Add", 2, er->out, c);
+	struct graph_node *m1 = b_node(&B, "Mul", 2, ab->out, a1->out);
+	struct graph_node *m2 = b_node(&B, "Mul", 2, m1->out, c);
+
+	b_node(&B, "Add", 2, m2->out, x);
+	assert_int_equal(graph_infer_shapes(&B.g), 0);
+	assert_int_equal(graph_summarize(&B.g, &S), 0);
+	/* the bias Add (into the product) and GELU's Erf, Add, Mul, Mul */
+	assert_rel(S.efused, 5.0, 0);
+	assert_rel(find_kind(&S, GOP_MATMUL)->eout_fused, 1.0, 0);
+	for (int i = 0; i < S.n_ops; i++) {
+		const struct graph_op *op = &S.op[i];
+
+		/* inside a composite: reads nothing of its inputs */
+		if (op->efused)
+			assert_rel(op->efused_in_elems, op->in_elems, 1e-12);
+	}
 }
 
 /* Products: Gemm with transB, MatMul with a weight, and MatMul of two
@@ -739,9 +791,14 @@ static void test_graph_time(void **state)
 	assert_rel(r.memory.activations_bytes,
 		   (6400.0 + 9600.0 + 9600.0) * 2.0 * b, 1e-12);
 
-	/* serving: the Relu fused into the conv (no kernel of its own);
-	   the conv's output stays on chip; the Relu writes its output */
-	assert_int_equal(sample_infer_eval(m, 1, 37, PREC_FP16, &g, &cl, &si),
+	/* serving fused (inference.fusion): the Relu fused into the conv
+	   (no kernel of its own); the conv's output stays on chip; the
+	   Relu writes its output */
+	struct serve_costs sc = serve_costs_default();
+
+	sc.fusion = true;
+	assert_int_equal(sample_infer_eval_costs(m, 1, 37, PREC_FP16, &sc,
+						 &g, &cl, &si),
 			 0);
 	double conv_i = kernel_gemm_io_s(&d, 400.0 * b, 24.0, 144.0, 1.0,
 					 6400.0 * b * 2.0 + 3456.0 * 2.0);
@@ -753,6 +810,14 @@ static void test_graph_time(void **state)
 		   1e-12);
 	/* one kernel: the Relu runs in the conv's epilogue */
 	assert_rel(si.kernels, 1.0, 0.0);
+
+	/* served eagerly (the default): two kernels, the conv writes its
+	   output and the Relu reads it */
+	assert_int_equal(sample_infer_eval(m, 1, 37, PREC_FP16, &g, &cl, &si),
+			 0);
+	assert_rel(si.gpu_s, conv + kernel_roofline_s(&dv, 9600.0 * b, 2.0 * e),
+		   1e-12);
+	assert_rel(si.kernels, 2.0, 0.0);
 	free(m);
 }
 
@@ -834,6 +899,7 @@ int main(void)
 		cmocka_unit_test(test_conv_depthwise_grouped),
 		cmocka_unit_test(test_fusion_residual),
 		cmocka_unit_test(test_fusion_regions),
+		cmocka_unit_test(test_eager_composites),
 		cmocka_unit_test(test_products),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_shape_folding),
