@@ -155,6 +155,10 @@ struct graph_op {
 	   the chain's tensor was read by its first operator) */
 	bool efused;
 	bool eout_fused;        /* eager: the output stays in that kernel */
+	bool eview;     /* eager: a Transpose, Slice, Split, Expand or a
+			   Gather of one constant index that only products
+			   of two activations read (through other views):
+			   a view of its input, no kernel, no bytes */
 	double efused_in_elems; /* of in_elems: not read when efused */
 };
 
@@ -170,6 +174,7 @@ struct graph_summary {
 				sample: what inference keeps */
 	double fused;                       /* operators fused */
 	double efused;      /* operators in an eager composite kernel */
+	double eviews;      /* data movements an eager framework views */
 	double unknown;                     /* operators of kind other */
 	/* a graph with convolutions and no normalization was exported for
 	   inference with its batch norms folded into the convolutions

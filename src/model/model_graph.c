@@ -573,6 +573,56 @@ static void eager_composite(const struct graph *g, int i,
 	}
 }
 
+/* Whether node 'n' moves data that an eager framework can view instead
+   (torch.transpose, narrow, split, expand, select of one index). */
+static bool view_op(const struct graph *g, const struct graph_node *n)
+{
+	const struct graph_tensor *idx;
+
+	if (strcmp(n->op_type, "Transpose") == 0 ||
+	    strcmp(n->op_type, "Slice") == 0 ||
+	    strcmp(n->op_type, "Split") == 0 ||
+	    strcmp(n->op_type, "Expand") == 0)
+		return true;
+	if (strcmp(n->op_type, "Gather") != 0)
+		return false;
+	idx = in_tensor(g, n, 1);
+	return idx && idx->weight && elems(idx) <= 1.0;
+}
+
+/*
+ * Eager views (specs/models.md 14.8): a data movement of view_op whose
+ * output only products of two activations read, directly or through
+ * other views and free operators (the heads of attention split from the
+ * QKV projection, the keys transposed for the scores), is a view in an
+ * eager framework: the product reads the strided tensor.  A movement
+ * read by anything else (a Reshape into a Linear, a graph output) is
+ * copied.  'viewable' (one flag a tensor) is filled last node first.
+ */
+static void eager_views(const struct graph *g, struct graph_op *ops,
+			unsigned char *viewable)
+{
+	for (int t = 0; t < g->n_tensors; t++)
+		viewable[t] = g->tensors[t].consumers > 0;
+	for (int i = g->n_nodes - 1; i >= 0; i--) {
+		const struct graph_node *n = &g->nodes[i];
+		enum graph_op_kind k = ops[i].kind;
+		bool through = (k == GOP_FREE || (k == GOP_MOVE && view_op(g, n))) &&
+			       n->out >= 0 && viewable[n->out];
+
+		if (k == GOP_MOVE && through)
+			ops[i].eview = true;
+		if (k == GOP_BMM || through)
+			continue;
+		for (int j = 0; j < n->n_in; j++) {
+			int t = g->inputs[n->in_first + j];
+
+			if (t >= 0)
+				viewable[t] = 0;
+		}
+	}
+}
+
 /* Cost of node 'i' as a class of one, unfused. */
 static int node_op(const struct graph *g, int i, struct graph_op *op,
 		   enum saved *saved)
@@ -690,7 +740,7 @@ static bool same_class(const struct graph_op *x, const struct graph_op *y)
 	return x->kind == y->kind && x->fused == y->fused &&
 	       x->out_fused == y->out_fused && x->folded == y->folded &&
 	       x->efused == y->efused && x->eout_fused == y->eout_fused &&
-	       x->head == y->head &&
+	       x->eview == y->eview && x->head == y->head &&
 	       x->gemm_m == y->gemm_m &&
 	       x->gemm_n == y->gemm_n && x->gemm_k == y->gemm_k &&
 	       x->gemm_groups == y->gemm_groups &&
@@ -734,6 +784,7 @@ static void add_class(struct graph_summary *s, const struct graph_op *op)
 			    x->out_fused == op->out_fused &&
 			    x->efused == op->efused &&
 			    x->eout_fused == op->eout_fused &&
+			    x->eview == op->eview &&
 			    x->folded == op->folded && dist < best) {
 				best = dist;
 				c = x;
@@ -778,6 +829,7 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 	int *chain; /* the first node of each node's fused kernel */
 	int *eroot; /* eager: the tensor an element-wise node is a function
 		       of, -1 for none */
+	unsigned char *saved_t_view; /* eager_views' flags */
 	int bad = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -787,7 +839,8 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 	saved_t = calloc((size_t)g->n_tensors + 1, 1);
 	chain = calloc((size_t)g->n_nodes, sizeof(*chain));
 	eroot = calloc((size_t)g->n_nodes, sizeof(*eroot));
-	if (!ops || !saved_t || !chain || !eroot) {
+	saved_t_view = calloc((size_t)g->n_tensors + 1, 1);
+	if (!ops || !saved_t || !chain || !eroot || !saved_t_view) {
 		bad = -1;
 		goto out_free;
 	}
@@ -844,6 +897,7 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 		}
 		eager_composite(g, i, ops, chain, eroot);
 	}
+	eager_views(g, ops, saved_t_view);
 	for (int i = 0; i < g->n_nodes; i++) {
 		const struct graph_op *op = &ops[i];
 		double live = op->in_elems + op->out_elems;
@@ -853,6 +907,7 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 		s->flops += op->flops;
 		s->fused += op->fused ? 1.0 : 0.0;
 		s->efused += op->efused ? 1.0 : 0.0;
+		s->eviews += op->eview ? 1.0 : 0.0;
 		s->unknown += op->kind == GOP_OTHER ? 1.0 : 0.0;
 		if (live > s->live_elems)
 			s->live_elems = live;
@@ -914,6 +969,7 @@ out_free:
 	free(saved_t);
 	free(chain);
 	free(eroot);
+	free(saved_t_view);
 	if (bad != 0)
 		s->n_ops = 0;
 	return bad;

@@ -99,8 +99,8 @@ static void graph_train_s(const struct graph_summary *gs,
 						0.0);
 		double fout = op->eout_fused ? 0.0 : out;
 
-		if (op->folded && !gs->norms_folded)
-			continue;
+		if ((op->folded && !gs->norms_folded) || op->eview)
+			continue; /* a view: no kernel forward or backward */
 		if (gemm_kind(op->kind)) {
 			double t = kernel_gemm_io_s(d, op->gemm_m * b,
 						    op->gemm_n, op->gemm_k,
@@ -166,8 +166,9 @@ static double graph_infer_s(const struct graph_summary *gs,
 				     op->out_elems / c * b * e;
 		double w = op->weight_elems / c * wb, t;
 
-		/* batch norms folded into the convolutions stay folded */
-		if (op->folded)
+		/* batch norms folded into the convolutions stay folded;
+		   eager, a view moves nothing */
+		if (op->folded || (!fusion && op->eview))
 			continue;
 		if (gemm_kind(op->kind))
 			t = kernel_gemm_io_s(d, op->gemm_m * b, op->gemm_n,
@@ -230,7 +231,7 @@ static double infer_kernels(const struct model_spec *m, bool fusion)
 		const struct graph_op *op = &m->graph.op[i];
 
 		if (!op->folded && op->kind != GOP_FREE &&
-		    !(fusion ? op->fused : op->efused))
+		    !(fusion ? op->fused : op->efused || op->eview))
 			n += op->count;
 	}
 	return n > 0.0 ? n : 1.0;

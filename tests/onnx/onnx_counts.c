@@ -179,6 +179,10 @@ static void vit(const char *dir)
 	   four Linear biases; the scores' scaling, the softmax and the
 	   values' product in scaled_dot_product_attention */
 	check("vit eager composites", s->efused, L * (4.0 + 4.0 + 3.0), 0);
+	/* eager views, per layer: the QKV split's Transpose and its three
+	   Gathers, and the keys' Transpose (the output's Transpose feeds a
+	   Reshape into a Linear: copied) */
+	check("vit eager views", s->eviews, L * 5.0, 0);
 }
 
 /* Parameters of the timm benchmark networks, as timm and torchvision

@@ -343,6 +343,29 @@ static void test_fusion_regions(void **state)
 	}
 }
 
+/* Eager views: a Transpose read only by a product of two activations
+   (the keys of attention) is a view; one read by an element-wise
+   operator is copied.  x [1, 3, 4]. */
+static void test_eager_views(void **state)
+{
+	(void)state;
+	b_init(&B, 1.0);
+	int x = b_tensor(&B, false, 3, 1.0, 3.0, 4.0);
+	struct graph_node *t1 = b_node(&B, "Transpose", 1, x);
+	struct graph_node *t2 = b_node(&B, "Transpose", 1, x);
+
+	t1->perm_rank = t2->perm_rank = 3;
+	t1->perm[0] = t2->perm[0] = 0;
+	t1->perm[1] = t2->perm[1] = 2;
+	t1->perm[2] = t2->perm[2] = 1;
+	b_node(&B, "MatMul", 2, x, t1->out); /* scores [1, 3, 3] */
+	b_node(&B, "Relu", 1, t2->out);
+	assert_int_equal(graph_infer_shapes(&B.g), 0);
+	assert_int_equal(graph_summarize(&B.g, &S), 0);
+	assert_rel(S.eviews, 1.0, 0);
+	assert_rel(S.kind_count[GOP_MOVE], 2.0, 0);
+}
+
 /* Eager composites of a transformer block as an export writes it: a
    Linear as MatMul and Add of its bias, GELU as Div, Erf, Add, Mul, Mul,
    and an Add of two tensors (the residual) that stays its own kernel.
@@ -900,6 +923,7 @@ int main(void)
 		cmocka_unit_test(test_fusion_residual),
 		cmocka_unit_test(test_fusion_regions),
 		cmocka_unit_test(test_eager_composites),
+		cmocka_unit_test(test_eager_views),
 		cmocka_unit_test(test_products),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_shape_folding),
