@@ -103,8 +103,8 @@ int sample_graph_train_kinds(const struct model_spec *m,
 
 /* The seconds of one served batch by operator kind of a graph model
    (as sample_infer_eval times it, with inference.fusion 'fusion'), into
-   kind_s[GOP_KINDS]; a fused operator counts to the kind of the kernel
-   it is fused into. */
+   kind_s[GOP_KINDS]; with 'fusion' a fused operator counts to the kind
+   of the kernel it is fused into, without it each operator to its own. */
 int sample_graph_infer_kinds(const struct model_spec *m, int tp, int batch,
 			     enum precision p, bool fusion,
 			     const struct gpu_spec *g, double *kind_s);

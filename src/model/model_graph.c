@@ -597,7 +597,8 @@ static bool view_op(const struct graph *g, const struct graph_node *n)
  * QKV projection, the keys transposed for the scores), is a view in an
  * eager framework: the product reads the strided tensor.  A movement
  * read by anything else (a Reshape into a Linear, a graph output) is
- * copied.  'viewable' (one flag a tensor) is filled last node first.
+ * copied, and so is one a Reshape or Flatten reads.  'viewable' (one
+ * flag a tensor) is filled last node first.
  */
 static void eager_views(const struct graph *g, struct graph_op *ops,
 			unsigned char *viewable)
@@ -607,7 +608,12 @@ static void eager_views(const struct graph *g, struct graph_op *ops,
 	for (int i = g->n_nodes - 1; i >= 0; i--) {
 		const struct graph_node *n = &g->nodes[i];
 		enum graph_op_kind k = ops[i].kind;
-		bool through = (k == GOP_FREE || (k == GOP_MOVE && view_op(g, n))) &&
+		/* a Reshape or Flatten of a permuted tensor copies it
+		   (torch.reshape of non-contiguous memory) */
+		bool reshape = strcmp(n->op_type, "Reshape") == 0 ||
+			       strcmp(n->op_type, "Flatten") == 0;
+		bool through = ((k == GOP_FREE && !reshape) ||
+				(k == GOP_MOVE && view_op(g, n))) &&
 			       n->out >= 0 && viewable[n->out];
 
 		if (k == GOP_MOVE && through)
@@ -829,7 +835,7 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 	int *chain; /* the first node of each node's fused kernel */
 	int *eroot; /* eager: the tensor an element-wise node is a function
 		       of, -1 for none */
-	unsigned char *saved_t_view; /* eager_views' flags */
+	unsigned char *viewable; /* eager_views' flags, one a tensor */
 	int bad = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -839,8 +845,8 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 	saved_t = calloc((size_t)g->n_tensors + 1, 1);
 	chain = calloc((size_t)g->n_nodes, sizeof(*chain));
 	eroot = calloc((size_t)g->n_nodes, sizeof(*eroot));
-	saved_t_view = calloc((size_t)g->n_tensors + 1, 1);
-	if (!ops || !saved_t || !chain || !eroot || !saved_t_view) {
+	viewable = calloc((size_t)g->n_tensors + 1, 1);
+	if (!ops || !saved_t || !chain || !eroot || !viewable) {
 		bad = -1;
 		goto out_free;
 	}
@@ -897,7 +903,7 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 		}
 		eager_composite(g, i, ops, chain, eroot);
 	}
-	eager_views(g, ops, saved_t_view);
+	eager_views(g, ops, viewable);
 	for (int i = 0; i < g->n_nodes; i++) {
 		const struct graph_op *op = &ops[i];
 		double live = op->in_elems + op->out_elems;
@@ -969,7 +975,7 @@ out_free:
 	free(saved_t);
 	free(chain);
 	free(eroot);
-	free(saved_t_view);
+	free(viewable);
 	if (bad != 0)
 		s->n_ops = 0;
 	return bad;
