@@ -37,6 +37,8 @@ enum interval_class {
 	INTERVAL_TTFT,
 	INTERVAL_TPOT,
 	INTERVAL_THROUGHPUT, /* serving throughput under load */
+	INTERVAL_SAMPLE_SERVING, /* generic and recsys served per batch:
+				    samples/s and batch latency */
 	INTERVAL_COUNT
 };
 

@@ -543,6 +543,20 @@ static int sample_serve_report(struct cli_ctx *ctx)
 	rec_num(rec, NULL, "cost_usd_per_month", "cost per month (fleet)",
 		p.cost_usd_per_month, UNIT_MONEY, 0);
 	cli_rec_price(rec, &p.cluster, 0);
+	{
+		/* one replica's batch, from the per-sample serving rows */
+		const struct cli_estimate est[] = {
+			{ INTERVAL_SAMPLE_SERVING, "latency_s",
+			  "  batch latency", p.result.latency_s, true,
+			  UNIT_TIME, 0 },
+			{ INTERVAL_SAMPLE_SERVING, "throughput_samples_per_s",
+			  "  samples/s", p.result.throughput_per_s, false,
+			  UNIT_COUNT, 0 },
+		};
+
+		cli_rec_intervals(rec, p.gpu->name, est,
+				  (int)(sizeof(est) / sizeof(est[0])));
+	}
 	if (ctx->wl.model.kind == MODEL_GENERIC && ctx->wl.model.graph.n_ops &&
 	    ctx->wl.inference.fusion)
 		report_note(&rep,

@@ -861,6 +861,8 @@ static const struct {
 	{ "gpu_hours", "training", 1 },
 	{ "gpu_hours_ideal", "training", 1 },
 	{ "samples_per_s", "per_sample", 0 },
+	{ "samples_per_s_inference", "sample_serving", 0 },
+	{ "latency_s", "sample_serving", 1 },
 	{ "ttft_s", "ttft", 1 },
 	{ "tpot_s", "tpot", 1 },
 };
