@@ -417,6 +417,7 @@ static void add_sample_row(struct record *rec, const struct compare_row *r)
 	}
 	cli_rec_price(rec, &r->train.cluster, 0);
 	{
+		bool served = r->serve_rc == 0;
 		const struct cli_estimate est[] = {
 			{ INTERVAL_PER_SAMPLE, "time_to_train_s", "time",
 			  trained ? t->run.time_s : na, true, UNIT_TIME, 0 },
@@ -427,9 +428,16 @@ static void add_sample_row(struct record *rec, const struct compare_row *r)
 			  "samples/s/GPU",
 			  trained ? t->result.tokens_per_s_per_gpu : na, false,
 			  UNIT_COUNT, 0 },
+			{ INTERVAL_SAMPLE_SERVING, "latency_s", "latency",
+			  served ? p->result.latency_s : na, true, UNIT_TIME,
+			  0 },
+			{ INTERVAL_SAMPLE_SERVING,
+			  "throughput_samples_per_s_per_gpu", "inf/s/GPU",
+			  served ? compare_serve_rate_per_gpu(r) : na, false,
+			  UNIT_COUNT, 0 },
 		};
 
-		cli_rec_interval_pairs(rec, r->gpu->name, est, 3, RF_MACHINE);
+		cli_rec_interval_pairs(rec, r->gpu->name, est, 5, RF_MACHINE);
 	}
 	/* serving at the [inference] batch */
 	rec_str(rec, NULL, "serve_status", "serve",

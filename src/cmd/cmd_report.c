@@ -381,11 +381,21 @@ static int sample_serving_table(FILE *out, const struct report_page *pg,
 				RF_GRID);
 			rec_int(rec, NULL, "gpus", "GPUs", p->gpus_total,
 				RF_GRID);
-			rec_num(rec, NULL, "latency", "latency of a batch",
-				p->result.latency_s, UNIT_TIME, RF_GRID);
-			rec_num(rec, NULL, "rate", "samples/s per GPU",
-				p->result.throughput_per_s / p->tp, UNIT_COUNT,
-				RF_GRID);
+		} else {
+			rec_null(rec, NULL, "tp", "GPUs per replica", RF_GRID);
+			rec_null(rec, NULL, "batch", "batch", RF_GRID);
+			rec_null(rec, NULL, "replicas", "replicas", RF_GRID);
+			rec_null(rec, NULL, "gpus", "GPUs", RF_GRID);
+		}
+		rec_estimate(rec, "latency", "latency of a batch",
+			     "80% interval", p->result.latency_s, cfg,
+			     INTERVAL_SAMPLE_SERVING, r->gpu->name, true,
+			     UNIT_TIME, 0);
+		rec_estimate(rec, "rate", "samples/s per GPU", "80% interval",
+			     cfg ? p->result.throughput_per_s / p->tp : 0.0,
+			     cfg, INTERVAL_SAMPLE_SERVING, r->gpu->name, false,
+			     UNIT_COUNT, 0);
+		if (cfg) {
 			rec_num(rec, NULL, "usd_m", "$ per M inferences",
 				p->cost_usd_per_million_samples, UNIT_MONEY,
 				RF_GRID);
@@ -394,12 +404,9 @@ static int sample_serving_table(FILE *out, const struct report_page *pg,
 				RF_GRID);
 		} else {
 			static const char *const keys[] = {
-				"tp", "batch", "replicas", "gpus", "latency",
-				"rate", "usd_m", "j_m",
+				"usd_m", "j_m",
 			};
 			static const char *const labels[] = {
-				"GPUs per replica", "batch", "replicas", "GPUs",
-				"latency of a batch", "samples/s per GPU",
 				"$ per M inferences", "energy per M inferences",
 			};
 
