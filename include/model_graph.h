@@ -145,6 +145,12 @@ struct graph_op {
 	enum graph_op_kind head; /* inference: the kind of the kernel it runs
 				    in (its own, or its fusion chain's
 				    first operator's) */
+	bool fepilogue; /* inference: an element-wise operator fused into
+			   a convolution or matrix product: the product's
+			   epilogue, its bytes in the product's */
+	double epilogue_elems; /* of a product: the activation elements
+				  its fused epilogue reads from outside the
+				  chain and writes, per sample */
 	bool folded;    /* a batch normalization the export folded into a
 			   convolution: trained (when norms_folded), never
 			   served */
@@ -155,6 +161,9 @@ struct graph_op {
 	   the chain's tensor was read by its first operator) */
 	bool efused;
 	bool eout_fused;        /* eager: the output stays in that kernel */
+	bool eepilogue; /* eager: a Linear's bias Add (efused), added in the
+			   product's epilogue (addmm): the product writes
+			   the output, this operator costs nothing */
 	bool eview;     /* eager: a Transpose, Slice, Split, Expand or a
 			   Gather of one constant index that only products
 			   of two activations read (through other views):

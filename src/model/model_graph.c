@@ -532,14 +532,16 @@ static void eager_composite(const struct graph *g, int i,
 		return;
 	if (strcmp(n->op_type, "Add") == 0 && linear_bias(g, n, ops)) {
 		/* a Linear the export split into MatMul and Add: the
-		   framework adds the bias in the product (addmm) */
+		   framework adds the bias in the product's epilogue
+		   (addmm), which writes the output as the product alone
+		   would, under its arithmetic */
 		const struct graph_tensor *x = in_tensor(g, n, 0);
 
 		if (x->weight)
 			x = in_tensor(g, n, 1);
 		op->efused = true;
+		op->eepilogue = true;
 		op->efused_in_elems = per_sample(g, x);
-		ops[x->producer].eout_fused = true;
 		return;
 	}
 	for (int k = 0; k < n->n_in; k++) {
@@ -746,7 +748,8 @@ static bool same_class(const struct graph_op *x, const struct graph_op *y)
 	return x->kind == y->kind && x->fused == y->fused &&
 	       x->out_fused == y->out_fused && x->folded == y->folded &&
 	       x->efused == y->efused && x->eout_fused == y->eout_fused &&
-	       x->eview == y->eview && x->head == y->head &&
+	       x->eepilogue == y->eepilogue && x->eview == y->eview &&
+	       x->fepilogue == y->fepilogue && x->head == y->head &&
 	       x->gemm_m == y->gemm_m &&
 	       x->gemm_n == y->gemm_n && x->gemm_k == y->gemm_k &&
 	       x->gemm_groups == y->gemm_groups &&
@@ -755,7 +758,8 @@ static bool same_class(const struct graph_op *x, const struct graph_op *y)
 	       x->out_elems / cx == y->out_elems / cy &&
 	       x->weight_elems / cx == y->weight_elems / cy &&
 	       x->fused_in_elems / cx == y->fused_in_elems / cy &&
-	       x->efused_in_elems / cx == y->efused_in_elems / cy;
+	       x->efused_in_elems / cx == y->efused_in_elems / cy &&
+	       x->epilogue_elems / cx == y->epilogue_elems / cy;
 }
 
 static double intensity(const struct graph_op *x)
@@ -790,6 +794,8 @@ static void add_class(struct graph_summary *s, const struct graph_op *op)
 			    x->out_fused == op->out_fused &&
 			    x->efused == op->efused &&
 			    x->eout_fused == op->eout_fused &&
+			    x->eepilogue == op->eepilogue &&
+			    x->fepilogue == op->fepilogue &&
 			    x->eview == op->eview &&
 			    x->folded == op->folded && dist < best) {
 				best = dist;
@@ -810,6 +816,7 @@ static void add_class(struct graph_summary *s, const struct graph_op *op)
 	c->weight_elems += op->weight_elems;
 	c->fused_in_elems += op->fused_in_elems;
 	c->efused_in_elems += op->efused_in_elems;
+	c->epilogue_elems += op->epilogue_elems;
 }
 
 /* Mark the tensors the backward pass of node 'n' reads. */
@@ -904,6 +911,21 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 		eager_composite(g, i, ops, chain, eroot);
 	}
 	eager_views(g, ops, viewable);
+	/* inference fusion: the element-wise operators of a chain headed
+	   by a convolution or a product run in its epilogue, under its
+	   arithmetic: their reads from outside the chain (a residual) and
+	   the chain's output join the product's bytes */
+	for (int i = 0; i < g->n_nodes; i++) {
+		struct graph_op *op = &ops[i], *h = &ops[chain[i]];
+
+		if (!op->fused || chain[i] == i ||
+		    (op->kind != GOP_ACT && op->kind != GOP_BINARY) ||
+		    (h->kind != GOP_CONV && h->kind != GOP_MATMUL))
+			continue;
+		op->fepilogue = true;
+		h->epilogue_elems += op->in_elems - op->fused_in_elems +
+				     (op->out_fused ? 0.0 : op->out_elems);
+	}
 	for (int i = 0; i < g->n_nodes; i++) {
 		const struct graph_op *op = &ops[i];
 		double live = op->in_elems + op->out_elems;

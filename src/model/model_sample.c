@@ -99,8 +99,10 @@ static void graph_train_s(const struct graph_summary *gs,
 						0.0);
 		double fout = op->eout_fused ? 0.0 : out;
 
-		if ((op->folded && !gs->norms_folded) || op->eview)
-			continue; /* a view: no kernel forward or backward */
+		if ((op->folded && !gs->norms_folded) || op->eview ||
+		    op->eepilogue)
+			continue; /* a view, or a bias the product adds: no
+				     kernel forward or backward */
 		if (gemm_kind(op->kind)) {
 			double t = kernel_gemm_io_s(d, op->gemm_m * b,
 						    op->gemm_n, op->gemm_k,
@@ -166,14 +168,22 @@ static double graph_infer_s(const struct graph_summary *gs,
 				     op->out_elems / c * b * e;
 		double w = op->weight_elems / c * wb, t;
 
-		/* batch norms folded into the convolutions stay folded;
-		   eager, a view moves nothing */
-		if (op->folded || (!fusion && op->eview))
+		/* batch norms folded into the convolutions stay folded; a
+		   view moves nothing (an engine moves no more than an
+		   eager framework); an epilogue is costed in its product:
+		   eager, a Linear's bias; fused, every element-wise
+		   operator of the product's chain */
+		if (op->folded || op->eview ||
+		    (fusion ? op->fepilogue : op->eepilogue))
 			continue;
 		if (gemm_kind(op->kind))
-			t = kernel_gemm_io_s(d, op->gemm_m * b, op->gemm_n,
-					     op->gemm_k, op->gemm_groups,
-					     in + out + w);
+			t = kernel_gemm_io_s(
+				d, op->gemm_m * b, op->gemm_n, op->gemm_k,
+				op->gemm_groups,
+				in + out + w +
+					(fusion ? op->epilogue_elems / c * b *
+							  e :
+						  0.0));
 		else
 			t = kernel_roofline_s(dv, op->flops / c * b,
 					      in + out + w);
@@ -231,7 +241,7 @@ static double infer_kernels(const struct model_spec *m, bool fusion)
 		const struct graph_op *op = &m->graph.op[i];
 
 		if (!op->folded && op->kind != GOP_FREE &&
-		    !(fusion ? op->fused : op->efused || op->eview))
+		    !(op->eview || (fusion ? op->fused : op->efused)))
 			n += op->count;
 	}
 	return n > 0.0 ? n : 1.0;
