@@ -80,8 +80,10 @@ struct sample_serve_plan {
 
 /* The fixed costs of a served batch the [inference] keys give
    (specs/models.md 14.7): the server's request overhead when
-   request_overhead is left open. */
-struct serve_costs sample_serve_costs(const struct inference_spec *is);
+   request_overhead is left open; with cuda_graphs left open, a CUDA
+   graph for a recommender and for a fused network, none for a network
+   an eager framework serves. */
+struct serve_costs sample_serve_costs(const struct workload *wl);
 
 /*
  * Plan serving a per-sample model: the fewest GPUs per replica (powers of

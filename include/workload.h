@@ -382,7 +382,9 @@ struct inference_spec {
 	int decode_tp;            /* WL_AUTO: the plan's tp */
 	double kv_transfer_bw_bytes_per_s; /* 0: the inter-node network */
 	/* fixed costs of a per-sample model's served batch */
-	bool cuda_graphs;          /* the forward pass replays a CUDA graph */
+	int cuda_graphs; /* 0/1: the forward pass replays a CUDA graph;
+			    WL_AUTO_NEG: a recommender does, a generic
+			    network when fused (sample_serve_costs) */
 	double framework_overhead_s; /* host time per batch outside the
 					kernels */
 	double launch_overhead_s;  /* host time to issue one kernel

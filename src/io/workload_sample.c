@@ -48,7 +48,7 @@ void wl_sample_init(struct workload *wl)
 	wl->training.embedding_sharding = EMB_AUTO;
 	wl->training.embedding_comm_overlap = WL_AUTO_NEG;
 	wl->training.step_overhead_s = WL_STEP_OVERHEAD_S;
-	wl->inference.cuda_graphs = true;
+	wl->inference.cuda_graphs = WL_AUTO_NEG;
 	wl->inference.framework_overhead_s = WL_FRAMEWORK_OVERHEAD_S;
 	wl->inference.launch_overhead_s = WL_LAUNCH_OVERHEAD_S;
 	wl->inference.fusion = false;

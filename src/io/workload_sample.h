@@ -71,7 +71,7 @@ extern const struct wl_name wl_wide_optimizer_names[];
 		 training.step_overhead_s, 0, UNIT_TIME, 1.0)
 
 #define WL_SAMPLE_INFERENCE_KEYS \
-	KEY_BOOL("inference", "cuda_graphs", inference.cuda_graphs), \
+	KEY_TRI("inference", "cuda_graphs", inference.cuda_graphs), \
 	KEY_QTYM("inference", "framework_overhead", \
 		 inference.framework_overhead_s, 0, UNIT_TIME, 1.0), \
 	KEY_QTYM("inference", "launch_overhead", \

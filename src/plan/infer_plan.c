@@ -710,11 +710,17 @@ int infer_plan_suggest(const struct workload *wl, const struct gpu_spec *g,
 /* Samples per batch when [inference] batch is left open. */
 static const int sample_default_batch = 256;
 
-struct serve_costs sample_serve_costs(const struct inference_spec *is)
+struct serve_costs sample_serve_costs(const struct workload *wl)
 {
+	const struct inference_spec *is = &wl->inference;
 	struct serve_costs sc;
 
-	sc.cuda_graphs = is->cuda_graphs;
+	/* auto: a recommender's served pass replays a CUDA graph
+	   (DeepLearningExamples' DLRM inference, HugeCTR's), and so does a
+	   network an inference engine fuses; an eager framework issues
+	   every kernel from the host */
+	sc.cuda_graphs = is->cuda_graphs >= 0 ? is->cuda_graphs == 1 :
+			 wl->model.kind == MODEL_RECSYS || is->fusion;
 	sc.framework_s = is->framework_overhead_s;
 	sc.launch_s = is->launch_overhead_s;
 	sc.fusion = is->fusion;
@@ -740,7 +746,7 @@ int sample_serve_plan_make(const struct workload *wl, const struct gpu_spec *g,
 		return -1;
 	p->batch = is->batch != WL_AUTO ? is->batch : sample_default_batch;
 	p->has_rate = is->qps > 0.0;
-	sc = sample_serve_costs(is);
+	sc = sample_serve_costs(wl);
 	/* the fewest GPUs per replica that hold the model (tables) in HBM;
 	   when none does, the fewest that hold it with the rest of the
 	   tables in host memory or on SSD behind an HBM cache */

@@ -726,8 +726,24 @@ static void test_serve(void **state)
 	assert_true(e.gpu_s < r.gpu_s);
 	/* Triton: 78 us per request on top */
 	workload_init(&wl);
+	wl.model.kind = MODEL_RECSYS;
 	wl.inference.server = SERVER_TRITON;
-	sc = sample_serve_costs(&wl.inference);
+	sc = sample_serve_costs(&wl);
+	/* cuda_graphs left open: a recommender replays a graph, a
+	   generic network served eagerly does not, fused it does; a
+	   given value wins */
+	assert_true(sc.cuda_graphs);
+	wl.model.kind = MODEL_GENERIC;
+	assert_false(sample_serve_costs(&wl).cuda_graphs);
+	wl.inference.fusion = true;
+	assert_true(sample_serve_costs(&wl).cuda_graphs);
+	wl.inference.cuda_graphs = 0;
+	assert_false(sample_serve_costs(&wl).cuda_graphs);
+	wl.inference.fusion = false;
+	wl.inference.cuda_graphs = 1;
+	assert_true(sample_serve_costs(&wl).cuda_graphs);
+	wl.inference.cuda_graphs = WL_AUTO_NEG;
+	wl.model.kind = MODEL_RECSYS;
 	assert_rel(sc.request_s, 78e-6, 1e-15);
 	assert_int_equal(recsys_infer_eval(&m, 1, 64, PREC_FP16, &sc, &g, &cl,
 					   &e),
@@ -735,7 +751,7 @@ static void test_serve(void **state)
 	assert_rel(e.latency_s, r.latency_s + 78e-6, 1e-14);
 	/* a given request overhead wins */
 	wl.inference.request_overhead_s = 1e-3;
-	sc = sample_serve_costs(&wl.inference);
+	sc = sample_serve_costs(&wl);
 	assert_rel(sc.request_s, 1e-3, 1e-15);
 	/* two GPUs: half the tables each, and an all-to-all */
 	sc = serve_costs_default();
