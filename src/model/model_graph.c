@@ -843,6 +843,7 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 	int *eroot; /* eager: the tensor an element-wise node is a function
 		       of, -1 for none */
 	unsigned char *viewable; /* eager_views' flags, one a tensor */
+	unsigned char *sv_of;    /* each node's enum saved */
 	int bad = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -853,7 +854,8 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 	chain = calloc((size_t)g->n_nodes, sizeof(*chain));
 	eroot = calloc((size_t)g->n_nodes, sizeof(*eroot));
 	viewable = calloc((size_t)g->n_tensors + 1, 1);
-	if (!ops || !saved_t || !chain || !eroot || !viewable) {
+	sv_of = calloc((size_t)g->n_nodes, 1);
+	if (!ops || !saved_t || !chain || !eroot || !viewable || !sv_of) {
 		bad = -1;
 		goto out_free;
 	}
@@ -883,7 +885,7 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 		}
 		op->head = op->kind; /* node_op may have refined the kind */
 		chain[i] = i;
-		mark_saved(g, n, sv, saved_t);
+		sv_of[i] = (unsigned char)sv;
 		/* inference fusion: into the producers of its activation
 		   inputs that no kernel outside the fused region reads */
 		for (int k = 0; k < n->n_in && op->kind != GOP_FREE; k++) {
@@ -911,6 +913,30 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 		eager_composite(g, i, ops, chain, eroot);
 	}
 	eager_views(g, ops, viewable);
+	/* what the backward pass reads: an eager composite is one
+	   framework operator, which saves what its first operator saves
+	   (GELU its input, SiLU its input's sigmoid, of the same size);
+	   the later ones save nothing, but for fused attention, which
+	   keeps the values and its output (and the queries and keys its
+	   scores' product saves), never the scores */
+	for (int i = 0; i < g->n_nodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+
+		if (!ops[i].efused) {
+			mark_saved(g, n, (enum saved)sv_of[i], saved_t);
+			continue;
+		}
+		if (ops[i].kind != GOP_BMM)
+			continue;
+		for (int k = 0; k < n->n_in; k++) {
+			const struct graph_tensor *x = in_tensor(g, n, k);
+			int p = x ? x->producer : -1;
+
+			if (x && !x->weight && !(p >= 0 && chain[p] == chain[i]))
+				saved_t[g->inputs[n->in_first + k]] |= 1;
+		}
+		saved_t[n->out] |= 1;
+	}
 	/* inference fusion: the element-wise operators of a chain headed
 	   by a convolution or a product run in its epilogue, under its
 	   arithmetic: their reads from outside the chain (a residual) and
@@ -998,6 +1024,7 @@ out_free:
 	free(chain);
 	free(eroot);
 	free(viewable);
+	free(sv_of);
 	if (bad != 0)
 		s->n_ops = 0;
 	return bad;

@@ -423,6 +423,10 @@ static void test_eager_composites(void **state)
 		}
 	}
 	assert_int_equal(epilogues, 1);
+	/* saved for the backward pass: the product's input x and GELU's
+	   input (the Div's), 12 each; the composite's later operators
+	   save nothing */
+	assert_rel(S.saved_elems, 24.0, 1e-12);
 }
 
 /* Products: Gemm with transB, MatMul with a weight, and MatMul of two
@@ -463,6 +467,10 @@ static void test_products(void **state)
 	   into the softmax; probabilities never reach memory */
 	assert_rel(S.fused, 2.0, 0);
 	assert_rel(S.params, 143.0 + 13.0, 1e-12);
+	/* trained eagerly, the fused attention (an eager composite) keeps
+	   q and k (105 each per sample), v (105) and its output (105),
+	   not the probabilities (147); the Gemm its input (11) */
+	assert_rel(S.saved_elems, 4.0 * 105.0 + 11.0, 1e-12);
 }
 
 /* Shapes the graph cannot give, and inputs that do not fit. */
