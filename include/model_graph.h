@@ -164,10 +164,11 @@ struct graph_op {
 	bool eepilogue; /* eager: a Linear's bias Add (efused), added in the
 			   product's epilogue (addmm): the product writes
 			   the output, this operator costs nothing */
-	bool eview;     /* eager: a Transpose, Slice, Split, Expand or a
-			   Gather of one constant index that only products
-			   of two activations read (through other views):
-			   a view of its input, no kernel, no bytes */
+	bool eview;     /* a Transpose, Slice, Split, Expand or a Gather
+			   of one constant index that only products of two
+			   activations read (through other views): a view
+			   of its input, no kernel, no bytes, eager or
+			   fused */
 	double efused_in_elems; /* of in_elems: not read when efused */
 };
 

@@ -944,7 +944,7 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 	for (int i = 0; i < g->n_nodes; i++) {
 		struct graph_op *op = &ops[i], *h = &ops[chain[i]];
 
-		if (!op->fused || chain[i] == i ||
+		if (!op->fused ||
 		    (op->kind != GOP_ACT && op->kind != GOP_BINARY) ||
 		    (h->kind != GOP_CONV && h->kind != GOP_MATMUL))
 			continue;
