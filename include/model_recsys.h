@@ -54,6 +54,62 @@ struct recsys_place {
 				  whole first) */
 };
 
+/* Shards a greedy placement deals one by one; beyond, a bound. */
+#define RECSYS_DEAL_MAX 1024
+
+/* The shardings a layout holds: data-parallel, row-, column- and
+   table-wise. */
+#define RECSYS_SHARDINGS 4
+
+/*
+ * The tables dealt under one sharding: the placement without what depends
+ * on the memory left for the tables (even_hit, and the tier that
+ * recsys_place_tier sets), and the busiest GPU's tables (shards) in bytes,
+ * ascending, for its cache's hit rate: held_n of them, or -1 when the hit
+ * rate is the cached fraction of its bytes (equal tables, or more shards
+ * than are dealt one by one).
+ */
+struct recsys_deal {
+	struct recsys_place place;
+	int held_n;
+	double held[RECSYS_DEAL_MAX];
+};
+
+/*
+ * What of a recommender's placement a search computes once: its tables
+ * in size order and their deals over 'gpus' GPUs under every sharding it
+ * may try, for the one model, GPU count and optimizer (recsys_layout_init).
+ * Neither the batch, the precision nor the ZeRO stage changes them.
+ */
+struct recsys_layout {
+	const struct model_spec *m;
+	int gpus;
+	enum optimizer optimizer;
+	bool have[RECSYS_SHARDINGS];
+	double rows_desc[WL_TABLES_MAX];
+	struct recsys_deal deal[RECSYS_SHARDINGS];
+};
+
+/*
+ * Deal the tables of 'm' (training: with their optimizer's rows under
+ * 'o') over 'gpus' GPUs under 'sharding' (EMB_AUTO: every sharding) into
+ * 'lay', which keeps a pointer to 'm'.
+ */
+void recsys_layout_init(const struct model_spec *m, int sharding, int gpus,
+			enum optimizer o, struct recsys_layout *lay);
+
+/* The deal of 'sharding' in 'lay' when 'lay' (may be NULL) was made for
+   'm', 'gpus' and 'o' and holds it; else NULL. */
+const struct recsys_deal *recsys_layout_deal(const struct recsys_layout *lay,
+					     const struct model_spec *m,
+					     int sharding, int gpus,
+					     enum optimizer o);
+
+/* The placement of deal 'd' with 'budget' bytes of HBM free for its
+   tables (all but the tier). */
+void recsys_place_budget(const struct recsys_deal *d, double budget,
+			 struct recsys_place *p);
+
 /* One training step of a recommender on its busiest GPU. */
 struct recsys_step {
 	struct recsys_place place;
@@ -140,13 +196,16 @@ double recsys_table_state_bytes(const struct model_spec *m, enum optimizer o);
  * 'c' (dp = gpus, micro_batch, micro_batches, precision, optimizer, zero,
  * overlap_grad_reduce, emb_sharding, emb_comm_overlap, emb_fused_update,
  * collective_cycle_s, input_bytes) on
- * 'g' with 'cl'.  Fills 'r' as sample_train_eval does, and 's' (may be
- * NULL).  Returns
+ * 'g' with 'cl', the tables dealt as 'lay' has them when it was made for
+ * this model, GPU count and optimizer (recsys_layout_init; NULL or
+ * another: dealt here, the same result).  Fills 'r' as sample_train_eval
+ * does, and 's' (may be NULL).  Returns
  * 0, or -1 when the device cannot run the precision.
  */
 int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
 		      const struct gpu_spec *g, const struct cluster *cl,
-		      struct train_result *r, struct recsys_step *s);
+		      const struct recsys_layout *lay, struct train_result *r,
+		      struct recsys_step *s);
 
 /*
  * Serve batches of 'batch' samples of recommender 'm' on a replica of

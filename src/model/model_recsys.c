@@ -299,6 +299,7 @@ struct step_in {
 	const struct cluster *cl;
 	const struct device_perf *d;
 	double fixed_bytes;  /* per GPU beside the tables */
+	double params;       /* of the dense network */
 	const struct dense_cost *dense;     /* the micro-batch's, training */
 	const struct dense_cost *dense_all; /* the global micro-batch's
 					       (bottom MLP on one GPU);
@@ -324,7 +325,7 @@ static void step_eval(const struct step_in *in, struct recsys_step *s)
 	double width = p->row_bytes / precision_bytes(m->embedding_precision);
 	double bags = lookups / pf, comm, fwd_window, bwd_window, k_fwd, k_bwd;
 	double eb = precision_bytes(m->embedding_precision);
-	double params = recsys_dense_params(m), grads = 4.0 * params;
+	double params = in->params, grads = 4.0 * params;
 	int per_node = cl->gpus_per_node;
 
 	recsys_place_tier(m, cl, in->g->mem_bytes - in->fixed_bytes, p);
@@ -489,13 +490,14 @@ static void step_eval(const struct step_in *in, struct recsys_step *s)
 	}
 }
 
-/* Memory of everything but the tables; fills 'r->memory' but tables. */
+/* Memory of everything but the tables, the dense network of 'params'
+   parameters; fills 'r->memory' but tables. */
 static double fixed_memory(const struct model_spec *m,
 			   const struct train_config *c,
-			   const struct gpu_spec *g, double act_elems,
-			   double elem, struct train_result *r)
+			   const struct gpu_spec *g, double params,
+			   double act_elems, double elem,
+			   struct train_result *r)
 {
-	double params = recsys_dense_params(m);
 	double b = c->micro_batch;
 
 	train_memory_states(params, c->zero, c->gpus, c->precision,
@@ -525,15 +527,18 @@ static double step_total(const struct recsys_step *s,
 
 int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
 		      const struct gpu_spec *g, const struct cluster *cl,
-		      struct train_result *r, struct recsys_step *out)
+		      const struct recsys_layout *lay, struct train_result *r,
+		      struct recsys_step *out)
 {
 	static const int candidates[] = { EMB_TABLE_WISE, EMB_ROW_WISE,
 					  EMB_COLUMN_WISE, EMB_DATA_PARALLEL };
 	struct device_perf d;
-	struct dense_cost dc, mb_cost, all_cost;
+	struct dense_cost mb_cost, all_cost;
 	struct recsys_step best, s;
 	struct step_in in;
+	struct recsys_deal own; /* a deal 'lay' does not hold */
 	double rows_desc[WL_TABLES_MAX];
+	bool sorted = false;
 	bool bottom_apart = c->bottom_mlp_one_gpu && c->gpus > 1 &&
 			    m->bottom_mlp.n > 0;
 	struct train_time *tm = &r->time;
@@ -545,23 +550,30 @@ int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
 	if (device_perf_init(&d, g, c->precision, false) != 0)
 		return -1;
 	d.matmul_eff *= recsys_kernel_efficiency(m);
-	recsys_dense_cost(m, &d, c->micro_batch, false, false, &dc);
-	fixed = fixed_memory(m, c, g, dc.act_elems, d.elem_bytes, r);
-	/* what every placement shares: the dense network's passes, the
-	   tables in size order */
+	/* what every placement shares: the dense network's passes and its
+	   saved activations */
 	recsys_dense_cost(m, &d, c->micro_batch, true, false, &mb_cost);
+	fixed = fixed_memory(m, c, g, params, mb_cost.act_elems, d.elem_bytes,
+			     r);
 	if (bottom_apart)
 		recsys_dense_cost(m, &d, (double)c->micro_batch * gpus, true,
 				  false, &all_cost);
-	recsys_rows_descending(m, rows_desc);
-	in = (struct step_in){ m,	 c,	 g,
-			       cl,	 &d,	 fixed,
-			       &mb_cost, bottom_apart ? &all_cost : NULL };
+	in = (struct step_in){ .m = m,
+			       .c = c,
+			       .g = g,
+			       .cl = cl,
+			       .d = &d,
+			       .fixed_bytes = fixed,
+			       .params = params,
+			       .dense = &mb_cost,
+			       .dense_all = bottom_apart ? &all_cost : NULL };
 	optimizer_s = kernel_stream_s(
 		&d, params / (c->zero >= 1 ? gpus : 1.0) *
 			    train_optimizer_bytes_per_param(c->optimizer));
 	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]);
 	     i++) {
+		const struct recsys_deal *dl;
+		int spread = bottom_apart ? c->gpus - 1 : c->gpus;
 		double t, dp;
 
 		if (c->emb_sharding != EMB_AUTO &&
@@ -571,10 +583,19 @@ int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
 		if (c->emb_sharding == EMB_AUTO && c->gpus == 1 &&
 		    candidates[i] != EMB_TABLE_WISE)
 			continue;
-		/* the bottom MLP's GPU holds no table */
-		recsys_place_tables(m, rows_desc, candidates[i],
-			     bottom_apart ? c->gpus - 1 : c->gpus,
-			     c->optimizer, true, g->mem_bytes - fixed, &s.place);
+		/* the bottom MLP's GPU holds no table; the tables dealt
+		   once per search (lay), else here */
+		dl = recsys_layout_deal(lay, m, candidates[i], spread,
+					c->optimizer);
+		if (!dl) {
+			if (!sorted)
+				recsys_rows_descending(m, rows_desc);
+			sorted = true;
+			recsys_deal_tables(m, rows_desc, candidates[i], spread,
+					   c->optimizer, true, &own);
+			dl = &own;
+		}
+		recsys_place_budget(dl, g->mem_bytes - fixed, &s.place);
 		step_eval(&in, &s);
 		dp = c->overlap_grad_reduce ?
 			     comm_overlapped_s(&l, s.allreduce_s,

@@ -18,6 +18,13 @@ double recsys_state_bytes_per_row(enum optimizer o);
    entries); nothing when the tables are not listed. */
 void recsys_rows_descending(const struct model_spec *m, double *out);
 
+/* The tables of 'm' dealt under 'sharding' over 'gpus' GPUs with their
+   optimizer's rows under 'o' (and, 'training', the wide part's state),
+   'rows_desc' from recsys_rows_descending: the deal of a layout. */
+void recsys_deal_tables(const struct model_spec *m, const double *rows_desc,
+			int sharding, int gpus, enum optimizer o,
+			bool training, struct recsys_deal *out);
+
 /* The busiest GPU's share of the tables under 'sharding' over 'gpus' GPUs
    with 'budget' bytes of HBM free for them ('rows_desc' from
    recsys_rows_descending); fills 'p' but its tier. */

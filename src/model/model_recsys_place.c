@@ -81,9 +81,6 @@ static double even_hit(const double *bytes, int n, double budget)
 	return n > 0 ? h / n : 1.0;
 }
 
-/* Shards a greedy placement deals one by one; beyond, a bound. */
-#define DEAL_MAX 1024
-
 /*
  * Deal 'n' items of 'bytes' each (descending) over 'bins' GPUs, each to
  * the GPU with the fewest bytes so far among those holding fewer than
@@ -95,9 +92,9 @@ static double even_hit(const double *bytes, int n, double budget)
 static double deal(const double *bytes, int n, int bins, double *most,
 		   double *held, int *held_n)
 {
-	double load[DEAL_MAX];
-	int count[DEAL_MAX], heap[DEAL_MAX];
-	short bin_of[DEAL_MAX];
+	double load[RECSYS_DEAL_MAX];
+	int count[RECSYS_DEAL_MAX], heap[RECSYS_DEAL_MAX];
+	short bin_of[RECSYS_DEAL_MAX];
 	int b = bins < n ? bins : n, top = 0, h = 0, open, cap;
 
 	*most = 0.0;
@@ -176,20 +173,21 @@ void recsys_rows_descending(const struct model_spec *m, double *out)
 
 /*
  * The tables listed one by one (recsys_rows_listed): the busiest GPU's
- * share under p->sharding over 'g' GPUs with 'budget' bytes of HBM for
- * them, 'k' shards of each table, their rows of 'rowb' bytes with the
- * optimizer state; the tables are sorted largest first and dealt (table-
- * and column-wise), or every GPU holds all of them (data-parallel) or
- * 1/g of each (row-wise); 'rows_desc' holds the tables' rows largest
- * first (rows_descending).
+ * share under d->place.sharding over 'g' GPUs, 'k' shards of each table,
+ * their rows of 'rowb' bytes with the optimizer state; the tables are
+ * sorted largest first and dealt (table- and column-wise), or every GPU
+ * holds all of them (data-parallel) or 1/g of each (row-wise); 'rows_desc'
+ * holds the tables' rows largest first (rows_descending).  The busiest
+ * GPU's tables, ascending, go to d->held for the cache's hit rate.
  */
 static void place_listed(const struct model_spec *m,
 			 const double *rows_desc, int g, int k, double rowb,
-			 double budget, struct recsys_place *p)
+			 struct recsys_deal *d)
 {
-	double sorted[WL_TABLES_MAX], shards[DEAL_MAX], held[DEAL_MAX];
+	double sorted[WL_TABLES_MAX], shards[RECSYS_DEAL_MAX];
 	double most = 0.0;
 	int t = m->embedding_tables, n = 0, held_n = 0;
+	struct recsys_place *p = &d->place;
 
 	for (int i = 0; i < t; i++)
 		sorted[i] = rows_desc[i] * rowb;
@@ -198,47 +196,49 @@ static void place_listed(const struct model_spec *m,
 
 		p->bytes_per_gpu = 0.0;
 		for (int i = 0; i < t; i++) {
-			held[i] = sorted[t - 1 - i] * share;
-			p->bytes_per_gpu += held[i];
+			d->held[i] = sorted[t - 1 - i] * share;
+			p->bytes_per_gpu += d->held[i];
 		}
-		p->even_hit = even_hit(held, t, budget);
+		d->held_n = t;
 		return;
 	}
-	if ((long)t * k > DEAL_MAX) {
+	if ((long)t * k > RECSYS_DEAL_MAX) {
 		/* beyond what is dealt one by one: the busiest GPU takes
 		   ceil(shards / g) shards of the largest table (a bound) */
 		p->tables_max = ceil((double)t * k / g);
 		p->bytes_per_gpu = p->tables_max * sorted[0];
-		p->even_hit = fmin(1.0, budget / p->bytes_per_gpu);
+		d->held_n = -1;
 		return;
 	}
 	for (int i = 0; i < t; i++)
 		for (int j = 0; j < k; j++)
 			shards[n++] = sorted[i];
-	p->bytes_per_gpu = deal(shards, n, g, &most, held, &held_n);
+	p->bytes_per_gpu = deal(shards, n, g, &most, d->held, &held_n);
 	p->tables_max = most;
-	p->even_hit = even_hit(held, held_n, budget);
+	d->held_n = held_n;
 }
 
 /*
  * The share of the tables the busiest GPU holds and serves under
  * 'sharding' over 'gpus' GPUs (with the optimizer's and, 'training', the
- * wide part's state), with 'budget' bytes of HBM free for them
- * (tables dealt greedily, largest first: equal tables go ceil(T / G) to
- * a GPU).  Listed tables of unequal rows ('rows_desc', largest first):
- * the GPU that serves the most lookups (the most tables) and the one
- * that holds the most bytes.
+ * wide part's state), whatever the memory left for them (tables dealt
+ * greedily, largest first: equal tables go ceil(T / G) to a GPU).  Listed
+ * tables of unequal rows ('rows_desc', largest first): the GPU that
+ * serves the most lookups (the most tables) and the one that holds the
+ * most bytes.
  */
-void recsys_place_tables(const struct model_spec *m, const double *rows_desc,
-			 int sharding, int gpus, enum optimizer o,
-			 bool training, double budget, struct recsys_place *p)
+void recsys_deal_tables(const struct model_spec *m, const double *rows_desc,
+			int sharding, int gpus, enum optimizer o,
+			bool training, struct recsys_deal *out)
 {
 	double t = m->embedding_tables, rows = m->embedding_rows;
 	double eb = precision_bytes(m->embedding_precision);
 	double e = m->embedding_dim, g = gpus;
 	double w = wide_row_bytes(m, training); /* the wide weight of a row */
+	struct recsys_place *p = &out->place;
 
 	*p = (struct recsys_place){ 0 };
+	out->held_n = -1;
 	p->sharding = sharding;
 	p->gpus = gpus;
 	p->column_shards = 1;
@@ -284,18 +284,84 @@ void recsys_place_tables(const struct model_spec *m, const double *rows_desc,
 				   (e * eb + recsys_state_bytes_per_row(o) + w);
 		break;
 	}
-	budget = fmax(0.0, budget);
-	p->even_hit = p->bytes_per_gpu > 0.0 ?
-			      fmin(1.0, budget / p->bytes_per_gpu) : 1.0;
 	if (recsys_rows_listed(m))
 		place_listed(m, rows_desc, gpus, p->column_shards,
 			     p->row_bytes + recsys_state_bytes_per_row(o) +
 				     w / p->column_shards,
-			     budget, p);
+			     out);
 	if (sharding == EMB_COLUMN_WISE)
 		p->lookup_share = p->tables_max / (t * p->column_shards);
 	else if (p->sharding == EMB_TABLE_WISE)
 		p->lookup_share = p->tables_max / t;
+}
+
+void recsys_place_budget(const struct recsys_deal *d, double budget,
+			 struct recsys_place *p)
+{
+	*p = d->place;
+	budget = fmax(0.0, budget);
+	/* all of them cached: the sum of d->held */
+	if (budget >= p->bytes_per_gpu)
+		p->even_hit = 1.0;
+	else if (d->held_n >= 0)
+		p->even_hit = even_hit(d->held, d->held_n, budget);
+	else
+		p->even_hit = p->bytes_per_gpu > 0.0 ?
+				      fmin(1.0, budget / p->bytes_per_gpu) :
+				      1.0;
+}
+
+void recsys_place_tables(const struct model_spec *m, const double *rows_desc,
+			 int sharding, int gpus, enum optimizer o,
+			 bool training, double budget, struct recsys_place *p)
+{
+	struct recsys_deal d;
+
+	recsys_deal_tables(m, rows_desc, sharding, gpus, o, training, &d);
+	recsys_place_budget(&d, budget, p);
+}
+
+/* The index of a sharding in a layout's deals. */
+static int layout_slot(int sharding)
+{
+	switch (sharding) {
+	case EMB_DATA_PARALLEL: return 0;
+	case EMB_ROW_WISE: return 1;
+	case EMB_COLUMN_WISE: return 2;
+	case EMB_TABLE_WISE:
+	default: return 3;
+	}
+}
+
+void recsys_layout_init(const struct model_spec *m, int sharding, int gpus,
+			enum optimizer o, struct recsys_layout *lay)
+{
+	static const int all[] = { EMB_DATA_PARALLEL, EMB_ROW_WISE,
+				   EMB_COLUMN_WISE, EMB_TABLE_WISE };
+
+	lay->m = m;
+	lay->gpus = gpus;
+	lay->optimizer = o;
+	recsys_rows_descending(m, lay->rows_desc);
+	for (int i = 0; i < RECSYS_SHARDINGS; i++) {
+		lay->have[i] = sharding == EMB_AUTO || sharding == all[i];
+		if (lay->have[i])
+			recsys_deal_tables(m, lay->rows_desc, all[i], gpus, o,
+					   true, &lay->deal[i]);
+	}
+}
+
+const struct recsys_deal *recsys_layout_deal(const struct recsys_layout *lay,
+					     const struct model_spec *m,
+					     int sharding, int gpus,
+					     enum optimizer o)
+{
+	int i = layout_slot(sharding);
+
+	if (!lay || lay->m != m || lay->gpus != gpus || lay->optimizer != o ||
+	    !lay->have[i])
+		return NULL;
+	return &lay->deal[i];
 }
 
 /* The host link of one GPU (PCIe, NVLink-C2C): the cluster's or catalog

@@ -287,7 +287,7 @@ int sample_train_eval(const struct model_spec *m, const struct train_config *c,
 	struct link l = node_link(cl, c->gpus);
 
 	if (m->kind == MODEL_RECSYS)
-		return recsys_train_eval(m, c, g, cl, r, NULL);
+		return recsys_train_eval(m, c, g, cl, NULL, r, NULL);
 	if (device_perf_init(&d, g, c->precision, false) != 0)
 		return -1;
 	d.matmul_eff *= kernel_efficiency(m);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "checked.h"
@@ -303,7 +304,8 @@ static int plan_per_sample(const struct workload *wl, const struct gpu_spec *g,
 	const struct training_spec *ts = &wl->training;
 	struct train_config c = p->config;
 	struct train_result r;
-	int per_gpu, max_mb;
+	struct recsys_layout *lay = NULL;
+	int per_gpu, max_mb, rc = 0;
 	bool have = false;
 
 	if (!(ts->samples > 0.0))
@@ -357,6 +359,23 @@ static int plan_per_sample(const struct workload *wl, const struct gpu_spec *g,
 	   the GPU is one micro-batch unless the workload splits it */
 	max_mb = wl->model.kind == MODEL_RECSYS ? per_gpu :
 						  sample_max_micro_batch;
+	/* a recommender's tables are dealt once for every micro-batch and
+	   ZeRO stage below (the same deal recsys_train_eval makes alone) */
+	if (wl->model.kind == MODEL_RECSYS) {
+		lay = malloc(sizeof(*lay));
+		if (!lay)
+			return diag_set(err, NULL, 0, 0,
+					"out of memory for the tables' layout");
+		recsys_layout_init(&wl->model,
+				   c.gpus == 1 && c.emb_sharding == EMB_AUTO ?
+					   EMB_TABLE_WISE :
+					   c.emb_sharding,
+				   c.bottom_mlp_one_gpu && c.gpus > 1 &&
+						   wl->model.bottom_mlp.n > 0 ?
+					   c.gpus - 1 :
+					   c.gpus,
+				   c.optimizer, lay);
+	}
 	for (int mb = 1; mb <= per_gpu && mb <= max_mb; mb++) {
 		if (per_gpu % mb != 0 ||
 		    (ts->micro_batch != WL_AUTO && mb != ts->micro_batch))
@@ -373,12 +392,17 @@ static int plan_per_sample(const struct workload *wl, const struct gpu_spec *g,
 			/* per-sample models do not offload: the offload's
 			   fields (which sample_train_eval leaves) are 0 */
 			memset(&r, 0, sizeof(r));
-			if (sample_train_eval(&wl->model, &c, g, &p->cluster,
-					      &r) != 0)
-				return diag_set(err, NULL, 0, 0,
-						"'%s' has no tensor math for "
-						"%s or wider", g->name,
-						precision_name(c.precision));
+			if ((lay ? recsys_train_eval(&wl->model, &c, g,
+						     &p->cluster, lay, &r,
+						     NULL) :
+				   sample_train_eval(&wl->model, &c, g,
+						     &p->cluster, &r)) != 0) {
+				rc = diag_set(err, NULL, 0, 0,
+					      "'%s' has no tensor math for "
+					      "%s or wider", g->name,
+					      precision_name(c.precision));
+				goto out;
+			}
 			if (!have || (r.memory.fits && !p->fits) ||
 			    (r.memory.fits == p->fits &&
 			     (r.memory.fits ?
@@ -396,19 +420,23 @@ static int plan_per_sample(const struct workload *wl, const struct gpu_spec *g,
 				p->max_micro_batch = mb;
 		}
 	}
-	if (!have)
-		return diag_set(err, wl->file, 0, 0,
-				"no micro-batch divides the %d samples per GPU "
-				"as the workload asks", per_gpu);
+	if (!have) {
+		rc = diag_set(err, wl->file, 0, 0,
+			      "no micro-batch divides the %d samples per GPU "
+			      "as the workload asks", per_gpu);
+		goto out;
+	}
 	p->params = p->result.params;
-	if (wl->model.kind == MODEL_RECSYS) {
+	if (lay) {
 		struct train_result rr;
 
-		recsys_train_eval(&wl->model, &p->config, g, &p->cluster, &rr,
-				  &p->recsys);
+		recsys_train_eval(&wl->model, &p->config, g, &p->cluster, lay,
+				  &rr, &p->recsys);
 	}
 	plan_run(wl, p);
-	return 0;
+out:
+	free(lay);
+	return rc;
 }
 
 int train_plan_make(const struct workload *wl, const struct gpu_spec *g,

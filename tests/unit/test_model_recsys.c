@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
 
@@ -247,7 +248,7 @@ static void test_placement(void **state)
 
 	(void)state;
 	c.emb_sharding = EMB_TABLE_WISE;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	/* 26 tables on 8 GPUs: at most 4 on one, 4/26 of the lookups */
 	assert_rel(s.place.tables_max, 4.0, 0.0);
 	assert_rel(s.place.lookup_share, 4.0 / 26.0, 1e-15);
@@ -259,14 +260,14 @@ static void test_placement(void **state)
 	assert_rel(s.a2a_bytes, 65536.0 * 4 * 128 * 2, 1e-15);
 
 	c.emb_sharding = EMB_ROW_WISE;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	assert_rel(s.place.bytes_per_gpu, 26 * 1e6 * 512.0 / 8, 1e-15);
 	assert_rel(s.place.lookup_share, 1.0 / 8, 1e-15);
 	/* partial sums of every bag: the whole global micro-batch */
 	assert_rel(s.a2a_bytes, 65536.0 * 26 * 128 * 2, 1e-15);
 
 	c.emb_sharding = EMB_COLUMN_WISE;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	/* two 64-wide shards per table, 52 shards: 7 on the busiest GPU */
 	assert_int_equal(s.place.column_shards, 2);
 	assert_rel(s.place.tables_max, 7.0, 0.0);
@@ -274,7 +275,7 @@ static void test_placement(void **state)
 	assert_rel(s.gather_efficiency, 2.0 / 3.0, 1e-15);
 
 	c.emb_sharding = EMB_DATA_PARALLEL;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	assert_rel(s.place.bytes_per_gpu, 13.312e9, 1e-15);
 	assert_true(s.a2a_s == 0.0);
 	assert_true(s.table_sync_s > 0.0);
@@ -288,12 +289,12 @@ static void test_placement(void **state)
 		for (int i = 0; i < 4; i++) {
 			c.emb_sharding = all[i];
 			assert_int_equal(
-				recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+				recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 			if (r.time.step_s < best)
 				best = r.time.step_s;
 		}
 		c.emb_sharding = EMB_AUTO;
-		assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+		assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 		assert_rel(r.time.step_s, best, 1e-15);
 	}
 
@@ -301,7 +302,7 @@ static void test_placement(void **state)
 	   cache serving the cached share of the lookups */
 	m.embedding_rows = 12e6;
 	c = cfg(1, 4096, 4096);
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	assert_int_equal(s.place.tier, RECSYS_TIER_HOST);
 	assert_rel(s.place.hbm_bytes + s.place.offload_bytes,
 		   26 * 12e6 * 512.0, 1e-14);
@@ -315,12 +316,12 @@ static void test_placement(void **state)
 		   1e-14);
 	/* a measured hit rate replaces the cached share */
 	m.cache_hit_rate = 0.9;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	assert_rel(s.place.hit_rate, 0.9, 0.0);
 	assert_rel(s.miss_s, 3.0 * 0.1 * 26 * 4096 * 512 / 25e9, 1e-14);
 	/* beyond host memory: the SSD, read in 4 KiB pages */
 	cl.host_memory_bytes = 10e9;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	assert_int_equal(s.place.tier, RECSYS_TIER_SSD);
 	assert_rel(s.miss_s, 3.0 * 0.1 * 26 * 4096 * 4096 / (24e9 / 8),
 		   1e-14);
@@ -360,7 +361,7 @@ static void test_placement_listed(void **state)
 	   (256 MB): the most bytes on GPU 0, the most tables (lookups) on
 	   GPU 1 */
 	c.emb_sharding = EMB_TABLE_WISE;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	assert_rel(s.place.bytes_per_gpu, 1e6 * 512.0, 1e-15);
 	assert_rel(s.place.tables_max, 2.0, 0.0);
 	assert_rel(s.place.lookup_share, 2.0 / 3.0, 1e-15);
@@ -371,7 +372,7 @@ static void test_placement_listed(void **state)
 	   largest table alone decides, not 1/3 of the rows */
 	c = cfg(3, 4096, 12288);
 	c.emb_sharding = EMB_TABLE_WISE;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	assert_rel(s.place.bytes_per_gpu, 1e6 * 512.0, 1e-15);
 	assert_rel(s.place.tables_max, 1.0, 0.0);
 
@@ -382,7 +383,7 @@ static void test_placement_listed(void **state)
 	m.embedding_tables = 4;
 	m.table_rows.n = 4;
 	m.table_rows.rows[3] = 20;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	assert_rel(s.place.bytes_per_gpu, (1e6 + 10) * 512.0, 1e-15);
 	assert_rel(s.place.tables_max, 2.0, 0.0);
 	assert_rel(s.place.lookup_share, 0.5, 0.0);
@@ -391,20 +392,20 @@ static void test_placement_listed(void **state)
 
 	/* row-wise: half of every table's rows */
 	c.emb_sharding = EMB_ROW_WISE;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	assert_rel(s.place.bytes_per_gpu, total * 512.0 / 2, 1e-15);
 	assert_rel(s.place.lookup_share, 0.5, 0.0);
 	/* column-wise: two 64-wide shards of each (256-byte rows), dealt
 	   1e6, 1e6, 5e5, 5e5, 10, 10: one shard of each table a GPU */
 	c.emb_sharding = EMB_COLUMN_WISE;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	assert_int_equal(s.place.column_shards, 2);
 	assert_rel(s.place.bytes_per_gpu, total * 256.0, 1e-15);
 	assert_rel(s.place.tables_max, 3.0, 0.0);
 	assert_rel(s.place.lookup_share, 0.5, 0.0);
 	/* data-parallel: all of them */
 	c.emb_sharding = EMB_DATA_PARALLEL;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	assert_rel(s.place.bytes_per_gpu, total * 512.0, 1e-15);
 
 	/* beyond HBM on one GPU: 2e8 rows (102.4 GB), 10 and 1e6 (512 MB);
@@ -414,7 +415,7 @@ static void test_placement_listed(void **state)
 	m.table_rows.rows[0] = 2e8;
 	m.table_rows.rows[2] = 1e6;
 	c = cfg(1, 4096, 4096);
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	assert_int_equal(s.place.tier, RECSYS_TIER_HOST);
 	{
 		double budget = s.place.hbm_bytes;
@@ -446,6 +447,110 @@ static void test_placement_listed(void **state)
 }
 
 /*
+ * The tables dealt once for a search (recsys_layout_init) give every
+ * configuration the step it gets dealing them alone, whatever the
+ * sharding, micro-batch and the memory left (tables beyond HBM too); a
+ * layout made for another GPU count, optimizer or model is not used.
+ */
+static void test_layout(void **state)
+{
+	static const double rows[] = { 7.9e6, 3.4e4, 1.7e4, 5.5e6, 5.8e5,
+				       11,    2.2e3, 8.2e6, 2.7e6, 97 };
+	struct model_spec m = dlrm(), other;
+	struct gpu_spec g = test_gpu();
+	struct cluster cl = test_cluster();
+	struct recsys_layout *lay = malloc(sizeof(*lay));
+	static const int shardings[] = { EMB_AUTO, EMB_TABLE_WISE,
+					 EMB_ROW_WISE, EMB_COLUMN_WISE,
+					 EMB_DATA_PARALLEL };
+	int spilled = 0;
+
+	(void)state;
+	assert_non_null(lay);
+	m.embedding_tables = 10;
+	m.table_rows.n = 10;
+	for (int i = 0; i < 10; i++)
+		m.table_rows.rows[i] = rows[i];
+	for (int gi = 0; gi < 2; gi++) {
+		int gpus = gi == 0 ? 8 : 3;
+
+		for (size_t k = 0; k < sizeof(shardings) / sizeof(shardings[0]);
+		     k++) {
+			recsys_layout_init(&m, shardings[k], gpus,
+					   OPTIMIZER_ADAM, lay);
+			for (int mb = 512; mb <= 32768; mb *= 8) {
+				struct train_config c = cfg(gpus, mb,
+							    mb * gpus);
+				struct train_result r0, r1;
+				struct recsys_step s0, s1;
+
+				c.optimizer = OPTIMIZER_ADAM;
+				c.emb_sharding = shardings[k];
+				/* a small HBM at the largest batch: the
+				   tables spill behind the cache */
+				g.mem_bytes = mb == 32768 ? 4e9 : 80e9;
+				memset(&r0, 0, sizeof(r0));
+				memset(&r1, 0, sizeof(r1));
+				assert_int_equal(recsys_train_eval(&m, &c, &g,
+								   &cl, NULL,
+								   &r0, &s0),
+						 0);
+				assert_int_equal(recsys_train_eval(&m, &c, &g,
+								   &cl, lay,
+								   &r1, &s1),
+						 0);
+				assert_true(r0.time.step_s > 0.0);
+				assert_rel(r1.time.step_s, r0.time.step_s, 0.0);
+				assert_rel(r1.memory.total_bytes,
+					   r0.memory.total_bytes, 0.0);
+				assert_int_equal(s1.place.sharding,
+						 s0.place.sharding);
+				assert_int_equal(s1.place.tier, s0.place.tier);
+				assert_rel(s1.place.hit_rate, s0.place.hit_rate,
+					   0.0);
+				spilled += s1.place.tier != RECSYS_TIER_HBM;
+			}
+		}
+	}
+	assert_true(spilled > 0);
+	g.mem_bytes = 80e9;
+	/* the layout holds table-wise on 3 GPUs with Adam: asked for 8
+	   GPUs, SGD or another model's tables, it is not used */
+	recsys_layout_init(&m, EMB_TABLE_WISE, 3, OPTIMIZER_ADAM, lay);
+	assert_non_null(recsys_layout_deal(lay, &m, EMB_TABLE_WISE, 3,
+					   OPTIMIZER_ADAM));
+	assert_null(recsys_layout_deal(lay, &m, EMB_ROW_WISE, 3,
+				       OPTIMIZER_ADAM));
+	assert_null(recsys_layout_deal(lay, &m, EMB_TABLE_WISE, 8,
+				       OPTIMIZER_ADAM));
+	assert_null(recsys_layout_deal(lay, &m, EMB_TABLE_WISE, 3,
+				       OPTIMIZER_SGD));
+	other = m;
+	assert_null(recsys_layout_deal(lay, &other, EMB_TABLE_WISE, 3,
+				       OPTIMIZER_ADAM));
+	assert_null(recsys_layout_deal(NULL, &m, EMB_TABLE_WISE, 3,
+				       OPTIMIZER_ADAM));
+	{
+		struct train_config c = cfg(8, 4096, 32768);
+		struct train_result r0, r1;
+		struct recsys_step s0, s1;
+
+		c.optimizer = OPTIMIZER_ADAM;
+		c.emb_sharding = EMB_TABLE_WISE;
+		assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r0,
+						   &s0),
+				 0);
+		assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, lay, &r1,
+						   &s1),
+				 0);
+		assert_rel(r1.time.step_s, r0.time.step_s, 0.0);
+		assert_rel(s1.place.bytes_per_gpu, s0.place.bytes_per_gpu,
+			   0.0);
+	}
+	free(lay);
+}
+
+/*
  * Wide & Deep's wide part (Cheng et al. 2016): one fp32 weight per row of
  * every table, FTRL's two fp32 accumulators, gathered as 4-byte rows at
  * 4 / (32 + 128) = 2.5%; one GPU, a micro-batch of 8192, by hand.
@@ -463,11 +568,11 @@ static void test_wide(void **state)
 
 	(void)state;
 	assert_int_equal(device_perf_init(&d, &g, PREC_FP16, false), 0);
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r0, &s0), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r0, &s0), 0);
 	assert_rel(s0.wide_s, 0.0, 0.0);
 	m.wide = true;
 	assert_rel(recsys_wide_state_bytes(&m), 8.0, 0.0);
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	/* forward: gather n weights (160 bytes of HBM time each) and write
 	   a partial sum a bag; backward: read the gradient per lookup, read
 	   and write each weight and its 8-byte state at random (160 bytes
@@ -487,10 +592,10 @@ static void test_wide(void **state)
 	assert_true(r.time.step_s > r0.time.step_s);
 	/* Adagrad: one accumulator; SGD: none */
 	m.wide_optimizer = WIDE_ADAGRAD;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	assert_rel(s.place.bytes_per_gpu, 26e6 * (512 + 4 + 4), 1e-15);
 	m.wide_optimizer = WIDE_SGD;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	assert_rel(s.wide_s,
 		   fwd + kernel_stream_s(&d, n * 4 + 2 * n * 160 + 5 * n * 4),
 		   1e-14);
@@ -499,12 +604,12 @@ static void test_wide(void **state)
 	   its two shards */
 	c = cfg(8, 8192, 65536);
 	c.emb_sharding = EMB_COLUMN_WISE;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	assert_rel(s.place.bytes_per_gpu, 7 * 1e6 * (256 + 12.0 / 2), 1e-15);
 	/* table-wise: each GPU's partial logits of the global micro-batch
 	   join the all-to-all */
 	c.emb_sharding = EMB_TABLE_WISE;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	assert_rel(s.a2a_bytes, 65536.0 * 4 * 128 * 2 + 65536.0 * 2, 1e-15);
 	/* served: the gather only, no state */
 	{
@@ -548,7 +653,7 @@ static void test_step(void **state)
 
 	(void)state;
 	assert_int_equal(device_perf_init(&d, &g, PREC_FP16, false), 0);
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	/* forward: gather 212992 rows of 512 bytes at 0.8, write the bags
 	   in fp32, convert them to fp16 */
 	fwd = kernel_stream_s(&d, rows * 512 / 0.8 + rows * 512) +
@@ -565,7 +670,7 @@ static void test_step(void **state)
 	assert_rel(s.emb_bwd_s, bwd, 1e-14);
 	/* fused with the optimizer: without the five passes */
 	c.emb_fused_update = true;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	assert_rel(s.emb_bwd_s,
 		   kernel_stream_s(&d, rows * 128 * 6) +
 			   kernel_stream_s(&d, rows * 512 + rows * 64 +
@@ -573,7 +678,7 @@ static void test_step(void **state)
 			   kernel_gap_s(),
 		   1e-14);
 	c.emb_fused_update = false;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	/* no exchange on one GPU; the step adds up */
 	assert_true(s.a2a_s == 0.0 && s.allreduce_s == 0.0);
 	assert_rel(r.time.step_s,
@@ -594,13 +699,13 @@ static void test_step(void **state)
 	assert_true(s.stall_s == 0.0);
 	/* a slow disk makes it the bound */
 	cl.ssd_bw_bytes_per_s = 100e6;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	assert_rel(r.time.step_s, b * 160 / 100e6, 1e-14);
 	assert_rel(s.stall_s, s.data_s - s.gpu_s, 1e-14);
 	assert_string_equal(s.bound, "input data");
 	/* input bytes given per sample */
 	c.input_bytes = 80.0;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	assert_rel(s.data_s, b * 80 / 100e6, 1e-14);
 }
 
@@ -620,7 +725,7 @@ static void test_step_comm(void **state)
 	(void)state;
 	pcie.bw_bytes_per_s = 25e9;
 	c.emb_sharding = EMB_TABLE_WISE;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &s), 0);
 	assert_rel(s.a2a_s,
 		   2 * comm_alltoall_nodes_s(&nv, &ib, &pcie, s.a2a_bytes, 8, 8,
 					     0),
@@ -633,29 +738,29 @@ static void test_step_comm(void **state)
 	assert_rel(s.comm_exposed_s, s.a2a_s + s.input_dist_s, 1e-15);
 	assert_rel(r.time.tp_comm_s, s.comm_exposed_s, 1e-15);
 	c.emb_comm_overlap = true;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &o), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &o), 0);
 	assert_true(o.comm_exposed_s < s.comm_exposed_s);
 	assert_true(o.comm_exposed_s > 0.0);
 	/* Horovod: each blocking all-to-all and the gradient reduction wait
 	   half of a 1 ms cycle */
 	c.emb_comm_overlap = false;
 	c.collective_cycle_s = 1e-3;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &o), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &o), 0);
 	assert_rel(o.comm_exposed_s, s.comm_exposed_s + 2 * 0.5e-3, 1e-14);
 	assert_rel(o.cycle_wait_s, 3 * 0.5e-3, 1e-14);
 	{
 		struct train_result r0;
 
 		c.collective_cycle_s = 0.0;
-		assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r0, &o),
+		assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r0, &o),
 				 0);
 		c.collective_cycle_s = 1e-3;
-		assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &o), 0);
+		assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &o), 0);
 		assert_rel(r.time.step_s, r0.time.step_s + 1.5e-3, 1e-12);
 		c.collective_cycle_s = 0.0;
 		/* the training loop's host time adds to the step whole */
 		c.step_overhead_s = 1e-3;
-		assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &o), 0);
+		assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &o), 0);
 		assert_rel(r.time.host_s, 1e-3, 0.0);
 		assert_rel(r.time.step_s, r0.time.step_s + 1e-3, 1e-12);
 		assert_rel(r.time.compute_s, r0.time.compute_s, 1e-15);
@@ -666,7 +771,7 @@ static void test_step_comm(void **state)
 	   (26 tables: 4 on the busiest), its work for the global batch
 	   beside their lookups */
 	c.bottom_mlp_one_gpu = true;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &o), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &o), 0);
 	assert_int_equal(o.place.gpus, 7);
 	assert_rel(o.place.tables_max, 4.0, 0.0);
 	assert_true(o.parallel_s > 0.0);
@@ -675,7 +780,7 @@ static void test_step_comm(void **state)
 	/* DGX-1: 3 of the 7 peers over PCIe make it slower */
 	c.emb_comm_overlap = false;
 	cl.nvlink_peers = 4;
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &r, &o), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &r, &o), 0);
 	assert_true(o.a2a_s > s.a2a_s);
 }
 
@@ -772,6 +877,7 @@ int main(void)
 		cmocka_unit_test(test_placement),
 		cmocka_unit_test(test_placement_listed),
 		cmocka_unit_test(test_wide),
+		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_step),
 		cmocka_unit_test(test_step_comm),
 		cmocka_unit_test(test_serve),

@@ -316,7 +316,7 @@ static void test_train_recsys(void **state)
 	(void)state;
 	m.cache_hit_rate = -1.0;
 	assert_int_equal(sample_train_eval(&m, &c, &g, &cl, &r), 0);
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &rr, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &rr, &s), 0);
 	assert_rel(r.time.step_s, rr.time.step_s, 0.0);
 	assert_rel(r.time.compute_s,
 		   4 * (s.dense_s + s.emb_fwd_s + s.emb_bwd_s + s.miss_s),
@@ -337,7 +337,7 @@ static void test_train_recsys(void **state)
 
 	/* twice the GPUs: at most half the tables per GPU */
 	c = sample_cfg(16, 2048, 65536, 0);
-	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, &rr, &s), 0);
+	assert_int_equal(recsys_train_eval(&m, &c, &g, &cl, NULL, &rr, &s), 0);
 	assert_true(s.place.bytes_per_gpu <=
 		    rows * (128 * 4 + 4) / 16 * 2 + 1.0);
 }
