@@ -27,6 +27,8 @@
 #define GRAPH_NAME_MAX 64
 #define GRAPH_OP_TYPE_MAX 32
 #define GRAPH_CLASSES_MAX 256 /* distinct operator classes kept */
+#define GRAPH_VAL_MAX 16      /* elements of a tensor whose values are
+				 kept: shapes, axes, pads, scales */
 
 /* One tensor of the graph. */
 struct graph_tensor {
@@ -37,6 +39,13 @@ struct graph_tensor {
 					 counts as parameters */
 	int producer;                 /* node index; -1: input or weight */
 	int consumers;                /* nodes that read it */
+	/* the values of a small constant (an initializer, a Constant, a
+	   Shape and what is computed from them: the shape arithmetic an
+	   exporter writes before a Reshape, Expand, Pad or Slice) */
+	bool has_val;                 /* val[0 .. n_val - 1] known */
+	bool val_int;                 /* of an integer type */
+	int n_val;
+	double val[GRAPH_VAL_MAX];
 };
 
 /* One operator (node) of the graph. */
@@ -66,6 +75,27 @@ struct graph_node {
 	double dilations[GRAPH_RANK_MAX];
 	int perm_rank;             /* Transpose */
 	int perm[GRAPH_RANK_MAX];
+	/* what exporters write as attributes in older opsets (inputs in
+	   newer ones); 'has_' false: absent */
+	bool has_axes;             /* axes: Squeeze, Unsqueeze, Reduce*
+				      (opsets before 13 / 18), Slice (< 10) */
+	int n_axes;
+	double axes[GRAPH_RANK_MAX];
+	bool has_starts;           /* Slice before opset 10: starts, ends */
+	int n_starts;
+	double starts[GRAPH_RANK_MAX], ends[GRAPH_RANK_MAX];
+	bool has_split;            /* Split before opset 13: split */
+	int n_split;
+	double split[GRAPH_VAL_MAX];
+	bool noop_empty_axes;      /* Reduce*: noop_with_empty_axes */
+	bool to_int;               /* Cast: to an integer type */
+	double fill;               /* ConstantOfShape: its value (0) */
+	int shape_start;           /* Shape (opset 15): start (0) */
+	bool has_shape_end;        /* and end (absent: the rank) */
+	int shape_end;
+	int out_first, n_out;      /* every output: graph.outputs[out_first]
+				      .. [out_first + n_out - 1] (out is the
+				      first); n_out 0: only 'out' */
 };
 
 /* A graph as a reader builds it; owned by the reader's caller. */
@@ -74,6 +104,8 @@ struct graph {
 	struct graph_node *nodes;
 	struct graph_tensor *tensors;
 	int *inputs;  /* the nodes' input lists, one after another */
+	int *outputs; /* the nodes' output lists (Split), likewise; may be
+			 NULL when no node has more than one */
 	double batch; /* leading axis of the first activation input (a
 			 symbolic one counts 1): shapes are divided by it
 			 to give costs per sample */
@@ -186,6 +218,9 @@ struct graph_summary {
 	double efused;      /* operators in an eager composite kernel */
 	double eviews;      /* data movements an eager framework views */
 	double unknown;                     /* operators of kind other */
+	double written_norms; /* layer norms the export wrote as ReduceMean
+				 arithmetic (below opset 17), each costed
+				 as one normalization */
 	/* a graph with convolutions and no normalization was exported for
 	   inference with its batch norms folded into the convolutions
 	   (torch.onnx.export in eval mode): training runs them again */

@@ -578,6 +578,27 @@ static int sample_serve_report(struct cli_ctx *ctx)
 			    ctx->wl.model.onnx, ctx->wl.model.graph.nodes,
 			    ctx->wl.model.graph.efused,
 			    ctx->wl.model.graph.fused);
+	if (ctx->wl.model.kind == MODEL_GENERIC &&
+	    ctx->wl.model.graph.norms_folded)
+		report_note(&rep,
+			    "the graph has no normalization: %s",
+			    ctx->wl.inference.fusion ?
+				    "its batch norms stay folded into the "
+				    "convolutions, as the export and an "
+				    "inference engine fold them" :
+				    "served eagerly, its convolutions run "
+				    "the batch norms an inference export "
+				    "folds into them, as the framework "
+				    "serving the network does");
+	if (ctx->wl.model.kind == MODEL_GENERIC &&
+	    ctx->wl.model.graph.written_norms > 0.0)
+		report_note(&rep,
+			    "%.0f layer norm%s written out by the export as "
+			    "ReduceMean arithmetic, each costed as one "
+			    "normalization, as the framework runs it",
+			    ctx->wl.model.graph.written_norms,
+			    ctx->wl.model.graph.written_norms == 1.0 ? "" :
+									"s");
 	if (ctx->wl.model.kind == MODEL_GENERIC && ctx->wl.model.graph.n_ops) {
 		double kind_s[GOP_KINDS];
 		char shares[256];

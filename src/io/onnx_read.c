@@ -91,6 +91,128 @@ static int set_dims(struct reader *r, struct graph_tensor *x,
 	return 0;
 }
 
+/* Whether ONNX data type 'dt' is an integer (or boolean) type. */
+static bool int_type(int64_t dt)
+{
+	switch (dt) {
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT8:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT16:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT32:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT64:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT16:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Little-endian bytes 'p' of 'n' bytes as an unsigned integer. */
+static uint64_t le_bytes(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = n - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/*
+ * The values of a small tensor (at most GRAPH_VAL_MAX elements of a
+ * 64- or 32-bit integer, boolean, float or double type) into 'x': the
+ * shapes, axes, pads and scales that exporters store as constants.  A
+ * larger tensor, another type or data that do not match the dims: no
+ * values (x->has_val stays false).
+ */
+static void read_values(const Onnx__TensorProto *tp, struct graph_tensor *x)
+{
+	double n = 1.0;
+	int64_t dt = tp->has_data_type ? tp->data_type : 0;
+	int size = 0, k;
+	bool is_int = int_type(dt);
+
+	x->has_val = false;
+	for (size_t i = 0; i < tp->n_dims; i++)
+		n *= (double)tp->dims[i];
+	if (!(n <= GRAPH_VAL_MAX) || tp->has_data_location)
+		return;
+	k = (int)n;
+	switch (dt) {
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT64:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE:
+		size = 8;
+		break;
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT32:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT:
+		size = 4;
+		break;
+	case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT8:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8:
+		size = 1;
+		break;
+	default:
+		return;
+	}
+	if (tp->has_raw_data && tp->raw_data.len > 0) {
+		if (tp->raw_data.len != (size_t)k * (size_t)size)
+			return;
+		for (int i = 0; i < k; i++) {
+			uint64_t u = le_bytes(tp->raw_data.data + i * size, size);
+			double v;
+
+			if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE) {
+				memcpy(&v, &u, sizeof(v));
+			} else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) {
+				uint32_t w = (uint32_t)u;
+				float f;
+
+				memcpy(&f, &w, sizeof(f));
+				v = f;
+			} else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__INT64) {
+				v = (double)(int64_t)u;
+			} else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__INT32) {
+				v = (double)(int32_t)(uint32_t)u;
+			} else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__INT8) {
+				v = (double)(int8_t)(uint8_t)u;
+			} else {
+				v = (double)u;
+			}
+			x->val[i] = v;
+		}
+	} else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 &&
+		   tp->n_int64_data == (size_t)k) {
+		for (int i = 0; i < k; i++)
+			x->val[i] = (double)tp->int64_data[i];
+	} else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__UINT64 &&
+		   tp->n_uint64_data == (size_t)k) {
+		for (int i = 0; i < k; i++)
+			x->val[i] = (double)tp->uint64_data[i];
+	} else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT &&
+		   tp->n_float_data == (size_t)k) {
+		for (int i = 0; i < k; i++)
+			x->val[i] = tp->float_data[i];
+	} else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE &&
+		   tp->n_double_data == (size_t)k) {
+		for (int i = 0; i < k; i++)
+			x->val[i] = tp->double_data[i];
+	} else if (size <= 4 && dt != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT &&
+		   tp->n_int32_data == (size_t)k) {
+		/* int32, int8, uint8 and bool travel in int32_data */
+		for (int i = 0; i < k; i++)
+			x->val[i] = (double)tp->int32_data[i];
+	} else {
+		return;
+	}
+	x->has_val = true;
+	x->val_int = is_int;
+	x->n_val = k;
+}
+
 /*
  * The shape a value_info (graph input, output or intermediate) gives,
  * when complete; axis 0 may be symbolic (the batch: 1).  Returns the rank,
@@ -152,11 +274,24 @@ static int ints_attr(struct reader *r, const Onnx__NodeProto *nd,
 	return (int)a->n_ints;
 }
 
+/* An axis attribute within +-GRAPH_RANK_MAX, which clamps as far as
+   any tensor of the graph. */
+static int clamp_axis(int64_t v)
+{
+	return v < -GRAPH_RANK_MAX ? -GRAPH_RANK_MAX :
+	       v > GRAPH_RANK_MAX  ? GRAPH_RANK_MAX :
+				     (int)v;
+}
+
 static int read_attrs(struct reader *r, const Onnx__NodeProto *nd,
 		      struct graph_node *n)
 {
 	n->group = 1.0;
-	n->axis = strcmp(nd->op_type, "Flatten") == 0 ? 1 : -1;
+	n->axis = strcmp(nd->op_type, "Flatten") == 0 ? 1 :
+		  strcmp(nd->op_type, "Gather") == 0 ||
+				  strcmp(nd->op_type, "Split") == 0 ?
+						       0 :
+						       -1;
 	n->keepdims = 1;
 	for (size_t i = 0; i < nd->n_attribute; i++) {
 		const Onnx__AttributeProto *a = nd->attribute[i];
@@ -204,6 +339,46 @@ static int read_attrs(struct reader *r, const Onnx__NodeProto *nd,
 			if (ints_attr(r, nd, a, n->pads,
 				      2 * GRAPH_RANK_MAX) < 0)
 				return -1;
+		} else if (strcmp(a->name, "axes") == 0) {
+			if ((c = ints_attr(r, nd, a, n->axes,
+					   GRAPH_RANK_MAX)) < 0)
+				return -1;
+			n->has_axes = true;
+			n->n_axes = c;
+		} else if (strcmp(a->name, "starts") == 0 ||
+			   strcmp(a->name, "ends") == 0) {
+			bool st = a->name[0] == 's';
+
+			if ((c = ints_attr(r, nd, a, st ? n->starts : n->ends,
+					   GRAPH_RANK_MAX)) < 0)
+				return -1;
+			if (st)
+				n->n_starts = c;
+			n->has_starts = true;
+		} else if (strcmp(a->name, "split") == 0) {
+			/* more parts than are kept: the outputs' shapes must
+			   then be in the file */
+			n->has_split = a->n_ints <= GRAPH_VAL_MAX;
+			n->n_split = n->has_split ? (int)a->n_ints : 0;
+			for (int k = 0; k < n->n_split; k++)
+				n->split[k] = (double)a->ints[k];
+		} else if (strcmp(a->name, "noop_with_empty_axes") == 0) {
+			n->noop_empty_axes = a->i != 0;
+		} else if (strcmp(a->name, "to") == 0) {
+			n->to_int = int_type(a->i);
+		} else if (strcmp(a->name, "value") == 0 && a->t &&
+			   strcmp(nd->op_type, "ConstantOfShape") == 0) {
+			struct graph_tensor f = { 0 };
+
+			read_values(a->t, &f);
+			n->fill = f.has_val && f.n_val > 0 ? f.val[0] : 0.0;
+		} else if (strcmp(a->name, "start") == 0 &&
+			   strcmp(nd->op_type, "Shape") == 0) {
+			n->shape_start = clamp_axis(a->i);
+		} else if (strcmp(a->name, "end") == 0 &&
+			   strcmp(nd->op_type, "Shape") == 0) {
+			n->has_shape_end = true;
+			n->shape_end = clamp_axis(a->i);
 		} else if (strcmp(a->name, "perm") == 0) {
 			if ((c = ints_attr(r, nd, a, v, GRAPH_RANK_MAX)) < 0)
 				return -1;
@@ -229,7 +404,7 @@ static int read_attrs(struct reader *r, const Onnx__NodeProto *nd,
 }
 
 static int read_node(struct reader *r, const Onnx__NodeProto *nd, int i,
-		     int *edge)
+		     int *edge, int *out_edge)
 {
 	struct graph *g = r->g;
 	struct graph_node *n = &g->nodes[i];
@@ -266,9 +441,17 @@ static int read_node(struct reader *r, const Onnx__NodeProto *nd, int i,
 				"made by another node or an initializer",
 				n->name, n->op_type, nd->output[0]);
 	g->tensors[n->out].producer = i;
-	for (size_t k = 1; k < nd->n_output; k++)
-		if (nd->output[k] && nd->output[k][0])
-			g->tensors[tensor_of(r, nd->output[k])].producer = i;
+	n->out_first = *out_edge;
+	n->n_out = (int)nd->n_output;
+	for (size_t k = 0; k < nd->n_output; k++) {
+		int t = k == 0 ? n->out : -1;
+
+		if (k > 0 && nd->output[k] && nd->output[k][0]) {
+			t = tensor_of(r, nd->output[k]);
+			g->tensors[t].producer = i;
+		}
+		g->outputs[(*out_edge)++] = t;
+	}
 	if (strcmp(nd->op_type, "Constant") == 0) {
 		struct graph_tensor *x = &g->tensors[n->out];
 
@@ -277,11 +460,37 @@ static int read_node(struct reader *r, const Onnx__NodeProto *nd, int i,
 		for (size_t k = 0; k < nd->n_attribute; k++) {
 			const Onnx__AttributeProto *a = nd->attribute[k];
 
-			if (!a || !a->name || strcmp(a->name, "value") != 0 ||
-			    !a->t)
+			if (!a || !a->name)
+				continue;
+			if (strcmp(a->name, "value_int") == 0 ||
+			    strcmp(a->name, "value_float") == 0) {
+				x->rank = 0;
+				x->has_val = true;
+				x->val_int = a->name[6] == 'i';
+				x->n_val = 1;
+				x->val[0] = x->val_int ? (double)a->i : (double)a->f;
+				continue;
+			}
+			if (strcmp(a->name, "value_ints") == 0 ||
+			    strcmp(a->name, "value_floats") == 0) {
+				bool ints = a->name[6] == 'i';
+				size_t c = ints ? a->n_ints : a->n_floats;
+
+				x->rank = 1;
+				x->dims[0] = (double)c;
+				x->has_val = c <= GRAPH_VAL_MAX;
+				x->val_int = ints;
+				x->n_val = x->has_val ? (int)c : 0;
+				for (int v = 0; v < x->n_val; v++)
+					x->val[v] = ints ? (double)a->ints[v] :
+							   (double)a->floats[v];
+				continue;
+			}
+			if (strcmp(a->name, "value") != 0 || !a->t)
 				continue;
 			if (set_dims(r, x, a->t, "constant") != 0)
 				return -1;
+			read_values(a->t, x);
 			/* exporters that keep weights as Constant nodes */
 			x->param = a->t->has_data_type &&
 				   float_type(a->t->data_type);
@@ -291,15 +500,18 @@ static int read_node(struct reader *r, const Onnx__NodeProto *nd, int i,
 }
 
 /* Names the file mentions, at most: the room of the tables. */
-static size_t count_names(const Onnx__GraphProto *gp, size_t *edges)
+static size_t count_names(const Onnx__GraphProto *gp, size_t *edges,
+			  size_t *out_edges)
 {
 	size_t n = gp->n_initializer + gp->n_input + gp->n_output +
 		   gp->n_value_info;
 
 	*edges = 0;
+	*out_edges = 0;
 	for (size_t i = 0; i < gp->n_node; i++) {
 		n += gp->node[i]->n_input + gp->node[i]->n_output;
 		*edges += gp->node[i]->n_input;
+		*out_edges += gp->node[i]->n_output;
 	}
 	return n;
 }
@@ -307,8 +519,9 @@ static size_t count_names(const Onnx__GraphProto *gp, size_t *edges)
 static int build(struct reader *r, const Onnx__GraphProto *gp)
 {
 	struct graph *g = r->g;
-	size_t edges, names = count_names(gp, &edges), cap = 16;
-	int edge = 0;
+	size_t edges, out_edges, names = count_names(gp, &edges, &out_edges);
+	size_t cap = 16;
+	int edge = 0, out_edge = 0;
 
 	if (gp->n_node == 0)
 		return diag_set(r->err, r->file, 0, 0,
@@ -325,8 +538,9 @@ static int build(struct reader *r, const Onnx__GraphProto *gp)
 	g->tensors = calloc(names + 1, sizeof(*g->tensors));
 	g->nodes = calloc(gp->n_node, sizeof(*g->nodes));
 	g->inputs = calloc(edges + 1, sizeof(*g->inputs));
+	g->outputs = calloc(out_edges + 1, sizeof(*g->outputs));
 	if (!r->names.key || !r->names.val || !g->tensors || !g->nodes ||
-	    !g->inputs)
+	    !g->inputs || !g->outputs)
 		return diag_set_kind(r->err, DIAG_NOMEM, r->file, 0, 0,
 				     "out of memory");
 	r->tensor_cap = (int)names + 1;
@@ -342,6 +556,7 @@ static int build(struct reader *r, const Onnx__GraphProto *gp)
 		x->param = tp->has_data_type && float_type(tp->data_type);
 		if (set_dims(r, x, tp, "initializer") != 0)
 			return -1;
+		read_values(tp, x);
 	}
 	g->batch = 0.0;
 	for (size_t i = 0; i < gp->n_input; i++) {
@@ -364,7 +579,7 @@ static int build(struct reader *r, const Onnx__GraphProto *gp)
 	for (size_t i = 0; i < gp->n_output; i++)
 		apply_info(r, gp->output[i]);
 	for (size_t i = 0; i < gp->n_node; i++) {
-		if (read_node(r, gp->node[i], (int)i, &edge) != 0)
+		if (read_node(r, gp->node[i], (int)i, &edge, &out_edge) != 0)
 			return -1;
 		g->n_nodes++;
 	}
@@ -378,6 +593,7 @@ void onnx_graph_release(struct graph *g)
 	free(g->nodes);
 	free(g->tensors);
 	free(g->inputs);
+	free(g->outputs);
 	memset(g, 0, sizeof(*g));
 }
 

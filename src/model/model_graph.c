@@ -1,26 +1,12 @@
 /* model_graph.c - operator graphs costed per operator; see model_graph.h
    and specs/models.md, section 14.6. */
 #include "model_graph.h"
+#include "model_graph_internal.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* How the output shape of an operator follows from its inputs. */
-enum shape_rule {
-	SHAPE_NONE,      /* the file must give it */
-	SHAPE_SAME,      /* as input 0 */
-	SHAPE_BROADCAST, /* numpy broadcasting of all inputs */
-	SHAPE_CONV,      /* N, weight's dim 0, spatial by the window */
-	SHAPE_POOL,      /* N, C, spatial by the window */
-	SHAPE_GLOBAL,    /* N, C, 1, ... */
-	SHAPE_GEMM,
-	SHAPE_MATMUL,
-	SHAPE_FLATTEN,
-	SHAPE_TRANSPOSE,
-	SHAPE_CONCAT,
-};
 
 /* Which tensors the backward pass of an operator reads (saved in the
    forward pass; PyTorch autograd's saved tensors). */
@@ -99,41 +85,43 @@ static const struct op_row {
 	{ "And", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
 	{ "Or", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
 	{ "Xor", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
+	{ "Mod", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
 	{ "MaxPool", GOP_POOL, SHAPE_POOL, SAVE_IN0, 0.0 },
 	{ "AveragePool", GOP_POOL, SHAPE_POOL, SAVE_NONE, 0.0 },
 	{ "LpPool", GOP_POOL, SHAPE_POOL, SAVE_IN0, 0.0 },
 	{ "GlobalAveragePool", GOP_REDUCE, SHAPE_GLOBAL, SAVE_NONE, 0.0 },
 	{ "GlobalMaxPool", GOP_REDUCE, SHAPE_GLOBAL, SAVE_IN0, 0.0 },
-	{ "ReduceMean", GOP_REDUCE, SHAPE_NONE, SAVE_NONE, 0.0 },
-	{ "ReduceSum", GOP_REDUCE, SHAPE_NONE, SAVE_NONE, 0.0 },
-	{ "ReduceMax", GOP_REDUCE, SHAPE_NONE, SAVE_IN0, 0.0 },
-	{ "ReduceMin", GOP_REDUCE, SHAPE_NONE, SAVE_IN0, 0.0 },
-	{ "ReduceL2", GOP_REDUCE, SHAPE_NONE, SAVE_IN0, 0.0 },
+	{ "ReduceMean", GOP_REDUCE, SHAPE_REDUCE, SAVE_NONE, 0.0 },
+	{ "ReduceSum", GOP_REDUCE, SHAPE_REDUCE, SAVE_NONE, 0.0 },
+	{ "ReduceMax", GOP_REDUCE, SHAPE_REDUCE, SAVE_IN0, 0.0 },
+	{ "ReduceMin", GOP_REDUCE, SHAPE_REDUCE, SAVE_IN0, 0.0 },
+	{ "ReduceL2", GOP_REDUCE, SHAPE_REDUCE, SAVE_IN0, 0.0 },
 	{ "Softmax", GOP_SOFTMAX, SHAPE_SAME, SAVE_OUT, 5.0 },
 	{ "LogSoftmax", GOP_SOFTMAX, SHAPE_SAME, SAVE_OUT, 5.0 },
 	{ "Transpose", GOP_MOVE, SHAPE_TRANSPOSE, SAVE_NONE, 0.0 },
 	{ "Concat", GOP_MOVE, SHAPE_CONCAT, SAVE_NONE, 0.0 },
-	{ "Split", GOP_MOVE, SHAPE_NONE, SAVE_NONE, 0.0 },
-	{ "Slice", GOP_MOVE, SHAPE_NONE, SAVE_NONE, 0.0 },
-	{ "Pad", GOP_MOVE, SHAPE_NONE, SAVE_NONE, 0.0 },
-	{ "Expand", GOP_MOVE, SHAPE_NONE, SAVE_NONE, 0.0 },
-	{ "Tile", GOP_MOVE, SHAPE_NONE, SAVE_NONE, 0.0 },
-	{ "Gather", GOP_MOVE, SHAPE_NONE, SAVE_NONE, 0.0 },
-	{ "Resize", GOP_MOVE, SHAPE_NONE, SAVE_NONE, 0.0 },
-	{ "Upsample", GOP_MOVE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "Split", GOP_MOVE, SHAPE_SPLIT, SAVE_NONE, 0.0 },
+	{ "Slice", GOP_MOVE, SHAPE_SLICE, SAVE_NONE, 0.0 },
+	{ "Pad", GOP_MOVE, SHAPE_PAD, SAVE_NONE, 0.0 },
+	{ "Expand", GOP_MOVE, SHAPE_EXPAND, SAVE_NONE, 0.0 },
+	{ "Tile", GOP_MOVE, SHAPE_TILE, SAVE_NONE, 0.0 },
+	{ "Gather", GOP_MOVE, SHAPE_GATHER, SAVE_NONE, 0.0 },
+	{ "Resize", GOP_MOVE, SHAPE_RESIZE, SAVE_NONE, 0.0 },
+	{ "Upsample", GOP_MOVE, SHAPE_RESIZE, SAVE_NONE, 0.0 },
 	{ "DepthToSpace", GOP_MOVE, SHAPE_NONE, SAVE_NONE, 0.0 },
 	{ "SpaceToDepth", GOP_MOVE, SHAPE_NONE, SAVE_NONE, 0.0 },
-	{ "Reshape", GOP_FREE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "ScatterND", GOP_MOVE, SHAPE_SAME, SAVE_NONE, 0.0 },
+	{ "Reshape", GOP_FREE, SHAPE_RESHAPE, SAVE_NONE, 0.0 },
 	{ "Flatten", GOP_FREE, SHAPE_FLATTEN, SAVE_NONE, 0.0 },
-	{ "Squeeze", GOP_FREE, SHAPE_NONE, SAVE_NONE, 0.0 },
-	{ "Unsqueeze", GOP_FREE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "Squeeze", GOP_FREE, SHAPE_SQUEEZE, SAVE_NONE, 0.0 },
+	{ "Unsqueeze", GOP_FREE, SHAPE_UNSQUEEZE, SAVE_NONE, 0.0 },
 	{ "Identity", GOP_FREE, SHAPE_SAME, SAVE_NONE, 0.0 },
 	{ "Dropout", GOP_FREE, SHAPE_SAME, SAVE_NONE, 0.0 },
-	{ "Shape", GOP_FREE, SHAPE_NONE, SAVE_NONE, 0.0 },
-	{ "Size", GOP_FREE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "Shape", GOP_FREE, SHAPE_SHAPE, SAVE_NONE, 0.0 },
+	{ "Size", GOP_FREE, SHAPE_SHAPE, SAVE_NONE, 0.0 },
 	{ "Constant", GOP_FREE, SHAPE_NONE, SAVE_NONE, 0.0 },
-	{ "ConstantOfShape", GOP_FREE, SHAPE_NONE, SAVE_NONE, 0.0 },
-	{ "Range", GOP_FREE, SHAPE_NONE, SAVE_NONE, 0.0 },
+	{ "ConstantOfShape", GOP_FREE, SHAPE_FILL, SAVE_NONE, 0.0 },
+	{ "Range", GOP_FREE, SHAPE_RANGE, SAVE_NONE, 0.0 },
 };
 
 /* An operator not in the table: moves its inputs to its output. */
@@ -195,234 +183,15 @@ static const struct op_row *op_find(const char *op_type)
 	return &unknown_row;
 }
 
-static const struct graph_tensor *in_tensor(const struct graph *g,
-					    const struct graph_node *n, int i)
+enum shape_rule graph_shape_rule(const char *op_type)
 {
-	int t = i < n->n_in ? g->inputs[n->in_first + i] : -1;
-
-	return t >= 0 ? &g->tensors[t] : NULL;
-}
-
-static double elems(const struct graph_tensor *t)
-{
-	double e = 1.0;
-
-	for (int i = 0; i < t->rank; i++)
-		e *= t->dims[i];
-	return e;
-}
-
-static bool known(const struct graph_tensor *t)
-{
-	return t && t->rank >= 0;
-}
-
-/* Output of a sliding window along one spatial axis (ONNX Conv and
-   pools: explicit pads, or auto_pad SAME: ceil(in / stride)). */
-static double window_out(const struct graph_node *n, int ax, double in,
-			 double kernel)
-{
-	int r = n->kernel_rank;
-	double s = ax < r && n->strides[ax] > 0 ? n->strides[ax] : 1.0;
-	double dl = ax < r && n->dilations[ax] > 0 ? n->dilations[ax] : 1.0;
-	double pad = ax < r ? n->pads[ax] + n->pads[r + ax] : 0.0;
-	double span = dl * (kernel - 1.0) + 1.0;
-
-	if (n->auto_pad_same)
-		return ceil(in / s);
-	if (n->ceil_mode)
-		return ceil((in + pad - span) / s) + 1.0;
-	return floor((in + pad - span) / s) + 1.0;
-}
-
-/* Whether 'n' computes on shapes only, which are known when an engine
-   is built (Shape, Size): its output is a constant. */
-static bool shape_op(const struct graph_node *n)
-{
-	return strcmp(n->op_type, "Shape") == 0 ||
-	       strcmp(n->op_type, "Size") == 0;
-}
-
-/* Whether every input of 'n' is a weight: a constant computation. */
-static bool all_weights(const struct graph *g, const struct graph_node *n)
-{
-	bool any = false;
-
-	for (int k = 0; k < n->n_in; k++) {
-		const struct graph_tensor *x = in_tensor(g, n, k);
-
-		if (x && !x->weight)
-			return false;
-		any = any || x;
-	}
-	return any;
-}
-
-static int infer_one(struct graph *g, const struct graph_node *n,
-		     enum shape_rule rule)
-{
-	const struct graph_tensor *a = in_tensor(g, n, 0);
-	const struct graph_tensor *b = in_tensor(g, n, 1);
-	struct graph_tensor *o = &g->tensors[n->out];
-	struct graph_tensor t = *o;
-
-	if (!known(a))
-		return -1;
-	t.rank = a->rank;
-	memcpy(t.dims, a->dims, sizeof(t.dims));
-	switch (rule) {
-	case SHAPE_NONE:
-		return -1;
-	case SHAPE_SAME:
-		break;
-	case SHAPE_BROADCAST:
-		for (int i = 1; i < n->n_in; i++) {
-			const struct graph_tensor *x = in_tensor(g, n, i);
-
-			if (!x)
-				continue;
-			if (!known(x))
-				return -1;
-			if (x->rank > t.rank) {
-				int d = x->rank - t.rank;
-
-				memmove(t.dims + d, t.dims,
-					(size_t)t.rank * sizeof(double));
-				for (int k = 0; k < d; k++)
-					t.dims[k] = 1.0;
-				t.rank = x->rank;
-			}
-			for (int k = 0; k < x->rank; k++) {
-				double *dst = &t.dims[t.rank - x->rank + k];
-
-				if (x->dims[k] != 1.0)
-					*dst = x->dims[k];
-			}
-		}
-		break;
-	case SHAPE_CONV:
-	case SHAPE_POOL:
-		if (a->rank < 3)
-			return -1;
-		if (rule == SHAPE_CONV) {
-			if (!known(b) || b->rank != a->rank)
-				return -1;
-			t.dims[1] = b->dims[0];
-		}
-		for (int k = 2; k < a->rank; k++) {
-			double kk = rule == SHAPE_CONV ? b->dims[k] :
-				    k - 2 < n->kernel_rank ? n->kernel[k - 2] :
-							     1.0;
-
-			t.dims[k] = window_out(n, k - 2, a->dims[k], kk);
-			if (!(t.dims[k] >= 1.0))
-				return -1;
-		}
-		break;
-	case SHAPE_GLOBAL:
-		for (int k = 2; k < t.rank; k++)
-			t.dims[k] = 1.0;
-		break;
-	case SHAPE_GEMM:
-		if (!known(b) || a->rank != 2 || b->rank != 2)
-			return -1;
-		t.dims[0] = n->trans_a ? a->dims[1] : a->dims[0];
-		t.dims[1] = n->trans_b ? b->dims[0] : b->dims[1];
-		break;
-	case SHAPE_MATMUL:
-		if (!known(b) || b->rank < 2 || a->rank < 2)
-			return -1;
-		if (b->rank > a->rank) {
-			t.rank = b->rank;
-			memcpy(t.dims, b->dims, sizeof(t.dims));
-			t.dims[t.rank - 2] = a->dims[a->rank - 2];
-		}
-		t.dims[t.rank - 1] = b->dims[b->rank - 1];
-		break;
-	case SHAPE_FLATTEN: {
-		int ax = n->axis < 0 ? n->axis + a->rank : n->axis;
-		double lo = 1.0, hi = 1.0;
-
-		if (ax < 0 || ax > a->rank)
-			return -1;
-		for (int k = 0; k < a->rank; k++)
-			*(k < ax ? &lo : &hi) *= a->dims[k];
-		t.rank = 2;
-		t.dims[0] = lo;
-		t.dims[1] = hi;
-		break;
-	}
-	case SHAPE_TRANSPOSE:
-		for (int k = 0; k < a->rank; k++) {
-			int p = n->perm_rank == a->rank ? n->perm[k] :
-							  a->rank - 1 - k;
-
-			if (p < 0 || p >= a->rank)
-				return -1;
-			t.dims[k] = a->dims[p];
-		}
-		break;
-	case SHAPE_CONCAT: {
-		int ax = n->axis < 0 ? n->axis + a->rank : n->axis;
-
-		if (ax < 0 || ax >= a->rank)
-			return -1;
-		for (int i = 1; i < n->n_in; i++) {
-			const struct graph_tensor *x = in_tensor(g, n, i);
-
-			if (!known(x) || x->rank != a->rank)
-				return -1;
-			t.dims[ax] += x->dims[ax];
-		}
-		break;
-	}
-	}
-	*o = t;
-	return 0;
-}
-
-int graph_infer_shapes(struct graph *g)
-{
-	for (int i = 0; i < g->n_nodes; i++) {
-		const struct graph_node *n = &g->nodes[i];
-
-		if (n->out >= 0 && (all_weights(g, n) || shape_op(n)))
-			g->tensors[n->out].weight = true;
-	}
-	for (int i = 0; i < g->n_nodes; i++) {
-		const struct graph_node *n = &g->nodes[i];
-
-		struct graph_tensor *o = n->out >= 0 ? &g->tensors[n->out] : NULL;
-
-		if (!o || known(o))
-			continue;
-		if (shape_op(n) && known(in_tensor(g, n, 0))) {
-			/* a Shape: one element per axis of its input */
-			o->rank = 1;
-			o->dims[0] = strcmp(n->op_type, "Size") == 0 ?
-					     1.0 :
-					     in_tensor(g, n, 0)->rank;
-			if (strcmp(n->op_type, "Size") == 0)
-				o->rank = 0;
-			continue;
-		}
-		if (infer_one(g, n, op_find(n->op_type)->shape) != 0) {
-			/* a folded constant costs nothing whatever its
-			   shape: a scalar stands for it */
-			if (o->weight) {
-				o->rank = 0;
-				continue;
-			}
-			return i + 1;
-		}
-	}
-	return 0;
+	return op_find(op_type)->shape;
 }
 
 /* Elements of 't' per sample: activations carry the batch. */
 static double per_sample(const struct graph *g, const struct graph_tensor *t)
 {
-	return t->weight ? elems(t) : elems(t) / g->batch;
+	return t->weight ? graph_elems(t) : graph_elems(t) / g->batch;
 }
 
 /* Whether 'k' is a kernel whose epilogue can take element-wise work. */
@@ -478,8 +247,8 @@ static bool linear_bias(const struct graph *g, const struct graph_node *n,
 
 	if (n->n_in != 2)
 		return false;
-	a = in_tensor(g, n, 0);
-	b = in_tensor(g, n, 1);
+	a = graph_in(g, n, 0);
+	b = graph_in(g, n, 1);
 	if (!a || !b || a->weight == b->weight)
 		return false;
 	if (a->weight) {
@@ -519,7 +288,7 @@ static void eager_composite(const struct graph *g, int i,
 		op->efused = true;
 		op->efused_in_elems = op->fused_in_elems;
 		for (int k = 0; k < n->n_in; k++) {
-			const struct graph_tensor *x = in_tensor(g, n, k);
+			const struct graph_tensor *x = graph_in(g, n, k);
 			int p = x ? x->producer : -1;
 
 			if (x && !x->weight && p >= 0 && p < i &&
@@ -535,10 +304,10 @@ static void eager_composite(const struct graph *g, int i,
 		   framework adds the bias in the product's epilogue
 		   (addmm), which writes the output as the product alone
 		   would, under its arithmetic */
-		const struct graph_tensor *x = in_tensor(g, n, 0);
+		const struct graph_tensor *x = graph_in(g, n, 0);
 
 		if (x->weight)
-			x = in_tensor(g, n, 1);
+			x = graph_in(g, n, 1);
 		op->efused = true;
 		op->eepilogue = true;
 		op->efused_in_elems = per_sample(g, x);
@@ -546,7 +315,7 @@ static void eager_composite(const struct graph *g, int i,
 	}
 	for (int k = 0; k < n->n_in; k++) {
 		int t = g->inputs[n->in_first + k];
-		const struct graph_tensor *x = in_tensor(g, n, k);
+		const struct graph_tensor *x = graph_in(g, n, k);
 		int p = x ? x->producer : -1, r = t;
 
 		if (!x || x->weight)
@@ -564,7 +333,7 @@ static void eager_composite(const struct graph *g, int i,
 		return;
 	op->efused = true;
 	for (int k = 0; k < n->n_in; k++) {
-		const struct graph_tensor *x = in_tensor(g, n, k);
+		const struct graph_tensor *x = graph_in(g, n, k);
 		int p = x ? x->producer : -1;
 
 		if (!x || x->weight)
@@ -588,8 +357,8 @@ static bool view_op(const struct graph *g, const struct graph_node *n)
 		return true;
 	if (strcmp(n->op_type, "Gather") != 0)
 		return false;
-	idx = in_tensor(g, n, 1);
-	return idx && idx->weight && elems(idx) <= 1.0;
+	idx = graph_in(g, n, 1);
+	return idx && idx->weight && graph_elems(idx) <= 1.0;
 }
 
 /*
@@ -638,8 +407,8 @@ static int node_op(const struct graph *g, int i, struct graph_op *op,
 	const struct graph_node *n = &g->nodes[i];
 	const struct op_row *row = op_find(n->op_type);
 	const struct graph_tensor *o = &g->tensors[n->out];
-	const struct graph_tensor *a = in_tensor(g, n, 0);
-	const struct graph_tensor *b = in_tensor(g, n, 1);
+	const struct graph_tensor *a = graph_in(g, n, 0);
+	const struct graph_tensor *b = graph_in(g, n, 1);
 	double out = per_sample(g, o);
 
 	memset(op, 0, sizeof(*op));
@@ -650,14 +419,14 @@ static int node_op(const struct graph *g, int i, struct graph_op *op,
 	if (o->weight)
 		return 0;
 	for (int k = 0; k < n->n_in; k++) {
-		const struct graph_tensor *x = in_tensor(g, n, k);
+		const struct graph_tensor *x = graph_in(g, n, k);
 
 		if (!x)
 			continue;
-		if (!known(x))
+		if (!graph_known(x))
 			return -1;
 		if (x->weight)
-			op->weight_elems += elems(x);
+			op->weight_elems += graph_elems(x);
 		else
 			op->in_elems += per_sample(g, x);
 	}
@@ -673,7 +442,7 @@ static int node_op(const struct graph *g, int i, struct graph_op *op,
 	case SHAPE_CONV: {
 		double cin_g, grp = n->group > 0 ? n->group : 1.0, win = 1.0;
 
-		if (!known(a) || !known(b) || b->rank != a->rank ||
+		if (!graph_known(a) || !graph_known(b) || b->rank != a->rank ||
 		    a->rank < 3 || b->rank < 3)
 			return -1;
 		cin_g = b->dims[1];
@@ -697,7 +466,7 @@ static int node_op(const struct graph *g, int i, struct graph_op *op,
 	case SHAPE_MATMUL: {
 		double kdim;
 
-		if (!known(a) || !known(b) || a->rank < 1 || b->rank < 1)
+		if (!graph_known(a) || !graph_known(b) || a->rank < 1 || b->rank < 1)
 			return -1;
 		kdim = row->shape == SHAPE_GEMM && n->trans_a ?
 			       a->dims[0] :
@@ -824,7 +593,7 @@ static void mark_saved(const struct graph *g, const struct graph_node *n,
 		       enum saved sv, unsigned char *saved_t)
 {
 	for (int k = 0; k < n->n_in; k++) {
-		const struct graph_tensor *x = in_tensor(g, n, k);
+		const struct graph_tensor *x = graph_in(g, n, k);
 
 		if (!x || x->weight)
 			continue;
@@ -833,6 +602,150 @@ static void mark_saved(const struct graph *g, const struct graph_node *n,
 	}
 	if (sv == SAVE_OUT)
 		saved_t[n->out] |= 1;
+}
+
+/* The node making input 'k' of node 'n' when it is an 'op', else -1. */
+static int made_by(const struct graph *g, const struct graph_node *n, int k,
+		   const char *op)
+{
+	const struct graph_tensor *x = graph_in(g, n, k);
+	int p = x ? x->producer : -1;
+
+	return p >= 0 && strcmp(g->nodes[p].op_type, op) == 0 ? p : -1;
+}
+
+/* The one input of node 'n' that is an activation ('*t', its tensor),
+   the other a weight (an epsilon, an exponent, a gain): false when not
+   so. */
+static bool one_activation(const struct graph *g, const struct graph_node *n,
+			   int *t)
+{
+	const struct graph_tensor *a = graph_in(g, n, 0);
+	const struct graph_tensor *b = graph_in(g, n, 1);
+
+	if (n->n_in != 2 || !a || !b || a->weight == b->weight)
+		return false;
+	*t = g->inputs[n->in_first + (a->weight ? 1 : 0)];
+	return true;
+}
+
+/* Whether tensor 't' is read by exactly 'uses' nodes. */
+static bool read_by(const struct graph *g, int t, int uses)
+{
+	return t >= 0 && g->tensors[t].consumers == uses;
+}
+
+/*
+ * Layer norms an export wrote as arithmetic (torch.onnx.export below
+ * opset 17, which has no LayerNormalization): y = (x - m) / sqrt(v + eps)
+ * with m = ReduceMean(x), v = ReduceMean((x - m)^2), then a gain (Mul)
+ * and a shift (Add) when they follow alone.  The framework runs one
+ * normalization kernel, as an engine does; norm[i] is the first node
+ * (the mean's ReduceMean) of the layer norm node i belongs to, the last
+ * node's index in last[head], else -1.  Returns how many were found.
+ */
+static int written_norms(const struct graph *g, int *norm, int *last)
+{
+	int found = 0;
+
+	for (int i = 0; i < g->n_nodes; i++)
+		norm[i] = last[i] = -1;
+	for (int d = 0; d < g->n_nodes; d++) {
+		const struct graph_node *n = &g->nodes[d];
+		int c, m, sq, ad, v, pw, t, x, set[9], k = 0, end = d;
+
+		if (strcmp(n->op_type, "Div") != 0 || n->n_in != 2 ||
+		    (c = made_by(g, n, 0, "Sub")) < 0 ||
+		    (sq = made_by(g, n, 1, "Sqrt")) < 0 ||
+		    (ad = made_by(g, &g->nodes[sq], 0, "Add")) < 0 ||
+		    !one_activation(g, &g->nodes[ad], &t) ||
+		    (v = g->tensors[t].producer) < 0 ||
+		    strcmp(g->nodes[v].op_type, "ReduceMean") != 0 ||
+		    (pw = made_by(g, &g->nodes[v], 0, "Pow")) < 0 ||
+		    (m = made_by(g, &g->nodes[c], 1, "ReduceMean")) < 0)
+			continue;
+		x = g->inputs[g->nodes[m].in_first];
+		/* the centred input feeds the square and the division, the
+		   mean only the centring, the input also the centring */
+		if (g->inputs[g->nodes[c].in_first] != x ||
+		    g->inputs[g->nodes[pw].in_first] != g->nodes[c].out ||
+		    !graph_in(g, &g->nodes[pw], 1) ||
+		    !graph_in(g, &g->nodes[pw], 1)->weight ||
+		    !read_by(g, g->nodes[c].out, 2) ||
+		    !read_by(g, g->nodes[m].out, 1) ||
+		    !read_by(g, g->nodes[pw].out, 1) ||
+		    !read_by(g, g->nodes[v].out, 1) ||
+		    !read_by(g, g->nodes[ad].out, 1) ||
+		    !read_by(g, g->nodes[sq].out, 1) || g->tensors[x].weight)
+			continue;
+		set[k++] = m;
+		set[k++] = c;
+		set[k++] = pw;
+		set[k++] = v;
+		set[k++] = ad;
+		set[k++] = sq;
+		set[k++] = d;
+		/* the gain and the shift, each the only reader of what the
+		   previous step made */
+		for (int step = 0; step < 2; step++) {
+			const char *op = step == 0 ? "Mul" : "Add";
+			int next = -1;
+
+			if (!read_by(g, g->nodes[end].out, 1))
+				break;
+			for (int j = end + 1; j < g->n_nodes && next < 0; j++) {
+				const struct graph_node *q = &g->nodes[j];
+
+				if (strcmp(q->op_type, op) == 0 &&
+				    one_activation(g, q, &t) &&
+				    t == g->nodes[end].out)
+					next = j;
+			}
+			if (next < 0)
+				break;
+			set[k++] = next;
+			end = next;
+		}
+		if (norm[m] >= 0)
+			continue;
+		for (int j = 0; j < k; j++)
+			norm[set[j]] = m;
+		last[m] = end;
+		found++;
+	}
+	return found;
+}
+
+/* The layer norm headed by node 'm' ending at node 'end' as one
+   normalization operator: it reads the input, writes the output and the
+   gain and shift are its weights. */
+static void norm_op(const struct graph *g, int m, int end, const int *norm,
+		    struct graph_op *op)
+{
+	const struct graph_tensor *x = graph_in(g, &g->nodes[m], 0);
+	const struct graph_tensor *y = &g->tensors[g->nodes[end].out];
+
+	memset(op, 0, sizeof(*op));
+	op->kind = op->head = GOP_NORM;
+	op->count = 1.0;
+	op->in_elems = per_sample(g, x);
+	op->out_elems = per_sample(g, y);
+	op->flops = op_find("LayerNormalization")->flops_per_elem *
+		    op->out_elems;
+	for (int i = m; i <= end; i++) {
+		const struct graph_node *n = &g->nodes[i];
+
+		if (norm[i] != m || (strcmp(n->op_type, "Mul") != 0 &&
+				     strcmp(n->op_type, "Add") != 0))
+			continue;
+		for (int k = 0; k < n->n_in; k++) {
+			const struct graph_tensor *w = graph_in(g, n, k);
+
+			/* the gain and the shift; the epsilon is a scalar */
+			if (w && w->weight && graph_elems(w) > 1.0)
+				op->weight_elems += graph_elems(w);
+		}
+	}
 }
 
 int graph_summarize(const struct graph *g, struct graph_summary *s)
@@ -844,6 +757,7 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 		       of, -1 for none */
 	unsigned char *viewable; /* eager_views' flags, one a tensor */
 	unsigned char *sv_of;    /* each node's enum saved */
+	int *norm, *last;        /* written_norms' marks */
 	int bad = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -855,10 +769,14 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 	eroot = calloc((size_t)g->n_nodes, sizeof(*eroot));
 	viewable = calloc((size_t)g->n_tensors + 1, 1);
 	sv_of = calloc((size_t)g->n_nodes, 1);
-	if (!ops || !saved_t || !chain || !eroot || !viewable || !sv_of) {
+	norm = calloc((size_t)g->n_nodes, sizeof(*norm));
+	last = calloc((size_t)g->n_nodes, sizeof(*last));
+	if (!ops || !saved_t || !chain || !eroot || !viewable || !sv_of ||
+	    !norm || !last) {
 		bad = -1;
 		goto out_free;
 	}
+	s->written_norms = written_norms(g, norm, last);
 	/* bit 4: a tensor that an operator other than an element-wise one
 	   reads (it must reach memory); several element-wise readers
 	   (SiLU's Sigmoid and Mul) fuse together into its producer */
@@ -878,7 +796,7 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 		struct graph_op *op = &ops[i];
 		enum saved sv;
 
-		if (n->out < 0 || !known(&g->tensors[n->out]) ||
+		if (n->out < 0 || !graph_known(&g->tensors[n->out]) ||
 		    node_op(g, i, op, &sv) != 0) {
 			bad = i + 1;
 			goto out_free;
@@ -886,10 +804,27 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 		op->head = op->kind; /* node_op may have refined the kind */
 		chain[i] = i;
 		sv_of[i] = (unsigned char)sv;
+		if (norm[i] >= 0) {
+			/* a written-out layer norm: its first node is the
+			   normalization (saving its input, as
+			   LayerNormalization does), the others cost nothing
+			   and save nothing */
+			eroot[i] = -1;
+			if (norm[i] == i) {
+				norm_op(g, i, last[i], norm, op);
+				sv_of[i] = SAVE_IN0;
+			} else {
+				memset(op, 0, sizeof(*op));
+				op->kind = op->head = GOP_FREE;
+				op->count = 1.0;
+				sv_of[i] = SAVE_NONE;
+			}
+			continue;
+		}
 		/* inference fusion: into the producers of its activation
 		   inputs that no kernel outside the fused region reads */
 		for (int k = 0; k < n->n_in && op->kind != GOP_FREE; k++) {
-			const struct graph_tensor *x = in_tensor(g, n, k);
+			const struct graph_tensor *x = graph_in(g, n, k);
 			int p = x ? x->producer : -1;
 
 			if (p < 0 || p >= i || x->weight ||
@@ -929,7 +864,7 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 		if (ops[i].kind != GOP_BMM)
 			continue;
 		for (int k = 0; k < n->n_in; k++) {
-			const struct graph_tensor *x = in_tensor(g, n, k);
+			const struct graph_tensor *x = graph_in(g, n, k);
 			int p = x ? x->producer : -1;
 
 			if (x && !x->weight && !(p >= 0 && chain[p] == chain[i]))
@@ -993,7 +928,7 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 			bn.weight_elems = 4.0 * c;
 			add_class(s, &bn);
 			s->folded_norms += 1.0;
-			s->params += in_tensor(g, n, 2) ? c : 2.0 * c;
+			s->params += graph_in(g, n, 2) ? c : 2.0 * c;
 			s->saved_elems += bn.in_elems;
 		}
 		s->norms_folded = s->folded_norms > 0.0;
@@ -1013,8 +948,8 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 		const struct graph_tensor *x = &g->tensors[t];
 
 		if (x->param && !(saved_t[t] & 2))
-			s->params += elems(x);
-		if ((saved_t[t] & 1) && known(x))
+			s->params += graph_elems(x);
+		if ((saved_t[t] & 1) && graph_known(x))
 			s->saved_elems += per_sample(g, x);
 	}
 	s->nodes = g->n_nodes;
@@ -1025,6 +960,8 @@ out_free:
 	free(eroot);
 	free(viewable);
 	free(sv_of);
+	free(norm);
+	free(last);
 	if (bad != 0)
 		s->n_ops = 0;
 	return bad;

@@ -168,12 +168,18 @@ static double graph_infer_s(const struct graph_summary *gs,
 				     op->out_elems / c * b * e;
 		double w = op->weight_elems / c * wb, t;
 
-		/* batch norms folded into the convolutions stay folded; a
+		/* batch norms the export folded into the convolutions stay
+		   folded in an engine and run again in an eager framework
+		   (PyTorch's eval mode runs each after its convolution); an
+		   engine folds the others into their convolutions' weights
+		   too (a norm fuses only so, 'fuses'): nothing left; a
 		   view moves nothing (an engine moves no more than an
 		   eager framework); an epilogue is costed in its product:
 		   eager, a Linear's bias; fused, every element-wise
 		   operator of the product's chain */
-		if (op->folded || op->eview ||
+		if ((op->folded && (fusion || !gs->norms_folded)) ||
+		    (fusion && op->fused && op->kind == GOP_NORM) ||
+		    op->eview ||
 		    (fusion ? op->fepilogue : op->eepilogue))
 			continue;
 		if (gemm_kind(op->kind))
@@ -232,7 +238,8 @@ static double act_bytes(const struct model_spec *m, double elem)
 }
 
 /* Kernels of a forward pass: the operators of a graph that launch one
-   (not folded, not free, and with 'fusion' not fused), else one. */
+   (not free; with 'fusion' neither fused nor a folded batch norm), else
+   one. */
 static double infer_kernels(const struct model_spec *m, bool fusion)
 {
 	double n = 0.0;
@@ -240,7 +247,8 @@ static double infer_kernels(const struct model_spec *m, bool fusion)
 	for (int i = 0; i < m->graph.n_ops; i++) {
 		const struct graph_op *op = &m->graph.op[i];
 
-		if (!op->folded && op->kind != GOP_FREE &&
+		if (!(op->folded && (fusion || !m->graph.norms_folded)) &&
+		    op->kind != GOP_FREE &&
 		    !(op->eview || (fusion ? op->fused : op->efused)))
 			n += op->count;
 	}

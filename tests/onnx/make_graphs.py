@@ -23,11 +23,23 @@ shapes given to Reshape) carry their values.
   resnext50-32x4d.onnx  ResNeXt-50 32x4d
   vit-b16.onnx          ViT-B/16: width 768, 12 heads, 12 layers, MLP
                         3072, as timm's vit_base_patch16_224
+  export13.onnx         a small transformer as torch.onnx.export writes
+  export17.onnx         it at opsets 13 and 17, symbolic batch 'N', no
+                        value_info: the shapes of Reshape, Expand, Pad
+                        and Resize computed from Shape by Gather,
+                        Unsqueeze, Concat, Equal / Where, ConstantOfShape,
+                        Slice (a reversal) and Transpose, constants as
+                        Constant nodes with raw data, a three-way Split,
+                        layer norms as ReduceMean arithmetic (13)
+  export13-ref.onnx     the same at batch 1 with every shape written by
+  export17-ref.onnx     onnx.shape_inference (data propagation on): the
+                        reference capplan's own inference must match
 """
 import os
 import sys
 
 import onnx
+import onnx.numpy_helper
 from onnx import TensorProto, helper
 
 
@@ -90,6 +102,131 @@ class Net:
         if infer:
             m = onnx.shape_inference.infer_shapes(m)
         return m
+
+
+def exported(opset, batch):
+    """A small transformer as torch.onnx.export writes one (opset 13:
+    F.pad with computed pads and decomposed layer norms; 17: Resize to
+    computed sizes, Shape with start and end, LayerNormalization):
+    batch 'batch' (a name: symbolic), constants as Constant nodes.  At
+    batch 1 it is the reference: every shape a constant (what the shape
+    arithmetic computes), written out by onnx.shape_inference."""
+    ref = not isinstance(batch, str)
+    n = Net("export%d" % opset)
+    d, heads, dh = 64, 2, 32
+
+    def const(vals, dtype=TensorProto.INT64, dims=None):
+        out = n.fresh("const")
+        t = helper.make_tensor(out, dtype, [len(vals)] if dims is None
+                               else dims, vals)
+        # exporters write raw little-endian bytes
+        raw = helper.make_tensor(out, dtype, t.dims,
+                                 onnx.numpy_helper.to_array(t).tobytes(),
+                                 raw=True)
+        n.nodes.append(helper.make_node("Constant", [], [out], name=out,
+                                        value=raw))
+        return out
+
+    def axes_op(op, x, axes, **attrs):
+        if opset >= 13 and op in ("Unsqueeze", "Squeeze"):
+            return n.op(op, [x, const(axes)], **attrs)
+        return n.op(op, [x], axes=axes, **attrs)
+
+    def layer_norm(x):
+        g, b = n.weight("g", [d]), n.weight("beta", [d])
+        if opset >= 17:
+            return n.op("LayerNormalization", [x, g, b], axis=-1)
+        m = axes_op("ReduceMean", x, [-1])
+        c = n.op("Sub", [x, m])
+        v = axes_op("ReduceMean", n.op("Pow", [c, const(
+            [2.0], TensorProto.FLOAT, [])]), [-1])
+        y = n.op("Div", [c, n.op("Sqrt", [n.op("Add", [v, const(
+            [1e-6], TensorProto.FLOAT, [])])])])
+        return n.op("Add", [n.op("Mul", [y, g]), b])
+
+    def batch_of(x):
+        # the batch as a 1-element tensor
+        if ref:
+            return const([1])
+        if opset >= 15:
+            return n.op("Shape", [x], start=0, end=1)
+        return axes_op("Unsqueeze", n.op("Gather", [
+            n.op("Shape", [x]), const([0], dims=[])], axis=0), [0])
+
+    x = "input"
+    if opset >= 17:
+        # Resize to 240 x 240: sizes = the input's N, C and 240, 240
+        sizes = n.op("Concat", [n.op("Shape", [x], start=0, end=2),
+                                const([240, 240])], axis=0)
+        if ref:
+            sizes = const([1, 3, 240, 240])
+        x = n.op("Resize", [x, "", "", sizes], mode="linear")
+    elif ref:
+        x = n.op("Pad", [x, const([0, 0, 8, 8, 0, 0, 8, 8])])
+    else:
+        # F.pad(x, (8, 8, 8, 8)): torch's pads, last axis first, padded
+        # with zeros, reversed in pairs and transposed to ONNX's order
+        lst = n.op("Concat", [const([8, 8, 8, 8]), n.op(
+            "ConstantOfShape", [const([4])],
+            value=helper.make_tensor("v", TensorProto.INT64, [1], [0]))],
+            axis=0)
+        pairs = n.op("Reshape", [lst, const([-1, 2])])
+        rev = n.op("Slice", [pairs, const([-1]), const([-(2 ** 63 - 1)]),
+                             const([0]), const([-1])])
+        pads = n.op("Reshape", [n.op("Transpose", [rev], perm=[1, 0]),
+                                const([-1])])
+        x = n.op("Pad", [x, n.op("Cast", [pads], to=TensorProto.INT64)])
+    x = n.op("Conv", [x, n.weight("wp", [d, 3, 16, 16]),
+                      n.weight("bp", [d])], kernel_shape=[16, 16],
+             strides=[16, 16])                             # N, d, 15, 15
+    nb = batch_of(x)
+    x = n.op("Reshape", [x, n.op("Concat", [nb, const([d]), const([-1])],
+                                 axis=0)])
+    x = n.op("Transpose", [x], perm=[0, 2, 1])             # N, 225, d
+    # the class token's expand(N, -1, -1): -1 becomes 1
+    shp = n.op("Concat", [nb, const([-1]), const([-1])], axis=0)
+    ones = n.op("ConstantOfShape", [const([3])],
+                value=helper.make_tensor("v", TensorProto.INT64, [1], [1]))
+    shp = n.op("Where", [n.op("Equal", [shp, n.op("Mul", [
+        ones, const([-1], dims=[])])]), ones, shp])
+    if ref:
+        shp = const([1, 1, 1])
+    cls = n.op("Expand", [n.weight("cls", [1, 1, d]), shp])
+    x = n.op("Concat", [cls, x], axis=1)                   # N, 226, d
+    x = n.op("Add", [x, n.weight("pos", [1, 226, d])])
+    h = layer_norm(x)
+    qkv = n.op("Add", [n.op("MatMul", [h, n.weight("wqkv", [d, 3 * d])]),
+                       n.weight("bqkv", [3 * d])])
+    outs = [n.fresh("split") for _ in range(3)]
+    ins = [qkv] if opset >= 17 else [qkv, const([d, d, d])]
+    n.nodes.append(helper.make_node("Split", ins, outs, name=outs[0],
+                                    axis=2))
+    heads_shape = n.op("Concat", [nb, const([226, heads, dh])], axis=0)
+    q, k, v = (n.op("Reshape", [t, heads_shape]) for t in outs)
+    q = n.op("Transpose", [q], perm=[0, 2, 1, 3])          # N, h, 226, dh
+    k = n.op("Transpose", [k], perm=[0, 2, 3, 1])          # N, h, dh, 226
+    v = n.op("Transpose", [v], perm=[0, 2, 1, 3])
+    p = n.op("Softmax", [n.op("MatMul", [q, k])], axis=-1)
+    o = n.op("Transpose", [n.op("MatMul", [p, v])], perm=[0, 2, 1, 3])
+    o = n.op("Reshape", [o, n.op("Concat", [nb, const([226, d])], axis=0)])
+    x = n.op("Add", [x, n.op("MatMul", [o, n.weight("wo", [d, d])])])
+    c = n.op("Slice", [x, const([0]), const([1]), const([1])])  # N, 1, d
+    c = axes_op("Squeeze", c, [1])                         # N, d
+    y = n.op("Gemm", [c, n.weight("head", [10, d]), n.weight("hb", [10])],
+             transB=1)
+    m = n.model([batch, 3, 224, 224], y, [batch, 10], infer=False,
+                opset=opset)
+    if ref:
+        m = onnx.shape_inference.infer_shapes(m, strict_mode=True,
+                                              data_prop=True)
+        # the reference must be complete: every intermediate's shape
+        for vi in m.graph.value_info:
+            dims = vi.type.tensor_type.shape.dim
+            assert all(x.HasField("dim_value") for x in dims), vi.name
+        assert len(m.graph.value_info) + 1 >= len(m.graph.node) - sum(
+            1 for x in m.graph.node if x.op_type == "Constant"), \
+            "shape inference left tensors out"
+    return m
 
 
 def bottleneck_net(name, blocks, groups, base_width):
@@ -268,6 +405,10 @@ GRAPHS = {
     "resnext50-32x4d.onnx": lambda: bottleneck_net(
         "resnext50-32x4d", [3, 4, 6, 3], 32, 4),
     "vit-b16.onnx": lambda: vit("vit-b16", 768, 12, 12, 3072),
+    "export13.onnx": lambda: exported(13, "N"),
+    "export13-ref.onnx": lambda: exported(13, 1),
+    "export17.onnx": lambda: exported(17, "N"),
+    "export17-ref.onnx": lambda: exported(17, 1),
 }
 
 

@@ -16,6 +16,11 @@
  * - the small ViT: its parameters and products from width 192, 197
  *   tokens, 3 heads of 64, MLP 768, 4 layers.
  *
+ * - export13 / export17: a small transformer as torch.onnx.export writes
+ *   it, no shapes in the file, read as its reference (every shape
+ *   written by onnx.shape_inference), its parameters and products by
+ *   hand.
+ *
  * It also checks that the graphs committed for validation
  * (tests/validation/graphs/) are what the script makes now.  Prints one
  * line per failed check; exit 1 when any failed.
@@ -212,6 +217,87 @@ static void timm_nets(const char *dir)
 	}
 }
 
+/*
+ * A graph as torch.onnx.export writes it (no value_info, the shapes of
+ * Reshape, Expand, Pad and Resize computed from Shape at a symbolic
+ * batch) costs as its reference, where every shape is a constant and
+ * onnx.shape_inference wrote them all: capplan's inference of the shapes
+ * and of the shape arithmetic matches ONNX's.  Opset 13 writes its layer
+ * norm as ReduceMean arithmetic, 17 as LayerNormalization: both cost the
+ * same (the two scalar constants of the written one, its exponent and
+ * epsilon, count as floating-point parameters).
+ */
+static void exported(const char *dir)
+{
+	static const char *const pairs[][2] = {
+		{ "export13.onnx", "export13-ref.onnx" },
+		{ "export17.onnx", "export17-ref.onnx" },
+	};
+	struct graph_summary *a, *b;
+	double op13[4] = { 0 };
+	char what[128];
+
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		a = load(dir, pairs[i][0]);
+		if (!a)
+			continue;
+		/* the ViT-like network by hand: patch embedding 64x3x16x16
+		   + 64, class token, 226 x 64 positions, a layer norm's
+		   gain and shift, QKV 64 x 192 + 192, output 64 x 64, head
+		   10 x 64 + 10 */
+		snprintf(what, sizeof(what), "%s parameters", pairs[i][0]);
+		check(what, a->params,
+		      64.0 * 3 * 256 + 64 + 64 + 226.0 * 64 + 128 +
+			      64.0 * 192 + 192 + 64.0 * 64 + 650 +
+			      (i == 0 ? 2.0 : 0.0),
+		      0);
+		snprintf(what, sizeof(what), "%s layer norms", pairs[i][0]);
+		check(what, a->kind_count[GOP_NORM], 1.0, 0);
+		snprintf(what, sizeof(what), "%s written layer norms",
+			 pairs[i][0]);
+		check(what, a->written_norms, i == 0 ? 1.0 : 0.0, 0);
+		/* patch embedding: 225 patches of 64 outputs over 768 */
+		snprintf(what, sizeof(what), "%s patch FLOPs", pairs[i][0]);
+		check(what, a->kind_flops[GOP_CONV], 2.0 * 225 * 64 * 768,
+		      1e-12);
+		snprintf(what, sizeof(what), "%s attention FLOPs",
+			 pairs[i][0]);
+		check(what, a->kind_flops[GOP_BMM],
+		      2.0 * 2.0 * 2 * 226.0 * 226 * 32, 1e-12);
+		{
+			double got[4] = { a->flops, a->saved_elems,
+					  a->live_elems, a->n_ops };
+
+			if (i == 0)
+				memcpy(op13, got, sizeof(op13));
+			else
+				for (int k = 0; k < 4; k++) {
+					snprintf(what, sizeof(what),
+						 "export13 and export17 "
+						 "cost the same (%d)",
+						 k);
+					check(what, op13[k], got[k], 1e-12);
+				}
+			b = load(dir, pairs[i][1]);
+			if (!b)
+				continue;
+			double want[4] = { b->flops, b->saved_elems,
+					   b->live_elems, b->n_ops };
+
+			for (int k = 0; k < 4; k++) {
+				snprintf(what, sizeof(what),
+					 "%s as %s (%s)", pairs[i][0],
+					 pairs[i][1],
+					 k == 0	  ? "FLOPs" :
+					 k == 1	  ? "saved elements" :
+					 k == 2	  ? "live elements" :
+						    "classes");
+				check(what, got[k], want[k], 0);
+			}
+		}
+	}
+}
+
 /* The committed validation graph 'name' costs as the fresh one. */
 static void same(const char *dir, const char *name)
 {
@@ -246,6 +332,7 @@ int main(int argc, char **argv)
 	effnet(argv[1]);
 	vit(argv[1]);
 	timm_nets(argv[1]);
+	exported(argv[1]);
 	same(argv[1], "resnet50.onnx");
 	same(argv[1], "resnext101-32x4d.onnx");
 	same(argv[1], "effnet.onnx");

@@ -864,20 +864,26 @@ static void test_graph_time(void **state)
 	/* one kernel: the Relu runs in the conv's epilogue */
 	assert_rel(si.kernels, 1.0, 0.0);
 
-	/* served eagerly (the default): two kernels, the conv writes its
-	   output and the Relu reads it */
+	/* served eagerly (the default): the batch norm the graph lacks
+	   (folded by the export) runs after the conv as PyTorch's eval
+	   mode runs it, reading and writing 9600 elements with its 96
+	   statistics: three kernels, each writing its output for the next */
 	assert_int_equal(sample_infer_eval(m, 1, 37, PREC_FP16, &g, &cl, &si),
 			 0);
-	assert_rel(si.gpu_s, conv + kernel_roofline_s(&dv, 9600.0 * b, 2.0 * e),
+	assert_rel(si.gpu_s,
+		   conv + kernel_roofline_s(&dv, 5.0 * 9600.0 * b,
+					    2.0 * e + 96.0 * 2.0) +
+			   kernel_roofline_s(&dv, 9600.0 * b, 2.0 * e),
 		   1e-12);
-	assert_rel(si.kernels, 2.0, 0.0);
+	assert_rel(si.kernels, 3.0, 0.0);
 	free(m);
 }
 
 /* A graph exported for inference (the batch norm folded into the conv,
    which gained a bias) trains as the graph with the batch norm: same
    parameters, saved activations and, but for the bias read, step time;
-   serving leaves the norm folded. */
+   served eagerly it runs the batch norm too, fused it costs as the graph
+   whose batch norm the engine folds. */
 static void test_folded_norms(void **state)
 {
 	struct gpu_spec g = test_gpu();
@@ -942,6 +948,23 @@ static void test_folded_norms(void **state)
 	assert_true(r[1].time.compute_s != r[0].time.compute_s);
 	assert_rel(r[1].memory.activations_bytes, r[0].memory.activations_bytes,
 		   1e-12);
+	for (int fused = 0; fused < 2; fused++) {
+		struct serve_costs sc = serve_costs_default();
+		struct sample_infer si[2];
+
+		sc.fusion = fused;
+		for (int v = 0; v < 2; v++)
+			assert_int_equal(sample_infer_eval_costs(&m[v], 1, 53,
+								 PREC_BF16, &sc,
+								 &g, &cl,
+								 &si[v]),
+					 0);
+		assert_rel(si[1].kernels, si[0].kernels, 0.0);
+		assert_rel(si[0].kernels, fused ? 1.0 : 3.0, 0.0);
+		/* but for the bias read (fused: the batch norm's statistics
+		   folded away in both) */
+		assert_rel(si[1].gpu_s, si[0].gpu_s, 1e-3);
+	}
 	free(m);
 }
 

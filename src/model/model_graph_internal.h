@@ -1,0 +1,73 @@
+/*
+ * model_graph_internal.h - what the files of the graph model share
+ * (model_graph.c: the operator table and the costs; graph_shape.c: the
+ * shapes and the constants' values).  Private: nothing outside src/model/
+ * includes it.
+ */
+#ifndef CAPPLAN_MODEL_GRAPH_INTERNAL_H
+#define CAPPLAN_MODEL_GRAPH_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "model_graph.h"
+
+/* How the output shape of an operator follows from its inputs (ONNX
+   operator specification, opsets 7-18). */
+enum shape_rule {
+	SHAPE_NONE,      /* the file must give it */
+	SHAPE_SAME,      /* as input 0 */
+	SHAPE_BROADCAST, /* numpy broadcasting of all inputs */
+	SHAPE_CONV,      /* N, weight's dim 0, spatial by the window */
+	SHAPE_POOL,      /* N, C, spatial by the window */
+	SHAPE_GLOBAL,    /* N, C, 1, ... */
+	SHAPE_GEMM,
+	SHAPE_MATMUL,
+	SHAPE_FLATTEN,
+	SHAPE_TRANSPOSE,
+	SHAPE_CONCAT,
+	SHAPE_REDUCE,    /* Reduce*: axes (attribute or input 1), keepdims */
+	SHAPE_RESHAPE,   /* the values of input 1 (0 keeps, -1 infers) */
+	SHAPE_SQUEEZE,   /* axes (attribute or input 1), else every 1 */
+	SHAPE_UNSQUEEZE,
+	SHAPE_SLICE,     /* starts, ends, axes, steps (inputs 1-4 or the
+			    attributes before opset 10) */
+	SHAPE_PAD,       /* pads (input 1, or the attribute before 11) */
+	SHAPE_GATHER,    /* data's axes around the indices' shape */
+	SHAPE_EXPAND,    /* input broadcast with the values of input 1 */
+	SHAPE_TILE,      /* input times the repeats (input 1) */
+	SHAPE_SPLIT,     /* every output: split (input 1 or attribute) or
+			    equal parts */
+	SHAPE_RESIZE,    /* sizes (input 3) or scales (input 2) */
+	SHAPE_SHAPE,     /* Shape: [rank]; Size: a scalar */
+	SHAPE_FILL,      /* ConstantOfShape: the values of input 0 */
+	SHAPE_RANGE,     /* ceil((limit - start) / delta) elements */
+};
+
+/* The shape rule of operator 'op_type' (SHAPE_NONE when unknown). */
+enum shape_rule graph_shape_rule(const char *op_type);
+
+/* Input 'i' of node 'n', or NULL when omitted or absent. */
+static inline const struct graph_tensor *
+graph_in(const struct graph *g, const struct graph_node *n, int i)
+{
+	int t = i < n->n_in ? g->inputs[n->in_first + i] : -1;
+
+	return t >= 0 ? &g->tensors[t] : NULL;
+}
+
+/* Elements of 't' (its shape known). */
+static inline double graph_elems(const struct graph_tensor *t)
+{
+	double e = 1.0;
+
+	for (int i = 0; i < t->rank; i++)
+		e *= t->dims[i];
+	return e;
+}
+
+static inline bool graph_known(const struct graph_tensor *t)
+{
+	return t && t->rank >= 0;
+}
+
+#endif
