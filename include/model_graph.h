@@ -73,6 +73,7 @@ struct graph_node {
 	double strides[GRAPH_RANK_MAX];
 	double pads[2 * GRAPH_RANK_MAX];
 	double dilations[GRAPH_RANK_MAX];
+	double out_pads[GRAPH_RANK_MAX]; /* ConvTranspose: output_padding */
 	int perm_rank;             /* Transpose */
 	int perm[GRAPH_RANK_MAX];
 	/* what exporters write as attributes in older opsets (inputs in

@@ -335,6 +335,9 @@ static int read_attrs(struct reader *r, const Onnx__NodeProto *nd,
 			if (ints_attr(r, nd, a, n->dilations,
 				      GRAPH_RANK_MAX) < 0)
 				return -1;
+		} else if (strcmp(a->name, "output_padding") == 0) {
+			if (ints_attr(r, nd, a, n->out_pads, GRAPH_RANK_MAX) < 0)
+				return -1;
 		} else if (strcmp(a->name, "pads") == 0) {
 			if (ints_attr(r, nd, a, n->pads,
 				      2 * GRAPH_RANK_MAX) < 0)

@@ -569,6 +569,29 @@ static int infer_one(struct graph *g, const struct graph_node *n,
 				return -1;
 		}
 		break;
+	case SHAPE_DECONV:
+		if (a->rank < 3 || !graph_known(b) || b->rank != a->rank)
+			return -1;
+		t.dims[1] = b->dims[1] * (n->group > 0 ? n->group : 1.0);
+		for (int k = 2; k < a->rank; k++) {
+			int ax = k - 2, r = n->kernel_rank;
+			double s = ax < r && n->strides[ax] > 0 ? n->strides[ax] :
+								   1.0;
+			double dl = ax < r && n->dilations[ax] > 0 ?
+					    n->dilations[ax] :
+					    1.0;
+			double pad = ax < r ? n->pads[ax] + n->pads[r + ax] : 0.0;
+
+			t.dims[k] = n->auto_pad_same ?
+					    a->dims[k] * s :
+					    s * (a->dims[k] - 1.0) +
+						    n->out_pads[ax] +
+						    dl * (b->dims[k] - 1.0) + 1.0 -
+						    pad;
+			if (!(t.dims[k] >= 1.0))
+				return -1;
+		}
+		break;
 	case SHAPE_GLOBAL:
 		for (int k = 2; k < t.rank; k++)
 			t.dims[k] = 1.0;

@@ -32,6 +32,7 @@ static const struct op_row {
 	double flops_per_elem;
 } op_table[] = {
 	{ "Conv", GOP_CONV, SHAPE_CONV, SAVE_IN0, 0.0 },
+	{ "ConvTranspose", GOP_CONV, SHAPE_DECONV, SAVE_IN0, 0.0 },
 	{ "Gemm", GOP_MATMUL, SHAPE_GEMM, SAVE_IN0, 0.0 },
 	{ "MatMul", GOP_MATMUL, SHAPE_MATMUL, SAVE_INS, 0.0 },
 	{ "BatchNormalization", GOP_NORM, SHAPE_SAME, SAVE_IN0, 5.0 },
@@ -39,6 +40,7 @@ static const struct op_row {
 	{ "LayerNormalization", GOP_NORM, SHAPE_SAME, SAVE_IN0, 5.0 },
 	{ "GroupNormalization", GOP_NORM, SHAPE_SAME, SAVE_IN0, 5.0 },
 	{ "LpNormalization", GOP_NORM, SHAPE_SAME, SAVE_IN0, 5.0 },
+	{ "LRN", GOP_NORM, SHAPE_SAME, SAVE_IN0, 5.0 },
 	{ "Relu", GOP_ACT, SHAPE_SAME, SAVE_OUT, 1.0 },
 	{ "LeakyRelu", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
 	{ "Sigmoid", GOP_ACT, SHAPE_SAME, SAVE_OUT, 1.0 },
@@ -431,7 +433,8 @@ static int node_op(const struct graph *g, int i, struct graph_op *op,
 			op->in_elems += per_sample(g, x);
 	}
 	/* a product or window over an empty tensor is no operator */
-	if ((row->shape == SHAPE_CONV || row->shape == SHAPE_GEMM ||
+	if ((row->shape == SHAPE_CONV || row->shape == SHAPE_DECONV ||
+	     row->shape == SHAPE_GEMM ||
 	     row->shape == SHAPE_MATMUL) &&
 	    !(out > 0.0 && o->rank >= 1 && o->dims[o->rank - 1] > 0.0))
 		return -1;
@@ -460,6 +463,28 @@ static int node_op(const struct graph *g, int i, struct graph_op *op,
 			op->kind = GOP_DWCONV;
 		else if (win == 1.0 && grp == 1.0)
 			op->kind = GOP_MATMUL;
+		return 0;
+	}
+	case SHAPE_DECONV: {
+		/* a transposed convolution as its GEMM and scatter (col2im):
+		   each input pixel's C_in / g values times the weight's
+		   (C_out / g) k_h k_w columns, g GEMMs */
+		double cin_g, grp = n->group > 0 ? n->group : 1.0, win = 1.0;
+
+		if (!graph_known(a) || !graph_known(b) || b->rank != a->rank ||
+		    a->rank < 3)
+			return -1;
+		cin_g = a->dims[1] / grp;
+		if (fabs(b->dims[0] - a->dims[1]) > 0.5 || !(cin_g >= 1.0) ||
+		    !(b->dims[1] > 0.0))
+			return -1;
+		for (int k = 2; k < b->rank; k++)
+			win *= b->dims[k];
+		op->gemm_m = per_sample(g, a) / a->dims[1];
+		op->gemm_n = b->dims[1] * win;
+		op->gemm_k = cin_g;
+		op->gemm_groups = grp;
+		op->flops = 2.0 * op->gemm_m * op->gemm_n * op->gemm_k * grp;
 		return 0;
 	}
 	case SHAPE_GEMM:

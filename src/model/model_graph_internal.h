@@ -18,6 +18,8 @@ enum shape_rule {
 	SHAPE_SAME,      /* as input 0 */
 	SHAPE_BROADCAST, /* numpy broadcasting of all inputs */
 	SHAPE_CONV,      /* N, weight's dim 0, spatial by the window */
+	SHAPE_DECONV,    /* ConvTranspose: N, weight's dim 1 x group,
+			    stride (in - 1) + the window - pads */
 	SHAPE_POOL,      /* N, C, spatial by the window */
 	SHAPE_GLOBAL,    /* N, C, 1, ... */
 	SHAPE_GEMM,

@@ -174,6 +174,49 @@ static void test_conv_strided(void **state)
 	assert_rel(S.saved_elems, 867.0 + 648.0, 1e-12);
 }
 
+/* A transposed convolution (a decoder's 2x upsampling): x [1, 16, 10,
+   10], w [16, 8, 4, 4] (C_in, C_out / g, k, k), stride 2, pads 1: out
+   2 (10 - 1) + (4 - 1) + 1 - 2 = 20 -> [1, 8, 20, 20]; each of the 100
+   input pixels' 16 values times 8 x 16 weight columns: 2 * 100 * 16 *
+   128 = 409600 FLOPs, as 2 * 400 output pixels * 8 * 16 * (16 / 4);
+   output_padding 1 makes it 21.  A local response normalization keeps
+   its input's shape. */
+static void test_conv_transpose(void **state)
+{
+	(void)state;
+	for (int op_pad = 0; op_pad < 2; op_pad++) {
+		b_init(&B, 1.0);
+		int x = b_tensor(&B, false, 4, 1.0, 16.0, 10.0, 10.0);
+		int w = b_tensor(&B, true, 4, 16.0, 8.0, 4.0, 4.0);
+		struct graph_node *c = b_node(&B, "ConvTranspose", 2, x, w);
+		struct graph_node *l;
+
+		set_pads(c, 2.0, 1.0);
+		c->out_pads[0] = c->out_pads[1] = op_pad;
+		l = b_node(&B, "LRN", 1, c->out);
+		assert_int_equal(graph_infer_shapes(&B.g), 0);
+		assert_int_equal(B.t[c->out].rank, 4);
+		assert_rel(B.t[c->out].dims[1], 8.0, 0);
+		assert_rel(B.t[c->out].dims[2], 20.0 + op_pad, 0);
+		assert_rel(B.t[c->out].dims[3], 20.0 + op_pad, 0);
+		assert_int_equal(B.t[l->out].rank, 4);
+		assert_rel(B.t[l->out].dims[2], 20.0 + op_pad, 0);
+		assert_int_equal(graph_summarize(&B.g, &S), 0);
+		const struct graph_op *op = find_kind(&S, GOP_CONV);
+
+		assert_rel(op->flops, 409600.0, 1e-12);
+		assert_rel(op->gemm_m, 100.0, 1e-12);
+		assert_rel(op->gemm_n, 128.0, 1e-12);
+		assert_rel(op->gemm_k, 16.0, 1e-12);
+		assert_rel(op->in_elems, 1600.0, 1e-12);
+		assert_rel(op->weight_elems, 2048.0, 1e-12);
+		/* the LRN is the graph's normalization: nothing folded */
+		assert_false(S.norms_folded);
+		assert_rel(find_kind(&S, GOP_NORM)->in_elems,
+			   8.0 * (20.0 + op_pad) * (20.0 + op_pad), 1e-12);
+	}
+}
+
 /* A depthwise convolution (6 groups of one channel): x [1, 6, 10, 10],
    w [6, 1, 3, 3], pads 1 -> [1, 6, 10, 10], 2 * 600 * 9 = 10800 FLOPs;
    a 1x1 expansion to 8 channels; a grouped convolution of 4 groups of
@@ -972,6 +1015,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_conv_strided),
+		cmocka_unit_test(test_conv_transpose),
 		cmocka_unit_test(test_conv_depthwise_grouped),
 		cmocka_unit_test(test_fusion_residual),
 		cmocka_unit_test(test_fusion_regions),
