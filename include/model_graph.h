@@ -244,4 +244,10 @@ struct graph_summary {
  */
 int graph_summarize(const struct graph *g, struct graph_summary *s);
 
+/* What the commands note of a graph's layer norms written out as
+   ReduceMean arithmetic (s->written_norms > 0), into 'buf'; returns
+   'buf'. */
+const char *graph_norms_note(const struct graph_summary *s, char *buf,
+			     size_t len);
+
 #endif

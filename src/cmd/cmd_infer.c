@@ -591,14 +591,13 @@ static int sample_serve_report(struct cli_ctx *ctx)
 				    "folds into them, as the framework "
 				    "serving the network does");
 	if (ctx->wl.model.kind == MODEL_GENERIC &&
-	    ctx->wl.model.graph.written_norms > 0.0)
-		report_note(&rep,
-			    "%.0f layer norm%s written out by the export as "
-			    "ReduceMean arithmetic, each costed as one "
-			    "normalization, as the framework runs it",
-			    ctx->wl.model.graph.written_norms,
-			    ctx->wl.model.graph.written_norms == 1.0 ? "" :
-									"s");
+	    ctx->wl.model.graph.written_norms > 0.0) {
+		char note[160];
+
+		report_note(&rep, "%s",
+			    graph_norms_note(&ctx->wl.model.graph, note,
+					     sizeof(note)));
+	}
 	if (ctx->wl.model.kind == MODEL_GENERIC && ctx->wl.model.graph.n_ops) {
 		double kind_s[GOP_KINDS];
 		char shares[256];

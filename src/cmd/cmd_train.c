@@ -749,14 +749,13 @@ int cmd_train(struct cli_ctx *ctx)
 			    p.recsys.bound);
 	}
 	if (ctx->wl.model.kind == MODEL_GENERIC &&
-	    ctx->wl.model.graph.written_norms > 0.0)
-		report_note(&rep,
-			    "%.0f layer norm%s written out by the export as "
-			    "ReduceMean arithmetic, each costed as one "
-			    "normalization, as the framework runs it",
-			    ctx->wl.model.graph.written_norms,
-			    ctx->wl.model.graph.written_norms == 1.0 ? "" :
-									"s");
+	    ctx->wl.model.graph.written_norms > 0.0) {
+		char note[160];
+
+		report_note(&rep, "%s",
+			    graph_norms_note(&ctx->wl.model.graph, note,
+					     sizeof(note)));
+	}
 	if (ctx->wl.model.kind == MODEL_GENERIC &&
 	    ctx->wl.model.graph.norms_folded)
 		report_note(&rep,

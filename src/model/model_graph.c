@@ -145,6 +145,17 @@ const char *graph_op_kind_name(enum graph_op_kind k)
 	return k >= 0 && k < GOP_KINDS ? kind_names[k] : "?";
 }
 
+const char *graph_norms_note(const struct graph_summary *s, char *buf,
+			     size_t len)
+{
+	snprintf(buf, len,
+		 "%.0f layer norm%s written out by the export as ReduceMean "
+		 "arithmetic, each costed as one normalization, as the "
+		 "framework runs it",
+		 s->written_norms, s->written_norms == 1.0 ? "" : "s");
+	return buf;
+}
+
 void graph_kind_shares(const double *kind_s, char *buf, size_t len)
 {
 	double total = 0.0;
