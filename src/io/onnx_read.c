@@ -137,7 +137,10 @@ static void read_values(const Onnx__TensorProto *tp, struct graph_tensor *x)
 	x->has_val = false;
 	for (size_t i = 0; i < tp->n_dims; i++)
 		n *= (double)tp->dims[i];
-	if (!(n <= GRAPH_VAL_MAX) || tp->has_data_location)
+	if (!(n <= GRAPH_VAL_MAX) ||
+	    (tp->has_data_location &&
+	     tp->data_location ==
+		     ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL))
 		return;
 	k = (int)n;
 	switch (dt) {
