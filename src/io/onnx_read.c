@@ -292,7 +292,9 @@ static int read_attrs(struct reader *r, const Onnx__NodeProto *nd,
 	n->group = 1.0;
 	n->axis = strcmp(nd->op_type, "Flatten") == 0 ? 1 :
 		  strcmp(nd->op_type, "Gather") == 0 ||
-				  strcmp(nd->op_type, "Split") == 0 ?
+				  strcmp(nd->op_type, "Split") == 0 ||
+				  strcmp(nd->op_type, "ArgMax") == 0 ||
+				  strcmp(nd->op_type, "ArgMin") == 0 ?
 						       0 :
 						       -1;
 	n->keepdims = 1;

@@ -61,11 +61,18 @@ static int reduce_shape(const struct graph *g, const struct graph_node *n,
 			struct graph_tensor *t)
 {
 	const double *ax = NULL;
+	double one;
 	int nax = 0, r = t->rank, k = 0;
 	bool given, drop[GRAPH_RANK_MAX] = { false };
 
-	if (axes_of(g, n, &ax, &nax, &given) != 0)
+	if (strncmp(n->op_type, "Arg", 3) == 0) {
+		/* ArgMax, ArgMin: the one axis of 'axis' (default 0) */
+		one = n->axis;
+		ax = &one;
+		nax = 1;
+	} else if (axes_of(g, n, &ax, &nax, &given) != 0) {
 		return -1;
+	}
 	if (nax == 0) {
 		if (n->noop_empty_axes)
 			return 0;

@@ -98,6 +98,8 @@ static const struct op_row {
 	{ "ReduceMax", GOP_REDUCE, SHAPE_REDUCE, SAVE_IN0, 0.0 },
 	{ "ReduceMin", GOP_REDUCE, SHAPE_REDUCE, SAVE_IN0, 0.0 },
 	{ "ReduceL2", GOP_REDUCE, SHAPE_REDUCE, SAVE_IN0, 0.0 },
+	{ "ArgMax", GOP_REDUCE, SHAPE_REDUCE, SAVE_NONE, 0.0 },
+	{ "ArgMin", GOP_REDUCE, SHAPE_REDUCE, SAVE_NONE, 0.0 },
 	{ "Softmax", GOP_SOFTMAX, SHAPE_SAME, SAVE_OUT, 5.0 },
 	{ "LogSoftmax", GOP_SOFTMAX, SHAPE_SAME, SAVE_OUT, 5.0 },
 	{ "Transpose", GOP_MOVE, SHAPE_TRANSPOSE, SAVE_NONE, 0.0 },

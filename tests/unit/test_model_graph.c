@@ -217,6 +217,31 @@ static void test_conv_transpose(void **state)
 	}
 }
 
+/* ArgMax over the classes of [2, 10] logits: axis 1, keepdims 0 -> [2];
+   keepdims 1 -> [2, 1]; ArgMin on axis 0 by default -> [1, 10]. */
+static void test_argmax(void **state)
+{
+	(void)state;
+	for (int keep = 0; keep < 2; keep++) {
+		b_init(&B, 2.0);
+		int x = b_tensor(&B, false, 2, 2.0, 10.0);
+		struct graph_node *a = b_node(&B, "ArgMax", 1, x);
+		struct graph_node *m = b_node(&B, "ArgMin", 1, x);
+
+		a->axis = 1;
+		a->keepdims = keep;
+		m->axis = 0;
+		assert_int_equal(graph_infer_shapes(&B.g), 0);
+		assert_int_equal(B.t[a->out].rank, keep ? 2 : 1);
+		assert_rel(B.t[a->out].dims[0], 2.0, 0);
+		if (keep)
+			assert_rel(B.t[a->out].dims[1], 1.0, 0);
+		assert_int_equal(B.t[m->out].rank, 2);
+		assert_rel(B.t[m->out].dims[0], 1.0, 0);
+		assert_rel(B.t[m->out].dims[1], 10.0, 0);
+	}
+}
+
 /* A depthwise convolution (6 groups of one channel): x [1, 6, 10, 10],
    w [6, 1, 3, 3], pads 1 -> [1, 6, 10, 10], 2 * 600 * 9 = 10800 FLOPs;
    a 1x1 expansion to 8 channels; a grouped convolution of 4 groups of
@@ -1016,6 +1041,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_conv_strided),
 		cmocka_unit_test(test_conv_transpose),
+		cmocka_unit_test(test_argmax),
 		cmocka_unit_test(test_conv_depthwise_grouped),
 		cmocka_unit_test(test_fusion_residual),
 		cmocka_unit_test(test_fusion_regions),
