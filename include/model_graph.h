@@ -117,11 +117,16 @@ struct graph {
  * weights is a weight (a transposed or cast initializer), and so is that
  * of Shape and Size (shapes are known when an engine is built); such
  * nodes cost nothing.  Then fill the shapes that are still unknown (rank -1)
- * of the outputs of nodes in order, for the operators whose output shape follows from their
- * inputs: element-wise (with broadcasting), Conv, pools, Gemm, MatMul,
- * normalizations, Flatten, Transpose, Concat, reductions.  Returns 0, or
- * the index + 1 of the first node whose output shape stays unknown (the
- * file must carry it, as onnx.shape_inference writes it).
+ * of the outputs of nodes in order, for the operators whose output shape
+ * follows from their inputs (src/model/graph_shape.c): element-wise (with
+ * broadcasting), Conv, ConvTranspose, pools, Gemm, MatMul, normalizations,
+ * Flatten, Transpose, Concat, reductions, Reshape, Squeeze, Unsqueeze,
+ * Slice, Pad, Gather, Expand, Tile, Split, Resize, ConstantOfShape,
+ * Range; the values of small constants and of the shape arithmetic
+ * computed from them (Shape, Gather, Concat, Cast, arithmetic, ...) are
+ * folded on the way, as an engine folds them.  Returns 0, or the index + 1
+ * of the first node whose output shape stays unknown (the file must carry
+ * it, as onnx.shape_inference writes it).
  */
 int graph_infer_shapes(struct graph *g);
 
@@ -235,8 +240,10 @@ struct graph_summary {
  * Cost the graph 'g' (every shape known: graph_infer_shapes returned 0)
  * into 's'.  Operators with the same kind and shape share a class; past
  * GRAPH_CLASSES_MAX classes an operator joins the class of its kind
- * nearest in FLOPs per byte.  When the graph has convolutions and no
- * normalization operator, each convolution also gets the batch
+ * nearest in FLOPs per byte.  A layer norm the export wrote out as
+ * ReduceMean arithmetic is one normalization ('written_norms').  When the
+ * graph has convolutions and no normalization, each convolution also gets
+ * the batch
  * normalization folded into it (a class marked 'folded', with its
  * parameters and saved input counted; norms_folded set).  Returns 0, the index + 1 of a node whose
  * inputs do not fit its operator (a Conv without a weight of the input's

@@ -7,9 +7,11 @@
  * generates at build time from the onnx.proto of Debian's libonnx-dev
  * (Makefile, $(BUILD)/gen): no protobuf parsing of capplan's own.  Only
  * the structure is used: operators, their attributes, and the shapes of
- * initializers, graph inputs, outputs and value_info; weight values are
- * never looked at.  Shapes the file leaves out are inferred for the
- * operators model_graph.h knows.
+ * initializers, graph inputs, outputs and value_info, and the values of
+ * small integer and float constants (at most GRAPH_VAL_MAX elements: the
+ * shapes, axes, pads and scales exporters store); weight values are never
+ * looked at.  Shapes the file leaves out are inferred for the operators
+ * model_graph.h knows.
  */
 #ifndef CAPPLAN_ONNX_READ_H
 #define CAPPLAN_ONNX_READ_H
