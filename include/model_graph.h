@@ -208,6 +208,15 @@ struct graph_op {
 			   of its input, no kernel, no bytes, eager or
 			   fused */
 	double efused_in_elems; /* of in_elems: not read when efused */
+	/* training: activation elements per sample the backward pass reads
+	   and writes when the operator's gradient says so, 0 for the passes
+	   of its kind: a Mul or Div of two activations computes each
+	   operand's gradient as a product of its own (reading the output's
+	   gradient and the other operand, writing the operand's), and a
+	   broadcast operand's (squeeze-excitation's scale) as a full-size
+	   product reduced to its shape (PyTorch's mul backward and
+	   sum_to_size) */
+	double bwd_elems;
 };
 
 struct graph_summary {

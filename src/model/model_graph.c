@@ -545,6 +545,17 @@ static int node_op(const struct graph *g, int i, struct graph_op *op,
 		op->flops = op->in_elems;
 	else
 		op->flops = row->flops_per_elem * out;
+	if ((strcmp(n->op_type, "Mul") == 0 || strcmp(n->op_type, "Div") == 0) &&
+	    n->n_in == 2 && a && b && !a->weight && !b->weight) {
+		double ea = per_sample(g, a), eb = per_sample(g, b);
+
+		/* each operand's gradient: read the output's gradient and
+		   the other operand, write its own; a broadcast one's is
+		   the full-size product, written, read and reduced */
+		op->bwd_elems = 2.0 * out + 2.0 * (ea + eb) +
+				(ea < out ? 2.0 * out : 0.0) +
+				(eb < out ? 2.0 * out : 0.0);
+	}
 	return 0;
 }
 
@@ -566,7 +577,8 @@ static bool same_class(const struct graph_op *x, const struct graph_op *y)
 	       x->weight_elems / cx == y->weight_elems / cy &&
 	       x->fused_in_elems / cx == y->fused_in_elems / cy &&
 	       x->efused_in_elems / cx == y->efused_in_elems / cy &&
-	       x->epilogue_elems / cx == y->epilogue_elems / cy;
+	       x->epilogue_elems / cx == y->epilogue_elems / cy &&
+	       x->bwd_elems / cx == y->bwd_elems / cy;
 }
 
 static double intensity(const struct graph_op *x)
@@ -624,6 +636,7 @@ static void add_class(struct graph_summary *s, const struct graph_op *op)
 	c->fused_in_elems += op->fused_in_elems;
 	c->efused_in_elems += op->efused_in_elems;
 	c->epilogue_elems += op->epilogue_elems;
+	c->bwd_elems += op->bwd_elems;
 }
 
 /* Mark the tensors the backward pass of node 'n' reads. */

@@ -122,13 +122,13 @@ static void graph_train_s(const struct graph_summary *gs,
 							  ps->fwd_out * fout +
 							  w) -
 				(op->efused ? kernel_gap_s() : 0.0));
+		double bwd_bytes = op->bwd_elems > 0.0 ?
+					   op->bwd_elems / c * b * e :
+					   ps->bwd_in * in + ps->bwd_out * out;
 		double bk = op->efused ?
 				    0.0 :
-				    c * kernel_roofline_s(
-						dv, ps->bwd_flops * fl,
-						ps->bwd_in * in +
-							ps->bwd_out * out +
-							2.0 * w);
+				    c * kernel_roofline_s(dv, ps->bwd_flops * fl,
+							  bwd_bytes + 2.0 * w);
 
 		*fwd_s += f;
 		*bwd_s += bk;

@@ -217,6 +217,41 @@ static void test_conv_transpose(void **state)
 	}
 }
 
+/* Squeeze-excitation's scale, a Mul of x [1, 8, 4, 4] by s [1, 8, 1, 1]
+   (the output of a Sigmoid of its own): its backward computes x's
+   gradient (read the output's gradient, 128, and s, 8; write 128) and
+   s's (the full-size product, read 128 and x 128, written and read,
+   128 + 128, reduced to 8): 128 + 8 + 128 + 128 + 128 + 128 + 128 + 8 =
+   2 out + 2 (ea + eb) + 2 out = 784 elements; a Mul by a weight keeps its
+   kind's passes (0). */
+static void test_mul_backward(void **state)
+{
+	(void)state;
+	b_init(&B, 1.0);
+	int x = b_tensor(&B, false, 4, 1.0, 8.0, 4.0, 4.0);
+	int z = b_tensor(&B, false, 4, 1.0, 8.0, 1.0, 1.0);
+	int w = b_tensor(&B, true, 1, 8.0);
+	struct graph_node *sg = b_node(&B, "Sigmoid", 1, z);
+	struct graph_node *m = b_node(&B, "Mul", 2, x, sg->out);
+	struct graph_node *mw = b_node(&B, "Mul", 2, m->out, w);
+
+	(void)mw;
+	assert_int_equal(graph_infer_shapes(&B.g), 0);
+	assert_int_equal(graph_summarize(&B.g, &S), 0);
+	double with = 0.0, without = 0.0;
+
+	for (int i = 0; i < S.n_ops; i++) {
+		if (S.op[i].kind != GOP_BINARY)
+			continue;
+		if (S.op[i].bwd_elems > 0.0)
+			with += S.op[i].bwd_elems;
+		else
+			without += S.op[i].count;
+	}
+	assert_rel(with, 784.0, 1e-12);
+	assert_rel(without, 1.0, 0);
+}
+
 /* ArgMax over the classes of [2, 10] logits: axis 1, keepdims 0 -> [2];
    keepdims 1 -> [2, 1]; ArgMin on axis 0 by default -> [1, 10]. */
 static void test_argmax(void **state)
@@ -1042,6 +1077,7 @@ int main(void)
 		cmocka_unit_test(test_conv_strided),
 		cmocka_unit_test(test_conv_transpose),
 		cmocka_unit_test(test_argmax),
+		cmocka_unit_test(test_mul_backward),
 		cmocka_unit_test(test_conv_depthwise_grouped),
 		cmocka_unit_test(test_fusion_residual),
 		cmocka_unit_test(test_fusion_regions),
