@@ -191,6 +191,10 @@ double recsys_table_bytes(const struct model_spec *m);
    checkpoint of them holds. */
 double recsys_table_state_bytes(const struct model_spec *m, enum optimizer o);
 
+/* The GPUs that hold the tables of 'm' in configuration 'c': all of them,
+   but the one of the bottom MLP (bottom_mlp_one_gpu). */
+int recsys_table_gpus(const struct model_spec *m, const struct train_config *c);
+
 /*
  * One training step of recommender 'm' (kind recsys) in configuration
  * 'c' (dp = gpus, micro_batch, micro_batches, precision, optimizer, zero,

@@ -525,6 +525,13 @@ static double step_total(const struct recsys_step *s,
 	       (c->gpus > 1 ? 0.5 * c->collective_cycle_s : 0.0);
 }
 
+int recsys_table_gpus(const struct model_spec *m, const struct train_config *c)
+{
+	return c->bottom_mlp_one_gpu && c->gpus > 1 && m->bottom_mlp.n > 0 ?
+		       c->gpus - 1 :
+		       c->gpus;
+}
+
 int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
 		      const struct gpu_spec *g, const struct cluster *cl,
 		      const struct recsys_layout *lay, struct train_result *r,
@@ -539,8 +546,8 @@ int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
 	struct recsys_deal own; /* a deal 'lay' does not hold */
 	double rows_desc[WL_TABLES_MAX];
 	bool sorted = false;
-	bool bottom_apart = c->bottom_mlp_one_gpu && c->gpus > 1 &&
-			    m->bottom_mlp.n > 0;
+	int spread = recsys_table_gpus(m, c);
+	bool bottom_apart = spread < c->gpus;
 	struct train_time *tm = &r->time;
 	double params = recsys_dense_params(m), f = recsys_dense_flops(m);
 	double fixed, optimizer_s, dp_s = 0.0, best_t = 0.0, gpus = c->gpus;
@@ -573,7 +580,6 @@ int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
 	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]);
 	     i++) {
 		const struct recsys_deal *dl;
-		int spread = bottom_apart ? c->gpus - 1 : c->gpus;
 		double t, dp;
 
 		if (c->emb_sharding != EMB_AUTO &&

@@ -321,33 +321,35 @@ void recsys_place_tables(const struct model_spec *m, const double *rows_desc,
 	recsys_place_budget(&d, budget, p);
 }
 
-/* The index of a sharding in a layout's deals. */
+/* The shardings a layout deals, in the order of its deals. */
+static const int layout_shardings[RECSYS_SHARDINGS] = {
+	EMB_DATA_PARALLEL, EMB_ROW_WISE, EMB_COLUMN_WISE, EMB_TABLE_WISE
+};
+
+/* The index of a sharding in a layout's deals (another: table-wise, as
+   recsys_deal_tables resolves it). */
 static int layout_slot(int sharding)
 {
-	switch (sharding) {
-	case EMB_DATA_PARALLEL: return 0;
-	case EMB_ROW_WISE: return 1;
-	case EMB_COLUMN_WISE: return 2;
-	case EMB_TABLE_WISE:
-	default: return 3;
-	}
+	for (int i = 0; i < RECSYS_SHARDINGS; i++)
+		if (layout_shardings[i] == sharding)
+			return i;
+	return RECSYS_SHARDINGS - 1;
 }
 
 void recsys_layout_init(const struct model_spec *m, int sharding, int gpus,
 			enum optimizer o, struct recsys_layout *lay)
 {
-	static const int all[] = { EMB_DATA_PARALLEL, EMB_ROW_WISE,
-				   EMB_COLUMN_WISE, EMB_TABLE_WISE };
-
 	lay->m = m;
 	lay->gpus = gpus;
 	lay->optimizer = o;
 	recsys_rows_descending(m, lay->rows_desc);
 	for (int i = 0; i < RECSYS_SHARDINGS; i++) {
-		lay->have[i] = sharding == EMB_AUTO || sharding == all[i];
+		lay->have[i] = sharding == EMB_AUTO ||
+			       sharding == layout_shardings[i];
 		if (lay->have[i])
-			recsys_deal_tables(m, lay->rows_desc, all[i], gpus, o,
-					   true, &lay->deal[i]);
+			recsys_deal_tables(m, lay->rows_desc,
+					   layout_shardings[i], gpus, o, true,
+					   &lay->deal[i]);
 	}
 }
 

@@ -99,10 +99,11 @@ static void graph_train_s(const struct graph_summary *gs,
 						0.0);
 		double fout = op->eout_fused ? 0.0 : out;
 
-		if ((op->folded && !gs->norms_folded) || op->eview ||
-		    op->eepilogue)
-			continue; /* a view, or a bias the product adds: no
-				     kernel forward or backward */
+		/* a view, or a bias the product adds: no kernel forward or
+		   backward (a folded batch norm trains: it exists only
+		   when the graph had none, norms_folded) */
+		if (op->eview || op->eepilogue)
+			continue;
 		if (gemm_kind(op->kind)) {
 			double t = kernel_gemm_io_s(d, op->gemm_m * b,
 						    op->gemm_n, op->gemm_k,
@@ -177,7 +178,7 @@ static double graph_infer_s(const struct graph_summary *gs,
 		   eager framework); an epilogue is costed in its product:
 		   eager, a Linear's bias; fused, every element-wise
 		   operator of the product's chain */
-		if ((op->folded && (fusion || !gs->norms_folded)) ||
+		if ((op->folded && fusion) ||
 		    (fusion && op->fused && op->kind == GOP_NORM) ||
 		    op->eview ||
 		    (fusion ? op->fepilogue : op->eepilogue))
@@ -247,7 +248,7 @@ static double infer_kernels(const struct model_spec *m, bool fusion)
 	for (int i = 0; i < m->graph.n_ops; i++) {
 		const struct graph_op *op = &m->graph.op[i];
 
-		if (!(op->folded && (fusion || !m->graph.norms_folded)) &&
+		if (!(op->folded && fusion) &&
 		    op->kind != GOP_FREE &&
 		    !(op->eview || (fusion ? op->fused : op->efused)))
 			n += op->count;

@@ -366,15 +366,9 @@ static int plan_per_sample(const struct workload *wl, const struct gpu_spec *g,
 		if (!lay)
 			return diag_set(err, NULL, 0, 0,
 					"out of memory for the tables' layout");
-		recsys_layout_init(&wl->model,
-				   c.gpus == 1 && c.emb_sharding == EMB_AUTO ?
-					   EMB_TABLE_WISE :
-					   c.emb_sharding,
-				   c.bottom_mlp_one_gpu && c.gpus > 1 &&
-						   wl->model.bottom_mlp.n > 0 ?
-					   c.gpus - 1 :
-					   c.gpus,
-				   c.optimizer, lay);
+		recsys_layout_init(&wl->model, c.emb_sharding,
+				   recsys_table_gpus(&wl->model, &c), c.optimizer,
+				   lay);
 	}
 	for (int mb = 1; mb <= per_gpu && mb <= max_mb; mb++) {
 		if (per_gpu % mb != 0 ||
