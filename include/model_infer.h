@@ -41,6 +41,12 @@ struct infer_config {
 	bool weight_only;               /* int8 or fp8 weights dequantized
 					   into 16-bit GEMMs (W8A16), not
 					   8-bit math (W8A8) */
+	bool decode_per_head;           /* the decode attention kernel runs
+					   one thread block per query head,
+					   each reading its KV head's cache
+					   (specs/models.md 9.4); false:
+					   each KV head read once for its
+					   group of query heads */
 };
 
 struct infer_memory {

@@ -163,6 +163,10 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 		p->config.prompt_tokens, 0);
 	rec_int(rec, NULL, "output_tokens", "output tokens",
 		p->config.output_tokens, 0);
+	/* the table names the kernel only when it is not the default */
+	rec_str(rec, NULL, "decode_attention", "decode attention",
+		p->config.decode_per_head ? "per_head" : "grouped",
+		p->config.decode_per_head ? 0 : RF_MACHINE);
 
 	rec_heading(rec, "memory per GPU");
 	rec_num(rec, NULL, "weights_bytes", "weights", m->weights_bytes,

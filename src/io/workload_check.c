@@ -510,6 +510,7 @@ static const struct {
 	{ "inference", "host_step_overhead", KIND_T },
 	{ "inference", "memory_fraction", KIND_T },
 	{ "inference", "weight_only", KIND_T },
+	{ "inference", "decode_attention", KIND_T },
 	{ "inference", "speculative_tokens", KIND_T },
 	{ "inference", "acceptance_rate", KIND_T },
 	{ "inference", "draft_cost_ratio", KIND_T },

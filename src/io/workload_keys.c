@@ -98,6 +98,11 @@ static const struct wl_name length_dist_names[] = {
 	{ "fixed", 0 }, { "exponential", 1 }, { "sharegpt", 2 }, { NULL, 0 },
 };
 
+/* the decode attention kernel (model_infer.h, decode_per_head) */
+static const struct wl_name decode_attention_names[] = {
+	{ "grouped", 0 }, { "per_head", 1 }, { NULL, 0 },
+};
+
 static const struct wl_name pricing_names[] = {
 	{ "cloud", PRICING_CLOUD }, { "owned", PRICING_OWNED }, { NULL, 0 },
 };
@@ -295,6 +300,8 @@ const struct wl_key wl_keys[] = {
 	KEY_NUM("inference", "memory_fraction", inference.memory_fraction,
 		WLK_GT, 0, 1),
 	KEY_BOOL("inference", "weight_only", inference.weight_only),
+	KEY_ENUM("inference", "decode_attention", inference.decode_attention,
+		 WLT_INTENUM, decode_attention_names),
 	KEY_INT("inference", "speculative_tokens",
 		inference.speculative_tokens, 0, 0,
 		SIM_SPECULATIVE_TOKENS_MAX),
@@ -495,6 +502,7 @@ void workload_init(struct workload *wl)
 	wl->inference.draft_cost_ratio = WL_DRAFT_COST_RATIO;
 	wl->inference.disaggregated = false;
 	wl->inference.weight_only = false;
+	wl->inference.decode_attention = 0; /* grouped */
 	wl->inference.prefill_replicas = WL_AUTO;
 	wl->inference.decode_replicas = WL_AUTO;
 	wl->inference.prefill_tp = WL_AUTO;

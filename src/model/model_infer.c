@@ -115,6 +115,21 @@ static double kv_elems_per_gpu(const struct arch *a, int tp)
 	return 2.0 * fmax(1.0, (double)a->kv_heads / tp) * a->head_dim;
 }
 
+/*
+ * How many times a decode step reads each KV head's cache: once for its
+ * group of query heads (FlashAttention's and FlashInfer's decode
+ * kernels, TensorRT-LLM's XQA), or once per query head when the kernel
+ * runs one thread block per query head (TensorRT-LLM's masked multi-head
+ * attention, 0.5-0.7).  An MLA latent is read once.
+ */
+static double kv_reads(const struct arch *a, const struct infer_config *c)
+{
+	if (!c->decode_per_head || a->kv_lora > 0)
+		return 1.0;
+	return ((double)a->heads / c->tp) /
+	       fmax(1.0, (double)a->kv_heads / c->tp);
+}
+
 /* KV bytes per token on one GPU, all layers. */
 static double kv_bytes_gpu_token(const struct arch *a,
 				 const struct infer_config *c)
@@ -392,14 +407,15 @@ static void decode_eval(const struct device_perf *d, const struct arch *a,
 	double wb = infer_weight_bytes_per_param(c->weight_precision,
 						 c->sparse);
 	double kv_read = b * ctx * kv_elems_per_gpu(a, c->tp) *
-			 precision_bytes(c->kv_precision);
+			 precision_bytes(c->kv_precision) * kv_reads(a, c);
 	double attn_flops = b * ctx * arch_attn_core_flops_per_pair(a) /
 			    c->tp;
 	struct phase layer = { 0.0, 0.0, 0.0 };
 
 	layer_gemms(d, a, c, b, c->batch, wb, &layer);
 	layer_elementwise(d, a, b, c->tp, &layer);
-	/* attention reads every sequence's KV cache once */
+	/* attention reads every sequence's KV cache, once per KV head or
+	   once per query head (kv_reads) */
 	layer.s += fmax(kv_read / (d->mem_bw_bytes_per_s * d->mem_eff),
 			attn_flops / (d->peak_flops * d->matmul_eff)) +
 		   kernel_gap_s();
@@ -512,11 +528,12 @@ double infer_step_s(void *mp, const struct sim_mix *x)
 	}
 	if (x->decode_seqs > 0.0) {
 		/* each decoding sequence reads its whole KV cache once for
-		   all its query tokens (the drafts it verifies too) */
+		   all its query tokens (the drafts it verifies too), per KV
+		   head or per query head (kv_reads) */
 		double ctx = x->decode_ctx_tokens / ep;
 		double queries = 1.0 + x->verify_tokens / x->decode_seqs;
 
-		layer.s += fmax(ctx * kv_token /
+		layer.s += fmax(ctx * kv_token * kv_reads(a, c) /
 					(d->mem_bw_bytes_per_s * d->mem_eff),
 				queries * ctx * per_pair /
 					(d->peak_flops * d->matmul_eff)) +

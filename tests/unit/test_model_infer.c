@@ -593,6 +593,36 @@ static void test_decode_long_context_stays_memory_bound(void **state)
 	assert_true(r.decode_flops_per_byte > 0.5 * s.alpha / s.gamma);
 }
 
+/* A decode kernel of one thread block per query head reads each KV
+   head's cache once per query head of its group (specs/models.md 9.4):
+   Llama 3 70B at tp 2 (32 query heads, 4 KV heads a GPU), 64 sequences
+   at 2048 + 1024 tokens of context, memory-bound either way: the TPOT
+   grows by exactly L (8 - 1) kv_read / (bw mem_eff).  Without GQA, and
+   in the prefill, nothing changes. */
+static void test_decode_per_head(void **state)
+{
+	struct arch a = llama70b();
+	struct arch mha = make_arch(32, 4096, 32, 32, 11008, true, 32000,
+				    false);
+	struct gpu_spec g = h100();
+	struct infer_config c = cfg(2, 64, 2048, 2048);
+	struct infer_result grouped, per_head;
+	double kv_read = 64.0 * 3072.0 * 2.0 * 4.0 * 128.0 * 2.0;
+
+	(void)state;
+	eval_ok(&a, &c, &g, &grouped);
+	c.decode_per_head = true;
+	eval_ok(&a, &c, &g, &per_head);
+	assert_rel(per_head.tpot_s - grouped.tpot_s,
+		   80.0 * 7.0 * kv_read / (3.35e12 * 0.9), 1e-9);
+	assert_rel(per_head.prefill_s, grouped.prefill_s, 1e-15);
+	c = cfg(1, 64, 2048, 2048);
+	eval_ok(&mha, &c, &g, &grouped);
+	c.decode_per_head = true;
+	eval_ok(&mha, &c, &g, &per_head);
+	assert_rel(per_head.tpot_s, grouped.tpot_s, 1e-15);
+}
+
 /* ------------------------------------------------------------------ */
 /* Throughput, latency and energy relations */
 
@@ -959,12 +989,13 @@ static void test_reference_across_nodes(void **state)
  *   o = o_k when the step only decodes (P = 0, D > 0), else 0
  *   layer = K o + gemms(n) + elem(n) + comm(n)
  *         + [P > 0] (T_flash(Q F_pair / t) + T_stream(P kv_tok))
- *         + [D > 0] (max(C kv_tok / (bw mem_eff),
+ *         + [D > 0] (max(C kv_tok r_kv / (bw mem_eff),
  *                        (1 + S / D) C F_pair / t / (peak matmul_eff))
  *                    + gap)
  *   step  = L layer + T_gemm_w(R + S, V / t, h, 1, 2) + o
  * with k_layer = 2 (fused QKV, output) + 2 (FFN) + 5 (element-wise)
- * + 2 all-reduces when t > 1, F_pair = 4 a dh, kv_tok = 2 a_kv,g dh kvb.
+ * + 2 all-reduces when t > 1, F_pair = 4 a dh, kv_tok = 2 a_kv,g dh kvb,
+ * r_kv = 1, or (a / t) / a_kv,g with decode_per_head (specs/models.md 9.4).
  */
 static double ref_step(const struct arch *a, const struct infer_config *c,
 		       const struct gpu_spec *g, double ko,
@@ -977,6 +1008,9 @@ static double ref_step(const struct arch *a, const struct infer_config *c,
 	enum precision math = infer_math_precision(c->weight_precision);
 	double kvb = c->kv_precision == PREC_FP8 ? 1.0 : 2.0;
 	double kv_tok = 2.0 * fmax(1.0, (double)a->kv_heads / t) * dh * kvb;
+	double r_kv = c->decode_per_head ?
+			      (a->heads / t) / fmax(1.0, a->kv_heads / t) :
+			      1.0;
 	double f_pair = 4.0 * a->heads * dh;
 	double n = x->prefill_tokens + x->decode_seqs + x->verify_tokens;
 	double q = x->decode_seqs > 0.0 ?
@@ -1001,7 +1035,7 @@ static double ref_step(const struct arch *a, const struct infer_config *c,
 			 kernel_stream_s(&d, x->prefill_tokens * kv_tok);
 	if (x->decode_seqs > 0.0)
 		layer += ko +
-			 fmax(x->decode_ctx_tokens * kv_tok /
+			 fmax(x->decode_ctx_tokens * kv_tok * r_kv /
 				      (g->mem_bw_bytes_per_s * g->mem_eff),
 			      q * x->decode_ctx_tokens * f_pair / t /
 				      (g->peak_flops[math] * g->matmul_eff)) +
@@ -1052,6 +1086,11 @@ static void test_reference_step(void **state)
 	check_step(&a, &c, 6e-6, &decode);
 	check_step(&a, &c, 7.3e-6, &mixed);
 	decode.verify_tokens = mixed.verify_tokens = 0.0;
+	/* a kernel that reads the cache once per query head */
+	c.decode_per_head = true;
+	check_step(&a, &c, 6e-6, &decode);
+	check_step(&a, &c, 7.3e-6, &mixed);
+	c.decode_per_head = false;
 	c = cfg(1, 1, 1531, 257);
 	c.weight_precision = PREC_FP8;
 	c.kv_precision = PREC_FP8;
@@ -1168,6 +1207,7 @@ int main(void)
 		cmocka_unit_test(test_decode_intensity_closed_form),
 		cmocka_unit_test(test_decode_ridge_crossing),
 		cmocka_unit_test(test_decode_long_context_stays_memory_bound),
+		cmocka_unit_test(test_decode_per_head),
 		cmocka_unit_test(test_throughput_latency_energy),
 		cmocka_unit_test(test_gpu_power),
 		cmocka_unit_test(test_power_cap),

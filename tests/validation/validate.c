@@ -539,6 +539,13 @@ static int predict_inference(const struct table *t,
 
 			c.weight_only = wo && strcasecmp(wo, "true") == 0;
 		}
+		/* TensorRT-LLM's masked multi-head attention before XQA:
+		   one thread block per query head (decode_attention) */
+		{
+			const char *da = find(t, i, "decode_attention");
+
+			c.decode_per_head = da && strcmp(da, "per_head") == 0;
+		}
 		c.tp = geti(t, i, "tp");
 		c.batch = geti(t, i, "batch");
 		c.prompt_tokens = geti(t, i, "prompt_tokens");
@@ -575,6 +582,20 @@ static int predict_inference(const struct table *t,
 					"precision\n", get(t, i, "case"));
 				return 2;
 			}
+		} else if (strcmp(metric, "output_tokens_per_s_per_gpu") ==
+			   0) {
+			/* an offline batch's output tokens over its latency,
+			   per GPU of the replica (TensorRT-LLM's
+			   gptSessionBenchmark) */
+			double lat;
+
+			if (batch_latency(&a, &c, g, &cl, &r, &lat) != 0) {
+				fprintf(stderr, "validate: %s: no usable "
+					"precision\n", get(t, i, "case"));
+				return 2;
+			}
+			pred = (double)c.batch * c.output_tokens /
+			       (lat * c.tp);
 		} else if (strcmp(metric, "tpot_s") == 0)
 			pred = r.tpot_s;
 		else if (strcmp(metric, "kv_cache_bytes_per_token") == 0)
@@ -697,6 +718,15 @@ static const struct set sets[] = {
 	      4, 0.47, 0.58,
 	      "  (predicted 42-55% fast: eager decode beyond 8192 tokens of "
 	      "context and ROCm's paged attention; specs/validation.md)" },
+	    { NULL, NULL, 0, 0.0, 0.0, NULL } } },
+	{ "inference-trtllm.csv",
+	  "inference, offline batches of TensorRT-LLM 0.5-0.6 (H100, L40S, "
+	  "A100), not used to fit",
+	  predict_inference, 37,
+	  { { "output tokens/s per GPU", "output_tokens_per_s_per_gpu", 37,
+	      0.085, 0.33,
+	      "  (GQA models 8-32% slow: every query head's read of the KV "
+	      "cache counted from HBM; specs/validation.md)" },
 	    { NULL, NULL, 0, 0.0, 0.0, NULL } } },
 	{ "inference-tp.csv",
 	  "inference under tensor parallelism and for MoE, not used to fit",
@@ -870,6 +900,8 @@ static const struct {
 	{ "latency_s", "sample_serving", 1 },
 	{ "ttft_s", "ttft", 1 },
 	{ "tpot_s", "tpot", 1 },
+	/* an offline batch's output tokens/s: infer's throughput */
+	{ "output_tokens_per_s_per_gpu", "throughput", 0 },
 };
 
 static void emit_residuals(const struct result *res, const char *source)
