@@ -260,15 +260,16 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 		p->cost_usd_per_month, UNIT_MONEY, 0);
 	cli_rec_price(rec, &p->cluster, 0);
 	{
-		/* the one-replica figures; under load the fleet's output rate
-		   (the serving rows validated it), else the decode rate */
+		/* the one-replica figures; under load the fleet's output
+		   rate, else the replica's at full batch: both in the
+		   throughput class (the serving rows and the offline
+		   batches validated them) */
 		const struct cli_estimate est[] = {
 			{ INTERVAL_TTFT, "ttft_s", "  time to first token",
 			  r->ttft_s, true, UNIT_TIME, 0 },
 			{ INTERVAL_TPOT, "tpot_s", "  time per output token",
 			  r->tpot_s, true, UNIT_TIME, 0 },
-			{ p->simulated ? INTERVAL_THROUGHPUT : INTERVAL_TPOT,
-			  "throughput_tokens_per_s",
+			{ INTERVAL_THROUGHPUT, "throughput_tokens_per_s",
 			  p->simulated ? "  output tokens/s (fleet)" :
 					 "  output tokens/s",
 			  p->simulated ? p->fleet.sim.output_tokens_per_s :
