@@ -675,6 +675,14 @@ static const struct set sets[] = {
 	  predict_training, 8,
 	  { { "training throughput", "samples_per_s", 8, 0.115, 0.495, NULL },
 	    { NULL, NULL, 0, 0.0, 0.0, NULL } } },
+	{ "generic-fp32.csv",
+	  "generic networks (CNNs), per sample, TF32 and FP32 in NCHW, not "
+	  "used to fit",
+	  predict_training, 4,
+	  { { "training throughput", "samples_per_s", 4, 0.35, 0.52,
+	      "  (TF32 on the A100 44-49% fast, FP32 on the V100 18-20% "
+	      "slow: specs/validation.md)" },
+	    { NULL, NULL, 0, 0.0, 0.0, NULL } } },
 	{ "vision-timm.csv",
 	  "vision networks served and trained eagerly from their ONNX graphs "
 	  "(timm benchmark, RTX 3090, 4090 and 5090), not used to fit",
