@@ -85,6 +85,9 @@ struct graph_node {
 	bool has_starts;           /* Slice before opset 10: starts, ends */
 	int n_starts;
 	double starts[GRAPH_RANK_MAX], ends[GRAPH_RANK_MAX];
+	bool has_scales;           /* Upsample before opset 9: scales */
+	double scales[GRAPH_RANK_MAX];
+	int n_scales;
 	bool has_split;            /* Split before opset 13: split */
 	int n_split;
 	double split[GRAPH_VAL_MAX];

@@ -363,6 +363,13 @@ static int read_attrs(struct reader *r, const Onnx__NodeProto *nd,
 			if (st)
 				n->n_starts = c;
 			n->has_starts = true;
+		} else if (strcmp(a->name, "scales") == 0) {
+			/* Upsample before opset 9; more axes than a tensor
+			   has: the output's shape must then be in the file */
+			n->has_scales = a->n_floats <= GRAPH_RANK_MAX;
+			n->n_scales = n->has_scales ? (int)a->n_floats : 0;
+			for (int k = 0; k < n->n_scales; k++)
+				n->scales[k] = (double)a->floats[k];
 		} else if (strcmp(a->name, "split") == 0) {
 			/* more parts than are kept: the outputs' shapes must
 			   then be in the file */

@@ -360,7 +360,7 @@ static int expand_shape(const struct graph *g, const struct graph_node *n,
 }
 
 /* Resize (and Upsample): sizes (input 3), else scales (input 2; input 1
-   in opsets 7-10). */
+   in opsets 9-10; the attribute 'scales' in opsets 7-8). */
 static int resize_shape(const struct graph *g, const struct graph_node *n,
 			struct graph_tensor *t)
 {
@@ -368,9 +368,15 @@ static int resize_shape(const struct graph *g, const struct graph_node *n,
 	int nv;
 	bool sizes = in_vals(g, n, 3, &v, &nv) && nv == t->rank;
 
-	if (!sizes && !(in_vals(g, n, n->n_in == 2 ? 1 : 2, &v, &nv) &&
-			nv == t->rank))
+	if (!sizes && n->n_in == 1 && n->has_scales) {
+		v = n->scales;
+		nv = n->n_scales;
+		if (nv != t->rank)
+			return -1;
+	} else if (!sizes && !(in_vals(g, n, n->n_in == 2 ? 1 : 2, &v, &nv) &&
+			       nv == t->rank)) {
 		return -1;
+	}
 	for (int k = 0; k < t->rank; k++) {
 		double d = sizes ? v[k] : floor(t->dims[k] * v[k]);
 

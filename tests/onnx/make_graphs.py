@@ -34,6 +34,10 @@ shapes given to Reshape) carry their values.
   export13-ref.onnx     the same at batch 1 with every shape written by
   export17-ref.onnx     onnx.shape_inference (data propagation on): the
                         reference capplan's own inference must match
+  upsample7.onnx        a convolution, a 2x nearest upsampling and a
+  upsample9.onnx        convolution without value_info: Upsample's
+  resize13.onnx         scales as an attribute (opset 7), as an input
+                        (opset 9), and Resize (opset 13)
 """
 import os
 import sys
@@ -409,7 +413,36 @@ GRAPHS = {
     "export13-ref.onnx": lambda: exported(13, 1),
     "export17.onnx": lambda: exported(17, "N"),
     "export17-ref.onnx": lambda: exported(17, 1),
+    "upsample7.onnx": lambda: upsample(7),
+    "upsample9.onnx": lambda: upsample(9),
+    "resize13.onnx": lambda: upsample(13),
 }
+
+
+def upsample(opset):
+    """A convolution, a nearest 2x upsampling, a convolution, without
+    value_info: Upsample with the scales as an attribute (opset 7), as
+    an input (opset 9), and Resize (opset 13), which must cost the
+    same."""
+    n = Net("upsample%d" % opset)
+    x = n.conv("input", 3, 8, 3)
+    if opset < 9:
+        x = n.op("Upsample", [x], scales=[1.0, 1.0, 2.0, 2.0],
+                 mode="nearest")
+    else:
+        s = n.fresh("scales")
+        n.inits.append(helper.make_tensor(s, TensorProto.FLOAT, [4],
+                                          [1.0, 1.0, 2.0, 2.0]))
+        if opset < 10:
+            x = n.op("Upsample", [x, s], mode="nearest")
+        else:
+            x = n.op("Resize", [x, "", s], mode="nearest")
+    x = n.conv(x, 8, 4, 3)
+    m = n.model([1, 3, 16, 16], x, [1, 4, 32, 32], infer=False,
+                opset=opset)
+    if opset < 9:
+        m.ir_version = 3
+    return m
 
 
 def main():
