@@ -36,8 +36,9 @@ enum interval_class {
 	INTERVAL_PER_SAMPLE, /* generic and recsys training throughput */
 	INTERVAL_TTFT,
 	INTERVAL_TPOT,
-	INTERVAL_THROUGHPUT, /* serving throughput: under load, or a
-				replica at full batch */
+	INTERVAL_THROUGHPUT, /* serving throughput under load */
+	INTERVAL_OFFLINE,    /* a replica's throughput at full batch
+				without a load (an offline batch) */
 	INTERVAL_SAMPLE_SERVING, /* generic and recsys served per batch:
 				    samples/s and batch latency */
 	INTERVAL_COUNT

@@ -263,7 +263,7 @@ static void add_row(struct record *rec, const struct compare_row *r)
 			  served ? p->result.ttft_s : na, true, UNIT_TIME, 0 },
 			{ INTERVAL_TPOT, "tpot_s", "TPOT",
 			  served ? p->result.tpot_s : na, true, UNIT_TIME, 0 },
-			{ INTERVAL_THROUGHPUT,
+			{ INTERVAL_OFFLINE,
 			  "throughput_tokens_per_s_per_gpu",
 			  "tok/s/GPU",
 			  served ? p->result.throughput_tokens_per_s_per_gpu :

@@ -261,15 +261,15 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 	cli_rec_price(rec, &p->cluster, 0);
 	{
 		/* the one-replica figures; under load the fleet's output
-		   rate, else the replica's at full batch: both in the
-		   throughput class (the serving rows and the offline
-		   batches validated them) */
+		   rate (the class of the serving rows), else the replica's
+		   at full batch (the class of the offline batches) */
 		const struct cli_estimate est[] = {
 			{ INTERVAL_TTFT, "ttft_s", "  time to first token",
 			  r->ttft_s, true, UNIT_TIME, 0 },
 			{ INTERVAL_TPOT, "tpot_s", "  time per output token",
 			  r->tpot_s, true, UNIT_TIME, 0 },
-			{ INTERVAL_THROUGHPUT, "throughput_tokens_per_s",
+			{ p->simulated ? INTERVAL_THROUGHPUT : INTERVAL_OFFLINE,
+			  "throughput_tokens_per_s",
 			  p->simulated ? "  output tokens/s (fleet)" :
 					 "  output tokens/s",
 			  p->simulated ? p->fleet.sim.output_tokens_per_s :

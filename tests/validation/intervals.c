@@ -26,11 +26,12 @@
 #define MAX_SOURCES 32
 
 static const char *const classes[] = { "training", "per_sample", "ttft",
-				       "tpot", "throughput",
+				       "tpot", "throughput", "offline",
 				       "sample_serving" };
 static const char *const enums[] = { "INTERVAL_TRAINING",
 				     "INTERVAL_PER_SAMPLE", "INTERVAL_TTFT",
 				     "INTERVAL_TPOT", "INTERVAL_THROUGHPUT",
+				     "INTERVAL_OFFLINE",
 				     "INTERVAL_SAMPLE_SERVING" };
 #define NCLASS (sizeof(classes) / sizeof(classes[0]))
 

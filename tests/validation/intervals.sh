@@ -24,6 +24,7 @@ awk '
 	if (k == "TRAINING") name = "training"
 	else if (k == "PER_SAMPLE") name = "per-sample"
 	else if (k == "THROUGHPUT") name = "throughput"
+	else if (k == "OFFLINE") name = "offline throughput"
 	else if (k == "SAMPLE_SERVING") name = "per-sample serving"
 	printf "| %s | %d | %+.3f to %+.3f | %.2f | %.2fx to %.2fx | %s |\n",
 	       name, f[1], f[2], f[3], f[4], exp(f[4] * f[2]),

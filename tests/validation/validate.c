@@ -736,6 +736,17 @@ static const struct set sets[] = {
 	      "  (the decode kernel's reads of a GQA cache: between once a KV "
 	      "head and once a query head; specs/validation.md)" },
 	    { NULL, NULL, 0, 0.0, 0.0, NULL } } },
+	{ "inference-trtllm08.csv",
+	  "inference, offline batches and first tokens of TensorRT-LLM 0.8 "
+	  "(H100, H200, L40S, A100), not used to fit",
+	  predict_inference, 95,
+	  { { "output tokens/s per GPU", "output_tokens_per_s_per_gpu", 63,
+	      0.085, 0.48,
+	      "  (Falcon 180B's masked MHA decode: specs/validation.md)" },
+	    { "prefill latency at batch 1", "ttft_s", 32, 0.18, 0.535,
+	      "  (H100 and H200 fp8 at 128 tokens 32-51% low: "
+	      "specs/validation.md)" },
+	    { NULL, NULL, 0, 0.0, 0.0, NULL } } },
 	{ "inference-tp.csv",
 	  "inference under tensor parallelism and for MoE, not used to fit",
 	  predict_inference, 25,
@@ -908,8 +919,9 @@ static const struct {
 	{ "latency_s", "sample_serving", 1 },
 	{ "ttft_s", "ttft", 1 },
 	{ "tpot_s", "tpot", 1 },
-	/* an offline batch's output tokens/s: infer's throughput */
-	{ "output_tokens_per_s_per_gpu", "throughput", 0 },
+	/* an offline batch's output tokens/s: infer's throughput
+	   without a load */
+	{ "output_tokens_per_s_per_gpu", "offline", 0 },
 };
 
 static void emit_residuals(const struct result *res, const char *source)
