@@ -574,28 +574,22 @@ static int predict_inference(const struct table *t,
 				get(t, i, "case"));
 			return 2;
 		}
+		bool offline = strcmp(metric, "output_tokens_per_s_per_gpu") == 0;
+
 		if (strcmp(metric, "ttft_s") == 0)
 			pred = r.ttft_s;
-		else if (strcmp(metric, "batch_latency_s") == 0) {
+		else if (offline || strcmp(metric, "batch_latency_s") == 0) {
 			if (batch_latency(&a, &c, g, &cl, &r, &pred) != 0) {
 				fprintf(stderr, "validate: %s: no usable "
 					"precision\n", get(t, i, "case"));
 				return 2;
 			}
-		} else if (strcmp(metric, "output_tokens_per_s_per_gpu") ==
-			   0) {
 			/* an offline batch's output tokens over its latency,
 			   per GPU of the replica (TensorRT-LLM's
 			   gptSessionBenchmark) */
-			double lat;
-
-			if (batch_latency(&a, &c, g, &cl, &r, &lat) != 0) {
-				fprintf(stderr, "validate: %s: no usable "
-					"precision\n", get(t, i, "case"));
-				return 2;
-			}
-			pred = (double)c.batch * c.output_tokens /
-			       (lat * c.tp);
+			if (offline)
+				pred = (double)c.batch * c.output_tokens /
+				       (pred * c.tp);
 		} else if (strcmp(metric, "tpot_s") == 0)
 			pred = r.tpot_s;
 		else if (strcmp(metric, "kv_cache_bytes_per_token") == 0)
