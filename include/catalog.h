@@ -121,7 +121,8 @@ int catalog_write_csv_rows(FILE *out, const struct gpu_spec *const *rows,
 
 /*
  * The achievable fraction of the dense peak of precision 'q' in large
- * GEMMs: fp8_matmul_eff for fp8 where the row gives one, else matmul_eff.
+ * GEMMs: fp8_matmul_eff for fp8 and fp4 where the row gives one, else
+ * matmul_eff.
  */
 double gpu_matmul_eff(const struct gpu_spec *g, enum precision q);
 

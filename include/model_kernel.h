@@ -28,12 +28,18 @@ struct device_perf {
 /*
  * Fill 'd' for math in precision 'p' on 'g'.  A precision the device lacks
  * falls back to the next wider one it has (fp8 -> bf16/fp16 -> tf32 ->
- * fp32), as frameworks do.  'sparse' doubles peak_flops on devices with
- * 2:4 sparsity support.  Returns 0, or -1 when the device has no usable
- * precision at all.
+ * fp32, int4 -> int8 -> fp8, fp4 -> fp16: 4-bit weights dequantized into
+ * 16-bit GEMMs), as frameworks do.  'sparse' doubles peak_flops on devices
+ * with 2:4 sparsity support.  Returns 0, or -1 when the device has no
+ * usable precision at all.
  */
 int device_perf_init(struct device_perf *d, const struct gpu_spec *g,
 		     enum precision p, bool sparse);
+
+/* The precision that math asked for in 'p' runs in on 'g' (the fallback
+   of device_perf_init); PREC_COUNT when the device has none. */
+enum precision device_math_precision(const struct gpu_spec *g,
+				     enum precision p);
 
 /*
  * Seconds for C[m x n] = A[m x k] B[k x n]: the larger of the math time at

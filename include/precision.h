@@ -14,13 +14,15 @@ enum precision {
 	PREC_FP8,
 	PREC_INT8,
 	PREC_INT4,
+	PREC_FP4, /* 4-bit floating point (e2m1), block-scaled as NVFP4 */
 	PREC_COUNT
 };
 
 /* Lower-case name as used in files and on the command line: "bf16". */
 const char *precision_name(enum precision p);
 
-/* Bytes per element: 4, 4 (tf32 is stored as fp32), 2, 2, 1, 1, 0.5. */
+/* Bytes per element: 4, 4 (tf32 is stored as fp32), 2, 2, 1, 1, 0.5, 0.5
+   (without the block scales of int4 and fp4). */
 double precision_bytes(enum precision p);
 
 /*

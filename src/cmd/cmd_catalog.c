@@ -32,6 +32,7 @@ static void add_gpu(struct record *rec, const struct gpu_spec *g)
 		{ PREC_FP8, "fp8_flops", "fp8" },
 		{ PREC_INT8, "int8_ops", "int8" },
 		{ PREC_INT4, "int4_ops", "int4" },
+		{ PREC_FP4, "fp4_flops", "fp4" },
 	};
 
 	rec_str(rec, NULL, "name", "name", g->name, RF_GRID);
@@ -42,9 +43,10 @@ static void add_gpu(struct record *rec, const struct gpu_spec *g)
 	rec_num(rec, NULL, "mem_bw_bytes_per_s", "mem bw",
 		g->mem_bw_bytes_per_s, UNIT_BANDWIDTH, RF_GRID);
 	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
-		/* bf16 always; fp8 and int8 where there is room */
+		/* bf16 always; fp8, int8 and fp4 where there is room */
 		int grid = cols[i].p == PREC_BF16 ? RF_GRID :
-			   cols[i].p == PREC_FP8 || cols[i].p == PREC_INT8 ?
+			   cols[i].p == PREC_FP8 || cols[i].p == PREC_INT8 ||
+					   cols[i].p == PREC_FP4 ?
 							  RF_GRID | RF_WIDE :
 							  0;
 

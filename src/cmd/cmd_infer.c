@@ -155,6 +155,21 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 		rec_str(rec, NULL, "weight_math", "  math (weight-only)",
 			precision_name(infer_config_math_precision(&p->config)),
 			RF_TABLE);
+	/* the format the GEMMs run in on this device (int4 weights, and
+	   fp4 ones without fp4 tensor cores: 16-bit math; fp8 without fp8
+	   tensor cores: bf16); the table names it only when it is not the
+	   weights' (bf16 and fp16 count as one) */
+	{
+		enum precision w = p->config.weight_precision;
+		enum precision q = device_math_precision(
+			p->gpu, infer_config_math_precision(&p->config));
+		bool same = q == w || ((q == PREC_BF16 || q == PREC_FP16) &&
+				       (w == PREC_BF16 || w == PREC_FP16));
+
+		rec_str(rec, NULL, "math_precision", "  math on this device",
+			q == PREC_COUNT ? "none" : precision_name(q),
+			same || p->config.weight_only ? RF_MACHINE : 0);
+	}
 	rec_bool(rec, NULL, "weight_only", "weight-only (W8A16)",
 		 p->config.weight_only, RF_MACHINE);
 	rec_str(rec, NULL, "kv_precision", "KV-cache precision",
@@ -319,7 +334,8 @@ static void search_one(int i, void *arg)
 static int infer_search_report(struct cli_ctx *ctx)
 {
 	static const enum precision formats[] = { PREC_BF16, PREC_FP8,
-						  PREC_INT8, PREC_INT4 };
+						  PREC_INT8, PREC_INT4,
+						  PREC_FP4 };
 	struct infer_plan plans[sizeof(formats) / sizeof(formats[0]) * 8];
 	struct search_cand cand[sizeof(formats) / sizeof(formats[0]) * 8];
 	struct search_job job = { NULL, NULL, cand, NULL };
@@ -328,6 +344,11 @@ static int infer_search_report(struct cli_ctx *ctx)
 	struct report rep;
 
 	for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
+		/* fp4 where the device has fp4 tensor cores (elsewhere it
+		   runs as int4 does, 16-bit math on 4-bit weights) */
+		if (formats[f] == PREC_FP4 &&
+		    !(ctx->gpus[0]->peak_flops[PREC_FP4] > 0.0))
+			continue;
 		for (int tp = 1; tp <= 128; tp *= 2) {
 			if (tp > ctx->gpus[0]->gpus_per_node &&
 			    ctx->wl.cluster.gpus_per_node < tp)

@@ -60,6 +60,7 @@ const struct column catalog_columns[COLUMN_COUNT] = {
 	[COLUMN_FP8] = PEAK_COLUMN("fp8", PREC_FP8, false),
 	[COLUMN_INT8] = PEAK_COLUMN("int8", PREC_INT8, true),
 	[COLUMN_INT4] = PEAK_COLUMN("int4", PREC_INT4, true),
+	[COLUMN_FP4] = PEAK_COLUMN("fp4", PREC_FP4, false),
 	[COLUMN_SPARSITY] = { .name = "sparsity", .type = CELL_BOOL,
 			      .offset = SPEC_AT(sparsity_2_4) },
 	[COLUMN_SMS] = { .name = "sms", .type = CELL_INT,

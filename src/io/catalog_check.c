@@ -92,6 +92,7 @@ static const struct {
 	{ COLUMN_FP8, 1e9, "1GFLOPS" },
 	{ COLUMN_INT8, 1e9, "1GOPS" },
 	{ COLUMN_INT4, 1e9, "1GOPS" },
+	{ COLUMN_FP4, 1e9, "1GFLOPS" },
 	{ COLUMN_MATMUL_EFF, 0.01, "0.01" },
 	{ COLUMN_FP8_MATMUL_EFF, 0.01, "0.01" },
 	{ COLUMN_MEM_EFF, 0.01, "0.01" },
@@ -213,7 +214,8 @@ int gpu_spec_check(const struct gpu_spec *g, struct diag *err)
 
 double gpu_matmul_eff(const struct gpu_spec *g, enum precision q)
 {
-	if (q == PREC_FP8 && g->fp8_matmul_eff > 0.0)
+	/* fp4 GEMMs run on the same low-precision tensor path as fp8 */
+	if ((q == PREC_FP8 || q == PREC_FP4) && g->fp8_matmul_eff > 0.0)
 		return g->fp8_matmul_eff;
 	return g->matmul_eff;
 }

@@ -395,10 +395,11 @@ static int check_serving_modes(const struct inference_spec *is,
 		    is->concurrency > 0 || is->trace[0];
 
 	if (is->weight_only && is->weight_precision != PREC_INT8 &&
-	    is->weight_precision != PREC_FP8)
+	    is->weight_precision != PREC_FP8 &&
+	    is->weight_precision != PREC_FP4)
 		return diag_set(err, file, 0, 0,
-				"'inference.weight_only' is for int8 and fp8 "
-				"weights (int4 always runs weight-only, 16-bit "
+				"'inference.weight_only' is for int8, fp8 and "
+				"fp4 weights (int4 always runs weight-only, 16-bit "
 				"weights have nothing to dequantize); "
 				"'inference.weight_precision' is %s",
 				precision_name(is->weight_precision));

@@ -40,13 +40,17 @@ static const struct wl_name infer_precision_names[] = {
 static const struct wl_name infer_weight_precision_names[] = {
 	{ "fp32", PREC_FP32 }, { "tf32", PREC_TF32 }, { "bf16", PREC_BF16 },
 	{ "fp16", PREC_FP16 }, { "fp8", PREC_FP8 },   { "int8", PREC_INT8 },
-	{ "int4", PREC_INT4 }, { NULL, 0 },
+	{ "int4", PREC_INT4 }, { "fp4", PREC_FP4 }, { NULL, 0 },
 };
 
 /* The KV cache format that follows a weight format: TF32 weights are
-   stored in fp32, and so is their cache. */
+   stored in fp32, and so is their cache; fp4 (NVFP4) checkpoints keep an
+   fp8 cache (NVIDIA TensorRT Model Optimizer's NVFP4 recipe quantizes
+   the KV cache to FP8, "kv_cache_quant_algo": "FP8"). */
 enum precision wl_kv_following(enum precision weight)
 {
+	if (weight == PREC_FP4)
+		return PREC_FP8;
 	return weight == PREC_TF32 ? PREC_FP32 : weight;
 }
 

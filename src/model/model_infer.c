@@ -20,6 +20,15 @@ static const double act_bytes = 2.0;
 static const double int4_group_overhead_bytes = 4.0 / 128.0;
 
 /*
+ * Block scales of fp4 weights: NVFP4 stores one fp8 (e4m3) scale for every
+ * 16 e2m1 values, and a per-tensor fp32 scale (NVIDIA, "Introducing NVFP4
+ * for Efficient and Accurate Low-Precision Inference", 2025): 1/16 byte
+ * per weight, 4.5 bits in all.  (The OCP MXFP4 format of AMD's CDNA 4 has
+ * an 8-bit scale per 32 values, 4.25 bits: 6% less.)
+ */
+static const double fp4_block_scale_bytes = 1.0 / 16.0;
+
+/*
  * 2:4 sparse weights keep 2 of every 4 values plus a 2-bit index for each
  * kept value (NVIDIA A100 whitepaper, "Fine-grained structured
  * sparsity"): half the values and 1/8 byte of metadata per weight (9/16
@@ -52,7 +61,10 @@ static const double min_clock_fraction = 0.2;
 static const int power_cap_iterations = 30;
 
 /* Formats whose math runs in another format: int4 weights are
-   dequantized into fp16 GEMMs (W4A16, AWQ); the rest run natively. */
+   dequantized into fp16 GEMMs (W4A16, AWQ); the rest run natively (fp4
+   on fp4 tensor cores, activations quantized to fp4 as NVFP4 W4A4 runs;
+   on a device without them device_perf_init falls back to 16-bit math,
+   W4A16). */
 enum precision infer_math_precision(enum precision w)
 {
 	return w == PREC_INT4 ? PREC_FP16 : w;
@@ -62,7 +74,8 @@ enum precision infer_config_math_precision(const struct infer_config *c)
 {
 	enum precision w = c->weight_precision;
 
-	if (c->weight_only && (w == PREC_INT8 || w == PREC_FP8))
+	if (c->weight_only &&
+	    (w == PREC_INT8 || w == PREC_FP8 || w == PREC_FP4))
 		return PREC_FP16;
 	return infer_math_precision(w);
 }
@@ -79,6 +92,8 @@ double infer_weight_bytes_per_param(enum precision p, bool sparse)
 
 	if (p == PREC_INT4)
 		b += int4_group_overhead_bytes;
+	else if (p == PREC_FP4)
+		b += fp4_block_scale_bytes;
 	return sparse ? b * sparse_kept_fraction + sparse_index_bytes : b;
 }
 

@@ -71,8 +71,8 @@ static const double flash_bwd_rel_eff = 0.74;
 static const double flash2_fwd_flops_per_sm = 298e12 / 132.0;
 static const double flash2_bwd_flops_per_sm = 291e12 / 132.0;
 
-int device_perf_init(struct device_perf *d, const struct gpu_spec *g,
-		     enum precision p, bool sparse)
+enum precision device_math_precision(const struct gpu_spec *g,
+				     enum precision p)
 {
 	/* the next wider format a kernel falls back to */
 	static const enum precision wider[PREC_COUNT] = {
@@ -80,6 +80,9 @@ int device_perf_init(struct device_perf *d, const struct gpu_spec *g,
 		[PREC_BF16] = PREC_FP16, [PREC_FP16] = PREC_TF32,
 		[PREC_FP8] = PREC_BF16,  [PREC_INT8] = PREC_FP8,
 		[PREC_INT4] = PREC_INT8,
+		/* fp4 weights without fp4 tensor cores are dequantized
+		   into 16-bit GEMMs (W4A16, as Marlin kernels run them) */
+		[PREC_FP4] = PREC_FP16,
 	};
 	enum precision q = p;
 
@@ -90,7 +93,15 @@ int device_perf_init(struct device_perf *d, const struct gpu_spec *g,
 		else
 			q = wider[q];
 	}
-	if (g->peak_flops[q] <= 0.0)
+	return g->peak_flops[q] > 0.0 ? q : PREC_COUNT;
+}
+
+int device_perf_init(struct device_perf *d, const struct gpu_spec *g,
+		     enum precision p, bool sparse)
+{
+	enum precision q = device_math_precision(g, p);
+
+	if (q == PREC_COUNT)
 		return -1;
 	d->peak_flops = g->peak_flops[q];
 	if (sparse && g->sparsity_2_4 && q != PREC_FP32)

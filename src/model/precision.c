@@ -14,6 +14,7 @@ static const struct {
 	[PREC_FP8] = { "fp8", 1.0 },
 	[PREC_INT8] = { "int8", 1.0 },
 	[PREC_INT4] = { "int4", 0.5 },
+	[PREC_FP4] = { "fp4", 0.5 },
 };
 
 const char *precision_name(enum precision p)

@@ -625,7 +625,7 @@ int infer_plan_suggest(const struct workload *wl, const struct gpu_spec *g,
 		       size_t size)
 {
 	static const enum precision lower[] = { PREC_FP8, PREC_INT8,
-						PREC_INT4 };
+						PREC_FP4, PREC_INT4 };
 	struct workload w;
 	struct infer_plan p;
 	size_t len = 0;
@@ -682,6 +682,9 @@ int infer_plan_suggest(const struct workload *wl, const struct gpu_spec *g,
 	for (size_t i = 0; i < sizeof(lower) / sizeof(lower[0]); i++) {
 		if (precision_bytes(lower[i]) >=
 		    precision_bytes(wl->inference.weight_precision))
+			continue;
+		/* fp4 only on fp4 tensor cores */
+		if (lower[i] == PREC_FP4 && !(g->peak_flops[PREC_FP4] > 0.0))
 			continue;
 		w = *wl;
 		w.inference.weight_precision = lower[i];

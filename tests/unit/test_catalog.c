@@ -27,19 +27,20 @@ static const char full_csv[] =
 	"source,name,vendor,kind,memory,mem_bw,fp32,tf32,bf16,fp16,fp8,"
 	"int8,int4,sparsity,tdp,idle_power,gpus_per_node,intra_bw,inter_bw,"
 	"price_usd_per_gpu_hour,matmul_eff,mem_eff,capex_usd_per_gpu,"
-	"rent_max_gpus,price_basis,sms,host_memory,host_link_bw,fp8_matmul_eff\n"
+	"rent_max_gpus,price_basis,sms,host_memory,host_link_bw,fp8_matmul_eff,"
+	"fp4\n"
 	"\"Datasheet, rev \"\"B\"\" (2024)\",Xcel-9,Acme,Workstation,"
 	"95.37GiB,2.385TB/s,66.9TFLOPS,494.7TFLOPS,989.4TFLOPS,"
 	"989.4TFLOPS,1978.9TFLOPS,1978.9TOPS,3957.8TOPS,Yes,712.5W,91.3W,"
 	"4,451.2GB/s,400Gb/s,3.17,0.713,0.871,2385.25,8,"
-	"Cloud-On-Demand_2026.05,132,1.5TiB,63GB/s,0.629\n"
+	"Cloud-On-Demand_2026.05,132,1.5TiB,63GB/s,0.629,7915.6TFLOPS\n"
 	"\n"
 	"   \n"
 	"spec sheet,Mini-2,,,24.5GB,936.2GB/s,,,71.3TFLOPS,,,,,,165.5W,,,,"
-	",,,,,,,,,,\n"
+	",,,,,,,,,,,\n"
 	"\"quoted, source\",Edge-1,Acme,EDGE,7.5GB,102.4GB/s,,,,17.2TFLOPS,,"
 	"137.5TOPS,,no,25.3W,4.7W,1,,10Gb/s,0,1,0.5,  499.5 ,1,"
-	"purchase-3y,,,,1\n";
+	"purchase-3y,,,,1,\n";
 
 static void assert_rel(double got, double want)
 {
@@ -118,6 +119,7 @@ static void test_full_parse(void **state)
 	assert_rel(g->peak_flops[PREC_FP8], 1978.9e12);
 	assert_rel(g->peak_flops[PREC_INT8], 1978.9e12);
 	assert_rel(g->peak_flops[PREC_INT4], 3957.8e12);
+	assert_rel(g->peak_flops[PREC_FP4], 7915.6e12);
 	assert_true(g->sparsity_2_4);
 	assert_rel(g->tdp_w, 712.5);
 	assert_rel(g->idle_w, 91.3);
@@ -686,7 +688,7 @@ static void round_trip(struct catalog *cat)
 	{
 		static const char header[] =
 			"name,vendor,kind,memory,mem_bw,fp32,tf32,bf16,"
-			"fp16,fp8,int8,int4,sparsity,sms,tdp,idle_power,"
+			"fp16,fp8,int8,int4,fp4,sparsity,sms,tdp,idle_power,"
 			"gpus_per_node,intra_bw,inter_bw,host_link_bw,"
 			"host_memory,"
 			"price_usd_per_gpu_hour,price_basis,rent_max_gpus,"
@@ -713,7 +715,7 @@ static void test_round_trip(void **state)
 	/* quoted where needed, units as documented */
 	assert_non_null(strstr(text, "\"Datasheet, rev \"\"B\"\" (2024)\""));
 	assert_non_null(strstr(text, ",\"quoted, source\"\n"));
-	assert_non_null(strstr(text, ",1978.9TFLOPS,1978.9TOPS,3957.8TOPS,"
+	assert_non_null(strstr(text, ",1978.9TFLOPS,1978.9TOPS,3957.8TOPS,7915.6TFLOPS,"
 				     "yes,132,712.5W,91.3W,4,451.2GB/s,50GB/s,"
 				     "63GB/s,1536GiB,"
 				     "3.17,Cloud-On-Demand_2026.05,8,2385.25,"
@@ -721,7 +723,7 @@ static void test_round_trip(void **state)
 	/* no basis: "unstated"; no limit, no capex and no host: empty
 	   cells */
 	assert_non_null(strstr(text, "Mini-2,,datacenter,24.5GB,936.2GB/s,"
-				     ",,71.3TFLOPS,,,,,no,,165.5W,16.55W,8,"
+				     ",,71.3TFLOPS,,,,,,no,,165.5W,16.55W,8,"
 				     "32GB/s,12.5GB/s,,,0,unstated,,,0.8,,0.85,"
 				     "spec sheet\n"));
 	free(text);

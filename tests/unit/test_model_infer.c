@@ -178,6 +178,9 @@ static void test_weight_bytes_per_param(void **state)
 	/* int4 with a 4-byte scale and zero point per group of 128 */
 	assert_rel(infer_weight_bytes_per_param(PREC_INT4, false),
 		   0.5 + 4.0 / 128.0, 1e-15);
+	/* fp4 (NVFP4): an fp8 scale per 16 values, 4.5 bits */
+	assert_rel(infer_weight_bytes_per_param(PREC_FP4, false), 0.5625,
+		   1e-15);
 	/* 2:4 sparse: half the values plus a 2-bit index per kept value,
 	   1/8 byte per weight: 9/16 of the dense size for 16-bit weights */
 	assert_rel(infer_weight_bytes_per_param(PREC_BF16, true),
@@ -817,6 +820,45 @@ static void test_precision_fallback(void **state)
 	assert_true(r8.tpot_s < rb.tpot_s);
 }
 
+static void test_fp4(void **state)
+{
+	/* fp4 weights: on fp4 tensor cores the GEMMs run at the fp4 peak;
+	   without them as int4 does (16-bit math on 4-bit weights) */
+	struct arch a = llama8b();
+	struct gpu_spec g = h100();
+	struct infer_config c = cfg(1, 4, 2048, 64);
+	struct infer_result r4, ri, r8, rf;
+
+	(void)state;
+	c.kv_precision = PREC_FP8;
+	c.weight_precision = PREC_INT4;
+	eval_ok(&a, &c, &g, &ri);
+	c.weight_precision = PREC_FP4;
+	eval_ok(&a, &c, &g, &r4);
+	assert_int_equal(device_math_precision(&g, PREC_FP4), PREC_FP16);
+	/* the same 16-bit math; fp4's block scales (1/16 byte) weigh
+	   more than int4's (4/128) */
+	assert_rel(r4.memory.weights_bytes - ri.memory.weights_bytes,
+		   32.0 * 218112000.0 * (1.0 / 16.0 - 4.0 / 128.0), 1e-9);
+	assert_true(r4.tpot_s > ri.tpot_s);
+	/* a device with twice the fp8 rate in fp4: the compute-bound
+	   prefill of 2048 tokens comes close to fp8's over two, the
+	   memory-bound decode below fp8's */
+	g.peak_flops[PREC_FP4] = 2.0 * g.peak_flops[PREC_FP8];
+	assert_int_equal(device_math_precision(&g, PREC_FP4), PREC_FP4);
+	eval_ok(&a, &c, &g, &rf);
+	c.weight_precision = PREC_FP8;
+	eval_ok(&a, &c, &g, &r8);
+	assert_true(rf.prefill_s < 0.7 * r8.prefill_s);
+	assert_true(rf.prefill_s > 0.5 * r8.prefill_s);
+	assert_true(rf.tpot_s < r8.tpot_s);
+	assert_true(rf.prefill_s < r4.prefill_s);
+	/* weight-only fp4 runs 16-bit math on the fp4 device too */
+	c.weight_precision = PREC_FP4;
+	c.weight_only = true;
+	assert_int_equal(infer_config_math_precision(&c), PREC_FP16);
+}
+
 /* ------------------------------------------------------------------ */
 /*
  * Prefill and decode by hand (specs/models.md 9.3, 9.4) for fixed shapes
@@ -1214,6 +1256,7 @@ int main(void)
 		cmocka_unit_test(test_power_cap_clock_floor),
 		cmocka_unit_test(test_power_cap_below_idle),
 		cmocka_unit_test(test_no_usable_precision),
+		cmocka_unit_test(test_fp4),
 		cmocka_unit_test(test_precision_fallback),
 		cmocka_unit_test(test_reference_bf16),
 		cmocka_unit_test(test_reference_quantized),

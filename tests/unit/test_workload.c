@@ -659,6 +659,14 @@ static void test_set(void **state)
 	assert_int_equal(wl.inference.weight_precision, PREC_INT4);
 	assert_int_equal(wl.inference.kv_precision, PREC_FP8);
 	assert_false(diag_has_error(&d));
+	/* fp4 (NVFP4) weights bring an fp8 cache along */
+	assert_int_equal(workload_set(&wl, "inference.kv_precision=int4", &d),
+			 0);
+	assert_int_equal(workload_set(&wl, "inference.weight_precision=fp4",
+				      &d), 0);
+	assert_int_equal(wl.inference.weight_precision, PREC_FP4);
+	assert_int_equal(wl.inference.kv_precision, PREC_FP8);
+	assert_false(diag_has_error(&d));
 }
 
 static void expect_set_error(const char *expr, const char *msg)
@@ -1013,7 +1021,8 @@ static void test_validate(void **state)
 	/* weight-only math is for 8-bit weights */
 	expect_invalid(ARCH "hidden = 4096\nheads = 32\n[inference]\n"
 			    "weight_only = true\n",
-		       "'inference.weight_only' is for int8 and fp8 weights");
+		       "'inference.weight_only' is for int8, fp8 and fp4 "
+		       "weights");
 	expect_invalid(ARCH "hidden = 4096\nheads = 32\n[inference]\n"
 			    "weight_precision = int4\nweight_only = true\n",
 		       "'inference.weight_precision' is int4");
