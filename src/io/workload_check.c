@@ -399,8 +399,8 @@ static int check_serving_modes(const struct inference_spec *is,
 	    is->weight_precision != PREC_FP4)
 		return diag_set(err, file, 0, 0,
 				"'inference.weight_only' is for int8, fp8 and "
-				"fp4 weights (int4 always runs weight-only, 16-bit "
-				"weights have nothing to dequantize); "
+				"fp4 weights (int4 always runs weight-only, "
+				"16-bit weights have nothing to dequantize); "
 				"'inference.weight_precision' is %s",
 				precision_name(is->weight_precision));
 	if (is->speculative_tokens > 0 && !(is->acceptance_rate > 0.0))

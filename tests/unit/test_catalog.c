@@ -715,7 +715,8 @@ static void test_round_trip(void **state)
 	/* quoted where needed, units as documented */
 	assert_non_null(strstr(text, "\"Datasheet, rev \"\"B\"\" (2024)\""));
 	assert_non_null(strstr(text, ",\"quoted, source\"\n"));
-	assert_non_null(strstr(text, ",1978.9TFLOPS,1978.9TOPS,3957.8TOPS,7915.6TFLOPS,"
+	assert_non_null(strstr(text, ",1978.9TFLOPS,1978.9TOPS,3957.8TOPS,"
+				     "7915.6TFLOPS,"
 				     "yes,132,712.5W,91.3W,4,451.2GB/s,50GB/s,"
 				     "63GB/s,1536GiB,"
 				     "3.17,Cloud-On-Demand_2026.05,8,2385.25,"
