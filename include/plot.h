@@ -181,6 +181,15 @@ struct plot_series *plot_chart_add_series(struct plot_chart *c,
  */
 void plot_device_style(const char *name, char rgb[8], int *pt);
 
+/*
+ * Keep the devices of chart 'c' apart: a device (a series label or a bar
+ * category with a colour) whose colour an earlier device of the chart
+ * already has takes the first palette colour no device of the chart has,
+ * while one is left (its point type stays); every series and bar of one
+ * device keeps one colour.  The Pareto front is left as it is.
+ */
+void plot_chart_distinct_colours(struct plot_chart *c);
+
 /* Give series 's' the style of device 'name'. */
 void plot_series_set_device(struct plot_series *s, const char *name);
 

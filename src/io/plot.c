@@ -294,6 +294,7 @@ static const struct {
 	{ "H100-SXM", 0, 0 },	   { "MI300X", 1, 0 },
 	{ "B200", 2, 0 },	   { "A100-SXM-80GB", 3, 0 },
 	{ "H200-SXM", 4, 0 },	   { "GB200", 5, 0 },
+	{ "B300", 5, 4 },	   { "MI355X", 3, 4 },
 	{ "MI325X", 1, 1 },	   { "Gaudi3", 5, 1 },
 	{ "H100-PCIe", 0, 1 },	   { "A100-SXM-40GB", 3, 1 },
 	{ "L40S", 2, 1 },	   { "H200-NVL", 4, 1 },
@@ -320,6 +321,86 @@ void plot_device_style(const char *name, char rgb[8], int *pt)
 		h = (h ^ *p) * 16777619u;
 	snprintf(rgb, 8, "%s", device_rgb[h % N_ELEMS(device_rgb)]);
 	*pt = device_pt[(h / N_ELEMS(device_rgb)) % N_ELEMS(device_pt)];
+}
+
+/* Rank of device 'name' for keeping its colour in a crowded chart: its
+   place in device_styles (the common devices first), others last. */
+static size_t colour_rank(const char *name)
+{
+	for (size_t i = 0; i < N_ELEMS(device_styles); i++)
+		if (strcmp(device_styles[i].name, name) == 0)
+			return i;
+	return N_ELEMS(device_styles);
+}
+
+#define COLOUR_ENTRIES_MAX 256
+
+void plot_chart_distinct_colours(struct plot_chart *c)
+{
+	struct {
+		const char *name;
+		char *rgb;
+		size_t rank;
+		bool done;
+	} e[COLOUR_ENTRIES_MAX];
+	size_t n = 0;
+
+	for (size_t k = 0; k < c->nseries; k++) {
+		struct plot_series *s = &c->series[k];
+
+		if (s->role == PLOT_ROLE_FRONT || !s->rgb[0])
+			continue;
+		if (n == COLOUR_ENTRIES_MAX)
+			return;
+		e[n].name = s->label;
+		e[n++].rgb = s->rgb;
+	}
+	for (int k = 0; k < c->ncats && k < PLOT_MAX_CATS; k++) {
+		if (!c->cat_rgb[k][0])
+			continue;
+		if (n == COLOUR_ENTRIES_MAX)
+			return;
+		e[n].name = c->cats[k];
+		e[n++].rgb = c->cat_rgb[k];
+	}
+	for (size_t i = 0; i < n; i++) {
+		e[i].rank = colour_rank(e[i].name);
+		e[i].done = false;
+	}
+	/* the devices in rank order (then chart order), each keeping its
+	   colour unless a device placed before it has it */
+	for (size_t placed = 0; placed < n;) {
+		size_t i = n;
+		const char *taken = NULL;
+
+		for (size_t k = 0; k < n; k++)
+			if (!e[k].done && (i == n || e[k].rank < e[i].rank))
+				i = k;
+		for (size_t k = 0; k < n && !taken; k++)
+			if (e[k].done && strcmp(e[k].name, e[i].name) != 0 &&
+			    strcmp(e[k].rgb, e[i].rgb) == 0)
+				taken = e[k].rgb;
+		for (size_t p = 0; taken && p < N_ELEMS(device_rgb); p++) {
+			bool used = false;
+
+			/* a colour no other device of the chart has */
+			for (size_t k = 0; k < n && !used; k++)
+				used = strcmp(e[k].name, e[i].name) != 0 &&
+				       strcmp(e[k].rgb, device_rgb[p]) == 0;
+			if (!used) {
+				snprintf(e[i].rgb, 8, "%s", device_rgb[p]);
+				break;
+			}
+		}
+		/* every entry of this device takes that colour */
+		for (size_t k = 0; k < n; k++)
+			if (!e[k].done && strcmp(e[k].name, e[i].name) == 0) {
+				if (k != i)
+					memcpy(e[k].rgb, e[i].rgb, 8);
+				e[k].done = true;
+				placed++;
+			}
+	}
 }
 
 void plot_series_set_device(struct plot_series *s, const char *name)

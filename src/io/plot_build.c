@@ -784,12 +784,18 @@ static int (*const builders[PLOT_KIND_COUNT])(struct cli_ctx *,
 
 int plot_build(struct cli_ctx *ctx, enum plot_kind kind, struct plot_chart *c)
 {
+	int rc;
+
 	if ((unsigned)kind >= PLOT_KIND_COUNT)
 		return EXIT_INTERNAL;
-	if (ctx->wl.model.kind != MODEL_TRANSFORMER) {
-		if (kind != PLOT_MEMORY)
-			return plot_build_sample(ctx, kind, c);
-		plot_chart_set_per_sample(c);
+	if (ctx->wl.model.kind != MODEL_TRANSFORMER && kind != PLOT_MEMORY) {
+		rc = plot_build_sample(ctx, kind, c);
+	} else {
+		if (ctx->wl.model.kind != MODEL_TRANSFORMER)
+			plot_chart_set_per_sample(c);
+		rc = builders[kind](ctx, c);
 	}
-	return builders[kind](ctx, c);
+	if (rc == EXIT_OK)
+		plot_chart_distinct_colours(c);
+	return rc;
 }

@@ -507,12 +507,12 @@ static void test_device_style(void **state)
 		static const char *const cards[] = {
 			"A100-SXM-80GB", "H100-SXM", "H200-SXM", "B200",
 			"MI300X", "GB200", "L4", "T4", "A10", "A30", "L40",
-			"A40", "V100-SXM-32GB", "H20",
+			"A40", "V100-SXM-32GB", "H20", "B300", "MI355X",
 		};
-		char c[14][8];
-		int p[14];
+		char c[16][8];
+		int p[16];
 
-		for (int i = 0; i < 14; i++) {
+		for (int i = 0; i < 16; i++) {
 			plot_device_style(cards[i], c[i], &p[i]);
 			for (int j = 0; j < i; j++)
 				assert_true(strcmp(c[i], c[j]) != 0 ||
@@ -525,6 +525,58 @@ static void test_device_style(void **state)
 	assert_int_equal(pa, pb);
 	assert_true(pa > 0);
 	assert_string_not_equal(a, "#F0E442");
+}
+
+/* Devices of one chart that share a colour are told apart: the common
+   device keeps its own, the other takes a colour no device of the chart
+   has, every series of one device keeps one colour, and bars too. */
+static void test_distinct_colours(void **state)
+{
+	struct plot_chart *c = plot_chart_new(PLOT_ROOFLINE);
+	struct plot_series *roof_x, *pts_x, *roof_h, *pts_h, *front;
+	char h100[8], b200[8];
+	int pt;
+
+	(void)state;
+	assert_non_null(c);
+	plot_device_style("H100-SXM", h100, &pt);
+	plot_device_style("B200", b200, &pt);
+	/* an uncommon device first, in H100's colour */
+	roof_x = plot_chart_add_series(c, "Acme-X9", PLOT_ROLE_DEVICE, 0);
+	pts_x = plot_chart_add_series(c, "Acme-X9", PLOT_ROLE_POINTS, 0);
+	roof_h = plot_chart_add_series(c, "H100-SXM", PLOT_ROLE_DEVICE, 0);
+	pts_h = plot_chart_add_series(c, "H100-SXM", PLOT_ROLE_POINTS, 0);
+	front = plot_chart_add_series(c, "front", PLOT_ROLE_FRONT, 0);
+	assert_non_null(front);
+	plot_series_set_device(roof_h, "H100-SXM");
+	plot_series_set_device(pts_h, "H100-SXM");
+	snprintf(roof_x->rgb, 8, "%s", h100);
+	snprintf(pts_x->rgb, 8, "%s", h100);
+	plot_chart_distinct_colours(c);
+	assert_string_equal(roof_h->rgb, h100);
+	assert_string_equal(pts_h->rgb, h100);
+	assert_string_not_equal(roof_x->rgb, h100);
+	assert_string_equal(pts_x->rgb, roof_x->rgb);
+	assert_string_equal(front->rgb, "");
+	plot_chart_free(c);
+
+	/* bars: B200 keeps its colour, the other moves; distinct devices
+	   already apart are left as they are */
+	c = plot_chart_new(PLOT_ENERGY);
+	assert_non_null(c);
+	assert_int_equal(plot_chart_add_cat(c, "Acme-X9"), 0);
+	assert_int_equal(plot_chart_add_cat(c, "B200"), 1);
+	assert_int_equal(plot_chart_add_cat(c, "H100-SXM"), 2);
+	snprintf(c->cat_rgb[0], 8, "%s", b200);
+	snprintf(c->cat_rgb[1], 8, "%s", b200);
+	snprintf(c->cat_rgb[2], 8, "%s", h100);
+	plot_chart_distinct_colours(c);
+	assert_string_equal(c->cat_rgb[1], b200);
+	assert_string_equal(c->cat_rgb[2], h100);
+	assert_string_not_equal(c->cat_rgb[0], b200);
+	assert_string_not_equal(c->cat_rgb[0], h100);
+	assert_int_equal(c->cat_rgb[0][0], '#');
+	plot_chart_free(c);
 }
 
 /* Texts of the chart that come from names (the front's labels, the
@@ -701,6 +753,7 @@ int main(void)
 		cmocka_unit_test(test_gnuplot_time_limit),
 		cmocka_unit_test(test_gnuplot_dash_name),
 		cmocka_unit_test(test_device_style),
+		cmocka_unit_test(test_distinct_colours),
 		cmocka_unit_test(test_script_labels_quoted),
 		cmocka_unit_test(test_per_sample_charts),
 	};
