@@ -347,7 +347,7 @@ static int infer_search_report(struct cli_ctx *ctx)
 		/* fp4 where the device has fp4 tensor cores (elsewhere it
 		   runs as int4 does, 16-bit math on 4-bit weights) */
 		if (formats[f] == PREC_FP4 &&
-		    !(ctx->gpus[0]->peak_flops[PREC_FP4] > 0.0))
+		    device_math_precision(ctx->gpus[0], PREC_FP4) != PREC_FP4)
 			continue;
 		for (int tp = 1; tp <= 128; tp *= 2) {
 			if (tp > ctx->gpus[0]->gpus_per_node &&

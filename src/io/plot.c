@@ -371,16 +371,15 @@ void plot_chart_distinct_colours(struct plot_chart *c)
 	   colour unless a device placed before it has it */
 	for (size_t placed = 0; placed < n;) {
 		size_t i = n;
-		const char *taken = NULL;
+		bool clash = false;
 
 		for (size_t k = 0; k < n; k++)
 			if (!e[k].done && (i == n || e[k].rank < e[i].rank))
 				i = k;
-		for (size_t k = 0; k < n && !taken; k++)
-			if (e[k].done && strcmp(e[k].name, e[i].name) != 0 &&
-			    strcmp(e[k].rgb, e[i].rgb) == 0)
-				taken = e[k].rgb;
-		for (size_t p = 0; taken && p < N_ELEMS(device_rgb); p++) {
+		for (size_t k = 0; k < n && !clash; k++)
+			clash = e[k].done && strcmp(e[k].name, e[i].name) != 0 &&
+				strcmp(e[k].rgb, e[i].rgb) == 0;
+		for (size_t p = 0; clash && p < N_ELEMS(device_rgb); p++) {
 			bool used = false;
 
 			/* a colour no other device of the chart has */

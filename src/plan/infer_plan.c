@@ -684,7 +684,8 @@ int infer_plan_suggest(const struct workload *wl, const struct gpu_spec *g,
 		    precision_bytes(wl->inference.weight_precision))
 			continue;
 		/* fp4 only on fp4 tensor cores */
-		if (lower[i] == PREC_FP4 && !(g->peak_flops[PREC_FP4] > 0.0))
+		if (lower[i] == PREC_FP4 &&
+		    device_math_precision(g, PREC_FP4) != PREC_FP4)
 			continue;
 		w = *wl;
 		w.inference.weight_precision = lower[i];
