@@ -9,23 +9,45 @@
 #ifndef CAPPLAN_HF_CONFIG_H
 #define CAPPLAN_HF_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "diag.h"
+#include "precision.h"
 #include "workload.h"
+
+/*
+ * A checkpoint's quantization, from "quantization_config" (fp8,
+ * fbgemm_fp8, mxfp4, gptq, awq, bitsandbytes, compressed-tensors,
+ * modelopt) and "torch_dtype".  specs/workload.md says how each maps.
+ */
+struct hf_quant {
+	bool present;           /* the JSON has a quantization_config */
+	bool known;             /* ... in a format capplan has */
+	enum precision weights; /* the quantized weights' format */
+	bool weight_only;       /* 8-bit or fp4 weights, 16-bit activations */
+	bool kv_given;          /* the JSON names the KV cache's format */
+	enum precision kv;      /* that format, else the dtype's */
+	enum precision dtype;   /* torch_dtype: fp16 for "float16", else bf16 */
+	char method[48];        /* quant_method as written */
+	char why[96];           /* when !known: what capplan cannot read */
+};
 
 /*
  * Parse config.json text into the architecture fields of 'm' (layers,
  * hidden, heads, kv_heads, head_dim, ffn_hidden, gated_ffn, vocab,
  * seq_len from the maximum positions, tied_embeddings, experts, MLA
- * ranks), overwriting them.  'name' is used in messages.  Unknown
- * "model_type", a missing or malformed required field, or a value out of
- * range is an error naming the field.  Returns 0 or -1.
+ * ranks), overwriting them, and its quantization into 'q' (NULL: not
+ * wanted).  'name' is used in messages.  Unknown "model_type", a missing
+ * or malformed required field, or a value out of range is an error naming
+ * the field; a quantization capplan has no format for is not (q->known).
+ * Returns 0 or -1.
  */
 int hf_config_parse(const char *text, size_t len, const char *name,
-		    struct model_spec *m, struct diag *err);
+		    struct model_spec *m, struct hf_quant *q, struct diag *err);
 
 /* Read a file and hf_config_parse it. */
-int hf_config_load(const char *path, struct model_spec *m, struct diag *err);
+int hf_config_load(const char *path, struct model_spec *m, struct hf_quant *q,
+		   struct diag *err);
 
 #endif

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -379,14 +380,306 @@ out_free:
 	return NULL;
 }
 
+/* ------------------------------------------------------------------
+ * The checkpoint's quantization ("quantization_config", as Hugging Face
+ * transformers, llm-compressor and NVIDIA ModelOpt write it).
+ */
+
+/* A string field 'where.key' of 'obj', or NULL when absent or null. */
+static int get_string(const cJSON *obj, const char *where, const char *key,
+		      const char **out, const char *file, struct diag *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	*out = NULL;
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsString(v))
+		return diag_set(err, file, 0, 0,
+				"field '%s%s%s' must be a string", where,
+				where[0] ? "." : "", key);
+	*out = v->valuestring;
+	return 0;
+}
+
+/* A boolean field 'where.key' of 'obj', false when absent or null. */
+static int get_flag(const cJSON *obj, const char *where, const char *key,
+		    bool *out, const char *file, struct diag *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	*out = false;
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsBool(v))
+		return diag_set(err, file, 0, 0,
+				"field '%s.%s' must be true or false", where,
+				key);
+	*out = cJSON_IsTrue(v);
+	return 0;
+}
+
+/* A bit count 'where.key' of 'obj' (1 to 64), 0 when absent or null. */
+static int get_bits(const cJSON *obj, const char *where, const char *key,
+		    int *out, const char *file, struct diag *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	double d;
+
+	*out = 0;
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	d = cJSON_IsNumber(v) ? v->valuedouble : -1.0;
+	if (!isfinite(d) || d < 1.0 || d > 64.0 || d != floor(d))
+		return diag_set(err, file, 0, 0,
+				"field '%s.%s' must be an integer from 1 to "
+				"64 (bits)", where, key);
+	*out = (int)d;
+	return 0;
+}
+
+/* A scheme capplan has no format for: q->known false, q->why says it. */
+static void quant_unknown(struct hf_quant *q, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void quant_unknown(struct hf_quant *q, const char *fmt, ...)
+{
+	va_list ap;
+
+	q->known = false;
+	va_start(ap, fmt);
+	vsnprintf(q->why, sizeof(q->why), fmt, ap);
+	va_end(ap);
+}
+
+/* 8 or 4 bits of integers or floats as a format; false for other widths. */
+static bool bits_format(int bits, bool is_float, enum precision *p)
+{
+	if (bits == 8)
+		*p = is_float ? PREC_FP8 : PREC_INT8;
+	else if (bits == 4)
+		*p = is_float ? PREC_FP4 : PREC_INT4;
+	else
+		return false;
+	return true;
+}
+
+/* One compressed-tensors scheme ({"num_bits": 8, "type": "float", ...}):
+   its bits and format ('ok' false when capplan has none). */
+static int ct_scheme(const cJSON *s, const char *where, int *bits,
+		     enum precision *p, bool *ok, const char *file,
+		     struct diag *err)
+{
+	const char *type;
+
+	if (!cJSON_IsObject(s))
+		return diag_set(err, file, 0, 0,
+				"field '%s' must be an object", where);
+	if (get_bits(s, where, "num_bits", bits, file, err) ||
+	    get_string(s, where, "type", &type, file, err))
+		return -1;
+	*ok = bits_format(*bits, type && strcmp(type, "float") == 0, p);
+	return 0;
+}
+
+/* compressed-tensors (llm-compressor, read by vLLM): the weights of every
+   "config_groups" entry, their activations (none: weight-only) and the
+   "kv_cache_scheme". */
+static int quant_compressed(const cJSON *qc, struct hf_quant *q,
+			    const char *file, struct diag *err)
+{
+	const cJSON *groups, *kv, *g;
+	int n = 0, bits;
+	bool ok;
+
+	groups = cJSON_GetObjectItemCaseSensitive(qc, "config_groups");
+	kv = cJSON_GetObjectItemCaseSensitive(qc, "kv_cache_scheme");
+	if (!cJSON_IsObject(groups) || !groups->child)
+		return diag_set(err, file, 0, 0,
+				"field 'quantization_config.config_groups' "
+				"must be an object of one or more schemes");
+	cJSON_ArrayForEach(g, groups)
+	{
+		char where[96];
+		const cJSON *w, *act;
+		enum precision p = PREC_BF16;
+		bool wo;
+
+		snprintf(where, sizeof(where),
+			 "quantization_config.config_groups.%.32s.weights",
+			 g->string);
+		w = cJSON_IsObject(g) ?
+			    cJSON_GetObjectItemCaseSensitive(g, "weights") :
+			    NULL;
+		if (!w)
+			return diag_set(err, file, 0, 0,
+					"missing field '%s' (an object)",
+					where);
+		if (ct_scheme(w, where, &bits, &p, &ok, file, err))
+			return -1;
+		act = cJSON_GetObjectItemCaseSensitive(g, "input_activations");
+		wo = !act || cJSON_IsNull(act);
+		if (!ok) {
+			quant_unknown(q, "compressed-tensors with %d-bit "
+				      "weights", bits);
+			return 0;
+		}
+		if (n++ > 0 && (p != q->weights || wo != q->weight_only)) {
+			quant_unknown(q, "compressed-tensors with schemes of "
+				      "different formats in one model");
+			return 0;
+		}
+		q->weights = p;
+		q->weight_only = wo;
+	}
+	if (kv && !cJSON_IsNull(kv)) {
+		if (ct_scheme(kv, "quantization_config.kv_cache_scheme", &bits,
+			      &q->kv, &ok, file, err))
+			return -1;
+		if (!ok || bits != 8) {
+			quant_unknown(q, "compressed-tensors with a %d-bit "
+				      "KV cache", bits);
+			return 0;
+		}
+		q->kv_given = true;
+	}
+	return 0;
+}
+
+/* NVIDIA ModelOpt: "quant_algo" and "kv_cache_quant_algo". */
+static int quant_modelopt(const cJSON *qc, struct hf_quant *q,
+			  const char *file, struct diag *err)
+{
+	static const struct {
+		const char *algo;
+		enum precision p;
+	} algos[] = {
+		{ "FP8", PREC_FP8 },
+		{ "FP8_PER_CHANNEL_PER_TOKEN", PREC_FP8 },
+		{ "FP8_BLOCK_SCALES", PREC_FP8 },
+		{ "NVFP4", PREC_FP4 },
+		{ "W4A16_AWQ", PREC_INT4 },
+		{ "INT8_SQ", PREC_INT8 },
+	};
+	const char *algo, *kv;
+	size_t i, n = sizeof(algos) / sizeof(algos[0]);
+
+	if (get_string(qc, "quantization_config", "quant_algo", &algo, file,
+		       err) ||
+	    get_string(qc, "quantization_config", "kv_cache_quant_algo", &kv,
+		       file, err))
+		return -1;
+	if (!algo)
+		return diag_set(err, file, 0, 0,
+				"missing field 'quantization_config."
+				"quant_algo' (a string such as \"FP8\")");
+	for (i = 0; i < n && strcmp(algo, algos[i].algo) != 0; i++)
+		;
+	if (i == n) {
+		quant_unknown(q, "modelopt with quant_algo '%.40s'", algo);
+		return 0;
+	}
+	q->weights = algos[i].p;
+	if (!kv)
+		return 0;
+	if (strcmp(kv, "FP8") != 0 && strcmp(kv, "INT8") != 0) {
+		quant_unknown(q, "modelopt with kv_cache_quant_algo '%.40s'",
+			      kv);
+		return 0;
+	}
+	q->kv = kv[0] == 'F' ? PREC_FP8 : PREC_INT8;
+	q->kv_given = true;
+	return 0;
+}
+
+/*
+ * Read "torch_dtype" and "quantization_config" (absent or null:
+ * q->present false).  A method or format capplan has no format for
+ * leaves q->known false, q->why saying what it is; a field of the wrong
+ * type is an error.
+ */
+static int quant_read(const cJSON *root, struct hf_quant *q,
+		      const char *file, struct diag *err)
+{
+	const cJSON *qc = cJSON_GetObjectItemCaseSensitive(root,
+							    "quantization_"
+							    "config");
+	const char *dtype, *method, *where = "quantization_config";
+
+	memset(q, 0, sizeof(*q));
+	q->weights = q->kv = q->dtype = PREC_BF16;
+	if (get_string(root, "", "torch_dtype", &dtype, file, err) ||
+	    (!dtype && get_string(root, "", "dtype", &dtype, file, err)))
+		return -1;
+	if (dtype && strcmp(dtype, "float16") == 0)
+		q->dtype = q->kv = PREC_FP16;
+	if (!qc || cJSON_IsNull(qc))
+		return 0;
+	if (!cJSON_IsObject(qc))
+		return diag_set(err, file, 0, 0,
+				"field 'quantization_config' must be an "
+				"object");
+	if (get_string(qc, where, "quant_method", &method, file, err))
+		return -1;
+	if (!method)
+		return diag_set(err, file, 0, 0,
+				"missing field 'quantization_config."
+				"quant_method' (a string such as \"fp8\")");
+	q->present = q->known = true;
+	snprintf(q->method, sizeof(q->method), "%.40s", method);
+	if (strcmp(method, "fp8") == 0 || strcmp(method, "fbgemm_fp8") == 0) {
+		q->weights = PREC_FP8;
+	} else if (strcmp(method, "mxfp4") == 0) {
+		q->weights = PREC_FP4;
+	} else if (strcmp(method, "gptq") == 0 || strcmp(method, "awq") == 0) {
+		int bits;
+
+		if (get_bits(qc, where, "bits", &bits, file, err))
+			return -1;
+		if (bits == 4 || (bits == 8 && method[0] == 'g')) {
+			q->weights = bits == 4 ? PREC_INT4 : PREC_INT8;
+			q->weight_only = true;
+		} else {
+			quant_unknown(q, "%s with %d-bit weights", method,
+				      bits);
+		}
+	} else if (strcmp(method, "bitsandbytes") == 0) {
+		bool b4, b8;
+
+		if (get_flag(qc, where, "load_in_4bit", &b4, file, err) ||
+		    get_flag(qc, where, "load_in_8bit", &b8, file, err))
+			return -1;
+		if (b4 || b8) {
+			q->weights = b4 ? PREC_INT4 : PREC_INT8;
+			q->weight_only = true;
+		} else {
+			quant_unknown(q, "bitsandbytes without load_in_4bit "
+				      "or load_in_8bit");
+		}
+	} else if (strcmp(method, "compressed-tensors") == 0) {
+		if (quant_compressed(qc, q, file, err))
+			return -1;
+	} else if (strcmp(method, "modelopt") == 0) {
+		if (quant_modelopt(qc, q, file, err))
+			return -1;
+	} else {
+		quant_unknown(q, "quant_method '%.40s'", method);
+	}
+	/* int4 weights always run 16-bit math (specs/models.md 9.2) */
+	if (q->weights == PREC_INT4)
+		q->weight_only = false;
+	return 0;
+}
+
 int hf_config_parse(const char *text, size_t len, const char *name,
-		    struct model_spec *m, struct diag *err)
+		    struct model_spec *m, struct hf_quant *q, struct diag *err)
 {
 	static const char *const vocab_names[3] = { "vocab_size", NULL, NULL };
 	const struct hf_family *f;
 	const cJSON *type;
 	cJSON *root;
 	struct model_spec t = *m;
+	struct hf_quant tq;
 	int rc = -1;
 
 	const char *nul = memchr(text, '\0', len);
@@ -527,14 +820,19 @@ int hf_config_parse(const char *text, size_t len, const char *name,
 			 t.heads, t.hidden);
 		goto out;
 	}
+	if (quant_read(root, &tq, name, err))
+		goto out;
 	*m = t;
+	if (q)
+		*q = tq;
 	rc = 0;
 out:
 	cJSON_Delete(root);
 	return rc;
 }
 
-int hf_config_load(const char *path, struct model_spec *m, struct diag *err)
+int hf_config_load(const char *path, struct model_spec *m, struct hf_quant *q,
+		   struct diag *err)
 {
 	char *buf;
 	size_t n;
@@ -545,7 +843,7 @@ int hf_config_load(const char *path, struct model_spec *m, struct diag *err)
 	if (readfile_all(path, READFILE_REGULAR, HF_FILE_MAX, &buf, &n, err) !=
 	    0)
 		return -1;
-	rc = hf_config_parse(buf, n, path, m, err);
+	rc = hf_config_parse(buf, n, path, m, q, err);
 	free(buf);
 	return rc;
 }

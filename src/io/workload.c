@@ -508,14 +508,51 @@ int workload_apply_onnx(struct workload *wl, const char *path,
 	return 0;
 }
 
+/*
+ * A quantized checkpoint's formats for serving, where the workload gave
+ * none: the weights', weight-only, and the KV cache's (the JSON's KV
+ * scheme, else the checkpoint's 16-bit dtype, as vLLM's and SGLang's
+ * kv_cache_dtype "auto").  A quantization capplan cannot read is an error
+ * unless the workload gave the weights' format.
+ */
+static int apply_hf_quant(struct workload *wl, const char *path,
+			  const struct hf_quant *q, struct diag *err)
+{
+	int w = wl_find_key_index("inference", "weight_precision");
+	int kv = wl_find_key_index("inference", "kv_precision");
+	int wo = wl_find_key_index("inference", "weight_only");
+
+	if (!q->present || wl->given[w])
+		return 0;
+	if (!q->known)
+		return diag_set(err, path, 0, 0,
+				"quantization_config: %s is not a format "
+				"capplan has (it reads fp8, fbgemm_fp8, "
+				"mxfp4, gptq, awq, bitsandbytes, "
+				"compressed-tensors and modelopt checkpoints "
+				"of 8- and 4-bit weights); give "
+				"'inference.weight_precision' in the "
+				"workload, or by --set ahead of --set "
+				"model.hf_config",
+				q->why);
+	wl->inference.weight_precision = q->weights;
+	if (!wl->given[kv])
+		wl->inference.kv_precision = q->kv_given ? q->kv : q->dtype;
+	if (!wl->given[wo])
+		wl->inference.weight_only = q->weight_only;
+	return 0;
+}
+
 int workload_apply_hf_config(struct workload *wl, const char *path,
 			     struct diag *err)
 {
 	struct model_spec json = wl->model;
+	struct hf_quant q;
 	char what[128];
 	int v;
 
-	if (hf_config_load(path, &json, err) != 0)
+	if (hf_config_load(path, &json, &q, err) != 0 ||
+	    apply_hf_quant(wl, path, &q, err) != 0)
 		return -1;
 	/* the JSON's integers are positive; the keys' bounds apply to them
 	   as to values in the file (0: a field the JSON left out) */

@@ -14,14 +14,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct model_spec m = { .layers = 0 };
 	struct arch a;
+	struct hf_quant q;
 	struct diag err;
 
 	diag_clear(&err);
-	if (hf_config_parse((const char *)data, size, "fuzz", &m, &err) != 0) {
+	if (hf_config_parse((const char *)data, size, "fuzz", &m, &q, &err) !=
+	    0) {
 		if (!diag_has_error(&err))
 			abort();
 		return 0;
 	}
+	/* a read quantization is a format capplan has, else says why */
+	if (q.present && q.known &&
+	    (q.weights >= PREC_COUNT || q.kv >= PREC_COUNT))
+		abort();
+	if (q.present && !q.known && !q.why[0])
+		abort();
 	if (arch_from_spec(&m, &a) == 0 &&
 	    (!isfinite(arch_params(&a)) || arch_params(&a) <= 0.0))
 		abort();

@@ -100,7 +100,8 @@ static void parse_ok(const char *json, const struct want *w)
 	struct diag d;
 
 	diag_clear(&d);
-	if (hf_config_parse(json, strlen(json), "config.json", &m, &d) != 0) {
+	if (hf_config_parse(json, strlen(json), "config.json", &m, NULL,
+			    &d) != 0) {
 		print_error("unexpected error: %s\n", d.msg);
 		fail();
 	}
@@ -119,7 +120,8 @@ static void parse_fails_at(const char *json, size_t len, int line, int col,
 	struct diag d;
 
 	diag_clear(&d);
-	assert_int_equal(hf_config_parse(json, len, "cfg/config.json", &m, &d),
+	assert_int_equal(hf_config_parse(json, len, "cfg/config.json", &m, NULL,
+					 &d),
 			 -1);
 	assert_true(diag_has_error(&d));
 	assert_string_equal(d.file, "cfg/config.json");
@@ -643,7 +645,8 @@ static void test_qwen2_moe_shared_expert(void **state)
 	double total, active;
 
 	(void)state;
-	assert_int_equal(hf_config_parse(json, strlen(json), "x", &m, NULL),
+	assert_int_equal(hf_config_parse(json, strlen(json), "x", &m, NULL,
+					 NULL),
 			 0);
 	assert_int_equal(m.experts, 60);
 	assert_int_equal(m.experts_per_token, 4);
@@ -745,7 +748,8 @@ static void test_errors_unknown_type(void **state)
 	(void)state;
 	parse_fails_s(json, "unknown model_type 'bert'");
 	diag_clear(&d);
-	assert_int_equal(hf_config_parse(json, strlen(json), "x", &m, &d), -1);
+	assert_int_equal(hf_config_parse(json, strlen(json), "x", &m, NULL,
+					 &d), -1);
 	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
 		assert_contains(d.msg, families[i]);
 	/* model_type is case-sensitive */
@@ -868,7 +872,7 @@ static void test_errors_values(void **state)
 		struct model_spec m = dirty_spec();
 
 		assert_int_equal(hf_config_parse(json, strlen(json), "x", &m,
-						 NULL),
+						 NULL, NULL),
 				 0);
 		assert_int_equal(m.seq_len, 2147483647);
 	}
@@ -900,11 +904,11 @@ static void test_errors_bool(void **state)
 			" \"vocab_size\": 100, \"tie_word_embeddings\": null}";
 
 		assert_int_equal(hf_config_parse(json, strlen(json), "x", &m,
-						 NULL),
+						 NULL, NULL),
 				 0);
 		assert_true(m.tied_embeddings);
 	}
-	assert_int_equal(hf_config_parse("[]", 2, "x", &m, NULL), -1);
+	assert_int_equal(hf_config_parse("[]", 2, "x", &m, NULL, NULL), -1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -945,13 +949,14 @@ static void test_load(void **state)
 	(void)state;
 	write_temp(path, llama3_8b, strlen(llama3_8b));
 	diag_clear(&d);
-	assert_int_equal(hf_config_load(path, &m, &d), 0);
+	assert_int_equal(hf_config_load(path, &m, NULL, &d), 0);
 	check_spec(&m, &w);
 	unlink(path);
 
 	diag_clear(&d);
 	m = dirty_spec();
-	assert_int_equal(hf_config_load("/nonexistent/config.json", &m, &d),
+	assert_int_equal(hf_config_load("/nonexistent/config.json", &m, NULL,
+					&d),
 			 -1);
 	assert_string_equal(d.file, "");
 	assert_contains(d.msg, "cannot read '/nonexistent/config.json': ");
@@ -965,7 +970,7 @@ static void test_load(void **state)
 		write_temp(bad, "{\"model_type\": \"t5\"}",
 			   strlen("{\"model_type\": \"t5\"}"));
 		diag_clear(&d);
-		assert_int_equal(hf_config_load(bad, &m, &d), -1);
+		assert_int_equal(hf_config_load(bad, &m, NULL, &d), -1);
 		assert_string_equal(d.file, bad);
 		assert_contains(d.msg, "unknown model_type 't5'");
 		unlink(bad);
@@ -989,7 +994,7 @@ static void test_load_size_limit(void **state)
 
 	write_temp(path, buf, max);
 	diag_clear(&d);
-	assert_int_equal(hf_config_load(path, &m, &d), 0);
+	assert_int_equal(hf_config_load(path, &m, NULL, &d), 0);
 	assert_int_equal(m.vocab, 128256);
 	unlink(path);
 
@@ -997,7 +1002,7 @@ static void test_load_size_limit(void **state)
 	write_temp(path, buf, max + 1);
 	m = dirty_spec();
 	diag_clear(&d);
-	assert_int_equal(hf_config_load(path, &m, &d), -1);
+	assert_int_equal(hf_config_load(path, &m, NULL, &d), -1);
 	assert_contains(d.msg, "larger than 1048576 bytes");
 	assert_contains(d.msg, path);
 	assert_int_equal(m.layers, 999);
@@ -1231,6 +1236,364 @@ static void test_workload_set_records_path(void **state)
 	assert_string_equal(wl.model.hf_config, path);
 }
 
+/* ------------------------------------------------------------------
+ * quantization_config
+ */
+
+/* A small Llama with 'qc' as its quantization_config (NULL: none) and
+   'dtype' as its torch_dtype; returns hf_config_parse's status. */
+static int parse_quant(const char *qc, const char *dtype, struct hf_quant *q,
+		       struct diag *d)
+{
+	char json[1024];
+	struct model_spec m = dirty_spec();
+
+	snprintf(json, sizeof(json),
+		 "{\"model_type\": \"llama\", \"num_hidden_layers\": 2,"
+		 " \"hidden_size\": 64, \"num_attention_heads\": 4,"
+		 " \"vocab_size\": 100, \"torch_dtype\": \"%s\"%s%s}",
+		 dtype, qc ? ", \"quantization_config\": " : "",
+		 qc ? qc : "");
+	diag_clear(d);
+	return hf_config_parse(json, strlen(json), "q.json", &m, q, d);
+}
+
+/* Each method capplan reads, as its tools write it, to the formats of
+   specs/workload.md ("quantization_config"). */
+static void test_quant_methods(void **state)
+{
+	static const struct {
+		const char *qc;
+		enum precision weights;
+		bool weight_only, kv_given;
+		enum precision kv;
+	} cases[] = {
+		/* Qwen/Qwen3-32B-FP8, deepseek-ai/DeepSeek-V3 */
+		{ "{\"activation_scheme\": \"dynamic\", \"fmt\": \"e4m3\","
+		  " \"quant_method\": \"fp8\","
+		  " \"weight_block_size\": [128, 128]}",
+		  PREC_FP8, false, false, PREC_BF16 },
+		{ "{\"quant_method\": \"fbgemm_fp8\","
+		  " \"activation_scale_ub\": 1200.0}",
+		  PREC_FP8, false, false, PREC_BF16 },
+		/* openai/gpt-oss-120b */
+		{ "{\"quant_method\": \"mxfp4\","
+		  " \"modules_to_not_convert\": [\"lm_head\"]}",
+		  PREC_FP4, false, false, PREC_BF16 },
+		/* AutoAWQ, AutoGPTQ */
+		{ "{\"quant_method\": \"awq\", \"bits\": 4,"
+		  " \"group_size\": 128, \"version\": \"gemm\","
+		  " \"zero_point\": true}",
+		  PREC_INT4, false, false, PREC_BF16 },
+		{ "{\"quant_method\": \"gptq\", \"bits\": 4,"
+		  " \"group_size\": 128, \"desc_act\": false}",
+		  PREC_INT4, false, false, PREC_BF16 },
+		{ "{\"quant_method\": \"gptq\", \"bits\": 8,"
+		  " \"group_size\": 128}",
+		  PREC_INT8, true, false, PREC_BF16 },
+		{ "{\"quant_method\": \"bitsandbytes\", \"load_in_4bit\": true,"
+		  " \"bnb_4bit_quant_type\": \"nf4\"}",
+		  PREC_INT4, false, false, PREC_BF16 },
+		{ "{\"quant_method\": \"bitsandbytes\", \"load_in_8bit\": true,"
+		  " \"load_in_4bit\": false}",
+		  PREC_INT8, true, false, PREC_BF16 },
+		/* llm-compressor: FP8 dynamic, W8A8 int8, W4A16, NVFP4 with
+		   an fp8 KV cache */
+		{ "{\"quant_method\": \"compressed-tensors\","
+		  " \"format\": \"float-quantized\","
+		  " \"config_groups\": {\"group_0\": {\"targets\":"
+		  " [\"Linear\"],"
+		  " \"weights\": {\"num_bits\": 8, \"type\": \"float\","
+		  " \"strategy\": \"channel\"},"
+		  " \"input_activations\": {\"num_bits\": 8, \"type\":"
+		  " \"float\","
+		  " \"dynamic\": true}}}, \"kv_cache_scheme\": null}",
+		  PREC_FP8, false, false, PREC_BF16 },
+		{ "{\"quant_method\": \"compressed-tensors\","
+		  " \"config_groups\": {\"group_0\": {"
+		  " \"weights\": {\"num_bits\": 8, \"type\": \"int\"},"
+		  " \"input_activations\": {\"num_bits\": 8, \"type\":"
+		  " \"int\"}}}}",
+		  PREC_INT8, false, false, PREC_BF16 },
+		{ "{\"quant_method\": \"compressed-tensors\","
+		  " \"format\": \"pack-quantized\","
+		  " \"config_groups\": {\"group_0\": {"
+		  " \"weights\": {\"num_bits\": 4, \"type\": \"int\","
+		  " \"group_size\": 128}, \"input_activations\": null}}}",
+		  PREC_INT4, false, false, PREC_BF16 },
+		{ "{\"quant_method\": \"compressed-tensors\","
+		  " \"format\": \"nvfp4-pack-quantized\","
+		  " \"config_groups\": {\"group_0\": {"
+		  " \"weights\": {\"num_bits\": 4, \"type\": \"float\","
+		  " \"group_size\": 16},"
+		  " \"input_activations\": {\"num_bits\": 4, \"type\":"
+		  " \"float\"}}},"
+		  " \"kv_cache_scheme\": {\"num_bits\": 8, \"type\":"
+		  " \"float\"}}",
+		  PREC_FP4, false, true, PREC_FP8 },
+		{ "{\"quant_method\": \"compressed-tensors\","
+		  " \"config_groups\": {\"group_0\": {"
+		  " \"weights\": {\"num_bits\": 8, \"type\": \"float\"}}}}",
+		  PREC_FP8, true, false, PREC_BF16 },
+		/* NVIDIA ModelOpt */
+		{ "{\"quant_method\": \"modelopt\", \"quant_algo\": \"NVFP4\","
+		  " \"kv_cache_quant_algo\": \"FP8\", \"group_size\": 16}",
+		  PREC_FP4, false, true, PREC_FP8 },
+		{ "{\"quant_method\": \"modelopt\", \"quant_algo\": \"FP8\","
+		  " \"kv_cache_quant_algo\": null}",
+		  PREC_FP8, false, false, PREC_BF16 },
+	};
+	struct hf_quant q;
+	struct diag d;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (parse_quant(cases[i].qc, "bfloat16", &q, &d) != 0) {
+			print_error("case %zu: %s\n", i, d.msg);
+			fail();
+		}
+		assert_true(q.present);
+		if (!q.known) {
+			print_error("case %zu: %s\n", i, q.why);
+			fail();
+		}
+		assert_int_equal(q.weights, cases[i].weights);
+		assert_int_equal(q.weight_only, cases[i].weight_only);
+		assert_int_equal(q.kv_given, cases[i].kv_given);
+		assert_int_equal(q.kv, cases[i].kv);
+		assert_int_equal(q.dtype, PREC_BF16);
+	}
+	assert_string_equal(q.method, "modelopt");
+
+	/* no quantization: nothing present; the dtype still read */
+	assert_int_equal(parse_quant(NULL, "float16", &q, &d), 0);
+	assert_false(q.present);
+	assert_int_equal(q.dtype, PREC_FP16);
+	assert_int_equal(q.kv, PREC_FP16);
+	assert_int_equal(parse_quant("null", "float32", &q, &d), 0);
+	assert_false(q.present);
+	assert_int_equal(q.dtype, PREC_BF16);
+}
+
+/* A quantization capplan has no format for is read, not an error, and
+   says what it is; a field of the wrong type is an error naming it. */
+static void test_quant_unknown_and_errors(void **state)
+{
+	static const struct {
+		const char *qc, *why;
+	} unknown[] = {
+		{ "{\"quant_method\": \"hqq\", \"nbits\": 4}",
+		  "quant_method 'hqq'" },
+		{ "{\"quant_method\": \"gptq\", \"bits\": 3}",
+		  "gptq with 3-bit weights" },
+		{ "{\"quant_method\": \"awq\", \"bits\": 8}",
+		  "awq with 8-bit weights" },
+		{ "{\"quant_method\": \"gptq\"}", "gptq with 0-bit weights" },
+		{ "{\"quant_method\": \"bitsandbytes\"}",
+		  "bitsandbytes without load_in_4bit or load_in_8bit" },
+		{ "{\"quant_method\": \"compressed-tensors\","
+		  " \"config_groups\":"
+		  " {\"g\": {\"weights\": {\"num_bits\": 2, \"type\":"
+		  " \"int\"}}}}",
+		  "compressed-tensors with 2-bit weights" },
+		{ "{\"quant_method\": \"compressed-tensors\","
+		  " \"config_groups\":"
+		  " {\"a\": {\"weights\": {\"num_bits\": 8, \"type\":"
+		  " \"int\"}},"
+		  " \"b\": {\"weights\": {\"num_bits\": 4, \"type\":"
+		  " \"int\"}}}}",
+		  "schemes of different formats" },
+		{ "{\"quant_method\": \"compressed-tensors\","
+		  " \"config_groups\":"
+		  " {\"a\": {\"weights\": {\"num_bits\": 8, \"type\":"
+		  " \"int\"}}},"
+		  " \"kv_cache_scheme\": {\"num_bits\": 4, \"type\": \"int\"}}",
+		  "a 4-bit KV cache" },
+		{ "{\"quant_method\": \"modelopt\", \"quant_algo\":"
+		  " \"W4A8_AWQ\"}",
+		  "modelopt with quant_algo 'W4A8_AWQ'" },
+		{ "{\"quant_method\": \"modelopt\", \"quant_algo\": \"FP8\","
+		  " \"kv_cache_quant_algo\": \"NVFP4\"}",
+		  "kv_cache_quant_algo 'NVFP4'" },
+	};
+	static const struct {
+		const char *qc, *msg;
+	} bad[] = {
+		{ "[]", "'quantization_config' must be an object" },
+		{ "{\"bits\": 4}", "missing field 'quantization_config."
+				   "quant_method'" },
+		{ "{\"quant_method\": 4}",
+		  "'quantization_config.quant_method' must be a string" },
+		{ "{\"quant_method\": \"gptq\", \"bits\": 4.5}",
+		  "'quantization_config.bits' must be an integer from 1 to"
+		  " 64" },
+		{ "{\"quant_method\": \"bitsandbytes\", \"load_in_4bit\": 1}",
+		  "'quantization_config.load_in_4bit' must be true or false" },
+		{ "{\"quant_method\": \"compressed-tensors\"}",
+		  "'quantization_config.config_groups' must be an object of "
+		  "one or more schemes" },
+		{ "{\"quant_method\": \"compressed-tensors\","
+		  " \"config_groups\":"
+		  " {\"g\": {\"targets\": [\"Linear\"]}}}",
+		  "missing field"
+		  " 'quantization_config.config_groups.g.weights'" },
+		{ "{\"quant_method\": \"compressed-tensors\","
+		  " \"config_groups\":"
+		  " {\"g\": {\"weights\": {\"num_bits\": \"8\"}}}}",
+		  "'quantization_config.config_groups.g.weights.num_bits' must "
+		  "be an integer" },
+		{ "{\"quant_method\": \"compressed-tensors\","
+		  " \"config_groups\":"
+		  " {\"g\": {\"weights\": {\"num_bits\": 8}}},"
+		  " \"kv_cache_scheme\": 8}",
+		  "'quantization_config.kv_cache_scheme' must be an object" },
+		{ "{\"quant_method\": \"modelopt\"}",
+		  "missing field 'quantization_config.quant_algo'" },
+	};
+	struct hf_quant q;
+	struct diag d;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+		assert_int_equal(parse_quant(unknown[i].qc, "bfloat16", &q, &d),
+				 0);
+		assert_true(q.present);
+		assert_false(q.known);
+		assert_contains(q.why, unknown[i].why);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(parse_quant(bad[i].qc, "bfloat16", &q, &d),
+				 -1);
+		assert_string_equal(d.file, "q.json");
+		assert_contains(d.msg, bad[i].msg);
+	}
+	/* torch_dtype of the wrong type */
+	static const char dtype[] =
+		"{\"model_type\": \"llama\", \"num_hidden_layers\": 2,"
+		" \"hidden_size\": 64, \"num_attention_heads\": 4,"
+		" \"vocab_size\": 100, \"torch_dtype\": 16}";
+	struct model_spec m = dirty_spec();
+
+	diag_clear(&d);
+	assert_int_equal(hf_config_parse(dtype, strlen(dtype), "q.json", &m,
+					 &q, &d),
+			 -1);
+	assert_contains(d.msg, "field 'torch_dtype' must be a string");
+}
+
+/* A workload takes the checkpoint's formats for serving where it gave
+   none, and its own where it did. */
+static void test_workload_hf_quant(void **state)
+{
+	char fp8[] = "/tmp/test_hf_config_XXXXXX";
+	char nvfp4[] = "/tmp/test_hf_config_XXXXXX";
+	char hqq[] = "/tmp/test_hf_config_XXXXXX";
+	static const char head[] =
+		"{\"model_type\": \"qwen3\", \"num_hidden_layers\": 64,"
+		" \"hidden_size\": 5120, \"num_attention_heads\": 64,"
+		" \"num_key_value_heads\": 8, \"head_dim\": 128,"
+		" \"intermediate_size\": 25600, \"vocab_size\": 151936,"
+		" \"max_position_embeddings\": 40960,"
+		" \"tie_word_embeddings\": false, \"torch_dtype\":"
+		" \"bfloat16\",";
+	char json[1024], ini[512], expr[512];
+	struct workload wl, before;
+	struct diag d;
+
+	(void)state;
+	/* Qwen/Qwen3-32B-FP8's config.json */
+	snprintf(json, sizeof(json), "%s \"quantization_config\": "
+		 "{\"activation_scheme\": \"dynamic\", \"fmt\": \"e4m3\","
+		 " \"quant_method\": \"fp8\", \"weight_block_size\": [128,"
+		 " 128]}}",
+		 head);
+	write_temp(fp8, json, strlen(json));
+	snprintf(json, sizeof(json), "%s \"quantization_config\": "
+		 "{\"quant_method\": \"compressed-tensors\", \"config_groups\":"
+		 " {\"group_0\": {\"weights\": {\"num_bits\": 4,"
+		 " \"type\": \"float\", \"group_size\": 16}}},"
+		 " \"kv_cache_scheme\": {\"num_bits\": 8, \"type\":"
+		 " \"float\"}}}",
+		 head);
+	write_temp(nvfp4, json, strlen(json));
+	snprintf(json, sizeof(json),
+		 "%s \"quantization_config\": {\"quant_method\": \"hqq\"}}",
+		 head);
+	write_temp(hqq, json, strlen(json));
+
+	/* fp8 weights, the KV cache at the checkpoint's bf16 */
+	snprintf(ini, sizeof(ini), "[model]\nhf_config = %s\n", fp8);
+	assert_int_equal(wl_parse(ini, "wl.ini", &wl, &d), 0);
+	assert_int_equal(wl.model.layers, 64);
+	assert_int_equal(wl.inference.weight_precision, PREC_FP8);
+	assert_int_equal(wl.inference.kv_precision, PREC_BF16);
+	assert_false(wl.inference.weight_only);
+	assert_int_equal(workload_validate(&wl, &d), 0);
+
+	/* W4A16 NVFP4 with an fp8 cache */
+	snprintf(ini, sizeof(ini), "[model]\nhf_config = %s\n", nvfp4);
+	assert_int_equal(wl_parse(ini, "wl.ini", &wl, &d), 0);
+	assert_int_equal(wl.inference.weight_precision, PREC_FP4);
+	assert_int_equal(wl.inference.kv_precision, PREC_FP8);
+	assert_true(wl.inference.weight_only);
+	assert_int_equal(workload_validate(&wl, &d), 0);
+
+	/* the workload's own keys win, after or before hf_config */
+	snprintf(ini, sizeof(ini),
+		 "[model]\nhf_config = %s\n[inference]\nkv_precision = fp8\n"
+		 "weight_only = false\n", nvfp4);
+	assert_int_equal(wl_parse(ini, "wl.ini", &wl, &d), 0);
+	assert_int_equal(wl.inference.weight_precision, PREC_FP4);
+	assert_int_equal(wl.inference.kv_precision, PREC_FP8);
+	assert_false(wl.inference.weight_only);
+	snprintf(ini, sizeof(ini),
+		 "[inference]\nweight_precision = int8\n[model]\nhf_config ="
+		 " %s\n",
+		 fp8);
+	assert_int_equal(wl_parse(ini, "wl.ini", &wl, &d), 0);
+	assert_int_equal(wl.inference.weight_precision, PREC_INT8);
+	assert_int_equal(wl.inference.kv_precision, PREC_INT8);
+
+	/* a format capplan cannot read: an error in the JSON, unless the
+	   workload gives the weights' format */
+	snprintf(ini, sizeof(ini), "[model]\nname = q\nhf_config = %s\n", hqq);
+	assert_int_equal(wl_parse(ini, "wl.ini", &wl, &d), -1);
+	assert_string_equal(d.file, hqq);
+	assert_contains(d.msg, "quant_method 'hqq' is not a format capplan "
+			       "has");
+	assert_contains(d.msg, "give 'inference.weight_precision'");
+	snprintf(ini, sizeof(ini),
+		 "[model]\nhf_config = %s\n[inference]\nweight_precision ="
+		 " int4\n",
+		 hqq);
+	assert_int_equal(wl_parse(ini, "wl.ini", &wl, &d), 0);
+	assert_int_equal(wl.inference.weight_precision, PREC_INT4);
+
+	/* --set: applied where it stands; a later --set overrides it */
+	workload_init(&wl);
+	diag_clear(&d);
+	snprintf(expr, sizeof(expr), "model.hf_config=%s", fp8);
+	assert_int_equal(workload_set(&wl, expr, &d), 0);
+	assert_int_equal(wl.inference.weight_precision, PREC_FP8);
+	assert_int_equal(workload_set(&wl, "inference.weight_precision=bf16",
+				      &d),
+			 0);
+	assert_int_equal(wl.inference.weight_precision, PREC_BF16);
+	assert_int_equal(wl.inference.kv_precision, PREC_BF16);
+	snprintf(expr, sizeof(expr), "model.hf_config=%s", hqq);
+	assert_int_equal(workload_set(&wl, expr, &d), 0); /* bf16 was given */
+	workload_init(&wl);
+	before = wl;
+	assert_int_equal(workload_set(&wl, expr, &d), -1);
+	assert_contains(d.msg, "quant_method 'hqq'");
+	assert_int_equal(wl.inference.weight_precision,
+			 before.inference.weight_precision);
+	assert_int_equal(wl.model.layers, before.model.layers);
+	unlink(fp8);
+	unlink(nvfp4);
+	unlink(hqq);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1262,6 +1625,9 @@ int main(void)
 		cmocka_unit_test(test_workload_relative),
 		cmocka_unit_test(test_workload_set),
 		cmocka_unit_test(test_workload_set_records_path),
+		cmocka_unit_test(test_quant_methods),
+		cmocka_unit_test(test_quant_unknown_and_errors),
+		cmocka_unit_test(test_workload_hf_quant),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
