@@ -51,6 +51,9 @@ enum precision wl_kv_following(enum precision weight)
 {
 	if (weight == PREC_FP4)
 		return PREC_FP8;
+	if (weight == PREC_INT4)
+		/* W4A16 (AWQ, GPTQ, TinyChat): the cache in the math's fp16 */
+		return PREC_FP16;
 	return weight == PREC_TF32 ? PREC_FP32 : weight;
 }
 

@@ -353,6 +353,14 @@ static void test_kv_precision_follows_weights(void **state)
 	assert_int_equal(wl.inference.weight_precision, PREC_INT4);
 	assert_int_equal(wl.inference.kv_precision, PREC_INT8);
 
+	/* int4 weights run W4A16: their cache is fp16, an int4 one only
+	   when asked for */
+	parse_ok("[inference]\nweight_precision = int4\n", &wl);
+	assert_int_equal(wl.inference.kv_precision, PREC_FP16);
+	parse_ok("[inference]\nweight_precision = int4\n"
+		 "kv_precision = int4\n", &wl);
+	assert_int_equal(wl.inference.kv_precision, PREC_INT4);
+
 	/* TF32 serving: fp32 weights on TF32 tensor cores; the cache that
 	   follows them is fp32, and TF32 is no cache format of its own */
 	parse_ok("[inference]\nweight_precision = tf32\n", &wl);
@@ -659,13 +667,19 @@ static void test_set(void **state)
 	assert_int_equal(wl.inference.weight_precision, PREC_INT4);
 	assert_int_equal(wl.inference.kv_precision, PREC_FP8);
 	assert_false(diag_has_error(&d));
-	/* fp4 (NVFP4) weights bring an fp8 cache along */
-	assert_int_equal(workload_set(&wl, "inference.kv_precision=int4", &d),
+	/* fp4 (NVFP4) weights bring an fp8 cache along from int4 weights'
+	   fp16 one; a cache that does not follow the weights stays */
+	assert_int_equal(workload_set(&wl, "inference.kv_precision=fp16", &d),
 			 0);
 	assert_int_equal(workload_set(&wl, "inference.weight_precision=fp4",
 				      &d), 0);
 	assert_int_equal(wl.inference.weight_precision, PREC_FP4);
 	assert_int_equal(wl.inference.kv_precision, PREC_FP8);
+	assert_int_equal(workload_set(&wl, "inference.kv_precision=int4", &d),
+			 0);
+	assert_int_equal(workload_set(&wl, "inference.weight_precision=int4",
+				      &d), 0);
+	assert_int_equal(wl.inference.kv_precision, PREC_INT4);
 	assert_false(diag_has_error(&d));
 }
 
