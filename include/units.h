@@ -62,9 +62,10 @@ int units_format(char *buf, size_t size, double value, enum unit_kind kind,
 /*
  * Format for machine round trips (catalog export): like units_format but
  * with 15 significant digits and no spaces, so that units_parse reads back
- * the same value to within 1 ulp in the last printed digit; a size that is
- * a whole number of MiB but not of decimal MB is written in GiB or MiB
- * ("80GiB", "81559MiB"), exactly.
+ * the same value to within 1 ulp in the last printed digit (17 digits, or
+ * the base unit, where 15 would round beyond the largest double); a size
+ * that is a whole number of MiB but not of decimal MB is written in GiB or
+ * MiB ("80GiB", "81559MiB"), exactly.
  */
 int units_format_exact(char *buf, size_t size, double value,
 		       enum unit_kind kind);

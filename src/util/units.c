@@ -398,7 +398,25 @@ int units_format_exact(char *buf, size_t size, double value,
 			return snprintf(buf, size, "%.0fGiB", value / gib);
 		return snprintf(buf, size, "%.0fMiB", value / mib);
 	}
-	return units_format(buf, size, value, kind, 15);
+	/* 15 digits read back within 1e-12 of the value, but near the
+	   largest double the rounded mantissa times its unit can overflow
+	   ("1.79769313486232e+293PB" is out of range): then 17 digits, and
+	   else the base unit, whose factor of 1 rounds nothing */
+	for (int sig = 15; sig <= 17; sig += 2) {
+		char tmp[64];
+		double back;
+		int n = units_format(tmp, sizeof(tmp), value, kind, sig);
+
+		if (n > 0 && (size_t)n < sizeof(tmp) &&
+		    units_parse(tmp, kind, &back, NULL) == 0 &&
+		    fabs(back - value) <= 1e-12 * fabs(value))
+			return snprintf(buf, size, "%s", tmp);
+	}
+	if ((unsigned)kind >= UNIT_KIND_COUNT || !isfinite(value))
+		return units_format(buf, size, value, kind, 17);
+	return snprintf(buf, size, "%s%s%.17g%s", value < 0 ? "-" : "",
+			kind == UNIT_MONEY ? "$" : "", fabs(value),
+			pick_fmt_unit(0.0, kind)->suffix);
 }
 
 /*

@@ -6,6 +6,7 @@
 
 #include <cmocka.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -373,6 +374,23 @@ static void test_format_exact(void **state)
 	assert_string_equal(buf, "80GB");
 	units_format_exact(buf, sizeof(buf), 4096e6, UNIT_BYTES);
 	assert_string_equal(buf, "4.096GB");
+	/* the largest double reads back in every kind: 15 digits would
+	   round it beyond the range (a fuzz finding), so 17 digits, or the
+	   base unit where the unit's factor rounds the product over */
+	for (int k = 0; k < UNIT_KIND_COUNT; k++) {
+		double back;
+
+		units_format_exact(buf, sizeof(buf), DBL_MAX,
+				   (enum unit_kind)k);
+		assert_int_equal(units_parse(buf, (enum unit_kind)k, &back,
+					     NULL),
+				 0);
+		assert_true(back == DBL_MAX);
+	}
+	units_format_exact(buf, sizeof(buf), DBL_MAX, UNIT_BYTES);
+	assert_string_equal(buf, "1.7976931348623157e+293PB");
+	units_format_exact(buf, sizeof(buf), DBL_MAX, UNIT_POWER);
+	assert_string_equal(buf, "1.7976931348623157e+308W");
 }
 
 static void test_nonfinite_format(void **state)
