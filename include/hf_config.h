@@ -1,8 +1,10 @@
 /*
  * hf_config.h - model architectures from Hugging Face config.json files.
  *
- * Families: Llama (and Mistral, Qwen2/3, Yi...), Mixtral, Gemma/Gemma 2,
- * GPT-2, GPT-NeoX, OPT, Falcon and DeepSeek-V2/V3; the field names per
+ * Families: Llama (and Mistral, Qwen2/3, Yi, Phi-3/4, Granite), the
+ * mixtures of experts (Mixtral, Qwen-MoE, gpt-oss, GLM-4.5, OLMoE),
+ * Gemma 1-3, GPT-2, GPT-NeoX, OPT, Falcon and DeepSeek-V2/V3 (and Kimi
+ * K2), also under a multimodal wrapper's "text_config"; the field names per
  * family are a table in hf_config.c (specs/workload.md lists them).  Read
  * with cJSON.
  */
@@ -26,6 +28,7 @@ struct hf_quant {
 	bool known;             /* ... in a format capplan has */
 	enum precision weights; /* the quantized weights' format */
 	bool weight_only;       /* 8-bit or fp4 weights, 16-bit activations */
+	bool mxfp4;             /* fp4 in MXFP4 blocks (32 values), not NVFP4 */
 	bool kv_given;          /* the JSON names the KV cache's format */
 	enum precision kv;      /* that format, else the dtype's */
 	enum precision dtype;   /* torch_dtype: fp16 for "float16", else bf16 */

@@ -41,6 +41,9 @@ struct infer_config {
 	bool weight_only;               /* int8 or fp8 weights dequantized
 					   into 16-bit GEMMs (W8A16), not
 					   8-bit math (W8A8) */
+	bool mxfp4;                     /* fp4 weights in MXFP4 blocks (an
+					   8-bit scale per 32 values), not
+					   NVFP4's (an fp8 one per 16) */
 	bool decode_per_head;           /* the decode attention kernel runs
 					   one thread block per query head,
 					   each reading its KV head's cache
@@ -91,7 +94,8 @@ double infer_kv_bytes_per_token(const struct arch *a, enum precision kv);
 
 /* Stored bytes per weight: precision, group-quantization scales for
    int4, 2:4 sparse compression. */
-double infer_weight_bytes_per_param(enum precision p, bool sparse);
+double infer_weight_bytes_per_param(enum precision p, bool sparse,
+				    bool mxfp4);
 
 /* The format the math of weights in 'w' runs in: fp16 for int4 (W4A16:
    weights dequantized into fp16 GEMMs), else 'w' itself. */

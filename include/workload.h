@@ -370,6 +370,8 @@ struct inference_spec {
 	double host_step_s;       /* host, per scheduling round */
 	double memory_fraction;   /* of each GPU the engine fills; 0.9 */
 	bool weight_only;         /* 8-bit weights, 16-bit math (W8A16) */
+	int fp4_format;           /* fp4 weights' blocks: 0 NVFP4, 1 MXFP4
+				     (model_infer.h mxfp4) */
 	int decode_attention;     /* 0 grouped, 1 per_head (model_infer.h
 				     decode_per_head) */
 	/* speculative decoding (serve_sim.h): 0 draft tokens = off */

@@ -172,6 +172,12 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 	}
 	rec_bool(rec, NULL, "weight_only", "weight-only (W8A16)",
 		 p->config.weight_only, RF_MACHINE);
+	/* the block scales of fp4 weights; the table names them for fp4 */
+	rec_str(rec, NULL, "fp4_format", "  fp4 blocks",
+		p->config.weight_precision != PREC_FP4 ? "none" :
+		p->config.mxfp4			       ? "mxfp4" :
+							 "nvfp4",
+		p->config.weight_precision == PREC_FP4 ? 0 : RF_MACHINE);
 	rec_str(rec, NULL, "kv_precision", "KV-cache precision",
 		precision_name(p->config.kv_precision), 0);
 	rec_int(rec, NULL, "prompt_tokens", "prompt tokens",

@@ -21,7 +21,7 @@
  * present and the field is optional.
  */
 struct hf_family {
-	const char *types[6];        /* "model_type" values */
+	const char *types[8];        /* "model_type" values */
 	const char *layers[3];
 	const char *hidden[3];
 	const char *heads[3];
@@ -37,12 +37,14 @@ struct hf_family {
 };
 
 static const struct hf_family families[] = {
-	{ { "llama", "mistral", "qwen2", "qwen3", "yi", NULL },
+	{ { "llama", "mistral", "qwen2", "qwen3", "yi", "phi3", "granite",
+	    NULL },
 	  { "num_hidden_layers" }, { "hidden_size" }, { "num_attention_heads" },
 	  { "num_key_value_heads" }, { "intermediate_size" },
 	  { "max_position_embeddings" }, true, false, 2048, false, false,
 	  false },
-	{ { "mixtral", "qwen2_moe", "qwen3_moe", NULL },
+	{ { "mixtral", "qwen2_moe", "qwen3_moe", "gpt_oss", "glm4_moe", "olmoe",
+	    NULL },
 	  { "num_hidden_layers" }, { "hidden_size" }, { "num_attention_heads" },
 	  { "num_key_value_heads" }, { "intermediate_size" },
 	  { "max_position_embeddings" }, true, false, 2048, true, false,
@@ -70,7 +72,7 @@ static const struct hf_family families[] = {
 	  { "num_kv_heads", "n_head_kv" }, { "ffn_hidden_size" },
 	  { "max_position_embeddings" }, false, true, 2048, false, false,
 	  true },
-	{ { "deepseek_v2", "deepseek_v3", NULL },
+	{ { "deepseek_v2", "deepseek_v3", "kimi_k2", NULL },
 	  { "num_hidden_layers" }, { "hidden_size" }, { "num_attention_heads" },
 	  { "num_key_value_heads" }, { "intermediate_size" },
 	  { "max_position_embeddings" }, true, false, 4096, true, true, false },
@@ -519,6 +521,14 @@ static int quant_compressed(const cJSON *qc, struct hf_quant *q,
 			return -1;
 		act = cJSON_GetObjectItemCaseSensitive(g, "input_activations");
 		wo = !act || cJSON_IsNull(act);
+		if (p == PREC_FP4) {
+			/* MXFP4 blocks of 32 values, NVFP4 ones of 16 */
+			const cJSON *gs = cJSON_GetObjectItemCaseSensitive(
+				w, "group_size");
+
+			q->mxfp4 = cJSON_IsNumber(gs) &&
+				   gs->valuedouble == 32.0;
+		}
 		if (!ok) {
 			quant_unknown(q, "compressed-tensors with %d-bit "
 				      "weights", bits);
@@ -631,6 +641,7 @@ static int quant_read(const cJSON *root, struct hf_quant *q,
 		q->weights = PREC_FP8;
 	} else if (strcmp(method, "mxfp4") == 0) {
 		q->weights = PREC_FP4;
+		q->mxfp4 = true;
 	} else if (strcmp(method, "gptq") == 0 || strcmp(method, "awq") == 0) {
 		int bits;
 
@@ -676,7 +687,7 @@ int hf_config_parse(const char *text, size_t len, const char *name,
 {
 	static const char *const vocab_names[3] = { "vocab_size", NULL, NULL };
 	const struct hf_family *f;
-	const cJSON *type;
+	const cJSON *type, *tc, *ttype, *arch;
 	cJSON *root;
 	struct model_spec t = *m;
 	struct hf_quant tq;
@@ -709,6 +720,7 @@ int hf_config_parse(const char *text, size_t len, const char *name,
 	free(copy);
 	if (!root)
 		return -1;
+	arch = root;
 	type = cJSON_GetObjectItemCaseSensitive(root, "model_type");
 	if (!cJSON_IsString(type)) {
 		diag_set(err, name, 0, 0,
@@ -717,9 +729,19 @@ int hf_config_parse(const char *text, size_t len, const char *name,
 		goto out;
 	}
 	f = family_find(type->valuestring);
+	/* a multimodal wrapper (Gemma 3, Mistral 3, Kimi K2.5): the
+	   language model's own config under "text_config" */
+	tc = cJSON_GetObjectItemCaseSensitive(root, "text_config");
+	ttype = cJSON_IsObject(tc) ?
+			cJSON_GetObjectItemCaseSensitive(tc, "model_type") :
+			NULL;
+	if (!cJSON_IsString(ttype))
+		ttype = NULL;
+	if (!f && ttype && (f = family_find(ttype->valuestring)) != NULL)
+		arch = tc;
 	if (!f) {
 		/* every type the table reads, so the list cannot go stale */
-		char known[320];
+		char known[512];
 		size_t used = 0;
 
 		known[0] = '\0';
@@ -735,8 +757,11 @@ int hf_config_parse(const char *text, size_t len, const char *name,
 					used += (size_t)w;
 			}
 		diag_set(err, name, 0, 0,
-			 "unknown model_type '%.64s'; capplan reads %s",
-			 type->valuestring, known);
+			 "unknown model_type '%.64s'%s%.64s%s; capplan reads "
+			 "%s",
+			 type->valuestring, ttype ? " (text_config: '" : "",
+			 ttype ? ttype->valuestring : "", ttype ? "')" : "",
+			 known);
 		goto out;
 	}
 	t.layers = t.hidden = t.heads = t.kv_heads = t.ffn_hidden = 0;
@@ -746,21 +771,23 @@ int hf_config_parse(const char *text, size_t len, const char *name,
 	t.gated_ffn = f->gated;
 	t.tied_embeddings = f->tied_default;
 	t.seq_len = f->positions_default;
-	if (get_int(root, f->layers, true, &t.layers, name, err) ||
-	    get_int(root, f->hidden, true, &t.hidden, name, err) ||
-	    get_int(root, f->heads, true, &t.heads, name, err) ||
-	    get_int(root, vocab_names, true, &t.vocab, name, err) ||
-	    get_int(root, f->kv_heads, false, &t.kv_heads, name, err) ||
-	    get_int(root, f->ffn, false, &t.ffn_hidden, name, err) ||
-	    get_int(root, f->positions, false, &t.seq_len, name, err) ||
-	    get_int1(root, "head_dim", false, &t.head_dim, name, err) ||
-	    get_bool(root, "tie_word_embeddings", &t.tied_embeddings, name,
+	if (get_int(arch, f->layers, true, &t.layers, name, err) ||
+	    get_int(arch, f->hidden, true, &t.hidden, name, err) ||
+	    get_int(arch, f->heads, true, &t.heads, name, err) ||
+	    get_int(cJSON_GetObjectItemCaseSensitive(arch, "vocab_size") ?
+			    arch : root,
+		    vocab_names, true, &t.vocab, name, err) ||
+	    get_int(arch, f->kv_heads, false, &t.kv_heads, name, err) ||
+	    get_int(arch, f->ffn, false, &t.ffn_hidden, name, err) ||
+	    get_int(arch, f->positions, false, &t.seq_len, name, err) ||
+	    get_int1(arch, "head_dim", false, &t.head_dim, name, err) ||
+	    get_bool(arch, "tie_word_embeddings", &t.tied_embeddings, name,
 		     err))
 		goto out;
 	if (f->multi_query && t.kv_heads == 0) {
 		bool mq = false;
 
-		if (get_bool(root, "multi_query", &mq, name, err))
+		if (get_bool(arch, "multi_query", &mq, name, err))
 			goto out;
 		if (mq)
 			t.kv_heads = 1;
@@ -772,14 +799,14 @@ int hf_config_parse(const char *text, size_t len, const char *name,
 		static const char *const expert_ffn[3] = {
 			"moe_intermediate_size", NULL, NULL };
 
-		if (get_int(root, experts, false, &t.experts, name, err) ||
-		    get_int1(root, "num_experts_per_tok", t.experts > 0,
+		if (get_int(arch, experts, false, &t.experts, name, err) ||
+		    get_int1(arch, "num_experts_per_tok", t.experts > 0,
 			     &t.experts_per_token, name, err) ||
-		    get_int1(root, "n_shared_experts", false,
+		    get_int1(arch, "n_shared_experts", false,
 			     &t.shared_experts, name, err) ||
-		    get_int(root, expert_ffn, false, &t.expert_ffn_hidden, name,
+		    get_int(arch, expert_ffn, false, &t.expert_ffn_hidden, name,
 			    err) ||
-		    get_int1(root, "first_k_dense_replace", false,
+		    get_int1(arch, "first_k_dense_replace", false,
 			     &t.dense_layers, name, err))
 			goto out;
 		/* Qwen-MoE gives its one shared expert as a width: count it
@@ -787,7 +814,7 @@ int hf_config_parse(const char *text, size_t len, const char *name,
 		   5632 = 4 x 1408) */
 		int shared_ffn = 0;
 
-		if (get_int1(root, "shared_expert_intermediate_size", false,
+		if (get_int1(arch, "shared_expert_intermediate_size", false,
 			     &shared_ffn, name, err))
 			goto out;
 		if (shared_ffn > 0 && t.shared_experts == 0) {
@@ -804,14 +831,14 @@ int hf_config_parse(const char *text, size_t len, const char *name,
 		}
 	}
 	if (f->mla &&
-	    (get_int1(root, "kv_lora_rank", true, &t.kv_lora_rank, name,
+	    (get_int1(arch, "kv_lora_rank", true, &t.kv_lora_rank, name,
 		      err) ||
-	     get_int1(root, "q_lora_rank", false, &t.q_lora_rank, name, err) ||
-	     get_int1(root, "qk_rope_head_dim", true, &t.rope_head_dim, name,
+	     get_int1(arch, "q_lora_rank", false, &t.q_lora_rank, name, err) ||
+	     get_int1(arch, "qk_rope_head_dim", true, &t.rope_head_dim, name,
 		      err) ||
-	     get_int1(root, "qk_nope_head_dim", true, &t.head_dim, name,
+	     get_int1(arch, "qk_nope_head_dim", true, &t.head_dim, name,
 		      err) ||
-	     get_int1(root, "v_head_dim", true, &t.v_head_dim, name, err)))
+	     get_int1(arch, "v_head_dim", true, &t.v_head_dim, name, err)))
 		goto out;
 	if (t.head_dim == 0 && t.hidden % t.heads != 0) {
 		diag_set(err, name, 0, 0,

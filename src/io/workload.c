@@ -521,6 +521,7 @@ static int apply_hf_quant(struct workload *wl, const char *path,
 	int w = wl_find_key_index("inference", "weight_precision");
 	int kv = wl_find_key_index("inference", "kv_precision");
 	int wo = wl_find_key_index("inference", "weight_only");
+	int fmt = wl_find_key_index("inference", "fp4_format");
 
 	if (!q->present || wl->given[w])
 		return 0;
@@ -540,6 +541,8 @@ static int apply_hf_quant(struct workload *wl, const char *path,
 		wl->inference.kv_precision = q->kv_given ? q->kv : q->dtype;
 	if (!wl->given[wo])
 		wl->inference.weight_only = q->weight_only;
+	if (!wl->given[fmt])
+		wl->inference.fp4_format = q->weights == PREC_FP4 && q->mxfp4;
 	return 0;
 }
 

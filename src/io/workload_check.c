@@ -403,6 +403,11 @@ static int check_serving_modes(const struct inference_spec *is,
 				"16-bit weights have nothing to dequantize); "
 				"'inference.weight_precision' is %s",
 				precision_name(is->weight_precision));
+	if (is->fp4_format == 1 && is->weight_precision != PREC_FP4)
+		return diag_set(err, file, 0, 0,
+				"'inference.fp4_format' mxfp4 is for fp4 "
+				"weights; 'inference.weight_precision' is %s",
+				precision_name(is->weight_precision));
 	if (is->speculative_tokens > 0 && !(is->acceptance_rate > 0.0))
 		return diag_set(err, file, 0, 0,
 				"'inference.speculative_tokens' needs "
@@ -511,6 +516,7 @@ static const struct {
 	{ "inference", "host_step_overhead", KIND_T },
 	{ "inference", "memory_fraction", KIND_T },
 	{ "inference", "weight_only", KIND_T },
+	{ "inference", "fp4_format", KIND_T },
 	{ "inference", "decode_attention", KIND_T },
 	{ "inference", "speculative_tokens", KIND_T },
 	{ "inference", "acceptance_rate", KIND_T },

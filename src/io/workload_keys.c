@@ -110,6 +110,10 @@ static const struct wl_name decode_attention_names[] = {
 	{ "grouped", 0 }, { "per_head", 1 }, { NULL, 0 },
 };
 
+static const struct wl_name fp4_format_names[] = {
+	{ "nvfp4", 0 }, { "mxfp4", 1 }, { NULL, 0 },
+};
+
 static const struct wl_name pricing_names[] = {
 	{ "cloud", PRICING_CLOUD }, { "owned", PRICING_OWNED }, { NULL, 0 },
 };
@@ -307,6 +311,8 @@ const struct wl_key wl_keys[] = {
 	KEY_NUM("inference", "memory_fraction", inference.memory_fraction,
 		WLK_GT, 0, 1),
 	KEY_BOOL("inference", "weight_only", inference.weight_only),
+	KEY_ENUM("inference", "fp4_format", inference.fp4_format, WLT_INTENUM,
+		 fp4_format_names),
 	KEY_ENUM("inference", "decode_attention", inference.decode_attention,
 		 WLT_INTENUM, decode_attention_names),
 	KEY_INT("inference", "speculative_tokens",
@@ -509,6 +515,7 @@ void workload_init(struct workload *wl)
 	wl->inference.draft_cost_ratio = WL_DRAFT_COST_RATIO;
 	wl->inference.disaggregated = false;
 	wl->inference.weight_only = false;
+	wl->inference.fp4_format = 0;
 	wl->inference.decode_attention = 0; /* grouped */
 	wl->inference.prefill_replicas = WL_AUTO;
 	wl->inference.decode_replicas = WL_AUTO;

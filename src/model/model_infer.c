@@ -23,10 +23,13 @@ static const double int4_group_overhead_bytes = 4.0 / 128.0;
  * Block scales of fp4 weights: NVFP4 stores one fp8 (e4m3) scale for every
  * 16 e2m1 values, and a per-tensor fp32 scale (NVIDIA, "Introducing NVFP4
  * for Efficient and Accurate Low-Precision Inference", 2025): 1/16 byte
- * per weight, 4.5 bits in all.  (The OCP MXFP4 format of AMD's CDNA 4 has
- * an 8-bit scale per 32 values, 4.25 bits: 6% less.)
+ * per weight, 4.5 bits in all.  The OCP Microscaling format MXFP4 (OCP
+ * Microscaling Formats (MX) Specification v1.0, 2023; gpt-oss's
+ * checkpoints, AMD's CDNA 4) has an 8-bit (e8m0) scale per 32 values:
+ * 1/32 byte, 4.25 bits.
  */
 static const double fp4_block_scale_bytes = 1.0 / 16.0;
+static const double mxfp4_block_scale_bytes = 1.0 / 32.0;
 
 /*
  * 2:4 sparse weights keep 2 of every 4 values plus a 2-bit index for each
@@ -86,14 +89,15 @@ double infer_kv_bytes_per_token(const struct arch *a, enum precision kv)
 	       precision_bytes(kv);
 }
 
-double infer_weight_bytes_per_param(enum precision p, bool sparse)
+double infer_weight_bytes_per_param(enum precision p, bool sparse,
+				    bool mxfp4)
 {
 	double b = precision_bytes(p);
 
 	if (p == PREC_INT4)
 		b += int4_group_overhead_bytes;
 	else if (p == PREC_FP4)
-		b += fp4_block_scale_bytes;
+		b += mxfp4 ? mxfp4_block_scale_bytes : fp4_block_scale_bytes;
 	return sparse ? b * sparse_kept_fraction + sparse_index_bytes : b;
 }
 
@@ -164,7 +168,7 @@ static double weights_gpu_bytes(const struct arch *a,
 				const struct infer_config *c)
 {
 	double wb = infer_weight_bytes_per_param(c->weight_precision,
-						 c->sparse);
+						 c->sparse, c->mxfp4);
 	double experts = arch_expert_params(a);
 	double dense = a->layers * arch_layer_params(a) - experts;
 
@@ -390,7 +394,7 @@ static void prefill_eval(const struct device_perf *d, const struct arch *a,
 	double n = p;
 	double heads = (double)a->heads / c->tp;
 	double wb = infer_weight_bytes_per_param(c->weight_precision,
-						 c->sparse);
+						 c->sparse, c->mxfp4);
 	double kv_write = n * kv_elems_per_gpu(a, c->tp) *
 			  precision_bytes(c->kv_precision);
 	/* causal attention over the prompt: half of every query-key pair */
@@ -420,7 +424,7 @@ static void decode_eval(const struct device_perf *d, const struct arch *a,
 {
 	double b = group_batch(c);
 	double wb = infer_weight_bytes_per_param(c->weight_precision,
-						 c->sparse);
+						 c->sparse, c->mxfp4);
 	double kv_read = b * ctx * kv_elems_per_gpu(a, c->tp) *
 			 precision_bytes(c->kv_precision) * kv_reads(a, c);
 	double attn_flops = b * ctx * arch_attn_core_flops_per_pair(a) /
@@ -499,7 +503,7 @@ static double layer_tokens_s(const struct infer_step_model *m, double n,
 	const struct arch *a = &m->arch;
 	const struct infer_config *c = &m->config;
 	double wb = infer_weight_bytes_per_param(c->weight_precision,
-						 c->sparse);
+						 c->sparse, c->mxfp4);
 	struct phase layer = { 0.0, 0.0, 0.0 };
 
 	layer_gemms(&m->perf, a, c, n, tokens, wb, &layer);

@@ -685,7 +685,7 @@ int recsys_infer_eval(const struct model_spec *m, int tp, int batch,
 	struct recsys_place *pl = &r->place;
 	struct link intra = link_intra_node(cl->intra_bw_bytes_per_s);
 	struct link pcie = recsys_pcie_link(cl);
-	double n = batch, t = tp, wb = infer_weight_bytes_per_param(p, false);
+	double n = batch, t = tp, wb = infer_weight_bytes_per_param(p, false, false);
 	double params = recsys_dense_params(m), e, lookups, width, host_bw;
 	double budget, live, gpu, issue, k_emb, rows_desc[WL_TABLES_MAX];
 

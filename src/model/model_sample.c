@@ -382,7 +382,7 @@ int sample_infer_eval_costs(const struct model_spec *m, int tp, int batch,
 	double b = batch, params = sample_dense_params(m);
 	/* int4 weights (with their group scales) run in fp16 math, with
 	   fp16 activations, as for transformers (section 10) */
-	double wb = infer_weight_bytes_per_param(p, false), t = tp, issue;
+	double wb = infer_weight_bytes_per_param(p, false, false), t = tp, issue;
 
 	*r = (struct sample_infer){ 0 };
 	if (m->kind == MODEL_RECSYS)
@@ -464,6 +464,6 @@ int sample_graph_infer_kinds(const struct model_spec *m, int tp, int batch,
 		return -1;
 	d.matmul_eff *= kernel_efficiency(m);
 	graph_infer_s(&m->graph, &d, &dv, (double)batch / tp,
-		      infer_weight_bytes_per_param(p, false), fusion, kind_s);
+		      infer_weight_bytes_per_param(p, false, false), fusion, kind_s);
 	return 0;
 }

@@ -503,6 +503,7 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 	p->config.host_request_s = is->host_request_s;
 	p->config.memory_fraction = is->memory_fraction;
 	p->config.weight_only = is->weight_only;
+	p->config.mxfp4 = is->fp4_format == 1;
 	p->config.decode_per_head = is->decode_attention == 1;
 	p->config.ep = is->ep != WL_AUTO ? is->ep : 1;
 	p->has_rate = is->qps > 0.0;

@@ -742,7 +742,8 @@ static void test_errors_unknown_type(void **state)
 	static const char *const families[] = {
 		"llama", "mistral", "mixtral", "qwen2", "qwen3", "gemma",
 		"gemma2", "gpt2", "gpt_neox", "opt", "falcon", "deepseek_v2",
-		"deepseek_v3",
+		"deepseek_v3", "phi3", "granite", "gpt_oss", "glm4_moe",
+		"olmoe", "kimi_k2",
 	};
 
 	(void)state;
@@ -1335,6 +1336,13 @@ static void test_quant_methods(void **state)
 		  " \"config_groups\": {\"group_0\": {"
 		  " \"weights\": {\"num_bits\": 8, \"type\": \"float\"}}}}",
 		  PREC_FP8, true, false, PREC_BF16 },
+		/* MXFP4: 4-bit floats in groups of 32 */
+		{ "{\"quant_method\": \"compressed-tensors\","
+		  " \"format\": \"mxfp4-pack-quantized\","
+		  " \"config_groups\": {\"group_0\": {"
+		  " \"weights\": {\"num_bits\": 4, \"type\": \"float\","
+		  " \"group_size\": 32}}}}",
+		  PREC_FP4, true, false, PREC_BF16 },
 		/* NVIDIA ModelOpt */
 		{ "{\"quant_method\": \"modelopt\", \"quant_algo\": \"NVFP4\","
 		  " \"kv_cache_quant_algo\": \"FP8\", \"group_size\": 16}",
@@ -1362,6 +1370,9 @@ static void test_quant_methods(void **state)
 		assert_int_equal(q.kv_given, cases[i].kv_given);
 		assert_int_equal(q.kv, cases[i].kv);
 		assert_int_equal(q.dtype, PREC_BF16);
+		/* MXFP4 blocks for gpt-oss's mxfp4 and groups of 32 */
+		assert_int_equal(q.mxfp4,
+				 strstr(cases[i].qc, "mxfp4") != NULL);
 	}
 	assert_string_equal(q.method, "modelopt");
 
@@ -1536,6 +1547,7 @@ static void test_workload_hf_quant(void **state)
 	assert_int_equal(wl.inference.weight_precision, PREC_FP4);
 	assert_int_equal(wl.inference.kv_precision, PREC_FP8);
 	assert_true(wl.inference.weight_only);
+	assert_int_equal(wl.inference.fp4_format, 0); /* NVFP4's 16 */
 	assert_int_equal(workload_validate(&wl, &d), 0);
 
 	/* the workload's own keys win, after or before hf_config */
@@ -1594,6 +1606,136 @@ static void test_workload_hf_quant(void **state)
 	unlink(hqq);
 }
 
+/* Families of 2025: gpt-oss, GLM-4.5 Air, Kimi K2 (the DeepSeek-V3
+   architecture under its own name), Phi-4, and a multimodal wrapper whose
+   language model is under "text_config" (Gemma 3); the parameter counts
+   against the models' published totals. */
+static void check_params(const char *json, double total, double active,
+			 double tol)
+{
+	struct model_spec m = dirty_spec();
+	struct arch a;
+	struct diag d;
+	double t, act;
+
+	diag_clear(&d);
+	if (hf_config_parse(json, strlen(json), "x", &m, NULL, &d) != 0) {
+		print_error("unexpected error: %s\n", d.msg);
+		fail();
+	}
+	assert_int_equal(arch_from_spec(&m, &a), 0);
+	t = arch_params(&a);
+	act = arch_active_params(&a);
+	if (fabs(t - total) > tol * total ||
+	    fabs(act - active) > tol * active) {
+		print_error("params %.4g (want %.4g), active %.4g "
+			    "(want %.4g)\n", t, total, act, active);
+		fail();
+	}
+}
+
+static void test_families_2025(void **state)
+{
+	/* openai/gpt-oss-120b: 116.8B total; 5.13B active as its model card
+	   counts them (the unembedding without the embedding), 5.71B with
+	   the 0.58B embedding, as capplan counts active parameters */
+	static const char gpt_oss[] =
+		"{\"architectures\": [\"GptOssForCausalLM\"],"
+		" \"model_type\": \"gpt_oss\", \"hidden_size\": 2880,"
+		" \"head_dim\": 64, \"intermediate_size\": 2880,"
+		" \"num_attention_heads\": 64, \"num_key_value_heads\": 8,"
+		" \"num_hidden_layers\": 36, \"num_local_experts\": 128,"
+		" \"num_experts_per_tok\": 4, \"vocab_size\": 201088,"
+		" \"max_position_embeddings\": 131072, \"sliding_window\": 128,"
+		" \"tie_word_embeddings\": false,"
+		" \"torch_dtype\": \"bfloat16\","
+		" \"quantization_config\": {\"quant_method\": \"mxfp4\","
+		" \"modules_to_not_convert\": [\"model.layers.*.self_attn\","
+		" \"model.layers.*.mlp.router\", \"model.embed_tokens\","
+		" \"lm_head\"]}}";
+	/* zai-org/GLM-4.5-Air: 106B total, 12B active without the
+	   embeddings (2 x 151552 x 4096 = 1.24B), which capplan counts */
+	static const char glm[] =
+		"{\"architectures\": [\"Glm4MoeForCausalLM\"],"
+		" \"model_type\": \"glm4_moe\", \"first_k_dense_replace\": 1,"
+		" \"head_dim\": 128, \"hidden_size\": 4096,"
+		" \"intermediate_size\": 10944,"
+		" \"max_position_embeddings\": 131072,"
+		" \"moe_intermediate_size\": 1408, \"n_routed_experts\": 128,"
+		" \"n_shared_experts\": 1, \"num_attention_heads\": 96,"
+		" \"num_experts_per_tok\": 8, \"num_hidden_layers\": 46,"
+		" \"num_key_value_heads\": 8, \"num_nextn_predict_layers\": 1,"
+		" \"tie_word_embeddings\": false, \"vocab_size\": 151552}";
+	/* moonshotai/Kimi-K2-Instruct: 1.04T total, 32B activated as
+	   published (rounded; capplan counts 1.026T and 32.9B) */
+	static const char kimi[] =
+		"{\"architectures\": [\"DeepseekV3ForCausalLM\"],"
+		" \"model_type\": \"kimi_k2\", \"first_k_dense_replace\": 1,"
+		" \"hidden_size\": 7168, \"intermediate_size\": 18432,"
+		" \"kv_lora_rank\": 512, \"max_position_embeddings\": 131072,"
+		" \"moe_intermediate_size\": 2048, \"n_routed_experts\": 384,"
+		" \"n_shared_experts\": 1, \"num_attention_heads\": 64,"
+		" \"num_experts_per_tok\": 8, \"num_hidden_layers\": 61,"
+		" \"num_key_value_heads\": 64, \"q_lora_rank\": 1536,"
+		" \"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64,"
+		" \"v_head_dim\": 128, \"tie_word_embeddings\": false,"
+		" \"vocab_size\": 163840}";
+	/* microsoft/phi-4: 14.7B */
+	static const char phi4[] =
+		"{\"architectures\": [\"Phi3ForCausalLM\"],"
+		" \"model_type\": \"phi3\", \"hidden_size\": 5120,"
+		" \"intermediate_size\": 17920, \"num_attention_heads\": 40,"
+		" \"num_hidden_layers\": 40, \"num_key_value_heads\": 10,"
+		" \"max_position_embeddings\": 16384,"
+		" \"tie_word_embeddings\": false, \"vocab_size\": 100352}";
+	/* google/gemma-3-27b-it: the language model of 27B (its SigLIP
+	   vision tower, 0.4B, is not counted) */
+	static const char gemma3[] =
+		"{\"architectures\": [\"Gemma3ForConditionalGeneration\"],"
+		" \"model_type\": \"gemma3\", \"mm_tokens_per_image\": 256,"
+		" \"text_config\": {\"model_type\": \"gemma3_text\","
+		" \"head_dim\": 128, \"hidden_size\": 5376,"
+		" \"intermediate_size\": 21504, \"num_attention_heads\": 32,"
+		" \"num_hidden_layers\": 62, \"num_key_value_heads\": 16,"
+		" \"sliding_window\": 1024, \"vocab_size\": 262208},"
+		" \"vision_config\": {\"model_type\": \"siglip_vision_model\","
+		" \"hidden_size\": 1152}}";
+	struct model_spec m = dirty_spec();
+	struct hf_quant q;
+	struct diag d;
+
+	(void)state;
+	check_params(gpt_oss, 116.8e9, 5.13e9 + 0.58e9, 0.01);
+	check_params(glm, 106e9, 12e9 + 1.24e9, 0.03);
+	check_params(kimi, 1.04e12, 32e9, 0.03);
+	check_params(phi4, 14.7e9, 14.7e9, 0.01);
+	check_params(gemma3, 27.0e9, 27.0e9, 0.03);
+
+	/* gpt-oss's MXFP4 experts: fp4 weights */
+	diag_clear(&d);
+	assert_int_equal(hf_config_parse(gpt_oss, strlen(gpt_oss), "x", &m,
+					 &q, &d),
+			 0);
+	assert_int_equal(m.experts, 128);
+	assert_int_equal(m.expert_ffn_hidden, 0);
+	assert_int_equal(m.ffn_hidden, 2880);
+	assert_true(q.present && q.known);
+	assert_int_equal(q.weights, PREC_FP4);
+	/* the wrapper's own fields (vocab, tying) where text_config has none */
+	m = dirty_spec();
+	assert_int_equal(hf_config_parse(gemma3, strlen(gemma3), "x", &m, &q,
+					 &d),
+			 0);
+	assert_int_equal(m.layers, 62);
+	assert_int_equal(m.vocab, 262208);
+	assert_true(m.tied_embeddings);
+	assert_int_equal(m.seq_len, 8192);
+	/* a wrapper of a language model capplan does not read */
+	parse_fails_s("{\"model_type\": \"llava\", \"text_config\":"
+		      " {\"model_type\": \"vicuna\"}}",
+		      "unknown model_type 'llava' (text_config: 'vicuna')");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1625,6 +1767,7 @@ int main(void)
 		cmocka_unit_test(test_workload_relative),
 		cmocka_unit_test(test_workload_set),
 		cmocka_unit_test(test_workload_set_records_path),
+		cmocka_unit_test(test_families_2025),
 		cmocka_unit_test(test_quant_methods),
 		cmocka_unit_test(test_quant_unknown_and_errors),
 		cmocka_unit_test(test_workload_hf_quant),

@@ -170,34 +170,44 @@ static void test_kv_bytes_unround(void **state)
 static void test_weight_bytes_per_param(void **state)
 {
 	(void)state;
-	assert_rel(infer_weight_bytes_per_param(PREC_FP32, false), 4.0, 0.0);
-	assert_rel(infer_weight_bytes_per_param(PREC_BF16, false), 2.0, 0.0);
-	assert_rel(infer_weight_bytes_per_param(PREC_FP16, false), 2.0, 0.0);
-	assert_rel(infer_weight_bytes_per_param(PREC_FP8, false), 1.0, 0.0);
-	assert_rel(infer_weight_bytes_per_param(PREC_INT8, false), 1.0, 0.0);
+	assert_rel(infer_weight_bytes_per_param(PREC_FP32, false, false),
+		   4.0, 0.0);
+	assert_rel(infer_weight_bytes_per_param(PREC_BF16, false, false),
+		   2.0, 0.0);
+	assert_rel(infer_weight_bytes_per_param(PREC_FP16, false, false),
+		   2.0, 0.0);
+	assert_rel(infer_weight_bytes_per_param(PREC_FP8, false, false),
+		   1.0, 0.0);
+	assert_rel(infer_weight_bytes_per_param(PREC_INT8, false, false),
+		   1.0, 0.0);
 	/* int4 with a 4-byte scale and zero point per group of 128 */
-	assert_rel(infer_weight_bytes_per_param(PREC_INT4, false),
+	assert_rel(infer_weight_bytes_per_param(PREC_INT4, false, false),
 		   0.5 + 4.0 / 128.0, 1e-15);
-	/* fp4 (NVFP4): an fp8 scale per 16 values, 4.5 bits */
-	assert_rel(infer_weight_bytes_per_param(PREC_FP4, false), 0.5625,
-		   1e-15);
+	/* fp4 (NVFP4): an fp8 scale per 16 values, 4.5 bits; MXFP4: an
+	   8-bit scale per 32, 4.25 bits; other formats have no MX variant */
+	assert_rel(infer_weight_bytes_per_param(PREC_FP4, false, false),
+		   0.5625, 1e-15);
+	assert_rel(infer_weight_bytes_per_param(PREC_FP4, false, true),
+		   0.53125, 1e-15);
+	assert_rel(infer_weight_bytes_per_param(PREC_INT4, false, true),
+		   0.5 + 4.0 / 128.0, 1e-15);
 	/* 2:4 sparse: half the values plus a 2-bit index per kept value,
 	   1/8 byte per weight: 9/16 of the dense size for 16-bit weights */
-	assert_rel(infer_weight_bytes_per_param(PREC_BF16, true),
+	assert_rel(infer_weight_bytes_per_param(PREC_BF16, true, false),
 		   2.0 * 9.0 / 16.0, 1e-15);
-	assert_rel(infer_weight_bytes_per_param(PREC_FP16, true), 1.125,
+	assert_rel(infer_weight_bytes_per_param(PREC_FP16, true, false), 1.125,
 		   1e-15);
-	assert_rel(infer_weight_bytes_per_param(PREC_FP8, true), 0.625,
+	assert_rel(infer_weight_bytes_per_param(PREC_FP8, true, false), 0.625,
 		   1e-15);
-	assert_rel(infer_weight_bytes_per_param(PREC_INT4, true),
+	assert_rel(infer_weight_bytes_per_param(PREC_INT4, true, false),
 		   (0.5 + 4.0 / 128.0) / 2.0 + 0.125, 1e-15);
 	/* sparsity always saves for formats of a byte or more */
 	for (int p = 0; p < PREC_COUNT; p++)
 		if (precision_bytes((enum precision)p) >= 1.0)
 			assert_true(infer_weight_bytes_per_param(
-					    (enum precision)p, true) <
+					    (enum precision)p, true, false) <
 				    infer_weight_bytes_per_param(
-					    (enum precision)p, false));
+					    (enum precision)p, false, false));
 }
 
 /* ------------------------------------------------------------------ */
@@ -469,7 +479,7 @@ static struct intensity decode_intensity(const struct arch *a,
 	double kvh = fmax(1.0, a->kv_heads / tp);
 	double ctx = c->prompt_tokens + 0.5 * c->output_tokens;
 	double wb = infer_weight_bytes_per_param(c->weight_precision,
-						 c->sparse);
+						 c->sparse, c->mxfp4);
 	double kvb = c->kv_precision == PREC_FP8 ? 1.0 : 2.0;
 	double qkv = h + 2.0 * a->kv_heads * dh;
 	struct intensity s;
@@ -841,6 +851,15 @@ static void test_fp4(void **state)
 	assert_rel(r4.memory.weights_bytes - ri.memory.weights_bytes,
 		   32.0 * 218112000.0 * (1.0 / 16.0 - 4.0 / 128.0), 1e-9);
 	assert_true(r4.tpot_s > ri.tpot_s);
+	/* MXFP4's 8-bit scale per 32 values (gpt-oss, CDNA 4): as int4's
+	   4 bytes per 128 on the layers, the same math */
+	c.mxfp4 = true;
+	eval_ok(&a, &c, &g, &rf);
+	assert_rel(rf.memory.weights_bytes, ri.memory.weights_bytes, 1e-12);
+	assert_rel(r4.memory.weights_bytes - rf.memory.weights_bytes,
+		   32.0 * 218112000.0 * (1.0 / 16.0 - 1.0 / 32.0), 1e-9);
+	assert_true(rf.tpot_s < r4.tpot_s);
+	c.mxfp4 = false;
 	/* a device with twice the fp8 rate in fp4: the compute-bound
 	   prefill of 2048 tokens comes close to fp8's over two, the
 	   memory-bound decode below fp8's */
@@ -1046,7 +1065,7 @@ static double ref_step(const struct arch *a, const struct infer_config *c,
 	struct device_perf d;
 	double t = c->tp, h = a->hidden, dh = a->head_dim, e = 2.0;
 	double wb = infer_weight_bytes_per_param(c->weight_precision,
-						 c->sparse);
+						 c->sparse, c->mxfp4);
 	enum precision math = infer_math_precision(c->weight_precision);
 	double kvb = c->kv_precision == PREC_FP8 ? 1.0 : 2.0;
 	double kv_tok = 2.0 * fmax(1.0, (double)a->kv_heads / t) * dh * kvb;

@@ -1042,6 +1042,15 @@ static void test_validate(void **state)
 		       "'inference.weight_precision' is int4");
 	expect_valid(ARCH "hidden = 4096\nheads = 32\n[inference]\n"
 			  "weight_precision = int8\nweight_only = true\n");
+	/* MXFP4 blocks are for fp4 weights */
+	expect_valid(ARCH "hidden = 4096\nheads = 32\n[inference]\n"
+			  "weight_precision = fp4\nfp4_format = mxfp4\n");
+	expect_valid(ARCH "hidden = 4096\nheads = 32\n[inference]\n"
+			  "fp4_format = nvfp4\n");
+	expect_invalid(ARCH "hidden = 4096\nheads = 32\n[inference]\n"
+			    "weight_precision = int4\nfp4_format = mxfp4\n",
+		       "'inference.fp4_format' mxfp4 is for fp4 weights; "
+		       "'inference.weight_precision' is int4");
 	expect_invalid("[model]\nlayers = 32\nhidden = 4096\n",
 		       "incomplete model");
 
