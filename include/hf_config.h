@@ -29,6 +29,9 @@ struct hf_quant {
 	enum precision weights; /* the quantized weights' format */
 	bool weight_only;       /* 8-bit or fp4 weights, 16-bit activations */
 	bool mxfp4;             /* fp4 in MXFP4 blocks (32 values), not NVFP4 */
+	bool attention_kept;    /* the list of modules left unquantized names
+				   the attention: in an MoE only the routed
+				   experts take the format */
 	bool kv_given;          /* the JSON names the KV cache's format */
 	enum precision kv;      /* that format, else the dtype's */
 	enum precision dtype;   /* torch_dtype: fp16 for "float16", else bf16 */

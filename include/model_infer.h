@@ -44,6 +44,12 @@ struct infer_config {
 	bool mxfp4;                     /* fp4 weights in MXFP4 blocks (an
 					   8-bit scale per 32 values), not
 					   NVFP4's (an fp8 one per 16) */
+	bool non_expert_own;            /* an MoE whose weights outside the
+					   routed experts (attention, dense
+					   and shared FFNs, router) are in
+					   non_expert_precision, not in
+					   weight_precision */
+	enum precision non_expert_precision;
 	bool decode_per_head;           /* the decode attention kernel runs
 					   one thread block per query head,
 					   each reading its KV head's cache
@@ -127,11 +133,17 @@ int infer_evaluate(const struct arch *a, const struct infer_config *c,
  */
 #define INFER_STEP_MEMO 8193
 
+/* The three maths of a layer (specs/models.md 9.2): the routed experts'
+   GEMMs (all of a dense model's), the other weights' GEMMs (attention
+   projections, dense and shared FFNs, router), the attention core. */
+enum { INFER_PERF_EXPERT, INFER_PERF_OTHER, INFER_PERF_ATTN,
+       INFER_PERF_COUNT };
+
 struct infer_step_model {
 	struct arch arch;
 	struct infer_config config; /* its kernel_overhead_s: the step's */
 	struct cluster cluster;
-	struct device_perf perf;
+	struct device_perf perf[INFER_PERF_COUNT];
 	double layer_kernels;    /* kernels of a layer's projections,
 				    element-wise work and collectives */
 	/* memo of the token-dependent part of a layer for whole token
@@ -147,6 +159,10 @@ int infer_step_model_init(struct infer_step_model *m, const struct arch *a,
 			  const struct infer_config *c,
 			  const struct gpu_spec *g, const struct cluster *cl,
 			  double kernel_overhead_s);
+
+/* Run the step model's math at 'clock' (0 to 1) of the full clock: under
+   a power cap (infer_result.clock_fraction). */
+void infer_step_model_clock(struct infer_step_model *m, double clock);
 
 /* Seconds of one step of 'mix'; 'm' is a struct infer_step_model (the
    signature of sim_step_fn), whose memo it fills. */

@@ -372,6 +372,9 @@ struct inference_spec {
 	bool weight_only;         /* 8-bit weights, 16-bit math (W8A16) */
 	int fp4_format;           /* fp4 weights' blocks: 0 NVFP4, 1 MXFP4
 				     (model_infer.h mxfp4) */
+	enum precision non_expert_precision; /* an MoE's weights outside
+						the routed experts;
+						PREC_COUNT: weight_precision */
 	int decode_attention;     /* 0 grouped, 1 per_head (model_infer.h
 				     decode_per_head) */
 	/* speculative decoding (serve_sim.h): 0 draft tokens = off */

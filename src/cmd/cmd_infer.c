@@ -172,6 +172,13 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 	}
 	rec_bool(rec, NULL, "weight_only", "weight-only (W8A16)",
 		 p->config.weight_only, RF_MACHINE);
+	/* an MoE's weights outside its routed experts, named by the table
+	   when they have a format of their own */
+	rec_str(rec, NULL, "non_expert_precision", "  outside the experts",
+		precision_name(p->config.non_expert_own ?
+				       p->config.non_expert_precision :
+				       p->config.weight_precision),
+		p->config.non_expert_own ? 0 : RF_MACHINE);
 	/* the block scales of fp4 weights; the table names them for fp4 */
 	rec_str(rec, NULL, "fp4_format", "  fp4 blocks",
 		p->config.weight_precision != PREC_FP4 ? "none" :

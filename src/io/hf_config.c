@@ -602,6 +602,28 @@ static int quant_modelopt(const cJSON *qc, struct hf_quant *q,
 	return 0;
 }
 
+/* Whether a list of modules left unquantized ("modules_to_not_convert",
+   "ignore", "exclude_modules": names or patterns) names the attention. */
+static bool keeps_attention(const cJSON *qc)
+{
+	static const char *const lists[] = { "modules_to_not_convert",
+					     "ignore", "exclude_modules" };
+
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		const cJSON *l = cJSON_GetObjectItemCaseSensitive(qc, lists[i]);
+		const cJSON *e;
+
+		if (!cJSON_IsArray(l))
+			continue;
+		cJSON_ArrayForEach(e, l)
+		{
+			if (cJSON_IsString(e) && strstr(e->valuestring, "attn"))
+				return true;
+		}
+	}
+	return false;
+}
+
 /*
  * Read "torch_dtype" and "quantization_config" (absent or null:
  * q->present false).  A method or format capplan has no format for
@@ -636,6 +658,7 @@ static int quant_read(const cJSON *root, struct hf_quant *q,
 				"missing field 'quantization_config."
 				"quant_method' (a string such as \"fp8\")");
 	q->present = q->known = true;
+	q->attention_kept = keeps_attention(qc);
 	snprintf(q->method, sizeof(q->method), "%.40s", method);
 	if (strcmp(method, "fp8") == 0 || strcmp(method, "fbgemm_fp8") == 0) {
 		q->weights = PREC_FP8;

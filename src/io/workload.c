@@ -522,6 +522,7 @@ static int apply_hf_quant(struct workload *wl, const char *path,
 	int kv = wl_find_key_index("inference", "kv_precision");
 	int wo = wl_find_key_index("inference", "weight_only");
 	int fmt = wl_find_key_index("inference", "fp4_format");
+	int nx = wl_find_key_index("inference", "non_expert_precision");
 
 	if (!q->present || wl->given[w])
 		return 0;
@@ -543,6 +544,13 @@ static int apply_hf_quant(struct workload *wl, const char *path,
 		wl->inference.weight_only = q->weight_only;
 	if (!wl->given[fmt])
 		wl->inference.fp4_format = q->weights == PREC_FP4 && q->mxfp4;
+	/* an MoE whose attention the checkpoint keeps unquantized: the
+	   weights outside its routed experts in the 16-bit dtype */
+	if (!wl->given[nx])
+		wl->inference.non_expert_precision =
+			q->attention_kept && wl->model.experts > 0 ?
+				q->dtype :
+				PREC_COUNT;
 	return 0;
 }
 
@@ -554,8 +562,7 @@ int workload_apply_hf_config(struct workload *wl, const char *path,
 	char what[128];
 	int v;
 
-	if (hf_config_load(path, &json, &q, err) != 0 ||
-	    apply_hf_quant(wl, path, &q, err) != 0)
+	if (hf_config_load(path, &json, &q, err) != 0)
 		return -1;
 	/* the JSON's integers are positive; the keys' bounds apply to them
 	   as to values in the file (0: a field the JSON left out) */
@@ -596,6 +603,9 @@ int workload_apply_hf_config(struct workload *wl, const char *path,
 			break;
 		}
 	}
+	/* the formats once the architecture (its experts) is known */
+	if (apply_hf_quant(wl, path, &q, err) != 0)
+		return -1;
 	/* 'path' may be this very buffer (workload_set passes it) */
 	if (path != wl->model.hf_config)
 		snprintf(wl->model.hf_config, sizeof(wl->model.hf_config),

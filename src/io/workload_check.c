@@ -517,6 +517,7 @@ static const struct {
 	{ "inference", "memory_fraction", KIND_T },
 	{ "inference", "weight_only", KIND_T },
 	{ "inference", "fp4_format", KIND_T },
+	{ "inference", "non_expert_precision", KIND_T },
 	{ "inference", "decode_attention", KIND_T },
 	{ "inference", "speculative_tokens", KIND_T },
 	{ "inference", "acceptance_rate", KIND_T },
@@ -675,6 +676,14 @@ int workload_validate(const struct workload *wl, struct diag *err)
 	if (check_kind_keys(wl, file, err) < 0 ||
 	    check_training(&wl->training, &wl->model, file, err) < 0)
 		return -1;
+	if (wl->inference.non_expert_precision != PREC_COUNT &&
+	    wl->model.experts == 0)
+		return diag_set(err, file, 0, 0,
+				"'inference.non_expert_precision' is for a "
+				"mixture of experts (the weights outside its "
+				"routed experts), and the model has no "
+				"'experts'; 'inference.weight_precision' "
+				"sets every weight of a dense model");
 	if (wl->inference.ep > 1 && wl->model.experts == 0)
 		return diag_set(err, file, 0, 0,
 				"'inference.ep' (%d) needs a mixture-of-experts "

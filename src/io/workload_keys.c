@@ -43,6 +43,15 @@ static const struct wl_name infer_weight_precision_names[] = {
 	{ "int4", PREC_INT4 }, { "fp4", PREC_FP4 }, { NULL, 0 },
 };
 
+/* The weights outside an MoE's routed experts: a weight format, or "same"
+   (PREC_COUNT), the routed experts' weight_precision. */
+static const struct wl_name non_expert_precision_names[] = {
+	{ "same", PREC_COUNT }, { "fp32", PREC_FP32 }, { "tf32", PREC_TF32 },
+	{ "bf16", PREC_BF16 },	{ "fp16", PREC_FP16 }, { "fp8", PREC_FP8 },
+	{ "int8", PREC_INT8 },	{ "int4", PREC_INT4 }, { "fp4", PREC_FP4 },
+	{ NULL, 0 },
+};
+
 /* The KV cache format that follows a weight format: TF32 weights are
    stored in fp32, and so is their cache; fp4 (NVFP4) checkpoints keep an
    fp8 cache (NVIDIA TensorRT Model Optimizer's NVFP4 recipe quantizes
@@ -313,6 +322,9 @@ const struct wl_key wl_keys[] = {
 	KEY_BOOL("inference", "weight_only", inference.weight_only),
 	KEY_ENUM("inference", "fp4_format", inference.fp4_format, WLT_INTENUM,
 		 fp4_format_names),
+	KEY_ENUM("inference", "non_expert_precision",
+		 inference.non_expert_precision, WLT_PRECISION,
+		 non_expert_precision_names),
 	KEY_ENUM("inference", "decode_attention", inference.decode_attention,
 		 WLT_INTENUM, decode_attention_names),
 	KEY_INT("inference", "speculative_tokens",
@@ -516,6 +528,7 @@ void workload_init(struct workload *wl)
 	wl->inference.disaggregated = false;
 	wl->inference.weight_only = false;
 	wl->inference.fp4_format = 0;
+	wl->inference.non_expert_precision = PREC_COUNT;
 	wl->inference.decode_attention = 0; /* grouped */
 	wl->inference.prefill_replicas = WL_AUTO;
 	wl->inference.decode_replicas = WL_AUTO;

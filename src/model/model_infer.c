@@ -73,14 +73,73 @@ enum precision infer_math_precision(enum precision w)
 	return w == PREC_INT4 ? PREC_FP16 : w;
 }
 
-enum precision infer_config_math_precision(const struct infer_config *c)
+/* The math of weights in 'w' under 'c' (weight-only: 16-bit). */
+static enum precision math_of(const struct infer_config *c, enum precision w)
 {
-	enum precision w = c->weight_precision;
-
 	if (c->weight_only &&
 	    (w == PREC_INT8 || w == PREC_FP8 || w == PREC_FP4))
 		return PREC_FP16;
 	return infer_math_precision(w);
+}
+
+enum precision infer_config_math_precision(const struct infer_config *c)
+{
+	return math_of(c, c->weight_precision);
+}
+
+/* The format of the weights outside an MoE's routed experts. */
+static enum precision other_precision(const struct infer_config *c)
+{
+	return c->non_expert_own ? c->non_expert_precision :
+				   c->weight_precision;
+}
+
+/*
+ * The attention core's math (QK^T, softmax, PV): that of the weights
+ * around it on this device, but never in fewer bits than the cache it
+ * reads: with 8- or 4-bit math it runs in fp8 over an fp8 cache
+ * (FlashAttention-3's and TensorRT-LLM's fp8 attention) and in fp16 over
+ * a 16-bit or integer one.
+ */
+static enum precision attn_precision(const struct gpu_spec *g,
+				     const struct infer_config *c)
+{
+	enum precision m = device_math_precision(g,
+						 math_of(c, other_precision(c)));
+
+	if (m == PREC_COUNT || precision_bytes(m) >= 2.0)
+		return m == PREC_COUNT ? PREC_FP16 : m;
+	return c->kv_precision == PREC_FP8 ? PREC_FP8 : PREC_FP16;
+}
+
+/* The stored bytes of the routed experts' weights ('expert') or of the
+   others. */
+static double weight_bytes(const struct infer_config *c, bool expert)
+{
+	enum precision w = expert ? c->weight_precision : other_precision(c);
+
+	return infer_weight_bytes_per_param(w, c->sparse,
+					    c->mxfp4 && w == PREC_FP4);
+}
+
+/* The device's rates for the three maths of a layer (INFER_PERF_*). */
+static int perf_init(struct device_perf *dp, const struct gpu_spec *g,
+		     const struct infer_config *c)
+{
+	if (device_perf_init(&dp[INFER_PERF_EXPERT], g,
+			     infer_config_math_precision(c), c->sparse) != 0 ||
+	    device_perf_init(&dp[INFER_PERF_OTHER], g,
+			     math_of(c, other_precision(c)), c->sparse) != 0 ||
+	    device_perf_init(&dp[INFER_PERF_ATTN], g, attn_precision(g, c),
+			     false) != 0)
+		return -1;
+	return 0;
+}
+
+static void perf_clock(struct device_perf *dp, double clock)
+{
+	for (int i = 0; i < INFER_PERF_COUNT; i++)
+		dp[i].peak_flops *= clock;
 }
 
 double infer_kv_bytes_per_token(const struct arch *a, enum precision kv)
@@ -167,13 +226,12 @@ double infer_kv_bytes_per_token_gpu(const struct arch *a,
 static double weights_gpu_bytes(const struct arch *a,
 				const struct infer_config *c)
 {
-	double wb = infer_weight_bytes_per_param(c->weight_precision,
-						 c->sparse, c->mxfp4);
+	double wb = weight_bytes(c, true), wo = weight_bytes(c, false);
 	double experts = arch_expert_params(a);
 	double dense = a->layers * arch_layer_params(a) - experts;
 
 	/* replicated parts split over tp, routed experts over tp x ep */
-	return (dense * wb + arch_embedding_params(a) *
+	return (dense * wo + arch_embedding_params(a) *
 				     embed_bytes_per_param(c->weight_precision)) /
 		       c->tp +
 	       experts * wb / expert_ranks(c);
@@ -297,19 +355,22 @@ static void ffn(const struct device_perf *d, const struct arch *a, double n,
  * experts are held whole, experts / (tp x ep) on each GPU, and the
  * replica's 'tokens' x top-k are spread evenly over its tp x ep GPUs.
  */
-static void layer_gemms(const struct device_perf *d, const struct arch *a,
+static void layer_gemms(const struct device_perf *d,
+			const struct device_perf *o, const struct arch *a,
 			const struct infer_config *c, double n, double tokens,
-			double wb, struct phase *ph)
+			struct phase *ph)
 {
 	struct attn_gemm g[ATTN_GEMM_MAX];
 	int ng = arch_attn_gemms(a, g);
 	double tp = c->tp;
+	/* the routed experts' weights (d, wb), the others' (o, wo) */
+	double wb = weight_bytes(c, true), wo = weight_bytes(c, false);
 
 	for (int i = 0; i < ng; i++)
-		gemm(d, n, g[i].split == 1 ? g[i].out / tp : g[i].out,
-		     g[i].split == 2 ? g[i].in / tp : g[i].in, 1.0, wb, ph);
+		gemm(o, n, g[i].split == 1 ? g[i].out / tp : g[i].out,
+		     g[i].split == 2 ? g[i].in / tp : g[i].in, 1.0, wo, ph);
 	if (!arch_is_moe(a)) {
-		ffn(d, a, n, a->ffn_hidden, tp, wb, ph);
+		ffn(o, a, n, a->ffn_hidden, tp, wo, ph);
 	} else {
 		double moe = (double)arch_moe_layers(a) / a->layers;
 		double e = a->experts, k = a->experts_per_token;
@@ -323,9 +384,9 @@ static void layer_gemms(const struct device_perf *d, const struct arch *a,
 		struct phase dense = { 0.0, 0.0, 0.0 };
 		struct phase moe_ph = { 0.0, 0.0, 0.0 };
 
-		ffn(d, a, n, a->ffn_hidden, tp, wb, &dense);
-		gemm(d, n, e, a->hidden, 1.0, wb, &moe_ph); /* router */
-		ffn(d, a, n, (double)a->shared_experts * a->expert_ffn, tp, wb,
+		ffn(o, a, n, a->ffn_hidden, tp, wo, &dense);
+		gemm(o, n, e, a->hidden, 1.0, wo, &moe_ph); /* router */
+		ffn(o, a, n, (double)a->shared_experts * a->expert_ffn, tp, wo,
 		    &moe_ph);
 		gemm(d, m_e, (a->gated_ffn ? 2.0 : 1.0) * width, a->hidden,
 		     local, wb, &moe_ph);
@@ -386,15 +447,14 @@ static double layer_comm_s(const struct arch *a, const struct infer_config *c,
 
 /* Prefill of one prompt: every layer, then the last position's
    logits. */
-static void prefill_eval(const struct device_perf *d, const struct arch *a,
+static void prefill_eval(const struct device_perf *dp, const struct arch *a,
 			 const struct infer_config *c,
 			 const struct cluster *cl, struct phase *ph)
 {
+	const struct device_perf *d = &dp[INFER_PERF_EXPERT];
 	double p = c->prompt_tokens;
 	double n = p;
 	double heads = (double)a->heads / c->tp;
-	double wb = infer_weight_bytes_per_param(c->weight_precision,
-						 c->sparse, c->mxfp4);
 	double kv_write = n * kv_elems_per_gpu(a, c->tp) *
 			  precision_bytes(c->kv_precision);
 	/* causal attention over the prompt: half of every query-key pair */
@@ -402,9 +462,10 @@ static void prefill_eval(const struct device_perf *d, const struct arch *a,
 			    arch_attn_core_flops_per_pair(a);
 	struct phase layer = { 0.0, 0.0, 0.0 };
 
-	layer_gemms(d, a, c, n, n, wb, &layer);
+	layer_gemms(d, &dp[INFER_PERF_OTHER], a, c, n, n, &layer);
 	layer_elementwise(d, a, n, c->tp, &layer);
-	layer.s += kernel_flash_attention_s(d, attn_flops, false) +
+	layer.s += kernel_flash_attention_s(&dp[INFER_PERF_ATTN], attn_flops,
+					    false) +
 		   kernel_stream_s(d, kv_write);
 	layer.flops += attn_flops;
 	layer.bytes += kv_write;
@@ -418,25 +479,25 @@ static void prefill_eval(const struct device_perf *d, const struct arch *a,
 }
 
 /* One decode step of the batch at context 'ctx'. */
-static void decode_eval(const struct device_perf *d, const struct arch *a,
+static void decode_eval(const struct device_perf *dp, const struct arch *a,
 			const struct infer_config *c, const struct cluster *cl,
 			double ctx, struct phase *ph)
 {
+	const struct device_perf *d = &dp[INFER_PERF_EXPERT];
+	const struct device_perf *at = &dp[INFER_PERF_ATTN];
 	double b = group_batch(c);
-	double wb = infer_weight_bytes_per_param(c->weight_precision,
-						 c->sparse, c->mxfp4);
 	double kv_read = b * ctx * kv_elems_per_gpu(a, c->tp) *
 			 precision_bytes(c->kv_precision) * kv_reads(a, c);
 	double attn_flops = b * ctx * arch_attn_core_flops_per_pair(a) /
 			    c->tp;
 	struct phase layer = { 0.0, 0.0, 0.0 };
 
-	layer_gemms(d, a, c, b, c->batch, wb, &layer);
+	layer_gemms(d, &dp[INFER_PERF_OTHER], a, c, b, c->batch, &layer);
 	layer_elementwise(d, a, b, c->tp, &layer);
 	/* attention reads every sequence's KV cache, once per KV head or
 	   once per query head (kv_reads) */
-	layer.s += fmax(kv_read / (d->mem_bw_bytes_per_s * d->mem_eff),
-			attn_flops / (d->peak_flops * d->matmul_eff)) +
+	layer.s += fmax(kv_read / (at->mem_bw_bytes_per_s * at->mem_eff),
+			attn_flops / (at->peak_flops * at->matmul_eff)) +
 		   kernel_gap_s();
 	layer.flops += attn_flops;
 	layer.bytes += kv_read;
@@ -489,9 +550,14 @@ int infer_step_model_init(struct infer_step_model *m, const struct arch *a,
 	m->cluster = *cl;
 	for (int i = 0; i < INFER_STEP_MEMO; i++)
 		m->layer_s_memo[i] = -1.0;
-	return device_perf_init(&m->perf, g,
-				infer_config_math_precision(c),
-				c->sparse);
+	return perf_init(m->perf, g, c);
+}
+
+void infer_step_model_clock(struct infer_step_model *m, double clock)
+{
+	perf_clock(m->perf, clock);
+	for (int i = 0; i < INFER_STEP_MEMO; i++)
+		m->layer_s_memo[i] = -1.0;
 }
 
 /* The part of one layer that depends on the step's tokens alone: the
@@ -502,12 +568,11 @@ static double layer_tokens_s(const struct infer_step_model *m, double n,
 {
 	const struct arch *a = &m->arch;
 	const struct infer_config *c = &m->config;
-	double wb = infer_weight_bytes_per_param(c->weight_precision,
-						 c->sparse, c->mxfp4);
 	struct phase layer = { 0.0, 0.0, 0.0 };
 
-	layer_gemms(&m->perf, a, c, n, tokens, wb, &layer);
-	layer_elementwise(&m->perf, a, n, c->tp, &layer);
+	layer_gemms(&m->perf[INFER_PERF_EXPERT], &m->perf[INFER_PERF_OTHER], a,
+		    c, n, tokens, &layer);
+	layer_elementwise(&m->perf[INFER_PERF_EXPERT], a, n, c->tp, &layer);
 	return layer.s + layer_comm_s(a, c, &m->cluster, n);
 }
 
@@ -516,7 +581,8 @@ double infer_step_s(void *mp, const struct sim_mix *x)
 	struct infer_step_model *m = mp;
 	const struct arch *a = &m->arch;
 	const struct infer_config *c = &m->config;
-	const struct device_perf *d = &m->perf;
+	const struct device_perf *d = &m->perf[INFER_PERF_EXPERT];
+	const struct device_perf *at = &m->perf[INFER_PERF_ATTN];
 	double ep = c->ep > 1 ? c->ep : 1;
 	/* speculative drafts are query tokens of the decoding sequences */
 	double tokens = x->prefill_tokens + x->decode_seqs + x->verify_tokens;
@@ -540,7 +606,7 @@ double infer_step_s(void *mp, const struct sim_mix *x)
 	if (x->prefill_tokens > 0.0) {
 		/* the prompt tokens' causal attention and KV writes */
 		layer.s += kernel_flash_attention_s(
-				   d, x->prefill_attn_pairs / ep * per_pair,
+				   at, x->prefill_attn_pairs / ep * per_pair,
 				   false) +
 			   kernel_stream_s(d, x->prefill_tokens / ep *
 						      kv_token);
@@ -553,9 +619,9 @@ double infer_step_s(void *mp, const struct sim_mix *x)
 		double queries = 1.0 + x->verify_tokens / x->decode_seqs;
 
 		layer.s += fmax(ctx * kv_token * kv_reads(a, c) /
-					(d->mem_bw_bytes_per_s * d->mem_eff),
+					(at->mem_bw_bytes_per_s * at->mem_eff),
 				queries * ctx * per_pair /
-					(d->peak_flops * d->matmul_eff)) +
+					(at->peak_flops * at->matmul_eff)) +
 			   kernel_gap_s();
 	}
 	/* the output layer for the sequences that emit a token, and for
@@ -585,16 +651,16 @@ static int evaluate_at(const struct arch *a, const struct infer_config *c,
 		       const struct gpu_spec *g, const struct cluster *cl,
 		       double clock, struct infer_result *r)
 {
-	struct device_perf d;
+	struct device_perf dp[INFER_PERF_COUNT];
+	const struct device_perf *d = &dp[INFER_PERF_EXPERT];
 	struct phase pf, dec;
 	double prefill_s, decode_s, share;
 
-	if (device_perf_init(&d, g, infer_config_math_precision(c),
-			     c->sparse) != 0)
+	if (perf_init(dp, g, c) != 0)
 		return -1;
-	d.peak_flops *= clock;
-	prefill_eval(&d, a, c, cl, &pf);
-	decode_eval(&d, a, c, cl,
+	perf_clock(dp, clock);
+	prefill_eval(dp, a, c, cl, &pf);
+	decode_eval(dp, a, c, cl,
 		    c->prompt_tokens + 0.5 * c->output_tokens, &dec);
 	/* continuous batching: a request's prefill runs between decode
 	   steps of the running batch; in the time a replica completes
@@ -619,8 +685,8 @@ static int evaluate_at(const struct arch *a, const struct infer_config *c,
 					     infer_gpus_per_replica(c);
 	r->prefill_flops_per_byte = pf.flops / pf.bytes;
 	r->decode_flops_per_byte = dec.flops / dec.bytes;
-	share = (phase_power_share(&d, r->prefill_flops_per_byte) * prefill_s +
-		 phase_power_share(&d, r->decode_flops_per_byte) * decode_s) /
+	share = (phase_power_share(d, r->prefill_flops_per_byte) * prefill_s +
+		 phase_power_share(d, r->decode_flops_per_byte) * decode_s) /
 		r->service_s;
 	r->gpu_power_w = g->idle_w + (g->tdp_w - g->idle_w) * share * clock *
 					     clock * clock;

@@ -196,7 +196,7 @@ static void plan_load(const struct workload *wl, struct infer_plan *p,
 				  &p->cluster, is->kernel_overhead_s) != 0)
 		return;
 	/* under a power cap the math runs at the capped clock */
-	step.perf.peak_flops *= p->result.clock_fraction;
+	infer_step_model_clock(&step, p->result.clock_fraction);
 	if (serve_fleet_init(wl, &p->arch, &p->config, p->gpu, &p->fleet,
 			     &err) == 0 && p->capacity_hint_qps > 0.0)
 		/* measured before for this tp (infer_plan_make) */
@@ -260,8 +260,8 @@ static void plan_load_disagg(const struct workload *wl, struct infer_plan *p,
 	    infer_step_model_init(&ds, &p->arch, &cd, p->gpu, &p->cluster,
 				  is->kernel_overhead_s) != 0)
 		return;
-	ps.perf.peak_flops *= p->result.clock_fraction;
-	ds.perf.peak_flops *= p->result.clock_fraction;
+	infer_step_model_clock(&ps, p->result.clock_fraction);
+	infer_step_model_clock(&ds, p->result.clock_fraction);
 	if (serve_fleet_init_disagg(wl, &p->arch, &cp, &cd, p->gpu,
 				    &p->cluster, f, &err) != 0 ||
 	    serve_fleet_capacity_disagg(f, &ps, &ds, &err) != 0) {
@@ -504,6 +504,10 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 	p->config.memory_fraction = is->memory_fraction;
 	p->config.weight_only = is->weight_only;
 	p->config.mxfp4 = is->fp4_format == 1;
+	p->config.non_expert_own = is->non_expert_precision != PREC_COUNT;
+	p->config.non_expert_precision = p->config.non_expert_own ?
+						 is->non_expert_precision :
+						 is->weight_precision;
 	p->config.decode_per_head = is->decode_attention == 1;
 	p->config.ep = is->ep != WL_AUTO ? is->ep : 1;
 	p->has_rate = is->qps > 0.0;

@@ -1711,7 +1711,7 @@ static void test_families_2025(void **state)
 	check_params(phi4, 14.7e9, 14.7e9, 0.01);
 	check_params(gemma3, 27.0e9, 27.0e9, 0.03);
 
-	/* gpt-oss's MXFP4 experts: fp4 weights */
+	/* gpt-oss's MXFP4 experts: fp4 weights, the attention kept */
 	diag_clear(&d);
 	assert_int_equal(hf_config_parse(gpt_oss, strlen(gpt_oss), "x", &m,
 					 &q, &d),
@@ -1721,6 +1721,43 @@ static void test_families_2025(void **state)
 	assert_int_equal(m.ffn_hidden, 2880);
 	assert_true(q.present && q.known);
 	assert_int_equal(q.weights, PREC_FP4);
+	assert_true(q.mxfp4);
+	assert_true(q.attention_kept);
+	{
+		char path[] = "/tmp/test_hf_config_XXXXXX";
+		char ini[256];
+		struct workload wl;
+
+		/* in a workload: the experts in MXFP4, the rest in bf16 */
+		write_temp(path, gpt_oss, strlen(gpt_oss));
+		snprintf(ini, sizeof(ini), "[model]\nhf_config = %s\n", path);
+		assert_int_equal(wl_parse(ini, "wl.ini", &wl, &d), 0);
+		assert_int_equal(wl.inference.weight_precision, PREC_FP4);
+		assert_int_equal(wl.inference.fp4_format, 1);
+		assert_int_equal(wl.inference.non_expert_precision,
+				 PREC_BF16);
+		assert_int_equal(workload_validate(&wl, &d), 0);
+		unlink(path);
+		/* a dense model's exclusions leave its weights uniform */
+		static const char dense[] =
+			"{\"model_type\": \"llama\", \"num_hidden_layers\": 2,"
+			" \"hidden_size\": 64, \"num_attention_heads\": 4,"
+			" \"vocab_size\": 100, \"quantization_config\":"
+			" {\"quant_method\": \"mxfp4\","
+			" \"modules_to_not_convert\": [\"self_attn\"]}}";
+
+		char path2[] = "/tmp/test_hf_config_XXXXXX";
+
+		write_temp(path2, dense, strlen(dense));
+		snprintf(ini, sizeof(ini), "[model]\nhf_config = %s\n",
+			 path2);
+		assert_int_equal(wl_parse(ini, "wl.ini", &wl, &d), 0);
+		assert_int_equal(wl.inference.weight_precision, PREC_FP4);
+		assert_int_equal(wl.inference.non_expert_precision,
+				 PREC_COUNT);
+		assert_int_equal(workload_validate(&wl, &d), 0);
+		unlink(path2);
+	}
 	/* the wrapper's own fields (vocab, tying) where text_config has none */
 	m = dirty_spec();
 	assert_int_equal(hf_config_parse(gemma3, strlen(gemma3), "x", &m, &q,

@@ -878,6 +878,92 @@ static void test_fp4(void **state)
 	assert_int_equal(infer_config_math_precision(&c), PREC_FP16);
 }
 
+/* An MoE whose weights outside the routed experts keep their own format
+   (gpt-oss's bf16 attention beside MXFP4 experts): the experts' bytes in
+   fp4, the rest in bf16, and the speed between all-fp4 and all-bf16. */
+static void test_non_expert_precision(void **state)
+{
+	struct model_spec m;
+	struct arch a;
+	struct gpu_spec g = h100();
+	struct infer_config c = cfg(1, 8, 1024, 64);
+	struct infer_result r4, r16, rmix;
+	double experts, other, embed;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	m.layers = 24;
+	m.hidden = 2880;
+	m.heads = 64;
+	m.kv_heads = 8;
+	m.head_dim = 64;
+	m.ffn_hidden = 2880;
+	m.gated_ffn = true;
+	m.vocab = 201088;
+	m.seq_len = 8192;
+	m.experts = 32;
+	m.experts_per_token = 4;
+	assert_int_equal(arch_from_spec(&m, &a), 0);
+	experts = arch_expert_params(&a);
+	other = a.layers * arch_layer_params(&a) - experts;
+	embed = arch_embedding_params(&a);
+	assert_true(experts > 10.0 * other);
+
+	c.weight_precision = PREC_FP4;
+	c.mxfp4 = true;
+	eval_ok(&a, &c, &g, &r4);
+	c.non_expert_own = true;
+	c.non_expert_precision = PREC_BF16;
+	eval_ok(&a, &c, &g, &rmix);
+	c.non_expert_own = false;
+	c.weight_precision = PREC_BF16;
+	eval_ok(&a, &c, &g, &r16);
+	/* bytes by hand: experts at 4.25 bits, the rest and the
+	   embeddings at 16 */
+	assert_rel(rmix.memory.weights_bytes,
+		   experts * 0.53125 + other * 2.0 + embed * 2.0, 1e-12);
+	assert_rel(r4.memory.weights_bytes,
+		   (experts + other) * 0.53125 + embed * 2.0, 1e-12);
+	assert_true(rmix.tpot_s > r4.tpot_s);
+	assert_true(rmix.tpot_s < r16.tpot_s);
+	assert_true(rmix.prefill_s >= r4.prefill_s);
+	assert_true(rmix.prefill_s <= r16.prefill_s);
+	/* the same format named twice is the uniform model */
+	c.weight_precision = PREC_FP4;
+	c.non_expert_own = true;
+	c.non_expert_precision = PREC_FP4;
+	eval_ok(&a, &c, &g, &rmix);
+	assert_rel(rmix.tpot_s, r4.tpot_s, 1e-12);
+	assert_rel(rmix.memory.weights_bytes, r4.memory.weights_bytes, 1e-12);
+}
+
+/* The attention core runs in the cache's format under 8-bit math: an
+   fp8 model over a bf16 cache runs its long prompt's attention at the
+   16-bit rate, over an fp8 cache at the fp8 one; 16-bit math is not
+   changed by an fp8 cache. */
+static void test_attention_precision(void **state)
+{
+	struct arch a = llama8b();
+	struct gpu_spec g = h100();
+	struct infer_config c = cfg(1, 1, 16384, 16);
+	struct infer_result r8, r16, rb8, rb16;
+
+	(void)state;
+	c.weight_precision = PREC_FP8;
+	c.kv_precision = PREC_FP8;
+	eval_ok(&a, &c, &g, &r8);
+	c.kv_precision = PREC_BF16;
+	eval_ok(&a, &c, &g, &r16);
+	/* the same GEMMs; the attention of 16384 tokens at half the rate */
+	assert_true(r16.prefill_s > 1.1 * r8.prefill_s);
+	c.weight_precision = PREC_BF16;
+	eval_ok(&a, &c, &g, &rb16);
+	c.kv_precision = PREC_FP8;
+	eval_ok(&a, &c, &g, &rb8);
+	assert_true(fabs(rb8.prefill_s - rb16.prefill_s) <
+		    0.01 * rb16.prefill_s);
+}
+
 /* ------------------------------------------------------------------ */
 /*
  * Prefill and decode by hand (specs/models.md 9.3, 9.4) for fixed shapes
@@ -1276,6 +1362,8 @@ int main(void)
 		cmocka_unit_test(test_power_cap_below_idle),
 		cmocka_unit_test(test_no_usable_precision),
 		cmocka_unit_test(test_fp4),
+		cmocka_unit_test(test_non_expert_precision),
+		cmocka_unit_test(test_attention_precision),
 		cmocka_unit_test(test_precision_fallback),
 		cmocka_unit_test(test_reference_bf16),
 		cmocka_unit_test(test_reference_quantized),

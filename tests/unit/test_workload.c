@@ -1042,6 +1042,18 @@ static void test_validate(void **state)
 		       "'inference.weight_precision' is int4");
 	expect_valid(ARCH "hidden = 4096\nheads = 32\n[inference]\n"
 			  "weight_precision = int8\nweight_only = true\n");
+	/* the weights outside the routed experts: a format of their own
+	   only in a mixture of experts */
+	expect_valid(ARCH "hidden = 4096\nheads = 32\nexperts = 8\n"
+			  "experts_per_token = 2\n[inference]\n"
+			  "weight_precision = fp4\n"
+			  "non_expert_precision = bf16\n");
+	expect_valid(ARCH "hidden = 4096\nheads = 32\n[inference]\n"
+			  "non_expert_precision = same\n");
+	expect_invalid(ARCH "hidden = 4096\nheads = 32\n[inference]\n"
+			    "non_expert_precision = bf16\n",
+		       "'inference.non_expert_precision' is for a mixture "
+		       "of experts");
 	/* MXFP4 blocks are for fp4 weights */
 	expect_valid(ARCH "hidden = 4096\nheads = 32\n[inference]\n"
 			  "weight_precision = fp4\nfp4_format = mxfp4\n");
