@@ -2,7 +2,7 @@
  * hf_config.h - model architectures from Hugging Face config.json files.
  *
  * Families: Llama (and Mistral, Qwen2/3, Yi, Phi-3/4, Granite), the
- * mixtures of experts (Mixtral, Qwen-MoE, gpt-oss, GLM-4.5, OLMoE),
+ * mixtures of experts (Mixtral, Qwen-MoE, gpt-oss, GLM-4.5, OLMoE, Llama 4),
  * Gemma 1-3, GPT-2, GPT-NeoX, OPT, Falcon and DeepSeek-V2/V3 (and Kimi
  * K2), also under a multimodal wrapper's "text_config"; the field names per
  * family are a table in hf_config.c (specs/workload.md lists them).  Read

@@ -34,6 +34,11 @@ struct hf_family {
 	bool moe;                    /* may carry experts */
 	bool mla;                    /* multi-head latent attention */
 	bool multi_query;            /* Falcon: "multi_query" means 1 KV head */
+	/* mixtures of experts; absent (zero) for the others */
+	const char *expert_ffn[3];   /* default "moe_intermediate_size" */
+	int shared_default;          /* shared experts when the JSON names none */
+	bool interleaved;            /* every "interleave_moe_layer_step"-th
+					layer is MoE, the others dense */
 };
 
 static const struct hf_family families[] = {
@@ -42,40 +47,48 @@ static const struct hf_family families[] = {
 	  { "num_hidden_layers" }, { "hidden_size" }, { "num_attention_heads" },
 	  { "num_key_value_heads" }, { "intermediate_size" },
 	  { "max_position_embeddings" }, true, false, 2048, false, false,
-	  false },
+	  false, { NULL }, 0, false },
 	{ { "mixtral", "qwen2_moe", "qwen3_moe", "gpt_oss", "glm4_moe", "olmoe",
 	    NULL },
 	  { "num_hidden_layers" }, { "hidden_size" }, { "num_attention_heads" },
 	  { "num_key_value_heads" }, { "intermediate_size" },
 	  { "max_position_embeddings" }, true, false, 2048, true, false,
-	  false },
+	  false, { NULL }, 0, false },
 	{ { "gemma", "gemma2", "gemma3_text", NULL },
 	  { "num_hidden_layers" }, { "hidden_size" }, { "num_attention_heads" },
 	  { "num_key_value_heads" }, { "intermediate_size" },
 	  { "max_position_embeddings" }, true, true, 8192, false, false,
-	  false },
+	  false, { NULL }, 0, false },
 	{ { "gpt2", NULL },
 	  { "n_layer" }, { "n_embd" }, { "n_head" }, { NULL },
 	  { "n_inner" }, { "n_positions", "n_ctx" }, false, true, 1024, false,
-	  false, false },
+	  false, false, { NULL }, 0, false },
 	{ { "gpt_neox", NULL },
 	  { "num_hidden_layers" }, { "hidden_size" }, { "num_attention_heads" },
 	  { NULL }, { "intermediate_size" }, { "max_position_embeddings" },
-	  false, false, 2048, false, false, false },
+	  false, false, 2048, false, false, false, { NULL }, 0, false },
 	{ { "opt", NULL },
 	  { "num_hidden_layers" }, { "hidden_size" }, { "num_attention_heads" },
 	  { NULL }, { "ffn_dim" }, { "max_position_embeddings" }, false, true,
-	  2048, false, false, false },
+	  2048, false, false, false, { NULL }, 0, false },
 	{ { "falcon", "RefinedWeb", "RefinedWebModel", NULL },
 	  { "num_hidden_layers", "n_layer" }, { "hidden_size" },
 	  { "num_attention_heads", "n_head" },
 	  { "num_kv_heads", "n_head_kv" }, { "ffn_hidden_size" },
 	  { "max_position_embeddings" }, false, true, 2048, false, false,
-	  true },
+	  true, { NULL }, 0, false },
+	/* Llama 4: dense layers of "intermediate_size_mlp", experts of
+	   "intermediate_size" and one shared expert in every MoE layer */
+	{ { "llama4_text", NULL },
+	  { "num_hidden_layers" }, { "hidden_size" }, { "num_attention_heads" },
+	  { "num_key_value_heads" }, { "intermediate_size_mlp" },
+	  { "max_position_embeddings" }, true, false, 8192, true, false, false,
+	  { "intermediate_size" }, 1, true },
 	{ { "deepseek_v2", "deepseek_v3", "kimi_k2", NULL },
 	  { "num_hidden_layers" }, { "hidden_size" }, { "num_attention_heads" },
 	  { "num_key_value_heads" }, { "intermediate_size" },
-	  { "max_position_embeddings" }, true, false, 4096, true, true, false },
+	  { "max_position_embeddings" }, true, false, 4096, true, true, false,
+	  { NULL }, 0, false },
 };
 
 static const struct hf_family *family_find(const char *type)
@@ -819,9 +832,14 @@ int hf_config_parse(const char *text, size_t len, const char *name,
 		static const char *const experts[3] = { "n_routed_experts",
 							"num_local_experts",
 							"num_experts" };
-		static const char *const expert_ffn[3] = {
+		static const char *const moe_ffn[3] = {
 			"moe_intermediate_size", NULL, NULL };
+		const char *const *expert_ffn = f->expert_ffn[0] ?
+							f->expert_ffn :
+							moe_ffn;
+		int step = 1;
 
+		t.shared_experts = f->shared_default;
 		if (get_int(arch, experts, false, &t.experts, name, err) ||
 		    get_int1(arch, "num_experts_per_tok", t.experts > 0,
 			     &t.experts_per_token, name, err) ||
@@ -830,8 +848,15 @@ int hf_config_parse(const char *text, size_t len, const char *name,
 		    get_int(arch, expert_ffn, false, &t.expert_ffn_hidden, name,
 			    err) ||
 		    get_int1(arch, "first_k_dense_replace", false,
-			     &t.dense_layers, name, err))
+			     &t.dense_layers, name, err) ||
+		    (f->interleaved &&
+		     get_int1(arch, "interleave_moe_layer_step", false, &step,
+			      name, err)))
 			goto out;
+		/* every step-th layer MoE: the others counted as the dense
+		   layers (their place does not change the counts) */
+		if (f->interleaved && t.experts > 0 && step > 1)
+			t.dense_layers = t.layers - t.layers / step;
 		/* Qwen-MoE gives its one shared expert as a width: count it
 		   in experts of 'moe_intermediate_size' (Qwen1.5-MoE-A2.7B:
 		   5632 = 4 x 1408) */

@@ -743,7 +743,7 @@ static void test_errors_unknown_type(void **state)
 		"llama", "mistral", "mixtral", "qwen2", "qwen3", "gemma",
 		"gemma2", "gpt2", "gpt_neox", "opt", "falcon", "deepseek_v2",
 		"deepseek_v3", "phi3", "granite", "gpt_oss", "glm4_moe",
-		"olmoe", "kimi_k2",
+		"olmoe", "kimi_k2", "llama4_text",
 	};
 
 	(void)state;
@@ -1700,11 +1700,49 @@ static void test_families_2025(void **state)
 		" \"sliding_window\": 1024, \"vocab_size\": 262208},"
 		" \"vision_config\": {\"model_type\": \"siglip_vision_model\","
 		" \"hidden_size\": 1152}}";
+	/* meta-llama/Llama-4-Scout-17B-16E (the wrapper's text_config):
+	   109B with its vision tower, 17B active; every layer MoE, one
+	   shared expert each */
+	static const char scout[] =
+		"{\"model_type\": \"llama4\", \"text_config\": {"
+		"\"model_type\": \"llama4_text\", \"head_dim\": 128,"
+		" \"hidden_size\": 5120, \"intermediate_size\": 8192,"
+		" \"intermediate_size_mlp\": 16384,"
+		" \"interleave_moe_layer_step\": 1,"
+		" \"max_position_embeddings\": 10485760,"
+		" \"num_attention_heads\": 40, \"num_experts_per_tok\": 1,"
+		" \"num_hidden_layers\": 48, \"num_key_value_heads\": 8,"
+		" \"num_local_experts\": 16, \"vocab_size\": 202048},"
+		" \"vision_config\": {\"hidden_size\": 1408}}";
+	/* Llama-4-Maverick-17B-128E: 400B, 17B active; every second layer
+	   MoE, the others dense FFNs of intermediate_size_mlp */
+	static const char maverick[] =
+		"{\"model_type\": \"llama4\", \"text_config\": {"
+		"\"model_type\": \"llama4_text\", \"head_dim\": 128,"
+		" \"hidden_size\": 5120, \"intermediate_size\": 8192,"
+		" \"intermediate_size_mlp\": 16384,"
+		" \"interleave_moe_layer_step\": 2,"
+		" \"max_position_embeddings\": 1048576,"
+		" \"num_attention_heads\": 40, \"num_experts_per_tok\": 1,"
+		" \"num_hidden_layers\": 48, \"num_key_value_heads\": 8,"
+		" \"num_local_experts\": 128, \"vocab_size\": 202048}}";
 	struct model_spec m = dirty_spec();
 	struct hf_quant q;
 	struct diag d;
 
 	(void)state;
+	check_params(scout, 109e9, 17e9, 0.02);
+	check_params(maverick, 400e9, 17e9, 0.02);
+	diag_clear(&d);
+	assert_int_equal(hf_config_parse(maverick, strlen(maverick), "x", &m,
+					 &q, &d),
+			 0);
+	assert_int_equal(m.experts, 128);
+	assert_int_equal(m.expert_ffn_hidden, 8192);
+	assert_int_equal(m.ffn_hidden, 16384);
+	assert_int_equal(m.shared_experts, 1);
+	assert_int_equal(m.dense_layers, 24);
+	m = dirty_spec();
 	check_params(gpt_oss, 116.8e9, 5.13e9 + 0.58e9, 0.01);
 	check_params(glm, 106e9, 12e9 + 1.24e9, 0.03);
 	check_params(kimi, 1.04e12, 32e9, 0.03);
