@@ -49,7 +49,8 @@ struct infer_config {
 					   and shared FFNs, router) are in
 					   non_expert_precision, not in
 					   weight_precision */
-	enum precision non_expert_precision;
+	enum precision non_expert_precision; /* read only when
+						non_expert_own */
 	bool decode_per_head;           /* the decode attention kernel runs
 					   one thread block per query head,
 					   each reading its KV head's cache

@@ -505,9 +505,8 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 	p->config.weight_only = is->weight_only;
 	p->config.mxfp4 = is->fp4_format == 1;
 	p->config.non_expert_own = is->non_expert_precision != PREC_COUNT;
-	p->config.non_expert_precision = p->config.non_expert_own ?
-						 is->non_expert_precision :
-						 is->weight_precision;
+	if (p->config.non_expert_own)
+		p->config.non_expert_precision = is->non_expert_precision;
 	p->config.decode_per_head = is->decode_attention == 1;
 	p->config.ep = is->ep != WL_AUTO ? is->ep : 1;
 	p->has_rate = is->qps > 0.0;
