@@ -51,6 +51,8 @@ struct train_space {
 	enum attention_impl attention;
 	bool dropout;
 	bool ep_comm_overlap;       /* the workload's; not searched */
+	int zero_node_gpus;         /* the workload's hybrid sharding (the
+				       node's GPUs; 0: none); not searched */
 	int recompute_modules;
 	bool overlap_param_gather;
 };

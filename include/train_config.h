@@ -24,6 +24,11 @@ struct train_config {
 	int global_batch;         /* sequences per iteration */
 	int micro_batches;        /* per pipeline: global / (dp * micro) */
 	int zero;                 /* 0..3 */
+	int zero_node_gpus;       /* hybrid sharding: the ZeRO shards stay
+				     within nodes of this many GPUs and the
+				     nodes hold replicas (FSDP HYBRID_SHARD,
+				     HSDP); 0: the shards span every
+				     data-parallel rank */
 	enum recompute recompute;
 	int recompute_modules;    /* what selective recomputation repeats:
 				     enum recompute_module bits, 0 for
@@ -105,6 +110,17 @@ double train_recompute_fraction(const struct arch *a,
 
 /* Expert-parallel size: 'ep', where 0 means 1. */
 int train_config_ep(const struct train_config *c);
+
+/*
+ * The ranks one copy of the ZeRO-sharded model states of 'c' spans: all
+ * dp * cp ranks, or with hybrid sharding (zero_node_gpus > 0) those of
+ * the dp * cp group within a node, gcd(dp * cp, zero_node_gpus / tp)
+ * (Megatron's rank order puts tp innermost, then cp and dp).  The
+ * routed experts' states shard over the ranks of that set that hold the
+ * same experts: 'experts' (may be NULL) receives gcd(dp * cp / ep,
+ * shards).  specs/models.md 3.2 and 7.
+ */
+int train_config_zero_shards(const struct train_config *c, int *experts);
 
 /* What selective recomputation of 'c' would repeat, whatever its
    recompute: its recompute_modules, where 0 means the core attention

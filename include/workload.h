@@ -52,6 +52,9 @@
 					 list one by one */
 #define WL_AUTO 0        /* integer key left to capplan */
 #define WL_AUTO_NEG (-1) /* for keys where 0 is a valid value (zero, sp) */
+/* training.zero_shard: the ranks a copy of the sharded states spans */
+#define WL_ZERO_SHARD_ALL 0  /* every data-parallel rank */
+#define WL_ZERO_SHARD_NODE 1 /* the ranks within a node (hybrid) */
 #define WL_OFFLOAD_AUTO (-1.0) /* training.offload_optimizer left open */
 
 enum recompute {
@@ -240,6 +243,7 @@ struct training_spec {
 	int first_stage_layers; /* transformer layers of the first and the */
 	int last_stage_layers;  /* last pipeline stage; WL_AUTO each */
 	int zero;             /* 0..3; WL_AUTO_NEG */
+	int zero_shard;       /* WL_ZERO_SHARD_ALL or _NODE (hybrid) */
 	enum recompute recompute;
 	int recompute_modules; /* enum recompute_module bits; 0: core_attn */
 	int recompute_layers;  /* full recomputation of this many layers of

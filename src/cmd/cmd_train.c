@@ -216,6 +216,13 @@ static void add_config(struct record *rec, const struct train_plan *p)
 	if (k) {
 		char mods[96];
 
+		/* the ranks one copy of the sharded states spans: dp * cp,
+		   or with hybrid sharding those within a node */
+		rec_int_or_null(rec, "zero_shard_ranks",
+				"  shard group (ranks)",
+				train_config_zero_shards(c, NULL),
+				c->zero >= 1);
+
 		rec_str(rec, NULL, "recompute", "recomputation",
 			recompute_name(c->recompute), 0);
 		if (c->recompute == RECOMPUTE_SELECTIVE)

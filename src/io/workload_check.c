@@ -372,6 +372,10 @@ static int check_training(const struct training_spec *t,
 				"parallelism over tp > 1 ('%s' is %s)",
 				t->tp == 1 ? "tp" : "sequence_parallel",
 				t->tp == 1 ? "1" : "false");
+	if (t->zero_shard == WL_ZERO_SHARD_NODE && t->zero == 0)
+		return diag_set(err, file, 0, 0,
+				"'zero_shard = node' needs 'zero' 1 or more: "
+				"with zero 0 nothing is sharded");
 	if (t->offload_optimizer > 0.0 && t->zero == 0)
 		return diag_set(err, file, 0, 0,
 				"'offload_optimizer' (%g) needs 'zero' 1 or "
@@ -485,6 +489,7 @@ static const struct {
 	{ "training", "dropout", KIND_T },
 	{ "training", "tp_comm_overlap", KIND_T },
 	{ "training", "ep_comm_overlap", KIND_T },
+	{ "training", "zero_shard", KIND_T },
 	{ "training", "samples", KIND_G | KIND_R },
 	{ "training", "epochs", KIND_G | KIND_R },
 	{ "training", "step_overhead", KIND_G | KIND_R },

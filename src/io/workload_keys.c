@@ -119,6 +119,11 @@ static const struct wl_name decode_attention_names[] = {
 	{ "grouped", 0 }, { "per_head", 1 }, { NULL, 0 },
 };
 
+static const struct wl_name zero_shard_names[] = {
+	{ "all", WL_ZERO_SHARD_ALL }, { "node", WL_ZERO_SHARD_NODE },
+	{ NULL, 0 },
+};
+
 static const struct wl_name fp4_format_names[] = {
 	{ "nvfp4", 0 }, { "mxfp4", 1 }, { NULL, 0 },
 };
@@ -233,6 +238,8 @@ const struct wl_key wl_keys[] = {
 		POS_AUTO, 1, WL_LAYERS_MAX),
 	KEY_INT("training", "cp", training.cp, POS_AUTO, 1, WL_GPUS_MAX),
 	KEY_INT("training", "zero", training.zero, WLK_AUTO_NEG, 0, 3),
+	KEY_ENUM("training", "zero_shard", training.zero_shard, WLT_INTENUM,
+		 zero_shard_names),
 	KEY_ENUM("training", "recompute", training.recompute, WLT_RECOMPUTE,
 		 recompute_names),
 	KEY_FLAGS("training", "recompute_modules", training.recompute_modules,
@@ -490,6 +497,7 @@ void workload_init(struct workload *wl)
 	wl->training.last_stage_layers = WL_AUTO;
 	wl->training.cp = WL_AUTO;
 	wl->training.zero = WL_AUTO_NEG;
+	wl->training.zero_shard = WL_ZERO_SHARD_ALL;
 	wl->training.recompute = RECOMPUTE_AUTO;
 	wl->training.sequence_parallel = WL_AUTO_NEG;
 	wl->training.precision = PREC_BF16;

@@ -308,7 +308,8 @@ void train_stage_memory_states(struct train_stage_memory *w,
 {
 	struct train_memory m;
 	struct state_bytes sb = { 0.0, 0.0, 0.0 };
-	int shards = c->dp * c->cp;
+	int expert_shards;
+	int shards = train_config_zero_shards(c, &expert_shards);
 
 	/* the bytes per parameter, where the offload or the ZeRO-3 gather
 	   need them (the search's inner loop: not otherwise) */
@@ -316,13 +317,14 @@ void train_stage_memory_states(struct train_stage_memory *w,
 		sb = train_state_bytes(c->precision, c->optimizer);
 
 	/* model states per parameter: replicated ones shard over dp * cp,
-	   experts over the dp * cp / ep ranks that hold the same experts */
+	   experts over the dp * cp / ep ranks that hold the same experts
+	   (with hybrid sharding, those of them within a node) */
 	train_memory_states(1.0, c->zero, shards, c->precision, c->optimizer,
 			    &m);
 	w->dense_weights = m.weights_bytes;
 	w->dense_gradients = m.gradients_bytes;
 	w->dense_optimizer = m.optimizer_bytes;
-	train_memory_states(1.0, c->zero, shards / train_config_ep(c),
+	train_memory_states(1.0, c->zero, expert_shards,
 			    c->precision, c->optimizer, &m);
 	w->expert_weights = m.weights_bytes;
 	w->expert_gradients = m.gradients_bytes;

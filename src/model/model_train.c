@@ -44,41 +44,69 @@ static const double dp_bucket_params = 40e6;
 static const double dp_bucket_params_per_rank = 1e6;
 
 /*
+ * Exposed time of 'first_s' on link 'a' and then 'second_s' on link 'b',
+ * one stream of collectives, behind 'compute_s' of compute: what the
+ * first leaves of the compute hides the second.
+ */
+static double overlapped_pair_s(const struct link *a, double first_s,
+				const struct link *b, double second_s,
+				double compute_s)
+{
+	double left = compute_s > first_s ? compute_s - first_s : 0.0;
+
+	return comm_overlapped_s(a, first_s, compute_s) +
+	       comm_overlapped_s(b, second_s, left);
+}
+
+/*
  * Exposed data-parallel / ZeRO communication of one step.  'tail_params'
  * is the parameters of the bucket produced last in the backward pass (and
- * needed first in the forward pass), at least one bucket.
+ * needed first in the forward pass), at least one bucket.  The states
+ * shard over 'shards' of the 'n' ranks; with hybrid sharding (shards <
+ * n) the shard's collectives run within the node and the n / shards
+ * replicas all-reduce each gradient shard over the network
+ * (specs/models.md 7).
  */
 static double dp_comm_eval(const struct train_config *c, int layers,
 			   const struct cluster *cl, double params_gpu, int n,
-			   double wbytes, double tail_params,
+			   int shards, double wbytes, double tail_params,
 			   double first_fwd_s, double last_bwd_s)
 {
 	int span = c->tp * c->pp * c->cp * c->dp;
+	bool hybrid = shards > 1 && shards < n;
+	int replicas = hybrid ? n / shards : 1;
 	struct link l = train_tp_link(cl, span);
+	struct link ls = hybrid ? train_tp_link(cl, c->tp * shards) : l;
 	double grads = params_gpu * grad_comm_bytes_per_param;
 	double weights = params_gpu * wbytes;
-	double reduce_s, gather_s, tail;
+	double reduce_s, gather_s, replica_s = 0.0, tail;
 
 	if (n <= 1)
 		return 0.0;
+	if (!hybrid)
+		shards = n;
+	else
+		replica_s = comm_allreduce_s(&l, grads / shards, replicas);
 	if (c->zero >= 3) {
 		/* FSDP: per micro-batch, gather weights for the forward and
-		   the backward and reduce-scatter gradients, prefetched
-		   behind the compute */
-		double mb = 2.0 * comm_allgather_s(&l, weights, n) +
-			    comm_reducescatter_s(&l, grads, n);
+		   the backward and reduce-scatter gradients (then all-reduce
+		   the shards over the replicas), prefetched behind the
+		   compute */
+		double mb = 2.0 * comm_allgather_s(&ls, weights, shards) +
+			    comm_reducescatter_s(&ls, grads, shards);
 
 		/* the first layer's gather cannot be prefetched */
 		return c->micro_batches *
-			       comm_overlapped_s(&l, mb, first_fwd_s +
-							       last_bwd_s) +
-		       comm_allgather_s(&l, weights / layers, n);
+			       overlapped_pair_s(&ls, mb, &l, replica_s,
+						 first_fwd_s + last_bwd_s) +
+		       comm_allgather_s(&ls, weights / layers, shards);
 	}
 	/* ZeRO 1-2 reduce-scatter the gradients and, after the optimizer
 	   step, all-gather the updated weights; ZeRO 0 all-reduces */
 	if (c->zero >= 1) {
-		reduce_s = comm_reducescatter_s(&l, grads, n);
-		gather_s = comm_allgather_s(&l, weights, n);
+		reduce_s = comm_reducescatter_s(&ls, grads, shards) +
+			   replica_s;
+		gather_s = comm_allgather_s(&ls, weights, shards);
 	} else {
 		reduce_s = comm_allreduce_s(&l, grads, n);
 		gather_s = 0.0;
@@ -95,7 +123,7 @@ static double dp_comm_eval(const struct train_config *c, int layers,
 					     last_bwd_s) +
 			   reduce_s * tail;
 	if (c->overlap_param_gather)
-		gather_s = comm_overlapped_s(&l, gather_s * (1.0 - tail),
+		gather_s = comm_overlapped_s(&ls, gather_s * (1.0 - tail),
 					     first_fwd_s) +
 			   gather_s * tail;
 	return reduce_s + gather_s;
@@ -418,6 +446,7 @@ void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 	struct train_stage_memory w = mc->mem;
 	double f_mb, b_mb, p2p_mb, per_mb, fill_s, m = c->micro_batches;
 	double params_gpu, upd_params, step_bytes, tokens_per_step;
+	int shards, expert_shards;
 	double dense, expert, wbytes, tail;
 	struct train_time *tm = &r->time;
 
@@ -444,20 +473,21 @@ void train_evaluate_micro(const struct arch *a, const struct train_config *c,
 	/* the embedding is the last gradient of the backward pass of a
 	   stage that holds it (pp 1: the only stage) */
 	tail = c->pp <= 1 ? (double)a->vocab * a->hidden / c->tp : 0.0;
+	shards = train_config_zero_shards(c, &expert_shards);
 	tm->dp_comm_s = dp_comm_eval(c, a->layers, cl, dense, c->dp * c->cp,
-				     wbytes, tail, f_mb, b_mb);
+				     shards, wbytes, tail, f_mb, b_mb);
 	if (expert > 0.0)
 		tm->dp_comm_s += dp_comm_eval(c, a->layers, cl, expert,
 					      c->dp * c->cp /
 						      train_config_ep(c),
-					      wbytes, 0.0, f_mb, b_mb);
+					      expert_shards, wbytes, 0.0, f_mb,
+					      b_mb);
 
 	/* ZeRO shards the update like the states (model_memory.c): the
-	   replicated parameters over dp * cp, the experts over dp * cp / ep */
+	   replicated parameters over dp * cp, the experts over dp * cp / ep
+	   (with hybrid sharding, the ranks of those within a node) */
 	upd_params = c->zero >= 1 ?
-			     dense / ((double)c->dp * c->cp) +
-				     expert * train_config_ep(c) /
-					     ((double)c->dp * c->cp) :
+			     dense / shards + expert / expert_shards :
 			     params_gpu;
 	step_bytes = c->optimizer == OPTIMIZER_ADAM ? adam_step_bytes_per_param :
 						      sgd_step_bytes_per_param;

@@ -121,8 +121,9 @@ static int plan_states_only(const struct workload *wl,
 	c->ep = 1;
 	split = ck_sat_mul_i64(ck_sat_mul_i64(c->tp, c->pp), c->cp);
 	c->dp = c->gpus / split > 0 ? (int)(c->gpus / split) : 1;
-	/* the ranks that share the states: dp * cp, at most the GPUs */
-	shards = ck_sat_mul_int(c->dp, c->cp);
+	/* the ranks that share the states: dp * cp, at most the GPUs
+	   (with hybrid sharding those within a node) */
+	shards = train_config_zero_shards(c, NULL);
 	/* the lowest ZeRO stage whose states fit, when left open */
 	/* ZeRO-3 does not combine with pipelines (train_config.c) */
 	int max_zero = c->pp > 1 ? 2 : 3;
@@ -463,6 +464,9 @@ int train_plan_rank(const struct workload *wl, const struct gpu_spec *g,
 	p->config.dropout = ts->dropout;
 	p->config.tp_comm_overlap = ts->tp_comm_overlap == 1;
 	p->config.ep_comm_overlap = ts->ep_comm_overlap == 1;
+	p->config.zero_node_gpus = ts->zero_shard == WL_ZERO_SHARD_NODE ?
+					   p->cluster.gpus_per_node :
+					   0;
 	p->config.recompute_modules = ts->recompute_modules;
 	if (device_perf_init(&d, g, ts->precision, false) != 0)
 		return diag_set(err, NULL, 0, 0,

@@ -75,6 +75,9 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 	/* Megatron-Core's --overlap-param-gather and DualPipe's all-to-all
 	   overlap: off unless the workload turns them on */
 	sp->ep_comm_overlap = ts->ep_comm_overlap == 1;
+	sp->zero_node_gpus = ts->zero_shard == WL_ZERO_SHARD_NODE ?
+				     gpus_per_node :
+				     0;
 	sp->recompute_modules = ts->recompute_modules;
 	sp->overlap_param_gather = ts->overlap_param_gather == 1;
 
@@ -634,6 +637,7 @@ static void search_share(const struct train_space *sp, const struct arch *a,
 	c.attention = sp->attention;
 	c.dropout = sp->dropout;
 	c.ep_comm_overlap = sp->ep_comm_overlap;
+	c.zero_node_gpus = sp->zero_node_gpus;
 	c.recompute_modules = sp->recompute_modules;
 	c.overlap_param_gather = sp->overlap_param_gather;
 	c.global_batch = sp->global_batch;

@@ -258,3 +258,34 @@ int train_config_ep(const struct train_config *c)
 {
 	return c->ep > 1 ? c->ep : 1;
 }
+
+static int gcd_int(int a, int b)
+{
+	while (b > 0) {
+		int r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+int train_config_zero_shards(const struct train_config *c, int *experts)
+{
+	int ranks = ck_sat_mul_int(c->dp, c->cp);
+	int shards = ranks;
+
+	if (ranks < 1)
+		ranks = shards = 1;
+	if (c->zero_node_gpus > 0) {
+		int per_node = c->zero_node_gpus / (c->tp > 1 ? c->tp : 1);
+
+		shards = gcd_int(ranks, per_node > 1 ? per_node : 1);
+	}
+	if (experts) {
+		int e = ranks / train_config_ep(c);
+
+		*experts = gcd_int(e > 1 ? e : 1, shards);
+	}
+	return shards;
+}

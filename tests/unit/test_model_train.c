@@ -560,6 +560,10 @@ static void ref_step_eval(const struct arch *a, const struct train_config *c,
 	struct ref_link tl = ref_link_for(c->tp);
 	struct ref_link dl = ref_link_for(c->tp * c->pp * c->cp * c->dp);
 	int nr = c->dp * c->cp;
+	/* 7: hybrid sharding keeps a shard within the node's 8 / tp ranks
+	   of the group, on its link, the replicas all-reduce the shards */
+	int ns = c->zero_node_gpus > 0 && 8 / c->tp < nr ? 8 / c->tp : nr;
+	struct ref_link sl = ns < nr ? ref_link_for(c->tp * ns) : dl;
 
 	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
 	/* 6.1: QKV (column), output (row), FFN up and gate (column), down */
@@ -735,20 +739,26 @@ static void ref_step_eval(const struct arch *a, const struct train_config *c,
 	if (nr <= 1) {
 		out->tm.dp_comm_s = 0.0;
 	} else if (c->zero == 3) {
-		double mb = 2.0 * ref_ring(dl, weights, nr, 1.0) +
-			    ref_ring(dl, grads, nr, 1.0);
+		double mb = 2.0 * ref_ring(sl, weights, ns, 1.0) +
+			    ref_ring(sl, grads, ns, 1.0);
+		double rs = ref_ring(dl, grads / ns, nr / ns, 2.0);
+		double left = fmax(f_mb + b_mb - mb, 0.0);
 
-		out->tm.dp_comm_s = m * ref_overlapped(dl, mb, f_mb + b_mb) +
-				    ref_ring(dl, weights / a->layers, nr, 1.0);
+		out->tm.dp_comm_s = m * (ref_overlapped(sl, mb, f_mb + b_mb) +
+					 ref_overlapped(dl, rs, left)) +
+				    ref_ring(sl, weights / a->layers, ns, 1.0);
 	} else {
 		/* 6.11: the last bucket (at least max(40M, 1M x ranks)
 		   parameters, with pp 1 the whole embedding) stays exposed;
 		   the reduction hides under the last backward, the ZeRO
 		   weight gather under the first forward */
-		double red = c->zero == 0 ? ref_ring(dl, grads, nr, 2.0) :
-					    ref_ring(dl, grads, nr, 1.0);
+		double red = c->zero == 0 ?
+				     ref_ring(dl, grads, nr, 2.0) :
+				     ref_ring(sl, grads, ns, 1.0) +
+					     ref_ring(dl, grads / ns, nr / ns,
+						      2.0);
 		double gat = c->zero == 0 ? 0.0 :
-					    ref_ring(dl, weights, nr, 1.0);
+					    ref_ring(sl, weights, ns, 1.0);
 		double tail = fmax(fmax(40e6, 1e6 * nr),
 				   c->pp == 1 ? V * h / t : 0.0);
 
@@ -763,7 +773,7 @@ static void ref_step_eval(const struct arch *a, const struct train_config *c,
 		out->tm.dp_comm_s = comm;
 	}
 	/* 6.12 */
-	upd = c->zero >= 1 ? p_gpu / nr : p_gpu;
+	upd = c->zero >= 1 ? p_gpu / ns : p_gpu;
 	out->tm.optimizer_s = kernel_stream_s(
 		&d, upd * (c->optimizer == OPTIMIZER_ADAM ? 42.0 : 34.0));
 	out->tm.step_s = m * per_mb + out->tm.bubble_s + out->tm.dp_comm_s +
@@ -1077,6 +1087,49 @@ static void test_reference_zero3(void **state)
 	check_reference(&a, &c);
 }
 
+/* Hybrid sharding (FSDP HYBRID_SHARD): 32 GPUs on nodes of 8, the
+   states sharded over the 8 (tp 1) or 4 (tp 2) ranks of a node and the
+   gradient shards all-reduced over the 4 or 8 replicas across nodes;
+   ZeRO-3 and ZeRO-1.  Less crosses the network than with the states
+   sharded over all 32, at the price of the memory of 8-way shards. */
+static void test_reference_hybrid_shard(void **state)
+{
+	struct arch a = ref_arch_mha();
+	struct gpu_spec g = a100();
+	struct cluster cl = a100_cluster();
+	struct train_config c;
+	struct train_result full, hybrid;
+
+	(void)state;
+	for (int z = 1; z <= 3; z += 2) {
+		for (int tp = 1; tp <= 2; tp++) {
+			c = cfg(tp, 1, 1, 1, 32 / tp, 1, 64 / tp);
+			c.zero = z;
+			c.zero_node_gpus = 8;
+			assert_int_equal(train_config_zero_shards(&c, NULL),
+					 8 / tp);
+			check_reference(&a, &c);
+			assert_int_equal(train_evaluate(&a, &c, &g, &cl,
+							&hybrid), 0);
+			c.zero_node_gpus = 0;
+			assert_int_equal(train_config_zero_shards(&c, NULL),
+					 32 / tp);
+			assert_int_equal(train_evaluate(&a, &c, &g, &cl,
+							&full), 0);
+			assert_true(hybrid.time.dp_comm_s <
+				    full.time.dp_comm_s);
+			assert_true(hybrid.memory.optimizer_bytes >
+				    3.9 * full.memory.optimizer_bytes);
+		}
+	}
+	/* within one node hybrid sharding is full sharding */
+	c = cfg(1, 1, 1, 1, 8, 2, 32);
+	c.zero = 3;
+	c.zero_node_gpus = 8;
+	assert_int_equal(train_config_zero_shards(&c, NULL), 8);
+	check_reference(&a, &c);
+}
+
 /* GQA and SwiGLU: tp 4 with context parallelism 2 (ring attention
    inside a node of 8) and dp 2 across nodes, ZeRO-2 overlapped; tp 8,
    pp 2 with the pipeline sends across nodes and one data-parallel rank
@@ -1383,6 +1436,7 @@ int main(void)
 		cmocka_unit_test(test_reference_tp_pp_dp),
 		cmocka_unit_test(test_reference_interleaved_unfused),
 		cmocka_unit_test(test_reference_zero3),
+		cmocka_unit_test(test_reference_hybrid_shard),
 		cmocka_unit_test(test_reference_uneven),
 		cmocka_unit_test(test_stage_choose_exhaustive),
 		cmocka_unit_test(test_stage_choose_llama3),
