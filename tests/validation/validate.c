@@ -311,6 +311,7 @@ static int predict_training(const struct table *t, const struct catalog *cat,
 			{ "recompute", "training.recompute" },
 			{ "sequence_parallel", "training.sequence_parallel" },
 			{ "zero", "training.zero" },
+			{ "zero_shard", "training.zero_shard" },
 			{ "attention", "training.attention" },
 			{ "dropout", "training.dropout" },
 			{ "overlap_grad_reduce", "training.overlap_grad_reduce" },
@@ -336,6 +337,10 @@ static int predict_training(const struct table *t, const struct catalog *cat,
 		   overlap (Transformer Engine's userbuffers, 2023): off
 		   unless a column says otherwise */
 		wl.training.tp_comm_overlap = 0;
+		/* and shard ZeRO's states over every data-parallel rank, as
+		   Megatron's distributed optimizer, DeepSpeed and FSDP's
+		   FULL_SHARD do by default, unless a column says otherwise */
+		wl.training.zero_shard = WL_ZERO_SHARD_ALL;
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 			const char *v = find(t, i, keys[k].column);
 			char expr[512];
