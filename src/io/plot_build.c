@@ -82,6 +82,9 @@ static void config_words(const struct train_config *cfg, bool per_sample,
 			 char *buf, size_t n)
 {
 	int ep = train_config_ep(cfg);
+	bool hybrid = cfg->zero >= 1 &&
+		      train_config_zero_shards(cfg, NULL) <
+			      (long long)cfg->dp * cfg->cp;
 
 	if (per_sample) {
 		/* data parallel only */
@@ -89,10 +92,12 @@ static void config_words(const struct train_config *cfg, bool per_sample,
 			 cfg->micro_batch);
 		return;
 	}
-	snprintf(buf, n, "tp%d pp%d dp%d%s%.0d%s%.0d;ZeRO %d, mb %d", cfg->tp,
-		 cfg->pp, cfg->dp, cfg->cp > 1 ? " cp" : "",
+	/* hybrid sharding: "ZeRO 3 per node" */
+	snprintf(buf, n, "tp%d pp%d dp%d%s%.0d%s%.0d;ZeRO %d%s, mb %d",
+		 cfg->tp, cfg->pp, cfg->dp, cfg->cp > 1 ? " cp" : "",
 		 cfg->cp > 1 ? cfg->cp : 0, ep > 1 ? " ep" : "",
-		 ep > 1 ? ep : 0, cfg->zero, cfg->micro_batch);
+		 ep > 1 ? ep : 0, cfg->zero, hybrid ? " per node" : "",
+		 cfg->micro_batch);
 }
 
 /* A fitting training plan at one GPU count. */
