@@ -73,7 +73,9 @@ static double dp_comm_eval(const struct train_config *c, int layers,
 			   double first_fwd_s, double last_bwd_s)
 {
 	int span = c->tp * c->pp * c->cp * c->dp;
-	bool hybrid = shards > 1 && shards < n;
+	/* shards 1: a tensor-parallel group wider than a node leaves no two
+	   data-parallel ranks in one node, and the replicas all-reduce */
+	bool hybrid = shards >= 1 && shards < n;
 	int replicas = hybrid ? n / shards : 1;
 	struct link l = train_tp_link(cl, span);
 	struct link ls = hybrid ? train_tp_link(cl, c->tp * shards) : l;

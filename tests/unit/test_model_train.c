@@ -1122,6 +1122,25 @@ static void test_reference_hybrid_shard(void **state)
 				    3.9 * full.memory.optimizer_bytes);
 		}
 	}
+	/* tp 16 over two nodes of 8: no two data-parallel ranks share a
+	   node, nothing is sharded and the replicas all-reduce, as ZeRO 0 */
+	{
+		struct arch b = gpt_arch();
+		struct train_result plain;
+
+		c = cfg(16, 1, 1, 1, 2, 1, 2);
+		c.zero = 1;
+		c.zero_node_gpus = 8;
+		assert_int_equal(train_config_zero_shards(&c, NULL), 1);
+		assert_int_equal(train_evaluate(&b, &c, &g, &cl, &hybrid), 0);
+		c.zero = 0;
+		c.zero_node_gpus = 0;
+		assert_int_equal(train_evaluate(&b, &c, &g, &cl, &plain), 0);
+		assert_true(plain.time.dp_comm_s > 0.0);
+		assert_rel(hybrid.time.dp_comm_s, plain.time.dp_comm_s, 1e-12);
+		assert_rel(hybrid.memory.optimizer_bytes,
+			   plain.memory.optimizer_bytes, 1e-12);
+	}
 	/* within one node hybrid sharding is full sharding */
 	c = cfg(1, 1, 1, 1, 8, 2, 32);
 	c.zero = 3;
