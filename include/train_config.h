@@ -118,7 +118,7 @@ int train_config_ep(const struct train_config *c);
  * (Megatron's rank order puts tp innermost, then cp and dp).  The
  * routed experts' states shard over the ranks of that set that hold the
  * same experts: 'experts' (may be NULL) receives gcd(dp * cp / ep,
- * shards).  specs/models.md 3.2 and 7.
+ * shards).  specs/models.md 3.2 and 6.11.
  */
 int train_config_zero_shards(const struct train_config *c, int *experts);
 

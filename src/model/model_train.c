@@ -65,7 +65,7 @@ static double overlapped_pair_s(const struct link *a, double first_s,
  * shard over 'shards' of the 'n' ranks; with hybrid sharding (shards <
  * n) the shard's collectives run within the node and the n / shards
  * replicas all-reduce each gradient shard over the network
- * (specs/models.md 7).
+ * (specs/models.md 6.11).
  */
 static double dp_comm_eval(const struct train_config *c, int layers,
 			   const struct cluster *cl, double params_gpu, int n,
