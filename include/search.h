@@ -53,6 +53,8 @@ struct train_space {
 	bool ep_comm_overlap;       /* the workload's; not searched */
 	int zero_node_gpus;         /* the workload's hybrid sharding (the
 				       node's GPUs; 0: none); not searched */
+	int zero_shard_ranks;       /* the workload's shard size in ranks
+				       (0: none); not searched */
 	int recompute_modules;
 	bool overlap_param_gather;
 };

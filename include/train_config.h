@@ -29,6 +29,11 @@ struct train_config {
 				     nodes hold replicas (FSDP HYBRID_SHARD,
 				     HSDP); 0: the shards span every
 				     data-parallel rank */
+	int zero_shard_ranks;     /* > 0: a shard spans this many of the
+				     dp * cp ranks, which it must divide
+				     (torchtitan's
+				     data_parallel_shard_degree); 0: as
+				     zero_node_gpus says */
 	enum recompute recompute;
 	int recompute_modules;    /* what selective recomputation repeats:
 				     enum recompute_module bits, 0 for
@@ -113,9 +118,10 @@ int train_config_ep(const struct train_config *c);
 
 /*
  * The ranks one copy of the ZeRO-sharded model states of 'c' spans: all
- * dp * cp ranks, or with hybrid sharding (zero_node_gpus > 0) those of
- * the dp * cp group within a node, gcd(dp * cp, zero_node_gpus / tp)
- * (Megatron's rank order puts tp innermost, then cp and dp).  The
+ * dp * cp ranks, zero_shard_ranks of them, or with hybrid sharding within
+ * the nodes (zero_node_gpus > 0) those of the dp * cp group within a
+ * node, gcd(dp * cp, zero_node_gpus / tp) (Megatron's rank order puts tp
+ * innermost, then cp and dp).  The
  * routed experts' states shard over the ranks of that set that hold the
  * same experts: 'experts' (may be NULL) receives gcd(dp * cp / ep,
  * shards).  specs/models.md 3.2 and 6.11.

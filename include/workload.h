@@ -243,7 +243,8 @@ struct training_spec {
 	int first_stage_layers; /* transformer layers of the first and the */
 	int last_stage_layers;  /* last pipeline stage; WL_AUTO each */
 	int zero;             /* 0..3; WL_AUTO_NEG */
-	int zero_shard;       /* WL_ZERO_SHARD_ALL or _NODE (hybrid) */
+	int zero_shard;       /* WL_ZERO_SHARD_ALL, _NODE (hybrid) or the
+				 data-parallel ranks of a shard (>= 2) */
 	enum recompute recompute;
 	int recompute_modules; /* enum recompute_module bits; 0: core_attn */
 	int recompute_layers;  /* full recomputation of this many layers of

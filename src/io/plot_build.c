@@ -82,9 +82,9 @@ static void config_words(const struct train_config *cfg, bool per_sample,
 			 char *buf, size_t n)
 {
 	int ep = train_config_ep(cfg);
-	bool hybrid = cfg->zero >= 1 &&
-		      train_config_zero_shards(cfg, NULL) <
-			      (long long)cfg->dp * cfg->cp;
+	int shards = train_config_zero_shards(cfg, NULL);
+	bool hybrid = cfg->zero >= 1 && shards < (long long)cfg->dp * cfg->cp;
+	char part[24] = "";
 
 	if (per_sample) {
 		/* data parallel only */
@@ -92,12 +92,15 @@ static void config_words(const struct train_config *cfg, bool per_sample,
 			 cfg->micro_batch);
 		return;
 	}
-	/* hybrid sharding: "ZeRO 3 per node" */
+	/* hybrid sharding: "ZeRO 3 per node", "ZeRO 3 per 16 ranks" */
+	if (hybrid && cfg->zero_shard_ranks > 0)
+		snprintf(part, sizeof(part), " per %d ranks", shards);
+	else if (hybrid)
+		snprintf(part, sizeof(part), " per node");
 	snprintf(buf, n, "tp%d pp%d dp%d%s%.0d%s%.0d;ZeRO %d%s, mb %d",
 		 cfg->tp, cfg->pp, cfg->dp, cfg->cp > 1 ? " cp" : "",
 		 cfg->cp > 1 ? cfg->cp : 0, ep > 1 ? " ep" : "",
-		 ep > 1 ? ep : 0, cfg->zero, hybrid ? " per node" : "",
-		 cfg->micro_batch);
+		 ep > 1 ? ep : 0, cfg->zero, part, cfg->micro_batch);
 }
 
 /* A fitting training plan at one GPU count. */

@@ -51,7 +51,9 @@ static int key_check(const struct wl_key *k, const struct workload *wl,
 
 	if (wl_key_is_enum(k)) {
 		v = wl_enum_load(k, wl);
-		if (wl_names_have(k->names, v))
+		if (wl_names_have(k->names, v) ||
+		    (k->type == WLT_INTENUM && k->max > 0 &&
+		     wl_in_range(k, v)))
 			return 0;
 		wl_names_list(k->names, list, sizeof(list));
 		return diag_set(err, file, 0, 0,
@@ -372,10 +374,15 @@ static int check_training(const struct training_spec *t,
 				"parallelism over tp > 1 ('%s' is %s)",
 				t->tp == 1 ? "tp" : "sequence_parallel",
 				t->tp == 1 ? "1" : "false");
-	if (t->zero_shard == WL_ZERO_SHARD_NODE && t->zero == 0)
+	if (t->zero_shard != WL_ZERO_SHARD_ALL && t->zero == 0) {
+		char v[16] = "node";
+
+		if (t->zero_shard != WL_ZERO_SHARD_NODE)
+			snprintf(v, sizeof(v), "%d", t->zero_shard);
 		return diag_set(err, file, 0, 0,
-				"'zero_shard = node' needs 'zero' 1 or more: "
-				"with zero 0 nothing is sharded");
+				"'zero_shard' (%s) needs 'zero' 1 or more: "
+				"with zero 0 nothing is sharded", v);
+	}
 	if (t->offload_optimizer > 0.0 && t->zero == 0)
 		return diag_set(err, file, 0, 0,
 				"'offload_optimizer' (%g) needs 'zero' 1 or "

@@ -156,6 +156,9 @@ static const struct wl_name bool_names[] = {
 	{ s, k, WLT_QUANTITY, WL_OFF(f), fl, 0, hi, unit, NULL }
 #define KEY_ENUM(s, k, f, type, names) \
 	{ s, k, type, WL_OFF(f), 0, 0, 0, UNIT_COUNT, names }
+/* a keyword of 'names' or an integer from lo to hi */
+#define KEY_ENUM_INT(s, k, f, names, lo, hi) \
+	{ s, k, WLT_INTENUM, WL_OFF(f), 0, lo, hi, UNIT_COUNT, names }
 #define KEY_FRACTION(s, k, f) \
 	{ s, k, WLT_FRACTION, WL_OFF(f), 0, 0, 1, UNIT_COUNT, bool_names }
 #define KEY_FLAGS(s, k, f, names) \
@@ -238,8 +241,8 @@ const struct wl_key wl_keys[] = {
 		POS_AUTO, 1, WL_LAYERS_MAX),
 	KEY_INT("training", "cp", training.cp, POS_AUTO, 1, WL_GPUS_MAX),
 	KEY_INT("training", "zero", training.zero, WLK_AUTO_NEG, 0, 3),
-	KEY_ENUM("training", "zero_shard", training.zero_shard, WLT_INTENUM,
-		 zero_shard_names),
+	KEY_ENUM_INT("training", "zero_shard", training.zero_shard,
+		     zero_shard_names, 2, WL_GPUS_MAX),
 	KEY_ENUM("training", "recompute", training.recompute, WLT_RECOMPUTE,
 		 recompute_names),
 	KEY_FLAGS("training", "recompute_modules", training.recompute_modules,

@@ -484,6 +484,25 @@ int wl_key_parse(const struct wl_key *k, const char *text,
 		break;
 	}
 	i = names_find(k->names, text);
+	if (i < 0 && k->type == WLT_INTENUM && k->max > 0) {
+		/* a keyword or an integer of the key's range
+		   (training.zero_shard) */
+		char *end;
+		long long v;
+
+		errno = 0;
+		v = strtoll(text, &end, 10);
+		if (end != text && *end == '\0' && errno != ERANGE &&
+		    wl_in_range(k, (double)v)) {
+			enum_store(k, wl, (int)v);
+			return 0;
+		}
+		wl_names_list(k->names, list, sizeof(list));
+		return diag_set(err, at->file, at->line, at->col,
+				"'%s' must be one of %s or an integer from "
+				"%.0f to %.0f, got '%s'", label, list, k->min,
+				k->max, text);
+	}
 	if (i < 0) {
 		wl_names_list(k->names, list, sizeof(list));
 		return diag_set(err, at->file, at->line, at->col,

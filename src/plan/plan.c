@@ -467,6 +467,7 @@ int train_plan_rank(const struct workload *wl, const struct gpu_spec *g,
 	p->config.zero_node_gpus = ts->zero_shard == WL_ZERO_SHARD_NODE ?
 					   p->cluster.gpus_per_node :
 					   0;
+	p->config.zero_shard_ranks = ts->zero_shard >= 2 ? ts->zero_shard : 0;
 	p->config.recompute_modules = ts->recompute_modules;
 	if (device_perf_init(&d, g, ts->precision, false) != 0)
 		return diag_set(err, NULL, 0, 0,

@@ -78,6 +78,7 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 	sp->zero_node_gpus = ts->zero_shard == WL_ZERO_SHARD_NODE ?
 				     gpus_per_node :
 				     0;
+	sp->zero_shard_ranks = ts->zero_shard >= 2 ? ts->zero_shard : 0;
 	sp->recompute_modules = ts->recompute_modules;
 	sp->overlap_param_gather = ts->overlap_param_gather == 1;
 
@@ -638,6 +639,7 @@ static void search_share(const struct train_space *sp, const struct arch *a,
 	c.dropout = sp->dropout;
 	c.ep_comm_overlap = sp->ep_comm_overlap;
 	c.zero_node_gpus = sp->zero_node_gpus;
+	c.zero_shard_ranks = sp->zero_shard_ranks;
 	c.recompute_modules = sp->recompute_modules;
 	c.overlap_param_gather = sp->overlap_param_gather;
 	c.global_batch = sp->global_batch;

@@ -134,6 +134,10 @@ bool train_config_explain(const struct arch *a, const struct train_config *c,
 	if (((long long)c->dp * c->cp) % train_config_ep(c) != 0)
 		return fail(why, n, "ep (%d) must divide dp*cp (%d*%d)", c->ep,
 			    c->dp, c->cp);
+	if (c->zero_shard_ranks > 0 &&
+	    ((long long)c->dp * c->cp) % c->zero_shard_ranks != 0)
+		return fail(why, n, "zero_shard (%d) must divide dp*cp "
+			    "(%d*%d)", c->zero_shard_ranks, c->dp, c->cp);
 	if (c->recompute_layers < 0 ||
 	    (c->recompute_layers > 0 && c->recompute != RECOMPUTE_FULL))
 		return fail(why, n, "recompute_layers (%d) needs recompute "
@@ -277,7 +281,10 @@ int train_config_zero_shards(const struct train_config *c, int *experts)
 
 	if (ranks < 1)
 		ranks = shards = 1;
-	if (c->zero_node_gpus > 0) {
+	if (c->zero_shard_ranks > 0) {
+		/* train_config_valid requires that it divides */
+		shards = gcd_int(ranks, c->zero_shard_ranks);
+	} else if (c->zero_node_gpus > 0) {
 		int per_node = c->zero_node_gpus / (c->tp > 1 ? c->tp : 1);
 
 		shards = gcd_int(ranks, per_node > 1 ? per_node : 1);

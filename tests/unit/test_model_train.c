@@ -562,7 +562,9 @@ static void ref_step_eval(const struct arch *a, const struct train_config *c,
 	int nr = c->dp * c->cp;
 	/* 7: hybrid sharding keeps a shard within the node's 8 / tp ranks
 	   of the group, on its link, the replicas all-reduce the shards */
-	int ns = c->zero_node_gpus > 0 && 8 / c->tp < nr ? 8 / c->tp : nr;
+	int ns = c->zero_shard_ranks > 0 ? c->zero_shard_ranks :
+		 c->zero_node_gpus > 0 && 8 / c->tp < nr ? 8 / c->tp :
+							   nr;
 	struct ref_link sl = ns < nr ? ref_link_for(c->tp * ns) : dl;
 
 	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
@@ -1122,6 +1124,15 @@ static void test_reference_hybrid_shard(void **state)
 				    3.9 * full.memory.optimizer_bytes);
 		}
 	}
+	/* a shard of 16 ranks (two nodes) and two replicas: the shard's
+	   collectives cross the network too */
+	c = cfg(1, 1, 1, 1, 32, 1, 64);
+	c.zero = 3;
+	c.zero_shard_ranks = 16;
+	assert_int_equal(train_config_zero_shards(&c, NULL), 16);
+	check_reference(&a, &c);
+	c.zero = 2;
+	check_reference(&a, &c);
 	/* tp 16 over two nodes of 8: no two data-parallel ranks share a
 	   node, nothing is sharded and the replicas all-reduce, as ZeRO 0 */
 	{

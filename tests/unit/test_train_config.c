@@ -81,6 +81,29 @@ static void expect_legal(const struct train_config *c, int node)
 	assert_string_equal(why, "untouched");
 }
 
+/* A shard of zero_shard_ranks must divide the dp * cp ranks (8 here),
+   and train_config_zero_shards gives it, or the node's ranks. */
+static void test_zero_shard_ranks(void **state)
+{
+	struct train_config c = base();
+	int experts = 0;
+
+	(void)state;
+	c.zero_shard_ranks = 4;
+	expect_legal(&c, 8);
+	assert_int_equal(train_config_zero_shards(&c, &experts), 4);
+	assert_int_equal(experts, 4);
+	c.zero_shard_ranks = 3;
+	expect_illegal(&c, 8, "zero_shard (3) must divide dp*cp (4*2)");
+	c.zero_shard_ranks = 16;
+	expect_illegal(&c, 8, "zero_shard (16) must divide dp*cp (4*2)");
+	c.zero_shard_ranks = 0;
+	assert_int_equal(train_config_zero_shards(&c, NULL), 8);
+	/* within nodes of 8 at tp 2: the 4 ranks of the group in a node */
+	c.zero_node_gpus = 8;
+	assert_int_equal(train_config_zero_shards(&c, NULL), 4);
+}
+
 static void test_legal(void **state)
 {
 	struct train_config c = base();
@@ -624,6 +647,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_legal),
+		cmocka_unit_test(test_zero_shard_ranks),
 		cmocka_unit_test(test_sizes_positive),
 		cmocka_unit_test(test_gpus_product),
 		cmocka_unit_test(test_tp_heads),
