@@ -34,6 +34,7 @@ enum plan_choice {
 	CHOSE_CP,
 	CHOSE_EP,
 	CHOSE_ZERO,
+	CHOSE_ZERO_SHARD, /* never chosen (not searched); a suggestion */
 	CHOSE_RECOMPUTE,
 	CHOSE_RECOMPUTE_LAYERS,
 	CHOSE_SEQUENCE_PARALLEL,

@@ -59,6 +59,8 @@ static void chosen_list(const struct train_plan *p, char *buf, size_t n,
 			snprintf(val, sizeof(val), "%d", train_config_ep(c));
 			break;
 		case CHOSE_ZERO: snprintf(val, sizeof(val), "%d", c->zero); break;
+		case CHOSE_ZERO_SHARD: /* never chosen */
+			break;
 		case CHOSE_RECOMPUTE:
 			snprintf(val, sizeof(val), "%s",
 				 recompute_name(c->recompute));

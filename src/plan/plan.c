@@ -33,6 +33,7 @@ static const char *const choice_keys[CHOSE_COUNT] = {
 	[CHOSE_CP] = "training.cp",
 	[CHOSE_EP] = "training.ep",
 	[CHOSE_ZERO] = "training.zero",
+	[CHOSE_ZERO_SHARD] = "training.zero_shard",
 	[CHOSE_RECOMPUTE] = "training.recompute",
 	[CHOSE_RECOMPUTE_LAYERS] = "training.recompute_layers",
 	[CHOSE_SEQUENCE_PARALLEL] = "training.sequence_parallel",
@@ -550,6 +551,9 @@ static void describe(const struct train_plan *p, enum plan_choice k,
 	case CHOSE_ZERO:
 		snprintf(buf, n, "set training.zero=%d", c->zero);
 		break;
+	case CHOSE_ZERO_SHARD:
+		snprintf(buf, n, "set training.zero_shard=all");
+		break;
 	case CHOSE_OFFLOAD:
 		snprintf(buf, n, "set training.offload_optimizer=%g",
 			 c->offload_fraction);
@@ -582,6 +586,8 @@ static void relax(struct workload *wl, enum plan_choice k)
 	case CHOSE_MICRO_BATCH: t->micro_batch = WL_AUTO; break;
 	case CHOSE_RECOMPUTE: t->recompute = RECOMPUTE_AUTO; break;
 	case CHOSE_ZERO: t->zero = WL_AUTO_NEG; break;
+	/* shard the states over every rank instead of within the nodes */
+	case CHOSE_ZERO_SHARD: t->zero_shard = WL_ZERO_SHARD_ALL; break;
 	case CHOSE_OFFLOAD: t->offload_optimizer = WL_OFFLOAD_AUTO; break;
 	case CHOSE_TP: t->tp = WL_AUTO; break;
 	case CHOSE_PP:
@@ -604,8 +610,9 @@ int train_plan_suggest(const struct workload *wl, const struct gpu_spec *g,
 		       int max_gpus, char *buf, size_t n)
 {
 	static const enum plan_choice order[] = {
-		CHOSE_MICRO_BATCH, CHOSE_RECOMPUTE, CHOSE_ZERO, CHOSE_OFFLOAD,
-		CHOSE_TP,          CHOSE_PP,        CHOSE_CP,   CHOSE_COUNT,
+		CHOSE_MICRO_BATCH, CHOSE_RECOMPUTE, CHOSE_ZERO,
+		CHOSE_ZERO_SHARD,  CHOSE_OFFLOAD,   CHOSE_TP,   CHOSE_PP,
+		CHOSE_CP,          CHOSE_COUNT,
 	};
 	struct workload w;
 	struct train_plan p;
@@ -614,6 +621,9 @@ int train_plan_suggest(const struct workload *wl, const struct gpu_spec *g,
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		if (order[i] != CHOSE_COUNT && (open & bit(order[i])))
 			continue; /* capplan already chooses it */
+		if (order[i] == CHOSE_ZERO_SHARD &&
+		    wl->training.zero_shard == WL_ZERO_SHARD_ALL)
+			continue; /* nothing to relax */
 		w = *wl;
 		relax(&w, order[i]);
 		if (train_plan_make(&w, g, &p, NULL) == 0 && p.fits) {
