@@ -120,7 +120,8 @@ static void test_plan_all_auto(void **state)
 	/* every key left open was chosen; a dense model has no ep, one
 	   pipeline stage no first and last stage counts, recomputation of
 	   every layer or of none no layer count, a device of unknown host
-	   no optimizer offload */
+	   no optimizer offload; the sharding is never chosen (not
+	   searched: only fit's suggestion sets it) */
 	assert_int_equal(p.config.pp, 1);
 	assert_int_equal(p.config.recompute_layers, 0);
 	assert_int_equal(p.chosen, ((1u << CHOSE_COUNT) - 1) &
@@ -128,7 +129,8 @@ static void test_plan_all_auto(void **state)
 					     bit(CHOSE_FIRST_STAGE) |
 					     bit(CHOSE_LAST_STAGE) |
 					     bit(CHOSE_RECOMPUTE_LAYERS) |
-					     bit(CHOSE_OFFLOAD)));
+					     bit(CHOSE_OFFLOAD) |
+					     bit(CHOSE_ZERO_SHARD)));
 	assert_true(p.config.offload_fraction == 0.0);
 	/* one node of the device by default */
 	assert_int_equal(p.config.gpus, 8);
