@@ -31,8 +31,8 @@ struct train_config {
 				     data-parallel rank */
 	int zero_shard_ranks;     /* > 0: a shard spans this many of the
 				     dp * cp ranks, which it must divide
-				     (torchtitan's
-				     data_parallel_shard_degree); 0: as
+				     (FSDP2 over a 2-D device mesh of
+				     replicas and shards); 0: as
 				     zero_node_gpus says */
 	enum recompute recompute;
 	int recompute_modules;    /* what selective recomputation repeats:
