@@ -53,6 +53,8 @@ struct gpu_spec {
 	int gpus_per_node;           /* GPUs in its usual server, 1 to
 					GPU_NODE_MAX */
 	double intra_bw_bytes_per_s; /* intra-node link, per GPU per direction */
+	bool nvlink_sharp;           /* the node's NVLink switches reduce in
+					the network (NVLink SHARP) */
 	double inter_bw_bytes_per_s; /* inter-node network per GPU per direction */
 	double host_link_bw_bytes_per_s; /* GPU <-> host CPU (PCIe, NVLink-C2C)
 					    per GPU per direction; 0 =

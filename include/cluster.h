@@ -26,6 +26,8 @@ enum price_source {
 struct cluster {
 	int gpus_per_node;
 	double intra_bw_bytes_per_s;   /* per GPU per direction, datasheet */
+	bool nvlink_sharp;             /* the node's switches reduce
+					  (model_comm.h) */
 	double inter_bw_bytes_per_s;   /* per GPU per direction, datasheet */
 	double pue;                    /* facility / IT power */
 	double price_usd_per_gpu_hour; /* the effective price every cost

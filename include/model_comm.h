@@ -4,11 +4,15 @@
  * Ring algorithms (Patarasuk & Yuan 2009; NCCL): all-reduce moves
  * 2 (n-1)/n of the buffer through each GPU's link, all-gather and
  * reduce-scatter (n-1)/n.  Latency is taken per tree level (log2 n), as
- * NCCL switches to trees where latency dominates.  specs/models.md,
+ * NCCL switches to trees where latency dominates.  A node whose NVLink
+ * switches reduce in the network (NVLink SHARP) all-reduces through the
+ * switch when that is faster (NCCL's NVLS algorithm).  specs/models.md,
  * section "Communication".
  */
 #ifndef CAPPLAN_MODEL_COMM_H
 #define CAPPLAN_MODEL_COMM_H
+
+#include <stdbool.h>
 
 /* A link class as one GPU sees it. */
 struct link {
@@ -16,15 +20,27 @@ struct link {
 	double latency_s;      /* per message hop */
 	double overlap_cost;   /* compute time lost per second of traffic
 				  that overlaps compute */
+	double sharp_bw_bytes_per_s; /* achievable per direction through a
+					switch that reduces (NVLink
+					SHARP); 0: none */
+	double sharp_latency_s;      /* per all-reduce through it */
 };
 
-/* Intra-node (NVLink/xGMI/PCIe) link from a datasheet bandwidth. */
-struct link link_intra_node(double datasheet_bw_bytes_per_s);
+/*
+ * Intra-node (NVLink/xGMI/PCIe) link from a datasheet bandwidth;
+ * 'nvlink_sharp': the node's switches reduce (the catalog column).
+ */
+struct link link_intra_node(double datasheet_bw_bytes_per_s,
+			    bool nvlink_sharp);
 
 /* Inter-node (InfiniBand/RoCE) link from a datasheet bandwidth. */
 struct link link_inter_node(double datasheet_bw_bytes_per_s);
 
-/* All-reduce of a 'bytes' buffer over 'n' GPUs; 0 when n <= 1. */
+/*
+ * All-reduce of a 'bytes' buffer over 'n' GPUs; 0 when n <= 1.  The
+ * faster of the ring and, on a link with sharp_bw_bytes_per_s, the
+ * switch's reduction: (n + 1)/n of the buffer each way per GPU.
+ */
 double comm_allreduce_s(const struct link *l, double bytes, int n);
 
 /* All-gather producing a 'bytes' buffer on each of 'n' GPUs. */

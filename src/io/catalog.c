@@ -73,6 +73,8 @@ const struct column catalog_columns[COLUMN_COUNT] = {
 				   .max = GPU_NODE_MAX },
 	[COLUMN_INTRA_BW] = QUANTITY_COLUMN("intra_bw", intra_bw_bytes_per_s,
 					    UNIT_BANDWIDTH, false),
+	[COLUMN_NVLINK_SHARP] = { .name = "nvlink_sharp", .type = CELL_BOOL,
+				  .offset = SPEC_AT(nvlink_sharp) },
 	[COLUMN_INTER_BW] = QUANTITY_COLUMN("inter_bw", inter_bw_bytes_per_s,
 					    UNIT_BANDWIDTH, false),
 	[COLUMN_HOST_LINK_BW] = QUANTITY_COLUMN("host_link_bw",

@@ -365,6 +365,7 @@ const struct wl_key wl_keys[] = {
 	   in joules (1e-300B/s was a "not finite" internal error) */
 	KEY_QTYL("cluster", "intra_bw", cluster.intra_bw_bytes_per_s,
 		 WLK_UNSET0, UNIT_BANDWIDTH, WL_MIN_BW_BYTES_PER_S),
+	KEY_TRI("cluster", "nvlink_sharp", cluster.nvlink_sharp),
 	KEY_QTYL("cluster", "inter_bw", cluster.inter_bw_bytes_per_s,
 		 WLK_UNSET0, UNIT_BANDWIDTH, WL_MIN_BW_BYTES_PER_S),
 	KEY_NUM("cluster", "pue", cluster.pue, 0, 1, 3),
@@ -547,6 +548,7 @@ void workload_init(struct workload *wl)
 	wl->inference.decode_tp = WL_AUTO;
 
 	wl->cluster.gpus_per_node = WL_AUTO;
+	wl->cluster.nvlink_sharp = WL_AUTO_NEG;
 	wl->cluster.pue = 1.2;
 	wl->cluster.price_usd_per_kwh = 0.10;
 	wl->cluster.host_overhead = 0.35;

@@ -418,7 +418,8 @@ static void layer_elementwise(const struct device_perf *d,
 static struct link serving_link(const struct cluster *cl, int gpus)
 {
 	return gpus <= cl->gpus_per_node ?
-		       link_intra_node(cl->intra_bw_bytes_per_s) :
+		       link_intra_node(cl->intra_bw_bytes_per_s,
+				       cl->nvlink_sharp) :
 		       link_inter_node(cl->inter_bw_bytes_per_s);
 }
 

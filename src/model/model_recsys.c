@@ -286,7 +286,8 @@ static double wide_s(const struct model_spec *m, const struct device_perf *d,
 static struct link node_link(const struct cluster *cl, int gpus)
 {
 	return gpus <= cl->gpus_per_node ?
-		       link_intra_node(cl->intra_bw_bytes_per_s) :
+		       link_intra_node(cl->intra_bw_bytes_per_s,
+				       cl->nvlink_sharp) :
 		       link_inter_node(cl->inter_bw_bytes_per_s);
 }
 
@@ -313,7 +314,8 @@ static void step_eval(const struct step_in *in, struct recsys_step *s)
 	const struct cluster *cl = in->cl;
 	const struct device_perf *d = in->d;
 	struct recsys_place *p = &s->place;
-	struct link intra = link_intra_node(cl->intra_bw_bytes_per_s);
+	struct link intra = link_intra_node(cl->intra_bw_bytes_per_s,
+					    cl->nvlink_sharp);
 	struct link inter = link_inter_node(cl->inter_bw_bytes_per_s);
 	struct link pcie = recsys_pcie_link(cl);
 	struct link l = node_link(cl, c->gpus);
@@ -683,7 +685,8 @@ int recsys_infer_eval(const struct model_spec *m, int tp, int batch,
 	struct device_perf d;
 	struct dense_cost dc;
 	struct recsys_place *pl = &r->place;
-	struct link intra = link_intra_node(cl->intra_bw_bytes_per_s);
+	struct link intra = link_intra_node(cl->intra_bw_bytes_per_s,
+					    cl->nvlink_sharp);
 	struct link pcie = recsys_pcie_link(cl);
 	double n = batch, t = tp, wb = infer_weight_bytes_per_param(p, false, false);
 	double params = recsys_dense_params(m), e, lookups, width, host_bw;

@@ -374,7 +374,8 @@ struct link recsys_pcie_link(const struct cluster *cl)
 {
 	return link_intra_node(cl->host_link_bw_bytes_per_s > 0.0 ?
 				       cl->host_link_bw_bytes_per_s :
-				       WL_HOST_LINK_BW_BYTES_PER_S);
+				       WL_HOST_LINK_BW_BYTES_PER_S,
+			       false);
 }
 
 /*

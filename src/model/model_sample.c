@@ -259,7 +259,8 @@ static double infer_kernels(const struct model_spec *m, bool fusion)
 static struct link node_link(const struct cluster *cl, int gpus)
 {
 	return gpus <= cl->gpus_per_node ?
-		       link_intra_node(cl->intra_bw_bytes_per_s) :
+		       link_intra_node(cl->intra_bw_bytes_per_s,
+				       cl->nvlink_sharp) :
 		       link_inter_node(cl->inter_bw_bytes_per_s);
 }
 

@@ -356,7 +356,7 @@ static const double gpu_step_fixed_bytes_per_param = 8.0;
    NVLink-C2C), at their achievable fraction (model_comm.c). */
 static struct link host_link(const struct cluster *cl)
 {
-	return link_intra_node(cl->host_link_bw_bytes_per_s);
+	return link_intra_node(cl->host_link_bw_bytes_per_s, false);
 }
 
 /* GPUs of a node whose offloaded states the node's CPUs step. */

@@ -16,7 +16,8 @@
 static inline struct link train_tp_link(const struct cluster *cl, int group)
 {
 	return group <= cl->gpus_per_node ?
-		       link_intra_node(cl->intra_bw_bytes_per_s) :
+		       link_intra_node(cl->intra_bw_bytes_per_s,
+				       cl->nvlink_sharp) :
 		       link_inter_node(cl->inter_bw_bytes_per_s);
 }
 

@@ -62,6 +62,9 @@ int cluster_resolve(const struct cluster_spec *spec, const struct gpu_spec *g,
 	out->intra_bw_bytes_per_s = spec->intra_bw_bytes_per_s > 0.0 ?
 					    spec->intra_bw_bytes_per_s :
 					    g->intra_bw_bytes_per_s;
+	out->nvlink_sharp = spec->nvlink_sharp == WL_AUTO_NEG ?
+				    g->nvlink_sharp :
+				    spec->nvlink_sharp != 0;
 	out->inter_bw_bytes_per_s = spec->inter_bw_bytes_per_s > 0.0 ?
 					    spec->inter_bw_bytes_per_s :
 					    g->inter_bw_bytes_per_s;

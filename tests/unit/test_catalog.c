@@ -28,19 +28,19 @@ static const char full_csv[] =
 	"int8,int4,sparsity,tdp,idle_power,gpus_per_node,intra_bw,inter_bw,"
 	"price_usd_per_gpu_hour,matmul_eff,mem_eff,capex_usd_per_gpu,"
 	"rent_max_gpus,price_basis,sms,host_memory,host_link_bw,fp8_matmul_eff,"
-	"fp4\n"
+	"fp4,nvlink_sharp\n"
 	"\"Datasheet, rev \"\"B\"\" (2024)\",Xcel-9,Acme,Workstation,"
 	"95.37GiB,2.385TB/s,66.9TFLOPS,494.7TFLOPS,989.4TFLOPS,"
 	"989.4TFLOPS,1978.9TFLOPS,1978.9TOPS,3957.8TOPS,Yes,712.5W,91.3W,"
 	"4,451.2GB/s,400Gb/s,3.17,0.713,0.871,2385.25,8,"
-	"Cloud-On-Demand_2026.05,132,1.5TiB,63GB/s,0.629,7915.6TFLOPS\n"
+	"Cloud-On-Demand_2026.05,132,1.5TiB,63GB/s,0.629,7915.6TFLOPS,yes\n"
 	"\n"
 	"   \n"
 	"spec sheet,Mini-2,,,24.5GB,936.2GB/s,,,71.3TFLOPS,,,,,,165.5W,,,,"
-	",,,,,,,,,,,\n"
+	",,,,,,,,,,,,\n"
 	"\"quoted, source\",Edge-1,Acme,EDGE,7.5GB,102.4GB/s,,,,17.2TFLOPS,,"
 	"137.5TOPS,,no,25.3W,4.7W,1,,10Gb/s,0,1,0.5,  499.5 ,1,"
-	"purchase-3y,,,,1,\n";
+	"purchase-3y,,,,1,,No\n";
 
 static void assert_rel(double got, double want)
 {
@@ -125,6 +125,7 @@ static void test_full_parse(void **state)
 	assert_rel(g->idle_w, 91.3);
 	assert_int_equal(g->gpus_per_node, 4);
 	assert_rel(g->intra_bw_bytes_per_s, 451.2e9);
+	assert_true(g->nvlink_sharp);
 	assert_rel(g->inter_bw_bytes_per_s, 400e9 / 8.0);
 	assert_rel(g->price_usd_per_hour, 3.17);
 	assert_string_equal(g->price_basis, "Cloud-On-Demand_2026.05");
@@ -156,6 +157,7 @@ static void test_full_parse(void **state)
 	assert_rel(g->idle_w, 16.55);
 	assert_int_equal(g->gpus_per_node, 8);
 	assert_rel(g->intra_bw_bytes_per_s, 32e9);
+	assert_false(g->nvlink_sharp); /* empty: no reduction in a switch */
 	assert_rel(g->inter_bw_bytes_per_s, 12.5e9);
 	assert_true(g->price_usd_per_hour == 0.0);
 	assert_string_equal(g->price_basis, "unstated");
@@ -176,6 +178,7 @@ static void test_full_parse(void **state)
 	assert_rel(g->idle_w, 4.7);
 	assert_int_equal(g->gpus_per_node, 1);
 	assert_rel(g->inter_bw_bytes_per_s, 1.25e9);
+	assert_false(g->nvlink_sharp);
 	assert_rel(g->matmul_eff, 1.0);
 	assert_rel(g->fp8_matmul_eff, 1.0);
 	assert_rel(g->mem_eff, 0.5);
@@ -206,6 +209,8 @@ static void test_optional_columns_absent(void **state)
 	assert_rel(g->idle_w, 70.0);
 	assert_int_equal(g->gpus_per_node, 8);
 	assert_rel(g->matmul_eff, 0.8);
+	/* a catalog written before nvlink_sharp: ring all-reduces */
+	assert_false(g->nvlink_sharp);
 	/* a catalog without the price columns: documented defaults */
 	assert_true(g->price_usd_per_hour == 0.0);
 	assert_string_equal(g->price_basis, "unstated");
@@ -644,6 +649,7 @@ static void compare_specs(const struct gpu_spec *a, const struct gpu_spec *b)
 	assert_rel(a->idle_w, b->idle_w);
 	assert_int_equal(a->gpus_per_node, b->gpus_per_node);
 	assert_rel(a->intra_bw_bytes_per_s, b->intra_bw_bytes_per_s);
+	assert_int_equal(a->nvlink_sharp, b->nvlink_sharp);
 	assert_rel(a->inter_bw_bytes_per_s, b->inter_bw_bytes_per_s);
 	assert_rel(a->host_link_bw_bytes_per_s, b->host_link_bw_bytes_per_s);
 	assert_rel(a->host_memory_bytes, b->host_memory_bytes);
@@ -689,7 +695,8 @@ static void round_trip(struct catalog *cat)
 		static const char header[] =
 			"name,vendor,kind,memory,mem_bw,fp32,tf32,bf16,"
 			"fp16,fp8,int8,int4,fp4,sparsity,sms,tdp,idle_power,"
-			"gpus_per_node,intra_bw,inter_bw,host_link_bw,"
+			"gpus_per_node,intra_bw,nvlink_sharp,inter_bw,"
+			"host_link_bw,"
 			"host_memory,"
 			"price_usd_per_gpu_hour,price_basis,rent_max_gpus,"
 			"capex_usd_per_gpu,matmul_eff,fp8_matmul_eff,mem_eff,"
@@ -717,7 +724,8 @@ static void test_round_trip(void **state)
 	assert_non_null(strstr(text, ",\"quoted, source\"\n"));
 	assert_non_null(strstr(text, ",1978.9TFLOPS,1978.9TOPS,3957.8TOPS,"
 				     "7915.6TFLOPS,"
-				     "yes,132,712.5W,91.3W,4,451.2GB/s,50GB/s,"
+				     "yes,132,712.5W,91.3W,4,451.2GB/s,yes,"
+				     "50GB/s,"
 				     "63GB/s,1536GiB,"
 				     "3.17,Cloud-On-Demand_2026.05,8,2385.25,"
 				     "0.713,0.629,0.871,"));
@@ -725,7 +733,8 @@ static void test_round_trip(void **state)
 	   cells */
 	assert_non_null(strstr(text, "Mini-2,,datacenter,24.5GB,936.2GB/s,"
 				     ",,71.3TFLOPS,,,,,,no,,165.5W,16.55W,8,"
-				     "32GB/s,12.5GB/s,,,0,unstated,,,0.8,,0.85,"
+				     "32GB/s,no,12.5GB/s,,,0,unstated,,,0.8,,"
+				     "0.85,"
 				     "spec sheet\n"));
 	free(text);
 	catalog_free(cat);
@@ -784,6 +793,13 @@ static void test_default_catalog(void **state)
 	assert_rel(catalog_find(cat, "GH200", &d)->host_link_bw_bytes_per_s,
 		   450e9);
 	assert_rel(catalog_find(cat, "H100-PCIe", &d)->host_memory_bytes, 0.0);
+	/* NVLink SHARP in the NVSwitch of HGX H100/H200 and B200 systems,
+	   not in A100's NVSwitch, a PCIe card's bridge or AMD's mesh */
+	assert_true(catalog_find(cat, "H100-SXM", &d)->nvlink_sharp);
+	assert_true(catalog_find(cat, "B200", &d)->nvlink_sharp);
+	assert_false(catalog_find(cat, "A100-SXM-80GB", &d)->nvlink_sharp);
+	assert_false(catalog_find(cat, "H100-NVL", &d)->nvlink_sharp);
+	assert_false(catalog_find(cat, "MI300X", &d)->nvlink_sharp);
 	/* one price basis for every non-edge row; edge rows say theirs
 	   (specs/catalog.md, "Price basis") */
 	for (size_t i = 0; i < catalog_count(cat); i++) {

@@ -55,6 +55,7 @@ static struct cluster_spec spec(void)
 	s.pricing = PRICING_CLOUD;
 	s.amortization_years = 3.5;
 	s.hosting_usd_per_kw_month = 97.3;
+	s.nvlink_sharp = WL_AUTO_NEG;
 	return s;
 }
 
@@ -68,6 +69,7 @@ static void test_cloud(void **state)
 	assert_int_equal(cluster_resolve(&s, &g, &cl, NULL), 0);
 	assert_int_equal(cl.gpus_per_node, 4);
 	assert_rel(cl.intra_bw_bytes_per_s, 31.5e9, 0.0);
+	assert_false(cl.nvlink_sharp);
 	assert_rel(cl.inter_bw_bytes_per_s, 1.25e9, 0.0);
 	assert_rel(cl.pue, 1.38, 0.0);
 	assert_rel(cl.price_usd_per_kwh, 0.1175, 0.0);
@@ -88,6 +90,19 @@ static void test_cloud(void **state)
 	assert_int_equal(cl.gpus_per_node, 2);
 	assert_rel(cl.intra_bw_bytes_per_s, 12.3e9, 0.0);
 	assert_rel(cl.inter_bw_bytes_per_s, 45.6e9, 0.0);
+
+	/* NVLink SHARP: the row's unless the workload says (NCCL's
+	   NCCL_NVLS_ENABLE) */
+	g.nvlink_sharp = true;
+	assert_int_equal(cluster_resolve(&s, &g, &cl, NULL), 0);
+	assert_true(cl.nvlink_sharp);
+	s.nvlink_sharp = 0;
+	assert_int_equal(cluster_resolve(&s, &g, &cl, NULL), 0);
+	assert_false(cl.nvlink_sharp);
+	g.nvlink_sharp = false;
+	s.nvlink_sharp = 1;
+	assert_int_equal(cluster_resolve(&s, &g, &cl, NULL), 0);
+	assert_true(cl.nvlink_sharp);
 }
 
 /* price_per_gpu_hour given: it wins over the catalog and over owned. */

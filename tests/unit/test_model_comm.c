@@ -20,8 +20,8 @@ static void assert_rel(double got, double want, double tol)
 	}
 }
 
-static const struct link test_link = { 187.3e9, 4.7e-6, 0.137 };
-static const struct link no_latency = { 187.3e9, 0.0, 0.137 };
+static const struct link test_link = { 187.3e9, 4.7e-6, 0.137, 0.0, 0.0 };
+static const struct link no_latency = { 187.3e9, 0.0, 0.137, 0.0, 0.0 };
 
 /* Ring all-reduce (Patarasuk & Yuan 2009): 2 (n-1)/n of the buffer over
    each link; latency 2 ceil(log2 n) hops. */
@@ -108,8 +108,8 @@ static void test_p2p(void **state)
 
 static void test_links(void **state)
 {
-	struct link in = link_intra_node(300e9);
-	struct link in2 = link_intra_node(450e9);
+	struct link in = link_intra_node(300e9, false);
+	struct link in2 = link_intra_node(450e9, false);
 	struct link out = link_inter_node(25e9);
 
 	(void)state;
@@ -132,7 +132,7 @@ static void test_links(void **state)
    bw = inter_bw x 0.90, 6 us, overlap cost 0.15. */
 static void test_link_constants(void **state)
 {
-	struct link in = link_intra_node(312.5e9);
+	struct link in = link_intra_node(312.5e9, false);
 	struct link out = link_inter_node(37.5e9);
 
 	(void)state;
@@ -150,6 +150,58 @@ static void test_link_constants(void **state)
 	assert_rel(comm_allreduce_s(&out, 5.29e7, 6),
 		   2.0 * 5.0 / 6.0 * 5.29e7 / 33.75e9 + 2.0 * 3.0 * 6e-6,
 		   1e-14);
+}
+
+/*
+ * NVLink SHARP (specs/models.md 5.2): through the switch each GPU moves
+ * (n + 1)/n of the buffer each way at 0.69 of the datasheet link, plus
+ * 25 us; the all-reduce takes it where it beats the ring.  By hand, on
+ * 450 GB/s links (ring: 351 GB/s, 3 us a level; switch: 310.5 GB/s).
+ */
+static void test_nvlink_sharp(void **state)
+{
+	struct link sw = link_intra_node(450e9, true);
+	struct link ring = link_intra_node(450e9, false);
+	double gb = 1e9;
+
+	(void)state;
+	assert_rel(sw.sharp_bw_bytes_per_s, 310.5e9, 1e-15);
+	assert_rel(sw.sharp_latency_s, 25e-6, 1e-15);
+	assert_rel(ring.sharp_bw_bytes_per_s, 0.0, 0.0);
+	/* the ring's own figures do not change */
+	assert_rel(sw.bw_bytes_per_s, ring.bw_bytes_per_s, 0.0);
+	assert_rel(comm_allgather_s(&sw, gb, 8), comm_allgather_s(&ring, gb, 8),
+		   0.0);
+	assert_rel(comm_reducescatter_s(&sw, gb, 8),
+		   comm_reducescatter_s(&ring, gb, 8), 0.0);
+	/* 8 GPUs, 1 GB: 9/8 GB at 310.5 GB/s + 25 us = 3.648 ms, where the
+	   ring takes 14/8 GB at 351 GB/s + 18 us = 5.004 ms; an algorithm
+	   bandwidth of 274 GB/s, as measured (about 275) */
+	assert_rel(comm_allreduce_s(&sw, gb, 8), 9.0 / 8.0 * gb / 310.5e9 +
+							25e-6, 1e-14);
+	assert_rel(comm_allreduce_s(&ring, gb, 8),
+		   14.0 / 8.0 * gb / 351e9 + 18e-6, 1e-14);
+	/* 4 GPUs: 5/4 at 310.5 (4.051 ms) against 6/4 at 351 (4.286 ms),
+	   within the ring's own error; 2 GPUs: the ring (1 GB at 351 GB/s
+	   against 3/2 GB at 310.5) */
+	assert_rel(comm_allreduce_s(&sw, gb, 4), 5.0 / 4.0 * gb / 310.5e9 +
+							25e-6, 1e-14);
+	assert_rel(comm_allreduce_s(&sw, gb, 2), comm_allreduce_s(&ring, gb, 2),
+		   0.0);
+	/* a small message stays on the ring: 64 KiB over 8 GPUs is 18.3 us
+	   on it, 25.2 us through the switch */
+	assert_rel(comm_allreduce_s(&sw, 65536.0, 8),
+		   comm_allreduce_s(&ring, 65536.0, 8), 0.0);
+	/* never slower than the ring, at any size */
+	for (double b = 1.0; b < 1e11; b *= 3.7)
+		for (int n = 2; n <= 72; n += 5)
+			assert_true(comm_allreduce_s(&sw, b, n) <=
+				    comm_allreduce_s(&ring, b, n));
+	/* one GPU, or nothing to send */
+	assert_rel(comm_allreduce_s(&sw, gb, 1), 0.0, 0.0);
+	assert_rel(comm_allreduce_s(&sw, 0.0, 8), 0.0, 0.0);
+	/* no switch across nodes */
+	assert_rel(link_inter_node(50e9).sharp_bw_bytes_per_s, 0.0, 0.0);
 }
 
 /* All-to-all (MoE dispatch and combine): one pass of the ring,
@@ -192,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_p2p),
 		cmocka_unit_test(test_links),
 		cmocka_unit_test(test_link_constants),
+		cmocka_unit_test(test_nvlink_sharp),
 		cmocka_unit_test(test_alltoall),
 		cmocka_unit_test(test_overlapped),
 	};

@@ -216,8 +216,8 @@ static void test_dense_counts(void **state)
  */
 static void test_alltoall(void **state)
 {
-	struct link nv = link_intra_node(300e9), ib = link_inter_node(25e9);
-	struct link pcie = link_intra_node(1.0);
+	struct link nv = link_intra_node(300e9, false), ib = link_inter_node(25e9);
+	struct link pcie = link_intra_node(1.0, false);
 	double bytes = 64e6, chunk = 8e6;
 
 	(void)state;
@@ -719,8 +719,8 @@ static void test_step_comm(void **state)
 	struct train_config c = cfg(8, 8192, 65536);
 	struct train_result r;
 	struct recsys_step s, o;
-	struct link nv = link_intra_node(300e9), ib = link_inter_node(25e9);
-	struct link pcie = link_intra_node(1.0);
+	struct link nv = link_intra_node(300e9, false), ib = link_inter_node(25e9);
+	struct link pcie = link_intra_node(1.0, false);
 
 	(void)state;
 	pcie.bw_bytes_per_s = 25e9;

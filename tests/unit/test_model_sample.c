@@ -191,7 +191,7 @@ static void test_train_generic(void **state)
 	struct train_config c = sample_cfg(8, 32, 512, 0);
 	struct train_result r;
 	struct device_perf d = perf(&g, 0.5);
-	struct link l = link_intra_node(300e9);
+	struct link l = link_intra_node(300e9, false);
 	double p = 25.557e6, f = 8.2e9, act = 96.3e6;
 	double fwd = kernel_roofline_s(&d, 32 * f, 2 * 32 * act + 2 * p);
 	double bwd = kernel_roofline_s(&d, 64 * f, 3 * 32 * act + 4 * p);
