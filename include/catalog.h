@@ -55,6 +55,9 @@ struct gpu_spec {
 	double intra_bw_bytes_per_s; /* intra-node link, per GPU per direction */
 	bool nvlink_sharp;           /* the node's NVLink switches reduce in
 					the network (NVLink SHARP) */
+	bool intra_mesh;             /* a link of its own to each other device
+					of the node, intra_bw split evenly
+					over them (no switch) */
 	double inter_bw_bytes_per_s; /* inter-node network per GPU per direction */
 	double host_link_bw_bytes_per_s; /* GPU <-> host CPU (PCIe, NVLink-C2C)
 					    per GPU per direction; 0 =

@@ -28,6 +28,8 @@ struct cluster {
 	double intra_bw_bytes_per_s;   /* per GPU per direction, datasheet */
 	bool nvlink_sharp;             /* the node's switches reduce
 					  (model_comm.h) */
+	bool intra_mesh;               /* intra_bw split over a link to each
+					  other device (comm_link) */
 	double inter_bw_bytes_per_s;   /* per GPU per direction, datasheet */
 	double pue;                    /* facility / IT power */
 	double price_usd_per_gpu_hour; /* the effective price every cost

@@ -36,6 +36,20 @@ struct link link_intra_node(double datasheet_bw_bytes_per_s,
 /* Inter-node (InfiniBand/RoCE) link from a datasheet bandwidth. */
 struct link link_inter_node(double datasheet_bw_bytes_per_s);
 
+struct cluster;
+
+/*
+ * The link of a collective among 'group' GPUs of a job or group that
+ * spans 'span' GPUs: the node's (intra_bw, NVLink SHARP) when span <=
+ * gpus_per_node, else the network's.  In a mesh node (intra_mesh) each
+ * device has a link of its own to each of the gpus_per_node - 1 others,
+ * intra_bw split evenly over them, and 'group' GPUs reach each other
+ * over group - 1 of them (a send between two: one): that share of
+ * intra_bw.  Callers pass products of parallel sizes saturated
+ * (ck_sat_mul_int), so that a span past an int is not within a node.
+ */
+struct link comm_link(const struct cluster *cl, int span, int group);
+
 /*
  * All-reduce of a 'bytes' buffer over 'n' GPUs; 0 when n <= 1.  The
  * faster of the ring and, on a link with sharp_bw_bytes_per_s, the

@@ -484,6 +484,7 @@ struct cluster_spec {
 	int gpus_per_node;             /* WL_AUTO: from the catalog row */
 	double intra_bw_bytes_per_s;   /* 0: from the catalog row */
 	int nvlink_sharp;              /* 0/1; WL_AUTO_NEG: from the row */
+	int intra_mesh;                /* 0/1; WL_AUTO_NEG: from the row */
 	double inter_bw_bytes_per_s;   /* 0: from the catalog row */
 	double pue;                    /* facility power / IT power */
 	double price_usd_per_gpu_hour; /* 0: from the catalog row (cloud) or

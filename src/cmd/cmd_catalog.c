@@ -65,6 +65,7 @@ static void add_gpu(struct record *rec, const struct gpu_spec *g)
 		g->intra_bw_bytes_per_s, UNIT_BANDWIDTH, RF_GRID | RF_WIDE);
 	rec_bool(rec, NULL, "nvlink_sharp", "NVLink SHARP", g->nvlink_sharp,
 		 0);
+	rec_bool(rec, NULL, "intra_mesh", "mesh", g->intra_mesh, 0);
 	rec_num(rec, NULL, "inter_bw_bytes_per_s", "inter-node",
 		g->inter_bw_bytes_per_s, UNIT_BANDWIDTH, RF_GRID | RF_WIDE);
 	rec_num(rec, NULL, "price_usd_per_gpu_hour", "$/GPU-h",

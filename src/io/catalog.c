@@ -75,6 +75,8 @@ const struct column catalog_columns[COLUMN_COUNT] = {
 					    UNIT_BANDWIDTH, false),
 	[COLUMN_NVLINK_SHARP] = { .name = "nvlink_sharp", .type = CELL_BOOL,
 				  .offset = SPEC_AT(nvlink_sharp) },
+	[COLUMN_INTRA_MESH] = { .name = "intra_mesh", .type = CELL_BOOL,
+				.offset = SPEC_AT(intra_mesh) },
 	[COLUMN_INTER_BW] = QUANTITY_COLUMN("inter_bw", inter_bw_bytes_per_s,
 					    UNIT_BANDWIDTH, false),
 	[COLUMN_HOST_LINK_BW] = QUANTITY_COLUMN("host_link_bw",

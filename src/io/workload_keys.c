@@ -366,6 +366,7 @@ const struct wl_key wl_keys[] = {
 	KEY_QTYL("cluster", "intra_bw", cluster.intra_bw_bytes_per_s,
 		 WLK_UNSET0, UNIT_BANDWIDTH, WL_MIN_BW_BYTES_PER_S),
 	KEY_TRI("cluster", "nvlink_sharp", cluster.nvlink_sharp),
+	KEY_TRI("cluster", "intra_mesh", cluster.intra_mesh),
 	KEY_QTYL("cluster", "inter_bw", cluster.inter_bw_bytes_per_s,
 		 WLK_UNSET0, UNIT_BANDWIDTH, WL_MIN_BW_BYTES_PER_S),
 	KEY_NUM("cluster", "pue", cluster.pue, 0, 1, 3),
@@ -549,6 +550,7 @@ void workload_init(struct workload *wl)
 
 	wl->cluster.gpus_per_node = WL_AUTO;
 	wl->cluster.nvlink_sharp = WL_AUTO_NEG;
+	wl->cluster.intra_mesh = WL_AUTO_NEG;
 	wl->cluster.pue = 1.2;
 	wl->cluster.price_usd_per_kwh = 0.10;
 	wl->cluster.host_overhead = 0.35;

@@ -1,6 +1,8 @@
 /* model_comm.c - collective communication times; see model_comm.h. */
 #include "model_comm.h"
 
+#include "cluster.h"
+
 /*
  * Achievable fraction of the datasheet link bandwidth for large messages.
  * NVLink: nccl-tests all_reduce bus bandwidth on DGX A100 is ~230 GB/s of
@@ -63,6 +65,22 @@ struct link link_inter_node(double datasheet_bw_bytes_per_s)
 	struct link l = { datasheet_bw_bytes_per_s * inter_node_eff,
 			  inter_node_latency_s, inter_node_overlap_cost,
 			  0.0, 0.0 };
+	return l;
+}
+
+struct link comm_link(const struct cluster *cl, int span, int group)
+{
+	struct link l;
+	int node = cl->gpus_per_node;
+
+	if (span > node)
+		return link_inter_node(cl->inter_bw_bytes_per_s);
+	/* a mesh has no switch to reduce in, and a group of g uses g - 1
+	   of the node - 1 links each device has */
+	l = link_intra_node(cl->intra_bw_bytes_per_s,
+			    cl->nvlink_sharp && !cl->intra_mesh);
+	if (cl->intra_mesh && group > 1 && group < node)
+		l.bw_bytes_per_s *= (group - 1.0) / (node - 1.0);
 	return l;
 }
 

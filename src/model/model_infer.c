@@ -415,14 +415,6 @@ static void layer_elementwise(const struct device_perf *d,
 	ph->bytes += 2.0 * norm + 2.0 * resid + act;
 }
 
-static struct link serving_link(const struct cluster *cl, int gpus)
-{
-	return gpus <= cl->gpus_per_node ?
-		       link_intra_node(cl->intra_bw_bytes_per_s,
-				       cl->nvlink_sharp) :
-		       link_inter_node(cl->inter_bw_bytes_per_s);
-}
-
 /* Collectives of one layer for 'n' tokens of a tp group: two all-reduces
    (Megatron TP) and, in MoE layers with expert parallelism (ep > 1), the
    dispatch and combine all-to-alls over the tp x ep GPUs; with ep = 1 the
@@ -431,17 +423,17 @@ static struct link serving_link(const struct cluster *cl, int gpus)
 static double layer_comm_s(const struct arch *a, const struct infer_config *c,
 			   const struct cluster *cl, double n)
 {
-	struct link l = serving_link(cl, c->tp);
+	struct link l = comm_link(cl, c->tp, c->tp);
 	double s = 2.0 * comm_allreduce_s(&l, n * a->hidden * act_bytes, c->tp);
 
 	if (arch_is_moe(a) && c->ep > 1) {
-		struct link x = serving_link(cl, infer_gpus_per_replica(c));
+		int gpus = infer_gpus_per_replica(c);
+		struct link x = comm_link(cl, gpus, gpus);
 		double moe = (double)arch_moe_layers(a) / a->layers;
 		double bytes = n / c->tp * a->experts_per_token * a->hidden *
 			       act_bytes;
 
-		s += moe * 2.0 * comm_alltoall_s(&x, bytes,
-						 infer_gpus_per_replica(c));
+		s += moe * 2.0 * comm_alltoall_s(&x, bytes, gpus);
 	}
 	return s;
 }

@@ -364,7 +364,10 @@ static void layer_cost_eval(const struct perf2 *p, const struct arch *a,
 	lc->cp_fwd_s = 0.0;
 	lc->cp_bwd_s = 0.0;
 	if (c->cp > 1) {
-		struct link cl_link = train_tp_link(cl, ck_sat_mul_int(c->tp, c->cp));
+		/* each step a send to the next of the cp ranks */
+		struct link cl_link = comm_link(cl, ck_sat_mul_int(c->tp,
+								   c->cp),
+						2);
 		double kv_elems = n * arch_kv_elems_per_token_layer(a) / t;
 		double out_elems = n * a->heads * (double)a->v_dim / t;
 		double dq_elems = n * a->heads *

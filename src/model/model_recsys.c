@@ -283,14 +283,6 @@ static double wide_s(const struct model_spec *m, const struct device_perf *d,
  * Training
  */
 
-static struct link node_link(const struct cluster *cl, int gpus)
-{
-	return gpus <= cl->gpus_per_node ?
-		       link_intra_node(cl->intra_bw_bytes_per_s,
-				       cl->nvlink_sharp) :
-		       link_inter_node(cl->inter_bw_bytes_per_s);
-}
-
 
 /* The step of one placement; 'place' filled on entry but for its tier. */
 struct step_in {
@@ -314,11 +306,13 @@ static void step_eval(const struct step_in *in, struct recsys_step *s)
 	const struct cluster *cl = in->cl;
 	const struct device_perf *d = in->d;
 	struct recsys_place *p = &s->place;
-	struct link intra = link_intra_node(cl->intra_bw_bytes_per_s,
-					    cl->nvlink_sharp);
+	/* the node's link as the job's GPUs in one node share it */
+	int in_node = c->gpus < cl->gpus_per_node ? c->gpus :
+						    cl->gpus_per_node;
+	struct link intra = comm_link(cl, in_node, in_node);
 	struct link inter = link_inter_node(cl->inter_bw_bytes_per_s);
 	struct link pcie = recsys_pcie_link(cl);
-	struct link l = node_link(cl, c->gpus);
+	struct link l = comm_link(cl, c->gpus, c->gpus);
 	struct dense_cost dc;
 	double e = d->elem_bytes, gpus = c->gpus;
 	double b = c->micro_batch, big_b = b * gpus, pf = pooling(m);
@@ -553,7 +547,7 @@ int recsys_train_eval(const struct model_spec *m, const struct train_config *c,
 	struct train_time *tm = &r->time;
 	double params = recsys_dense_params(m), f = recsys_dense_flops(m);
 	double fixed, optimizer_s, dp_s = 0.0, best_t = 0.0, gpus = c->gpus;
-	struct link l = node_link(cl, c->gpus);
+	struct link l = comm_link(cl, c->gpus, c->gpus);
 	bool have = false;
 
 	if (device_perf_init(&d, g, c->precision, false) != 0)
@@ -685,8 +679,9 @@ int recsys_infer_eval(const struct model_spec *m, int tp, int batch,
 	struct device_perf d;
 	struct dense_cost dc;
 	struct recsys_place *pl = &r->place;
-	struct link intra = link_intra_node(cl->intra_bw_bytes_per_s,
-					    cl->nvlink_sharp);
+	struct link intra = comm_link(cl, tp < cl->gpus_per_node ? tp :
+						    cl->gpus_per_node,
+				      tp);
 	struct link pcie = recsys_pcie_link(cl);
 	double n = batch, t = tp, wb = infer_weight_bytes_per_param(p, false, false);
 	double params = recsys_dense_params(m), e, lookups, width, host_bw;

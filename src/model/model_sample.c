@@ -256,14 +256,6 @@ static double infer_kernels(const struct model_spec *m, bool fusion)
 	return n > 0.0 ? n : 1.0;
 }
 
-static struct link node_link(const struct cluster *cl, int gpus)
-{
-	return gpus <= cl->gpus_per_node ?
-		       link_intra_node(cl->intra_bw_bytes_per_s,
-				       cl->nvlink_sharp) :
-		       link_inter_node(cl->inter_bw_bytes_per_s);
-}
-
 void sample_result_rates(struct train_result *r, int global_batch, int gpus,
 			 double fwd_flops, double peak_flops)
 {
@@ -294,7 +286,7 @@ int sample_train_eval(const struct model_spec *m, const struct train_config *c,
 	double b = c->micro_batch, mbs = c->micro_batches;
 	double f = sample_fwd_flops(m), params = sample_dense_params(m);
 	double wb, act, fwd_s, bwd_s, gpus = c->gpus;
-	struct link l = node_link(cl, c->gpus);
+	struct link l = comm_link(cl, c->gpus, c->gpus);
 
 	if (m->kind == MODEL_RECSYS)
 		return recsys_train_eval(m, c, g, cl, NULL, r, NULL);

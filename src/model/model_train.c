@@ -77,8 +77,12 @@ static double dp_comm_eval(const struct train_config *c, int layers,
 	   data-parallel ranks in one node, and the replicas all-reduce */
 	bool hybrid = shards >= 1 && shards < n;
 	int replicas = hybrid ? n / shards : 1;
-	struct link l = train_tp_link(cl, span);
-	struct link ls = hybrid ? train_tp_link(cl, c->tp * shards) : l;
+	/* the n ranks (or a shard of them) over the link of the job's span
+	   (a shard's: the node for a shard within it) */
+	struct link l = comm_link(cl, span, n);
+	struct link ls = hybrid ? comm_link(cl, ck_sat_mul_int(c->tp, shards),
+					    shards) :
+				  l;
 	double grads = params_gpu * grad_comm_bytes_per_param;
 	double weights = params_gpu * wbytes;
 	double reduce_s, gather_s, replica_s = 0.0, tail;
@@ -316,7 +320,9 @@ static double p2p_eval(const struct train_config *c, const struct cluster *cl,
 
 	if (c->pp <= 1)
 		return 0.0;
-	pl = train_tp_link(cl, ck_sat_mul_int(ck_sat_mul_int(c->tp, c->cp), c->pp));
+	/* a send between two GPUs of the t c p group */
+	pl = comm_link(cl, ck_sat_mul_int(ck_sat_mul_int(c->tp, c->cp), c->pp),
+		       2);
 	return 2.0 * c->vp * comm_p2p_s(&pl, mc->act_bytes / c->tp);
 }
 

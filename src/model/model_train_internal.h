@@ -10,15 +10,13 @@
 #include "model_comm.h"
 #include "model_train.h"
 
-/* The link of a group of 'group' GPUs: NVLink within a node.  Callers
-   pass products of parallel sizes, saturated (ck_sat_mul_int) so that a
-   group past an int is simply not within a node. */
+/* The link of a collective among the 'group' GPUs it spans: NVLink
+   within a node (comm_link).  Callers pass products of parallel sizes,
+   saturated (ck_sat_mul_int) so that a group past an int is simply not
+   within a node. */
 static inline struct link train_tp_link(const struct cluster *cl, int group)
 {
-	return group <= cl->gpus_per_node ?
-		       link_intra_node(cl->intra_bw_bytes_per_s,
-				       cl->nvlink_sharp) :
-		       link_inter_node(cl->inter_bw_bytes_per_s);
+	return comm_link(cl, group, group);
 }
 
 #endif

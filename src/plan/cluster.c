@@ -65,6 +65,9 @@ int cluster_resolve(const struct cluster_spec *spec, const struct gpu_spec *g,
 	out->nvlink_sharp = spec->nvlink_sharp == WL_AUTO_NEG ?
 				    g->nvlink_sharp :
 				    spec->nvlink_sharp != 0;
+	out->intra_mesh = spec->intra_mesh == WL_AUTO_NEG ?
+				  g->intra_mesh :
+				  spec->intra_mesh != 0;
 	out->inter_bw_bytes_per_s = spec->inter_bw_bytes_per_s > 0.0 ?
 					    spec->inter_bw_bytes_per_s :
 					    g->inter_bw_bytes_per_s;

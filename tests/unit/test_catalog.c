@@ -28,19 +28,20 @@ static const char full_csv[] =
 	"int8,int4,sparsity,tdp,idle_power,gpus_per_node,intra_bw,inter_bw,"
 	"price_usd_per_gpu_hour,matmul_eff,mem_eff,capex_usd_per_gpu,"
 	"rent_max_gpus,price_basis,sms,host_memory,host_link_bw,fp8_matmul_eff,"
-	"fp4,nvlink_sharp\n"
+	"fp4,nvlink_sharp,intra_mesh\n"
 	"\"Datasheet, rev \"\"B\"\" (2024)\",Xcel-9,Acme,Workstation,"
 	"95.37GiB,2.385TB/s,66.9TFLOPS,494.7TFLOPS,989.4TFLOPS,"
 	"989.4TFLOPS,1978.9TFLOPS,1978.9TOPS,3957.8TOPS,Yes,712.5W,91.3W,"
 	"4,451.2GB/s,400Gb/s,3.17,0.713,0.871,2385.25,8,"
-	"Cloud-On-Demand_2026.05,132,1.5TiB,63GB/s,0.629,7915.6TFLOPS,yes\n"
+	"Cloud-On-Demand_2026.05,132,1.5TiB,63GB/s,0.629,7915.6TFLOPS,yes,"
+	"no\n"
 	"\n"
 	"   \n"
 	"spec sheet,Mini-2,,,24.5GB,936.2GB/s,,,71.3TFLOPS,,,,,,165.5W,,,,"
-	",,,,,,,,,,,,\n"
+	",,,,,,,,,,,,,\n"
 	"\"quoted, source\",Edge-1,Acme,EDGE,7.5GB,102.4GB/s,,,,17.2TFLOPS,,"
 	"137.5TOPS,,no,25.3W,4.7W,1,,10Gb/s,0,1,0.5,  499.5 ,1,"
-	"purchase-3y,,,,1,,No\n";
+	"purchase-3y,,,,1,,No,YES\n";
 
 static void assert_rel(double got, double want)
 {
@@ -126,6 +127,7 @@ static void test_full_parse(void **state)
 	assert_int_equal(g->gpus_per_node, 4);
 	assert_rel(g->intra_bw_bytes_per_s, 451.2e9);
 	assert_true(g->nvlink_sharp);
+	assert_false(g->intra_mesh);
 	assert_rel(g->inter_bw_bytes_per_s, 400e9 / 8.0);
 	assert_rel(g->price_usd_per_hour, 3.17);
 	assert_string_equal(g->price_basis, "Cloud-On-Demand_2026.05");
@@ -158,6 +160,7 @@ static void test_full_parse(void **state)
 	assert_int_equal(g->gpus_per_node, 8);
 	assert_rel(g->intra_bw_bytes_per_s, 32e9);
 	assert_false(g->nvlink_sharp); /* empty: no reduction in a switch */
+	assert_false(g->intra_mesh);   /* empty: a switch */
 	assert_rel(g->inter_bw_bytes_per_s, 12.5e9);
 	assert_true(g->price_usd_per_hour == 0.0);
 	assert_string_equal(g->price_basis, "unstated");
@@ -179,6 +182,7 @@ static void test_full_parse(void **state)
 	assert_int_equal(g->gpus_per_node, 1);
 	assert_rel(g->inter_bw_bytes_per_s, 1.25e9);
 	assert_false(g->nvlink_sharp);
+	assert_true(g->intra_mesh);
 	assert_rel(g->matmul_eff, 1.0);
 	assert_rel(g->fp8_matmul_eff, 1.0);
 	assert_rel(g->mem_eff, 0.5);
@@ -209,8 +213,10 @@ static void test_optional_columns_absent(void **state)
 	assert_rel(g->idle_w, 70.0);
 	assert_int_equal(g->gpus_per_node, 8);
 	assert_rel(g->matmul_eff, 0.8);
-	/* a catalog written before nvlink_sharp: ring all-reduces */
+	/* a catalog written before nvlink_sharp and intra_mesh: ring
+	   all-reduces through a switch */
 	assert_false(g->nvlink_sharp);
+	assert_false(g->intra_mesh);
 	/* a catalog without the price columns: documented defaults */
 	assert_true(g->price_usd_per_hour == 0.0);
 	assert_string_equal(g->price_basis, "unstated");
@@ -650,6 +656,7 @@ static void compare_specs(const struct gpu_spec *a, const struct gpu_spec *b)
 	assert_int_equal(a->gpus_per_node, b->gpus_per_node);
 	assert_rel(a->intra_bw_bytes_per_s, b->intra_bw_bytes_per_s);
 	assert_int_equal(a->nvlink_sharp, b->nvlink_sharp);
+	assert_int_equal(a->intra_mesh, b->intra_mesh);
 	assert_rel(a->inter_bw_bytes_per_s, b->inter_bw_bytes_per_s);
 	assert_rel(a->host_link_bw_bytes_per_s, b->host_link_bw_bytes_per_s);
 	assert_rel(a->host_memory_bytes, b->host_memory_bytes);
@@ -695,8 +702,8 @@ static void round_trip(struct catalog *cat)
 		static const char header[] =
 			"name,vendor,kind,memory,mem_bw,fp32,tf32,bf16,"
 			"fp16,fp8,int8,int4,fp4,sparsity,sms,tdp,idle_power,"
-			"gpus_per_node,intra_bw,nvlink_sharp,inter_bw,"
-			"host_link_bw,"
+			"gpus_per_node,intra_bw,nvlink_sharp,intra_mesh,"
+			"inter_bw,host_link_bw,"
 			"host_memory,"
 			"price_usd_per_gpu_hour,price_basis,rent_max_gpus,"
 			"capex_usd_per_gpu,matmul_eff,fp8_matmul_eff,mem_eff,"
@@ -725,7 +732,7 @@ static void test_round_trip(void **state)
 	assert_non_null(strstr(text, ",1978.9TFLOPS,1978.9TOPS,3957.8TOPS,"
 				     "7915.6TFLOPS,"
 				     "yes,132,712.5W,91.3W,4,451.2GB/s,yes,"
-				     "50GB/s,"
+				     "no,50GB/s,"
 				     "63GB/s,1536GiB,"
 				     "3.17,Cloud-On-Demand_2026.05,8,2385.25,"
 				     "0.713,0.629,0.871,"));
@@ -733,8 +740,8 @@ static void test_round_trip(void **state)
 	   cells */
 	assert_non_null(strstr(text, "Mini-2,,datacenter,24.5GB,936.2GB/s,"
 				     ",,71.3TFLOPS,,,,,,no,,165.5W,16.55W,8,"
-				     "32GB/s,no,12.5GB/s,,,0,unstated,,,0.8,,"
-				     "0.85,"
+				     "32GB/s,no,no,12.5GB/s,,,0,unstated,,,"
+				     "0.8,,0.85,"
 				     "spec sheet\n"));
 	free(text);
 	catalog_free(cat);
@@ -800,6 +807,12 @@ static void test_default_catalog(void **state)
 	assert_false(catalog_find(cat, "A100-SXM-80GB", &d)->nvlink_sharp);
 	assert_false(catalog_find(cat, "H100-NVL", &d)->nvlink_sharp);
 	assert_false(catalog_find(cat, "MI300X", &d)->nvlink_sharp);
+	/* a link of its own to each peer: AMD's Infinity Fabric of 8,
+	   Gaudi's RoCE ports (3 to each of 7 peers); a switch elsewhere */
+	assert_true(catalog_find(cat, "MI300X", &d)->intra_mesh);
+	assert_true(catalog_find(cat, "Gaudi3", &d)->intra_mesh);
+	assert_false(catalog_find(cat, "H100-SXM", &d)->intra_mesh);
+	assert_false(catalog_find(cat, "A100-SXM-80GB", &d)->intra_mesh);
 	/* one price basis for every non-edge row; edge rows say theirs
 	   (specs/catalog.md, "Price basis") */
 	for (size_t i = 0; i < catalog_count(cat); i++) {

@@ -56,6 +56,7 @@ static struct cluster_spec spec(void)
 	s.amortization_years = 3.5;
 	s.hosting_usd_per_kw_month = 97.3;
 	s.nvlink_sharp = WL_AUTO_NEG;
+	s.intra_mesh = WL_AUTO_NEG;
 	return s;
 }
 
@@ -103,6 +104,19 @@ static void test_cloud(void **state)
 	s.nvlink_sharp = 1;
 	assert_int_equal(cluster_resolve(&s, &g, &cl, NULL), 0);
 	assert_true(cl.nvlink_sharp);
+
+	/* a mesh node likewise */
+	assert_false(cl.intra_mesh);
+	g.intra_mesh = true;
+	assert_int_equal(cluster_resolve(&s, &g, &cl, NULL), 0);
+	assert_true(cl.intra_mesh);
+	s.intra_mesh = 0;
+	assert_int_equal(cluster_resolve(&s, &g, &cl, NULL), 0);
+	assert_false(cl.intra_mesh);
+	g.intra_mesh = false;
+	s.intra_mesh = 1;
+	assert_int_equal(cluster_resolve(&s, &g, &cl, NULL), 0);
+	assert_true(cl.intra_mesh);
 }
 
 /* price_per_gpu_hour given: it wins over the catalog and over owned. */

@@ -7,7 +7,9 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <string.h>
 
+#include "cluster.h"
 #include "model_comm.h"
 
 static void assert_rel(double got, double want, double tol)
@@ -204,6 +206,64 @@ static void test_nvlink_sharp(void **state)
 	assert_rel(link_inter_node(50e9).sharp_bw_bytes_per_s, 0.0, 0.0);
 }
 
+/*
+ * comm_link (specs/models.md 5.1): the node's link for a span within it,
+ * the network's beyond; in a mesh node a group of g of the N GPUs uses
+ * g - 1 of the N - 1 links each has, and no switch reduces.
+ */
+static void test_comm_link(void **state)
+{
+	struct cluster cl;
+	struct link l;
+
+	(void)state;
+	memset(&cl, 0, sizeof(cl));
+	cl.gpus_per_node = 8;
+	cl.intra_bw_bytes_per_s = 448e9;
+	cl.inter_bw_bytes_per_s = 50e9;
+	/* a switch: every group within the node gets the whole link */
+	for (int g = 1; g <= 8; g++) {
+		l = comm_link(&cl, 8, g);
+		assert_rel(l.bw_bytes_per_s, 448e9 * 0.78, 1e-15);
+		assert_rel(l.sharp_bw_bytes_per_s, 0.0, 0.0);
+	}
+	l = comm_link(&cl, 9, 9);
+	assert_rel(l.bw_bytes_per_s, 50e9 * 0.90, 1e-15);
+	cl.nvlink_sharp = true;
+	assert_rel(comm_link(&cl, 8, 8).sharp_bw_bytes_per_s, 448e9 * 0.69,
+		   1e-15);
+	assert_rel(comm_link(&cl, 16, 16).sharp_bw_bytes_per_s, 0.0, 0.0);
+
+	/* a mesh of 8 (MI300X: 7 links of 64 GB/s): a pair gets one link,
+	   4 GPUs three, the whole node all seven; no switch to reduce in */
+	cl.intra_mesh = true;
+	l = comm_link(&cl, 8, 2);
+	assert_rel(l.bw_bytes_per_s, 64e9 * 0.78, 1e-14);
+	assert_rel(l.sharp_bw_bytes_per_s, 0.0, 0.0);
+	assert_rel(comm_link(&cl, 4, 4).bw_bytes_per_s, 3.0 * 64e9 * 0.78,
+		   1e-14);
+	assert_rel(comm_link(&cl, 8, 8).bw_bytes_per_s, 448e9 * 0.78, 1e-15);
+	assert_rel(comm_link(&cl, 8, 8).sharp_bw_bytes_per_s, 0.0, 0.0);
+	/* one GPU sends nothing; the latency and overlap cost stay */
+	assert_rel(comm_link(&cl, 1, 1).bw_bytes_per_s, 448e9 * 0.78, 1e-15);
+	assert_rel(comm_link(&cl, 8, 2).latency_s, 3e-6, 1e-15);
+	assert_rel(comm_link(&cl, 8, 2).overlap_cost, 0.15, 1e-15);
+	/* across nodes the network's, mesh or not */
+	assert_rel(comm_link(&cl, 64, 8).bw_bytes_per_s, 50e9 * 0.90, 1e-15);
+	/* an all-reduce over 4 of the 8 takes twice as long as over all 8
+	   on a switch: 3/7 of the bandwidth for 6/4 of the traffic against
+	   14/8 (bandwidth terms alone: 2.0 times) */
+	{
+		struct link m4 = comm_link(&cl, 4, 4), m8 = comm_link(&cl, 8, 8);
+		double b = 1e9;
+
+		assert_rel((comm_allreduce_s(&m4, b, 4) - 2.0 * 2.0 * 3e-6) /
+				   (comm_allreduce_s(&m8, b, 8) -
+				    2.0 * 3.0 * 3e-6),
+			   (1.5 / 3.0) / (1.75 / 7.0), 1e-12);
+	}
+}
+
 /* All-to-all (MoE dispatch and combine): one pass of the ring,
    (n - 1)/n of what a GPU sends, ceil(log2 n) latencies. */
 static void test_alltoall(void **state)
@@ -245,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_links),
 		cmocka_unit_test(test_link_constants),
 		cmocka_unit_test(test_nvlink_sharp),
+		cmocka_unit_test(test_comm_link),
 		cmocka_unit_test(test_alltoall),
 		cmocka_unit_test(test_overlapped),
 	};

@@ -65,6 +65,7 @@ static const char full_ini[] =
 	"gpus_per_node = 8\n"
 	"intra_bw = 450GB/s\n"
 	"nvlink_sharp = no\n"
+	"intra_mesh = yes\n"
 	"inter_bw = 400Gb/s\n"
 	"pue = 1.35\n"
 	"price_per_gpu_hour = $2.85\n"
@@ -176,6 +177,7 @@ static void test_full_file(void **state)
 	assert_int_equal(wl.cluster.gpus_per_node, 8);
 	assert_close(wl.cluster.intra_bw_bytes_per_s, 450e9);
 	assert_int_equal(wl.cluster.nvlink_sharp, 0);
+	assert_int_equal(wl.cluster.intra_mesh, 1);
 	assert_close(wl.cluster.inter_bw_bytes_per_s, 5e10);
 	assert_close(wl.cluster.pue, 1.35);
 	assert_close(wl.cluster.price_usd_per_gpu_hour, 2.85);
@@ -237,6 +239,7 @@ static void test_defaults(void **state)
 	assert_int_equal(wl.cluster.gpus_per_node, WL_AUTO);
 	assert_close(wl.cluster.intra_bw_bytes_per_s, 0);
 	assert_int_equal(wl.cluster.nvlink_sharp, WL_AUTO_NEG);
+	assert_int_equal(wl.cluster.intra_mesh, WL_AUTO_NEG);
 	assert_close(wl.cluster.inter_bw_bytes_per_s, 0);
 	assert_close(wl.cluster.pue, 1.2);
 	assert_close(wl.cluster.price_usd_per_gpu_hour, 0);
