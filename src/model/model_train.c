@@ -89,10 +89,14 @@ static double dp_comm_eval(const struct train_config *c, int layers,
 
 	if (n <= 1)
 		return 0.0;
-	if (!hybrid)
+	if (!hybrid) {
 		shards = n;
-	else
-		replica_s = comm_allreduce_s(&l, grads / shards, replicas);
+	} else {
+		/* the replicas of a shard: a group of their own */
+		struct link lr = comm_link(cl, span, replicas);
+
+		replica_s = comm_allreduce_s(&lr, grads / shards, replicas);
+	}
 	if (c->zero >= 3) {
 		/* FSDP: per micro-batch, gather weights for the forward and
 		   the backward and reduce-scatter gradients (then all-reduce

@@ -1089,6 +1089,68 @@ static void test_reference_zero3(void **state)
 	check_reference(&a, &c);
 }
 
+/*
+ * A mesh node (specs/models.md 5.1): 8 devices, each with a link of its
+ * own to each of the 7 others, intra_bw their sum.  A job of g of them
+ * runs as on a switch of (g - 1)/7 of intra_bw (its collectives and its
+ * pipeline's sends are among those g, or between two: one link); the
+ * whole node as on a switch.
+ */
+static void test_mesh_node(void **state)
+{
+	static const struct {
+		int tp, pp, dp;
+		double share; /* of intra_bw on a switch that runs the same */
+	} cases[] = {
+		{ 2, 1, 1, 1.0 / 7.0 }, /* tp over one link */
+		{ 4, 1, 1, 3.0 / 7.0 }, /* tp over three */
+		{ 1, 2, 1, 1.0 / 7.0 }, /* one send between two stages */
+		{ 1, 1, 4, 3.0 / 7.0 }, /* data parallelism over four */
+		{ 8, 1, 1, 1.0 },       /* the whole node */
+	};
+	struct arch a = gpt_arch();
+	struct gpu_spec g = a100();
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct train_config c = cfg(cases[i].tp, cases[i].pp, 1, 1,
+					    cases[i].dp, 1, 8 * cases[i].dp);
+		struct cluster mesh = a100_cluster(), sw = a100_cluster();
+		struct cluster plain = a100_cluster();
+		struct train_result rm, rs, full;
+
+		c.zero = 0;
+		mesh.intra_mesh = true;
+		sw.intra_bw_bytes_per_s *= cases[i].share;
+		assert_int_equal(train_evaluate(&a, &c, &g, &mesh, &rm), 0);
+		assert_int_equal(train_evaluate(&a, &c, &g, &sw, &rs), 0);
+		assert_rel(rm.time.step_s, rs.time.step_s, 1e-12);
+		assert_rel(rm.time.tp_comm_s, rs.time.tp_comm_s, 1e-12);
+		assert_rel(rm.time.dp_comm_s, rs.time.dp_comm_s, 1e-12);
+		/* and slower than on a switch of all of intra_bw, but for the
+		   whole node */
+		assert_int_equal(train_evaluate(&a, &c, &g, &plain, &full), 0);
+		if (cases[i].share < 1.0)
+			assert_true(rm.time.step_s > full.time.step_s);
+		else
+			assert_rel(rm.time.step_s, full.time.step_s, 1e-12);
+	}
+	/* hybrid sharding within the node: shards of 2 (one link), their 4
+	   replicas all-reduce over three links, slower than on a switch */
+	{
+		struct train_config c = cfg(1, 1, 1, 1, 8, 1, 16);
+		struct cluster mesh = a100_cluster(), sw = a100_cluster();
+		struct train_result rm, rs;
+
+		c.zero = 3;
+		c.zero_shard_ranks = 2;
+		mesh.intra_mesh = true;
+		assert_int_equal(train_evaluate(&a, &c, &g, &mesh, &rm), 0);
+		assert_int_equal(train_evaluate(&a, &c, &g, &sw, &rs), 0);
+		assert_true(rm.time.dp_comm_s > rs.time.dp_comm_s);
+	}
+}
+
 /* Hybrid sharding (FSDP HYBRID_SHARD): 32 GPUs on nodes of 8, the
    states sharded over the 8 (tp 1) or 4 (tp 2) ranks of a node and the
    gradient shards all-reduced over the 4 or 8 replicas across nodes;
@@ -1467,6 +1529,7 @@ int main(void)
 		cmocka_unit_test(test_reference_interleaved_unfused),
 		cmocka_unit_test(test_reference_zero3),
 		cmocka_unit_test(test_reference_hybrid_shard),
+		cmocka_unit_test(test_mesh_node),
 		cmocka_unit_test(test_reference_uneven),
 		cmocka_unit_test(test_stage_choose_exhaustive),
 		cmocka_unit_test(test_stage_choose_llama3),
