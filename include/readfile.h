@@ -4,7 +4,8 @@
  *
  * Files named on the command line (a workload, --catalog) may be anything
  * that reads like a file: a regular file, a FIFO or /dev/stdin (as with
- * 'capplan train <(generate)'), but not a directory.  Files named inside
+ * 'capplan train <(generate)'), but not a directory; "-" is the standard
+ * input.  Files named inside
  * an input or standing in for one (hf_config, --model, a trace) must be
  * regular files: they are opened without blocking, so that a FIFO is an
  * error at once instead of a hang.
@@ -16,8 +17,15 @@
 
 #include "diag.h"
 
+/* How messages name the standard input ("-"), as compilers do. */
+#define READFILE_STDIN_NAME "<stdin>"
+
+/* The name messages give 'path': READFILE_STDIN_NAME for "-". */
+const char *readfile_display_name(const char *path);
+
 enum readfile_mode {
-	READFILE_ANY,     /* anything but a directory; may block */
+	READFILE_ANY,     /* anything but a directory, "-" the standard
+			     input; may block */
 	READFILE_REGULAR, /* a regular file only; never blocks */
 };
 

@@ -20,6 +20,7 @@
 #include "plot.h"
 #include "precision.h"
 #include "progress.h"
+#include "readfile.h"
 
 #ifndef CAPPLAN_VERSION
 #define CAPPLAN_VERSION "unknown"
@@ -611,7 +612,8 @@ static void workload_section(FILE *out, const struct report_page *pg)
 		}
 	}
 	if (pg->ctx->workload_path)
-		fact(out, "workload file", "%s", pg->ctx->workload_path);
+		fact(out, "workload file", "%s",
+		     readfile_display_name(pg->ctx->workload_path));
 	for (int i = 0; i < pg->ctx->nsets; i++)
 		fact(out, "--set", "%s", pg->ctx->sets[i]);
 	fputs("</table></div>\n</section>\n", out);

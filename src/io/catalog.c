@@ -790,7 +790,7 @@ int catalog_load_file(const char *path, struct catalog **out,
 	if (readfile_all(path, READFILE_ANY, CATALOG_FILE_MAX, &buf, &len,
 			 err) != 0)
 		return -1;
-	rc = catalog_parse(buf, len, path, out, err);
+	rc = catalog_parse(buf, len, readfile_display_name(path), out, err);
 	free(buf);
 	return rc;
 }

@@ -166,7 +166,8 @@ static const struct {
 		   "                    (repeatable; applied after the file)" },
 	{ OPT_FORMAT, "  --format FORMAT   table (default), csv or json" },
 	{ OPT_OUTPUT, "  -o, --output FILE write to FILE (replaced atomically)" },
-	{ OPT_CATALOG, "  --catalog FILE    use FILE instead of the embedded catalog" },
+	{ OPT_CATALOG, "  --catalog FILE    use FILE instead of the embedded catalog\n"
+			"                    (- reads it from standard input)" },
 	{ OPT_SEARCH, "  --search          list the best configurations (see --top)" },
 	{ OPT_TOP, "  --top K           how many configurations to list (default 10)" },
 	{ OPT_SORT, "  --sort KEY        order of the rows (see the command's help)" },
@@ -219,7 +220,8 @@ static void print_command_help(FILE *out, const struct command *c)
 			fprintf(out, "%s\n", option_help[i].text);
 	fprintf(out, "  -h, --help        show this help\n");
 	if (c->workload)
-		fprintf(out, "\nWORKLOAD is an INI file (specs/workload.md).\n");
+		fprintf(out, "\nWORKLOAD is an INI file (specs/workload.md); - reads it\n"
+			     "from standard input.\n");
 }
 
 static const struct command *find_command(const char *name)
@@ -884,6 +886,12 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 	if (optind < argc)
 		return usage_error(c->name, "unexpected argument '%s'",
 				   argv[optind]);
+	if (ctx->workload_path && ctx->catalog_path &&
+	    strcmp(ctx->workload_path, "-") == 0 &&
+	    strcmp(ctx->catalog_path, "-") == 0)
+		return usage_error(c->name, "%s",
+				   "the WORKLOAD and --catalog cannot both "
+				   "be the standard input ('-')");
 	return EXIT_OK;
 }
 

@@ -393,7 +393,7 @@ int workload_load_file(const char *path, struct workload *wl,
 	/* named on the command line: a FIFO (<(...)) reads too */
 	if (readfile_all(path, READFILE_ANY, WL_FILE_MAX, &buf, &len, err) != 0)
 		return -1;
-	ret = workload_parse(buf, len, path, wl, err);
+	ret = workload_parse(buf, len, readfile_display_name(path), wl, err);
 	free(buf);
 	return ret;
 }

@@ -77,6 +77,22 @@ out_free:
 	return -1;
 }
 
+/* "-": the standard input, already open (a pipe, a file, a terminal). */
+static int read_stdin(size_t max, char **buf, size_t *len, struct diag *err)
+{
+	struct stat st;
+
+	if (fstat(STDIN_FILENO, &st) != 0)
+		return diag_set_io(err, NULL, 0, 0,
+				   "cannot read the standard input: %s",
+				   strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return diag_set_io(err, NULL, 0, 0,
+				   "cannot read the standard input: expected "
+				   "a file, found a directory");
+	return read_fd(STDIN_FILENO, READFILE_STDIN_NAME, max, buf, len, err);
+}
+
 int readfile_all(const char *path, enum readfile_mode mode, size_t max,
 		 char **buf, size_t *len, struct diag *err)
 {
@@ -86,6 +102,8 @@ int readfile_all(const char *path, enum readfile_mode mode, size_t max,
 
 	*buf = NULL;
 	*len = 0;
+	if (mode == READFILE_ANY && strcmp(path, "-") == 0)
+		return read_stdin(max, buf, len, err);
 	/* O_NONBLOCK: opening a FIFO without a writer must not hang */
 	if (mode == READFILE_REGULAR)
 		flags |= O_NONBLOCK;
@@ -122,4 +140,9 @@ int readfile_all(const char *path, enum readfile_mode mode, size_t max,
 out_close:
 	close(fd);
 	return rc;
+}
+
+const char *readfile_display_name(const char *path)
+{
+	return strcmp(path, "-") == 0 ? READFILE_STDIN_NAME : path;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -118,11 +119,53 @@ static void test_not_files(void **state)
 	rmdir(dir);
 }
 
+/* "-" reads the standard input, here a file put on fd 0. */
+static void test_stdin(void **state)
+{
+	char dir[64], path[96];
+	struct diag d;
+	char *buf;
+	size_t len;
+	int saved, fd;
+
+	(void)state;
+	make_dir(dir);
+	snprintf(path, sizeof(path), "%s/in.ini", dir);
+	write_text(path, "[model]\n");
+	saved = dup(STDIN_FILENO);
+	assert_true(saved >= 0);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(dup2(fd, STDIN_FILENO), STDIN_FILENO);
+	close(fd);
+	diag_clear(&d);
+	assert_int_equal(readfile_all("-", READFILE_ANY, 100, &buf, &len, &d),
+			 0);
+	assert_int_equal(len, 8);
+	assert_string_equal(buf, "[model]\n");
+	free(buf);
+	/* over the limit: named as messages name it */
+	assert_int_equal(lseek(STDIN_FILENO, 0, SEEK_SET), 0);
+	expect_fail("-", READFILE_ANY, 3, DIAG_INPUT,
+		    "cannot read '<stdin>': larger than 3 bytes");
+	/* where a regular file is needed, "-" is a file name like another */
+	expect_fail("-", READFILE_REGULAR, 100, DIAG_IO,
+		    "cannot read '-': No such file or directory");
+	assert_int_equal(dup2(saved, STDIN_FILENO), STDIN_FILENO);
+	close(saved);
+	assert_string_equal(readfile_display_name("-"), "<stdin>");
+	assert_string_equal(readfile_display_name("a.ini"), "a.ini");
+	assert_string_equal(readfile_display_name("./-"), "./-");
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_regular),
 		cmocka_unit_test(test_not_files),
+		cmocka_unit_test(test_stdin),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

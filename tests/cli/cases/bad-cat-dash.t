@@ -1,0 +1,3 @@
+stdin: tests/cli/data/cat-missing-col.csv
+args: catalog --catalog -
+exit: 3

@@ -1,0 +1,2 @@
+args: train - --catalog - --gpu H100-SXM
+exit: 2

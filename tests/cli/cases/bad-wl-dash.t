@@ -1,0 +1,3 @@
+stdin: tests/cli/data/wl-bad-bool.ini
+args: fit - --gpu H100-SXM
+exit: 3

@@ -1,0 +1,3 @@
+stdin: tests/cli/data/wl-ok.ini
+args: fit - --gpu H100-SXM
+exit: 0
