@@ -14,7 +14,7 @@
  * value kept in the workload).  model_sample.c times the classes.
  *
  * Sources: ONNX operator specification (docs/Operators.md, opset 13-17)
- * for the shapes; specs/models.md, section 14.6 for the costs and the
+ * for the shapes; specs/models.md, section 14.8 for the costs and the
  * fusion rules.
  */
 #ifndef CAPPLAN_MODEL_GRAPH_H
@@ -133,7 +133,7 @@ struct graph {
  */
 int graph_infer_shapes(struct graph *g);
 
-/* What an operator costs as: the rows of the table in model_graph.c. */
+/* What an operator costs as: the rows of the table in graph_ops.c. */
 enum graph_op_kind {
 	GOP_CONV,      /* convolution as an implicit GEMM (Conv, grouped) */
 	GOP_DWCONV,    /* depthwise convolution: one channel per group */

@@ -1,5 +1,5 @@
 /* model_graph.c - operator graphs costed per operator; see model_graph.h
-   and specs/models.md, section 14.6. */
+   and specs/models.md, section 14.8. */
 #include "model_graph.h"
 #include "model_graph_internal.h"
 
@@ -7,145 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Which tensors the backward pass of an operator reads (saved in the
-   forward pass; PyTorch autograd's saved tensors). */
-enum saved {
-	SAVE_NONE,
-	SAVE_IN0,   /* the activation input */
-	SAVE_INS,   /* every activation input */
-	SAVE_OUT,   /* the output (ReLU, Sigmoid, Softmax) */
-};
-
-/*
- * The operators capplan knows.  'flops_per_elem': FLOPs per output
- * element of the operators that are not products or windows: one for an
- * element-wise operation, five for a normalization (mean, variance,
- * normalize, scale, shift) and for a softmax (max, subtract, exp, sum,
- * divide).
- */
-static const struct op_row {
-	const char *op_type;
-	enum graph_op_kind kind;
-	enum shape_rule shape;
-	enum saved saved;
-	double flops_per_elem;
-} op_table[] = {
-	{ "Conv", GOP_CONV, SHAPE_CONV, SAVE_IN0, 0.0 },
-	{ "ConvTranspose", GOP_CONV, SHAPE_DECONV, SAVE_IN0, 0.0 },
-	{ "Gemm", GOP_MATMUL, SHAPE_GEMM, SAVE_IN0, 0.0 },
-	{ "MatMul", GOP_MATMUL, SHAPE_MATMUL, SAVE_INS, 0.0 },
-	{ "BatchNormalization", GOP_NORM, SHAPE_SAME, SAVE_IN0, 5.0 },
-	{ "InstanceNormalization", GOP_NORM, SHAPE_SAME, SAVE_IN0, 5.0 },
-	{ "LayerNormalization", GOP_NORM, SHAPE_SAME, SAVE_IN0, 5.0 },
-	{ "GroupNormalization", GOP_NORM, SHAPE_SAME, SAVE_IN0, 5.0 },
-	{ "LpNormalization", GOP_NORM, SHAPE_SAME, SAVE_IN0, 5.0 },
-	{ "LRN", GOP_NORM, SHAPE_SAME, SAVE_IN0, 5.0 },
-	{ "Relu", GOP_ACT, SHAPE_SAME, SAVE_OUT, 1.0 },
-	{ "LeakyRelu", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
-	{ "Sigmoid", GOP_ACT, SHAPE_SAME, SAVE_OUT, 1.0 },
-	{ "Tanh", GOP_ACT, SHAPE_SAME, SAVE_OUT, 1.0 },
-	{ "HardSigmoid", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
-	{ "HardSwish", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
-	{ "Elu", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
-	{ "Selu", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
-	{ "Celu", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
-	{ "Gelu", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
-	{ "Mish", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
-	{ "Softplus", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
-	{ "Softsign", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
-	{ "Erf", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
-	{ "Exp", GOP_ACT, SHAPE_SAME, SAVE_OUT, 1.0 },
-	{ "Log", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
-	{ "Sqrt", GOP_ACT, SHAPE_SAME, SAVE_OUT, 1.0 },
-	{ "Reciprocal", GOP_ACT, SHAPE_SAME, SAVE_OUT, 1.0 },
-	{ "Neg", GOP_ACT, SHAPE_SAME, SAVE_NONE, 1.0 },
-	{ "Abs", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
-	{ "Clip", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
-	{ "Cast", GOP_ACT, SHAPE_SAME, SAVE_NONE, 1.0 },
-	{ "Not", GOP_ACT, SHAPE_SAME, SAVE_NONE, 1.0 },
-	{ "Floor", GOP_ACT, SHAPE_SAME, SAVE_NONE, 1.0 },
-	{ "Ceil", GOP_ACT, SHAPE_SAME, SAVE_NONE, 1.0 },
-	{ "Round", GOP_ACT, SHAPE_SAME, SAVE_NONE, 1.0 },
-	{ "Sin", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
-	{ "Cos", GOP_ACT, SHAPE_SAME, SAVE_IN0, 1.0 },
-	{ "Add", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
-	{ "Sub", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
-	{ "Mul", GOP_BINARY, SHAPE_BROADCAST, SAVE_INS, 1.0 },
-	{ "Div", GOP_BINARY, SHAPE_BROADCAST, SAVE_INS, 1.0 },
-	{ "Pow", GOP_BINARY, SHAPE_BROADCAST, SAVE_INS, 1.0 },
-	{ "Max", GOP_BINARY, SHAPE_BROADCAST, SAVE_INS, 1.0 },
-	{ "Min", GOP_BINARY, SHAPE_BROADCAST, SAVE_INS, 1.0 },
-	{ "Sum", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
-	{ "PRelu", GOP_BINARY, SHAPE_BROADCAST, SAVE_IN0, 1.0 },
-	{ "Where", GOP_BINARY, SHAPE_BROADCAST, SAVE_IN0, 1.0 },
-	{ "Equal", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
-	{ "Greater", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
-	{ "GreaterOrEqual", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
-	{ "Less", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
-	{ "LessOrEqual", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
-	{ "And", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
-	{ "Or", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
-	{ "Xor", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
-	{ "Mod", GOP_BINARY, SHAPE_BROADCAST, SAVE_NONE, 1.0 },
-	{ "MaxPool", GOP_POOL, SHAPE_POOL, SAVE_IN0, 0.0 },
-	{ "AveragePool", GOP_POOL, SHAPE_POOL, SAVE_NONE, 0.0 },
-	{ "LpPool", GOP_POOL, SHAPE_POOL, SAVE_IN0, 0.0 },
-	{ "GlobalAveragePool", GOP_REDUCE, SHAPE_GLOBAL, SAVE_NONE, 0.0 },
-	{ "GlobalMaxPool", GOP_REDUCE, SHAPE_GLOBAL, SAVE_IN0, 0.0 },
-	{ "ReduceMean", GOP_REDUCE, SHAPE_REDUCE, SAVE_NONE, 0.0 },
-	{ "ReduceSum", GOP_REDUCE, SHAPE_REDUCE, SAVE_NONE, 0.0 },
-	{ "ReduceMax", GOP_REDUCE, SHAPE_REDUCE, SAVE_IN0, 0.0 },
-	{ "ReduceMin", GOP_REDUCE, SHAPE_REDUCE, SAVE_IN0, 0.0 },
-	{ "ReduceL2", GOP_REDUCE, SHAPE_REDUCE, SAVE_IN0, 0.0 },
-	{ "ArgMax", GOP_REDUCE, SHAPE_REDUCE, SAVE_NONE, 0.0 },
-	{ "ArgMin", GOP_REDUCE, SHAPE_REDUCE, SAVE_NONE, 0.0 },
-	{ "Softmax", GOP_SOFTMAX, SHAPE_SAME, SAVE_OUT, 5.0 },
-	{ "LogSoftmax", GOP_SOFTMAX, SHAPE_SAME, SAVE_OUT, 5.0 },
-	{ "Transpose", GOP_MOVE, SHAPE_TRANSPOSE, SAVE_NONE, 0.0 },
-	{ "Concat", GOP_MOVE, SHAPE_CONCAT, SAVE_NONE, 0.0 },
-	{ "Split", GOP_MOVE, SHAPE_SPLIT, SAVE_NONE, 0.0 },
-	{ "Slice", GOP_MOVE, SHAPE_SLICE, SAVE_NONE, 0.0 },
-	{ "Pad", GOP_MOVE, SHAPE_PAD, SAVE_NONE, 0.0 },
-	{ "Expand", GOP_MOVE, SHAPE_EXPAND, SAVE_NONE, 0.0 },
-	{ "Tile", GOP_MOVE, SHAPE_TILE, SAVE_NONE, 0.0 },
-	{ "Gather", GOP_MOVE, SHAPE_GATHER, SAVE_NONE, 0.0 },
-	{ "Resize", GOP_MOVE, SHAPE_RESIZE, SAVE_NONE, 0.0 },
-	{ "Upsample", GOP_MOVE, SHAPE_RESIZE, SAVE_NONE, 0.0 },
-	{ "DepthToSpace", GOP_MOVE, SHAPE_NONE, SAVE_NONE, 0.0 },
-	{ "SpaceToDepth", GOP_MOVE, SHAPE_NONE, SAVE_NONE, 0.0 },
-	{ "ScatterND", GOP_MOVE, SHAPE_SAME, SAVE_NONE, 0.0 },
-	{ "Reshape", GOP_FREE, SHAPE_RESHAPE, SAVE_NONE, 0.0 },
-	{ "Flatten", GOP_FREE, SHAPE_FLATTEN, SAVE_NONE, 0.0 },
-	{ "Squeeze", GOP_FREE, SHAPE_SQUEEZE, SAVE_NONE, 0.0 },
-	{ "Unsqueeze", GOP_FREE, SHAPE_UNSQUEEZE, SAVE_NONE, 0.0 },
-	{ "Identity", GOP_FREE, SHAPE_SAME, SAVE_NONE, 0.0 },
-	{ "Dropout", GOP_FREE, SHAPE_SAME, SAVE_NONE, 0.0 },
-	{ "Shape", GOP_FREE, SHAPE_SHAPE, SAVE_NONE, 0.0 },
-	{ "Size", GOP_FREE, SHAPE_SHAPE, SAVE_NONE, 0.0 },
-	{ "Constant", GOP_FREE, SHAPE_NONE, SAVE_NONE, 0.0 },
-	{ "ConstantOfShape", GOP_FREE, SHAPE_FILL, SAVE_NONE, 0.0 },
-	{ "Range", GOP_FREE, SHAPE_RANGE, SAVE_NONE, 0.0 },
-};
-
-/* An operator not in the table: moves its inputs to its output. */
-static const struct op_row unknown_row = { "", GOP_OTHER, SHAPE_NONE,
-					   SAVE_INS, 0.0 };
-
-static const char *const kind_names[GOP_KINDS] = {
-	[GOP_CONV] = "conv",       [GOP_DWCONV] = "dwconv",
-	[GOP_MATMUL] = "matmul",   [GOP_BMM] = "bmm",
-	[GOP_NORM] = "norm",       [GOP_ACT] = "activation",
-	[GOP_BINARY] = "binary",   [GOP_POOL] = "pool",
-	[GOP_REDUCE] = "reduce",   [GOP_SOFTMAX] = "softmax",
-	[GOP_MOVE] = "move",       [GOP_FREE] = "free",
-	[GOP_OTHER] = "other",
-};
-
-const char *graph_op_kind_name(enum graph_op_kind k)
-{
-	return k >= 0 && k < GOP_KINDS ? kind_names[k] : "?";
-}
 
 const char *graph_norms_note(const struct graph_summary *s, char *buf,
 			     size_t len)
@@ -156,51 +17,6 @@ const char *graph_norms_note(const struct graph_summary *s, char *buf,
 		 "framework runs it",
 		 s->written_norms, s->written_norms == 1.0 ? "" : "s");
 	return buf;
-}
-
-void graph_kind_shares(const double *kind_s, char *buf, size_t len)
-{
-	double total = 0.0;
-	bool used[GOP_KINDS] = { false };
-	size_t at = 0;
-
-	buf[0] = '\0';
-	for (int k = 0; k < GOP_KINDS; k++)
-		total += kind_s[k] > 0.0 ? kind_s[k] : 0.0;
-	if (!(total > 0.0))
-		return;
-	for (;;) {
-		int best = -1;
-
-		for (int k = 0; k < GOP_KINDS; k++)
-			if (!used[k] && kind_s[k] > 0.0 &&
-			    (best < 0 || kind_s[k] > kind_s[best]))
-				best = k;
-		/* the kinds of at least half a percent, largest first */
-		if (best < 0 || kind_s[best] < 0.005 * total)
-			break;
-		used[best] = true;
-		int w = snprintf(buf + at, len - at, "%s%s %.0f%%",
-				 at ? ", " : "", kind_names[best],
-				 100.0 * kind_s[best] / total);
-
-		if (w < 0 || (size_t)w >= len - at)
-			break;
-		at += (size_t)w;
-	}
-}
-
-static const struct op_row *op_find(const char *op_type)
-{
-	for (size_t i = 0; i < sizeof(op_table) / sizeof(op_table[0]); i++)
-		if (strcmp(op_table[i].op_type, op_type) == 0)
-			return &op_table[i];
-	return &unknown_row;
-}
-
-enum shape_rule graph_shape_rule(const char *op_type)
-{
-	return op_find(op_type)->shape;
 }
 
 /* Elements of 't' per sample: activations carry the batch. */
@@ -417,10 +233,10 @@ static void eager_views(const struct graph *g, struct graph_op *ops,
 
 /* Cost of node 'i' as a class of one, unfused. */
 static int node_op(const struct graph *g, int i, struct graph_op *op,
-		   enum saved *saved)
+		   enum graph_saved *saved)
 {
 	const struct graph_node *n = &g->nodes[i];
-	const struct op_row *row = op_find(n->op_type);
+	const struct graph_op_row *row = graph_op_find(n->op_type);
 	const struct graph_tensor *o = &g->tensors[n->out];
 	const struct graph_tensor *a = graph_in(g, n, 0);
 	const struct graph_tensor *b = graph_in(g, n, 1);
@@ -641,7 +457,7 @@ static void add_class(struct graph_summary *s, const struct graph_op *op)
 
 /* Mark the tensors the backward pass of node 'n' reads. */
 static void mark_saved(const struct graph *g, const struct graph_node *n,
-		       enum saved sv, unsigned char *saved_t)
+		       enum graph_saved sv, unsigned char *saved_t)
 {
 	for (int k = 0; k < n->n_in; k++) {
 		const struct graph_tensor *x = graph_in(g, n, k);
@@ -781,7 +597,7 @@ static void norm_op(const struct graph *g, int m, int end, const int *norm,
 	op->count = 1.0;
 	op->in_elems = per_sample(g, x);
 	op->out_elems = per_sample(g, y);
-	op->flops = op_find("LayerNormalization")->flops_per_elem *
+	op->flops = graph_op_find("LayerNormalization")->flops_per_elem *
 		    op->out_elems;
 	for (int i = m; i <= end; i++) {
 		const struct graph_node *n = &g->nodes[i];
@@ -807,7 +623,7 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 	int *eroot; /* eager: the tensor an element-wise node is a function
 		       of, -1 for none */
 	unsigned char *viewable; /* eager_views' flags, one a tensor */
-	unsigned char *sv_of;    /* each node's enum saved */
+	unsigned char *sv_of;    /* each node's enum graph_saved */
 	int *norm, *last;        /* written_norms' marks */
 	int bad = 0;
 
@@ -833,7 +649,7 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 	   (SiLU's Sigmoid and Mul) fuse together into its producer */
 	for (int i = 0; i < g->n_nodes; i++) {
 		const struct graph_node *n = &g->nodes[i];
-		enum graph_op_kind k = op_find(n->op_type)->kind;
+		enum graph_op_kind k = graph_op_find(n->op_type)->kind;
 
 		for (int j = 0; j < n->n_in; j++) {
 			int t = g->inputs[n->in_first + j];
@@ -845,7 +661,7 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 	for (int i = 0; i < g->n_nodes; i++) {
 		const struct graph_node *n = &g->nodes[i];
 		struct graph_op *op = &ops[i];
-		enum saved sv;
+		enum graph_saved sv;
 
 		if (n->out < 0 || !graph_known(&g->tensors[n->out]) ||
 		    node_op(g, i, op, &sv) != 0) {
@@ -909,7 +725,7 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 		const struct graph_node *n = &g->nodes[i];
 
 		if (!ops[i].efused) {
-			mark_saved(g, n, (enum saved)sv_of[i], saved_t);
+			mark_saved(g, n, (enum graph_saved)sv_of[i], saved_t);
 			continue;
 		}
 		if (ops[i].kind != GOP_BMM)
@@ -973,8 +789,9 @@ int graph_summarize(const struct graph *g, struct graph_summary *s)
 			bn.count = 1.0;
 			bn.folded = true;
 			bn.in_elems = bn.out_elems = per_sample(g, o);
-			bn.flops = op_find("BatchNormalization")->flops_per_elem *
-				   bn.out_elems;
+			bn.flops = bn.out_elems;
+			bn.flops *= graph_op_find("BatchNormalization")
+					    ->flops_per_elem;
 			/* gain, shift, running mean and variance */
 			bn.weight_elems = 4.0 * c;
 			add_class(s, &bn);

@@ -1,8 +1,8 @@
 /*
  * model_graph_internal.h - what the files of the graph model share
- * (model_graph.c: the operator table and the costs; graph_shape.c: the
- * shapes and the constants' values).  Private: nothing outside src/model/
- * includes it.
+ * (graph_ops.c: the operator table; model_graph.c: the costs;
+ * graph_shape.c: the shapes and the constants' values).  Private:
+ * nothing outside src/model/ includes it.
  */
 #ifndef CAPPLAN_MODEL_GRAPH_INTERNAL_H
 #define CAPPLAN_MODEL_GRAPH_INTERNAL_H
@@ -44,6 +44,28 @@ enum shape_rule {
 	SHAPE_FILL,      /* ConstantOfShape: the values of input 0 */
 	SHAPE_RANGE,     /* ceil((limit - start) / delta) elements */
 };
+
+/* Which tensors the backward pass of an operator reads (saved in the
+   forward pass; PyTorch autograd's saved tensors). */
+enum graph_saved {
+	SAVE_NONE,
+	SAVE_IN0,   /* the activation input */
+	SAVE_INS,   /* every activation input */
+	SAVE_OUT,   /* the output (ReLU, Sigmoid, Softmax) */
+};
+
+/* One operator of the table (graph_ops.c). */
+struct graph_op_row {
+	const char *op_type;
+	enum graph_op_kind kind;
+	enum shape_rule shape;
+	enum graph_saved saved;
+	double flops_per_elem;
+};
+
+/* The row of operator 'op_type'; an operator not in the table gets a row
+   of kind GOP_OTHER that moves its inputs to its output. */
+const struct graph_op_row *graph_op_find(const char *op_type);
 
 /* The shape rule of operator 'op_type' (SHAPE_NONE when unknown). */
 enum shape_rule graph_shape_rule(const char *op_type);
