@@ -6,18 +6,15 @@
  */
 #include "catalog.h"
 
-#include <csv.h>
 #include <errno.h>
 #include <limits.h>
-#include <locale.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "c_numeric.h"
+#include "csv_read.h"
 #include "catalog_internal.h"
 #include "readfile.h"
 #include "text.h"
@@ -192,22 +189,9 @@ static int catalog_append(struct catalog *cat, const struct gpu_spec *g)
 /* ------------------------------------------------------------------ */
 /* Parsing                                                             */
 
-struct pos {
-	int line; /* 1-based */
-	int col;  /* 1-based, in bytes */
-};
-
 struct parse_ctx {
-	const char *file;
-	struct diag *err;
+	struct csv_reader rd;    /* first: the callbacks get it */
 	struct catalog *cat;
-	bool failed;
-
-	/* where we are: the byte being fed to libcsv */
-	struct pos cur;
-	bool field_open;         /* a non-blank byte of this field was fed */
-	struct pos content;      /* its first non-blank byte */
-	struct pos after_delim;  /* the byte after the last ',' */
 
 	/* the header */
 	bool header_done;
@@ -216,11 +200,10 @@ struct parse_ctx {
 	enum column_id field_column[COLUMN_COUNT];
 	bool have_column[COLUMN_COUNT];
 
-	/* the row being read */
-	int field;               /* index of the next field in the row */
+	/* the row being read (its field: rd.field) */
 	struct gpu_spec spec;
 	bool given[COLUMN_COUNT];
-	struct pos at[COLUMN_COUNT];
+	struct csv_pos at[COLUMN_COUNT];
 	int row_line;
 
 	/* the line of each device, for duplicate messages */
@@ -228,22 +211,8 @@ struct parse_ctx {
 	size_t lines_cap;
 };
 
-/* Record an error at 'p'; the first one wins. */
-__attribute__((format(printf, 3, 4)))
-static int parse_fail(struct parse_ctx *ctx, struct pos p, const char *fmt,
-		       ...)
-{
-	va_list ap;
-	char msg[DIAG_MSG_MAX];
-
-	if (ctx->failed)
-		return -1;
-	ctx->failed = true;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return diag_set(ctx->err, ctx->file, p.line, p.col, "%s", msg);
-}
+/* Record an error at 'p'; the first one wins (csv_read_fail). */
+#define parse_fail(ctx, ...) csv_read_fail(&(ctx)->rd, __VA_ARGS__)
 
 static const struct column *column_by_name(const char *name,
 					   enum column_id *id)
@@ -258,11 +227,11 @@ static const struct column *column_by_name(const char *name,
 }
 
 static int header_field(struct parse_ctx *ctx, const char *s, size_t len,
-			 struct pos at)
+			 struct csv_pos at)
 {
 	enum column_id id;
 
-	if (ctx->field == 0)
+	if (ctx->rd.field == 0)
 		ctx->header_line = at.line;
 	if (len == 0)
 		return parse_fail(ctx, at, "empty column name in the header");
@@ -277,7 +246,7 @@ static int header_field(struct parse_ctx *ctx, const char *s, size_t len,
 
 static int header_end(struct parse_ctx *ctx)
 {
-	struct pos at = { ctx->header_line, 1 };
+	struct csv_pos at = { ctx->header_line, 1 };
 	bool any = false;
 
 	for (int i = 0; i < COLUMN_COUNT; i++) {
@@ -340,7 +309,7 @@ static int parse_int(const char *s, int *out)
 }
 
 static int cell_text(struct parse_ctx *ctx, const struct column *c,
-		      const char *s, size_t len, struct pos at)
+		      const char *s, size_t len, struct csv_pos at)
 {
 	char *dst = (char *)&ctx->spec + c->offset;
 	size_t off = 0;
@@ -378,7 +347,7 @@ static int cell_text(struct parse_ctx *ctx, const struct column *c,
 }
 
 static int cell_word(struct parse_ctx *ctx, const struct column *c,
-		     const char *s, size_t len, struct pos at)
+		     const char *s, size_t len, struct csv_pos at)
 {
 	char *dst = (char *)&ctx->spec + c->offset;
 
@@ -394,7 +363,7 @@ static int cell_word(struct parse_ctx *ctx, const struct column *c,
 }
 
 static int cell_int(struct parse_ctx *ctx, const struct column *c,
-		    const char *s, struct pos at)
+		    const char *s, struct csv_pos at)
 {
 	int *dst = (int *)(void *)((char *)&ctx->spec + c->offset);
 	int v;
@@ -409,7 +378,7 @@ static int cell_int(struct parse_ctx *ctx, const struct column *c,
 }
 
 static int cell_kind(struct parse_ctx *ctx, const struct column *c,
-		      const char *s, struct pos at)
+		      const char *s, struct csv_pos at)
 {
 	char *dst = (char *)&ctx->spec + c->offset;
 
@@ -426,7 +395,7 @@ static int cell_kind(struct parse_ctx *ctx, const struct column *c,
 }
 
 static int cell_bool(struct parse_ctx *ctx, const struct column *c,
-		      const char *s, struct pos at)
+		      const char *s, struct csv_pos at)
 {
 	bool *dst = (bool *)(void *)((char *)&ctx->spec + c->offset);
 
@@ -441,7 +410,7 @@ static int cell_bool(struct parse_ctx *ctx, const struct column *c,
 }
 
 static int cell_number(struct parse_ctx *ctx, const struct column *c,
-			const char *s, struct pos at)
+			const char *s, struct csv_pos at)
 {
 	double *dst = (double *)(void *)((char *)&ctx->spec + c->offset);
 	enum value_rule rule = c->type == CELL_PRICE  ? RULE_NONNEG :
@@ -452,7 +421,8 @@ static int cell_number(struct parse_ctx *ctx, const struct column *c,
 	double v;
 
 	const char *least;
-	double lo = catalog_min_of((enum column_id)(c - catalog_columns), &least);
+	double lo = catalog_min_of((enum column_id)(c - catalog_columns),
+				   &least);
 
 	if (parse_plain(s, &v) || !catalog_rule_holds(rule, v))
 		return parse_fail(ctx, at, "'%s' must be %s, got '%s'",
@@ -469,7 +439,7 @@ static int cell_number(struct parse_ctx *ctx, const struct column *c,
 }
 
 static int cell_quantity(struct parse_ctx *ctx, const struct column *c,
-			  const char *s, struct pos at)
+			  const char *s, struct csv_pos at)
 {
 	enum unit_kind unit = c->type == CELL_PEAK ? UNIT_FLOPS : c->unit;
 	double *dst = c->type == CELL_PEAK
@@ -489,7 +459,8 @@ static int cell_quantity(struct parse_ctx *ctx, const struct column *c,
 		return parse_fail(ctx, at, "'%s' must be positive, got '%s'",
 				  c->name, s);
 	/* 0 peak: not supported; anything else is at least the bound */
-	if (v != 0.0 && v < catalog_min_of((enum column_id)(c - catalog_columns), &least))
+	if (v != 0.0 &&
+	    v < catalog_min_of((enum column_id)(c - catalog_columns), &least))
 		return parse_fail(ctx, at,
 				  "'%s' must be at least %s%s, got '%s'",
 				  c->name, least,
@@ -500,21 +471,21 @@ static int cell_quantity(struct parse_ctx *ctx, const struct column *c,
 }
 
 static int row_field(struct parse_ctx *ctx, const char *s, size_t len,
-		      struct pos at)
+		      struct csv_pos at)
 {
 	enum column_id id;
 	const struct column *c;
 
-	if (ctx->field == 0) {
+	if (ctx->rd.field == 0) {
 		ctx->spec = gpu_defaults;
 		memset(ctx->given, 0, sizeof(ctx->given));
 		ctx->row_line = at.line;
 	}
-	if (ctx->field >= ctx->ncols)
+	if (ctx->rd.field >= ctx->ncols)
 		return parse_fail(ctx, at,
 				  "too many fields: the header has %d",
 				  ctx->ncols);
-	id = ctx->field_column[ctx->field];
+	id = ctx->field_column[ctx->rd.field];
 	c = &catalog_columns[id];
 	ctx->at[id] = at;
 	if (len == 0) {
@@ -574,13 +545,13 @@ static int remember_line(struct parse_ctx *ctx, size_t i, int line)
 static int row_end(struct parse_ctx *ctx)
 {
 	struct gpu_spec *g = &ctx->spec;
-	struct pos name_at = ctx->at[COLUMN_NAME];
+	struct csv_pos name_at = ctx->at[COLUMN_NAME];
 	struct diag check;
 
-	if (ctx->field < ctx->ncols)
-		return parse_fail(ctx, ctx->cur,
+	if (ctx->rd.field < ctx->ncols)
+		return parse_fail(ctx, ctx->rd.cur,
 				  "row has %d fields but the header has %d",
-				  ctx->field, ctx->ncols);
+				  ctx->rd.field, ctx->ncols);
 	if (!ctx->given[COLUMN_IDLE_POWER])
 		g->idle_w = IDLE_FRACTION_OF_TDP * g->tdp_w;
 	else if (g->idle_w > g->tdp_w)
@@ -609,151 +580,52 @@ static int row_end(struct parse_ctx *ctx)
 	return 0;
 }
 
-/* libcsv: end of a field */
-static void on_field(void *s, size_t len, void *data)
+/* A field and its place (csv_read.h). */
+static void on_field(struct csv_reader *r, const char *text, size_t len,
+		     struct csv_pos at)
 {
-	struct parse_ctx *ctx = data;
-	const char *text = s ? s : "";
-	struct pos at;
-
-	if (ctx->failed)
-		return;
-	if (ctx->field_open)
-		at = ctx->content;
-	else if (ctx->field == 0)
-		at = (struct pos){ ctx->cur.line, 1 };
-	else
-		at = ctx->after_delim;
+	struct parse_ctx *ctx = (struct parse_ctx *)r;
 
 	if (!ctx->header_done)
 		header_field(ctx, text, len, at);
 	else
 		row_field(ctx, text, len, at);
-	ctx->field++;
-	ctx->field_open = false;
-	ctx->after_delim = (struct pos){ ctx->cur.line, ctx->cur.col + 1 };
 }
 
-/* libcsv: end of a record */
-static void on_record(int c, void *data)
+/* The end of a record. */
+static void on_record(struct csv_reader *r)
 {
-	struct parse_ctx *ctx = data;
+	struct parse_ctx *ctx = (struct parse_ctx *)r;
 
-	(void)c;
-	if (ctx->failed)
-		return;
 	if (!ctx->header_done)
 		header_end(ctx);
 	else
 		row_end(ctx);
-	ctx->field = 0;
-	ctx->field_open = false;
-}
-
-/* Records end at LF only; a CR before it is dropped before parsing. */
-static int is_record_end(unsigned char c)
-{
-	return c == '\n';
-}
-
-static void advance(struct pos *p, unsigned char c)
-{
-	if (c == '\n') {
-		p->line++;
-		p->col = 1;
-	} else {
-		p->col++;
-	}
-}
-
-/* Feed 'buf' to libcsv byte by byte so that positions are known. */
-static int parse_bytes(struct parse_ctx *ctx, struct csv_parser *parser,
-			const char *buf, size_t len)
-{
-	size_t i = 0;
-
-	if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
-		i = 3; /* UTF-8 byte order mark */
-	for (; i < len && !ctx->failed; i++) {
-		unsigned char c = (unsigned char)buf[i];
-
-		if (c == '\r' && (i + 1 == len || buf[i + 1] == '\n'))
-			continue;
-		if (c == '\0')
-			return parse_fail(ctx, ctx->cur,
-					  "NUL byte in the input");
-		if (!ctx->field_open && !catalog_is_blank((char)c) && c != '\n' &&
-		    c != ',') {
-			ctx->field_open = true;
-			ctx->content = ctx->cur;
-		}
-		if (csv_parse(parser, &buf[i], 1, on_field, on_record, ctx) !=
-		    1) {
-			if (csv_error(parser) == CSV_EPARSE && c == '"')
-				parse_fail(ctx, ctx->cur,
-					   "stray '\"' in an unquoted field");
-			else if (csv_error(parser) == CSV_EPARSE)
-				parse_fail(ctx, ctx->cur,
-					   "unexpected character after a "
-					   "closing quote");
-			else
-				parse_fail(ctx, ctx->cur, "%s",
-					   csv_strerror(csv_error(parser)));
-			return 0;
-		}
-		advance(&ctx->cur, c);
-	}
-	if (ctx->failed)
-		return 0;
-	if (csv_fini(parser, on_field, on_record, ctx) != 0) {
-		if (csv_error(parser) == CSV_EPARSE)
-			parse_fail(ctx, ctx->content,
-				   "unterminated quoted field");
-		else
-			parse_fail(ctx, ctx->cur, "%s",
-				   csv_strerror(csv_error(parser)));
-	}
-	return 0;
 }
 
 int catalog_parse(const char *buf, size_t len, const char *name,
 		  struct catalog **out, struct diag *err)
 {
 	struct parse_ctx *ctx;
-	struct csv_parser parser;
-	struct c_numeric loc;
 	int rc = -1;
 
 	if (!name)
 		name = "<catalog>";
 	if (out)
 		*out = NULL;
-	if (!buf)
-		len = 0;
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return diag_set(err, name, 0, 0, "out of memory");
-	ctx->file = name;
-	ctx->err = err;
-	ctx->cur = (struct pos){ 1, 1 };
+	ctx->rd.file = name;
+	ctx->rd.err = err;
+	ctx->rd.on_field = on_field;
+	ctx->rd.on_record = on_record;
 	ctx->cat = calloc(1, sizeof(*ctx->cat));
 	if (!ctx->cat) {
 		diag_set(err, name, 0, 0, "out of memory");
 		goto out_free_ctx;
 	}
-	if (csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI |
-				      CSV_APPEND_NULL) != 0) {
-		diag_set(err, name, 0, 0, "out of memory");
-		goto out_free_cat;
-	}
-	csv_set_term_func(&parser, is_record_end);
-
-	c_numeric_enter(&loc);
-	parse_bytes(ctx, &parser, buf, len);
-	c_numeric_leave(&loc);
-	csv_free(&parser);
-
-	if (ctx->failed)
+	if (csv_read(&ctx->rd, buf, len) != 0)
 		goto out_free_cat;
 	if (!ctx->header_done) {
 		diag_set(err, name, 1, 1, "empty catalog: no header line");

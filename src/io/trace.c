@@ -5,10 +5,8 @@
 #include "trace.h"
 #include "readfile.h"
 
-#include <csv.h>
 #include <float.h>
 #include <limits.h>
-#include <locale.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "c_numeric.h"
+#include "csv_read.h"
 #include "text.h"
 #include "units.h"
 
@@ -49,33 +47,18 @@ static const struct trace_column columns[TRACE_FIELDS] = {
 
 #define FIELD_NAMES "arrival_s,prompt_tokens,output_tokens"
 
-struct pos {
-	int line; /* 1-based */
-	int col;  /* 1-based, in bytes */
-};
-
 struct parse_ctx {
-	const char *file;
-	struct diag *err;
-	bool failed;
-
-	/* where we are: the byte being fed to libcsv */
-	struct pos cur;
-	bool line_start;        /* the next byte begins a record */
-	bool field_open;        /* a non-blank byte of this field was fed */
-	struct pos content;     /* its first non-blank byte */
-	struct pos after_delim; /* the byte after the last ',' */
+	struct csv_reader rd;   /* first: the callbacks get it */
 
 	/* the record being read */
 	bool first_done;        /* the first record (maybe a header) is read */
 	bool is_header;         /* this record is the header */
 	int header_line;        /* 0 when there is no header */
 	int row_line;           /* where this record starts */
-	int field;              /* index of the next field */
-	struct pos extra_at;    /* the first field past the last column */
+	struct csv_pos extra_at; /* the first field past the last column */
 	struct sim_request req;
 	bool bad;               /* a field of this record is bad: */
-	struct pos bad_at;      /* where, */
+	struct csv_pos bad_at;  /* where, */
 	char bad_msg[DIAG_MSG_MAX]; /* and why */
 
 	/* the requests read */
@@ -84,28 +67,11 @@ struct parse_ctx {
 	size_t cap;
 };
 
-/* Record an error at 'p'; the first one wins. */
-__attribute__((format(printf, 3, 4)))
-static int parse_fail(struct parse_ctx *ctx, struct pos p, const char *fmt,
-		      ...)
-{
-	va_list ap;
-	char msg[DIAG_MSG_MAX];
-
-	if (ctx->failed)
-		return -1;
-	ctx->failed = true;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return diag_set(ctx->err, ctx->file, p.line, p.col, "%s", msg);
-}
-
 /* Remember the first bad field of a record; reported at its end, after the
    number of fields is known to be right. */
 __attribute__((format(printf, 3, 4)))
-static void field_fail(struct parse_ctx *ctx, struct pos p, const char *fmt,
-		       ...)
+static void field_fail(struct parse_ctx *ctx, struct csv_pos p,
+		       const char *fmt, ...)
 {
 	va_list ap;
 
@@ -121,22 +87,6 @@ static void field_fail(struct parse_ctx *ctx, struct pos p, const char *fmt,
 static bool is_blank(char c)
 {
 	return c == ' ' || c == '\t';
-}
-
-/* 'n' + 1, saturating: positions in huge inputs stop at INT_MAX. */
-static int inc(int n)
-{
-	return n < INT_MAX ? n + 1 : n;
-}
-
-static void advance(struct pos *p, unsigned char c)
-{
-	if (c == '\n') {
-		p->line = inc(p->line);
-		p->col = 1;
-	} else {
-		p->col = inc(p->col);
-	}
 }
 
 /* A field as quoted in a message: its first bytes, control bytes and
@@ -171,7 +121,7 @@ static int parse_tokens(const char *s, int *out)
 }
 
 static void cell(struct parse_ctx *ctx, const struct trace_column *c,
-		 const char *s, struct pos at)
+		 const char *s, struct csv_pos at)
 {
 	char *dst = (char *)&ctx->req + c->offset;
 	char buf[SHOWN_MAX + 4];
@@ -219,7 +169,7 @@ static bool header_name(const struct trace_column *c, const char *s)
 }
 
 static void header_cell(struct parse_ctx *ctx, const struct trace_column *c,
-			const char *s, struct pos at)
+			const char *s, struct csv_pos at)
 {
 	char buf[SHOWN_MAX + 4];
 
@@ -233,12 +183,13 @@ static void header_cell(struct parse_ctx *ctx, const struct trace_column *c,
 /* ------------------------------------------------------------------ */
 /* Records                                                             */
 
-static int append(struct parse_ctx *ctx, struct pos at)
+static int append(struct parse_ctx *ctx, struct csv_pos at)
 {
 	if (ctx->count >= TRACE_REQUESTS_MAX)
-		return parse_fail(ctx, at, "too many requests: a trace holds "
-				  "at most %d",
-				  TRACE_REQUESTS_MAX);
+		return csv_read_fail(&ctx->rd, at,
+				     "too many requests: a trace holds at "
+				     "most %d",
+				     TRACE_REQUESTS_MAX);
 	if (ctx->count == ctx->cap) {
 		size_t cap = ctx->cap ? 2 * ctx->cap : TRACE_FIRST_CAP;
 		struct sim_request *reqs;
@@ -246,10 +197,10 @@ static int append(struct parse_ctx *ctx, struct pos at)
 		if (cap > TRACE_REQUESTS_MAX)
 			cap = TRACE_REQUESTS_MAX;
 		if (cap > SIZE_MAX / sizeof(*reqs))
-			return parse_fail(ctx, at, "out of memory");
+			return csv_read_fail(&ctx->rd, at, "out of memory");
 		reqs = realloc(ctx->reqs, cap * sizeof(*reqs));
 		if (!reqs)
-			return parse_fail(ctx, at, "out of memory");
+			return csv_read_fail(&ctx->rd, at, "out of memory");
 		ctx->reqs = reqs;
 		ctx->cap = cap;
 	}
@@ -257,229 +208,51 @@ static int append(struct parse_ctx *ctx, struct pos at)
 	return 0;
 }
 
-/* libcsv: end of a field */
-static void on_field(void *s, size_t len, void *data)
+/* A field and its place (csv_read.h). */
+static void on_field(struct csv_reader *r, const char *text, size_t len,
+		     struct csv_pos at)
 {
-	struct parse_ctx *ctx = data;
-	const char *text = s ? s : "";
-	struct pos at;
+	struct parse_ctx *ctx = (struct parse_ctx *)r;
 
 	(void)len;
-	if (ctx->failed)
-		return;
-	if (ctx->field_open)
-		at = ctx->content;
-	else if (ctx->field == 0)
-		at = (struct pos){ ctx->cur.line, 1 };
-	else
-		at = ctx->after_delim;
-
-	if (ctx->field == 0) {
+	if (r->field == 0) {
 		memset(&ctx->req, 0, sizeof(ctx->req));
 		ctx->bad = false;
 		ctx->row_line = at.line;
 		ctx->is_header = !ctx->first_done &&
 				 header_name(&columns[0], text);
 	}
-	if (ctx->field == TRACE_FIELDS)
+	if (r->field == TRACE_FIELDS)
 		ctx->extra_at = at;
-	if (ctx->field < TRACE_FIELDS) {
+	if (r->field < TRACE_FIELDS) {
 		if (ctx->is_header)
-			header_cell(ctx, &columns[ctx->field], text, at);
+			header_cell(ctx, &columns[r->field], text, at);
 		else
-			cell(ctx, &columns[ctx->field], text, at);
+			cell(ctx, &columns[r->field], text, at);
 	}
-	ctx->field = inc(ctx->field);
-	ctx->field_open = false;
-	ctx->after_delim = (struct pos){ ctx->cur.line, inc(ctx->cur.col) };
 }
 
-/* libcsv: end of a record */
-static void on_record(int c, void *data)
+/* The end of a record. */
+static void on_record(struct csv_reader *r)
 {
-	struct parse_ctx *ctx = data;
-	struct pos line_at = { ctx->row_line, 1 };
+	struct parse_ctx *ctx = (struct parse_ctx *)r;
+	struct csv_pos line_at = { ctx->row_line, 1 };
 
-	(void)c;
-	if (ctx->failed)
-		return;
-	if (ctx->field != TRACE_FIELDS)
-		parse_fail(ctx,
-			   ctx->field > TRACE_FIELDS ? ctx->extra_at
-						     : ctx->cur,
-			   "expected %d fields (" FIELD_NAMES "), found %d%s",
-			   TRACE_FIELDS, ctx->field,
-			   ctx->field == INT_MAX ? " or more" : "");
+	if (r->field != TRACE_FIELDS)
+		csv_read_fail(r,
+			      r->field > TRACE_FIELDS ? ctx->extra_at : r->cur,
+			      "expected %d fields (" FIELD_NAMES
+			      "), found %d%s",
+			      TRACE_FIELDS, r->field,
+			      r->field == INT_MAX ? " or more" : "");
 	else if (ctx->bad)
-		parse_fail(ctx, ctx->bad_at, "%s", ctx->bad_msg);
+		csv_read_fail(r, ctx->bad_at, "%s", ctx->bad_msg);
 	else if (ctx->is_header)
 		ctx->header_line = ctx->row_line;
 	else
 		append(ctx, line_at);
 	ctx->first_done = true;
 	ctx->is_header = false;
-	ctx->field = 0;
-	ctx->field_open = false;
-	ctx->line_start = true;
-}
-
-/* Records end at LF only; a CR before it is dropped before parsing. */
-static int is_record_end(unsigned char c)
-{
-	return c == '\n';
-}
-
-/*
- * At the start of a record: when the line at buf[i] is blank or a comment,
- * return the index of its '\n' (or 'len'), else 'i'.  A NUL byte in a
- * comment is an error like anywhere else.
- */
-static size_t skip_line(struct parse_ctx *ctx, const char *buf, size_t len,
-			size_t i)
-{
-	size_t j = i;
-	const char *nl;
-	const char *nul;
-
-	while (j < len && (is_blank(buf[j]) || buf[j] == '\r'))
-		j++;
-	if (j == len || buf[j] == '\n')
-		return j;
-	if (buf[j] != '#')
-		return i;
-	nl = memchr(buf + j, '\n', len - j);
-	j = nl ? (size_t)(nl - buf) : len;
-	nul = memchr(buf + i, '\0', j - i);
-	if (nul) {
-		size_t off = (size_t)(nul - (buf + i));
-		struct pos at = ctx->cur;
-
-		at.col = off < (size_t)INT_MAX - 1 ? (int)off + 1 : INT_MAX;
-		parse_fail(ctx, at, "expected text, found a NUL byte");
-	}
-	return j;
-}
-
-/* Bytes where libcsv may call back or fail, or that are checked first. */
-static bool is_special(unsigned char c)
-{
-	return c == ',' || c == '\n' || c == '"' || c == '\r' || c == '\0';
-}
-
-/* 'p' moved 'k' bytes to the right on its line, saturating. */
-static struct pos right(struct pos p, size_t k)
-{
-	p.col = k < (size_t)(INT_MAX - p.col) ? p.col + (int)k : INT_MAX;
-	return p;
-}
-
-static void csv_fail(struct parse_ctx *ctx, struct csv_parser *parser,
-		     struct pos at, unsigned char c)
-{
-	if (csv_error(parser) == CSV_EPARSE && c == '"')
-		parse_fail(ctx, at, "stray '\"' in an unquoted field");
-	else if (csv_error(parser) == CSV_EPARSE)
-		parse_fail(ctx, at,
-			   "expected ',' or a line end after a closing quote, "
-			   "found '%c'",
-			   c < 0x20 || c >= 0x7f ? '?' : (char)c);
-	else
-		parse_fail(ctx, at, "%s", csv_strerror(csv_error(parser)));
-}
-
-/*
- * Feed buf[i, j) of ordinary bytes (no is_special one) to libcsv in one
- * call: no callback can happen inside, and an error's place is known from
- * the count of bytes libcsv took.
- */
-static void parse_run(struct parse_ctx *ctx, struct csv_parser *parser,
-		      const char *buf, size_t i, size_t j)
-{
-	size_t took;
-
-	if (!ctx->field_open) {
-		for (size_t k = i; k < j; k++) {
-			if (!is_blank(buf[k])) {
-				ctx->field_open = true;
-				ctx->content = right(ctx->cur, k - i);
-				break;
-			}
-		}
-	}
-	took = csv_parse(parser, buf + i, j - i, on_field, on_record, ctx);
-	if (took != j - i) {
-		csv_fail(ctx, parser, right(ctx->cur, took),
-			 (unsigned char)buf[i + took]);
-		return;
-	}
-	ctx->cur = right(ctx->cur, j - i);
-}
-
-/* Feed 'buf' to libcsv so that the position of every byte is known. */
-static void parse_bytes(struct parse_ctx *ctx, struct csv_parser *parser,
-			const char *buf, size_t len)
-{
-	size_t i = 0;
-
-	if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
-		i = 3; /* UTF-8 byte order mark */
-	for (; i < len && !ctx->failed; i++) {
-		unsigned char c;
-
-		if (ctx->line_start) {
-			size_t end = skip_line(ctx, buf, len, i);
-
-			if (ctx->failed)
-				return;
-			if (end != i || buf[i] == '\n') {
-				/* a blank or comment line: not CSV */
-				ctx->cur.line = inc(ctx->cur.line);
-				ctx->cur.col = 1;
-				i = end;
-				continue;
-			}
-			ctx->line_start = false;
-		}
-		c = (unsigned char)buf[i];
-		if (!is_special(c)) {
-			size_t j = i + 1;
-
-			while (j < len && !is_special((unsigned char)buf[j]))
-				j++;
-			parse_run(ctx, parser, buf, i, j);
-			i = j - 1;
-			continue;
-		}
-		if (c == '\r' && (i + 1 == len || buf[i + 1] == '\n'))
-			continue;
-		if (c == '\0') {
-			parse_fail(ctx, ctx->cur, "expected text, found a NUL "
-				   "byte");
-			return;
-		}
-		if (!ctx->field_open && !is_blank((char)c) && c != '\n' &&
-		    c != ',') {
-			ctx->field_open = true;
-			ctx->content = ctx->cur;
-		}
-		if (csv_parse(parser, &buf[i], 1, on_field, on_record, ctx) !=
-		    1) {
-			csv_fail(ctx, parser, ctx->cur, c);
-			return;
-		}
-		advance(&ctx->cur, c);
-	}
-	if (ctx->failed)
-		return;
-	if (csv_fini(parser, on_field, on_record, ctx) != 0) {
-		if (csv_error(parser) == CSV_EPARSE)
-			parse_fail(ctx, ctx->content,
-				   "unterminated quoted field: expected a "
-				   "closing '\"', found the end of the file");
-		else
-			parse_fail(ctx, ctx->cur, "%s",
-				   csv_strerror(csv_error(parser)));
-	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -548,8 +321,6 @@ int trace_parse(const char *buf, size_t len, const char *name,
 		struct sim_request **reqs, size_t *n, struct diag *err)
 {
 	struct parse_ctx *ctx;
-	struct csv_parser parser;
-	struct c_numeric loc;
 	int rc = -1;
 
 	if (!name)
@@ -558,38 +329,25 @@ int trace_parse(const char *buf, size_t len, const char *name,
 		*reqs = NULL;
 	if (n)
 		*n = 0;
-	if (!buf)
-		len = 0;
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return diag_set(err, name, 0, 0, "out of memory");
-	ctx->file = name;
-	ctx->err = err;
-	ctx->cur = (struct pos){ 1, 1 };
-	ctx->line_start = true;
-	if (csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI |
-				      CSV_APPEND_NULL) != 0) {
-		diag_set(err, name, 0, 0, "out of memory");
-		goto out_free_ctx;
-	}
-	csv_set_term_func(&parser, is_record_end);
-
-	c_numeric_enter(&loc);
-	parse_bytes(ctx, &parser, buf, len);
-	c_numeric_leave(&loc);
-	csv_free(&parser);
-
-	if (ctx->failed)
-		goto out_free_reqs;
+	ctx->rd.file = name;
+	ctx->rd.err = err;
+	ctx->rd.comments = true;
+	ctx->rd.on_field = on_field;
+	ctx->rd.on_record = on_record;
+	if (csv_read(&ctx->rd, buf, len) != 0)
+		goto out_free;
 	if (ctx->count == 0) {
 		diag_set(err, name, ctx->header_line ? ctx->header_line : 1, 1,
 			 "trace has no requests: expected lines of "
 			 "'" FIELD_NAMES "'");
-		goto out_free_reqs;
+		goto out_free;
 	}
 	if (sort_by_arrival(ctx->reqs, ctx->count)) {
 		diag_set(err, name, 0, 0, "out of memory");
-		goto out_free_reqs;
+		goto out_free;
 	}
 	if (ctx->count < ctx->cap) {
 		struct sim_request *fit =
@@ -605,9 +363,8 @@ int trace_parse(const char *buf, size_t len, const char *name,
 		ctx->reqs = NULL;
 	}
 	rc = 0;
-out_free_reqs:
+out_free:
 	free(ctx->reqs);
-out_free_ctx:
 	free(ctx);
 	return rc;
 }

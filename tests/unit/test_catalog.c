@@ -548,7 +548,7 @@ static void test_structure_errors(void **state)
 	expect_error(HDR "A,80\"GB,3.35TB/s,989TFLOPS,700W\n", 2, 5,
 		     "stray '\"' in an unquoted field");
 	expect_error(HDR "\"A\"x,80GB,3.35TB/s,989TFLOPS,700W\n", 2, 4,
-		     "unexpected character after a closing quote");
+		     "expected ',' or a line end after a closing quote");
 }
 
 /* Values that parse but are no device: a plan would not be finite. */
