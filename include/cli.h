@@ -84,6 +84,10 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_vusage(const char *cmd, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 
+/* cli_vusage with the arguments themselves. */
+int cli_usage(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* Run capplan with 'argv'; returns an enum cli_exit status. */
 int cli_main(int argc, char **argv);
 

@@ -5,7 +5,6 @@
    --plot DIR and of report. */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,20 +35,8 @@ static int oom(void)
 	return EXIT_INTERNAL;
 }
 
-static int plot_usage(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
 /* A usage error of plot; returns EXIT_USAGE. */
-static int plot_usage(const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = cli_vusage("plot", fmt, ap);
-	va_end(ap);
-	return rc;
-}
+#define plot_usage(...) cli_usage("plot", __VA_ARGS__)
 
 int cli_plot_devices(struct cli_ctx *ctx)
 {
@@ -379,25 +366,11 @@ static int ensure_dir(const char *dir)
 	return EXIT_IO;
 }
 
-static int usage_of(const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* A usage error of 'cmd'; returns EXIT_USAGE. */
-static int usage_of(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = cli_vusage(cmd, fmt, ap);
-	va_end(ap);
-	return rc;
-}
 
 int cli_plot_prepare(const struct cli_ctx *ctx)
 {
 	if (ctx->plot_format_arg && !ctx->plot_dir)
-		return usage_of(ctx->cmd, "%s", "--plot-format needs --plot DIR");
+		return cli_usage(ctx->cmd, "%s", "--plot-format needs --plot DIR");
 	return ctx->plot_dir ? ensure_dir(ctx->plot_dir) : EXIT_OK;
 }
 

@@ -3,7 +3,6 @@
    specified in specs/output.md. */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,20 +55,8 @@ struct sweep {
 	size_t points;               /* product of the axes' sizes */
 };
 
-static int sweep_usage(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-/* A usage error in the form cli.c prints them; returns EXIT_USAGE. */
-static int sweep_usage(const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = cli_vusage("sweep", fmt, ap);
-	va_end(ap);
-	return rc;
-}
+/* A usage error of sweep; returns EXIT_USAGE. */
+#define sweep_usage(...) cli_usage("sweep", __VA_ARGS__)
 
 static void sweep_release(struct sweep *s)
 {

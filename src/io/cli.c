@@ -284,11 +284,7 @@ int cli_vusage(const char *cmd, const char *fmt, va_list ap)
 	return EXIT_USAGE;
 }
 
-static int usage_error(const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* Print a usage error and where to find help; returns EXIT_USAGE. */
-static int usage_error(const char *cmd, const char *fmt, ...)
+int cli_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 	int rc;
@@ -582,7 +578,7 @@ int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none)
 		return drop_unpriced(ctx);
 	}
 	if (strlen(ctx->gpu_arg) >= sizeof(list))
-		return usage_error(ctx->cmd, "%s", "--gpu list is too long");
+		return cli_usage(ctx->cmd, "%s", "--gpu list is too long");
 	snprintf(list, sizeof(list), "%s", ctx->gpu_arg);
 	for (char *name = strtok_r(list, ",", &save); name;
 	     name = strtok_r(NULL, ",", &save)) {
@@ -604,13 +600,13 @@ int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none)
 		if (seen)
 			continue;
 		if (ctx->ngpus == CLI_MAX_GPUS)
-			return usage_error(ctx->cmd,
+			return cli_usage(ctx->cmd,
 					   "too many devices in --gpu (at most "
 					   "%d)", CLI_MAX_GPUS);
 		ctx->gpus[ctx->ngpus++] = g;
 	}
 	if (ctx->ngpus == 0)
-		return usage_error(ctx->cmd, "%s", "--gpu names no device");
+		return cli_usage(ctx->cmd, "%s", "--gpu names no device");
 	return check_prices(ctx);
 }
 
@@ -761,7 +757,7 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 	while ((ch = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
 		for (size_t i = 0; i < sizeof(owner) / sizeof(owner[0]); i++)
 			if (owner[i].ch == ch && !(c->options & owner[i].flag))
-				return usage_error(c->name,
+				return cli_usage(c->name,
 						   "option '%s' does not apply "
 						   "to this command",
 						   owner[i].name);
@@ -777,13 +773,13 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 			break;
 		case 's':
 			if (ctx->nsets == CLI_MAX_SETS)
-				return usage_error(c->name, "%s",
+				return cli_usage(c->name, "%s",
 						   "too many --set options");
 			ctx->sets[ctx->nsets++] = optarg;
 			break;
 		case 'f':
 			if (report_format_parse(optarg, &ctx->format) != 0)
-				return usage_error(c->name,
+				return cli_usage(c->name,
 						   "--format must be table, "
 						   "csv or json, got '%s'",
 						   optarg);
@@ -799,7 +795,7 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 			break;
 		case 'v':
 			if (ctx->nvaries == CLI_MAX_SETS)
-				return usage_error(c->name, "%s",
+				return cli_usage(c->name, "%s",
 						   "too many --vary options");
 			ctx->varies[ctx->nvaries++] = optarg;
 			break;
@@ -826,7 +822,7 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 			k = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || k < 1 ||
 			    k > 1000)
-				return usage_error(c->name,
+				return cli_usage(c->name,
 						   "--top must be an integer "
 						   "from 1 to 1000, got '%s'",
 						   optarg);
@@ -851,7 +847,7 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 			else if (strcmp(optarg, "svg") == 0)
 				ctx->plot_png = false;
 			else
-				return usage_error(c->name,
+				return cli_usage(c->name,
 						   "--plot-format must be png "
 						   "or svg, got '%s'",
 						   optarg);
@@ -861,35 +857,35 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 			*help = true;
 			return EXIT_OK;
 		case ':':
-			return usage_error(c->name, "option '%s' needs a value",
+			return cli_usage(c->name, "option '%s' needs a value",
 					   argv[optind - 1]);
 		default:
-			return usage_error(c->name, "unknown option '%s'",
+			return cli_usage(c->name, "unknown option '%s'",
 					   argv[optind - 1]);
 		}
 	}
 	if (c->options & ARG_KIND) {
 		if (optind >= argc)
-			return usage_error(c->name, "%s",
+			return cli_usage(c->name, "%s",
 					   "missing the chart KIND");
 		ctx->kind_arg = argv[optind++];
 	}
 	if (c->workload) {
 		/* with --model the workload file is optional */
 		if (optind >= argc && !ctx->model_path)
-			return usage_error(c->name, "%s",
+			return cli_usage(c->name, "%s",
 					   "missing the WORKLOAD file (or "
 					   "--model FILE.json)");
 		if (optind < argc)
 			ctx->workload_path = argv[optind++];
 	}
 	if (optind < argc)
-		return usage_error(c->name, "unexpected argument '%s'",
+		return cli_usage(c->name, "unexpected argument '%s'",
 				   argv[optind]);
 	if (ctx->workload_path && ctx->catalog_path &&
 	    strcmp(ctx->workload_path, "-") == 0 &&
 	    strcmp(ctx->catalog_path, "-") == 0)
-		return usage_error(c->name, "%s",
+		return cli_usage(c->name, "%s",
 				   "the WORKLOAD and --catalog cannot both "
 				   "be the standard input ('-')");
 	return EXIT_OK;
@@ -922,13 +918,13 @@ int cli_main(int argc, char **argv)
 		}
 		c = find_command(argv[2]);
 		if (!c)
-			return usage_error(NULL, "unknown command '%s'", argv[2]);
+			return cli_usage(NULL, "unknown command '%s'", argv[2]);
 		print_command_help(stdout, c);
 		return EXIT_OK;
 	}
 	c = find_command(argv[1]);
 	if (!c)
-		return usage_error(NULL, "unknown command '%s'", argv[1]);
+		return cli_usage(NULL, "unknown command '%s'", argv[1]);
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.cmd = c->name;
