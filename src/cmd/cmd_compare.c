@@ -522,13 +522,13 @@ int cmd_compare(struct cli_ctx *ctx)
 		for (sk = 0; sk < sizeof(sort_keys) / sizeof(sort_keys[0]); sk++)
 			if (strcmp(ctx->sort_arg, sort_keys[sk].name) == 0)
 				break;
-		if (sk == sizeof(sort_keys) / sizeof(sort_keys[0])) {
-			cli_error("--sort must be one of time, cost, energy, "
-				  "latency, token-cost, throughput, "
-				  "token-energy, sample-cost, sample-energy; "
-				  "got '%s'", ctx->sort_arg);
-			return EXIT_USAGE;
-		}
+		if (sk == sizeof(sort_keys) / sizeof(sort_keys[0]))
+			return cli_usage(ctx->cmd,
+					 "--sort must be one of time, cost, "
+					 "energy, latency, token-cost, "
+					 "throughput, token-energy, "
+					 "sample-cost, sample-energy; got '%s'",
+					 ctx->sort_arg);
 	}
 	rc = cli_load_workload(ctx);
 	if (rc == EXIT_OK)

@@ -683,11 +683,10 @@ int cmd_infer(struct cli_ctx *ctx)
 		rc = cli_resolve_gpus(ctx, false);
 	if (rc != EXIT_OK)
 		return rc;
-	if (ctx->ngpus != 1) {
-		fprintf(stderr, "capplan: error: infer needs one --gpu NAME "
-				"('capplan catalog' lists them)\n");
-		return EXIT_USAGE;
-	}
+	if (ctx->ngpus != 1)
+		return cli_usage("infer", "%s",
+				 "infer needs one --gpu NAME ('capplan "
+				 "catalog' lists them)");
 	if (ctx->wl.model.kind != MODEL_TRANSFORMER) {
 		rc = ctx->search || ctx->top > 0 ?
 			     cli_transformer_only(ctx, "--search (or --top)") :

@@ -78,22 +78,18 @@ static int parse_limit(const char *arg, const char *option,
 	*out = 0.0;
 	if (!arg)
 		return EXIT_OK;
-	if (units_parse(arg, kind, &v, &why) != 0 || !isfinite(v)) {
-		cli_error("%s must be a %s such as '%s', got '%s'", option,
-			  units_kind_name(kind), units_example(kind), arg);
-		goto usage;
-	}
-	if (!(v > 0.0)) {
-		cli_error("%s must be a positive %s such as '%s', got '%s'",
-			  option, units_kind_name(kind), units_example(kind),
-			  arg);
-		goto usage;
-	}
+	if (units_parse(arg, kind, &v, &why) != 0 || !isfinite(v))
+		return cli_usage("size", "%s must be a %s such as '%s', got "
+				 "'%s'",
+				 option, units_kind_name(kind),
+				 units_example(kind), arg);
+	if (!(v > 0.0))
+		return cli_usage("size", "%s must be a positive %s such as "
+				 "'%s', got '%s'",
+				 option, units_kind_name(kind),
+				 units_example(kind), arg);
 	*out = v;
 	return EXIT_OK;
-usage:
-	fprintf(stderr, "see 'capplan size --help'\n");
-	return EXIT_USAGE;
 }
 
 static bool any_limit(const struct size_limits *lim)
@@ -620,10 +616,9 @@ int cmd_size(struct cli_ctx *ctx)
 	if (rc == EXIT_OK && !ctx->serve_for_arg)
 		lim.serve_s = size_serve_s;
 	if (rc == EXIT_OK && lim.serve_s > size_serve_max_s) {
-		cli_error("--serve-for must be at most 100y, got '%s'",
-			  ctx->serve_for_arg);
-		fprintf(stderr, "see 'capplan size --help'\n");
-		rc = EXIT_USAGE;
+		rc = cli_usage("size", "--serve-for must be at most 100y, got "
+			       "'%s'",
+			       ctx->serve_for_arg);
 	}
 	if (rc == EXIT_OK)
 		rc = cli_load_workload(ctx);

@@ -548,11 +548,11 @@ static int need_one_gpu(struct cli_ctx *ctx)
 
 	if (rc != EXIT_OK)
 		return rc;
-	if (ctx->ngpus != 1) {
-		fprintf(stderr, "capplan: error: %s needs one --gpu NAME "
-				"('capplan catalog' lists them)\n", ctx->cmd);
-		return EXIT_USAGE;
-	}
+	if (ctx->ngpus != 1)
+		return cli_usage(ctx->cmd,
+				 "%s needs one --gpu NAME ('capplan catalog' "
+				 "lists them)",
+				 ctx->cmd);
 	return EXIT_OK;
 }
 

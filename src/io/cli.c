@@ -416,10 +416,10 @@ int cli_load_workload(struct cli_ctx *ctx)
 
 		if (!ctx->model_path[0] ||
 		    strlen(ctx->model_path) >= sizeof(ctx->wl.model.hf_config)) {
-			fprintf(stderr, "capplan: error: --model needs a file "
-					"name of 1 to %zu bytes\n",
-				sizeof(ctx->wl.model.hf_config) - 1);
-			return EXIT_USAGE;
+			return cli_usage(ctx->cmd,
+					 "--model needs a file name of 1 to "
+					 "%zu bytes",
+					 sizeof(ctx->wl.model.hf_config) - 1);
 		}
 		set = malloc(n);
 		if (!set) {
@@ -464,11 +464,11 @@ int cli_load_workload(struct cli_ctx *ctx)
 	}
 	if (ctx->gpus_arg) {
 		snprintf(expr, sizeof(expr), "training.gpus=%s", ctx->gpus_arg);
-		if (workload_set(&ctx->wl, expr, &err) != 0) {
-			cli_error("--gpus must be an integer from 1 to %d, "
-				  "got '%s'", WL_GPUS_MAX, ctx->gpus_arg);
-			return EXIT_USAGE;
-		}
+		if (workload_set(&ctx->wl, expr, &err) != 0)
+			return cli_usage(ctx->cmd,
+					 "--gpus must be an integer from 1 to "
+					 "%d, got '%s'",
+					 WL_GPUS_MAX, ctx->gpus_arg);
 	}
 	for (int i = 0; i < ctx->nsets; i++) {
 		if (workload_set(&ctx->wl, ctx->sets[i], &err) != 0) {
@@ -568,10 +568,10 @@ int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none)
 		if (!all_if_none)
 			return EXIT_OK;
 		if (catalog_count(ctx->cat) > CLI_MAX_GPUS) {
-			fprintf(stderr, "capplan: error: the catalog has more "
-					"than %d devices; name them with --gpu\n",
-				CLI_MAX_GPUS);
-			return EXIT_USAGE;
+			return cli_usage(ctx->cmd,
+					 "the catalog has more than %d "
+					 "devices; name them with --gpu",
+					 CLI_MAX_GPUS);
 		}
 		for (size_t i = 0; i < catalog_count(ctx->cat); i++)
 			ctx->gpus[ctx->ngpus++] = catalog_at(ctx->cat, i);
