@@ -617,6 +617,16 @@ int workload_load_file(const char *path, struct workload *wl,
 		       struct diag *err);
 
 /*
+ * The keys a workload may give ('capplan help keys'): how many there are,
+ * and key 'i' (below workload_key_count()): its section, its name, and in
+ * 'accepts' what its value may be, worded as its errors word it ("an
+ * integer from 1 to 100000 or 'auto'", "one of bf16, fp16, ...").
+ */
+size_t workload_key_count(void);
+void workload_key_info(size_t i, const char **section, const char **key,
+		       char *accepts, size_t size);
+
+/*
  * Apply one "section.key=value" override (the --set option); the same keys
  * and value syntax as the file.  Messages name "--set".  Returns 0 or -1.
  */

@@ -204,11 +204,80 @@ static void print_main_help(FILE *out)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-9s %s\n", commands[i].name,
 			commands[i].summary);
-	fprintf(out, "  %-9s %s\n", "help", "show help for a command");
+	fprintf(out, "  %-9s %s\n", "help",
+		"show help for a command; 'help keys' lists the "
+		"workload keys");
 	fprintf(out,
 		"\n'capplan COMMAND --help' shows a command's options.\n"
 		"Exit status: 0 ok, 1 no feasible plan, 2 usage error, 3 bad\n"
 		"input file, 4 I/O error, 5 internal error.  See capplan(1).\n");
+}
+
+/* 'text' from column 'indent' on, wrapped at blanks before column 80. */
+static void print_wrapped(FILE *out, const char *text, int indent, int col)
+{
+	const char *p = text;
+
+	while (*p) {
+		const char *end = p, *brk = NULL;
+
+		while (*end && col + (end - p) < 79) {
+			if (*end == ' ')
+				brk = end;
+			end++;
+		}
+		if (*end && brk)
+			end = brk;
+		fprintf(out, "%.*s\n", (int)(end - p), p);
+		p = *end == ' ' ? end + 1 : end;
+		if (*p)
+			fprintf(out, "%*s", indent, "");
+		col = indent;
+	}
+}
+
+/*
+ * 'capplan help keys [SECTION]': every workload key and what it
+ * accepts, from the key table itself.  Returns an exit status.
+ */
+static int print_keys(FILE *out, const char *section)
+{
+	static const char *const sections[] = { "model", "training",
+						"inference", "cluster" };
+	bool known = !section;
+
+	for (size_t s = 0; s < sizeof(sections) / sizeof(sections[0]); s++)
+		known = known || strcmp(section, sections[s]) == 0;
+	if (!known)
+		return cli_usage(NULL, "unknown section '%s'; one of model, "
+				 "training, inference, cluster",
+				 section);
+	fprintf(out, "Workload keys and the values they take; "
+		     "specs/workload.md gives\n"
+		     "each one's meaning and default.\n");
+	for (size_t s = 0; s < sizeof(sections) / sizeof(sections[0]); s++) {
+		if (section && strcmp(section, sections[s]) != 0)
+			continue;
+		fprintf(out, "\n[%s]\n", sections[s]);
+		for (size_t i = 0; i < workload_key_count(); i++) {
+			const char *sec, *key;
+			char accepts[512];
+			int w;
+
+			workload_key_info(i, &sec, &key, accepts,
+					  sizeof(accepts));
+			if (strcmp(sec, sections[s]) != 0)
+				continue;
+			if (strlen(key) > 24) {
+				fprintf(out, "  %s\n%27s", key, "");
+				w = 27;
+			} else {
+				w = fprintf(out, "  %-24s ", key);
+			}
+			print_wrapped(out, accepts, 27, w);
+		}
+	}
+	return EXIT_OK;
 }
 
 static void print_command_help(FILE *out, const struct command *c)
@@ -220,8 +289,8 @@ static void print_command_help(FILE *out, const struct command *c)
 			fprintf(out, "%s\n", option_help[i].text);
 	fprintf(out, "  -h, --help        show this help\n");
 	if (c->workload)
-		fprintf(out, "\nWORKLOAD is an INI file (specs/workload.md); - reads it\n"
-			     "from standard input.\n");
+		fprintf(out, "\nWORKLOAD is an INI file (specs/workload.md); "
+			     "- reads it\nfrom standard input.\n");
 }
 
 static const struct command *find_command(const char *name)
@@ -915,6 +984,13 @@ int cli_main(int argc, char **argv)
 		if (argc < 3) {
 			print_main_help(stdout);
 			return EXIT_OK;
+		}
+		if (strcmp(argv[2], "keys") == 0) {
+			if (argc > 4)
+				return cli_usage(NULL, "unexpected argument "
+						 "'%s'",
+						 argv[4]);
+			return print_keys(stdout, argc > 3 ? argv[3] : NULL);
 		}
 		c = find_command(argv[2]);
 		if (!c)

@@ -512,3 +512,66 @@ int wl_key_parse(const struct wl_key *k, const char *text,
 	enum_store(k, wl, k->names[i].value);
 	return 0;
 }
+
+/* What key 'k' accepts, in full: wl_key_describe's numbers, and the
+   words of every other type as wl_key_parse's messages give them. */
+static void key_accepts(const struct wl_key *k, char *buf, size_t size)
+{
+	char list[256];
+
+	switch (k->type) {
+	case WLT_STRING:
+		/* a buffer of its own ('max') is a path's */
+		snprintf(buf, size, "%s of at most %zu bytes",
+			 k->max > 0 ? "a file path" : "a name",
+			 (k->max > 0 ? (size_t)k->max : WL_NAME_MAX) - 1);
+		return;
+	case WLT_BOOL:
+		snprintf(buf, size, "true or false (yes/no, on/off, 1/0)");
+		return;
+	case WLT_TRISTATE:
+		snprintf(buf, size, "true, false or auto");
+		return;
+	case WLT_INT:
+	case WLT_NUMBER:
+	case WLT_QUANTITY:
+	case WLT_FRACTION:
+		wl_key_describe(k, buf, size);
+		return;
+	case WLT_FLAGS:
+		wl_names_list(k->names, list, sizeof(list));
+		snprintf(buf, size, "a comma-separated list of %s", list);
+		return;
+	case WLT_WIDTHS:
+		snprintf(buf, size, "a comma-separated list of layer widths "
+			 "such as '512,256,128'");
+		return;
+	case WLT_ROWS:
+		snprintf(buf, size, "a row count, or a comma-separated list of "
+			 "one per table such as '40M,3,1.2M'");
+		return;
+	default:
+		break;
+	}
+	wl_names_list(k->names, list, sizeof(list));
+	if (k->type == WLT_INTENUM && k->max > 0)
+		snprintf(buf, size, "one of %s or an integer from %.0f to %.0f",
+			 list, k->min, k->max);
+	else
+		snprintf(buf, size, "one of %s", list);
+}
+
+size_t workload_key_count(void)
+{
+	return wl_key_count;
+}
+
+void workload_key_info(size_t i, const char **section, const char **key,
+		       char *accepts, size_t size)
+{
+	const struct wl_key *k = &wl_keys[i];
+
+	*section = k->section;
+	*key = k->key;
+	key_accepts(k, accepts, size);
+}

@@ -17,7 +17,7 @@ fail=0
 	# example headers: "#   capplan ..." lines
 	grep -h '^#.*capplan ' examples/*.ini | sed 's/^#[[:space:]]*//'
 } | sed -n 's/^[[:space:]]*\(build\/\)\{0,1\}capplan \(.*\)$/\2/p' |
-	sed 's/[[:space:]]*|.*$//' | grep -v -w -e WORKLOAD -e COMMAND -e NAME -e FILE |
+	sed 's/[[:space:]]*|.*$//' | grep -v -w -e WORKLOAD -e COMMAND -e NAME -e FILE -e SECTION |
 	sort -u >"$tmp/cmds"
 while IFS= read -r args; do
 	case $args in

@@ -1275,6 +1275,57 @@ static void test_names(void **state)
 	assert_string_equal(recompute_name((enum recompute)7), "?");
 }
 
+/* 'capplan help keys': every key says what it takes, as errors do. */
+static const char *accepts_of(const char *section, const char *key,
+			      char *buf, size_t size)
+{
+	for (size_t i = 0; i < workload_key_count(); i++) {
+		const char *sec, *k;
+
+		workload_key_info(i, &sec, &k, buf, size);
+		if (strcmp(sec, section) == 0 && strcmp(k, key) == 0)
+			return buf;
+	}
+	fail_msg("no key %s.%s", section, key);
+	return NULL;
+}
+
+static void test_key_info(void **state)
+{
+	char buf[512];
+	size_t n = workload_key_count();
+
+	(void)state;
+	assert_true(n > 100);
+	for (size_t i = 0; i < n; i++) {
+		const char *sec, *key;
+
+		workload_key_info(i, &sec, &key, buf, sizeof(buf));
+		assert_true(strlen(buf) > 8);
+		assert_true(strlen(buf) < sizeof(buf) - 1); /* not cut */
+	}
+	assert_string_equal(accepts_of("training", "tp", buf, sizeof(buf)),
+			    "an integer from 1 to 65536 or 'auto'");
+	assert_string_equal(accepts_of("model", "gated_ffn", buf,
+				       sizeof(buf)),
+			    "true or false (yes/no, on/off, 1/0)");
+	assert_string_equal(accepts_of("model", "name", buf, sizeof(buf)),
+			    "a name of at most 63 bytes");
+	assert_string_equal(accepts_of("inference", "trace", buf,
+				       sizeof(buf)),
+			    "a file path of at most 255 bytes");
+	assert_string_equal(accepts_of("training", "recompute", buf,
+				       sizeof(buf)),
+			    "one of none, selective, full, auto");
+	assert_string_equal(accepts_of("training", "zero_shard", buf,
+				       sizeof(buf)),
+			    "one of all, node or an integer from 2 to "
+			    "16777216");
+	assert_string_equal(accepts_of("cluster", "nvlink_sharp", buf,
+				       sizeof(buf)),
+			    "true, false or auto");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1308,6 +1359,7 @@ int main(void)
 		cmocka_unit_test(test_embedding_rows),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_key_info),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

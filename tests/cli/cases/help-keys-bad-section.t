@@ -1,0 +1,2 @@
+args: help keys clusters
+exit: 2

@@ -1,0 +1,2 @@
+args: help keys cluster
+exit: 0

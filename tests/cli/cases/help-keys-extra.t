@@ -1,0 +1,2 @@
+args: help keys model extra
+exit: 2

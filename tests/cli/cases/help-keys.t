@@ -1,0 +1,2 @@
+args: help keys
+exit: 0
