@@ -5,6 +5,7 @@ VERSION := 0.1.0
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR ?=
 BUILD ?= build
 
@@ -230,12 +231,15 @@ charts: $(BIN)
 		-o examples/charts/llama3-70b-serving-report.html
 
 install: $(BIN)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(COMPLETIONDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/capplan
 	install -m 644 man/capplan.1 $(DESTDIR)$(MANDIR)/man1/capplan.1
+	install -m 644 scripts/capplan.bash $(DESTDIR)$(COMPLETIONDIR)/capplan
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/capplan $(DESTDIR)$(MANDIR)/man1/capplan.1
+	rm -f $(DESTDIR)$(BINDIR)/capplan $(DESTDIR)$(MANDIR)/man1/capplan.1 \
+		$(DESTDIR)$(COMPLETIONDIR)/capplan
 
 clean:
 	rm -rf $(BUILD)
