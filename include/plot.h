@@ -193,6 +193,12 @@ void plot_chart_distinct_colours(struct plot_chart *c);
 /* Give series 's' the style of device 'name'. */
 void plot_series_set_device(struct plot_series *s, const char *name);
 
+/* Append a series of device 'device' (PLOT_ROLE_DEVICE, in the device's
+   style); NULL when out of memory. */
+struct plot_series *plot_chart_add_device(struct plot_chart *c,
+					  const char *label,
+					  const char *device, int color);
+
 /* Add a text at (x, y) of the chart; ignored past PLOT_MAX_LABELS. */
 void plot_chart_add_label(struct plot_chart *c, double x, double y,
 			  const char *text);

@@ -407,6 +407,18 @@ void plot_series_set_device(struct plot_series *s, const char *name)
 	plot_device_style(name, s->rgb, &s->pt);
 }
 
+struct plot_series *plot_chart_add_device(struct plot_chart *c,
+					  const char *label,
+					  const char *device, int color)
+{
+	struct plot_series *s =
+		plot_chart_add_series(c, label, PLOT_ROLE_DEVICE, color);
+
+	if (s)
+		plot_series_set_device(s, device);
+	return s;
+}
+
 void plot_chart_add_label(struct plot_chart *c, double x, double y,
 			  const char *text)
 {

@@ -191,10 +191,9 @@ static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
 		snprintf(label, sizeof(label), "%s (goodput %.1f%% to %.1f%%)",
 			 g->name, 100.0 * pts[0].goodput,
 			 100.0 * pts[np - 1].goodput);
-		s = plot_chart_add_series(c, label, PLOT_ROLE_DEVICE, i + 1);
+		s = plot_chart_add_device(c, label, g->name, i + 1);
 		if (!s)
 			return plot_oom();
-		plot_series_set_device(s, g->name);
 		/* ideal: the GPU-time of the most efficient point (the
 		   fewest GPU-days), spread over more GPUs */
 		for (int k = 0; k < np; k++)
@@ -278,11 +277,8 @@ static int build_cost_time(struct cli_ctx *ctx, struct plot_chart *c)
 			if (!(pts[k].cost_usd > 0.0))
 				continue; /* no price: not on a log axis */
 			if (!s) {
-				s = plot_chart_add_series(c, g->name,
-							  PLOT_ROLE_DEVICE,
+				s = plot_chart_add_device(c, g->name, g->name,
 							  i + 1);
-				if (s)
-					plot_series_set_device(s, g->name);
 			}
 			if (!s || plot_series_add_row(c, s, row) != 0)
 				goto out_oom;
@@ -562,10 +558,9 @@ static int latency_under_load(struct cli_ctx *ctx, struct plot_chart *c)
 		}
 		snprintf(label, sizeof(label), "%s tp%d", g->name,
 			 p.config.tp);
-		s = plot_chart_add_series(c, label, PLOT_ROLE_DEVICE, i + 1);
+		s = plot_chart_add_device(c, label, g->name, i + 1);
 		if (!s)
 			return plot_oom();
-		plot_series_set_device(s, g->name);
 		cap = p.fleet.capacity_qps;
 		w = ctx->wl;
 		w.inference.tp = p.config.tp;
@@ -620,12 +615,10 @@ static int build_latency(struct cli_ctx *ctx, struct plot_chart *c)
 
 			snprintf(label, sizeof(label), "%s tp%d", g->name,
 				 p.config.tp);
-			s = plot_chart_add_series(c, label, PLOT_ROLE_DEVICE,
-						  i + 1);
+			s = plot_chart_add_device(c, label, g->name, i + 1);
 		}
 		if (!s)
 			return plot_oom();
-		plot_series_set_device(s, g->name);
 		for (int b = 1;;) {
 			struct infer_config cfg = p.config;
 			struct infer_result r;
@@ -688,11 +681,8 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 			double row[4] = { q, p.gpus_total, p.replicas,
 					  p.config.tp };
 			if (!s) {
-				s = plot_chart_add_series(c, g->name,
-							  PLOT_ROLE_DEVICE,
+				s = plot_chart_add_device(c, g->name, g->name,
 							  i + 1);
-				if (s)
-					plot_series_set_device(s, g->name);
 			}
 			if (!s || plot_series_add_row(c, s, row) != 0)
 				return plot_oom();

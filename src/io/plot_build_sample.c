@@ -164,10 +164,9 @@ static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
 		snprintf(label, sizeof(label), "%s (goodput %.0f-%.0f%%)",
 			 g->name, 100.0 * pts[0].goodput,
 			 100.0 * pts[np - 1].goodput);
-		s = plot_chart_add_series(c, label, PLOT_ROLE_DEVICE, i + 1);
+		s = plot_chart_add_device(c, label, g->name, i + 1);
 		if (!s)
 			return plot_oom();
-		plot_series_set_device(s, g->name);
 		/* ideal: the best per-GPU rate kept at every count */
 		for (int k = 0; k < np; k++)
 			best = fmax(best, pts[k].rate_per_gpu);
@@ -214,11 +213,8 @@ static int build_cost_time(struct cli_ctx *ctx, struct plot_chart *c)
 			if (!(row[1] > 0.0) || !isfinite(row[1]))
 				continue; /* no price: not on a log axis */
 			if (!s) {
-				s = plot_chart_add_series(c, g->name,
-							  PLOT_ROLE_DEVICE,
+				s = plot_chart_add_device(c, g->name, g->name,
 							  i + 1);
-				if (s)
-					plot_series_set_device(s, g->name);
 			}
 			if (!s || plot_series_add_row(c, s, row) != 0)
 				goto out_oom;
@@ -312,12 +308,10 @@ static int build_latency(struct cli_ctx *ctx, struct plot_chart *c)
 			double row[3] = { (double)b, r.throughput_per_s / p.tp,
 					  r.latency_s * 1e3 };
 			if (!s) {
-				s = plot_chart_add_series(c, label,
-							  PLOT_ROLE_DEVICE,
+				s = plot_chart_add_device(c, label, g->name,
 							  i + 1);
 				if (!s)
 					return plot_oom();
-				plot_series_set_device(s, g->name);
 			}
 			if (plot_series_add_row(c, s, row) != 0)
 				return plot_oom();
@@ -389,11 +383,8 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 			double row[4] = { q, p.gpus_total, p.replicas, p.tp };
 			if (!s) {
 				replica_label(label, sizeof(label), g, p.tp);
-				s = plot_chart_add_series(c, label,
-							  PLOT_ROLE_DEVICE,
+				s = plot_chart_add_device(c, label, g->name,
 							  i + 1);
-				if (s)
-					plot_series_set_device(s, g->name);
 			}
 			if (!s || plot_series_add_row(c, s, row) != 0)
 				return plot_oom();
