@@ -544,11 +544,15 @@ static void test_distinct_colours(void **state)
 	/* an uncommon device first, in H100's colour */
 	roof_x = plot_chart_add_series(c, "Acme-X9", PLOT_ROLE_DEVICE, 0);
 	pts_x = plot_chart_add_series(c, "Acme-X9", PLOT_ROLE_POINTS, 0);
-	roof_h = plot_chart_add_series(c, "H100-SXM", PLOT_ROLE_DEVICE, 0);
+	roof_h = plot_chart_add_device(c, "H100-SXM", "H100-SXM", 3);
 	pts_h = plot_chart_add_series(c, "H100-SXM", PLOT_ROLE_POINTS, 0);
 	front = plot_chart_add_series(c, "front", PLOT_ROLE_FRONT, 0);
 	assert_non_null(front);
-	plot_series_set_device(roof_h, "H100-SXM");
+	/* a device's series: its role, label, colour index and style */
+	assert_int_equal(roof_h->role, PLOT_ROLE_DEVICE);
+	assert_string_equal(roof_h->label, "H100-SXM");
+	assert_int_equal(roof_h->color, 3);
+	assert_string_equal(roof_h->rgb, h100);
 	plot_series_set_device(pts_h, "H100-SXM");
 	snprintf(roof_x->rgb, 8, "%s", h100);
 	snprintf(pts_x->rgb, 8, "%s", h100);
