@@ -370,7 +370,8 @@ static int ensure_dir(const char *dir)
 int cli_plot_prepare(const struct cli_ctx *ctx)
 {
 	if (ctx->plot_format_arg && !ctx->plot_dir)
-		return cli_usage(ctx->cmd, "%s", "--plot-format needs --plot DIR");
+		return cli_usage(ctx->cmd, "%s",
+				 "--plot-format needs --plot DIR");
 	return ctx->plot_dir ? ensure_dir(ctx->plot_dir) : EXIT_OK;
 }
 

@@ -670,8 +670,8 @@ int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none)
 			continue;
 		if (ctx->ngpus == CLI_MAX_GPUS)
 			return cli_usage(ctx->cmd,
-					   "too many devices in --gpu (at most "
-					   "%d)", CLI_MAX_GPUS);
+					 "too many devices in --gpu (at most "
+					 "%d)", CLI_MAX_GPUS);
 		ctx->gpus[ctx->ngpus++] = g;
 	}
 	if (ctx->ngpus == 0)
@@ -827,9 +827,9 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		for (size_t i = 0; i < sizeof(owner) / sizeof(owner[0]); i++)
 			if (owner[i].ch == ch && !(c->options & owner[i].flag))
 				return cli_usage(c->name,
-						   "option '%s' does not apply "
-						   "to this command",
-						   owner[i].name);
+						 "option '%s' does not apply "
+						 "to this command",
+						 owner[i].name);
 		switch (ch) {
 		case 'c':
 			ctx->catalog_path = optarg;
@@ -843,15 +843,15 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		case 's':
 			if (ctx->nsets == CLI_MAX_SETS)
 				return cli_usage(c->name, "%s",
-						   "too many --set options");
+						 "too many --set options");
 			ctx->sets[ctx->nsets++] = optarg;
 			break;
 		case 'f':
 			if (report_format_parse(optarg, &ctx->format) != 0)
 				return cli_usage(c->name,
-						   "--format must be table, "
-						   "csv or json, got '%s'",
-						   optarg);
+						 "--format must be table, "
+						 "csv or json, got '%s'",
+						 optarg);
 			break;
 		case 'o':
 			ctx->output_path = optarg;
@@ -865,7 +865,7 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		case 'v':
 			if (ctx->nvaries == CLI_MAX_SETS)
 				return cli_usage(c->name, "%s",
-						   "too many --vary options");
+						 "too many --vary options");
 			ctx->varies[ctx->nvaries++] = optarg;
 			break;
 		case 'd':
@@ -892,9 +892,9 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 			if (errno || end == optarg || *end || k < 1 ||
 			    k > 1000)
 				return cli_usage(c->name,
-						   "--top must be an integer "
-						   "from 1 to 1000, got '%s'",
-						   optarg);
+						 "--top must be an integer "
+						 "from 1 to 1000, got '%s'",
+						 optarg);
 			ctx->top = (int)k;
 			break;
 		}
@@ -917,9 +917,9 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 				ctx->plot_png = false;
 			else
 				return cli_usage(c->name,
-						   "--plot-format must be png "
-						   "or svg, got '%s'",
-						   optarg);
+						 "--plot-format must be png "
+						 "or svg, got '%s'",
+						 optarg);
 			ctx->plot_format_arg = optarg;
 			break;
 		case 'h':
@@ -927,36 +927,36 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 			return EXIT_OK;
 		case ':':
 			return cli_usage(c->name, "option '%s' needs a value",
-					   argv[optind - 1]);
+					 argv[optind - 1]);
 		default:
 			return cli_usage(c->name, "unknown option '%s'",
-					   argv[optind - 1]);
+					 argv[optind - 1]);
 		}
 	}
 	if (c->options & ARG_KIND) {
 		if (optind >= argc)
 			return cli_usage(c->name, "%s",
-					   "missing the chart KIND");
+					 "missing the chart KIND");
 		ctx->kind_arg = argv[optind++];
 	}
 	if (c->workload) {
 		/* with --model the workload file is optional */
 		if (optind >= argc && !ctx->model_path)
 			return cli_usage(c->name, "%s",
-					   "missing the WORKLOAD file (or "
-					   "--model FILE.json)");
+					 "missing the WORKLOAD file (or "
+					 "--model FILE.json)");
 		if (optind < argc)
 			ctx->workload_path = argv[optind++];
 	}
 	if (optind < argc)
 		return cli_usage(c->name, "unexpected argument '%s'",
-				   argv[optind]);
+				 argv[optind]);
 	if (ctx->workload_path && ctx->catalog_path &&
 	    strcmp(ctx->workload_path, "-") == 0 &&
 	    strcmp(ctx->catalog_path, "-") == 0)
 		return cli_usage(c->name, "%s",
-				   "the WORKLOAD and --catalog cannot both "
-				   "be the standard input ('-')");
+				 "the WORKLOAD and --catalog cannot both "
+				 "be the standard input ('-')");
 	return EXIT_OK;
 }
 
