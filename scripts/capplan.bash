@@ -117,11 +117,10 @@ _capplan()
 		return 0
 		;;
 	--gpus | --top | --size | --deadline | --budget | --power-cap | \
-		--serve-for | --model | -o | --output | --catalog)
-		[ "$prev" = --gpus ] || [ "$prev" = --top ] ||
-			[ "$prev" = --size ] || [ "$prev" = --deadline ] ||
-			[ "$prev" = --budget ] || [ "$prev" = --power-cap ] ||
-			[ "$prev" = --serve-for ] && return 0
+		--serve-for)
+		return 0 # a number or a quantity: nothing to offer
+		;;
+	--model | -o | --output | --catalog)
 		_capplan_reply -f -- "$cur"
 		compopt -o filenames 2>/dev/null
 		return 0

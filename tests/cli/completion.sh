@@ -53,6 +53,8 @@ check compare x.ini --sort to -- token-cost token-energy '!time'
 check plot "" -- scaling cost-time roofline energy
 check train examples/llama3-8b.i -- examples/llama3-8b.ini
 check train x.ini --gpus "" -- '!train'
+check train x.ini --catalog specs/catalog.c -- specs/catalog.csv
+check train x.ini --catalog specs/catalog.csv --gpu H10 -- H100-SXM
 echo "completion: $pass passed, $fail failed"
 [ "$fail" = 0 ]
 EOF
