@@ -170,6 +170,13 @@ void cli_rec_intervals(struct record *rec, const char *gpu,
 void cli_rec_interval_pairs(struct record *rec, const char *gpu,
 			    const struct cli_estimate *est, int n, int flags);
 
+/* The pair of 'est' in the "interval" group as 'range' (made elsewhere,
+   not from its class), with est->flags | 'flags'; null when est->value is
+   not finite. */
+void cli_rec_interval_range(struct record *rec,
+			    const struct cli_estimate *est,
+			    const double range[2], int flags);
+
 /* The table note of commands whose intervals are in the machine formats
    only. */
 #define CLI_INTERVAL_NOTE \

@@ -51,6 +51,8 @@ struct interval_band {
 	double hi_log;     /* upper end */
 	double source_widen; /* factor on both log bounds for a new source
 				(leave-one-source-out), >= 1 */
+	int batch_lo, batch_hi; /* the smallest and largest batch of its
+				   rows; 0 when its rows give none */
 	const char *devices; /* comma-separated catalog names validated */
 };
 
@@ -59,6 +61,10 @@ extern const struct interval_band interval_bands[INTERVAL_COUNT];
 /* True when 'gpu' is among the devices of class 'c'. */
 bool interval_validated_on(enum interval_class c, const char *gpu);
 
+/* True when class 'c' was validated at 'batch': within its rows'
+   batches, or its rows give none. */
+bool interval_batch_validated(enum interval_class c, int batch);
+
 /*
  * The interval [out[0], out[1]] of 'value' of class 'c' on device 'gpu':
  * a rate (throughput, FLOP/s, MFU) when 'time_like' is false, a time
@@ -66,5 +72,27 @@ bool interval_validated_on(enum interval_class c, const char *gpu);
  */
 void interval_of(enum interval_class c, const char *gpu, double value,
 		 bool time_like, double out[2]);
+
+/*
+ * The interval of a rate 'value' = work / (t1 + t2), two times of classes
+ * c1 and c2 on 'gpu' (a replica's output rate over its prefills and its
+ * decode steps, at a batch the offline class has no rows of): both times
+ * at the same end of their intervals, the widest the two give.
+ */
+void interval_of_sum_rate(enum interval_class c1, double t1,
+			  enum interval_class c2, double t2, const char *gpu,
+			  double value, double out[2]);
+
+/*
+ * The interval of a replica's output rate 'value' at 'batch' without a
+ * load, which spends 'prefill_s' on its prompts and 'decode_s' on its
+ * decode steps, at a batch outside the offline class's rows (below the
+ * smallest, a batch is bound by its latencies, not by math or bandwidth):
+ * the rate with both times at the same ends of the TTFT and TPOT
+ * intervals (interval_of_sum_rate), and true.  False, and 'out'
+ * untouched, at a batch of the offline class's rows, whose band applies.
+ */
+bool interval_of_replica_rate(const char *gpu, int batch, double prefill_s,
+			      double decode_s, double value, double out[2]);
 
 #endif

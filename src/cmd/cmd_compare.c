@@ -270,8 +270,21 @@ static void add_row(struct record *rec, const struct compare_row *r)
 				   na,
 			  false, UNIT_COUNT, 0 },
 		};
+		double range[2];
+		bool derived = served &&
+			interval_of_replica_rate(
+				r->gpu->name, p->config.batch,
+				p->config.batch * p->result.prefill_s,
+				p->result.service_s -
+					p->config.batch * p->result.prefill_s,
+				p->result.throughput_tokens_per_s_per_gpu,
+				range);
 
-		cli_rec_interval_pairs(rec, r->gpu->name, est, 5, RF_MACHINE);
+		cli_rec_interval_pairs(rec, r->gpu->name, est, derived ? 4 : 5,
+				       RF_MACHINE);
+		if (derived)
+			cli_rec_interval_range(rec, &est[4], range,
+					       RF_MACHINE);
 	}
 	/* inference */
 	rec_str(rec, NULL, "serve_status", "serve",

@@ -290,7 +290,7 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 	{
 		/* the one-replica figures; under load the fleet's output
 		   rate (the class of the serving rows), else the replica's
-		   at full batch (the class of the offline batches) */
+		   at its batch (the class of the offline batches) */
 		const struct cli_estimate est[] = {
 			{ INTERVAL_TTFT, "ttft_s", "  time to first token",
 			  r->ttft_s, true, UNIT_TIME, 0 },
@@ -304,9 +304,19 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 					 r->throughput_tokens_per_s,
 			  false, UNIT_COUNT, 0 },
 		};
+		double range[2];
+		/* at a batch the offline rows do not cover, the rate from
+		   the latencies' intervals, on the devices of theirs */
+		bool derived = !p->simulated &&
+			interval_of_replica_rate(
+				p->gpu->name, p->config.batch,
+				p->config.batch * r->prefill_s,
+				r->service_s - p->config.batch * r->prefill_s,
+				r->throughput_tokens_per_s, range);
 
-		cli_rec_intervals(rec, p->gpu->name, est,
-				  (int)(sizeof(est) / sizeof(est[0])));
+		cli_rec_intervals(rec, p->gpu->name, est, derived ? 2 : 3);
+		if (derived)
+			cli_rec_interval_range(rec, &est[2], range, 0);
 	}
 	rec_str(rec, NULL, "chosen", "chosen by capplan",
 		(p->chosen & (1u << ICHOSE_TP)) ?

@@ -740,18 +740,25 @@ void cli_rec_interval_pairs(struct record *rec, const char *gpu,
 			    const struct cli_estimate *est, int n, int flags)
 {
 	for (int i = 0; i < n; i++) {
-		double b[2];
+		double b[2] = { (double)NAN, (double)NAN };
 
-		if (!isfinite(est[i].value)) {
-			rec_null(rec, "interval", est[i].key, est[i].label,
-				 est[i].flags | flags);
-			continue;
-		}
-		interval_of((enum interval_class)est[i].cls, gpu, est[i].value,
-			    est[i].time_like, b);
-		rec_pair(rec, "interval", est[i].key, est[i].label, b[0], b[1],
-			 est[i].unit, est[i].flags | flags);
+		if (isfinite(est[i].value))
+			interval_of((enum interval_class)est[i].cls, gpu,
+				    est[i].value, est[i].time_like, b);
+		cli_rec_interval_range(rec, &est[i], b, flags);
 	}
+}
+
+void cli_rec_interval_range(struct record *rec,
+			    const struct cli_estimate *est,
+			    const double range[2], int flags)
+{
+	if (!isfinite(est->value))
+		rec_null(rec, "interval", est->key, est->label,
+			 est->flags | flags);
+	else
+		rec_pair(rec, "interval", est->key, est->label, range[0],
+			 range[1], est->unit, est->flags | flags);
 }
 
 void cli_rec_price(struct record *rec, const struct cluster *cl, int flags)

@@ -41,3 +41,33 @@ void interval_of(enum interval_class c, const char *gpu, double value,
 		out[1] = value * exp(hi);
 	}
 }
+
+bool interval_batch_validated(enum interval_class c, int batch)
+{
+	const struct interval_band *b = &interval_bands[c];
+
+	return b->batch_lo == 0 || (batch >= b->batch_lo &&
+				    batch <= b->batch_hi);
+}
+
+void interval_of_sum_rate(enum interval_class c1, double t1,
+			  enum interval_class c2, double t2, const char *gpu,
+			  double value, double out[2])
+{
+	double b1[2], b2[2];
+
+	interval_of(c1, gpu, t1, true, b1);
+	interval_of(c2, gpu, t2, true, b2);
+	out[0] = value * (t1 + t2) / (b1[1] + b2[1]);
+	out[1] = value * (t1 + t2) / (b1[0] + b2[0]);
+}
+
+bool interval_of_replica_rate(const char *gpu, int batch, double prefill_s,
+			      double decode_s, double value, double out[2])
+{
+	if (interval_batch_validated(INTERVAL_OFFLINE, batch))
+		return false;
+	interval_of_sum_rate(INTERVAL_TTFT, prefill_s, INTERVAL_TPOT,
+			     decode_s, gpu, value, out);
+	return true;
+}

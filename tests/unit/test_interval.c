@@ -75,12 +75,87 @@ static void test_bands(void **state)
 	}
 }
 
+/* The offline class covers the batches of its rows (16 to 1280 today),
+   the classes of fleets under load and of training runs every batch. */
+static void test_batch_validated(void **state)
+{
+	const struct interval_band *b = &interval_bands[INTERVAL_OFFLINE];
+
+	(void)state;
+	assert_true(b->batch_lo > 1 && b->batch_lo <= b->batch_hi);
+	assert_true(interval_batch_validated(INTERVAL_OFFLINE, b->batch_lo));
+	assert_true(interval_batch_validated(INTERVAL_OFFLINE, b->batch_hi));
+	assert_false(interval_batch_validated(INTERVAL_OFFLINE,
+					      b->batch_lo - 1));
+	assert_false(interval_batch_validated(INTERVAL_OFFLINE,
+					      b->batch_hi + 1));
+	assert_int_equal(interval_bands[INTERVAL_THROUGHPUT].batch_lo, 0);
+	assert_true(interval_batch_validated(INTERVAL_THROUGHPUT, 1));
+	assert_true(interval_batch_validated(INTERVAL_TRAINING, 100000));
+}
+
+/*
+ * A rate over two times: work / (t1 + t2) with both times at their
+ * intervals' ends.  By hand: prefill 10 ms and decode 90 ms of a rate of
+ * 500; the TTFT band's time ends x [e^-(w hi), e^-(w lo)], the TPOT
+ * band's likewise.
+ */
+static void test_sum_rate(void **state)
+{
+	const struct interval_band *f = &interval_bands[INTERVAL_TTFT];
+	const struct interval_band *d = &interval_bands[INTERVAL_TPOT];
+	const char *gpu = "H100-SXM";
+	double out[2], lo, hi, t1 = 0.010, t2 = 0.090;
+
+	(void)state;
+	assert_true(interval_validated_on(INTERVAL_TTFT, gpu));
+	assert_true(interval_validated_on(INTERVAL_TPOT, gpu));
+	interval_of_sum_rate(INTERVAL_TTFT, t1, INTERVAL_TPOT, t2, gpu, 500.0,
+			     out);
+	lo = 500.0 * 0.1 /
+	     (t1 * exp(-f->source_widen * f->lo_log) +
+	      t2 * exp(-d->source_widen * d->lo_log));
+	hi = 500.0 * 0.1 /
+	     (t1 * exp(-f->source_widen * f->hi_log) +
+	      t2 * exp(-d->source_widen * d->hi_log));
+	assert_rel(out[0], lo, 1e-14);
+	assert_rel(out[1], hi, 1e-14);
+	assert_true(out[0] < 500.0 && out[1] > 500.0);
+	/* a rate all decode: exactly the TPOT interval's, inverted */
+	interval_of_sum_rate(INTERVAL_TTFT, 0.0, INTERVAL_TPOT, t2, gpu,
+			     500.0, out);
+	assert_rel(out[0], 500.0 * exp(d->source_widen * d->lo_log), 1e-14);
+	assert_rel(out[1], 500.0 * exp(d->source_widen * d->hi_log), 1e-14);
+}
+
+/* A replica's rate takes the latencies' intervals at a batch below the
+   offline rows', and leaves 'out' alone at one of their batches. */
+static void test_replica_rate(void **state)
+{
+	const struct interval_band *b = &interval_bands[INTERVAL_OFFLINE];
+	double out[2] = { -1.0, -1.0 }, sum[2];
+
+	(void)state;
+	assert_false(interval_of_replica_rate("H100-SXM", b->batch_lo, 0.01,
+					      0.09, 500.0, out));
+	assert_true(out[0] == -1.0 && out[1] == -1.0);
+	assert_true(interval_of_replica_rate("H100-SXM", 1, 0.01, 0.09,
+					     500.0, out));
+	interval_of_sum_rate(INTERVAL_TTFT, 0.01, INTERVAL_TPOT, 0.09,
+			     "H100-SXM", 500.0, sum);
+	assert_rel(out[0], sum[0], 1e-15);
+	assert_rel(out[1], sum[1], 1e-15);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_validated_on),
 		cmocka_unit_test(test_interval_of),
 		cmocka_unit_test(test_bands),
+		cmocka_unit_test(test_batch_validated),
+		cmocka_unit_test(test_sum_rate),
+		cmocka_unit_test(test_replica_rate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

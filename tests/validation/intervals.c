@@ -2,12 +2,14 @@
  * intervals.c - the 80% prediction intervals of src/model/interval_table.c from
  * the validation residuals.
  *
- * Reads the lines "CLASS LOG_RATIO GPU SOURCE" that `validate
+ * Reads the lines "CLASS LOG_RATIO GPU SOURCE BATCH" that `validate
  * --residuals=FILE` and `validate_serving DIR --residuals=FILE` write
  * (LOG_RATIO = ln(measured / predicted) of a rate, SOURCE the validation
- * file), and writes C source: for each class the number of rows, the
- * conformal 80% band of the log ratios (order statistics, band() below)
- * and the devices they came from.  With --check it prints instead two
+ * file, BATCH the row's batch or 0), and writes C source: for each class
+ * the number of rows, the conformal 80% band of the log ratios (order
+ * statistics, band() below), the smallest and largest batch of its rows
+ * (0 when one of them has none: a fleet under load, a training run) and
+ * the devices they came from.  With --check it prints instead two
  * coverages: leave-one-out, how often a row falls inside the interval
  * computed without it (the estimate for a new measurement like the old
  * ones), and leave-one-source-out, how often the rows of one file fall
@@ -41,6 +43,9 @@ struct cls {
 	int n;
 	char dev[MAX_DEVICES][64];
 	int ndev;
+	int batch_lo, batch_hi; /* the batches of its rows; 0 when a row
+				   gives none */
+	int unbatched;          /* rows without a batch */
 };
 
 static struct cls data[NCLASS];
@@ -67,12 +72,14 @@ static int read_file(const char *path)
 	FILE *f = fopen(path, "r");
 	char name[32], gpu[64], src[64];
 	double e;
+	int batch;
 
 	if (!f) {
 		perror(path);
 		return -1;
 	}
-	while (fscanf(f, "%31s %lf %63s %63s", name, &e, gpu, src) == 4) {
+	while (fscanf(f, "%31s %lf %63s %63s %d", name, &e, gpu, src,
+		      &batch) == 5) {
 		size_t c;
 		int k, si = source_index(src);
 
@@ -86,6 +93,12 @@ static int read_file(const char *path)
 		}
 		data[c].src[data[c].n] = si;
 		data[c].e[data[c].n++] = e;
+		data[c].unbatched += batch <= 0;
+		if (batch > 0 && (data[c].batch_lo == 0 ||
+				  batch < data[c].batch_lo))
+			data[c].batch_lo = batch;
+		if (batch > data[c].batch_hi)
+			data[c].batch_hi = batch;
 		for (k = 0; k < data[c].ndev && strcmp(data[c].dev[k], gpu);
 		     k++)
 			;
@@ -274,8 +287,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		band(data[c].e, data[c].n, &lo, &hi);
-		printf("\t[%s] = { %d, %.4f, %.4f, %.2f,\n\t\t\"", enums[c],
-		       data[c].n, lo, hi, source_widen(&data[c]));
+		printf("\t[%s] = { %d, %.4f, %.4f, %.2f, %d, %d,\n\t\t\"",
+		       enums[c], data[c].n, lo, hi, source_widen(&data[c]),
+		       data[c].unbatched ? 0 : data[c].batch_lo,
+		       data[c].unbatched ? 0 : data[c].batch_hi);
 		for (int k = 0; k < data[c].ndev; k++)
 			printf("%s%s", k ? "," : "", data[c].dev[k]);
 		printf("\" },\n");

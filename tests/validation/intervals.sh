@@ -26,8 +26,9 @@ awk '
 	else if (k == "THROUGHPUT") name = "throughput"
 	else if (k == "OFFLINE") name = "offline throughput"
 	else if (k == "SAMPLE_SERVING") name = "per-sample serving"
-	printf "| %s | %d | %+.3f to %+.3f | %.2f | %.2fx to %.2fx | %s |\n",
-	       name, f[1], f[2], f[3], f[4], exp(f[4] * f[2]),
+	batches = f[5] > 0 ? f[5] "-" f[6] : "-"
+	printf "| %s | %d | %s | %+.3f to %+.3f | %.2f | %.2fx to %.2fx | %s |\n",
+	       name, f[1], batches, f[2], f[3], f[4], exp(f[4] * f[2]),
 	       exp(f[4] * f[3]), d
 }' src/model/interval_table.c > "$b/interval_rows.md" || {
 	echo "FAIL intervals: cannot read src/model/interval_table.c"

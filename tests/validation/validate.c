@@ -206,6 +206,7 @@ struct row {
 	char metric[40];
 	double measured, predicted;
 	char gpu[64];     /* the device, for --residuals */
+	int batch;        /* the row's batch, for --residuals (0: none) */
 	char chosen[120]; /* what the search chose, for the table */
 	char detail[300]; /* VALIDATE_VERBOSE breakdown, or empty */
 };
@@ -225,6 +226,7 @@ static struct row *add_row(struct result *res, const struct table *t, int i,
 	r->measured = cell_number(t, i, "measured");
 	r->predicted = predicted;
 	snprintf(r->gpu, sizeof(r->gpu), "%s", find(t, i, "gpu"));
+	r->batch = opti(t, i, "batch");
 	r->chosen[0] = '\0';
 	r->detail[0] = '\0';
 	return r;
@@ -894,10 +896,11 @@ static int check_set(const struct set *s, const struct result *res)
 }
 
 /*
- * --residuals=FILE: one line "CLASS LOG_RATIO GPU SOURCE" per row that an
- * interval class covers (src/model/interval.c), LOG_RATIO = ln(measured /
- * predicted) of the class's rate (a throughput: time-like metrics are
- * inverted), SOURCE the validation file, for tests/validation/intervals.c.
+ * --residuals=FILE: one line "CLASS LOG_RATIO GPU SOURCE BATCH" per row
+ * that an interval class covers (src/model/interval.c), LOG_RATIO =
+ * ln(measured / predicted) of the class's rate (a throughput: time-like
+ * metrics are inverted), SOURCE the validation file, BATCH the row's
+ * batch (0 where it has none), for tests/validation/intervals.c.
  * NULL when not asked.
  */
 static FILE *residuals;
@@ -936,10 +939,10 @@ static void emit_residuals(const struct result *res, const char *source)
 			if (strcmp(r->metric, residual_class[k].metric) != 0)
 				continue;
 			e = log(r->measured / r->predicted);
-			fprintf(residuals, "%s %.6f %s %s\n",
+			fprintf(residuals, "%s %.6f %s %s %d\n",
 				residual_class[k].cls,
 				residual_class[k].time_like ? -e : e,
-				r->gpu[0] ? r->gpu : "-", source);
+				r->gpu[0] ? r->gpu : "-", source, r->batch);
 		}
 	}
 }

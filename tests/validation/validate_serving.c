@@ -352,8 +352,8 @@ static int run_set(const char *dir, const struct serving_set *s,
 		}
 		if (residuals && ic >= 0)
 			/* ln(measured / predicted) of the rate: latencies are
-			   inverted */
-			fprintf(residuals, "%s %.6f %s %s\n",
+			   inverted; no fixed batch under a load (0) */
+			fprintf(residuals, "%s %.6f %s %s 0\n",
 				c == 0 ? "ttft" : c == 1 ? "tpot" :
 							 "throughput",
 				c == 3 ? log(m / v) : log(v / m),
