@@ -130,10 +130,23 @@ static void explain_limits(const struct size_limits *lim,
 		for (int i = 0; i < n; i++)
 			left += keep[i] = cand[i].time_s <= lim->deadline_s;
 		if (left == 0) {
-			units_format(want, sizeof(want), lim->deadline_s,
-				     UNIT_TIME, 4);
-			snprintf(why, size, "needs more than %s even on %d GPUs",
-				 want, most);
+			int fast = 0;
+
+			for (int i = 1; i < n; i++)
+				if (cand[i].time_s < cand[fast].time_s)
+					fast = i;
+			units_format(have, sizeof(have), cand[fast].time_s,
+				     UNIT_TIME, 3);
+			/* past the fastest count the global batch leaves too
+			   few micro-batches to fill more GPUs */
+			if (cand[fast].gpus < most)
+				snprintf(why, size, "fastest is %s on %d GPUs "
+					 "(more no faster at batch %d)", have,
+					 cand[fast].gpus,
+					 cand[fast].global_batch);
+			else
+				snprintf(why, size, "fastest is %s on %d GPUs",
+					 have, cand[fast].gpus);
 			return;
 		}
 		scope = " within the deadline";
