@@ -594,6 +594,12 @@ struct workload {
 	/* which keys the file or --set gave, by position in the key table
 	   (private to the workload reader: a config.json fills only the others) */
 	unsigned char given[WL_GIVEN_MAX];
+	/* where the file gave each key: the line and the column of its
+	   value, 0 when the file did not give it or --set gave it since
+	   (private to the workload reader, for workload_validate's
+	   messages) */
+	int given_line[WL_GIVEN_MAX];
+	int given_col[WL_GIVEN_MAX];
 	struct model_spec model;
 	struct training_spec training;
 	struct inference_spec inference;

@@ -232,6 +232,8 @@ static int ini_on_value(void *user, const char *section, const char *name,
 	c->wl->given[idx] = 1;
 	at.col = line_value_col(c);
 	c->seen_col[idx] = at.col;
+	c->wl->given_line[idx] = c->lineno;
+	c->wl->given_col[idx] = at.col;
 	return wl_key_parse(k, value, k->key, c->wl, &at, &c->err) == 0;
 }
 
@@ -476,6 +478,8 @@ int workload_set(struct workload *wl, const char *expr, struct diag *err)
 	if (wl_key_parse(k, value, label, &tmp, &at, err) < 0)
 		return -1;
 	tmp.given[idx] = 1;
+	tmp.given_line[idx] = 0; /* the value is --set's now */
+	tmp.given_col[idx] = 0;
 	if (k->offset == WL_OFF(inference.weight_precision) &&
 	    tmp.inference.kv_precision == wl_kv_following(old_weight))
 		tmp.inference.kv_precision =

@@ -653,7 +653,81 @@ static int check_load(const struct inference_spec *is, const char *file,
 	return check_serving_modes(is, file, err);
 }
 
+/*
+ * The key a name quoted in a message stands for: "section.key", or a key's
+ * name that no other section has (wl_key_label's labels); -1 when none.
+ */
+static int key_of_label(const char *name)
+{
+	const char *dot = strchr(name, '.');
+	int found = -1;
+
+	if (dot) {
+		char section[32];
+		size_t n = (size_t)(dot - name);
+
+		if (n >= sizeof(section))
+			return -1;
+		memcpy(section, name, n);
+		section[n] = '\0';
+		return wl_key_find(section, dot + 1);
+	}
+	for (size_t i = 0; i < wl_key_count; i++)
+		if (strcmp(wl_keys[i].key, name) == 0) {
+			if (found >= 0)
+				return -1;
+			found = (int)i;
+		}
+	return found;
+}
+
+/* The key a message of validate_all is about: the first quoted name in
+   it that is a key's (the subject, in git's style); -1 when none is. */
+static int subject_key(const char *msg)
+{
+	const char *p = msg, *q;
+
+	while ((p = strchr(p, '\'')) != NULL &&
+	       (q = strchr(p + 1, '\'')) != NULL) {
+		char name[64];
+		size_t n = (size_t)(q - p - 1);
+		int idx;
+
+		if (n > 0 && n < sizeof(name)) {
+			memcpy(name, p + 1, n);
+			name[n] = '\0';
+			idx = key_of_label(name);
+			if (idx >= 0)
+				return idx;
+		}
+		p = q + 1;
+	}
+	return -1;
+}
+
+static int validate_all(const struct workload *wl, struct diag *err);
+
+/* validate_all, its error placed at the key it is about where the file
+   gave that key. */
 int workload_validate(const struct workload *wl, struct diag *err)
+{
+	struct diag d;
+	int k;
+
+	diag_clear(&d);
+	if (validate_all(wl, &d) == 0)
+		return 0;
+	k = subject_key(d.msg);
+	if (d.line == 0 && k >= 0 && k < WL_GIVEN_MAX && d.file[0] &&
+	    strcmp(d.file, wl->file) == 0 && wl->given_line[k] > 0) {
+		d.line = wl->given_line[k];
+		d.col = wl->given_col[k];
+	}
+	return diag_set_kind(err, d.kind, d.file[0] ? d.file : NULL, d.line,
+			     d.col, "%s", d.msg);
+}
+
+static int validate_all(const struct workload *wl, struct diag *err)
 {
 	const char *file = wl->file[0] ? wl->file : NULL;
 

@@ -835,6 +835,51 @@ static void test_validate_bounds(void **state)
 	assert_int_equal(workload_validate(&wl, &d), 0);
 }
 
+/*
+ * An error of the keys together is placed at the key it is about (the
+ * first key quoted in it) where the file gave that key: its line and the
+ * column of its value; not where --set gave it since, nor for a key the
+ * file left out.
+ */
+static void test_validate_position(void **state)
+{
+	static const char text[] = "[model]\n"
+				   "name = t\n"
+				   "layers = 2\n"
+				   "hidden = 64\n"
+				   "heads =  6\n"
+				   "vocab = 100\n"
+				   "seq_len = 128\n"
+				   "[training]\n"
+				   "tp = 3\n";
+	struct workload wl;
+	struct diag d;
+
+	(void)state;
+	parse_ok(text, &wl);
+	diag_clear(&d);
+	assert_int_equal(workload_validate(&wl, &d), -1);
+	assert_string_equal(d.file, "t.ini");
+	assert_int_equal(d.line, 5);
+	assert_int_equal(d.col, 10);
+	assert_contains(d.msg, "'heads' (6) must divide 'hidden' (64)");
+	/* heads fixed by --set: the next error, tp's, is at its line */
+	assert_int_equal(workload_set(&wl, "model.heads=8", &d), 0);
+	diag_clear(&d);
+	assert_int_equal(workload_validate(&wl, &d), -1);
+	assert_int_equal(d.line, 9);
+	assert_int_equal(d.col, 6);
+	assert_contains(d.msg, "'training.tp' (3) must divide 'heads' (8)");
+	/* tp from --set: no position in the file */
+	assert_int_equal(workload_set(&wl, "training.tp=5", &d), 0);
+	diag_clear(&d);
+	assert_int_equal(workload_validate(&wl, &d), -1);
+	assert_string_equal(d.file, "t.ini");
+	assert_int_equal(d.line, 0);
+	assert_int_equal(d.col, 0);
+	assert_contains(d.msg, "'training.tp' (5) must divide 'heads' (8)");
+}
+
 static void test_set_errors(void **state)
 {
 	(void)state;
@@ -1352,6 +1397,7 @@ int main(void)
 		cmocka_unit_test(test_indented_line),
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_set),
+		cmocka_unit_test(test_validate_position),
 		cmocka_unit_test(test_set_errors),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_recompute_layers_tp_overlap),
