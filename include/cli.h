@@ -135,6 +135,19 @@ typedef int (*cli_writer)(FILE *out, const void *arg, const char **why);
 int cli_write(const struct cli_ctx *ctx, cli_writer write, const void *arg);
 
 /*
+ * cli_write in two halves, for a command that works between opening its
+ * output and writing it (report draws its charts): cli_output_open opens
+ * -o FILE or stdout into 'o' (EXIT_OK, or EXIT_IO with a message: a
+ * folder that cannot be written fails before any work);
+ * cli_output_finish runs 'write' on it and puts it in place (or, when
+ * 'write' fails, removes the temporary file).  Its return is
+ * cli_write's.
+ */
+struct outfile;
+int cli_output_open(const struct cli_ctx *ctx, struct outfile *o);
+int cli_output_finish(struct outfile *o, cli_writer write, const void *arg);
+
+/*
  * The price a plan's costs use and its basis, the fields
  * price_usd_per_gpu_hour and price_basis of 'rec' (specs/output.md);
  * 'cl' NULL: both null.  'flags' as for rec_num.

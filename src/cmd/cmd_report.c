@@ -16,6 +16,7 @@
 #include "interval.h"
 #include "model_recsys.h"
 #include "model_recsys_dense.h"
+#include "outfile.h"
 #include "plan.h"
 #include "plot.h"
 #include "precision.h"
@@ -938,6 +939,7 @@ int cmd_report(struct cli_ctx *ctx)
 	int rc, charts_rc = EXIT_OK, feasible = 0;
 	const char *beside;
 	struct progress pr;
+	struct outfile o;
 
 	memset(&pg, 0, sizeof(pg));
 	pg.ctx = ctx;
@@ -948,8 +950,16 @@ int cmd_report(struct cli_ctx *ctx)
 	if (rc != EXIT_OK)
 		return rc;
 	if (plan_rows(&pg) != 0) {
+		free(pg.rows);
 		cli_error("out of memory");
 		return EXIT_INTERNAL;
+	}
+	/* the page's file first: a folder that cannot be written fails
+	   once, before the charts */
+	rc = cli_output_open(ctx, &o);
+	if (rc != EXIT_OK) {
+		free(pg.rows);
+		return rc;
 	}
 	beside = ctx->output_path && strcmp(ctx->output_path, "-") != 0 ?
 			 ctx->output_path :
@@ -980,7 +990,7 @@ int cmd_report(struct cli_ctx *ctx)
 	for (int i = 0; i < pg.nrows; i++)
 		feasible += trained(&pg.rows[i]) || served(&pg.rows[i]) ||
 			    served_samples(&pg.rows[i]);
-	rc = cli_write(ctx, write_page, &pg);
+	rc = cli_output_finish(&o, write_page, &pg);
 	for (int k = 0; k < PLOT_KIND_COUNT; k++)
 		free(pg.svg[k]);
 	free(pg.rows);

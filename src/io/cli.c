@@ -679,29 +679,44 @@ int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none)
 	return check_prices(ctx);
 }
 
-int cli_write(const struct cli_ctx *ctx, cli_writer write, const void *arg)
+int cli_output_open(const struct cli_ctx *ctx, struct outfile *o)
 {
-	const char *why = NULL;
-	struct outfile o;
 	struct diag err;
 
 	diag_clear(&err);
 	/* no -o, or -o -: standard output (outfile.h has the rules) */
-	if (outfile_open(&o, ctx->output_path ? ctx->output_path : "-",
+	if (outfile_open(o, ctx->output_path ? ctx->output_path : "-",
 			 &err) != 0) {
 		diag_print(stderr, &err);
 		return EXIT_IO;
 	}
-	if (write(o.f, arg, &why) != 0) {
-		outfile_abort(&o);
+	return EXIT_OK;
+}
+
+int cli_output_finish(struct outfile *o, cli_writer write, const void *arg)
+{
+	const char *why = NULL;
+	struct diag err;
+
+	diag_clear(&err);
+	if (write(o->f, arg, &why) != 0) {
+		outfile_abort(o);
 		cli_error("%s", why ? why : "the result cannot be written");
 		return EXIT_INTERNAL;
 	}
-	if (outfile_commit(&o, &err) != 0) {
+	if (outfile_commit(o, &err) != 0) {
 		diag_print(stderr, &err);
 		return EXIT_IO;
 	}
 	return EXIT_OK;
+}
+
+int cli_write(const struct cli_ctx *ctx, cli_writer write, const void *arg)
+{
+	struct outfile o;
+	int rc = cli_output_open(ctx, &o);
+
+	return rc != EXIT_OK ? rc : cli_output_finish(&o, write, arg);
 }
 
 struct report_job {

@@ -47,6 +47,13 @@ need gnuplot gnuplot-nox && have_gnuplot=1
 check "report --plot-format pdf is a usage error (status 2)" '[ $? -eq 2 ]'
 "$bin" report >/dev/null 2>"$tmp/err"
 check "report needs a WORKLOAD (status 2)" '[ $? -eq 2 ] && grep -q "missing the WORKLOAD" "$tmp/err"'
+# a folder that is not there: one error, before any chart, nothing written
+"$bin" report $wl --gpu H100-SXM -o "$tmp/none/plan.html" >/dev/null \
+	2>"$tmp/err"
+check "report into a missing folder: status 4, one line naming the page" \
+	'[ $? -eq 4 ] && [ $(wc -l < "$tmp/err") -eq 1 ] &&
+	 grep -q "cannot write .*none/plan.html" "$tmp/err" &&
+	 [ ! -e "$tmp/none" ]'
 
 if [ $have_gnuplot = 1 ]; then
 	"$bin" report $wl --gpu $gpus -o "$tmp/plan.html" 2>"$tmp/err"
