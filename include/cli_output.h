@@ -1,0 +1,97 @@
+/*
+ * cli_output.h - the output edge of the command line: a command's result
+ * written to -o FILE or standard output, and the fields its records share
+ * (the price, the 80% intervals).
+ */
+#ifndef CAPPLAN_CLI_OUTPUT_H
+#define CAPPLAN_CLI_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cluster.h"
+#include "report.h"
+#include "units.h"
+
+struct cli_ctx;
+struct outfile;
+
+/*
+ * A writer of one command's output: 0, or -1 with a message in '*why'
+ * when the result cannot be written (not a finite number, no memory).
+ * Write errors are found from the stream.
+ */
+typedef int (*cli_writer)(FILE *out, const void *arg, const char **why);
+
+/*
+ * Run 'write' on -o FILE (outfile.h: a temporary file beside a regular
+ * file, renamed into place only when everything was written; written
+ * through what is not a regular file) or on stdout (no -o, or -o -).
+ * Returns EXIT_OK, EXIT_IO or EXIT_INTERNAL, with a message on stderr.
+ */
+int cli_write(const struct cli_ctx *ctx, cli_writer write, const void *arg);
+
+/*
+ * cli_write in two halves, for a command that works between opening its
+ * output and writing it (report draws its charts): cli_output_open opens
+ * -o FILE or stdout into 'o' (EXIT_OK, or EXIT_IO with a message: a
+ * folder that cannot be written fails before any work);
+ * cli_output_finish runs 'write' on it and puts it in place (or, when
+ * 'write' fails, removes the temporary file).  Its return is
+ * cli_write's.
+ */
+int cli_output_open(const struct cli_ctx *ctx, struct outfile *o);
+int cli_output_finish(struct outfile *o, cli_writer write, const void *arg);
+
+/*
+ * The price a plan's costs use and its basis, the fields
+ * price_usd_per_gpu_hour and price_basis of 'rec' (specs/output.md);
+ * 'cl' NULL: both null.  'flags' as for rec_num.
+ */
+void cli_rec_price(struct record *rec, const struct cluster *cl, int flags);
+
+/* One estimate's interval: its class (enum interval_class), key, value,
+   whether it is a time. */
+struct cli_estimate {
+	int cls;
+	const char *key;
+	const char *label;
+	double value;
+	bool time_like;
+	enum unit_kind unit;
+	int flags;          /* RF_PERCENT for fractions */
+};
+
+/*
+ * The "interval" group of 'rec' (specs/output.md): "level" (0.8),
+ * "validated_device" (whether 'gpu' is among the class's validation
+ * devices of every estimate's class; the interval is wider where it is
+ * not) and an [lo, hi] pair for
+ * each of the 'n' estimates (null where the value is not finite), under a
+ * table heading.  interval.h gives the method.
+ */
+void cli_rec_intervals(struct record *rec, const char *gpu,
+		       const struct cli_estimate *est, int n);
+
+/* The [lo, hi] pairs of cli_rec_intervals alone, in the "interval" group,
+   each with est[i].flags | 'flags' (RF_MACHINE for the rows of a wide
+   table): for compare, size and sweep. */
+void cli_rec_interval_pairs(struct record *rec, const char *gpu,
+			    const struct cli_estimate *est, int n, int flags);
+
+/* The pair of 'est' in the "interval" group as 'range' (made elsewhere,
+   not from its class), with est->flags | 'flags'; null when est->value is
+   not finite. */
+void cli_rec_interval_range(struct record *rec,
+			    const struct cli_estimate *est,
+			    const double range[2], int flags);
+
+/* The table note of commands whose intervals are in the machine formats
+   only. */
+#define CLI_INTERVAL_NOTE \
+	"80% intervals of these figures: --format json or csv (interval.*)"
+
+/* cli_write of a report in the --format of 'ctx'. */
+int cli_emit(const struct cli_ctx *ctx, const struct report *r);
+
+#endif
