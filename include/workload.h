@@ -633,6 +633,14 @@ void workload_key_info(size_t i, const char **section, const char **key,
 		       char *accepts, size_t size);
 
 /*
+ * The default of key 'i' (what workload_init leaves in it), written as a
+ * file would give it ("auto": left to capplan's search or a rule of
+ * specs/workload.md; "unset": capplan derives it or does without; "7us",
+ * "bf16", "1.2").
+ */
+void workload_key_default(size_t i, char *buf, size_t size);
+
+/*
  * Apply one "section.key=value" override (the --set option); the same keys
  * and value syntax as the file.  Messages name "--set".  Returns 0 or -1.
  */

@@ -249,29 +249,33 @@ static int print_keys(FILE *out, const char *section)
 		return cli_usage(NULL, "unknown section '%s'; one of model, "
 				 "training, inference, cluster",
 				 section);
-	fprintf(out, "Workload keys and the values they take; "
-		     "specs/workload.md gives\n"
-		     "each one's meaning and default.\n");
+	fprintf(out, "Workload keys, [their default] and the values they "
+		     "take.  [auto]: capplan\n"
+		     "chooses it; [unset]: capplan derives it from other "
+		     "keys or does without.\n"
+		     "specs/workload.md gives each one's meaning and rule.\n");
 	for (size_t s = 0; s < sizeof(sections) / sizeof(sections[0]); s++) {
 		if (section && strcmp(section, sections[s]) != 0)
 			continue;
 		fprintf(out, "\n[%s]\n", sections[s]);
 		for (size_t i = 0; i < workload_key_count(); i++) {
 			const char *sec, *key;
-			char accepts[512];
+			char accepts[512], def[64], text[600];
 			int w;
 
 			workload_key_info(i, &sec, &key, accepts,
 					  sizeof(accepts));
 			if (strcmp(sec, sections[s]) != 0)
 				continue;
+			workload_key_default(i, def, sizeof(def));
+			snprintf(text, sizeof(text), "[%s] %s", def, accepts);
 			if (strlen(key) > 24) {
 				fprintf(out, "  %s\n%27s", key, "");
 				w = 27;
 			} else {
 				w = fprintf(out, "  %-24s ", key);
 			}
-			print_wrapped(out, accepts, 27, w);
+			print_wrapped(out, text, 27, w);
 		}
 	}
 	return EXIT_OK;

@@ -575,3 +575,99 @@ void workload_key_info(size_t i, const char **section, const char **key,
 	*key = k->key;
 	key_accepts(k, accepts, size);
 }
+
+/* The name of 'v' among 'names', or NULL. */
+static const char *name_of_value(const struct wl_name *names, int v)
+{
+	for (; names && names->name; names++)
+		if (names->value == v)
+			return names->name;
+	return NULL;
+}
+
+/* What workload_init leaves in key 'k', written as a file would give it:
+   "auto" for a key left to capplan, "unset" for one 0 leaves out. */
+static void key_default(const struct wl_key *k, const struct workload *wl,
+			char *buf, size_t size)
+{
+	const void *f = wl_key_cfield(k, wl);
+	const char *name;
+	double d;
+	int v;
+
+	if (wl_key_is_enum(k)) {
+		v = wl_enum_load(k, wl);
+		name = name_of_value(k->names, v);
+		if (name)
+			snprintf(buf, size, "%s", name);
+		else if (k->type == WLT_INTENUM && v > 0)
+			snprintf(buf, size, "%d", v);
+		else
+			snprintf(buf, size, "unset");
+		return;
+	}
+	switch (k->type) {
+	case WLT_STRING:
+		snprintf(buf, size, "%s", *(const char *)f ? (const char *)f :
+							     "unset");
+		return;
+	case WLT_BOOL:
+		snprintf(buf, size, "%s", *(const bool *)f ? "true" : "false");
+		return;
+	case WLT_TRISTATE:
+		v = *(const int *)f;
+		snprintf(buf, size, "%s", v == WL_AUTO_NEG ? "auto" :
+					  v ? "true" : "false");
+		return;
+	case WLT_INT:
+		v = *(const int *)f;
+		if ((k->flags & WLK_AUTO) && v == WL_AUTO)
+			snprintf(buf, size, "auto");
+		else if ((k->flags & WLK_AUTO_NEG) && v == WL_AUTO_NEG)
+			snprintf(buf, size, "auto");
+		else if ((k->flags & WLK_UNSET0) && v == 0)
+			snprintf(buf, size, "unset");
+		else
+			snprintf(buf, size, "%d", v);
+		return;
+	case WLT_FLAGS:
+		v = *(const int *)f;
+		name = name_of_value(k->names, v);
+		snprintf(buf, size, "%s", name ? name : v ? "set" : "unset");
+		return;
+	case WLT_WIDTHS:
+	case WLT_ROWS:
+		snprintf(buf, size, "unset");
+		return;
+	case WLT_FRACTION:
+	case WLT_NUMBER:
+	case WLT_QUANTITY:
+		d = *(const double *)f;
+		if ((k->type == WLT_FRACTION && d == WL_OFFLOAD_AUTO) ||
+		    ((k->flags & WLK_AUTO_NEG) && d == WL_AUTO_NEG))
+			snprintf(buf, size, "auto");
+		else if ((k->flags & WLK_UNSET0) && d == 0.0)
+			snprintf(buf, size, "unset");
+		else if (k->type == WLT_QUANTITY)
+			units_format_plain(buf, size, d, k->unit, 4);
+		else
+			snprintf(buf, size, "%.4g", d);
+		return;
+	default:
+		snprintf(buf, size, "unset");
+		return;
+	}
+}
+
+void workload_key_default(size_t i, char *buf, size_t size)
+{
+	struct workload *wl = malloc(sizeof(*wl));
+
+	if (!wl) {
+		snprintf(buf, size, "unset");
+		return;
+	}
+	workload_init(wl);
+	key_default(&wl_keys[i], wl, buf, size);
+	free(wl);
+}

@@ -1371,6 +1371,65 @@ static void test_key_info(void **state)
 			    "true, false or auto");
 }
 
+/* The default of key section.key as 'capplan help keys' shows it. */
+static const char *default_of(const char *section, const char *key,
+			      char *buf, size_t size)
+{
+	for (size_t i = 0; i < workload_key_count(); i++) {
+		const char *sec, *k;
+		char accepts[512];
+
+		workload_key_info(i, &sec, &k, accepts, sizeof(accepts));
+		if (strcmp(sec, section) == 0 && strcmp(k, key) == 0) {
+			workload_key_default(i, buf, size);
+			return buf;
+		}
+	}
+	fail_msg("no key %s.%s", section, key);
+	return NULL;
+}
+
+/* Each default as a file would give it: left to capplan, derived, a
+   count, a quantity in its unit, a name, a boolean. */
+static void test_key_default(void **state)
+{
+	static const struct {
+		const char *section, *key, *want;
+	} cases[] = {
+		{ "training", "tp", "auto" },
+		{ "training", "zero", "auto" },
+		{ "training", "recompute", "auto" },
+		{ "training", "precision", "bf16" },
+		{ "training", "epochs", "1" },
+		{ "training", "tokens", "unset" },
+		{ "model", "layers", "unset" },
+		{ "model", "name", "unset" },
+		{ "model", "tied_embeddings", "true" },
+		{ "model", "gated_ffn", "false" },
+		{ "inference", "kernel_overhead", "7us" },
+		{ "inference", "host_request_overhead", "10ms" },
+		{ "inference", "percentile", "p99" },
+		{ "inference", "prompt_tokens", "512" },
+		{ "inference", "cuda_graphs", "auto" },
+		{ "cluster", "storage_bw", "1GB/s" },
+		{ "cluster", "pue", "1.2" },
+		{ "cluster", "pricing", "cloud" },
+		{ "cluster", "nvlink_sharp", "auto" },
+	};
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(default_of(cases[i].section, cases[i].key,
+					       buf, sizeof(buf)),
+				    cases[i].want);
+	/* every key has one, short enough for the listing */
+	for (size_t i = 0; i < workload_key_count(); i++) {
+		workload_key_default(i, buf, sizeof(buf));
+		assert_true(buf[0] != '\0' && strlen(buf) < 20);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1406,6 +1465,7 @@ int main(void)
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_key_info),
+		cmocka_unit_test(test_key_default),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
