@@ -130,8 +130,22 @@ void wl_names_list(const struct wl_name *names, char *buf, size_t size)
 	}
 }
 
+static void describe_value(const struct wl_key *k, char *buf, size_t size);
+
 /* What a key accepts, for messages: "a positive integer or 'auto'". */
 void wl_key_describe(const struct wl_key *k, char *buf, size_t size)
+{
+	size_t n;
+
+	describe_value(k, buf, size);
+	/* an integer's text says 'auto' itself; a fraction's too */
+	n = strlen(buf);
+	if (k->type != WLT_INT && k->type != WLT_FRACTION &&
+	    (k->flags & (WLK_AUTO | WLK_AUTO_NEG)) && n < size)
+		snprintf(buf + n, size - n, " or 'auto'");
+}
+
+static void describe_value(const struct wl_key *k, char *buf, size_t size)
 {
 	const char *noun = k->type == WLT_QUANTITY ? units_kind_name(k->unit)
 						   : "number";

@@ -1369,6 +1369,13 @@ static void test_key_info(void **state)
 	assert_string_equal(accepts_of("cluster", "nvlink_sharp", buf,
 				       sizeof(buf)),
 			    "true, false or auto");
+	/* a number or a quantity that takes 'auto' says so */
+	assert_string_equal(accepts_of("model", "cache_hit_rate", buf,
+				       sizeof(buf)),
+			    "a number from 0 to 1 or 'auto'");
+	assert_string_equal(accepts_of("inference", "request_overhead", buf,
+				       sizeof(buf)),
+			    "a duration of at most 1s or 'auto'");
 }
 
 /* The default of key section.key as 'capplan help keys' shows it. */
