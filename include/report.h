@@ -87,6 +87,9 @@ struct report {
 	struct record *rec;
 	size_t nrec, cap;
 	bool list;             /* JSON array / table grid even for one row */
+	bool one_as_record;    /* with 'list': a table of one row shows it as
+				  a record, every field on a line of its own
+				  (the JSON stays an array) */
 	/* With 'list_key': JSON is an object holding the fields of 'meta',
 	   the records as an array under 'list_key', and the notes; the
 	   table shows 'meta' above the grid; CSV has the records only. */

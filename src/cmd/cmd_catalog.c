@@ -56,16 +56,16 @@ static void add_gpu(struct record *rec, const struct gpu_spec *g)
 		else
 			rec_null(rec, NULL, cols[i].key, cols[i].label, grid);
 	}
-	rec_bool(rec, NULL, "sparsity_2_4", "2:4", g->sparsity_2_4, 0);
+	rec_bool(rec, NULL, "sparsity_2_4", "2:4 sparsity", g->sparsity_2_4, 0);
 	rec_num(rec, NULL, "tdp_w", "tdp", g->tdp_w, UNIT_POWER, RF_GRID);
-	rec_num(rec, NULL, "idle_w", "idle", g->idle_w, UNIT_POWER, 0);
-	rec_int(rec, NULL, "gpus_per_node", "/node", g->gpus_per_node,
+	rec_num(rec, NULL, "idle_w", "idle power", g->idle_w, UNIT_POWER, 0);
+	rec_int(rec, NULL, "gpus_per_node", "GPUs/node", g->gpus_per_node,
 		RF_GRID | RF_WIDE);
 	rec_num(rec, NULL, "intra_bw_bytes_per_s", "intra-node",
 		g->intra_bw_bytes_per_s, UNIT_BANDWIDTH, RF_GRID | RF_WIDE);
 	rec_bool(rec, NULL, "nvlink_sharp", "NVLink SHARP", g->nvlink_sharp,
 		 0);
-	rec_bool(rec, NULL, "intra_mesh", "mesh", g->intra_mesh, 0);
+	rec_bool(rec, NULL, "intra_mesh", "intra-node mesh", g->intra_mesh, 0);
 	rec_num(rec, NULL, "inter_bw_bytes_per_s", "inter-node",
 		g->inter_bw_bytes_per_s, UNIT_BANDWIDTH, RF_GRID | RF_WIDE);
 	rec_num(rec, NULL, "price_usd_per_gpu_hour", "$/GPU-h",
@@ -81,15 +81,16 @@ static void add_gpu(struct record *rec, const struct gpu_spec *g)
 			g->capex_usd_per_gpu, UNIT_MONEY, 0);
 	else
 		rec_null(rec, NULL, "capex_usd_per_gpu", "capex per GPU", 0);
-	rec_num(rec, NULL, "matmul_eff", "matmul eff", g->matmul_eff,
+	rec_num(rec, NULL, "matmul_eff", "GEMM efficiency", g->matmul_eff,
 		UNIT_KIND_COUNT, 0);
 	if (g->fp8_matmul_eff > 0.0)
-		rec_num(rec, NULL, "fp8_matmul_eff", "fp8 matmul eff",
+		rec_num(rec, NULL, "fp8_matmul_eff", "fp8 GEMM efficiency",
 			g->fp8_matmul_eff, UNIT_KIND_COUNT, 0);
 	else
-		rec_null(rec, NULL, "fp8_matmul_eff", "fp8 matmul eff", 0);
-	rec_num(rec, NULL, "mem_eff", "mem eff", g->mem_eff, UNIT_KIND_COUNT,
-		0);
+		rec_null(rec, NULL, "fp8_matmul_eff", "fp8 GEMM efficiency",
+			 0);
+	rec_num(rec, NULL, "mem_eff", "bandwidth efficiency", g->mem_eff,
+		UNIT_KIND_COUNT, 0);
 	rec_str(rec, NULL, "source", "source", g->source, 0);
 }
 
@@ -107,6 +108,11 @@ int cmd_catalog(struct cli_ctx *ctx)
 		return cli_write(ctx, write_catalog_csv, &job);
 	}
 	report_init(&rep, true);
+	/* one device asked for: all of it, a field a line */
+	rep.one_as_record = true;
+	if (ctx->ngpus == 1)
+		snprintf(rep.title, sizeof(rep.title), "Catalog row: %s",
+			 ctx->gpus[0]->name);
 	for (int i = 0; i < ctx->ngpus; i++) {
 		struct record *rec = report_add_record(&rep);
 

@@ -619,7 +619,7 @@ static void write_table(FILE *out, const struct report *r, bool wide)
 		if (r->title[0])
 			put_line(out, r->title);
 		fprintf(out, "(nothing to show)\n");
-	} else if (r->list)
+	} else if (r->list && !(r->one_as_record && r->nrec == 1))
 		write_table_grid(out, r, wide);
 	else
 		write_table_single(out, r);

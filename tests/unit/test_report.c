@@ -427,6 +427,42 @@ static void test_list_table(void **state)
 	report_release(&r);
 }
 
+/* one_as_record: a list of one row is a record in the table, every field
+   but the machine ones on its own line; still a grid for more rows, and
+   a JSON array of one. */
+static void test_one_as_record(void **state)
+{
+	struct report r;
+	char *out;
+	cJSON *root;
+
+	(void)state;
+	report_init(&r, true);
+	r.one_as_record = true;
+	fill_record(report_add_record(&r), "MI300X", 1.7e11, 64);
+	out = render_ok(&r, FORMAT_TABLE);
+	assert_non_null(strstr(out, "  GPU "));
+	assert_non_null(strstr(out, "MI300X\n"));
+	/* fields outside the grid too, but not the machine-only one */
+	assert_non_null(strstr(out, "  fits "));
+	assert_non_null(strstr(out, "largest micro-batch"));
+	assert_null(strstr(out, "exact FLOPs"));
+	free(out);
+	out = render_ok(&r, FORMAT_JSON);
+	root = cJSON_Parse(out);
+	assert_true(cJSON_IsArray(root));
+	assert_int_equal(cJSON_GetArraySize(root), 1);
+	cJSON_Delete(root);
+	free(out);
+	/* two rows: the grid, without the fields outside it */
+	fill_record(report_add_record(&r), "A100", 4.1e10, 8);
+	out = render_ok(&r, FORMAT_TABLE);
+	assert_null(strstr(out, "fits"));
+	assert_non_null(strstr(out, "A100"));
+	free(out);
+	report_release(&r);
+}
+
 static void test_empty(void **state)
 {
 	struct report r;
@@ -577,6 +613,7 @@ int main(void)
 		cmocka_unit_test(test_list_json),
 		cmocka_unit_test(test_list_csv),
 		cmocka_unit_test(test_list_table),
+		cmocka_unit_test(test_one_as_record),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_limits),
 	};
