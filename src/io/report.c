@@ -287,6 +287,32 @@ static void put_wrapped(FILE *out, const char *text, bool wide)
 	fprintf(out, "%s\n", p);
 }
 
+/*
+ * A field of a record, "  LABEL  VALUE": a value that would pass
+ * REPORT_TABLE_WIDTH columns (a datasheet's title) is broken at blanks,
+ * its lines after the first under its start.
+ */
+static void put_field(FILE *out, const char *label, const char *val)
+{
+	const int indent = 33; /* "  " + 30 columns of label + " " */
+	int limit = REPORT_TABLE_WIDTH - indent;
+	const char *p = val;
+
+	fprintf(out, "  %-30s ", label);
+	while ((int)strlen(p) > limit) {
+		const char *brk = NULL;
+
+		for (const char *q = p + 1; q <= p + limit; q++)
+			if (*q == ' ')
+				brk = q;
+		if (!brk)
+			break;
+		fprintf(out, "%.*s\n%*s", (int)(brk - p), p, indent, "");
+		p = brk + 1;
+	}
+	fprintf(out, "%s\n", p);
+}
+
 static void write_table_single(FILE *out, const struct report *r)
 {
 	if (r->title[0])
@@ -596,7 +622,7 @@ static void write_fields(FILE *out, const struct record *rec)
 		if (f->flags & RF_MACHINE)
 			continue;
 		human(f, val, sizeof(val));
-		fprintf(out, "  %-30s %s\n", f->label, val);
+		put_field(out, f->label, val);
 	}
 }
 

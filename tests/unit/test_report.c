@@ -463,6 +463,51 @@ static void test_one_as_record(void **state)
 	report_release(&r);
 }
 
+/* A record's long text value breaks at blanks within the table width,
+   its later lines under its start; a value without blanks stays whole. */
+static void test_record_wraps_long_text(void **state)
+{
+	static const char words[] =
+		"one two three four five six seven eight nine ten eleven "
+		"twelve thirteen fourteen fifteen sixteen";
+	char path[120];
+	struct report r;
+	struct record *rec;
+	char *out;
+	const char *line;
+	int lines = 0;
+
+	(void)state;
+	memset(path, 'x', sizeof(path) - 1);
+	path[sizeof(path) - 1] = '\0';
+	report_init(&r, false);
+	rec = report_add_record(&r);
+	rec_str(rec, NULL, "source", "source", words, 0);
+	out = render_ok(&r, FORMAT_TABLE);
+	for (line = out; *line; lines++) {
+		const char *end = strchr(line, '\n');
+
+		assert_non_null(end);
+		assert_true(end - line <= REPORT_TABLE_WIDTH);
+		if (lines > 0)
+			assert_true(strncmp(line, "                       "
+						  "          ", 33) == 0 &&
+				    line[33] != ' ');
+		line = end + 1;
+	}
+	assert_int_equal(lines, 2);
+	assert_non_null(strstr(out, "  source                         one "));
+	free(out);
+	report_release(&r);
+	report_init(&r, false);
+	rec = report_add_record(&r);
+	rec_str(rec, NULL, "path", "path", path, 0);
+	out = render_ok(&r, FORMAT_TABLE);
+	assert_non_null(strstr(out, path));
+	free(out);
+	report_release(&r);
+}
+
 static void test_empty(void **state)
 {
 	struct report r;
@@ -614,6 +659,7 @@ int main(void)
 		cmocka_unit_test(test_list_csv),
 		cmocka_unit_test(test_list_table),
 		cmocka_unit_test(test_one_as_record),
+		cmocka_unit_test(test_record_wraps_long_text),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_limits),
 	};
