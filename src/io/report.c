@@ -260,6 +260,18 @@ static void put_line(FILE *out, const char *text)
 	fputc('\n', out);
 }
 
+/* The last blank among p[1..limit] of a text longer than 'limit', where
+   a line of at most 'limit' columns may end; NULL when there is none. */
+static const char *break_at(const char *p, int limit)
+{
+	const char *brk = NULL;
+
+	for (const char *q = p + 1; q <= p + limit; q++)
+		if (*q == ' ')
+			brk = q;
+	return brk;
+}
+
 /*
  * A line of notes: at most REPORT_TABLE_WIDTH columns unless 'wide',
  * broken at blanks, the lines after the first indented by two.
@@ -272,11 +284,8 @@ static void put_wrapped(FILE *out, const char *text, bool wide)
 
 	text_escape(text, buf, sizeof(buf));
 	while (!wide && (int)strlen(p) > limit) {
-		const char *brk = NULL;
+		const char *brk = break_at(p, limit);
 
-		for (const char *q = p + 1; q <= p + limit; q++)
-			if (*q == ' ')
-				brk = q;
 		if (!brk)
 			break;
 		fprintf(out, "%.*s\n", (int)(brk - p), p);
@@ -300,11 +309,8 @@ static void put_field(FILE *out, const char *label, const char *val)
 
 	fprintf(out, "  %-30s ", label);
 	while ((int)strlen(p) > limit) {
-		const char *brk = NULL;
+		const char *brk = break_at(p, limit);
 
-		for (const char *q = p + 1; q <= p + limit; q++)
-			if (*q == ' ')
-				brk = q;
 		if (!brk)
 			break;
 		fprintf(out, "%.*s\n%*s", (int)(brk - p), p, indent, "");

@@ -835,6 +835,21 @@ static void test_validate_bounds(void **state)
 	assert_int_equal(workload_validate(&wl, &d), 0);
 }
 
+/* workload_validate of 'wl' fails in t.ini at line:col (0:0, none) with a
+   message containing 'msg'. */
+static void expect_invalid_at(const struct workload *wl, int line, int col,
+			      const char *msg)
+{
+	struct diag d;
+
+	diag_clear(&d);
+	assert_int_equal(workload_validate(wl, &d), -1);
+	assert_string_equal(d.file, "t.ini");
+	assert_int_equal(d.line, line);
+	assert_int_equal(d.col, col);
+	assert_contains(d.msg, msg);
+}
+
 /*
  * An error of the keys together is placed at the key it is about (the
  * first key quoted in it) where the file gave that key: its line and the
@@ -857,27 +872,15 @@ static void test_validate_position(void **state)
 
 	(void)state;
 	parse_ok(text, &wl);
-	diag_clear(&d);
-	assert_int_equal(workload_validate(&wl, &d), -1);
-	assert_string_equal(d.file, "t.ini");
-	assert_int_equal(d.line, 5);
-	assert_int_equal(d.col, 10);
-	assert_contains(d.msg, "'heads' (6) must divide 'hidden' (64)");
+	expect_invalid_at(&wl, 5, 10, "'heads' (6) must divide 'hidden' (64)");
 	/* heads fixed by --set: the next error, tp's, is at its line */
 	assert_int_equal(workload_set(&wl, "model.heads=8", &d), 0);
-	diag_clear(&d);
-	assert_int_equal(workload_validate(&wl, &d), -1);
-	assert_int_equal(d.line, 9);
-	assert_int_equal(d.col, 6);
-	assert_contains(d.msg, "'training.tp' (3) must divide 'heads' (8)");
+	expect_invalid_at(&wl, 9, 6,
+			  "'training.tp' (3) must divide 'heads' (8)");
 	/* tp from --set: no position in the file */
 	assert_int_equal(workload_set(&wl, "training.tp=5", &d), 0);
-	diag_clear(&d);
-	assert_int_equal(workload_validate(&wl, &d), -1);
-	assert_string_equal(d.file, "t.ini");
-	assert_int_equal(d.line, 0);
-	assert_int_equal(d.col, 0);
-	assert_contains(d.msg, "'training.tp' (5) must divide 'heads' (8)");
+	expect_invalid_at(&wl, 0, 0,
+			  "'training.tp' (5) must divide 'heads' (8)");
 }
 
 static void test_set_errors(void **state)
