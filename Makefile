@@ -18,8 +18,12 @@ WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
 	-Wdouble-promotion
 OPT ?= -O2 -g
 CFLAGS ?= $(OPT)
+# The layers of src/, lowest first: a file includes headers of its own
+# layer and those below it, never above (tests/layers.sh checks it).
+LAYERS := util graph input model serve plan render cmd
+INCLUDES := $(LAYERS:%=-Isrc/%)
 ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -pthread $(WARN) $(CFLAGS) \
-	-Iinclude -I$(BUILD)/gen \
+	$(INCLUDES) -I$(BUILD)/gen \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
 	-DCAPPLAN_VERSION='"$(VERSION)"'
 LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || \
@@ -83,7 +87,7 @@ $(BUILD)/obj/catalog_embed.o: $(BUILD)/gen/catalog_embed.c
 
 # The ONNX model format: C code generated at build time from the
 # onnx.proto that Debian's libonnx-dev ships (protoc-c from
-# protobuf-c-compiler); src/io/onnx_read.c reads models with it.
+# protobuf-c-compiler); src/input/onnx_read.c reads models with it.
 ONNX_PROTO ?= /usr/include/onnx/onnx.proto
 PROTOC_C ?= protoc-c
 
@@ -101,7 +105,7 @@ $(BUILD)/obj/onnx.pb-c.o: $(BUILD)/gen/onnx.pb-c.c
 		$(shell $(PKG_CONFIG) --cflags libprotobuf-c 2>/dev/null) \
 		-c -o $@ $<
 
-$(BUILD)/obj/io/onnx_read.o: $(BUILD)/gen/onnx.pb-c.h
+$(BUILD)/obj/input/onnx_read.o: $(BUILD)/gen/onnx.pb-c.h
 
 $(BUILD)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -190,7 +194,7 @@ fuzz:
 		OPT="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
 		build-fuzz/libcapplan.a
 	@set -e; failed=; for t in $(FUZZ_TARGETS); do \
-		clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Iinclude \
+		clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g $(INCLUDES) \
 			-Ibuild-fuzz/gen $$(pkg-config --cflags libcjson) \
 			-fsanitize=fuzzer $(FUZZ_SAN) \
 			-o build-fuzz/fuzz_$$t tests/fuzz/fuzz_$$t.c \

@@ -73,7 +73,7 @@ ep-overlap|src/model/model_layer.c|lc->a2a_s = 0.5 * comm_overlapped_s(&el, 2.0 
 offload-d2h|src/model/model_train.c|offload_d2h_bytes_per_param = 4.0|offload_d2h_bytes_per_param = 3.4|optimizer offload: gradient bytes to the host 4 -> 3.4
 offload-host|src/model/model_memory.c|return 4.0 + (s.optimizer - master) + 4.0;|return 4.0 + (s.optimizer - master) + 3.4;|optimizer offload: host bytes per parameter 16 -> 15.4 (Adam)
 offload-cpu|src/model/model_train.c|return node_gpus(c, cl) / cl->cpu_adam_params_per_s *|return 0.85 * node_gpus(c, cl) / cl->cpu_adam_params_per_s *|optimizer offload: CPU step x0.85
-step-overhead|include/workload.h|#define WL_STEP_OVERHEAD_S (12.0 * WL_FRAMEWORK_OVERHEAD_S)|#define WL_STEP_OVERHEAD_S (10.2 * WL_FRAMEWORK_OVERHEAD_S)|training loop's host time 12 -> 10.2 framework calls a step
+step-overhead|src/input/workload.h|#define WL_STEP_OVERHEAD_S (12.0 * WL_FRAMEWORK_OVERHEAD_S)|#define WL_STEP_OVERHEAD_S (10.2 * WL_FRAMEWORK_OVERHEAD_S)|training loop's host time 12 -> 10.2 framework calls a step
 decode-fixed|src/model/model_infer.c|return (a->layers * (layer_kernels + 1.0) + 1.0) *|return 0.85 * (a->layers * (layer_kernels + 1.0) + 1.0) *|a decode step's kernel overheads x0.85
 front-end|src/serve/serve_sim.c|s->fe_t[s->fe_tail++] = start + h;|s->fe_t[s->fe_tail++] = start + 0.85 * h;|the front end's time per request x0.85
 EOF

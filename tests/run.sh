@@ -38,6 +38,7 @@ for t in catalog workload units set hf trace onnx; do
 	suite "fuzz replay $t" "$build/tests/fuzz_replay_$t" \
 		tests/fuzz/seeds/$t/* $(ls tests/fuzz/regress/$t/* 2>/dev/null)
 done
+suite layers sh tests/layers.sh --self-test
 suite onnx sh tests/onnx/run.sh "$build"
 suite cli sh tests/cli/run.sh "$build/capplan"
 suite files sh tests/cli/files.sh "$build/capplan"

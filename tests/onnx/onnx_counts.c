@@ -1,7 +1,7 @@
 /*
  * onnx_counts.c DIR - the graphs tests/onnx/make_graphs.py wrote into DIR
  * (with Debian's python3-onnx), read by capplan (onnx_read.c) and counted
- * per operator (model_graph.c), against counts worked out by hand from the
+ * per operator (graph_summary.c), against counts worked out by hand from the
  * published architectures:
  *
  * - ResNet-50 v1.5: 25,557,032 parameters (torchvision's resnet50, the

@@ -1,7 +1,7 @@
-/* model_graph.c - operator graphs costed per operator; see model_graph.h
+/* graph_summary.c - operator graphs costed per operator; see graph.h
    and specs/models.md, section 14.8. */
-#include "model_graph.h"
-#include "model_graph_internal.h"
+#include "graph.h"
+#include "graph_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,12 +3,12 @@
    arithmetic (Shape, Gather, Concat, ...) that torch.onnx.export writes
    before a Reshape, Expand, Pad or Slice, folded as an engine folds it
    when it is built.  Shapes as the ONNX operator specification defines
-   them (opsets 7-18); see model_graph.h and specs/models.md 14.8. */
+   them (opsets 7-18); see graph.h and specs/models.md 14.8. */
 #include <math.h>
 #include <string.h>
 
-#include "model_graph.h"
-#include "model_graph_internal.h"
+#include "graph.h"
+#include "graph_internal.h"
 
 /* An axis 'a' of a rank-'rank' tensor, negative from the end; -1 out of
    range. */

@@ -1,15 +1,15 @@
 /*
- * model_graph_internal.h - what the files of the graph model share
- * (graph_ops.c: the operator table; model_graph.c: the costs;
+ * graph_internal.h - what the files of the graph model share
+ * (graph_ops.c: the operator table; graph_summary.c: the costs;
  * graph_shape.c: the shapes and the constants' values).  Private:
- * nothing outside src/model/ includes it.
+ * nothing outside src/graph/ includes it.
  */
-#ifndef CAPPLAN_MODEL_GRAPH_INTERNAL_H
-#define CAPPLAN_MODEL_GRAPH_INTERNAL_H
+#ifndef CAPPLAN_GRAPH_INTERNAL_H
+#define CAPPLAN_GRAPH_INTERNAL_H
 
 #include <stdbool.h>
 
-#include "model_graph.h"
+#include "graph.h"
 
 /* How the output shape of an operator follows from its inputs (ONNX
    operator specification, opsets 7-18). */

@@ -1,7 +1,7 @@
 /*
  * onnx_read.h - read an ONNX model (a ModelProto, as torch.onnx.export
  * and the onnx Python package write it) into an operator graph
- * (model_graph.h).
+ * (graph.h).
  *
  * The file is decoded with protobuf-c and the C code that protoc-c
  * generates at build time from the onnx.proto of Debian's libonnx-dev
@@ -11,7 +11,7 @@
  * small integer and float constants (at most GRAPH_VAL_MAX elements: the
  * shapes, axes, pads and scales exporters store); weight values are never
  * looked at.  Shapes the file leaves out are inferred for the operators
- * model_graph.h knows.
+ * graph.h knows.
  */
 #ifndef CAPPLAN_ONNX_READ_H
 #define CAPPLAN_ONNX_READ_H
@@ -19,7 +19,7 @@
 #include <stddef.h>
 
 #include "diag.h"
-#include "model_graph.h"
+#include "graph.h"
 
 /* Largest model file read, bytes (a ViT-H in fp32 is 2.5 GB). */
 #define ONNX_FILE_MAX ((size_t)16 << 30)

@@ -1,8 +1,8 @@
 /* graph_ops.c - the ONNX operators capplan knows: each one's kind, shape
    rule, what its backward pass reads and its FLOPs per element; see
-   model_graph_internal.h and specs/models.md, section 14.8. */
-#include "model_graph.h"
-#include "model_graph_internal.h"
+   graph_internal.h and specs/models.md, section 14.8. */
+#include "graph.h"
+#include "graph_internal.h"
 
 #include <stdbool.h>
 #include <stdio.h>

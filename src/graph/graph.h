@@ -1,5 +1,5 @@
 /*
- * model_graph.h - a network given by its operator graph (an ONNX model,
+ * graph.h - a network given by its operator graph (an ONNX model,
  * read by onnx_read.h) costed per operator: each convolution, matrix
  * product, normalization, activation, pooling and element-wise operator
  * with its FLOPs and the bytes it moves per sample, so that memory-bound
@@ -17,8 +17,8 @@
  * for the shapes; specs/models.md, section 14.8 for the costs and the
  * fusion rules.
  */
-#ifndef CAPPLAN_MODEL_GRAPH_H
-#define CAPPLAN_MODEL_GRAPH_H
+#ifndef CAPPLAN_GRAPH_H
+#define CAPPLAN_GRAPH_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -121,7 +121,7 @@ struct graph {
  * of Shape and Size (shapes are known when an engine is built); such
  * nodes cost nothing.  Then fill the shapes that are still unknown (rank -1)
  * of the outputs of nodes in order, for the operators whose output shape
- * follows from their inputs (src/model/graph_shape.c): element-wise (with
+ * follows from their inputs (src/graph/graph_shape.c): element-wise (with
  * broadcasting), Conv, ConvTranspose, pools, Gemm, MatMul, normalizations,
  * Flatten, Transpose, Concat, reductions, Reshape, Squeeze, Unsqueeze,
  * Slice, Pad, Gather, Expand, Tile, Split, Resize, ConstantOfShape,

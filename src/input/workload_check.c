@@ -5,7 +5,7 @@
  * the load); see workload.h.
  */
 #include "workload_keys.h"
-#include "serve_sim.h"
+#include "request.h"
 
 #include <ctype.h>
 #include <errno.h>

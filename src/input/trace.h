@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "diag.h"
-#include "serve_sim.h"
+#include "request.h"
 
 /* Files larger than this are refused, in bytes (64 MiB). */
 #define TRACE_FILE_MAX (64u * 1024u * 1024u)

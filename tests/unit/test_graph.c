@@ -1,5 +1,5 @@
 /*
- * test_model_graph.c - operator graphs (model_graph.c), the ONNX reader
+ * test_graph_summary.c - operator graphs (graph_summary.c), the ONNX reader
  * (onnx_read.c) on models packed here with protobuf-c, and the time of a
  * graph in training and serving (model_sample.c).
  *
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model_graph.h"
+#include "graph.h"
 #include "model_kernel.h"
 #include "model_sample.h"
 #include "onnx.pb-c.h"

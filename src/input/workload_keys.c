@@ -5,8 +5,7 @@
  * workload_keys.h.
  */
 #include "workload_keys.h"
-#include "model_memory.h"
-#include "serve_sim.h"
+#include "request.h"
 
 #include <ctype.h>
 #include <errno.h>

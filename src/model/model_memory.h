@@ -177,11 +177,10 @@ double train_memory_reserve(double capacity_bytes);
  * The share of a serving GPU the engine leaves alone, on a device of
  * 'capacity_bytes' when it may fill 'fraction' of it (vLLM's
  * gpu_memory_utilization, SGLang's mem_fraction_static; 0: the default,
- * INFER_MEMORY_FRACTION) with weights, activations, KV cache and its CUDA
+ * INFER_MEMORY_FRACTION of workload.h) with weights, activations, KV cache and its CUDA
  * context: the rest of the device plus the context (specs/models.md
  * 9.1).
  */
-#define INFER_MEMORY_FRACTION 0.9
 double infer_memory_reserve(double capacity_bytes, double fraction);
 
 #endif

@@ -17,7 +17,7 @@
 #include "model_flops.h"
 #include "precision.h"
 #include "model_kernel.h"
-#include "serve_sim.h"
+#include "step_mix.h"
 
 struct infer_config {
 	int tp;                         /* tensor parallelism of a replica */

@@ -1,6 +1,6 @@
 /*
  * workload_keys.h - private to the files of the workload reader
- * (src/io/workload*.c): the key table and what reads, describes and
+ * (src/input/workload*.c): the key table and what reads, describes and
  * checks a key's value.
  *
  *   workload_keys.c   the key table, the names of enumerated values,

@@ -26,49 +26,12 @@
 #include <stddef.h>
 
 #include "diag.h"
-
-/* One request: when it arrives and how long it is. */
-struct sim_request {
-	double arrival_s;  /* from the start of the run, >= 0 */
-	int prompt_tokens; /* >= 1 */
-	int output_tokens; /* >= 1 */
-};
-
-/* What one step of a replica runs, for the step model. */
-struct sim_mix {
-	double prefill_tokens;     /* prompt tokens processed this step */
-	double prefill_attn_pairs; /* causal query-key pairs of those tokens:
-				      sum over chunks of c (o + c / 2), c
-				      tokens at offset o (a whole prompt of
-				      p: p^2 / 2, as infer_evaluate counts
-				      its prefill) */
-	double prefill_seqs;       /* sequences with prompt tokens this step */
-	double decode_seqs;        /* sequences decoding one token each */
-	double decode_ctx_tokens;  /* their context lengths, summed */
-	double logit_rows;         /* sequences that emit a token this step */
-	double verify_tokens;      /* speculative decoding: draft tokens the
-				      decoding sequences verify, summed (each
-				      one is a query token and a logit row
-				      more); 0 without speculation */
-};
+#include "request.h"
+#include "step_mix.h"
 
 /* The time of one step for a mix, in seconds (> 0).  'ctx' is the
    caller's; the step model may memoize in it. */
 typedef double (*sim_step_fn)(void *ctx, const struct sim_mix *mix);
-
-enum sim_arrival {
-	SIM_ARRIVAL_POISSON = 0, /* rate per second, exponential gaps */
-	SIM_ARRIVAL_CLOSED,      /* 'concurrency' clients, each sending the
-				    next request when its last one ends */
-	SIM_ARRIVAL_BURST,       /* every request at t = 0 */
-	SIM_ARRIVAL_TRACE,       /* the caller's requests as they are */
-};
-
-enum sim_length_dist {
-	SIM_LEN_FIXED = 0,   /* every request at the means */
-	SIM_LEN_EXPONENTIAL, /* geometric around the means, >= 1 */
-	SIM_LEN_SHAREGPT,    /* log-normal, ShareGPT-shaped (serve_sim.c) */
-};
 
 /* The scheduler of one replica (every replica is the same). */
 struct sim_engine {
@@ -155,9 +118,6 @@ struct sim_result {
 	int measured_requests;
 	bool overloaded;         /* the queue grew through the run */
 };
-
-/* Most draft tokens per step of speculative decoding. */
-#define SIM_SPECULATIVE_TOKENS_MAX 16
 
 /* Fraction of the first requests (by arrival) left out of the statistics
    of Poisson and closed-loop runs (more when sim_load.warmup_s says). */

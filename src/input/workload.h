@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "diag.h"
-#include "model_graph.h"
+#include "graph.h"
 #include "precision.h"
 
 #define WL_NAME_MAX 64
@@ -334,6 +334,11 @@ struct sim_request; /* serve_sim.h */
  * steps when it is known.  specs/models.md 10.9.17.
  */
 #define WL_DRAFT_COST_RATIO 0.05
+
+/* The share of each serving GPU the engine may fill when [inference]
+   memory_fraction is not given (vLLM's gpu_memory_utilization default;
+   model_memory.h infer_memory_reserve, specs/models.md 9.1). */
+#define INFER_MEMORY_FRACTION 0.9
 
 enum slo_percentile {
 	SLO_P50 = 0,

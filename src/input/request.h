@@ -1,0 +1,34 @@
+/*
+ * request.h - serving requests and the kinds of load that send them, as
+ * the workload ([inference] arrival, length_dist, speculative_tokens) and
+ * trace files (trace.h) give them to the simulator (serve_sim.h).  Types
+ * only.  specs/workload.md, "Serving under load".
+ */
+#ifndef CAPPLAN_REQUEST_H
+#define CAPPLAN_REQUEST_H
+
+/* One request: when it arrives and how long it is. */
+struct sim_request {
+	double arrival_s;  /* from the start of the run, >= 0 */
+	int prompt_tokens; /* >= 1 */
+	int output_tokens; /* >= 1 */
+};
+
+enum sim_arrival {
+	SIM_ARRIVAL_POISSON = 0, /* rate per second, exponential gaps */
+	SIM_ARRIVAL_CLOSED,      /* 'concurrency' clients, each sending the
+				    next request when its last one ends */
+	SIM_ARRIVAL_BURST,       /* every request at t = 0 */
+	SIM_ARRIVAL_TRACE,       /* the caller's requests as they are */
+};
+
+enum sim_length_dist {
+	SIM_LEN_FIXED = 0,   /* every request at the means */
+	SIM_LEN_EXPONENTIAL, /* geometric around the means, >= 1 */
+	SIM_LEN_SHAREGPT,    /* log-normal, ShareGPT-shaped (serve_sim.c) */
+};
+
+/* Most draft tokens per step of speculative decoding. */
+#define SIM_SPECULATIVE_TOKENS_MAX 16
+
+#endif
