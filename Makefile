@@ -41,7 +41,7 @@ endif
 
 LIB_SRC := $(filter-out src/cmd/main.c,$(wildcard src/*/*.c))
 LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/catalog_embed.o \
-	$(BUILD)/obj/onnx.pb-c.o
+	$(BUILD)/obj/stacks_embed.o $(BUILD)/obj/onnx.pb-c.o
 LIB := $(BUILD)/libcapplan.a
 BIN := $(BUILD)/capplan
 
@@ -52,7 +52,7 @@ VALIDATE_SERVING := $(BUILD)/tests/validate_serving
 INTERVALS := $(BUILD)/tests/intervals
 BENCH := $(BUILD)/tests/bench
 
-FUZZ_TARGETS := catalog workload units set hf trace onnx
+FUZZ_TARGETS := catalog workload units set hf trace onnx stacks
 FUZZ_TIME ?= 60
 FUZZ_REPLAY := $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz_replay_%)
 
@@ -82,6 +82,14 @@ $(BUILD)/gen/catalog_embed.c: specs/catalog.csv scripts/embed.sh
 	sh scripts/embed.sh $< catalog_default_csv > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/catalog_embed.o: $(BUILD)/gen/catalog_embed.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/stacks_embed.c: specs/stacks.csv scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh $< stacks_default_csv > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/stacks_embed.o: $(BUILD)/gen/stacks_embed.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 

@@ -40,6 +40,7 @@ enum {
 	OPT_SERVE_FOR = 1 << 18,
 	OPT_WIDE = 1 << 19,
 	OPT_PLOT_FORMAT = 1 << 20,
+	OPT_STACKS = 1 << 21,
 };
 
 struct command {
@@ -56,8 +57,8 @@ static const struct command commands[] = {
 	  "capplan train WORKLOAD|--model FILE.json --gpu NAME [--gpus N]\n"
 	  "              [--set KEY=VALUE]... [--search [--top K]]\n"
 	  "              [--format table|csv|json] [--wide] [-o FILE]\n"
-	  "              [--catalog FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_FORMAT |
+	  "              [--catalog FILE] [--stacks FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_STACKS | OPT_MODEL | OPT_FORMAT |
 		  OPT_OUTPUT | OPT_SEARCH | OPT_TOP |
 		  OPT_WIDE,
 	  true },
@@ -65,8 +66,8 @@ static const struct command commands[] = {
 	  "memory per GPU on every device, and what makes it fit",
 	  "capplan fit WORKLOAD|--model FILE.json [--gpu NAME[,NAME]...]\n"
 	  "            [--gpus N] [--set KEY=VALUE]... [--format table|csv|json]\n"
-	  "            [--wide] [-o FILE] [--catalog FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_FORMAT |
+	  "            [--wide] [-o FILE] [--catalog FILE] [--stacks FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_STACKS | OPT_MODEL | OPT_FORMAT |
 		  OPT_OUTPUT |
 		  OPT_WIDE,
 	  true },
@@ -75,8 +76,8 @@ static const struct command commands[] = {
 	  "capplan infer WORKLOAD|--model FILE.json --gpu NAME\n"
 	  "              [--set KEY=VALUE]... [--search [--top K]]\n"
 	  "              [--format table|csv|json] [--wide] [-o FILE]\n"
-	  "              [--catalog FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_MODEL | OPT_FORMAT |
+	  "              [--catalog FILE] [--stacks FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_STACKS | OPT_MODEL | OPT_FORMAT |
 		  OPT_OUTPUT | OPT_SEARCH | OPT_TOP |
 		  OPT_WIDE,
 	  true },
@@ -84,8 +85,8 @@ static const struct command commands[] = {
 	  "capplan sweep WORKLOAD|--model FILE.json --vary KEY=VALUES...\n"
 	  "              [--gpu NAME] [--gpus N] [--set KEY=VALUE]...\n"
 	  "              [--format table|csv|json] [--wide] [-o FILE]\n"
-	  "              [--catalog FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_FORMAT |
+	  "              [--catalog FILE] [--stacks FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_STACKS | OPT_MODEL | OPT_FORMAT |
 		  OPT_OUTPUT | OPT_VARY |
 		  OPT_WIDE,
 	  true },
@@ -96,8 +97,8 @@ static const struct command commands[] = {
 	  "             [--gpu NAME[,NAME]...] [--set KEY=VALUE]...\n"
 	  "             [--plot DIR [--plot-format png|svg]]\n"
 	  "             [--format table|csv|json] [--wide] [-o FILE]\n"
-	  "             [--catalog FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_MODEL | OPT_FORMAT |
+	  "             [--catalog FILE] [--stacks FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_STACKS | OPT_MODEL | OPT_FORMAT |
 		  OPT_OUTPUT | OPT_DEADLINE | OPT_BUDGET | OPT_POWER_CAP |
 		  OPT_PLOT | OPT_PLOT_FORMAT | OPT_SERVE_FOR |
 		  OPT_WIDE,
@@ -112,11 +113,18 @@ static const struct command commands[] = {
 	  "               [--set KEY=VALUE]...\n"
 	  "               [--plot DIR [--plot-format png|svg]]\n"
 	  "               [--format table|csv|json] [--wide] [-o FILE]\n"
-	  "               [--catalog FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_FORMAT |
+	  "               [--catalog FILE] [--stacks FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_STACKS | OPT_MODEL | OPT_FORMAT |
 		  OPT_OUTPUT | OPT_SORT | OPT_PLOT | OPT_PLOT_FORMAT |
 		  OPT_WIDE,
 	  true },
+	{ "stacks", cmd_stacks,
+	  "list the software stacks: serving engines, training frameworks",
+	  "capplan stacks [--format table|csv|json] [-o FILE] [--stacks FILE]\n\n"
+	  "Each engine and framework with the values it gives workload keys\n"
+	  "([inference] engine = NAME or NAME@VERSION, [training] framework);\n"
+	  "CSV is the stack table's own format, for --stacks FILE",
+	  OPT_STACKS | OPT_FORMAT | OPT_OUTPUT | OPT_WIDE, false },
 	{ "catalog", cmd_catalog, "list the hardware catalog",
 	  "capplan catalog [--gpu NAME[,NAME]...] [--format table|csv|json]\n"
 	  "                [--wide] [-o FILE] [--catalog FILE]",
@@ -126,25 +134,25 @@ static const struct command commands[] = {
 	  "one HTML page for a planning review, with its charts",
 	  "capplan report WORKLOAD|--model FILE.json -o FILE.html\n"
 	  "               [--gpu NAME[,NAME]...] [--gpus N] [--set KEY=VALUE]...\n"
-	  "               [--plot-format svg|png] [--catalog FILE]\n\n"
+	  "               [--plot-format svg|png] [--catalog FILE] [--stacks FILE]\n\n"
 	  "The page holds the workload, the assumptions and their sources, the\n"
 	  "training and serving plan per device with their 80% intervals, the\n"
 	  "recommendation and the charts drawn by gnuplot, inline: SVG, or PNG\n"
 	  "as data: URIs with --plot-format png.  It loads nothing from the\n"
 	  "network and needs no script.  Without --gpu: the devices the charts\n"
 	  "draw by default",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_OUTPUT |
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_STACKS | OPT_MODEL | OPT_OUTPUT |
 		  OPT_PLOT_FORMAT,
 	  true },
 	{ "plot", cmd_plot, "draw a chart with gnuplot (PNG or SVG)",
 	  "capplan plot KIND WORKLOAD|--model FILE.json -o FILE.png|FILE.svg\n"
 	  "             [--gpu NAME[,NAME]...] [--gpus N] [--set KEY=VALUE]...\n"
-	  "             [--size WxH] [--keep-script] [--catalog FILE]\n\n"
+	  "             [--size WxH] [--keep-script] [--catalog FILE] [--stacks FILE]\n\n"
 	  "KIND is scaling, cost-time, memory, roofline, latency-throughput,\n"
 	  "replicas or energy.  Beside FILE go FILE.dat (the data) and\n"
 	  "FILE.gp (the gnuplot script), kept with --keep-script or when\n"
 	  "gnuplot is missing (then the exit status is 4)",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_MODEL | OPT_OUTPUT |
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_STACKS | OPT_MODEL | OPT_OUTPUT |
 		  OPT_SIZE | OPT_KEEP_SCRIPT | ARG_KIND,
 	  true },
 };
@@ -165,6 +173,8 @@ static const struct {
 	{ OPT_OUTPUT, "  -o, --output FILE write to FILE (replaced atomically)" },
 	{ OPT_CATALOG, "  --catalog FILE    use FILE instead of the embedded catalog\n"
 			"                    (- reads it from standard input)" },
+	{ OPT_STACKS, "  --stacks FILE     use FILE instead of the embedded stack table\n"
+		       "                    (engines and frameworks; 'capplan stacks')" },
 	{ OPT_SEARCH, "  --search          list the best configurations (see --top)" },
 	{ OPT_TOP, "  --top K           how many configurations to list (default 10)" },
 	{ OPT_SORT, "  --sort KEY        order of the rows (see the command's help)" },
@@ -443,6 +453,25 @@ int cli_load_catalog(struct cli_ctx *ctx)
 	return EXIT_OK;
 }
 
+int cli_load_stacks(struct cli_ctx *ctx)
+{
+	struct diag err;
+	int rc;
+
+	if (ctx->stacks_loaded)
+		return EXIT_OK;
+	diag_clear(&err);
+	rc = ctx->stacks_path ? stack_load_file(ctx->stacks_path, &ctx->stacks,
+						&err) :
+				stack_load_default(&ctx->stacks, &err);
+	if (rc != 0) {
+		diag_print(stderr, &err);
+		return exit_of(&err);
+	}
+	ctx->stacks_loaded = true;
+	return EXIT_OK;
+}
+
 const char *cli_input_name(const struct cli_ctx *ctx)
 {
 	if (ctx->wl.file[0])
@@ -548,6 +577,14 @@ int cli_load_workload(struct cli_ctx *ctx)
 			return err.kind == DIAG_INPUT ? EXIT_USAGE :
 							exit_of(&err);
 		}
+	}
+	rc = cli_load_stacks(ctx);
+	if (rc != EXIT_OK)
+		return rc;
+	if (stack_apply(&ctx->stacks, &ctx->wl, &err) != 0) {
+		diag_print(stderr, &err);
+		/* a name given by --set is a usage error, as its values are */
+		return strcmp(err.file, "--set") == 0 ? EXIT_USAGE : EXIT_INPUT;
 	}
 	if (workload_validate(&ctx->wl, &err) != 0) {
 		diag_print(stderr, &err);
@@ -704,6 +741,7 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		{ "keep-script", no_argument, NULL, 'K' },
 		{ "wide", no_argument, NULL, 'w' },
 		{ "plot-format", required_argument, NULL, 'G' },
+		{ "stacks", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -721,6 +759,7 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		{ 'P', OPT_PLOT, "--plot" },       { 'F', OPT_SERVE_FOR, "--serve-for" },
 		{ 'W', OPT_SIZE, "--size" },       { 'K', OPT_KEEP_SCRIPT, "--keep-script" },
 		{ 'w', OPT_WIDE, "--wide" },       { 'G', OPT_PLOT_FORMAT, "--plot-format" },
+		{ 'T', OPT_STACKS, "--stacks" },
 	};
 	int ch;
 
@@ -736,6 +775,9 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		switch (ch) {
 		case 'c':
 			ctx->catalog_path = optarg;
+			break;
+		case 'T':
+			ctx->stacks_path = optarg;
 			break;
 		case 'g':
 			ctx->gpu_arg = optarg;
@@ -854,12 +896,22 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 	if (optind < argc)
 		return cli_usage(c->name, "unexpected argument '%s'",
 				 argv[optind]);
-	if (ctx->workload_path && ctx->catalog_path &&
-	    strcmp(ctx->workload_path, "-") == 0 &&
-	    strcmp(ctx->catalog_path, "-") == 0)
-		return cli_usage(c->name, "%s",
-				 "the WORKLOAD and --catalog cannot both "
-				 "be the standard input ('-')");
+	{
+		/* one file at most from the standard input */
+		int from_stdin = 0;
+
+		from_stdin += ctx->workload_path &&
+			      strcmp(ctx->workload_path, "-") == 0;
+		from_stdin += ctx->catalog_path &&
+			      strcmp(ctx->catalog_path, "-") == 0;
+		from_stdin += ctx->stacks_path &&
+			      strcmp(ctx->stacks_path, "-") == 0;
+		if (from_stdin > 1)
+			return cli_usage(c->name, "%s",
+					 "only one of the WORKLOAD, --catalog "
+					 "and --stacks can be the standard "
+					 "input ('-')");
+	}
 	return EXIT_OK;
 }
 
@@ -919,6 +971,7 @@ int cli_main(int argc, char **argv)
 	if (rc == EXIT_OK)
 		rc = c->run(&ctx);
 	catalog_free(ctx.cat);
+	stack_release(&ctx.stacks);
 	free(ctx.trace);
 	return rc;
 }

@@ -14,6 +14,7 @@
 #include "cluster.h"
 #include "plot.h"
 #include "report.h"
+#include "stack.h"
 #include "workload.h"
 
 /* Exit statuses, the same for every command (man page, EXIT STATUS). */
@@ -32,6 +33,7 @@ enum cli_exit {
 struct cli_ctx {
 	const char *cmd;
 	const char *catalog_path;   /* NULL: the embedded catalog */
+	const char *stacks_path;    /* --stacks; NULL: the embedded table */
 	const char *gpu_arg;        /* --gpu, maybe a comma-separated list */
 	const char *gpus_arg;       /* --gpus */
 	const char *sets[CLI_MAX_SETS];
@@ -58,6 +60,8 @@ struct cli_ctx {
 	const char *plot_format_arg; /* --plot-format as given; NULL: none */
 	bool wide;                  /* --wide: every column of a table */
 	struct catalog *cat;
+	struct stack_table stacks;  /* loaded by cli_load_stacks */
+	bool stacks_loaded;
 	struct workload wl;
 	const struct gpu_spec *gpus[CLI_MAX_GPUS]; /* resolved --gpu list */
 	int ngpus;
@@ -91,6 +95,10 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 
 /* Run capplan with 'argv'; returns an enum cli_exit status. */
 int cli_main(int argc, char **argv);
+
+/* Load the stack table (--stacks or embedded) unless it is loaded;
+   prints the error.  Returns an enum cli_exit status. */
+int cli_load_stacks(struct cli_ctx *ctx);
 
 /* Load the catalog (--catalog or embedded); prints the error. */
 int cli_load_catalog(struct cli_ctx *ctx);
@@ -174,6 +182,7 @@ int cmd_sweep(struct cli_ctx *ctx);
 int cmd_compare(struct cli_ctx *ctx);
 int cmd_size(struct cli_ctx *ctx);
 int cmd_catalog(struct cli_ctx *ctx);
+int cmd_stacks(struct cli_ctx *ctx);
 int cmd_plot(struct cli_ctx *ctx);
 int cmd_report(struct cli_ctx *ctx);
 

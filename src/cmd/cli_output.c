@@ -1,10 +1,11 @@
 /* cli_output.c - a command's result to -o FILE or stdout, and the price
    and interval fields of its records; see cli_output.h. */
+#include <math.h>
+#include <string.h>
+
 #include "cli.h"
 #include "interval.h"
 #include "outfile.h"
-
-#include <math.h>
 
 int cli_output_open(const struct cli_ctx *ctx, struct outfile *o)
 {
@@ -117,6 +118,63 @@ void cli_rec_price(struct record *rec, const struct cluster *cl, int flags)
 		flags);
 	rec_str(rec, NULL, "price_basis", "price basis", cl->price_basis,
 		flags);
+}
+
+const char *cli_stack_label(const char *name, const char *version,
+			    char *buf, size_t size)
+{
+	if (!name[0] || strcmp(name, STACK_GENERIC) == 0)
+		snprintf(buf, size, "%s (capplan's defaults)", STACK_GENERIC);
+	else
+		snprintf(buf, size, "%s%s%s", name, version[0] ? " " : "",
+			 version);
+	return buf;
+}
+
+static void rec_stack(struct record *rec, const char *key,
+		      const char *vkey, const char *label, const char *name,
+		      const char *version, int flags)
+{
+	char text[REPORT_STR_MAX];
+
+	rec_str(rec, NULL, key, label, name[0] ? name : STACK_GENERIC,
+		flags | RF_MACHINE);
+	rec_str(rec, NULL, vkey, label, version, flags | RF_MACHINE);
+	if (!(flags & RF_MACHINE))
+		rec_str(rec, NULL, key, label,
+			cli_stack_label(name, version, text, sizeof(text)),
+			flags | RF_TABLE);
+}
+
+void cli_rec_stacks(struct record *rec, const struct workload *wl,
+		    bool engine, bool framework, int flags)
+{
+	if (engine)
+		rec_stack(rec, "engine", "engine_version", "serving engine",
+			  wl->inference.engine, wl->inference.engine_version,
+			  flags);
+	if (framework)
+		rec_stack(rec, "framework", "framework_version",
+			  "training framework", wl->training.framework,
+			  wl->training.framework_version, flags);
+}
+
+void cli_note_stacks(struct report *rep, const struct workload *wl,
+		     bool engine, bool framework)
+{
+	char e[REPORT_STR_MAX], f[REPORT_STR_MAX];
+
+	cli_stack_label(wl->inference.engine, wl->inference.engine_version, e,
+		    sizeof(e));
+	cli_stack_label(wl->training.framework, wl->training.framework_version,
+		    f, sizeof(f));
+	if (engine && framework)
+		report_note(rep, "stacks: engine %s, framework %s ('capplan "
+				 "stacks')", e, f);
+	else if (engine || framework)
+		report_note(rep, "stack: %s %s ('capplan stacks')",
+			    engine ? "engine" : "framework",
+			    engine ? e : f);
 }
 
 int cli_emit(const struct cli_ctx *ctx, const struct report *r)

@@ -91,6 +91,22 @@ void cli_rec_interval_range(struct record *rec,
 #define CLI_INTERVAL_NOTE \
 	"80% intervals of these figures: --format json or csv (interval.*)"
 
+/* The stacks a plan assumes (stack.h): 'engine' and 'engine_version'
+   (with 'engine'), 'framework' and 'framework_version' (with 'framework')
+   in CSV and JSON, each one line of the table ("vllm 0.11.0";
+   "generic (capplan's defaults)"); 'flags' are added to every field. */
+void cli_rec_stacks(struct record *rec, const struct workload *wl,
+		    bool engine, bool framework, int flags);
+
+/* A stack as people read it: "vllm 0.11.0", or "generic (capplan's
+   defaults)" for the generic row or none.  Returns 'buf'. */
+const char *cli_stack_label(const char *name, const char *version,
+			    char *buf, size_t size);
+
+/* A note of 'rep' naming the stacks its rows assume. */
+void cli_note_stacks(struct report *rep, const struct workload *wl,
+		     bool engine, bool framework);
+
 /* cli_write of a report in the --format of 'ctx'. */
 int cli_emit(const struct cli_ctx *ctx, const struct report *r);
 

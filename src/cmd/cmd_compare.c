@@ -629,7 +629,9 @@ int cmd_compare(struct cli_ctx *ctx)
 			add_row(rec, &rows[i]);
 		else
 			add_sample_row(rec, &rows[i]);
+		cli_rec_stacks(rec, &ctx->wl, per_token, true, RF_MACHINE);
 	}
+	cli_note_stacks(&rep, &ctx->wl, per_token, true);
 	if (per_token)
 		compare_recommend(&rep, rows, ctx->ngpus, &ctx->wl);
 	else

@@ -146,6 +146,7 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 	rec_str(rec, NULL, "model", "model",
 		wl->model.name[0] ? wl->model.name : "model", 0);
 	rec_str(rec, NULL, "gpu", "gpu", p->gpu->name, 0);
+	cli_rec_stacks(rec, wl, true, false, 0);
 	rec_int(rec, NULL, "tp", "GPUs per replica (tp)", p->config.tp, 0);
 	rec_int(rec, NULL, "batch", "batch (concurrent sequences)",
 		p->config.batch, 0);

@@ -450,6 +450,9 @@ static void workload_section(FILE *out, const struct report_page *pg)
 					     "one roofline over the totals",
 			     b);
 	}
+	fact(out, "training framework", "%s",
+	     cli_stack_label(wl->training.framework,
+			     wl->training.framework_version, a, sizeof(a)));
 	fact(out, "training precision", "%s",
 	     precision_name(wl->training.precision));
 	if (wl->training.gpus > 0)
@@ -459,6 +462,9 @@ static void workload_section(FILE *out, const struct report_page *pg)
 		fact(out, "training GPUs", "%s",
 		     "chosen per device (the node size unless given)");
 	if (pg->rows && pg->nrows && pg->rows[0].serving) {
+		fact(out, "serving engine", "%s",
+		     cli_stack_label(is->engine, is->engine_version, a,
+				     sizeof(a)));
 		fact(out, "serving", "%d prompt + %d output tokens, weights %s",
 		     is->prompt_tokens, is->output_tokens,
 		     precision_name(is->weight_precision));

@@ -701,7 +701,10 @@ int cmd_size(struct cli_ctx *ctx)
 			return EXIT_INTERNAL;
 		}
 		add_row(rec, &rows[i], train, infer, per_sample);
+		cli_rec_stacks(rec, &ctx->wl, infer && !per_sample, train,
+			       RF_MACHINE);
 	}
+	cli_note_stacks(&rep, &ctx->wl, infer && !per_sample, train);
 	add_notes(&rep, &lim, rows, ctx->ngpus, train, &ctx->wl);
 	if (train && ctx->format == FORMAT_TABLE)
 		report_note(&rep, "%s", CLI_INTERVAL_NOTE);

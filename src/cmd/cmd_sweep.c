@@ -597,6 +597,7 @@ static void add_axis_value(struct record *rec, const struct sweep_axis *ax,
  */
 static bool sweep_point(const struct sweep *s, const size_t *idx,
 			const struct workload *base,
+			const struct stack_table *stacks,
 			const struct gpu_spec *base_gpu, struct record *rec)
 {
 	struct workload wl = *base;
@@ -634,6 +635,12 @@ static bool sweep_point(const struct sweep *s, const size_t *idx,
 			ok = false;
 		}
 	}
+	/* a point that names another engine or framework takes its row */
+	if (ok && stack_apply(stacks, &wl, &err) != 0) {
+		snprintf(status, sizeof(status), "%s", err.msg);
+		ok = false;
+	}
+	cli_rec_stacks(rec, &wl, true, true, RF_MACHINE);
 	if (ok && workload_validate(&wl, &err) != 0) {
 		snprintf(status, sizeof(status), "%s", err.msg);
 		ok = false;
@@ -733,7 +740,7 @@ int cmd_sweep(struct cli_ctx *ctx)
 			rc = EXIT_INTERNAL;
 			goto out_report;
 		}
-		if (sweep_point(&s, idx, &ctx->wl, base_gpu, rec))
+		if (sweep_point(&s, idx, &ctx->wl, &ctx->stacks, base_gpu, rec))
 			fits++;
 		/* next point: the last --vary changes fastest */
 		for (int k = s.naxes - 1; k >= 0; k--) {

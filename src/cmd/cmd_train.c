@@ -377,6 +377,7 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 	rec_str(rec, NULL, "kind", "kind", model_kind_name(wl->model.kind), 0);
 	rec_str(rec, NULL, "gpu", "gpu", p->gpu->name, 0);
 	rec_int(rec, NULL, "gpus", "gpus", p->config.gpus, 0);
+	cli_rec_stacks(rec, wl, false, true, 0);
 	rec_num(rec, NULL, "params", "parameters", p->params, UNIT_COUNT, 0);
 	/* a mixture of experts computes with its active parameters only, a
 	   recommender with its dense network and the rows it gathers */
@@ -883,6 +884,7 @@ int cmd_fit(struct cli_ctx *ctx)
 		}
 		diag_clear(&err);
 		rec_str(rec, NULL, "gpu", "gpu", ctx->gpus[i]->name, RF_GRID);
+		cli_rec_stacks(rec, &ctx->wl, false, true, RF_MACHINE);
 		if (train_plan_make(&ctx->wl, ctx->gpus[i], &p, &err) != 0) {
 			/* no configuration at all on this device */
 			rec_null(rec, NULL, "layout", "tp/pp/dp",
@@ -973,6 +975,7 @@ int cmd_fit(struct cli_ctx *ctx)
 				 "'activation_bytes_per_sample' per sample" :
 				 "; activations are not counted (only "
 				 "'params' is known)");
+	cli_note_stacks(&rep, &ctx->wl, false, true);
 	rc = cli_emit(ctx, &rep);
 	report_release(&rep);
 	if (rc == EXIT_OK && fits == 0)

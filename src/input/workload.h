@@ -18,6 +18,9 @@
 #include "precision.h"
 
 #define WL_NAME_MAX 64
+/* a software stack's name and version (stack.h) */
+#define WL_STACK_NAME_MAX 32
+#define WL_STACK_VERSION_MAX 16
 
 /*
  * Upper bounds of the integer keys (specs/workload.md, "Bounds"): far
@@ -235,6 +238,10 @@ struct model_spec {
 };
 
 struct training_spec {
+	/* the training framework, a row of the stack table (stack.h), as
+	   inference.engine */
+	char framework[WL_STACK_NAME_MAX];
+	char framework_version[WL_STACK_VERSION_MAX];
 	double tokens;        /* tokens to train on; 0 = not given */
 	int global_batch;     /* sequences per iteration; WL_AUTO */
 	int micro_batch;      /* sequences per micro-batch; WL_AUTO */
@@ -347,6 +354,11 @@ enum slo_percentile {
 };
 
 struct inference_spec {
+	/* the serving engine, a row of the stack table (stack.h): "NAME" or
+	   "NAME@VERSION" as given ("" = generic); after stack_apply the
+	   row's name and version */
+	char engine[WL_STACK_NAME_MAX];
+	char engine_version[WL_STACK_VERSION_MAX];
 	enum precision weight_precision;
 	enum precision kv_precision;
 	int prompt_tokens;

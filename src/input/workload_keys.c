@@ -224,6 +224,8 @@ const struct wl_key wl_keys[] = {
 		 model.dense_flops_per_sample, QTY_POS, UNIT_COUNT, 1e18),
 	WL_SAMPLE_MODEL_KEYS,
 
+	{ "training", "framework", WLT_STRING, WL_OFF(training.framework), 0,
+	  0, sizeof(((struct training_spec *)0)->framework), UNIT_COUNT, NULL },
 	KEY_QTYM("training", "tokens", training.tokens, QTY_POS, UNIT_COUNT,
 		 1e18),
 	KEY_INT("training", "global_batch", training.global_batch, POS_AUTO,
@@ -311,6 +313,8 @@ const struct wl_key wl_keys[] = {
 	KEY_INT("inference", "seed", inference.seed, 0, 0, INT_MAX),
 	KEY_INT("inference", "replicas", inference.replicas, POS_AUTO, 1,
 		1000000),
+	{ "inference", "engine", WLT_STRING, WL_OFF(inference.engine), 0, 0,
+	  sizeof(((struct inference_spec *)0)->engine), UNIT_COUNT, NULL },
 	KEY_INT("inference", "max_batch", inference.max_batch, POS_AUTO, 1,
 		65536),
 	KEY_INT("inference", "max_batched_tokens",

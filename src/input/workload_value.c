@@ -412,7 +412,9 @@ int wl_key_parse(const struct wl_key *k, const char *text,
 					label, size - 1);
 		/* a name reaches tables, JSON and SVG: text only (paths
 		   are the file system's business) */
-		if (k->offset == WL_OFF(model.name) &&
+		if ((k->offset == WL_OFF(model.name) ||
+		     k->offset == WL_OFF(inference.engine) ||
+		     k->offset == WL_OFF(training.framework)) &&
 		    name_check(text, label, at, err) < 0)
 			return -1;
 	}
@@ -535,7 +537,15 @@ static void key_accepts(const struct wl_key *k, char *buf, size_t size)
 
 	switch (k->type) {
 	case WLT_STRING:
-		/* a buffer of its own ('max') is a path's */
+		/* a stack names a row of the stack table; a buffer of its
+		   own ('max') is otherwise a path's */
+		if (k->offset == WL_OFF(inference.engine) ||
+		    k->offset == WL_OFF(training.framework)) {
+			snprintf(buf, size, "a stack of the stack table, "
+					    "NAME or NAME@VERSION ('capplan "
+					    "stacks')");
+			return;
+		}
 		snprintf(buf, size, "%s of at most %zu bytes",
 			 k->max > 0 ? "a file path" : "a name",
 			 (k->max > 0 ? (size_t)k->max : WL_NAME_MAX) - 1);
@@ -623,6 +633,9 @@ static void key_default(const struct wl_key *k, const struct workload *wl,
 	switch (k->type) {
 	case WLT_STRING:
 		snprintf(buf, size, "%s", *(const char *)f ? (const char *)f :
+				  k->offset == WL_OFF(inference.engine) ||
+				  k->offset == WL_OFF(training.framework) ?
+							     "generic" :
 							     "unset");
 		return;
 	case WLT_BOOL:

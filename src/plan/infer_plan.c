@@ -369,10 +369,13 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
 	if (is->batch != WL_AUTO) {
 		c->batch = is->batch;
 	} else {
+		/* the engine's running sequences at most (its max_batch,
+		   as the stack or the workload gives it) */
+		int cap = is->max_batch != WL_AUTO ? is->max_batch :
+						     INFER_BATCH_DEFAULT_MAX;
+
 		limit = limit < p->max_batch_slo ? limit : p->max_batch_slo;
-		c->batch = limit < INFER_BATCH_DEFAULT_MAX ?
-				   limit :
-				   INFER_BATCH_DEFAULT_MAX;
+		c->batch = limit < cap ? limit : cap;
 		if (c->batch < 1)
 			c->batch = 1;
 	}

@@ -1,0 +1,2 @@
+args: train examples/llama3-8b.ini --gpu H100-SXM --gpus 64 --set training.framework=fsdp
+exit: 0

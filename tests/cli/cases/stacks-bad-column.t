@@ -1,0 +1,2 @@
+args: stacks --stacks tests/cli/data/stacks-bad-column.csv
+exit: 3

@@ -1,0 +1,2 @@
+args: stacks --format csv
+exit: 0

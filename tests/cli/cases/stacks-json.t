@@ -1,0 +1,2 @@
+args: stacks --format json
+exit: 0

@@ -1,0 +1,2 @@
+args: stacks
+exit: 0

@@ -1,0 +1,2 @@
+args: catalog --stacks tests/cli/data/stacks-ok.csv
+exit: 2

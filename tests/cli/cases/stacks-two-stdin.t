@@ -1,0 +1,2 @@
+args: infer - --gpu H100-SXM --stacks -
+exit: 2

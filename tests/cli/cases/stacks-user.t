@@ -1,0 +1,2 @@
+args: stacks --stacks tests/cli/data/stacks-ok.csv
+exit: 0

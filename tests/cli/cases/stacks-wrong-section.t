@@ -1,0 +1,2 @@
+args: stacks --stacks tests/cli/data/stacks-wrong-section.csv
+exit: 3
