@@ -120,7 +120,7 @@ _capplan()
 		--serve-for)
 		return 0 # a number or a quantity: nothing to offer
 		;;
-	--model | -o | --output | --catalog | --stacks)
+	--model | -o | --output | --catalog | --stacks | --profile)
 		_capplan_reply -f -- "$cur"
 		compopt -o filenames 2>/dev/null
 		return 0

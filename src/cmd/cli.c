@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #ifndef CAPPLAN_VERSION
@@ -41,6 +42,8 @@ enum {
 	OPT_WIDE = 1 << 19,
 	OPT_PLOT_FORMAT = 1 << 20,
 	OPT_STACKS = 1 << 21,
+	OPT_PROFILE = 1 << 22,
+	ARG_FILES = 1 << 23, /* not an option: one or more FILEs (calibrate) */
 };
 
 struct command {
@@ -57,8 +60,9 @@ static const struct command commands[] = {
 	  "capplan train WORKLOAD|--model FILE.json --gpu NAME [--gpus N]\n"
 	  "              [--set KEY=VALUE]... [--search [--top K]]\n"
 	  "              [--format table|csv|json] [--wide] [-o FILE]\n"
-	  "              [--catalog FILE] [--stacks FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_STACKS | OPT_MODEL | OPT_FORMAT |
+	  "              [--catalog FILE] [--stacks FILE]\n"
+	  "              [--profile FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_STACKS | OPT_PROFILE | OPT_MODEL | OPT_FORMAT |
 		  OPT_OUTPUT | OPT_SEARCH | OPT_TOP |
 		  OPT_WIDE,
 	  true },
@@ -66,8 +70,9 @@ static const struct command commands[] = {
 	  "memory per GPU on every device, and what makes it fit",
 	  "capplan fit WORKLOAD|--model FILE.json [--gpu NAME[,NAME]...]\n"
 	  "            [--gpus N] [--set KEY=VALUE]... [--format table|csv|json]\n"
-	  "            [--wide] [-o FILE] [--catalog FILE] [--stacks FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_STACKS | OPT_MODEL | OPT_FORMAT |
+	  "            [--wide] [-o FILE] [--catalog FILE] [--stacks FILE]\n"
+	  "            [--profile FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_STACKS | OPT_PROFILE | OPT_MODEL | OPT_FORMAT |
 		  OPT_OUTPUT |
 		  OPT_WIDE,
 	  true },
@@ -76,8 +81,9 @@ static const struct command commands[] = {
 	  "capplan infer WORKLOAD|--model FILE.json --gpu NAME\n"
 	  "              [--set KEY=VALUE]... [--search [--top K]]\n"
 	  "              [--format table|csv|json] [--wide] [-o FILE]\n"
-	  "              [--catalog FILE] [--stacks FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_STACKS | OPT_MODEL | OPT_FORMAT |
+	  "              [--catalog FILE] [--stacks FILE]\n"
+	  "              [--profile FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_STACKS | OPT_PROFILE | OPT_MODEL | OPT_FORMAT |
 		  OPT_OUTPUT | OPT_SEARCH | OPT_TOP |
 		  OPT_WIDE,
 	  true },
@@ -85,8 +91,9 @@ static const struct command commands[] = {
 	  "capplan sweep WORKLOAD|--model FILE.json --vary KEY=VALUES...\n"
 	  "              [--gpu NAME] [--gpus N] [--set KEY=VALUE]...\n"
 	  "              [--format table|csv|json] [--wide] [-o FILE]\n"
-	  "              [--catalog FILE] [--stacks FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_STACKS | OPT_MODEL | OPT_FORMAT |
+	  "              [--catalog FILE] [--stacks FILE]\n"
+	  "              [--profile FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_STACKS | OPT_PROFILE | OPT_MODEL | OPT_FORMAT |
 		  OPT_OUTPUT | OPT_VARY |
 		  OPT_WIDE,
 	  true },
@@ -97,8 +104,9 @@ static const struct command commands[] = {
 	  "             [--gpu NAME[,NAME]...] [--set KEY=VALUE]...\n"
 	  "             [--plot DIR [--plot-format png|svg]]\n"
 	  "             [--format table|csv|json] [--wide] [-o FILE]\n"
-	  "             [--catalog FILE] [--stacks FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_STACKS | OPT_MODEL | OPT_FORMAT |
+	  "             [--catalog FILE] [--stacks FILE]\n"
+	  "             [--profile FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_STACKS | OPT_PROFILE | OPT_MODEL | OPT_FORMAT |
 		  OPT_OUTPUT | OPT_DEADLINE | OPT_BUDGET | OPT_POWER_CAP |
 		  OPT_PLOT | OPT_PLOT_FORMAT | OPT_SERVE_FOR |
 		  OPT_WIDE,
@@ -113,11 +121,25 @@ static const struct command commands[] = {
 	  "               [--set KEY=VALUE]...\n"
 	  "               [--plot DIR [--plot-format png|svg]]\n"
 	  "               [--format table|csv|json] [--wide] [-o FILE]\n"
-	  "               [--catalog FILE] [--stacks FILE]",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_STACKS | OPT_MODEL | OPT_FORMAT |
+	  "               [--catalog FILE] [--stacks FILE]\n"
+	  "               [--profile FILE]",
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_STACKS | OPT_PROFILE | OPT_MODEL | OPT_FORMAT |
 		  OPT_OUTPUT | OPT_SORT | OPT_PLOT | OPT_PLOT_FORMAT |
 		  OPT_WIDE,
 	  true },
+	{ "calibrate", cmd_calibrate,
+	  "fit device and engine parameters to your own measurements",
+	  "capplan calibrate MEASUREMENTS.csv... [-o PROFILE]\n"
+	  "                  [--format table|csv|json] [--catalog FILE]\n"
+	  "                  [--stacks FILE]\n\n"
+	  "MEASUREMENTS has the columns command (train or infer), workload (a\n"
+	  "workload file, relative to the CSV's folder), gpu, gpus (empty: as\n"
+	  "the workload says), set (KEY=VALUE pairs separated by ';'), metric\n"
+	  "(a field of the command's JSON output) and measured.  The fit is\n"
+	  "printed; -o writes the profile that --profile reads",
+	  OPT_CATALOG | OPT_STACKS | OPT_FORMAT | OPT_OUTPUT | OPT_WIDE |
+		  ARG_FILES,
+	  false },
 	{ "stacks", cmd_stacks,
 	  "list the software stacks: serving engines, training frameworks",
 	  "capplan stacks [--format table|csv|json] [-o FILE] [--stacks FILE]\n\n"
@@ -134,25 +156,27 @@ static const struct command commands[] = {
 	  "one HTML page for a planning review, with its charts",
 	  "capplan report WORKLOAD|--model FILE.json -o FILE.html\n"
 	  "               [--gpu NAME[,NAME]...] [--gpus N] [--set KEY=VALUE]...\n"
-	  "               [--plot-format svg|png] [--catalog FILE] [--stacks FILE]\n\n"
+	  "               [--plot-format svg|png] [--catalog FILE] [--stacks FILE]\n"
+	  "               [--profile FILE]\n\n"
 	  "The page holds the workload, the assumptions and their sources, the\n"
 	  "training and serving plan per device with their 80% intervals, the\n"
 	  "recommendation and the charts drawn by gnuplot, inline: SVG, or PNG\n"
 	  "as data: URIs with --plot-format png.  It loads nothing from the\n"
 	  "network and needs no script.  Without --gpu: the devices the charts\n"
 	  "draw by default",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_STACKS | OPT_MODEL | OPT_OUTPUT |
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_STACKS | OPT_PROFILE | OPT_MODEL | OPT_OUTPUT |
 		  OPT_PLOT_FORMAT,
 	  true },
 	{ "plot", cmd_plot, "draw a chart with gnuplot (PNG or SVG)",
 	  "capplan plot KIND WORKLOAD|--model FILE.json -o FILE.png|FILE.svg\n"
 	  "             [--gpu NAME[,NAME]...] [--gpus N] [--set KEY=VALUE]...\n"
-	  "             [--size WxH] [--keep-script] [--catalog FILE] [--stacks FILE]\n\n"
+	  "             [--size WxH] [--keep-script] [--catalog FILE] [--stacks FILE]\n"
+	  "             [--profile FILE]\n\n"
 	  "KIND is scaling, cost-time, memory, roofline, latency-throughput,\n"
 	  "replicas or energy.  Beside FILE go FILE.dat (the data) and\n"
 	  "FILE.gp (the gnuplot script), kept with --keep-script or when\n"
 	  "gnuplot is missing (then the exit status is 4)",
-	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_STACKS | OPT_MODEL | OPT_OUTPUT |
+	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_STACKS | OPT_PROFILE | OPT_MODEL | OPT_OUTPUT |
 		  OPT_SIZE | OPT_KEEP_SCRIPT | ARG_KIND,
 	  true },
 };
@@ -173,6 +197,8 @@ static const struct {
 	{ OPT_OUTPUT, "  -o, --output FILE write to FILE (replaced atomically)" },
 	{ OPT_CATALOG, "  --catalog FILE    use FILE instead of the embedded catalog\n"
 			"                    (- reads it from standard input)" },
+	{ OPT_PROFILE, "  --profile FILE    device and engine parameters from 'capplan\n"
+			"                    calibrate' (its -o FILE)" },
 	{ OPT_STACKS, "  --stacks FILE     use FILE instead of the embedded stack table\n"
 		       "                    (engines and frameworks; 'capplan stacks')" },
 	{ OPT_SEARCH, "  --search          list the best configurations (see --top)" },
@@ -453,6 +479,86 @@ int cli_load_catalog(struct cli_ctx *ctx)
 	return EXIT_OK;
 }
 
+/* --profile: read it and give its devices' efficiencies to the catalog's
+   rows. */
+static int cli_load_profile(struct cli_ctx *ctx)
+{
+	struct diag err;
+
+	if (!ctx->profile_path)
+		return EXIT_OK;
+	ctx->profile = malloc(sizeof(*ctx->profile));
+	if (!ctx->profile) {
+		cli_error("out of memory");
+		return EXIT_INTERNAL;
+	}
+	diag_clear(&err);
+	if (profile_load_file(ctx->profile_path, ctx->profile, &err) != 0) {
+		diag_print(stderr, &err);
+		return exit_of(&err);
+	}
+	for (size_t i = 0; i < catalog_count(ctx->cat); i++)
+		profile_apply_device(ctx->profile,
+				     catalog_at_mutable(ctx->cat, i));
+	return EXIT_OK;
+}
+
+void cli_note_profile(struct report *rep, const struct cli_ctx *ctx,
+		      const char *gpu)
+{
+	const struct profile *p = ctx->profile;
+	const struct profile_engine *e = ctx->profile_engine;
+	char devs[256] = "";
+	size_t at = 0;
+
+	if (!p)
+		return;
+	for (int i = 0; i < p->ndev; i++) {
+		int w = snprintf(devs + at, sizeof(devs) - at, "%s%s",
+				 at ? ", " : "", p->dev[i].gpu);
+
+		if (w < 0 || (size_t)w >= sizeof(devs) - at)
+			break;
+		at += (size_t)w;
+	}
+	if (e)
+		report_note(rep, "calibrated by %s (%d measurements): "
+				 "devices %s; engine %s %s",
+			    p->file, p->measurements,
+			    devs[0] ? devs : "none", e->name, e->version);
+	else
+		report_note(rep, "calibrated by %s (%d measurements): "
+				 "devices %s",
+			    p->file, p->measurements,
+			    devs[0] ? devs : "none");
+	if (gpu && !profile_device(p, gpu))
+		report_note(rep, "the profile has no values for %s: its "
+				 "catalog row applies", gpu);
+	if (e && gpu && e->devices[0]) {
+		/* the engine's values lean on devices the plan is not on */
+		bool on = false;
+		const char *s = e->devices;
+		size_t n = strlen(gpu);
+
+		while (*s && !on) {
+			size_t len = strcspn(s, ",");
+
+			while (*s == ' ') {
+				s++;
+				len--;
+			}
+			on = len == n && strncasecmp(s, gpu, n) == 0;
+			s += len;
+			if (*s == ',')
+				s++;
+		}
+		if (!on)
+			report_note(rep, "the engine's values (%s %s) were "
+					 "fitted on %s, not on %s",
+				    e->name, e->version, e->devices, gpu);
+	}
+}
+
 int cli_load_stacks(struct cli_ctx *ctx)
 {
 	struct diag err;
@@ -586,6 +692,9 @@ int cli_load_workload(struct cli_ctx *ctx)
 		/* a name given by --set is a usage error, as its values are */
 		return strcmp(err.file, "--set") == 0 ? EXIT_USAGE : EXIT_INPUT;
 	}
+	if (ctx->profile)
+		ctx->profile_engine =
+			profile_apply_engine(ctx->profile, &ctx->wl);
 	if (workload_validate(&ctx->wl, &err) != 0) {
 		diag_print(stderr, &err);
 		return EXIT_INPUT;
@@ -742,6 +851,7 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		{ "wide", no_argument, NULL, 'w' },
 		{ "plot-format", required_argument, NULL, 'G' },
 		{ "stacks", required_argument, NULL, 'T' },
+		{ "profile", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -759,7 +869,7 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		{ 'P', OPT_PLOT, "--plot" },       { 'F', OPT_SERVE_FOR, "--serve-for" },
 		{ 'W', OPT_SIZE, "--size" },       { 'K', OPT_KEEP_SCRIPT, "--keep-script" },
 		{ 'w', OPT_WIDE, "--wide" },       { 'G', OPT_PLOT_FORMAT, "--plot-format" },
-		{ 'T', OPT_STACKS, "--stacks" },
+		{ 'T', OPT_STACKS, "--stacks" },   { 'R', OPT_PROFILE, "--profile" },
 	};
 	int ch;
 
@@ -778,6 +888,9 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 			break;
 		case 'T':
 			ctx->stacks_path = optarg;
+			break;
+		case 'R':
+			ctx->profile_path = optarg;
 			break;
 		case 'g':
 			ctx->gpu_arg = optarg;
@@ -893,6 +1006,17 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		if (optind < argc)
 			ctx->workload_path = argv[optind++];
 	}
+	if (c->options & ARG_FILES) {
+		if (optind >= argc)
+			return cli_usage(c->name, "%s",
+					 "missing the MEASUREMENTS file");
+		while (optind < argc) {
+			if (ctx->nfiles == CLI_MAX_SETS)
+				return cli_usage(c->name, "more than %d files",
+						 CLI_MAX_SETS);
+			ctx->files[ctx->nfiles++] = argv[optind++];
+		}
+	}
 	if (optind < argc)
 		return cli_usage(c->name, "unexpected argument '%s'",
 				 argv[optind]);
@@ -906,11 +1030,16 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 			      strcmp(ctx->catalog_path, "-") == 0;
 		from_stdin += ctx->stacks_path &&
 			      strcmp(ctx->stacks_path, "-") == 0;
+		from_stdin += ctx->profile_path &&
+			      strcmp(ctx->profile_path, "-") == 0;
+		for (int i = 0; i < ctx->nfiles; i++)
+			from_stdin += strcmp(ctx->files[i], "-") == 0;
 		if (from_stdin > 1)
 			return cli_usage(c->name, "%s",
-					 "only one of the WORKLOAD, --catalog "
-					 "and --stacks can be the standard "
-					 "input ('-')");
+					 "only one input can be the standard "
+					 "input ('-'): the WORKLOAD, --catalog, "
+					 "--stacks, --profile or a measurements "
+					 "file");
 	}
 	return EXIT_OK;
 }
@@ -969,8 +1098,11 @@ int cli_main(int argc, char **argv)
 	}
 	rc = cli_load_catalog(&ctx);
 	if (rc == EXIT_OK)
+		rc = cli_load_profile(&ctx);
+	if (rc == EXIT_OK)
 		rc = c->run(&ctx);
 	catalog_free(ctx.cat);
+	free(ctx.profile);
 	stack_release(&ctx.stacks);
 	free(ctx.trace);
 	return rc;

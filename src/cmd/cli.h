@@ -10,9 +10,12 @@
 #include <stdio.h>
 
 #include "catalog.h"
+#include "infer_plan.h"
+#include "plan.h"
 #include "cli_output.h"
 #include "cluster.h"
 #include "plot.h"
+#include "profile.h"
 #include "report.h"
 #include "stack.h"
 #include "workload.h"
@@ -34,6 +37,12 @@ struct cli_ctx {
 	const char *cmd;
 	const char *catalog_path;   /* NULL: the embedded catalog */
 	const char *stacks_path;    /* --stacks; NULL: the embedded table */
+	const char *profile_path;   /* --profile; NULL: none */
+	struct profile *profile;    /* loaded from it; owned */
+	const struct profile_engine *profile_engine; /* the engine entry
+						 the workload took */
+	const char *files[CLI_MAX_SETS]; /* calibrate: MEASUREMENTS... */
+	int nfiles;
 	const char *gpu_arg;        /* --gpu, maybe a comma-separated list */
 	const char *gpus_arg;       /* --gpus */
 	const char *sets[CLI_MAX_SETS];
@@ -99,6 +108,14 @@ int cli_main(int argc, char **argv);
 /* Load the stack table (--stacks or embedded) unless it is loaded;
    prints the error.  Returns an enum cli_exit status. */
 int cli_load_stacks(struct cli_ctx *ctx);
+
+/*
+ * --profile: the profile's notes for a plan on 'gpu' (NULL: the plans of
+ * several devices) in 'rep': which of its parameters the plan uses, and a
+ * warning when its engine values were fitted on other devices.
+ */
+void cli_note_profile(struct report *rep, const struct cli_ctx *ctx,
+		      const char *gpu);
 
 /* Load the catalog (--catalog or embedded); prints the error. */
 int cli_load_catalog(struct cli_ctx *ctx);
@@ -183,6 +200,26 @@ int cmd_compare(struct cli_ctx *ctx);
 int cmd_size(struct cli_ctx *ctx);
 int cmd_catalog(struct cli_ctx *ctx);
 int cmd_stacks(struct cli_ctx *ctx);
+int cmd_calibrate(struct cli_ctx *ctx);
+
+/*
+ * For calibrate: the plan of 'wl' on 'g' and its record as 'train' and
+ * 'infer' print it (the same JSON fields), or -1 with the error; and the
+ * keys the plan chose written into 'wl', so that the next plan times the
+ * same configuration (train: its layout; infer: tp, batch and, under a
+ * load, the replicas, with no latency target left to decide whether the
+ * fleet is simulated).
+ */
+int cli_train_record(const struct workload *wl, const struct gpu_spec *g,
+		     struct train_plan *p, struct record *rec,
+		     struct diag *err);
+int cli_train_fix(const struct train_plan *p, struct workload *wl,
+		  struct diag *err);
+int cli_infer_record(const struct workload *wl, const struct gpu_spec *g,
+		     struct infer_plan *p, struct record *rec,
+		     struct diag *err);
+int cli_infer_fix(const struct infer_plan *p, struct workload *wl,
+		  struct diag *err);
 int cmd_plot(struct cli_ctx *ctx);
 int cmd_report(struct cli_ctx *ctx);
 

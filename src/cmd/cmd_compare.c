@@ -632,6 +632,7 @@ int cmd_compare(struct cli_ctx *ctx)
 		cli_rec_stacks(rec, &ctx->wl, per_token, true, RF_MACHINE);
 	}
 	cli_note_stacks(&rep, &ctx->wl, per_token, true);
+	cli_note_profile(&rep, ctx, NULL);
 	if (per_token)
 		compare_recommend(&rep, rows, ctx->ngpus, &ctx->wl);
 	else

@@ -738,6 +738,7 @@ int cmd_infer(struct cli_ctx *ctx)
 				 p.config.batch);
 		report_note(&rep, "chosen by capplan:%s%s", tp, batch);
 	}
+	cli_note_profile(&rep, ctx, p.gpu->name);
 	if (!p.fits || !p.meets_slo) {
 		const struct gpu_spec *all[CLI_MAX_GPUS];
 		char hint[REPORT_NOTE_MAX - 64];
@@ -753,3 +754,40 @@ int cmd_infer(struct cli_ctx *ctx)
 		rc = EXIT_INFEASIBLE;
 	return rc;
 }
+
+int cli_infer_record(const struct workload *wl, const struct gpu_spec *g,
+		     struct infer_plan *p, struct record *rec,
+		     struct diag *err)
+{
+	if (infer_plan_make(wl, g, p, err) != 0)
+		return -1;
+	memset(rec, 0, sizeof(*rec));
+	add_infer_plan(rec, wl, p);
+	return 0;
+}
+
+int cli_infer_fix(const struct infer_plan *p, struct workload *wl,
+		  struct diag *err)
+{
+	char expr[64];
+
+	snprintf(expr, sizeof(expr), "inference.tp=%d", p->config.tp);
+	if (workload_set(wl, expr, err) != 0)
+		return -1;
+	snprintf(expr, sizeof(expr), "inference.batch=%d", p->config.batch);
+	if (workload_set(wl, expr, err) != 0)
+		return -1;
+	if (serve_has_load(&wl->inference) && !wl->inference.disaggregated &&
+	    wl->inference.replicas == WL_AUTO && p->replicas > 0) {
+		snprintf(expr, sizeof(expr), "inference.replicas=%d",
+			 p->replicas);
+		if (workload_set(wl, expr, err) != 0)
+			return -1;
+	}
+	/* a measurement is what happened: no target decides whether the
+	   fleet is simulated */
+	wl->inference.ttft_slo_s = 0.0;
+	wl->inference.tpot_slo_s = 0.0;
+	return 0;
+}
+

@@ -705,6 +705,7 @@ int cmd_size(struct cli_ctx *ctx)
 			       RF_MACHINE);
 	}
 	cli_note_stacks(&rep, &ctx->wl, infer && !per_sample, train);
+	cli_note_profile(&rep, ctx, NULL);
 	add_notes(&rep, &lim, rows, ctx->ngpus, train, &ctx->wl);
 	if (train && ctx->format == FORMAT_TABLE)
 		report_note(&rep, "%s", CLI_INTERVAL_NOTE);

@@ -598,6 +598,7 @@ static void add_axis_value(struct record *rec, const struct sweep_axis *ax,
 static bool sweep_point(const struct sweep *s, const size_t *idx,
 			const struct workload *base,
 			const struct stack_table *stacks,
+			const struct profile *profile,
 			const struct gpu_spec *base_gpu, struct record *rec)
 {
 	struct workload wl = *base;
@@ -640,6 +641,8 @@ static bool sweep_point(const struct sweep *s, const size_t *idx,
 		snprintf(status, sizeof(status), "%s", err.msg);
 		ok = false;
 	}
+	if (ok && profile)
+		profile_apply_engine(profile, &wl);
 	cli_rec_stacks(rec, &wl, true, true, RF_MACHINE);
 	if (ok && workload_validate(&wl, &err) != 0) {
 		snprintf(status, sizeof(status), "%s", err.msg);
@@ -740,7 +743,8 @@ int cmd_sweep(struct cli_ctx *ctx)
 			rc = EXIT_INTERNAL;
 			goto out_report;
 		}
-		if (sweep_point(&s, idx, &ctx->wl, &ctx->stacks, base_gpu, rec))
+		if (sweep_point(&s, idx, &ctx->wl, &ctx->stacks, ctx->profile,
+				base_gpu, rec))
 			fits++;
 		/* next point: the last --vary changes fastest */
 		for (int k = s.naxes - 1; k >= 0; k--) {
@@ -755,6 +759,7 @@ int cmd_sweep(struct cli_ctx *ctx)
 		report_note(&rep, "%s", CLI_INTERVAL_NOTE);
 	report_note(&rep, "%zu of %zu points fit; keys left open are chosen "
 			  "by capplan for each point", fits, s.points);
+	cli_note_profile(&rep, ctx, base_gpu ? base_gpu->name : NULL);
 	rc = cli_emit(ctx, &rep);
 	if (rc == EXIT_OK && fits == 0)
 		rc = EXIT_INFEASIBLE;

@@ -713,6 +713,7 @@ int cmd_train(struct cli_ctx *ctx)
 	chosen_list(&p, chosen, sizeof(chosen), true);
 	if (chosen[0])
 		report_note(&rep, "chosen by capplan: %s", chosen);
+	cli_note_profile(&rep, ctx, p.gpu->name);
 	if (p.has_arch)
 		report_note(&rep, "searched %lld configurations: %lld legal, "
 			    "%lld fit, %lld timed", p.enumerated, p.legal,
@@ -976,9 +977,35 @@ int cmd_fit(struct cli_ctx *ctx)
 				 "; activations are not counted (only "
 				 "'params' is known)");
 	cli_note_stacks(&rep, &ctx->wl, false, true);
+	cli_note_profile(&rep, ctx, NULL);
 	rc = cli_emit(ctx, &rep);
 	report_release(&rep);
 	if (rc == EXIT_OK && fits == 0)
 		rc = EXIT_INFEASIBLE;
 	return rc;
 }
+
+int cli_train_record(const struct workload *wl, const struct gpu_spec *g,
+		     struct train_plan *p, struct record *rec,
+		     struct diag *err)
+{
+	if (train_plan_make(wl, g, p, err) != 0)
+		return -1;
+	memset(rec, 0, sizeof(*rec));
+	add_train_plan(rec, wl, p);
+	return 0;
+}
+
+int cli_train_fix(const struct train_plan *p, struct workload *wl,
+		  struct diag *err)
+{
+	char chosen[512], *item, *save = NULL;
+
+	chosen_list(p, chosen, sizeof(chosen), true);
+	for (item = strtok_r(chosen, ", ", &save); item;
+	     item = strtok_r(NULL, ", ", &save))
+		if (workload_set(wl, item, err) != 0)
+			return -1;
+	return 0;
+}
+

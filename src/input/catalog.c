@@ -167,6 +167,11 @@ const struct gpu_spec *catalog_at(const struct catalog *cat, size_t i)
 	return cat && i < cat->count ? &cat->gpus[i] : NULL;
 }
 
+struct gpu_spec *catalog_at_mutable(struct catalog *cat, size_t i)
+{
+	return cat && i < cat->count ? &cat->gpus[i] : NULL;
+}
+
 /* Append a copy of 'g'; returns 0, or -1 when out of memory. */
 static int catalog_append(struct catalog *cat, const struct gpu_spec *g)
 {

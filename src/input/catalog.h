@@ -105,6 +105,8 @@ void catalog_free(struct catalog *cat); /* NULL is a no-op */
 
 size_t catalog_count(const struct catalog *cat);
 const struct gpu_spec *catalog_at(const struct catalog *cat, size_t i);
+/* The same row, to change (a calibration profile's efficiencies). */
+struct gpu_spec *catalog_at_mutable(struct catalog *cat, size_t i);
 
 /*
  * Find a device by name, case-insensitively.  Returns NULL when there is

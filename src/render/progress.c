@@ -45,7 +45,11 @@ void progress_update(struct progress *p, size_t done, size_t total,
 	if (t - p->start_s < PROGRESS_AFTER_S ||
 	    (p->shown && t - p->last_s < PROGRESS_EVERY_S))
 		return;
-	fprintf(stderr, "\r\033[K%s: %zu/%zu %s", p->what, done, total, unit);
+	if (total > 0)
+		fprintf(stderr, "\r\033[K%s: %zu/%zu %s", p->what, done, total,
+			unit);
+	else
+		fprintf(stderr, "\r\033[K%s: %zu %s", p->what, done, unit);
 	fflush(stderr);
 	p->shown = true;
 	p->last_s = t;

@@ -25,7 +25,8 @@ struct progress {
 /* Start timing 'what' (a static string). */
 void progress_init(struct progress *p, const char *what);
 
-/* "WHAT: DONE/TOTAL UNIT" when due. */
+/* "WHAT: DONE/TOTAL UNIT" when due ("WHAT: DONE UNIT" when the total
+   is not known: 0). */
 void progress_update(struct progress *p, size_t done, size_t total,
 		     const char *unit);
 

@@ -1,0 +1,817 @@
+/* cmd_calibrate.c - 'capplan calibrate MEASUREMENTS... [-o PROFILE]':
+   fit a device's GEMM and bandwidth efficiency and an engine's host costs
+   to the user's own measurements (calibrate.h), print each parameter's
+   prior, fitted value and 80% range and each measurement's error before,
+   after and left out, and write the profile that --profile reads
+   (profile.h).  specs/calibration.md. */
+#include <cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "calibrate.h"
+#include "cli.h"
+#include "interval.h"
+#include "measure.h"
+#include "outfile.h"
+#include "progress.h"
+#include "serve_fleet.h"
+#include "text.h"
+#include "units.h"
+#include "workload_keys.h"
+
+/* A measurement's run-to-run spread, in ln units: about 3% (specs/
+   calibration.md). */
+static const double cal_sigma_log = 0.03;
+
+/* an engine's per-kernel cost may be a factor of 3 from the stack's at
+   one prior width (engines differ 2-10x in host costs) */
+static const double kernel_tau_log = 1.0986122886681098; /* ln 3 */
+/* the prior widths of the host times: their stack value, at least */
+static const double request_tau_min_s = 5e-3;
+static const double step_tau_min_s = 2e-3;
+
+#define CAL_DEVICES_MAX 32
+#define CAL_ENGINES_MAX 16
+
+/* params per device (matmul_eff, mem_eff) and per engine (kernel,
+   request, step overheads) */
+enum { P_MATMUL, P_MEM, P_DEVICE };
+enum { P_KERNEL, P_REQUEST, P_STEP, P_ENGINE };
+
+struct cal_row {
+	const struct measurement *m;
+	struct workload *wl;         /* its configuration fixed */
+	const struct gpu_spec *gpu;  /* the catalog row */
+	int dev, eng;                /* indices; eng -1 for training */
+};
+
+struct cal_engine {
+	char name[WL_STACK_NAME_MAX];
+	char version[WL_STACK_VERSION_MAX];
+	double prior[P_ENGINE];
+	char devices[PROFILE_TEXT_MAX];
+};
+
+struct cal_ctx {
+	struct cal_row *rows;
+	size_t m;
+	const struct gpu_spec *dev[CAL_DEVICES_MAX];
+	int ndev;
+	struct cal_engine eng[CAL_ENGINES_MAX];
+	int neng;
+	int dev_base, eng_base; /* first parameter of each kind */
+	struct cal_param param[CAL_PARAMS_MAX];
+	size_t p;
+	struct scratch *sc;  /* for the plans at the priors */
+	struct progress pr;
+};
+
+/* A numeric field of 'rec' by its JSON name ("key" or "group.key"):
+   0 with the value, 1 when it is not a number (null, text), -1 when there
+   is no such field. */
+static int record_value(const struct record *rec, const char *metric,
+			double *out)
+{
+	const char *dot = strchr(metric, '.');
+
+	for (int i = 0; i < rec->n; i++) {
+		const struct rfield *f = &rec->f[i];
+		bool match;
+
+		if (f->flags & RF_TABLE || f->type == RF_HEADING)
+			continue;
+		if (dot)
+			match = f->group &&
+				strlen(f->group) == (size_t)(dot - metric) &&
+				strncmp(f->group, metric,
+					(size_t)(dot - metric)) == 0 &&
+				strcmp(f->key, dot + 1) == 0;
+		else
+			match = !f->group && strcmp(f->key, metric) == 0;
+		if (!match)
+			continue;
+		if (f->type == RF_NUM && isfinite(f->num)) {
+			*out = f->num;
+			return 0;
+		}
+		if (f->type == RF_INT) {
+			*out = (double)f->inum;
+			return 0;
+		}
+		return 1;
+	}
+	return -1;
+}
+
+/* What one plan needs: a workload to change, its record, and the plan;
+   one per call of eval_row, which runs on several threads. */
+struct scratch {
+	struct workload wl;
+	struct record rec;
+	struct train_plan tp;
+	struct infer_plan ip;
+};
+
+/* Plan row 'r' with 'wl' on 'g' and read its metric into 'out'. */
+static int plan_metric(struct scratch *sc, const struct cal_row *r,
+		       const struct workload *wl, const struct gpu_spec *g,
+		       double *out, struct diag *err)
+{
+	int rc = r->m->command == MEASURE_TRAIN ?
+			 cli_train_record(wl, g, &sc->tp, &sc->rec, err) :
+			 cli_infer_record(wl, g, &sc->ip, &sc->rec, err);
+
+	if (rc != 0)
+		return -1;
+	rc = record_value(&sc->rec, r->m->metric, out);
+	if (rc != 0 || !(*out > 0.0)) {
+		if (err)
+			diag_set(err, r->m->file, r->m->line,
+				 r->m->col_metric,
+				 rc < 0 ? "'%s' is not a field of '%s --format "
+					  "json' (e.g. %s)" :
+					  "'%s' is not a positive number in "
+					  "this plan of '%s' (%s)",
+				 r->m->metric,
+				 measure_command_name(r->m->command),
+				 r->m->command == MEASURE_TRAIN ?
+					 "tokens_per_s_per_gpu, step_time_s, "
+					 "mfu, gpu_hours" :
+					 "ttft_p50_s, tpot_p50_s, "
+					 "output_tokens_per_s, tpot_s");
+		return -1;
+	}
+	return 0;
+}
+
+/* calibrate.h's eval: thread-safe (its own scratch; the rows and the
+   catalog are only read). */
+static int eval_row(void *ctx, const double *theta, size_t i, double *pred)
+{
+	const struct cal_ctx *c = ctx;
+	const struct cal_row *r = &c->rows[i];
+	struct scratch *sc = malloc(sizeof(*sc));
+	struct gpu_spec g = *r->gpu;
+	const double *d = &theta[c->dev_base + P_DEVICE * r->dev];
+	int rc;
+
+	if (!sc)
+		return -1;
+	g.matmul_eff = d[P_MATMUL];
+	g.mem_eff = d[P_MEM];
+	sc->wl = *r->wl;
+	if (r->eng >= 0) {
+		const double *e = &theta[c->eng_base + P_ENGINE * r->eng];
+
+		if (!sc->wl.given[wl_key_find("inference", "kernel_overhead")])
+			sc->wl.inference.kernel_overhead_s = e[P_KERNEL];
+		if (!sc->wl.given[wl_key_find("inference",
+					      "host_request_overhead")])
+			sc->wl.inference.host_request_s = e[P_REQUEST];
+		if (!sc->wl.given[wl_key_find("inference",
+					      "host_step_overhead")])
+			sc->wl.inference.host_step_s = e[P_STEP];
+	}
+	rc = plan_metric(sc, r, &sc->wl, &g, pred, NULL);
+	free(sc);
+	return rc;
+}
+
+/* The workload of measurement 'm', its stack applied and validated. */
+static int row_workload(struct cli_ctx *ctx, const struct measurement *m,
+			struct workload *wl)
+{
+	struct diag err;
+	char set[MEASURE_TEXT_MAX], *item, *save = NULL;
+
+	diag_clear(&err);
+	workload_init(wl);
+	if (workload_load_file(m->workload, wl, &err) != 0) {
+		diag_print(stderr, &err);
+		return err.kind == DIAG_IO ? EXIT_IO : EXIT_INPUT;
+	}
+	if (m->gpus > 0) {
+		char expr[64];
+
+		snprintf(expr, sizeof(expr), "training.gpus=%d", m->gpus);
+		if (workload_set(wl, expr, &err) != 0)
+			goto bad_set;
+	}
+	snprintf(set, sizeof(set), "%s", m->set);
+	for (item = strtok_r(set, ";", &save); item;
+	     item = strtok_r(NULL, ";", &save)) {
+		while (*item == ' ')
+			item++;
+		if (!*item)
+			continue;
+		if (workload_set(wl, item, &err) != 0)
+			goto bad_set;
+	}
+	if (stack_apply(&ctx->stacks, wl, &err) != 0 ||
+	    workload_validate(wl, &err) != 0) {
+		diag_print(stderr, &err);
+		return EXIT_INPUT;
+	}
+	return EXIT_OK;
+bad_set:
+	cli_message("", "%s:%d:%d: %s", m->file, m->line, m->col_set,
+		    err.msg);
+	return EXIT_INPUT;
+}
+
+static int device_index(struct cal_ctx *c, const struct gpu_spec *g)
+{
+	for (int i = 0; i < c->ndev; i++)
+		if (c->dev[i] == g)
+			return i;
+	if (c->ndev == CAL_DEVICES_MAX)
+		return -1;
+	c->dev[c->ndev] = g;
+	return c->ndev++;
+}
+
+static int engine_index(struct cal_ctx *c, const struct workload *wl,
+			const char *gpu)
+{
+	struct cal_engine *e;
+	int i;
+
+	for (i = 0; i < c->neng; i++)
+		if (strcmp(c->eng[i].name, wl->inference.engine) == 0 &&
+		    strcmp(c->eng[i].version, wl->inference.engine_version) ==
+			    0)
+			break;
+	if (i == c->neng) {
+		if (c->neng == CAL_ENGINES_MAX)
+			return -1;
+		e = &c->eng[c->neng++];
+		memset(e, 0, sizeof(*e));
+		snprintf(e->name, sizeof(e->name), "%s",
+			 wl->inference.engine[0] ? wl->inference.engine :
+						   STACK_GENERIC);
+		snprintf(e->version, sizeof(e->version), "%s",
+			 wl->inference.engine_version);
+		e->prior[P_KERNEL] = wl->inference.kernel_overhead_s;
+		e->prior[P_REQUEST] = wl->inference.host_request_s;
+		e->prior[P_STEP] = wl->inference.host_step_s;
+	}
+	e = &c->eng[i];
+	if (!strstr(e->devices, gpu)) {
+		size_t n = strlen(e->devices);
+
+		snprintf(e->devices + n, sizeof(e->devices) - n, "%s%s",
+			 n ? "," : "", gpu);
+	}
+	return i;
+}
+
+/* A band's width in ln units at one sd: the 80% band of the validation
+   residuals over 2 z, widened for a new source. */
+static double band_tau(enum interval_class k)
+{
+	const struct interval_band *b = &interval_bands[k];
+
+	return (b->hi_log - b->lo_log) / (2.0 * CAL_LEVEL_Z) *
+	       (b->source_widen > 1.0 ? b->source_widen : 1.0);
+}
+
+static void set_param(struct cal_param *prm, const char *name,
+		      const char *what, double prior, double tau,
+		      enum cal_scale scale, double lo, double hi)
+{
+	snprintf(prm->name, sizeof(prm->name), "%s %s", name, what);
+	prm->prior = prior;
+	prm->tau = tau;
+	prm->scale = scale;
+	prm->lo_bound = lo;
+	prm->hi_bound = hi;
+}
+
+static void build_params(struct cal_ctx *c)
+{
+	size_t p = 0;
+
+	c->dev_base = 0;
+	for (int d = 0; d < c->ndev; d++) {
+		const struct gpu_spec *g = c->dev[d];
+
+		set_param(&c->param[p++], g->name, "matmul_eff",
+			  g->matmul_eff, band_tau(INTERVAL_TRAINING), CAL_LOG,
+			  0.02, 1.0);
+		set_param(&c->param[p++], g->name, "mem_eff", g->mem_eff,
+			  band_tau(INTERVAL_TPOT), CAL_LOG, 0.02, 1.0);
+	}
+	c->eng_base = (int)p;
+	for (int e = 0; e < c->neng; e++) {
+		char name[64];
+		const double *pr = c->eng[e].prior;
+
+		snprintf(name, sizeof(name), "%s@%s", c->eng[e].name,
+			 c->eng[e].version);
+		set_param(&c->param[p++], name, "kernel_overhead",
+			  pr[P_KERNEL] > 0.0 ? pr[P_KERNEL] : 7e-6,
+			  kernel_tau_log, CAL_LOG, 1e-7, 1e-3);
+		set_param(&c->param[p++], name, "host_request_overhead",
+			  pr[P_REQUEST],
+			  fmax(pr[P_REQUEST], request_tau_min_s), CAL_LINEAR,
+			  0.0, 1.0);
+		set_param(&c->param[p++], name, "host_step_overhead",
+			  pr[P_STEP], fmax(pr[P_STEP], step_tau_min_s),
+			  CAL_LINEAR, 0.0, 1.0);
+	}
+	c->p = p;
+}
+
+static bool determined(const struct cal_param *prm)
+{
+	return prm->rows > 0 && prm->shrink < 0.9;
+}
+
+/* ------------------------------------------------------------------ */
+/* Output */
+
+struct job {
+	struct cal_ctx *c;
+	struct cal_result *res;
+	const double *measured;
+};
+
+/* A parameter's value as its kind reads: a time with its unit, an
+   efficiency as a number. */
+static const char *value_text(const struct cal_param *prm, double v,
+			      char *buf, size_t size)
+{
+	if (strstr(prm->name, "overhead"))
+		units_format(buf, size, v, UNIT_TIME, 3);
+	else
+		snprintf(buf, size, "%.3g", v);
+	return buf;
+}
+
+/* predicted / measured - 1 as "+12.3%", or "-" when there is none. */
+static const char *pct(double pred, double meas, char *buf, size_t size)
+{
+	if (isfinite(pred))
+		snprintf(buf, size, "%+.1f%%", 100.0 * (pred / meas - 1.0));
+	else
+		snprintf(buf, size, "-");
+	return buf;
+}
+
+static int write_table(FILE *out, const void *arg, const char **why)
+{
+	const struct job *j = arg;
+	const struct cal_ctx *c = j->c;
+	const struct cal_result *res = j->res;
+
+	(void)why;
+	fprintf(out, "Calibration: %zu measurement%s, %zu parameter%s; "
+		     "rms error %.1f%% before, %.1f%% after\n\n",
+		c->m, c->m == 1 ? "" : "s", c->p, c->p == 1 ? "" : "s",
+		100.0 * (exp(res->rms0_log) - 1.0),
+		100.0 * (exp(res->rms_log) - 1.0));
+	fprintf(out, "%-36s %9s %9s %19s %5s\n", "parameter", "prior",
+		"fitted", "80% range", "rows");
+	for (size_t k = 0; k < c->p; k++) {
+		const struct cal_param *prm = &c->param[k];
+		char name[40], a[24], b[24], lo[24], hi[24], range[52];
+
+		text_escape(prm->name, name, sizeof(name));
+		snprintf(range, sizeof(range), "%s - %s",
+			 value_text(prm, prm->lo, lo, sizeof(lo)),
+			 value_text(prm, prm->hi, hi, sizeof(hi)));
+		fprintf(out, "%-36s %9s %9s %19s %5d%s\n", name,
+			value_text(prm, prm->prior, a, sizeof(a)),
+			value_text(prm, prm->value, b, sizeof(b)), range,
+			prm->rows,
+			determined(prm) ? "" : "  (prior: not determined)");
+	}
+	fprintf(out, "\n%-20s %-14s %-20s %10s %8s %8s %8s\n", "measurement",
+		"gpu", "metric", "measured", "before", "after", "left out");
+	for (size_t i = 0; i < c->m; i++) {
+		const struct measurement *m = c->rows[i].m;
+		const char *base = strrchr(m->file, '/');
+		char at[300], where[21], metric[21], e0[16], e1[16], e2[16];
+
+		snprintf(at, sizeof(at), "%s:%d", base ? base + 1 : m->file,
+			 m->line);
+		text_escape(at, where, sizeof(where));
+		text_escape(m->metric, metric, sizeof(metric));
+		fprintf(out, "%-20s %-14.14s %-20s %10.4g %8s %8s %8s\n", where,
+			c->rows[i].gpu->name, metric, m->measured,
+			pct(res->pred0[i], m->measured, e0, sizeof(e0)),
+			pct(res->pred[i], m->measured, e1, sizeof(e1)),
+			pct(res->loo[i], m->measured, e2, sizeof(e2)));
+	}
+	fprintf(out, "\nErrors are predicted / measured - 1.  'left out' "
+		     "predicts each measurement from\nthe others "
+		     "(linearized; '-' where it alone determines a "
+		     "parameter).\n%d iterations, %d plans.\n",
+		res->iterations, res->evaluations);
+	return 0;
+}
+
+static int write_json(FILE *out, const void *arg, const char **why)
+{
+	const struct job *j = arg;
+	const struct cal_ctx *c = j->c;
+	const struct cal_result *res = j->res;
+	cJSON *o = cJSON_CreateObject(), *ps, *rs;
+	char *text;
+
+	if (!o) {
+		*why = "out of memory";
+		return -1;
+	}
+	cJSON_AddNumberToObject(o, "measurements", (double)c->m);
+	cJSON_AddNumberToObject(o, "rms_log_before", res->rms0_log);
+	cJSON_AddNumberToObject(o, "rms_log_after", res->rms_log);
+	cJSON_AddNumberToObject(o, "iterations", res->iterations);
+	ps = cJSON_AddArrayToObject(o, "parameters");
+	for (size_t k = 0; ps && k < c->p; k++) {
+		const struct cal_param *prm = &c->param[k];
+		cJSON *q = cJSON_CreateObject(), *r;
+
+		if (!q || !cJSON_AddItemToArray(ps, q))
+			break;
+		cJSON_AddStringToObject(q, "name", prm->name);
+		cJSON_AddNumberToObject(q, "prior", prm->prior);
+		cJSON_AddNumberToObject(q, "value", prm->value);
+		r = cJSON_AddArrayToObject(q, "range");
+		if (r) {
+			cJSON_AddItemToArray(r, cJSON_CreateNumber(prm->lo));
+			cJSON_AddItemToArray(r, cJSON_CreateNumber(prm->hi));
+		}
+		cJSON_AddNumberToObject(q, "rows", prm->rows);
+		cJSON_AddBoolToObject(q, "determined", determined(prm));
+	}
+	rs = cJSON_AddArrayToObject(o, "rows");
+	for (size_t i = 0; rs && i < c->m; i++) {
+		const struct measurement *m = c->rows[i].m;
+		cJSON *q = cJSON_CreateObject();
+
+		if (!q || !cJSON_AddItemToArray(rs, q))
+			break;
+		cJSON_AddStringToObject(q, "file", m->file);
+		cJSON_AddNumberToObject(q, "line", m->line);
+		cJSON_AddStringToObject(q, "command",
+					measure_command_name(m->command));
+		cJSON_AddStringToObject(q, "gpu", c->rows[i].gpu->name);
+		cJSON_AddStringToObject(q, "metric", m->metric);
+		cJSON_AddNumberToObject(q, "measured", m->measured);
+		cJSON_AddNumberToObject(q, "predicted_before", res->pred0[i]);
+		cJSON_AddNumberToObject(q, "predicted_after", res->pred[i]);
+		if (isfinite(res->loo[i]))
+			cJSON_AddNumberToObject(q, "predicted_left_out",
+						res->loo[i]);
+		else
+			cJSON_AddNullToObject(q, "predicted_left_out");
+	}
+	text = cJSON_Print(o);
+	cJSON_Delete(o);
+	if (!text) {
+		*why = "out of memory";
+		return -1;
+	}
+	fputs(text, out);
+	fputc('\n', out);
+	free(text);
+	return 0;
+}
+
+static int write_csv(FILE *out, const void *arg, const char **why)
+{
+	const struct job *j = arg;
+	const struct cal_ctx *c = j->c;
+	const struct cal_result *res = j->res;
+
+	(void)why;
+	fputs("file,line,command,gpu,metric,measured,predicted_before,"
+	      "predicted_after,predicted_left_out\n", out);
+	for (size_t i = 0; i < c->m; i++) {
+		const struct measurement *m = c->rows[i].m;
+
+		/* names are checked text; a file name may hold a comma */
+		fprintf(out, "\"%s\",%d,%s,%s,%s,%.17g,%.17g,%.17g,", m->file,
+			m->line, measure_command_name(m->command),
+			c->rows[i].gpu->name, m->metric, m->measured,
+			res->pred0[i], res->pred[i]);
+		if (isfinite(res->loo[i]))
+			fprintf(out, "%.17g", res->loo[i]);
+		fputc('\n', out);
+	}
+	return 0;
+}
+
+/* The profile: the determined parameters, with comments saying what each
+   is, its prior and its range. */
+static int write_profile(struct cli_ctx *ctx, const struct cal_ctx *c,
+			 const struct cal_result *res)
+{
+	struct profile *p = calloc(1, sizeof(*p));
+	struct outfile o;
+	struct diag err;
+	char comment[4096], stamp[64];
+	size_t at = 0;
+	time_t now = time(NULL);
+	struct tm tm;
+	int rc;
+
+	if (!p) {
+		cli_error("out of memory");
+		return EXIT_INTERNAL;
+	}
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(p->created, sizeof(p->created), "%s", stamp);
+	for (int i = 0; i < ctx->nfiles; i++) {
+		size_t n = strlen(p->from);
+
+		snprintf(p->from + n, sizeof(p->from) - n, "%s%s",
+			 i ? " " : "", ctx->files[i]);
+	}
+	p->measurements = (int)c->m;
+	/* the intervals of a calibrated plan: the left-out errors' spread */
+	{
+		double s = 0.0;
+		size_t n = 0;
+
+		for (size_t i = 0; i < c->m; i++) {
+			double e = log(res->loo[i] / c->rows[i].m->measured);
+
+			if (!isfinite(e))
+				continue;
+			s += e * e;
+			n++;
+		}
+		/* none left out: the fit's own, at least */
+		p->sigma_log = n ? sqrt(s / (double)n) : res->rms_log;
+	}
+	at += (size_t)snprintf(comment + at, sizeof(comment) - at,
+			       "# capplan calibration profile, written by "
+			       "'capplan calibrate' on %s\n"
+			       "# from %s (%zu measurements); read it with "
+			       "--profile FILE (specs/calibration.md).\n"
+			       "# A device's values replace its catalog "
+			       "row's; an engine's apply wherever that\n"
+			       "# engine and version run, under the keys a "
+			       "workload gives.  sigma_log is the rms\n"
+			       "# of ln(measured / predicted) with each "
+			       "measurement left out of the fit.\n",
+			       stamp, p->from, c->m);
+	for (int d = 0; d < c->ndev; d++) {
+		const struct cal_param *mm =
+			&c->param[c->dev_base + P_DEVICE * d + P_MATMUL];
+		const struct cal_param *me =
+			&c->param[c->dev_base + P_DEVICE * d + P_MEM];
+		struct profile_device *pd = &p->dev[p->ndev++];
+
+		snprintf(pd->gpu, sizeof(pd->gpu), "%s", c->dev[d]->name);
+		pd->matmul_eff = determined(mm) ? mm->value : 0.0;
+		pd->mem_eff = determined(me) ? me->value : 0.0;
+		at += (size_t)snprintf(
+			comment + at, sizeof(comment) - at,
+			"# %s: matmul_eff %.3g (catalog %.3g, 80%% %.3g-%.3g)"
+			"%s; mem_eff %.3g (catalog %.3g, 80%% %.3g-%.3g)%s\n",
+			c->dev[d]->name, mm->value, mm->prior, mm->lo, mm->hi,
+			determined(mm) ? "" : " not determined",
+			me->value, me->prior, me->lo, me->hi,
+			determined(me) ? "" : " not determined");
+		if (at >= sizeof(comment))
+			at = sizeof(comment) - 1;
+	}
+	for (int e = 0; e < c->neng; e++) {
+		const struct cal_param *k =
+			&c->param[c->eng_base + P_ENGINE * e];
+		struct profile_engine *pe = &p->eng[p->neng++];
+
+		snprintf(pe->name, sizeof(pe->name), "%s", c->eng[e].name);
+		snprintf(pe->version, sizeof(pe->version), "%s",
+			 c->eng[e].version);
+		snprintf(pe->devices, sizeof(pe->devices), "%s",
+			 c->eng[e].devices);
+		pe->has_kernel = determined(&k[P_KERNEL]);
+		pe->kernel_overhead_s = k[P_KERNEL].value;
+		pe->has_request = determined(&k[P_REQUEST]);
+		pe->host_request_s = k[P_REQUEST].value;
+		pe->has_step = determined(&k[P_STEP]);
+		pe->host_step_s = k[P_STEP].value;
+		for (int q = 0; q < P_ENGINE; q++) {
+			at += (size_t)snprintf(
+				comment + at, sizeof(comment) - at,
+				"# %s: %.3g s (stack %.3g s, 80%% %.3g-%.3g s)%s\n",
+				k[q].name, k[q].value, k[q].prior, k[q].lo,
+				k[q].hi,
+				determined(&k[q]) ? "" : " not determined");
+			if (at >= sizeof(comment))
+				at = sizeof(comment) - 1;
+		}
+	}
+	diag_clear(&err);
+	if (outfile_open(&o, ctx->output_path, &err) != 0) {
+		diag_print(stderr, &err);
+		free(p);
+		return EXIT_IO;
+	}
+	rc = profile_write(o.f, p, comment);
+	free(p);
+	if (rc != 0) {
+		outfile_abort(&o);
+		cli_error("cannot write '%s'", ctx->output_path);
+		return EXIT_IO;
+	}
+	if (outfile_commit(&o, &err) != 0) {
+		diag_print(stderr, &err);
+		return EXIT_IO;
+	}
+	return EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ */
+
+int cmd_calibrate(struct cli_ctx *ctx)
+{
+	struct measure_set ms = { NULL, 0 };
+	struct cal_ctx *c = calloc(1, sizeof(*c));
+	struct cal_problem pb;
+	struct cal_result res;
+	double *measured = NULL;
+	unsigned char *dep = NULL;
+	struct diag err;
+	int rc = EXIT_OK;
+
+	memset(&res, 0, sizeof(res));
+	diag_clear(&err);
+	if (!c) {
+		cli_error("out of memory");
+		return EXIT_INTERNAL;
+	}
+	rc = cli_load_stacks(ctx);
+	for (int i = 0; rc == EXIT_OK && i < ctx->nfiles; i++)
+		if (measure_load_file(ctx->files[i], &ms, &err) != 0) {
+			diag_print(stderr, &err);
+			rc = err.kind == DIAG_IO ? EXIT_IO : EXIT_INPUT;
+		}
+	if (rc == EXIT_OK && ms.n == 0) {
+		cli_error("no measurement in %s", ctx->files[0]);
+		rc = EXIT_INPUT;
+	}
+	if (rc != EXIT_OK)
+		goto out;
+	c->m = ms.n;
+	c->rows = calloc(ms.n, sizeof(*c->rows));
+	c->sc = malloc(sizeof(*c->sc));
+	measured = calloc(ms.n, sizeof(double));
+	if (!c->rows || !c->sc || !measured) {
+		cli_error("out of memory");
+		rc = EXIT_INTERNAL;
+		goto out;
+	}
+	progress_init(&c->pr, "calibrate");
+	/* each measurement's workload, its plan at the priors, and the
+	   configuration that plan chose, fixed for the fit */
+	for (size_t i = 0; i < ms.n; i++) {
+		const struct measurement *m = &ms.rows[i];
+		struct cal_row *r = &c->rows[i];
+		double before, fixed;
+
+		r->m = m;
+		measured[i] = m->measured;
+		r->gpu = catalog_find(ctx->cat, m->gpu, NULL);
+		if (!r->gpu) {
+			cli_message("", "%s:%d:%d: unknown gpu '%s' ('capplan "
+					"catalog' lists them)",
+				    m->file, m->line, m->col_gpu, m->gpu);
+			rc = EXIT_INPUT;
+			goto out;
+		}
+		r->wl = malloc(sizeof(*r->wl));
+		if (!r->wl) {
+			cli_error("out of memory");
+			rc = EXIT_INTERNAL;
+			goto out;
+		}
+		rc = row_workload(ctx, m, r->wl);
+		if (rc != EXIT_OK)
+			goto out;
+		if (m->command == MEASURE_INFER &&
+		    (r->wl->model.kind != MODEL_TRANSFORMER ||
+		     !model_has_arch(&r->wl->model))) {
+			cli_message("", "%s:%d: calibrate takes the serving "
+					"measurements of transformers with an "
+					"architecture (layers, hidden, heads, "
+					"vocab, seq_len)",
+				    m->file, m->line);
+			rc = EXIT_INPUT;
+			goto out;
+		}
+		diag_clear(&err);
+		if (plan_metric(c->sc, r, r->wl, r->gpu, &before, &err) != 0) {
+			diag_print(stderr, &err);
+			rc = EXIT_INPUT;
+			goto out;
+		}
+		/* fix what the plan chose; keep it only when the plan of the
+		   fixed configuration is the same plan */
+		{
+			struct workload *fixed_wl = malloc(sizeof(*fixed_wl));
+			struct scratch *sc2 = malloc(sizeof(*sc2));
+
+			if (!fixed_wl || !sc2) {
+				free(fixed_wl);
+				free(sc2);
+				cli_error("out of memory");
+				rc = EXIT_INTERNAL;
+				goto out;
+			}
+			*fixed_wl = *r->wl;
+			diag_clear(&err);
+			if ((m->command == MEASURE_TRAIN ?
+				     cli_train_fix(&c->sc->tp, fixed_wl, &err) :
+				     cli_infer_fix(&c->sc->ip, fixed_wl,
+						   &err)) == 0 &&
+			    plan_metric(sc2, r, fixed_wl, r->gpu, &fixed,
+					NULL) == 0 &&
+			    fabs(fixed / before - 1.0) < 1e-9)
+				*r->wl = *fixed_wl;
+			free(fixed_wl);
+			free(sc2);
+		}
+		r->dev = device_index(c, r->gpu);
+		r->eng = m->command == MEASURE_INFER ?
+				 engine_index(c, r->wl, r->gpu->name) :
+				 -1;
+		if (r->dev < 0 || (m->command == MEASURE_INFER && r->eng < 0)) {
+			cli_error("more than %d devices or %d engines",
+				  CAL_DEVICES_MAX, CAL_ENGINES_MAX);
+			rc = EXIT_INPUT;
+			goto out;
+		}
+		progress_update(&c->pr, i + 1, ms.n, "measurements planned");
+	}
+	build_params(c);
+	dep = calloc(c->m * (c->p ? c->p : 1), 1);
+	if (!dep) {
+		cli_error("out of memory");
+		rc = EXIT_INTERNAL;
+		goto out;
+	}
+	for (size_t i = 0; i < c->m; i++) {
+		const struct cal_row *r = &c->rows[i];
+
+		for (int k = 0; k < P_DEVICE; k++)
+			dep[i * c->p + (size_t)(c->dev_base +
+						P_DEVICE * r->dev + k)] = 1;
+		for (int k = 0; r->eng >= 0 && k < P_ENGINE; k++)
+			dep[i * c->p + (size_t)(c->eng_base +
+						P_ENGINE * r->eng + k)] = 1;
+	}
+	memset(&pb, 0, sizeof(pb));
+	pb.m = c->m;
+	pb.p = c->p;
+	pb.measured = measured;
+	pb.sigma_log = cal_sigma_log;
+	pb.param = c->param;
+	pb.dep = dep;
+	pb.eval = eval_row;
+	pb.ctx = c;
+	pb.parallel = cli_parallel_for;
+	diag_clear(&err);
+	if (cal_fit(&pb, &res, &err) != 0) {
+		progress_end(&c->pr);
+		cli_error("%s", err.msg);
+		rc = EXIT_INTERNAL;
+		goto out;
+	}
+	progress_end(&c->pr);
+	{
+		struct job job = { c, &res, measured };
+		const char *path = ctx->output_path;
+
+		/* the fit goes to stdout; -o names the profile */
+		ctx->output_path = NULL;
+		rc = cli_write(ctx, ctx->format == FORMAT_JSON ? write_json :
+				    ctx->format == FORMAT_CSV  ? write_csv :
+								 write_table,
+			       &job);
+		ctx->output_path = path;
+	}
+	if (rc == EXIT_OK && ctx->output_path)
+		rc = write_profile(ctx, c, &res);
+out:
+	cal_result_free(&res);
+	if (c->rows)
+		for (size_t i = 0; i < c->m; i++)
+			free(c->rows[i].wl);
+	free(c->rows);
+	free(c->sc);
+	free(c);
+	free(measured);
+	free(dep);
+	measure_release(&ms);
+	return rc;
+}

@@ -1,0 +1,364 @@
+/*
+ * profile.c - calibration profiles; see profile.h and
+ * specs/calibration.md.
+ */
+#include "profile.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <ini.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "readfile.h"
+#include "units.h"
+#include "workload_keys.h"
+
+#define PROFILE_FILE_MAX (1024 * 1024)
+
+struct parse_ctx {
+	struct profile *p;
+	struct diag *err;
+	const char *name;
+	const char *buf;  /* the text, read a line at a time */
+	size_t len, at;
+	int line;         /* of the line inih has */
+	bool failed;
+};
+
+/* Record the first error, at the line being read; returns 0 (inih's
+   "stop"). */
+__attribute__((format(printf, 2, 3)))
+static int failf(struct parse_ctx *c, const char *fmt, ...)
+{
+	char msg[DIAG_MSG_MAX];
+	va_list ap;
+
+	if (!c->failed) {
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		diag_set(c->err, c->name, c->line, 0, "%s", msg);
+	}
+	c->failed = true;
+	return 0;
+}
+
+/* inih's reader: the next line of the text, counted. */
+static char *read_line(char *str, int num, void *stream)
+{
+	struct parse_ctx *c = stream;
+	size_t n = 0;
+
+	if (c->at >= c->len || num < 2)
+		return NULL;
+	while (c->at < c->len && n + 1 < (size_t)num) {
+		char ch = c->buf[c->at++];
+
+		str[n++] = ch;
+		if (ch == '\n')
+			break;
+	}
+	str[n] = '\0';
+	c->line++;
+	return str;
+}
+
+static bool parse_number(const char *v, double lo, double hi, double *out)
+{
+	char *end;
+	double x;
+
+	errno = 0;
+	x = strtod(v, &end);
+	if (end == v || *end || errno || !isfinite(x) || x < lo || x > hi)
+		return false;
+	*out = x;
+	return true;
+}
+
+static bool parse_time(const char *v, double *out)
+{
+	double x;
+
+	if (units_parse(v, UNIT_TIME, &x, NULL) != 0 || x < 0.0 || x > 1.0)
+		return false;
+	*out = x;
+	return true;
+}
+
+static struct profile_device *device_entry(struct parse_ctx *c,
+					   const char *gpu)
+{
+	struct profile *p = c->p;
+
+	for (int i = 0; i < p->ndev; i++)
+		if (strcasecmp(p->dev[i].gpu, gpu) == 0)
+			return &p->dev[i];
+	if (p->ndev == PROFILE_DEVICES_MAX || strlen(gpu) >= 64)
+		return NULL;
+	snprintf(p->dev[p->ndev].gpu, sizeof(p->dev[0].gpu), "%s", gpu);
+	return &p->dev[p->ndev++];
+}
+
+static struct profile_engine *engine_entry(struct parse_ctx *c,
+					   const char *spec)
+{
+	struct profile *p = c->p;
+	const char *at = strchr(spec, '@');
+	size_t nlen = at ? (size_t)(at - spec) : 0;
+	struct profile_engine *e;
+
+	if (!at || nlen == 0 || nlen >= WL_STACK_NAME_MAX || !at[1] ||
+	    strlen(at + 1) >= WL_STACK_VERSION_MAX)
+		return NULL;
+	for (int i = 0; i < p->neng; i++)
+		if (strlen(p->eng[i].name) == nlen &&
+		    strncasecmp(p->eng[i].name, spec, nlen) == 0 &&
+		    strcmp(p->eng[i].version, at + 1) == 0)
+			return &p->eng[i];
+	if (p->neng == PROFILE_STACKS_MAX)
+		return NULL;
+	e = &p->eng[p->neng++];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->name, sizeof(e->name), "%.*s", (int)nlen, spec);
+	snprintf(e->version, sizeof(e->version), "%s", at + 1);
+	return e;
+}
+
+static int on_value(void *user, const char *section, const char *key,
+		    const char *value)
+{
+	struct parse_ctx *c = user;
+	struct profile *p = c->p;
+
+	if (c->failed)
+		return 0;
+	if (strcmp(section, "fit") == 0) {
+		double x;
+
+		if (strcmp(key, "measurements") == 0) {
+			if (!parse_number(value, 1, 1e9, &x) || x != floor(x))
+				return failf(c, "'%s' must be a count, "
+						      "got '%s'", key, value);
+			p->measurements = (int)x;
+		} else if (strcmp(key, "sigma_log") == 0) {
+			if (!parse_number(value, 0, 10, &x))
+				return failf(c, "'%s' must be a number "
+						      "from 0 to 10, got '%s'",
+					     key, value);
+			p->sigma_log = x;
+		} else if (strcmp(key, "created") == 0) {
+			snprintf(p->created, sizeof(p->created), "%s", value);
+		} else if (strcmp(key, "from") == 0) {
+			snprintf(p->from, sizeof(p->from), "%s", value);
+		} else {
+			return failf(c, "unknown key '%s' in [%s]", key,
+				     section);
+		}
+		return 1;
+	}
+	if (strncmp(section, "device ", 7) == 0) {
+		struct profile_device *d = device_entry(c, section + 7);
+		double x;
+
+		if (!d)
+			return failf(c, "too many devices, or a name "
+					"too long: [%s]", section);
+		if (!parse_number(value, 1e-3, 1.0, &x))
+			return failf(c, "'%s' must be an efficiency "
+					      "above 0.001, at most 1, got '%s'",
+				     key, value);
+		if (strcmp(key, "matmul_eff") == 0)
+			d->matmul_eff = x;
+		else if (strcmp(key, "mem_eff") == 0)
+			d->mem_eff = x;
+		else
+			return failf(c, "unknown key '%s' in [%s]", key,
+				     section);
+		return 1;
+	}
+	if (strncmp(section, "engine ", 7) == 0) {
+		struct profile_engine *e = engine_entry(c, section + 7);
+		double x;
+
+		if (!e)
+			return failf(c, "[%s]: expected [engine "
+					"NAME@VERSION]", section);
+		if (strcmp(key, "devices") == 0) {
+			snprintf(e->devices, sizeof(e->devices), "%s", value);
+			return 1;
+		}
+		if (!parse_time(value, &x))
+			return failf(c, "'%s' must be a duration from "
+					      "0 to 1s, got '%s'", key, value);
+		if (strcmp(key, "kernel_overhead") == 0) {
+			e->kernel_overhead_s = x;
+			e->has_kernel = true;
+		} else if (strcmp(key, "host_request_overhead") == 0) {
+			e->host_request_s = x;
+			e->has_request = true;
+		} else if (strcmp(key, "host_step_overhead") == 0) {
+			e->host_step_s = x;
+			e->has_step = true;
+		} else {
+			return failf(c, "unknown key '%s' in [%s]", key,
+				     section);
+		}
+		return 1;
+	}
+	return failf(c, "unknown section [%s]: expected [fit], "
+			"[device NAME] or [engine NAME@VERSION]", section);
+}
+
+int profile_parse(const char *buf, size_t len, const char *name,
+		  struct profile *p, struct diag *err)
+{
+	struct parse_ctx c;
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	memset(&c, 0, sizeof(c));
+	c.p = p;
+	c.err = err;
+	c.name = name ? name : "profile";
+	c.buf = buf;
+	c.len = len;
+	if (memchr(buf, '\0', len))
+		return diag_set(err, c.name, 0, 0,
+				"expected text, found a NUL byte");
+	snprintf(p->file, sizeof(p->file), "%s", c.name);
+	r = ini_parse_stream(read_line, &c, on_value, &c);
+	if (c.failed)
+		return -1;
+	if (r == -2)
+		return diag_set(err, c.name, 0, 0, "out of memory");
+	if (r > 0)
+		return diag_set(err, c.name, r, 0,
+				"expected 'key = value', '[section]' or a "
+				"comment");
+	if (r < 0)
+		return diag_set(err, c.name, 0, 0, "cannot parse");
+	return 0;
+}
+
+int profile_load_file(const char *path, struct profile *p,
+		      struct diag *err)
+{
+	char *buf;
+	size_t len;
+	int rc;
+
+	if (readfile_all(path, READFILE_ANY, PROFILE_FILE_MAX, &buf, &len,
+			 err) != 0)
+		return -1;
+	rc = profile_parse(buf, len, readfile_display_name(path), p, err);
+	free(buf);
+	return rc;
+}
+
+int profile_write(FILE *out, const struct profile *p, const char *comment)
+{
+	char t[64];
+	int bad = 0;
+
+	if (comment)
+		bad |= fputs(comment, out) == EOF;
+	bad |= fprintf(out, "\n[fit]\nmeasurements = %d\nsigma_log = %.6g\n",
+		       p->measurements, p->sigma_log) < 0;
+	if (p->created[0])
+		bad |= fprintf(out, "created = %s\n", p->created) < 0;
+	if (p->from[0])
+		bad |= fprintf(out, "from = %s\n", p->from) < 0;
+	for (int i = 0; i < p->ndev; i++) {
+		const struct profile_device *d = &p->dev[i];
+
+		bad |= fprintf(out, "\n[device %s]\n", d->gpu) < 0;
+		if (d->matmul_eff > 0.0)
+			bad |= fprintf(out, "matmul_eff = %.6g\n",
+				       d->matmul_eff) < 0;
+		if (d->mem_eff > 0.0)
+			bad |= fprintf(out, "mem_eff = %.6g\n", d->mem_eff) <
+			       0;
+	}
+	for (int i = 0; i < p->neng; i++) {
+		const struct profile_engine *e = &p->eng[i];
+
+		bad |= fprintf(out, "\n[engine %s@%s]\n", e->name,
+			       e->version) < 0;
+		if (e->has_kernel) {
+			units_format_exact(t, sizeof(t), e->kernel_overhead_s,
+					   UNIT_TIME);
+			bad |= fprintf(out, "kernel_overhead = %s\n", t) < 0;
+		}
+		if (e->has_request) {
+			units_format_exact(t, sizeof(t), e->host_request_s,
+					   UNIT_TIME);
+			bad |= fprintf(out, "host_request_overhead = %s\n", t) <
+			       0;
+		}
+		if (e->has_step) {
+			units_format_exact(t, sizeof(t), e->host_step_s,
+					   UNIT_TIME);
+			bad |= fprintf(out, "host_step_overhead = %s\n", t) < 0;
+		}
+		if (e->devices[0])
+			bad |= fprintf(out, "devices = %s\n", e->devices) < 0;
+	}
+	return bad ? -1 : 0;
+}
+
+const struct profile_device *profile_device(const struct profile *p,
+					    const char *gpu)
+{
+	for (int i = 0; i < p->ndev; i++)
+		if (strcasecmp(p->dev[i].gpu, gpu) == 0)
+			return &p->dev[i];
+	return NULL;
+}
+
+bool profile_apply_device(const struct profile *p, struct gpu_spec *g)
+{
+	const struct profile_device *d = profile_device(p, g->name);
+	bool any = false;
+
+	if (!d)
+		return false;
+	if (d->matmul_eff > 0.0) {
+		g->matmul_eff = d->matmul_eff;
+		any = true;
+	}
+	if (d->mem_eff > 0.0) {
+		g->mem_eff = d->mem_eff;
+		any = true;
+	}
+	return any;
+}
+
+const struct profile_engine *profile_apply_engine(const struct profile *p,
+						  struct workload *wl)
+{
+	const char *name = wl->inference.engine[0] ? wl->inference.engine :
+						     "generic";
+	int kk = wl_key_find("inference", "kernel_overhead");
+	int kr = wl_key_find("inference", "host_request_overhead");
+	int ks = wl_key_find("inference", "host_step_overhead");
+
+	for (int i = 0; i < p->neng; i++) {
+		const struct profile_engine *e = &p->eng[i];
+
+		if (strcasecmp(e->name, name) != 0 ||
+		    strcmp(e->version, wl->inference.engine_version) != 0)
+			continue;
+		if (e->has_kernel && !wl->given[kk])
+			wl->inference.kernel_overhead_s = e->kernel_overhead_s;
+		if (e->has_request && !wl->given[kr])
+			wl->inference.host_request_s = e->host_request_s;
+		if (e->has_step && !wl->given[ks])
+			wl->inference.host_step_s = e->host_step_s;
+		return e;
+	}
+	return NULL;
+}

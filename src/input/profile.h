@@ -1,0 +1,88 @@
+/*
+ * profile.h - a calibration profile: the device and stack parameters
+ * 'capplan calibrate' fitted to a user's measurements, as a readable,
+ * commented INI text (inih) that every planning command takes with
+ * --profile (specs/calibration.md).
+ *
+ *   [fit]                      measurements, sigma_log (the rms of
+ *                              ln(measured / predicted) after the fit,
+ *                              for intervals), created, from
+ *   [device NAME]              matmul_eff, mem_eff (catalog columns)
+ *   [engine NAME@VERSION]      kernel_overhead, host_request_overhead,
+ *                              host_step_overhead (workload keys), and
+ *                              devices: where they were measured
+ *
+ * A device's values apply to that catalog row; an engine's wherever the
+ * workload runs that engine and version, as the stack table's values do
+ * (a key the workload gives keeps its own).
+ */
+#ifndef CAPPLAN_PROFILE_H
+#define CAPPLAN_PROFILE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "catalog.h"
+#include "diag.h"
+#include "workload.h"
+
+#define PROFILE_DEVICES_MAX 64
+#define PROFILE_STACKS_MAX 32
+#define PROFILE_TEXT_MAX 256
+
+struct profile_device {
+	char gpu[64];
+	double matmul_eff; /* 0: not in the profile */
+	double mem_eff;
+};
+
+struct profile_engine {
+	char name[WL_STACK_NAME_MAX];
+	char version[WL_STACK_VERSION_MAX];
+	bool has_kernel, has_request, has_step;
+	double kernel_overhead_s;
+	double host_request_s;
+	double host_step_s;
+	char devices[PROFILE_TEXT_MAX]; /* comma-separated catalog names */
+};
+
+struct profile {
+	char file[256];
+	int measurements;
+	double sigma_log;      /* 0: unknown */
+	char created[64];
+	char from[PROFILE_TEXT_MAX];
+	struct profile_device dev[PROFILE_DEVICES_MAX];
+	int ndev;
+	struct profile_engine eng[PROFILE_STACKS_MAX];
+	int neng;
+};
+
+/* Parse profile text ('name' in messages) into 'p'.  0, or -1 with file
+   and line in 'err'. */
+int profile_parse(const char *buf, size_t len, const char *name,
+		  struct profile *p, struct diag *err);
+int profile_load_file(const char *path, struct profile *p,
+		      struct diag *err);
+
+/* Write 'p' as profile text, with 'comment' (lines, may be NULL) at the
+   top.  0, or -1 when a write fails. */
+int profile_write(FILE *out, const struct profile *p, const char *comment);
+
+/* The profile's parameters of device 'gpu' (any case), or NULL. */
+const struct profile_device *profile_device(const struct profile *p,
+					    const char *gpu);
+
+/* Replace 'g''s efficiencies by the profile's for its name; returns
+   whether any applied. */
+bool profile_apply_device(const struct profile *p, struct gpu_spec *g);
+
+/*
+ * Apply the profile's engine parameters for the workload's engine and
+ * version (after stack_apply) to the keys the workload does not give.
+ * Returns the engine entry that applied, or NULL.
+ */
+const struct profile_engine *profile_apply_engine(const struct profile *p,
+						  struct workload *wl);
+
+#endif

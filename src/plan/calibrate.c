@@ -1,0 +1,368 @@
+/*
+ * calibrate.c - parameters fitted to measurements with priors; see
+ * calibrate.h and specs/calibration.md.
+ *
+ * In standard coordinates u (u_j = 0 at the prior, 1 = one prior width)
+ * the residuals are
+ *
+ *   r_i     = ln(pred_i(theta(u)) / measured_i) / sigma_log   i < m
+ *   r_(m+j) = u_j                                              j < p
+ *
+ * so the least-squares solution is the posterior mode of log-normal
+ * measurement errors under a normal prior, and the Jacobian's covariance
+ * (J'J)^-1 is its uncertainty.  The Jacobian is a forward difference of
+ * step CAL_STEP in u (a finite step, not machine epsilon: predictions
+ * come from a discrete-event simulation, piecewise smooth in the step
+ * times), taken only for the rows that depend on each parameter.
+ */
+#include "calibrate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_vector.h>
+
+/* the difference step, in prior widths */
+static const double cal_step = 0.05;
+
+struct fit_ctx {
+	struct cal_problem *pb;
+	double *theta;      /* (p + 1) x p: the base point's, then each
+			       parameter's step */
+	double *base;       /* m: predictions at 'base_u' */
+	double *base_u;     /* p */
+	bool have_base;
+	int evals;
+	int failed;         /* a prediction failed: row + 1 */
+	/* the batch of predictions being made */
+	struct task *task;  /* up to m (p + 1) */
+	int ntask;
+};
+
+/* One prediction: row 'row' at the parameters of theta row 'set'. */
+struct task {
+	size_t row;
+	size_t set;         /* 0: the base point; j + 1: parameter j's step */
+	double y;
+	int rc;
+};
+
+double cal_value(const struct cal_param *prm, double u)
+{
+	double v = prm->scale == CAL_LOG ? prm->prior * exp(u * prm->tau) :
+					   prm->prior + u * prm->tau;
+
+	if (v < prm->lo_bound)
+		v = prm->lo_bound;
+	if (v > prm->hi_bound)
+		v = prm->hi_bound;
+	return v;
+}
+
+static bool depends(const struct cal_problem *pb, size_t i, size_t j)
+{
+	return !pb->dep || pb->dep[i * pb->p + j];
+}
+
+static void run_task(int k, void *arg)
+{
+	struct fit_ctx *c = arg;
+	struct task *t = &c->task[k];
+	const double *theta = &c->theta[t->set * c->pb->p];
+
+	t->rc = c->pb->eval(c->pb->ctx, theta, t->row, &t->y);
+	if (t->rc == 0 && !(t->y > 0.0 && isfinite(t->y)))
+		t->rc = -1;
+}
+
+/* Run the batch of tasks (in parallel where the caller allows); 0, or -1
+   with the first failing row in c->failed. */
+static int run_tasks(struct fit_ctx *c)
+{
+	if (c->pb->parallel && c->ntask > 1)
+		c->pb->parallel(c->ntask, run_task, c);
+	else
+		for (int k = 0; k < c->ntask; k++)
+			run_task(k, c);
+	c->evals += c->ntask;
+	for (int k = 0; k < c->ntask; k++)
+		if (c->task[k].rc != 0) {
+			c->failed = (int)c->task[k].row + 1;
+			return -1;
+		}
+	return 0;
+}
+
+/* The parameters at 'u' into theta row 0, and with parameter j one step
+   further into row j + 1 (steps: whether to fill those). */
+static void set_thetas(struct fit_ctx *c, const double *u, bool steps)
+{
+	size_t p = c->pb->p;
+
+	for (size_t j = 0; j < p; j++)
+		c->theta[j] = cal_value(&c->pb->param[j], u[j]);
+	for (size_t s = 0; steps && s < p; s++) {
+		double *t = &c->theta[(s + 1) * p];
+
+		memcpy(t, c->theta, p * sizeof(double));
+		t[s] = cal_value(&c->pb->param[s], u[s] + cal_step);
+	}
+}
+
+/* Predictions of every row at 'u' into 'out'; 0 or -1. */
+static int predict_all(struct fit_ctx *c, const double *u, double *out)
+{
+	struct cal_problem *pb = c->pb;
+
+	set_thetas(c, u, false);
+	c->ntask = 0;
+	for (size_t i = 0; i < pb->m; i++)
+		c->task[c->ntask++] = (struct task){ i, 0, 0.0, 0 };
+	if (run_tasks(c) != 0)
+		return -1;
+	for (size_t i = 0; i < pb->m; i++)
+		out[i] = c->task[i].y;
+	return 0;
+}
+
+static int f_cb(const gsl_vector *x, void *params, gsl_vector *f)
+{
+	struct fit_ctx *c = params;
+	struct cal_problem *pb = c->pb;
+
+	for (size_t j = 0; j < pb->p; j++)
+		c->base_u[j] = gsl_vector_get(x, j);
+	if (predict_all(c, c->base_u, c->base) != 0)
+		return GSL_EDOM;
+	c->have_base = true;
+	for (size_t i = 0; i < pb->m; i++)
+		gsl_vector_set(f, i, log(c->base[i] / pb->measured[i]) /
+					     pb->sigma_log);
+	for (size_t j = 0; j < pb->p; j++)
+		gsl_vector_set(f, pb->m + j, c->base_u[j]);
+	return GSL_SUCCESS;
+}
+
+static int df_cb(const gsl_vector *x, void *params, gsl_matrix *J)
+{
+	struct fit_ctx *c = params;
+	struct cal_problem *pb = c->pb;
+	bool same = c->have_base;
+
+	for (size_t j = 0; j < pb->p && same; j++)
+		same = c->base_u[j] == gsl_vector_get(x, j);
+	if (!same) {
+		for (size_t j = 0; j < pb->p; j++)
+			c->base_u[j] = gsl_vector_get(x, j);
+		if (predict_all(c, c->base_u, c->base) != 0)
+			return GSL_EDOM;
+		c->have_base = true;
+	}
+	/* every (row, parameter) pair that depends, one batch */
+	set_thetas(c, c->base_u, true);
+	c->ntask = 0;
+	for (size_t j = 0; j < pb->p; j++)
+		for (size_t i = 0; i < pb->m; i++)
+			if (depends(pb, i, j))
+				c->task[c->ntask++] =
+					(struct task){ i, j + 1, 0.0, 0 };
+	if (run_tasks(c) != 0)
+		return GSL_EDOM;
+	gsl_matrix_set_zero(J);
+	for (size_t j = 0; j < pb->p; j++)
+		gsl_matrix_set(J, pb->m + j, j, 1.0);
+	for (int k = 0; k < c->ntask; k++) {
+		const struct task *t = &c->task[k];
+
+		gsl_matrix_set(J, t->row, t->set - 1,
+			       log(t->y / c->base[t->row]) / pb->sigma_log /
+				       cal_step);
+	}
+	return GSL_SUCCESS;
+}
+
+void cal_result_free(struct cal_result *res)
+{
+	free(res->pred0);
+	free(res->pred);
+	free(res->loo);
+	memset(res, 0, sizeof(*res));
+}
+
+static double rms_log(const double *pred, const double *meas, size_t m)
+{
+	double s = 0.0;
+
+	for (size_t i = 0; i < m; i++) {
+		double e = log(pred[i] / meas[i]);
+
+		s += e * e;
+	}
+	return m ? sqrt(s / (double)m) : 0.0;
+}
+
+int cal_fit(struct cal_problem *pb, struct cal_result *res,
+	    struct diag *err)
+{
+	const gsl_multifit_nlinear_type *T = gsl_multifit_nlinear_trust;
+	gsl_multifit_nlinear_parameters fp =
+		gsl_multifit_nlinear_default_parameters();
+	gsl_multifit_nlinear_workspace *w = NULL;
+	gsl_multifit_nlinear_fdf fdf;
+	gsl_matrix *covar = NULL;
+	gsl_vector *x0 = NULL;
+	struct fit_ctx c;
+	size_t m = pb->m, p = pb->p, n = m + p;
+	double *u = NULL, chi2 = 0.0, hsum = 0.0, dof;
+	int info = 0, rc = -1, status;
+	gsl_error_handler_t *old;
+
+	memset(res, 0, sizeof(*res));
+	memset(&c, 0, sizeof(c));
+	if (m == 0)
+		return diag_set(err, NULL, 0, 0, "no measurement to fit");
+	if (p > CAL_PARAMS_MAX)
+		return diag_set(err, NULL, 0, 0,
+				"more than %d parameters", CAL_PARAMS_MAX);
+	c.pb = pb;
+	c.theta = calloc((p + 1) * (p ? p : 1), sizeof(double));
+	c.task = calloc(m * (p + 1), sizeof(*c.task));
+	c.base_u = calloc(p ? p : 1, sizeof(double));
+	c.base = calloc(m, sizeof(double));
+	u = calloc(p ? p : 1, sizeof(double));
+	res->pred0 = calloc(m, sizeof(double));
+	res->pred = calloc(m, sizeof(double));
+	res->loo = calloc(m, sizeof(double));
+	if (!c.theta || !c.task || !c.base_u || !c.base || !u || !res->pred0 ||
+	    !res->pred || !res->loo) {
+		diag_set(err, NULL, 0, 0, "out of memory");
+		goto out;
+	}
+	for (size_t j = 0; j < p; j++) {
+		pb->param[j].rows = 0;
+		for (size_t i = 0; i < m; i++)
+			pb->param[j].rows += depends(pb, i, j);
+	}
+	if (predict_all(&c, u, res->pred0) != 0) {
+		diag_set(err, NULL, 0, 0,
+			 "measurement %d cannot be predicted at the priors",
+			 c.failed);
+		goto out;
+	}
+	res->rms0_log = rms_log(res->pred0, pb->measured, m);
+	old = gsl_set_error_handler_off();
+	if (p > 0) {
+		fdf.f = f_cb;
+		fdf.df = df_cb;
+		fdf.fvv = NULL;
+		fdf.n = n;
+		fdf.p = p;
+		fdf.params = &c;
+		fp.trs = gsl_multifit_nlinear_trs_lm;
+		w = gsl_multifit_nlinear_alloc(T, &fp, n, p);
+		x0 = gsl_vector_calloc(p);
+		covar = gsl_matrix_alloc(p, p);
+		if (!w || !x0 || !covar) {
+			gsl_set_error_handler(old);
+			diag_set(err, NULL, 0, 0, "out of memory");
+			goto out;
+		}
+		status = gsl_multifit_nlinear_init(x0, &fdf, w);
+		if (status == GSL_SUCCESS)
+			status = gsl_multifit_nlinear_driver(
+				pb->max_iter > 0 ? (size_t)pb->max_iter : 50,
+				1e-4, 1e-6, 1e-6, NULL, NULL, &info, w);
+		/* running out of iterations still leaves the best point */
+		if (status != GSL_SUCCESS && status != GSL_EMAXITER &&
+		    status != GSL_ENOPROG) {
+			gsl_set_error_handler(old);
+			diag_set(err, NULL, 0, 0, "the fit failed: %s%s",
+				 gsl_strerror(status),
+				 c.failed ? " (a prediction failed)" : "");
+			goto out;
+		}
+		res->iterations = (int)gsl_multifit_nlinear_niter(w);
+		for (size_t j = 0; j < p; j++)
+			u[j] = gsl_vector_get(w->x, j);
+		/* the Jacobian at the solution, for the covariance */
+		status = df_cb(w->x, &c, w->J);
+		if (status == GSL_SUCCESS)
+			status = gsl_multifit_nlinear_covar(w->J, 0.0, covar);
+		if (status != GSL_SUCCESS) {
+			gsl_set_error_handler(old);
+			diag_set(err, NULL, 0, 0,
+				 "no covariance at the solution: %s",
+				 gsl_strerror(status));
+			goto out;
+		}
+	}
+	gsl_set_error_handler(old);
+	if (predict_all(&c, u, res->pred) != 0) {
+		diag_set(err, NULL, 0, 0,
+			 "measurement %d cannot be predicted after the fit",
+			 c.failed);
+		goto out;
+	}
+	res->rms_log = rms_log(res->pred, pb->measured, m);
+	/* leverage of each measurement: h_ii = J_i C J_i' */
+	for (size_t i = 0; i < m; i++) {
+		double r = log(res->pred[i] / pb->measured[i]) / pb->sigma_log;
+		double h = 0.0;
+
+		for (size_t a = 0; a < p && w; a++)
+			for (size_t b = 0; b < p; b++)
+				h += gsl_matrix_get(w->J, i, a) *
+				     gsl_matrix_get(covar, a, b) *
+				     gsl_matrix_get(w->J, i, b);
+		hsum += h < 1.0 ? h : 1.0;
+		chi2 += r * r;
+		/* a measurement that alone determines a parameter (leverage
+		   near 1) has no prediction from the others */
+		res->loo[i] = h < CAL_LEVERAGE_MAX ?
+				      pb->measured[i] *
+					      exp(pb->sigma_log * r /
+						  (1.0 - h)) :
+				      (double)NAN;
+	}
+	/* measurements that disagree more than their noise widen the
+	   parameters' ranges: chi^2 per degree of freedom (the effective
+	   number of parameters being the leverages' sum) */
+	dof = (double)m - hsum;
+	res->scale = dof > 0.5 ? chi2 / dof : 1.0;
+	if (res->scale < 1.0)
+		res->scale = 1.0;
+	for (size_t j = 0; j < p; j++) {
+		struct cal_param *prm = &pb->param[j];
+		double sd = sqrt(gsl_matrix_get(covar, j, j));
+		double half = CAL_LEVEL_Z * sd * sqrt(res->scale);
+
+		prm->value = cal_value(prm, u[j]);
+		prm->lo = cal_value(prm, u[j] - half);
+		prm->hi = cal_value(prm, u[j] + half);
+		prm->shrink = sd;
+	}
+	res->evaluations = c.evals;
+	rc = 0;
+out:
+	if (rc != 0) {
+		free(res->pred0);
+		free(res->pred);
+		free(res->loo);
+		res->pred0 = res->pred = res->loo = NULL;
+	}
+	if (w)
+		gsl_multifit_nlinear_free(w);
+	gsl_vector_free(x0);
+	gsl_matrix_free(covar);
+	free(c.theta);
+	free(c.task);
+	free(c.base_u);
+	free(c.base);
+	free(u);
+	return rc;
+}

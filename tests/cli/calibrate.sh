@@ -1,0 +1,133 @@
+#!/bin/sh
+# calibrate.sh BIN: 'capplan calibrate' learns what it was not told.
+# Measurements are made by capplan itself on a catalog whose H100-SXM is
+# slower than the embedded one (GEMM efficiency 0.62 instead of 0.75,
+# bandwidth 0.70 instead of 0.90) and a vLLM whose front end takes 25 ms
+# instead of 10; calibrated on the embedded catalog, the fit must find
+# those values within its 80% ranges, and plans with the profile must
+# reproduce the measurements it was fitted on.  Then its errors: file,
+# line and column, and the documented statuses.
+# Ends with "calibrate: N passed, M failed".
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+check() {
+	if eval "$2"; then pass=$((pass + 1)); else
+		echo "FAIL $1"
+		fail=$((fail + 1))
+	fi
+}
+# a field of a JSON object on stdin
+field() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
+
+root=$(pwd)
+"$bin" catalog --format csv >"$tmp/cat.csv"
+python3 - "$tmp/cat.csv" "$tmp/truth.csv" <<'EOF'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+h = rows[0]
+for r in rows[1:]:
+    if r[h.index('name')] == 'H100-SXM':
+        r[h.index('matmul_eff')] = '0.62'
+        r[h.index('mem_eff')] = '0.7'
+csv.writer(open(sys.argv[2], 'w'), lineterminator='\n').writerows(rows)
+EOF
+train=$root/examples/llama3-8b.ini
+serve=$root/examples/llama3-70b-serving.ini
+echo "command,workload,gpu,gpus,set,metric,measured" >"$tmp/m.csv"
+for g in 8 64; do
+	v=$("$bin" train "$train" --gpu H100-SXM --gpus $g --catalog "$tmp/truth.csv" \
+		--format json | field "['tokens_per_s_per_gpu']")
+	echo "train,$train,H100-SXM,$g,,tokens_per_s_per_gpu,$v" >>"$tmp/m.csv"
+done
+v=$("$bin" train "$train" --gpu H100-SXM --gpus 8 --set training.tp=2 \
+	--catalog "$tmp/truth.csv" --format json | field "['step_time_s']")
+echo "train,$train,H100-SXM,8,training.tp=2,step_time_s,$v" >>"$tmp/m.csv"
+for q in 5 20; do
+	for met in ttft_p50_s tpot_p50_s; do
+		v=$("$bin" infer "$serve" --gpu H100-SXM --set inference.qps=$q \
+			--set inference.engine=vllm \
+			--set inference.host_request_overhead=25ms \
+			--catalog "$tmp/truth.csv" --format json | field "['$met']")
+		echo "infer,$serve,H100-SXM,,inference.qps=$q;inference.engine=vllm,$met,$v" >>"$tmp/m.csv"
+	done
+done
+
+"$bin" calibrate "$tmp/m.csv" -o "$tmp/p.ini" --format json >"$tmp/fit.json" 2>"$tmp/err"
+rc=$?
+check "calibrate: status $rc, nothing on stderr" "[ $rc = 0 ] && [ ! -s '$tmp/err' ]"
+check "the profile is written" "[ -s '$tmp/p.ini' ] && grep -q '^\[device H100-SXM\]' '$tmp/p.ini'"
+# each parameter's truth within its 80% range
+inrange() {
+	python3 - "$tmp/fit.json" "$1" "$2" <<'EOF'
+import json, sys
+fit = json.load(open(sys.argv[1]))
+p = [q for q in fit['parameters'] if q['name'] == sys.argv[2]][0]
+t = float(sys.argv[3])
+lo, hi = p['range']
+sys.exit(0 if lo <= t <= hi and p['determined'] else 1)
+EOF
+}
+check "H100-SXM matmul_eff 0.62 within its range" "inrange 'H100-SXM matmul_eff' 0.62"
+check "H100-SXM mem_eff 0.70 within its range" "inrange 'H100-SXM mem_eff' 0.70"
+check "vllm host_request_overhead 25 ms within its range" \
+	"inrange 'vllm@0.11.0 host_request_overhead' 0.025"
+check "rms error before above 10%, after below 2%" \
+	"python3 -c \"import json; f=json.load(open('$tmp/fit.json')); exit(0 if f['rms_log_before'] > 0.1 and f['rms_log_after'] < 0.02 else 1)\""
+
+# the profile reproduces the measurements it was fitted on, within the
+# fit's residuals: a plan with it predicts what the fit predicted
+n=0
+while IFS=, read -r cmd wl gpu gpus set metric measured; do
+	[ "$cmd" = command ] && continue
+	after=$(field "['rows'][$n]['predicted_after']" <"$tmp/fit.json")
+	n=$((n + 1))
+	args="--gpu $gpu --profile $tmp/p.ini --format json"
+	[ -n "$gpus" ] && args="$args --gpus $gpus"
+	sets=$(printf '%s' "$set" | tr ';' ' ')
+	for s in $sets; do args="$args --set $s"; done
+	# shellcheck disable=SC2086
+	got=$("$bin" "$cmd" "$wl" $args | field "['$metric']")
+	check "--profile reproduces $cmd $metric (fit $after, got $got)" \
+		"python3 -c 'exit(0 if abs($got / $after - 1) < 0.01 and abs($got / $measured - 1) < 0.03 else 1)'"
+done <"$tmp/m.csv"
+out=$("$bin" infer "$serve" --gpu A100-SXM-80GB --set inference.engine=vllm \
+	--profile "$tmp/p.ini" 2>&1)
+check "a plan on another device says the engine was fitted elsewhere" \
+	"printf '%s' \"\$out\" | grep -q 'fitted on H100-SXM, not on A100-SXM-80GB'"
+
+# errors
+printf 'command,workload,gpu,gpus,set,metric,measured\ntrain,%s,H100-SMX,8,,mfu,0.4\n' \
+	"$train" >"$tmp/bad-gpu.csv"
+"$bin" calibrate "$tmp/bad-gpu.csv" >/dev/null 2>"$tmp/err"
+rc=$?
+check "unknown gpu: status 3, at its line and column" \
+	"[ $rc = 3 ] && grep -q 'bad-gpu.csv:2:[0-9]*: unknown gpu' '$tmp/err'"
+printf 'command,workload,gpu,gpus,set,metric,measured\ntrain,%s,H100-SXM,8,,speed,0.4\n' \
+	"$train" >"$tmp/bad-metric.csv"
+"$bin" calibrate "$tmp/bad-metric.csv" >/dev/null 2>"$tmp/err"
+rc=$?
+check "unknown metric: status 3, names the field" \
+	"[ $rc = 3 ] && grep -q \"bad-metric.csv:2:[0-9]*: 'speed' is not a field\" '$tmp/err'"
+printf 'command,workload,gpu,gpus,set,metric,measured\ntrain,%s,H100-SXM,8,training.tq=2,mfu,0.4\n' \
+	"$train" >"$tmp/bad-set.csv"
+"$bin" calibrate "$tmp/bad-set.csv" >/dev/null 2>"$tmp/err"
+rc=$?
+check "a bad set: status 3, at the set column" \
+	"[ $rc = 3 ] && grep -q 'bad-set.csv:2:[0-9]*: unknown key' '$tmp/err'"
+"$bin" calibrate "$tmp/missing.csv" >/dev/null 2>"$tmp/err"
+rc=$?
+check "a missing file: status 4" "[ $rc = 4 ]"
+"$bin" calibrate >/dev/null 2>"$tmp/err"
+rc=$?
+check "no file: status 2" "[ $rc = 2 ]"
+printf '[device H100-SXM]\nmatmul_eff = 7\n' >"$tmp/bad.ini"
+"$bin" train "$train" --gpu H100-SXM --profile "$tmp/bad.ini" >/dev/null 2>"$tmp/err"
+rc=$?
+check "a bad profile: status 3, at its line" \
+	"[ $rc = 3 ] && grep -q 'bad.ini:2:' '$tmp/err'"
+echo "calibrate: $pass passed, $fail failed"
+[ $fail = 0 ]
