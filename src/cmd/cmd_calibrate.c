@@ -181,6 +181,16 @@ static int eval_row(void *ctx, const double *theta, size_t i, double *pred)
 	return rc;
 }
 
+/* Whether a serving metric reads a replica's capacity (or what is
+   judged against it), which the fit must then measure each time. */
+static bool capacity_metric(const char *metric)
+{
+	return strstr(metric, "capacity") || strstr(metric, "utilization") ||
+	       strstr(metric, "meets") || strstr(metric, "replicas") ||
+	       strstr(metric, "gpus_total") || strstr(metric, "cost") ||
+	       strstr(metric, "overloaded");
+}
+
 /* The workload of measurement 'm', its stack applied and validated. */
 static int row_workload(struct cli_ctx *ctx, const struct measurement *m,
 			struct workload *wl)
@@ -384,11 +394,14 @@ static int write_table(FILE *out, const void *arg, const char **why)
 		snprintf(range, sizeof(range), "%s - %s",
 			 value_text(prm, prm->lo, lo, sizeof(lo)),
 			 value_text(prm, prm->hi, hi, sizeof(hi)));
-		fprintf(out, "%-36s %9s %9s %19s %5d%s\n", name,
+		fprintf(out, "%-36s %9s %9s %19s %5d%s", name,
 			value_text(prm, prm->prior, a, sizeof(a)),
 			value_text(prm, prm->value, b, sizeof(b)), range,
 			prm->rows,
 			determined(prm) ? "" : "  (prior: not determined)");
+		if (fabs(prm->u) > CAL_CONFLICT_U)
+			fprintf(out, "  (%.1f prior widths away)", fabs(prm->u));
+		fputc('\n', out);
 	}
 	fprintf(out, "\n%-20s %-14s %-20s %10s %8s %8s %8s\n", "measurement",
 		"gpu", "metric", "measured", "before", "after", "left out");
@@ -407,6 +420,17 @@ static int write_table(FILE *out, const void *arg, const char **why)
 			pct(res->pred[i], m->measured, e1, sizeof(e1)),
 			pct(res->loo[i], m->measured, e2, sizeof(e2)));
 	}
+	for (size_t k = 0; k < c->p; k++)
+		if (fabs(c->param[k].u) > CAL_CONFLICT_U) {
+			fprintf(out, "\nA parameter more than %.0f prior widths "
+				     "from its prior says that the measurements "
+				     "and\nthe model disagree: check the "
+				     "measurements and their workloads, or a "
+				     "mechanism\nthe parameters do not hold "
+				     "(specs/calibration.md).\n",
+				CAL_CONFLICT_U);
+			break;
+		}
 	fprintf(out, "\nErrors are predicted / measured - 1.  'left out' "
 		     "predicts each measurement from\nthe others "
 		     "(linearized; '-' where it alone determines a "
@@ -448,6 +472,7 @@ static int write_json(FILE *out, const void *arg, const char **why)
 		}
 		cJSON_AddNumberToObject(q, "rows", prm->rows);
 		cJSON_AddBoolToObject(q, "determined", determined(prm));
+		cJSON_AddNumberToObject(q, "prior_widths", prm->u);
 	}
 	rs = cJSON_AddArrayToObject(o, "rows");
 	for (size_t i = 0; rs && i < c->m; i++) {
@@ -729,6 +754,12 @@ int cmd_calibrate(struct cli_ctx *ctx)
 				goto out;
 			}
 			*fixed_wl = *r->wl;
+			/* the replica's capacity decides only the fields
+			   that report it: measured once */
+			if (m->command == MEASURE_INFER &&
+			    !capacity_metric(m->metric))
+				fixed_wl->inference.capacity_hint_qps =
+					c->sc->ip.fleet.capacity_qps;
 			diag_clear(&err);
 			if ((m->command == MEASURE_TRAIN ?
 				     cli_train_fix(&c->sc->tp, fixed_wl, &err) :

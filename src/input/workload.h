@@ -422,6 +422,11 @@ struct inference_spec {
 				      fused into the GEMMs */
 	int server;                /* enum serve_server */
 	double request_overhead_s; /* per request; -1: the server's */
+	/* not a key: a replica's capacity (requests/s) known from an
+	   earlier plan of the same configuration, used instead of measuring
+	   it again (calibrate, whose fits move only what the capacity does
+	   not decide); 0: measure it */
+	double capacity_hint_qps;
 	/* the requests of 'trace', loaded by the command line (not owned) */
 	const struct sim_request *trace_requests;
 	size_t trace_len;

@@ -342,6 +342,7 @@ int cal_fit(struct cal_problem *pb, struct cal_result *res,
 		double half = CAL_LEVEL_Z * sd * sqrt(res->scale);
 
 		prm->value = cal_value(prm, u[j]);
+		prm->u = u[j];
 		prm->lo = cal_value(prm, u[j] - half);
 		prm->hi = cal_value(prm, u[j] + half);
 		prm->shrink = sd;

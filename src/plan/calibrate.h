@@ -20,6 +20,7 @@
 
 #define CAL_PARAMS_MAX 64
 #define CAL_LEVERAGE_MAX 0.9
+#define CAL_CONFLICT_U 3.0
 #define CAL_LEVEL_Z 1.2815515655446004 /* the 90th percentile of N(0, 1):
 					  an 80% two-sided range */
 
@@ -42,6 +43,9 @@ struct cal_param {
 	double lo, hi;      /* its 80% range */
 	double shrink;      /* posterior sd / prior sd in standard units:
 			       near 1, the measurements did not inform it */
+	double u;           /* the fitted value in prior widths from the
+			       prior: beyond CAL_CONFLICT_U, the prior and
+			       the measurements disagree */
 	int rows;           /* measurements whose prediction depends on it */
 };
 

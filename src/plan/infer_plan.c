@@ -557,7 +557,9 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 				    INT_MAX;
 
 		cand = *p;
-		cand.capacity_hint_qps = cap[i];
+		cand.capacity_hint_qps = cap[i] > 0.0 ?
+						 cap[i] :
+						 is->capacity_hint_qps;
 		if (plan_tp(wl, &cand, tps[i], bound) != 0)
 			continue;
 		if (cand.pruned && have)
