@@ -52,7 +52,7 @@ VALIDATE_SERVING := $(BUILD)/tests/validate_serving
 INTERVALS := $(BUILD)/tests/intervals
 BENCH := $(BUILD)/tests/bench
 
-FUZZ_TARGETS := catalog workload units set hf trace onnx stacks
+FUZZ_TARGETS := catalog workload units set hf trace onnx stacks calibrate
 FUZZ_TIME ?= 60
 FUZZ_REPLAY := $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz_replay_%)
 

@@ -34,7 +34,7 @@ if [ $units = 0 ]; then
 	echo "FAILED: no unit test in $build/tests"
 	fail=$((fail + 1))
 fi
-for t in catalog workload units set hf trace onnx stacks; do
+for t in catalog workload units set hf trace onnx stacks calibrate; do
 	suite "fuzz replay $t" "$build/tests/fuzz_replay_$t" \
 		tests/fuzz/seeds/$t/* $(ls tests/fuzz/regress/$t/* 2>/dev/null)
 done

@@ -43,6 +43,7 @@ enum {
 	OPT_PLOT_FORMAT = 1 << 20,
 	OPT_STACKS = 1 << 21,
 	OPT_PROFILE = 1 << 22,
+	OPT_WORKLOAD = 1 << 24,
 	ARG_FILES = 1 << 23, /* not an option: one or more FILEs (calibrate) */
 };
 
@@ -129,16 +130,19 @@ static const struct command commands[] = {
 	  true },
 	{ "calibrate", cmd_calibrate,
 	  "fit device and engine parameters to your own measurements",
-	  "capplan calibrate MEASUREMENTS.csv... [-o PROFILE]\n"
+	  "capplan calibrate MEASUREMENTS.csv|RESULT.json... [-o PROFILE]\n"
+	  "                  [--workload FILE --gpu NAME]\n"
 	  "                  [--format table|csv|json] [--catalog FILE]\n"
 	  "                  [--stacks FILE]\n\n"
 	  "MEASUREMENTS has the columns command (train or infer), workload (a\n"
 	  "workload file, relative to the CSV's folder), gpu, gpus (empty: as\n"
 	  "the workload says), set (KEY=VALUE pairs separated by ';'), metric\n"
-	  "(a field of the command's JSON output) and measured.  The fit is\n"
+	  "(a field of the command's JSON output) and measured.  A .json file\n"
+	  "is the result of 'vllm bench serve --save-result' (or SGLang's\n"
+	  "bench_serving) of --workload FILE on --gpu NAME.  The fit is\n"
 	  "printed; -o writes the profile that --profile reads",
 	  OPT_CATALOG | OPT_STACKS | OPT_FORMAT | OPT_OUTPUT | OPT_WIDE |
-		  ARG_FILES,
+		  OPT_GPU | OPT_WORKLOAD | ARG_FILES,
 	  false },
 	{ "stacks", cmd_stacks,
 	  "list the software stacks: serving engines, training frameworks",
@@ -197,6 +201,7 @@ static const struct {
 	{ OPT_OUTPUT, "  -o, --output FILE write to FILE (replaced atomically)" },
 	{ OPT_CATALOG, "  --catalog FILE    use FILE instead of the embedded catalog\n"
 			"                    (- reads it from standard input)" },
+	{ OPT_WORKLOAD, "  --workload FILE   the workload a benchmark result (.json) ran" },
 	{ OPT_PROFILE, "  --profile FILE    device and engine parameters from 'capplan\n"
 			"                    calibrate' (its -o FILE)" },
 	{ OPT_STACKS, "  --stacks FILE     use FILE instead of the embedded stack table\n"
@@ -852,6 +857,7 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		{ "plot-format", required_argument, NULL, 'G' },
 		{ "stacks", required_argument, NULL, 'T' },
 		{ "profile", required_argument, NULL, 'R' },
+		{ "workload", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -870,6 +876,7 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		{ 'W', OPT_SIZE, "--size" },       { 'K', OPT_KEEP_SCRIPT, "--keep-script" },
 		{ 'w', OPT_WIDE, "--wide" },       { 'G', OPT_PLOT_FORMAT, "--plot-format" },
 		{ 'T', OPT_STACKS, "--stacks" },   { 'R', OPT_PROFILE, "--profile" },
+		{ 'L', OPT_WORKLOAD, "--workload" },
 	};
 	int ch;
 
@@ -891,6 +898,9 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 			break;
 		case 'R':
 			ctx->profile_path = optarg;
+			break;
+		case 'L':
+			ctx->workload_path = optarg;
 			break;
 		case 'g':
 			ctx->gpu_arg = optarg;

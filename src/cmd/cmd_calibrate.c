@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "benchlog.h"
 #include "calibrate.h"
 #include "cli.h"
 #include "interval.h"
@@ -68,6 +69,7 @@ struct cal_ctx {
 	size_t p;
 	struct scratch *sc;  /* for the plans at the priors */
 	struct progress pr;
+	size_t plans;        /* made by the fit, for the progress line */
 };
 
 /* A numeric field of 'rec' by its JSON name ("key" or "group.key"):
@@ -179,6 +181,18 @@ static int eval_row(void *ctx, const double *theta, size_t i, double *pred)
 	rc = plan_metric(sc, r, &sc->wl, &g, pred, NULL);
 	free(sc);
 	return rc;
+}
+
+/* calibrate.h's parallel: a batch of plans on every processor, and the
+   progress line after it. */
+static void run_batch(void *pctx, int n, void (*fn)(int i, void *arg),
+		      void *arg)
+{
+	struct cal_ctx *c = pctx;
+
+	cli_parallel_for(n, fn, arg);
+	c->plans += (size_t)n;
+	progress_update(&c->pr, c->plans, 0, "plans");
 }
 
 /* Whether a serving metric reads a replica's capacity (or what is
@@ -398,23 +412,23 @@ static int write_table(FILE *out, const void *arg, const char **why)
 			value_text(prm, prm->prior, a, sizeof(a)),
 			value_text(prm, prm->value, b, sizeof(b)), range,
 			prm->rows,
-			determined(prm) ? "" : "  (prior: not determined)");
+			determined(prm) ? "" : "  (not determined)");
 		if (fabs(prm->u) > CAL_CONFLICT_U)
 			fprintf(out, "  (%.1f prior widths away)", fabs(prm->u));
 		fputc('\n', out);
 	}
-	fprintf(out, "\n%-20s %-14s %-20s %10s %8s %8s %8s\n", "measurement",
+	fprintf(out, "\n%-20s %-14s %-24s %10s %8s %8s %8s\n", "measurement",
 		"gpu", "metric", "measured", "before", "after", "left out");
 	for (size_t i = 0; i < c->m; i++) {
 		const struct measurement *m = c->rows[i].m;
 		const char *base = strrchr(m->file, '/');
-		char at[300], where[21], metric[21], e0[16], e1[16], e2[16];
+		char at[300], where[21], metric[25], e0[16], e1[16], e2[16];
 
 		snprintf(at, sizeof(at), "%s:%d", base ? base + 1 : m->file,
 			 m->line);
 		text_escape(at, where, sizeof(where));
 		text_escape(m->metric, metric, sizeof(metric));
-		fprintf(out, "%-20s %-14.14s %-20s %10.4g %8s %8s %8s\n", where,
+		fprintf(out, "%-20s %-14.14s %-24s %10.4g %8s %8s %8s\n", where,
 			c->rows[i].gpu->name, metric, m->measured,
 			pct(res->pred0[i], m->measured, e0, sizeof(e0)),
 			pct(res->pred[i], m->measured, e1, sizeof(e1)),
@@ -676,11 +690,46 @@ int cmd_calibrate(struct cli_ctx *ctx)
 		return EXIT_INTERNAL;
 	}
 	rc = cli_load_stacks(ctx);
-	for (int i = 0; rc == EXIT_OK && i < ctx->nfiles; i++)
-		if (measure_load_file(ctx->files[i], &ms, &err) != 0) {
+	for (int i = 0; rc == EXIT_OK && i < ctx->nfiles; i++) {
+		const char *f = ctx->files[i];
+		size_t n = strlen(f);
+		int r;
+
+		if (n > 5 && strcmp(f + n - 5, ".json") == 0) {
+			/* a benchmark's result: of which run, on what */
+			if (!ctx->workload_path || !ctx->gpu_arg) {
+				rc = cli_usage(ctx->cmd,
+					       "'%s' is a benchmark result: give "
+					       "the workload it ran with "
+					       "--workload FILE and the device "
+					       "with --gpu NAME", f);
+				break;
+			}
+			r = benchlog_load_file(f, ctx->workload_path,
+					       ctx->gpu_arg, &ms, &err);
+		} else {
+			r = measure_load_file(f, &ms, &err);
+		}
+		if (r != 0) {
 			diag_print(stderr, &err);
 			rc = err.kind == DIAG_IO ? EXIT_IO : EXIT_INPUT;
 		}
+	}
+	if (rc == EXIT_OK && (ctx->workload_path || ctx->gpu_arg)) {
+		bool json = false;
+
+		for (int i = 0; i < ctx->nfiles; i++) {
+			size_t n = strlen(ctx->files[i]);
+
+			json |= n > 5 && strcmp(ctx->files[i] + n - 5,
+						".json") == 0;
+		}
+		if (!json)
+			rc = cli_usage(ctx->cmd, "%s",
+				       "--workload and --gpu name the run of a "
+				       "benchmark result (.json); a measurements "
+				       "CSV names its own in each row");
+	}
 	if (rc == EXIT_OK && ms.n == 0) {
 		cli_error("no measurement in %s", ctx->files[0]);
 		rc = EXIT_INPUT;
@@ -810,7 +859,8 @@ int cmd_calibrate(struct cli_ctx *ctx)
 	pb.dep = dep;
 	pb.eval = eval_row;
 	pb.ctx = c;
-	pb.parallel = cli_parallel_for;
+	pb.parallel = run_batch;
+	pb.parallel_ctx = c;
 	diag_clear(&err);
 	if (cal_fit(&pb, &res, &err) != 0) {
 		progress_end(&c->pr);

@@ -4,6 +4,7 @@
  */
 #include "profile.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <ini.h>
@@ -13,6 +14,7 @@
 #include <strings.h>
 
 #include "readfile.h"
+#include "text.h"
 #include "units.h"
 #include "workload_keys.h"
 
@@ -89,11 +91,35 @@ static bool parse_time(const char *v, double *out)
 	return true;
 }
 
+/* A stack's name or version as the stack table takes them (stack.h):
+   letters, digits, '.', '-' (and '_' in a name). */
+static bool stack_word(const char *s, size_t n, bool name)
+{
+	if (n == 0 || (!name && !isdigit((unsigned char)s[0])))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '.' &&
+		    s[i] != '-' && !(name && s[i] == '_'))
+			return false;
+	return true;
+}
+
+/* Text that tables, JSON and messages can show as it is. */
+static bool plain_text(const char *s)
+{
+	size_t at;
+	unsigned char byte;
+
+	return text_check_name(s, strlen(s), &at, &byte) == TEXT_OK;
+}
+
 static struct profile_device *device_entry(struct parse_ctx *c,
 					   const char *gpu)
 {
 	struct profile *p = c->p;
 
+	if (!gpu[0] || !plain_text(gpu))
+		return NULL;
 	for (int i = 0; i < p->ndev; i++)
 		if (strcasecmp(p->dev[i].gpu, gpu) == 0)
 			return &p->dev[i];
@@ -112,7 +138,9 @@ static struct profile_engine *engine_entry(struct parse_ctx *c,
 	struct profile_engine *e;
 
 	if (!at || nlen == 0 || nlen >= WL_STACK_NAME_MAX || !at[1] ||
-	    strlen(at + 1) >= WL_STACK_VERSION_MAX)
+	    strlen(at + 1) >= WL_STACK_VERSION_MAX ||
+	    !stack_word(spec, nlen, true) ||
+	    !stack_word(at + 1, strlen(at + 1), false))
 		return NULL;
 	for (int i = 0; i < p->neng; i++)
 		if (strlen(p->eng[i].name) == nlen &&
@@ -140,7 +168,7 @@ static int on_value(void *user, const char *section, const char *key,
 		double x;
 
 		if (strcmp(key, "measurements") == 0) {
-			if (!parse_number(value, 1, 1e9, &x) || x != floor(x))
+			if (!parse_number(value, 0, 1e9, &x) || x != floor(x))
 				return failf(c, "'%s' must be a count, "
 						      "got '%s'", key, value);
 			p->measurements = (int)x;
@@ -150,10 +178,16 @@ static int on_value(void *user, const char *section, const char *key,
 						      "from 0 to 10, got '%s'",
 					     key, value);
 			p->sigma_log = x;
-		} else if (strcmp(key, "created") == 0) {
-			snprintf(p->created, sizeof(p->created), "%s", value);
-		} else if (strcmp(key, "from") == 0) {
-			snprintf(p->from, sizeof(p->from), "%s", value);
+		} else if (strcmp(key, "created") == 0 ||
+			   strcmp(key, "from") == 0) {
+			char *dst = key[0] == 'c' ? p->created : p->from;
+			size_t size = key[0] == 'c' ? sizeof(p->created) :
+						      sizeof(p->from);
+
+			if (!plain_text(value) || strlen(value) >= size)
+				return failf(c, "'%s' must be text of at most "
+						"%zu bytes", key, size - 1);
+			snprintf(dst, size, "%s", value);
 		} else {
 			return failf(c, "unknown key '%s' in [%s]", key,
 				     section);
@@ -165,8 +199,9 @@ static int on_value(void *user, const char *section, const char *key,
 		double x;
 
 		if (!d)
-			return failf(c, "too many devices, or a name "
-					"too long: [%s]", section);
+			return failf(c, "[%.80s]: expected [device NAME] with a "
+					"catalog name of text (at most %d "
+					"devices)", section, PROFILE_DEVICES_MAX);
 		if (!parse_number(value, 1e-3, 1.0, &x))
 			return failf(c, "'%s' must be an efficiency "
 					      "above 0.001, at most 1, got '%s'",
@@ -185,9 +220,16 @@ static int on_value(void *user, const char *section, const char *key,
 		double x;
 
 		if (!e)
-			return failf(c, "[%s]: expected [engine "
-					"NAME@VERSION]", section);
+			return failf(c, "[%.80s]: expected [engine "
+					"NAME@VERSION] as the stack table names "
+					"them (at most %d engines)", section,
+				     PROFILE_STACKS_MAX);
 		if (strcmp(key, "devices") == 0) {
+			if (!plain_text(value) ||
+			    strlen(value) >= sizeof(e->devices))
+				return failf(c, "'devices' must be catalog names "
+						"of text, at most %zu bytes",
+					     sizeof(e->devices) - 1);
 			snprintf(e->devices, sizeof(e->devices), "%s", value);
 			return 1;
 		}
@@ -304,8 +346,8 @@ int profile_write(FILE *out, const struct profile *p, const char *comment)
 					   UNIT_TIME);
 			bad |= fprintf(out, "host_step_overhead = %s\n", t) < 0;
 		}
-		if (e->devices[0])
-			bad |= fprintf(out, "devices = %s\n", e->devices) < 0;
+		/* always, so that a section of no value reads back */
+		bad |= fprintf(out, "devices = %s\n", e->devices) < 0;
 	}
 	return bad ? -1 : 0;
 }

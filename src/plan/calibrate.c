@@ -85,7 +85,7 @@ static void run_task(int k, void *arg)
 static int run_tasks(struct fit_ctx *c)
 {
 	if (c->pb->parallel && c->ntask > 1)
-		c->pb->parallel(c->ntask, run_task, c);
+		c->pb->parallel(c->pb->parallel_ctx, c->ntask, run_task, c);
 	else
 		for (int k = 0; k < c->ntask; k++)
 			run_task(k, c);

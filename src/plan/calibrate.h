@@ -68,7 +68,9 @@ struct cal_problem {
 	/* runs fn(i, arg) for i in [0, n), maybe on several threads; NULL:
 	   one after the other.  With it, 'eval' must be safe to call from
 	   several threads at once. */
-	void (*parallel)(int n, void (*fn)(int i, void *arg), void *arg);
+	void (*parallel)(void *pctx, int n, void (*fn)(int i, void *arg),
+			 void *arg);
+	void *parallel_ctx;       /* its first argument */
 	int max_iter;             /* 0: 50 */
 };
 

@@ -99,6 +99,43 @@ out=$("$bin" infer "$serve" --gpu A100-SXM-80GB --set inference.engine=vllm \
 check "a plan on another device says the engine was fitted elsewhere" \
 	"printf '%s' \"\$out\" | grep -q 'fitted on H100-SXM, not on A100-SXM-80GB'"
 
+# a vLLM benchmark result (vllm bench serve --save-result), made the same
+# way, of a deployment its workload describes
+python3 - "$serve" "$tmp/w.ini" <<'EOF'
+import sys
+s = open(sys.argv[1]).read()
+s = s.replace('[inference]', '[inference]\nengine = vllm\ntp = 2\nbatch = 128\nreplicas = 4', 1)
+open(sys.argv[2], 'w').write(s)
+EOF
+"$bin" infer "$tmp/w.ini" --gpu H100-SXM --set inference.qps=20 \
+	--set inference.requests=1000 --set inference.host_request_overhead=25ms \
+	--catalog "$tmp/truth.csv" --format json >"$tmp/r.json"
+python3 - "$tmp/r.json" "$tmp/vllm.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+json.dump({"backend": "vllm", "num_prompts": 1000, "request_rate": 20.0,
+           "burstiness": 1.0, "max_concurrency": None, "completed": 1000,
+           "total_input_tokens": 1000 * 2048, "total_output_tokens": 1000 * 256,
+           "request_throughput": d["request_throughput_per_s"],
+           "output_throughput": d["output_tokens_per_s"],
+           "mean_ttft_ms": d["ttft_mean_s"] * 1e3,
+           "median_ttft_ms": d["ttft_p50_s"] * 1e3,
+           "mean_tpot_ms": d["tpot_mean_s"] * 1e3,
+           "median_tpot_ms": d["tpot_p50_s"] * 1e3},
+          open(sys.argv[2], "w"))
+EOF
+"$bin" calibrate "$tmp/vllm.json" --workload "$tmp/w.ini" --gpu H100-SXM \
+	--format json >"$tmp/fit.json" 2>"$tmp/err"
+rc=$?
+n=$(field "['measurements']" <"$tmp/fit.json" 2>/dev/null)
+check "a vLLM result: status $rc, six measurements ($n)" "[ $rc = 0 ] && [ '$n' = 6 ]"
+check "from the vLLM result: H100-SXM mem_eff 0.70 within its range" \
+	"inrange 'H100-SXM mem_eff' 0.70"
+"$bin" calibrate "$tmp/vllm.json" >/dev/null 2>"$tmp/err"
+rc=$?
+check "a result without --workload and --gpu: status 2" \
+	"[ $rc = 2 ] && grep -q 'give the workload it ran with --workload' '$tmp/err'"
+
 # errors
 printf 'command,workload,gpu,gpus,set,metric,measured\ntrain,%s,H100-SMX,8,,mfu,0.4\n' \
 	"$train" >"$tmp/bad-gpu.csv"

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "benchlog.h"
 #include "calibrate.h"
 #include "measure.h"
 #include "profile.h"
@@ -319,6 +320,92 @@ static void test_profile(void **state)
 	assert_non_null(strstr(err.msg, "unknown section [nope]"));
 }
 
+/* vLLM's --save-result JSON (and SGLang's bench_serving): the load
+   becomes the set, each result a measurement. */
+static void test_benchlog(void **state)
+{
+	static const char poisson[] =
+		"{\"backend\": \"vllm\", \"num_prompts\": 1000, "
+		"\"request_rate\": 4.0, \"burstiness\": 1.0, "
+		"\"max_concurrency\": null, \"completed\": 998, "
+		"\"total_input_tokens\": 232867, \"total_output_tokens\": "
+		"220450, \"request_throughput\": 3.9, \"output_throughput\": "
+		"861.2, \"mean_ttft_ms\": 61.5, \"median_ttft_ms\": 60.4, "
+		"\"p99_ttft_ms\": 130.0, \"mean_tpot_ms\": 7.4, "
+		"\"median_tpot_ms\": 7.22, \"ttfts\": [0.06, 0.05]}";
+	static const char closed[] =
+		"{\"num_prompts\": 100, \"request_rate\": \"inf\", "
+		"\"max_concurrency\": 16, \"completed\": 100, "
+		"\"total_input_tokens\": 99744, \"total_output_tokens\": "
+		"100000, \"median_tpot_ms\": 12.5}";
+	struct measure_set s = { NULL, 0 };
+	struct diag err;
+
+	(void)state;
+	diag_clear(&err);
+	assert_int_equal(benchlog_vllm_parse(poisson, strlen(poisson), "r.json",
+					     "w.ini", "H100-SXM", &s, &err),
+			 0);
+	assert_int_equal(s.n, 6);
+	assert_string_equal(s.rows[0].metric, "ttft_p50_s");
+	assert_true(fabs(s.rows[0].measured - 0.0604) < 1e-12);
+	assert_string_equal(s.rows[4].metric, "request_throughput_per_s");
+	assert_true(s.rows[4].measured == 3.9);
+	assert_int_equal(s.rows[0].command, MEASURE_INFER);
+	assert_string_equal(s.rows[0].workload, "w.ini");
+	assert_string_equal(s.rows[0].gpu, "H100-SXM");
+	/* the mean lengths of the completed requests */
+	assert_string_equal(s.rows[0].set,
+			    "inference.arrival=poisson;inference.qps=4;"
+			    "inference.requests=1000;"
+			    "inference.prompt_tokens=233;"
+			    "inference.output_tokens=221");
+	diag_clear(&err);
+	assert_int_equal(benchlog_vllm_parse(closed, strlen(closed), "c.json",
+					     "w.ini", "H100-SXM", &s, &err),
+			 0);
+	assert_int_equal(s.n, 7);
+	assert_string_equal(s.rows[6].set,
+			    "inference.arrival=closed;inference.concurrency=16;"
+			    "inference.requests=100;"
+			    "inference.prompt_tokens=997;"
+			    "inference.output_tokens=1000");
+	/* errors leave the set as it was */
+	diag_clear(&err);
+	assert_int_equal(benchlog_vllm_parse("[1]", 3, "x.json", "w.ini",
+					     "H100-SXM", &s, &err), -1);
+	assert_non_null(strstr(err.msg, "expected a JSON object"));
+	diag_clear(&err);
+	assert_int_equal(benchlog_vllm_parse("{\"completed\": 3}", 16,
+					     "x.json", "w.ini", "H100-SXM",
+					     &s, &err), -1);
+	assert_non_null(strstr(err.msg, "total_input_tokens"));
+	{
+		static const char both[] =
+			"{\"request_rate\": 4, \"max_concurrency\": 8, "
+			"\"completed\": 10, \"total_input_tokens\": 100, "
+			"\"total_output_tokens\": 100, \"median_ttft_ms\": 5}";
+		static const char bursty[] =
+			"{\"request_rate\": 4, \"burstiness\": 0.5, "
+			"\"completed\": 10, \"total_input_tokens\": 100, "
+			"\"total_output_tokens\": 100, \"median_ttft_ms\": 5}";
+
+		diag_clear(&err);
+		assert_int_equal(benchlog_vllm_parse(both, strlen(both), "b.json",
+						     "w.ini", "H100-SXM", &s,
+						     &err), -1);
+		assert_non_null(strstr(err.msg, "not both"));
+		diag_clear(&err);
+		assert_int_equal(benchlog_vllm_parse(bursty, strlen(bursty),
+						     "b.json", "w.ini",
+						     "H100-SXM", &s, &err),
+				 -1);
+		assert_non_null(strstr(err.msg, "burstiness"));
+	}
+	assert_int_equal(s.n, 7);
+	measure_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -327,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_fit_errors),
 		cmocka_unit_test(test_measure),
 		cmocka_unit_test(test_profile),
+		cmocka_unit_test(test_benchlog),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
