@@ -1,6 +1,8 @@
 /* cli_output.c - a command's result to -o FILE or stdout, and the price
    and interval fields of its records; see cli_output.h. */
+#include <cJSON.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -175,6 +177,21 @@ void cli_note_stacks(struct report *rep, const struct workload *wl,
 		report_note(rep, "stack: %s %s ('capplan stacks')",
 			    engine ? "engine" : "framework",
 			    engine ? e : f);
+}
+
+int cli_json_print(FILE *out, struct cJSON *doc, const char **why)
+{
+	char *text = doc ? cJSON_Print(doc) : NULL;
+
+	cJSON_Delete(doc);
+	if (!text) {
+		*why = "out of memory";
+		return -1;
+	}
+	fputs(text, out);
+	fputc('\n', out);
+	free(text);
+	return 0;
 }
 
 int cli_emit(const struct cli_ctx *ctx, const struct report *r)

@@ -107,6 +107,11 @@ const char *cli_stack_label(const char *name, const char *version,
 void cli_note_stacks(struct report *rep, const struct workload *wl,
 		     bool engine, bool framework);
 
+/* A cli_writer's end for a JSON document of its own: print 'doc'
+   (freed here; NULL: out of memory) and a newline.  0, or -1 with 'why'. */
+struct cJSON;
+int cli_json_print(FILE *out, struct cJSON *doc, const char **why);
+
 /* cli_write of a report in the --format of 'ctx'. */
 int cli_emit(const struct cli_ctx *ctx, const struct report *r);
 

@@ -459,7 +459,6 @@ static int write_json(FILE *out, const void *arg, const char **why)
 	const struct cal_ctx *c = j->c;
 	const struct cal_result *res = j->res;
 	cJSON *o = cJSON_CreateObject(), *ps, *rs;
-	char *text;
 
 	if (!o) {
 		*why = "out of memory";
@@ -510,16 +509,7 @@ static int write_json(FILE *out, const void *arg, const char **why)
 		else
 			cJSON_AddNullToObject(q, "predicted_left_out");
 	}
-	text = cJSON_Print(o);
-	cJSON_Delete(o);
-	if (!text) {
-		*why = "out of memory";
-		return -1;
-	}
-	fputs(text, out);
-	fputc('\n', out);
-	free(text);
-	return 0;
+	return cli_json_print(out, o, why);
 }
 
 static int write_csv(FILE *out, const void *arg, const char **why)

@@ -89,7 +89,6 @@ static int write_json(FILE *out, const void *arg, const char **why)
 {
 	const struct stack_table *t = arg;
 	cJSON *arr = cJSON_CreateArray();
-	char *text;
 	int rc = 0;
 
 	if (!arr) {
@@ -115,16 +114,11 @@ static int write_json(FILE *out, const void *arg, const char **why)
 		cJSON_AddItemToObject(o, "values", v);
 		cJSON_AddStringToObject(o, "source", r->source);
 	}
-	text = rc == 0 ? cJSON_Print(arr) : NULL;
-	cJSON_Delete(arr);
-	if (!text) {
-		*why = "out of memory";
-		return -1;
+	if (rc != 0) {
+		cJSON_Delete(arr);
+		arr = NULL;
 	}
-	fputs(text, out);
-	fputc('\n', out);
-	free(text);
-	return 0;
+	return cli_json_print(out, arr, why);
 }
 
 static int write_csv(FILE *out, const void *arg, const char **why)

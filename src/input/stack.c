@@ -222,46 +222,41 @@ static bool valid_version(const char *s)
 	return true;
 }
 
-/* Versions as dotted numbers ("0.11.0" > "0.6.3"); a part that is not a
-   number compares as text after the numbers. */
+/* The rest of a version part (to the next '.') compared as text, both
+   pointers moved past it. */
+static int text_part_cmp(const char **a, const char **b)
+{
+	size_t la = strcspn(*a, "."), lb = strcspn(*b, ".");
+	int d = strncmp(*a, *b, la < lb ? la : lb);
+
+	if (d == 0 && la != lb)
+		d = la < lb ? -1 : 1;
+	*a += la;
+	*b += lb;
+	return d;
+}
+
+/* Versions as dotted numbers ("0.11.0" > "0.6.3"); what follows a
+   part's number ("1.0rc1"), or a part that is not one, compares as
+   text. */
 static int version_cmp(const char *a, const char *b)
 {
 	while (*a || *b) {
-		char *ea, *eb;
-		unsigned long x = strtoul(a, &ea, 10);
-		unsigned long y = strtoul(b, &eb, 10);
-		size_t la, lb;
 		int d;
 
-		if (ea == a || eb == b) {
-			/* text parts, to the next dot */
-			la = strcspn(a, ".");
-			lb = strcspn(b, ".");
-			d = strncmp(a, b, la < lb ? la : lb);
-			if (d == 0 && la != lb)
-				d = la < lb ? -1 : 1;
-			if (d)
-				return d;
-			a += la;
-			b += lb;
-		} else {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			char *ea, *eb;
+			unsigned long x = strtoul(a, &ea, 10);
+			unsigned long y = strtoul(b, &eb, 10);
+
 			if (x != y)
 				return x < y ? -1 : 1;
 			a = ea;
 			b = eb;
-			/* "1.0rc1" after "1.0" */
-			la = strcspn(a, ".");
-			lb = strcspn(b, ".");
-			if (la || lb) {
-				d = strncmp(a, b, la < lb ? la : lb);
-				if (d == 0 && la != lb)
-					d = la < lb ? -1 : 1;
-				if (d)
-					return d;
-				a += la;
-				b += lb;
-			}
 		}
+		d = text_part_cmp(&a, &b);
+		if (d)
+			return d;
 		if (*a == '.')
 			a++;
 		if (*b == '.')
