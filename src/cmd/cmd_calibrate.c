@@ -258,6 +258,23 @@ static int device_index(struct cal_ctx *c, const struct gpu_spec *g)
 	return c->ndev++;
 }
 
+/* Whether 'name' is one of the comma-separated names of 'list'. */
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	while (*list) {
+		size_t len = strcspn(list, ",");
+
+		if (len == n && strncmp(list, name, n) == 0)
+			return true;
+		list += len;
+		if (*list == ',')
+			list++;
+	}
+	return false;
+}
+
 static int engine_index(struct cal_ctx *c, const struct workload *wl,
 			const char *gpu)
 {
@@ -284,7 +301,7 @@ static int engine_index(struct cal_ctx *c, const struct workload *wl,
 		e->prior[P_STEP] = wl->inference.host_step_s;
 	}
 	e = &c->eng[i];
-	if (!strstr(e->devices, gpu)) {
+	if (!in_list(e->devices, gpu)) {
 		size_t n = strlen(e->devices);
 
 		snprintf(e->devices + n, sizeof(e->devices) - n, "%s%s",
@@ -616,7 +633,13 @@ static int write_profile(struct cli_ctx *ctx, const struct cal_ctx *c,
 	for (int e = 0; e < c->neng; e++) {
 		const struct cal_param *k =
 			&c->param[c->eng_base + P_ENGINE * e];
-		struct profile_engine *pe = &p->eng[p->neng++];
+		struct profile_engine *pe;
+
+		/* a stack without a version (a --stacks table without the
+		   generic row) cannot be named in a profile */
+		if (!c->eng[e].version[0])
+			continue;
+		pe = &p->eng[p->neng++];
 
 		snprintf(pe->name, sizeof(pe->name), "%s", c->eng[e].name);
 		snprintf(pe->version, sizeof(pe->version), "%s",
