@@ -556,10 +556,9 @@ static int write_csv(FILE *out, const void *arg, const char **why)
 /* The profile: the determined parameters, with comments saying what each
    is, its prior and its range. */
 static int write_profile(struct cli_ctx *ctx, const struct cal_ctx *c,
-			 const struct cal_result *res)
+			 const struct cal_result *res, struct outfile *o)
 {
 	struct profile *p = calloc(1, sizeof(*p));
-	struct outfile o;
 	struct diag err;
 	char comment[4096], stamp[64];
 	size_t at = 0;
@@ -568,6 +567,7 @@ static int write_profile(struct cli_ctx *ctx, const struct cal_ctx *c,
 	int rc;
 
 	if (!p) {
+		outfile_abort(o);
 		cli_error("out of memory");
 		return EXIT_INTERNAL;
 	}
@@ -600,7 +600,7 @@ static int write_profile(struct cli_ctx *ctx, const struct cal_ctx *c,
 	at += (size_t)snprintf(comment + at, sizeof(comment) - at,
 			       "# capplan calibration profile, written by "
 			       "'capplan calibrate' on %s\n"
-			       "# from %s (%zu measurements); read it with "
+			       "# from %s (%zu measurement%s); read it with "
 			       "--profile FILE (specs/calibration.md).\n"
 			       "# A device's values replace its catalog "
 			       "row's; an engine's apply wherever that\n"
@@ -608,7 +608,7 @@ static int write_profile(struct cli_ctx *ctx, const struct cal_ctx *c,
 			       "workload gives.  sigma_log is the rms\n"
 			       "# of ln(measured / predicted) with each "
 			       "measurement left out of the fit.\n",
-			       stamp, p->from, c->m);
+			       stamp, p->from, c->m, c->m == 1 ? "" : "s");
 	for (int d = 0; d < c->ndev; d++) {
 		const struct cal_param *mm =
 			&c->param[c->dev_base + P_DEVICE * d + P_MATMUL];
@@ -664,19 +664,14 @@ static int write_profile(struct cli_ctx *ctx, const struct cal_ctx *c,
 		}
 	}
 	diag_clear(&err);
-	if (outfile_open(&o, ctx->output_path, &err) != 0) {
-		diag_print(stderr, &err);
-		free(p);
-		return EXIT_IO;
-	}
-	rc = profile_write(o.f, p, comment);
+	rc = profile_write(o->f, p, comment);
 	free(p);
 	if (rc != 0) {
-		outfile_abort(&o);
+		outfile_abort(o);
 		cli_error("cannot write '%s'", ctx->output_path);
 		return EXIT_IO;
 	}
-	if (outfile_commit(&o, &err) != 0) {
+	if (outfile_commit(o, &err) != 0) {
 		diag_print(stderr, &err);
 		return EXIT_IO;
 	}
@@ -693,6 +688,8 @@ int cmd_calibrate(struct cli_ctx *ctx)
 	struct cal_result res;
 	double *measured = NULL;
 	unsigned char *dep = NULL;
+	struct outfile prof;
+	bool prof_open = false;
 	struct diag err;
 	int rc = EXIT_OK;
 
@@ -746,6 +743,17 @@ int cmd_calibrate(struct cli_ctx *ctx)
 	if (rc == EXIT_OK && ms.n == 0) {
 		cli_error("no measurement in %s", ctx->files[0]);
 		rc = EXIT_INPUT;
+	}
+	/* the profile's file first: a folder that cannot be written fails
+	   before the fit, and nothing is left behind */
+	if (rc == EXIT_OK && ctx->output_path) {
+		diag_clear(&err);
+		if (outfile_open(&prof, ctx->output_path, &err) != 0) {
+			diag_print(stderr, &err);
+			rc = EXIT_IO;
+		} else {
+			prof_open = true;
+		}
 	}
 	if (rc != EXIT_OK)
 		goto out;
@@ -894,9 +902,13 @@ int cmd_calibrate(struct cli_ctx *ctx)
 			       &job);
 		ctx->output_path = path;
 	}
-	if (rc == EXIT_OK && ctx->output_path)
-		rc = write_profile(ctx, c, &res);
+	if (rc == EXIT_OK && prof_open) {
+		prof_open = false; /* write_profile commits or aborts it */
+		rc = write_profile(ctx, c, &res, &prof);
+	}
 out:
+	if (prof_open)
+		outfile_abort(&prof);
 	cal_result_free(&res);
 	if (c->rows)
 		for (size_t i = 0; i < c->m; i++)

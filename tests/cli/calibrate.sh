@@ -155,6 +155,10 @@ printf 'command,workload,gpu,gpus,set,metric,measured\ntrain,%s,H100-SXM,8,train
 rc=$?
 check "a bad set: status 3, at the set column" \
 	"[ $rc = 3 ] && grep -q 'bad-set.csv:2:[0-9]*: unknown key' '$tmp/err'"
+"$bin" calibrate "$tmp/m.csv" -o "$tmp/no/such/p.ini" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "a profile that cannot be written: status 4 before the fit, nothing printed" \
+	"[ $rc = 4 ] && [ ! -s '$tmp/out' ] && grep -q 'cannot write' '$tmp/err'"
 "$bin" calibrate "$tmp/missing.csv" >/dev/null 2>"$tmp/err"
 rc=$?
 check "a missing file: status 4" "[ $rc = 4 ]"
