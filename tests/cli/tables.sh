@@ -38,6 +38,7 @@ compare|compare $wl
 compare serving|compare $serve
 fit|fit $wl
 catalog|catalog
+stacks|stacks
 size|size $wl --deadline 60d
 size serving|size $serve --deadline 60d
 train|train $wl --gpu H100-SXM --gpus 1024

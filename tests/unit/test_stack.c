@@ -281,8 +281,7 @@ static void test_embedded(void **state)
 	static const char *const engines[] = { "generic", "vllm", "sglang",
 					       "trtllm", "llama.cpp", "mlc" };
 	static const char *const frameworks[] = { "generic", "megatron",
-						  "deepspeed", "fsdp",
-						  "torchtitan" };
+						  "deepspeed", "fsdp" };
 	struct stack_table t;
 	struct workload a, b;
 	struct diag err;

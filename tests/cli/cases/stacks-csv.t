@@ -1,2 +1,2 @@
-args: stacks --format csv
+args: stacks --stacks tests/cli/data/stacks-list.csv --format csv
 exit: 0

@@ -1,2 +1,2 @@
-args: stacks --format json
+args: stacks --stacks tests/cli/data/stacks-list.csv --format json
 exit: 0

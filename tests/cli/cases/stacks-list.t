@@ -1,2 +1,2 @@
-args: stacks
+args: stacks --stacks tests/cli/data/stacks-list.csv
 exit: 0
