@@ -539,29 +539,11 @@ void cli_note_profile(struct report *rep, const struct cli_ctx *ctx,
 	if (gpu && !profile_device(p, gpu))
 		report_note(rep, "the profile has no values for %s: its "
 				 "catalog row applies", gpu);
-	if (e && gpu && e->devices[0]) {
-		/* the engine's values lean on devices the plan is not on */
-		bool on = false;
-		const char *s = e->devices;
-		size_t n = strlen(gpu);
-
-		while (*s && !on) {
-			size_t len = strcspn(s, ",");
-
-			while (*s == ' ') {
-				s++;
-				len--;
-			}
-			on = len == n && strncasecmp(s, gpu, n) == 0;
-			s += len;
-			if (*s == ',')
-				s++;
-		}
-		if (!on)
-			report_note(rep, "the engine's values (%s %s) were "
-					 "fitted on %s, not on %s",
-				    e->name, e->version, e->devices, gpu);
-	}
+	/* the engine's values lean on devices the plan is not on */
+	if (e && gpu && e->devices[0] && !text_list_has(e->devices, gpu))
+		report_note(rep, "the engine's values (%s %s) were fitted on "
+				 "%s, not on %s",
+			    e->name, e->version, e->devices, gpu);
 }
 
 int cli_load_stacks(struct cli_ctx *ctx)

@@ -22,7 +22,6 @@
 #include "serve_fleet.h"
 #include "text.h"
 #include "units.h"
-#include "workload_keys.h"
 
 /* A measurement's run-to-run spread, in ln units: about 3% (specs/
    calibration.md). */
@@ -70,6 +69,8 @@ struct cal_ctx {
 	struct scratch *sc;  /* for the plans at the priors */
 	struct progress pr;
 	size_t plans;        /* made by the fit, for the progress line */
+	/* the engine keys the fit moves, by index in the key table */
+	size_t key_kernel, key_request, key_step;
 };
 
 /* A numeric field of 'rec' by its JSON name ("key" or "group.key"):
@@ -169,13 +170,11 @@ static int eval_row(void *ctx, const double *theta, size_t i, double *pred)
 	if (r->eng >= 0) {
 		const double *e = &theta[c->eng_base + P_ENGINE * r->eng];
 
-		if (!sc->wl.given[wl_key_find("inference", "kernel_overhead")])
+		if (!workload_key_given(&sc->wl, c->key_kernel))
 			sc->wl.inference.kernel_overhead_s = e[P_KERNEL];
-		if (!sc->wl.given[wl_key_find("inference",
-					      "host_request_overhead")])
+		if (!workload_key_given(&sc->wl, c->key_request))
 			sc->wl.inference.host_request_s = e[P_REQUEST];
-		if (!sc->wl.given[wl_key_find("inference",
-					      "host_step_overhead")])
+		if (!workload_key_given(&sc->wl, c->key_step))
 			sc->wl.inference.host_step_s = e[P_STEP];
 	}
 	rc = plan_metric(sc, r, &sc->wl, &g, pred, NULL);
@@ -258,23 +257,6 @@ static int device_index(struct cal_ctx *c, const struct gpu_spec *g)
 	return c->ndev++;
 }
 
-/* Whether 'name' is one of the comma-separated names of 'list'. */
-static bool in_list(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-
-	while (*list) {
-		size_t len = strcspn(list, ",");
-
-		if (len == n && strncmp(list, name, n) == 0)
-			return true;
-		list += len;
-		if (*list == ',')
-			list++;
-	}
-	return false;
-}
-
 static int engine_index(struct cal_ctx *c, const struct workload *wl,
 			const char *gpu)
 {
@@ -301,7 +283,7 @@ static int engine_index(struct cal_ctx *c, const struct workload *wl,
 		e->prior[P_STEP] = wl->inference.host_step_s;
 	}
 	e = &c->eng[i];
-	if (!in_list(e->devices, gpu)) {
+	if (!text_list_has(e->devices, gpu)) {
 		size_t n = strlen(e->devices);
 
 		snprintf(e->devices + n, sizeof(e->devices) - n, "%s%s",
@@ -369,7 +351,7 @@ static void build_params(struct cal_ctx *c)
 
 static bool determined(const struct cal_param *prm)
 {
-	return prm->rows > 0 && prm->shrink < 0.9;
+	return prm->rows > 0 && prm->shrink < CAL_DETERMINED_SHRINK;
 }
 
 /* ------------------------------------------------------------------ */
@@ -758,6 +740,12 @@ int cmd_calibrate(struct cli_ctx *ctx)
 	if (rc != EXIT_OK)
 		goto out;
 	c->m = ms.n;
+	c->key_kernel = (size_t)workload_key_find("inference",
+						  "kernel_overhead");
+	c->key_request = (size_t)workload_key_find("inference",
+						   "host_request_overhead");
+	c->key_step = (size_t)workload_key_find("inference",
+						"host_step_overhead");
 	c->rows = calloc(ms.n, sizeof(*c->rows));
 	c->sc = malloc(sizeof(*c->sc));
 	measured = calloc(ms.n, sizeof(double));

@@ -8,7 +8,6 @@
 
 #include "cli.h"
 #include "text.h"
-#include "workload_keys.h"
 
 /* Column where a row's values start (after kind, name and version), and
    the table's width. */
@@ -57,7 +56,7 @@ static int write_table(FILE *out, const void *arg, const char **why)
 			kind == STACK_ENGINE ? "inference" : "training");
 		for (size_t i = 0; i < t->n; i++) {
 			const struct stack_row *r = &t->rows[i];
-			char cell[WL_SET_MAX];
+			char cell[160];
 			int col;
 
 			if ((int)r->kind != kind)
@@ -67,7 +66,7 @@ static int write_table(FILE *out, const void *arg, const char **why)
 			col = VALUES_COL;
 			for (int c = 0; c < r->ncells; c++) {
 				snprintf(cell, sizeof(cell), "%s=%s",
-					 wl_keys[r->cells[c].key].key,
+					 workload_key_name((size_t)r->cells[c].key),
 					 r->cells[c].value);
 				col = put_wrapped(out, cell, col, VALUES_COL);
 			}
@@ -109,7 +108,7 @@ static int write_json(FILE *out, const void *arg, const char **why)
 		cJSON_AddStringToObject(o, "name", r->name);
 		cJSON_AddStringToObject(o, "version", r->version);
 		for (int c = 0; c < r->ncells; c++)
-			cJSON_AddStringToObject(v, wl_keys[r->cells[c].key].key,
+			cJSON_AddStringToObject(v, workload_key_name((size_t)r->cells[c].key),
 						r->cells[c].value);
 		cJSON_AddItemToObject(o, "values", v);
 		cJSON_AddStringToObject(o, "source", r->source);

@@ -16,7 +16,6 @@
 #include "readfile.h"
 #include "text.h"
 #include "units.h"
-#include "workload_keys.h"
 
 #define PROFILE_FILE_MAX (1024 * 1024)
 
@@ -384,9 +383,9 @@ const struct profile_engine *profile_apply_engine(const struct profile *p,
 {
 	const char *name = wl->inference.engine[0] ? wl->inference.engine :
 						     "generic";
-	int kk = wl_key_find("inference", "kernel_overhead");
-	int kr = wl_key_find("inference", "host_request_overhead");
-	int ks = wl_key_find("inference", "host_step_overhead");
+	int kk = workload_key_find("inference", "kernel_overhead");
+	int kr = workload_key_find("inference", "host_request_overhead");
+	int ks = workload_key_find("inference", "host_step_overhead");
 
 	for (int i = 0; i < p->neng; i++) {
 		const struct profile_engine *e = &p->eng[i];
@@ -394,11 +393,11 @@ const struct profile_engine *profile_apply_engine(const struct profile *p,
 		if (strcasecmp(e->name, name) != 0 ||
 		    strcmp(e->version, wl->inference.engine_version) != 0)
 			continue;
-		if (e->has_kernel && !wl->given[kk])
+		if (e->has_kernel && !workload_key_given(wl, (size_t)kk))
 			wl->inference.kernel_overhead_s = e->kernel_overhead_s;
-		if (e->has_request && !wl->given[kr])
+		if (e->has_request && !workload_key_given(wl, (size_t)kr))
 			wl->inference.host_request_s = e->host_request_s;
-		if (e->has_step && !wl->given[ks])
+		if (e->has_step && !workload_key_given(wl, (size_t)ks))
 			wl->inference.host_step_s = e->host_step_s;
 		return e;
 	}

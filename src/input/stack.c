@@ -15,13 +15,13 @@
 #include "csv_read.h"
 #include "readfile.h"
 #include "text.h"
-#include "workload_keys.h"
 
 /* Generated at build time from specs/stacks.csv by scripts/embed.sh. */
 extern const char stacks_default_csv[];
 extern const size_t stacks_default_csv_len;
 
 #define STACK_FILE_MAX (1024 * 1024)
+#define STACK_COLUMN_NAME_MAX 64
 
 static const char *const kind_names[STACK_KIND_COUNT] = {
 	[STACK_ENGINE] = "engine",
@@ -63,7 +63,7 @@ enum column_role {
 
 struct column {
 	enum column_role role;
-	char name[WL_WORD_MAX];
+	char name[STACK_COLUMN_NAME_MAX];
 	int key[STACK_KIND_COUNT]; /* its index in each kind's section, or
 				      -1 */
 	struct csv_pos at;
@@ -130,7 +130,7 @@ static void header_field(struct parse_ctx *c, const char *text, size_t len,
 		}
 	col->role = COL_KEY;
 	for (int k = 0; k < STACK_KIND_COUNT; k++)
-		col->key[k] = wl_key_find(kind_sections[k], col->name);
+		col->key[k] = workload_key_find(kind_sections[k], col->name);
 	/* the stack's own names are not values a stack gives */
 	if ((col->key[STACK_ENGINE] >= 0 &&
 	     strcmp(col->name, "engine") == 0) ||
@@ -270,7 +270,6 @@ static void row_end(struct parse_ctx *c)
 	struct stack_row *r = &c->row;
 	struct workload scratch;
 	int kind_col = -1;
-	char label[WL_SET_MAX];
 
 	if (c->nfields != c->ncols) {
 		if (c->nfields < c->ncols)
@@ -352,8 +351,6 @@ static void row_end(struct parse_ctx *c)
 	r->ncells = 0;
 	for (int i = 0; i < c->ncols; i++) {
 		const struct column *col = &c->cols[i];
-		struct wl_where at = { c->t->file, c->at[i].line,
-				       c->at[i].col };
 		struct stack_cell *cell;
 		struct diag e;
 
@@ -367,11 +364,10 @@ static void row_end(struct parse_ctx *c)
 				   kind_names[r->kind]);
 			return;
 		}
-		snprintf(label, sizeof(label), "%s.%s",
-			 kind_sections[r->kind], col->name);
 		diag_clear(&e);
-		if (wl_key_parse(&wl_keys[col->key[r->kind]], c->text[i],
-				 label, &scratch, &at, &e) != 0) {
+		if (workload_key_apply(&scratch, (size_t)col->key[r->kind],
+				       c->text[i], c->t->file, c->at[i].line,
+				       c->at[i].col, &e) != 0) {
 			parse_fail(c, c->at[i], "%s", e.msg);
 			return;
 		}
@@ -607,7 +603,7 @@ static int apply_kind(const struct stack_table *t, enum stack_kind kind,
 	size_t spec_size = kind == STACK_ENGINE ?
 				   sizeof(wl->inference.engine) :
 				   sizeof(wl->training.framework);
-	int idx = wl_key_find(kind_sections[kind],
+	int idx = workload_key_find(kind_sections[kind],
 			      kind == STACK_ENGINE ? "engine" : "framework");
 	const char *file = wl->given_line[idx] ? wl->file : "--set";
 	const struct stack_row *r;
@@ -653,14 +649,11 @@ static int apply_kind(const struct stack_table *t, enum stack_kind kind,
 	}
 	for (int i = 0; i < r->ncells; i++) {
 		const struct stack_cell *c = &r->cells[i];
-		const struct wl_key *k = &wl_keys[c->key];
-		struct wl_where at = { t->file, c->line, c->col };
-		char label[WL_SET_MAX];
 
-		if (wl->given[c->key])
+		if (workload_key_given(wl, (size_t)c->key))
 			continue; /* the workload's value wins */
-		snprintf(label, sizeof(label), "%s.%s", k->section, k->key);
-		if (wl_key_parse(k, c->value, label, wl, &at, err) != 0)
+		if (workload_key_apply(wl, (size_t)c->key, c->value, t->file,
+				       c->line, c->col, err) != 0)
 			return -1;
 	}
 	snprintf(spec, spec_size, "%s", r->name);
@@ -709,7 +702,7 @@ static int put_text(FILE *out, const char *s)
 /* The value row 'r' gives the key named 'name' of its kind's section. */
 static const char *value_named(const struct stack_row *r, const char *name)
 {
-	int key = wl_key_find(kind_sections[r->kind], name);
+	int key = workload_key_find(kind_sections[r->kind], name);
 
 	return key < 0 ? NULL : stack_value(r, key);
 }
@@ -720,27 +713,28 @@ static const char *value_named(const struct stack_row *r, const char *name)
 static bool column_of(const struct stack_table *t, size_t k)
 {
 	for (size_t j = 0; j < k; j++)
-		if (strcmp(wl_keys[j].key, wl_keys[k].key) == 0)
+		if (strcmp(workload_key_name(j), workload_key_name(k)) == 0)
 			return false;
 	for (size_t i = 0; i < t->n; i++)
-		if (value_named(&t->rows[i], wl_keys[k].key))
+		if (value_named(&t->rows[i], workload_key_name(k)))
 			return true;
 	return false;
 }
 
 int stack_write_csv(FILE *out, const struct stack_table *t)
 {
-	bool *col = calloc(wl_key_count, sizeof(*col));
+	size_t nkeys = workload_key_count();
+	bool *col = calloc(nkeys, sizeof(*col));
 	int bad = 0;
 
 	if (!col)
 		return -1;
-	for (size_t k = 0; k < wl_key_count; k++)
+	for (size_t k = 0; k < nkeys; k++)
 		col[k] = column_of(t, k);
 	bad |= fputs("kind,name,version", out) == EOF;
-	for (size_t k = 0; k < wl_key_count; k++)
+	for (size_t k = 0; k < nkeys; k++)
 		if (col[k])
-			bad |= fprintf(out, ",%s", wl_keys[k].key) < 0;
+			bad |= fprintf(out, ",%s", workload_key_name(k)) < 0;
 	bad |= fputs(",source\n", out) == EOF;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct stack_row *r = &t->rows[i];
@@ -749,13 +743,13 @@ int stack_write_csv(FILE *out, const struct stack_table *t)
 		bad |= put_text(out, r->name) != 0;
 		bad |= fputc(',', out) == EOF;
 		bad |= put_text(out, r->version) != 0;
-		for (size_t k = 0; k < wl_key_count; k++) {
+		for (size_t k = 0; k < nkeys; k++) {
 			const char *v;
 
 			if (!col[k])
 				continue;
 			bad |= fputc(',', out) == EOF;
-			v = value_named(r, wl_keys[k].key);
+			v = value_named(r, workload_key_name(k));
 			if (v)
 				bad |= put_text(out, v) != 0;
 		}

@@ -651,6 +651,22 @@ int workload_load_file(const char *path, struct workload *wl,
  * integer from 1 to 100000 or 'auto'", "one of bf16, fp16, ...").
  */
 size_t workload_key_count(void);
+
+/* The index of key SECTION.KEY among them, or -1; its section and name. */
+int workload_key_find(const char *section, const char *key);
+const char *workload_key_section(size_t i);
+const char *workload_key_name(size_t i);
+
+/* Whether the workload file or --set gave key 'i'. */
+bool workload_key_given(const struct workload *wl, size_t i);
+
+/*
+ * Give key 'i' the value 'text' as a default of a stack or a profile
+ * gives it: checked as a file's value is, with 'file', 'line' and 'col'
+ * in the message, and not marked as given.  0, or -1 with the error.
+ */
+int workload_key_apply(struct workload *wl, size_t i, const char *text,
+		       const char *file, int line, int col, struct diag *err);
 void workload_key_info(size_t i, const char **section, const char **key,
 		       char *accepts, size_t size);
 

@@ -590,6 +590,40 @@ size_t workload_key_count(void)
 	return wl_key_count;
 }
 
+int workload_key_find(const char *section, const char *key)
+{
+	return wl_key_find(section, key);
+}
+
+const char *workload_key_section(size_t i)
+{
+	return i < wl_key_count ? wl_keys[i].section : NULL;
+}
+
+const char *workload_key_name(size_t i)
+{
+	return i < wl_key_count ? wl_keys[i].key : NULL;
+}
+
+bool workload_key_given(const struct workload *wl, size_t i)
+{
+	return i < wl_key_count && wl->given[i];
+}
+
+int workload_key_apply(struct workload *wl, size_t i, const char *text,
+		       const char *file, int line, int col, struct diag *err)
+{
+	struct wl_where at = { file, line, col };
+	char label[WL_SET_MAX];
+
+	if (i >= wl_key_count)
+		return diag_set(err, file, line, col, "no such key");
+	snprintf(label, sizeof(label), "%s.%s", wl_keys[i].section,
+		 wl_keys[i].key);
+	return wl_key_parse(&wl_keys[i], text, label, wl, &at, err) < 0 ? -1 :
+									      0;
+}
+
 void workload_key_info(size_t i, const char **section, const char **key,
 		       char *accepts, size_t size)
 {

@@ -21,6 +21,9 @@
 #define CAL_PARAMS_MAX 64
 #define CAL_LEVERAGE_MAX 0.9
 #define CAL_CONFLICT_U 3.0
+/* a parameter whose posterior sd is at least this share of its prior's
+   was not determined by the measurements */
+#define CAL_DETERMINED_SHRINK 0.9
 #define CAL_LEVEL_Z 1.2815515655446004 /* the 90th percentile of N(0, 1):
 					  an 80% two-sided range */
 

@@ -2,6 +2,7 @@
 #include "text.h"
 
 #include <string.h>
+#include <strings.h>
 
 size_t text_utf8_len(const char *s, size_t len)
 {
@@ -148,4 +149,27 @@ void text_fputs_escaped(const char *s, FILE *out)
 		i += escape_one(s + i, len - i, one);
 		fputs(one, out);
 	}
+}
+
+bool text_list_has(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0)
+		return false; /* no name is in any list */
+	while (*list) {
+		size_t len;
+
+		while (*list == ' ')
+			list++;
+		len = strcspn(list, ",");
+		while (len > 0 && list[len - 1] == ' ')
+			len--;
+		if (len == n && strncasecmp(list, name, n) == 0)
+			return true;
+		list += strcspn(list, ",");
+		if (*list == ',')
+			list++;
+	}
+	return false;
 }

@@ -52,6 +52,10 @@ enum text_fault text_check_name(const char *s, size_t len, size_t *at,
  */
 const char *text_escape(const char *s, char *buf, size_t n);
 
+/* Whether 'name' is an item of the comma-separated 'list' (blanks around
+   an item ignored, letters in any case). */
+bool text_list_has(const char *list, const char *name);
+
 /* Write 's' to 'out' escaped as text_escape does, whatever its length. */
 void text_fputs_escaped(const char *s, FILE *out);
 

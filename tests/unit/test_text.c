@@ -149,6 +149,20 @@ static void test_fputs_and_diag(void **state)
 	free(s);
 }
 
+/* A comma-separated list of names: items, blanks around them, case. */
+static void test_list_has(void **state)
+{
+	(void)state;
+	assert_true(text_list_has("H100-SXM,A100-SXM-80GB", "a100-sxm-80gb"));
+	assert_true(text_list_has("H100-SXM , L40S", "L40S"));
+	assert_true(text_list_has(" H100-SXM ,L40S", "h100-sxm"));
+	/* a name that is part of an item is not an item */
+	assert_false(text_list_has("H100-SXM-80GB", "H100-SXM"));
+	assert_false(text_list_has("H100-SXM", "H100-SXM-80GB"));
+	assert_false(text_list_has("", "H100-SXM"));
+	assert_false(text_list_has("A,,B", ""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -157,6 +171,7 @@ int main(void)
 		cmocka_unit_test(test_check_name),
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_fputs_and_diag),
+		cmocka_unit_test(test_list_has),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
