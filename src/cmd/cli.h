@@ -220,6 +220,12 @@ int cli_infer_record(const struct workload *wl, const struct gpu_spec *g,
 		     struct diag *err);
 int cli_infer_fix(const struct infer_plan *p, struct workload *wl,
 		  struct diag *err);
+/* The same for a per-sample model's serving plan (tp and batch fixed). */
+int cli_sample_record(const struct workload *wl, const struct gpu_spec *g,
+		      struct sample_serve_plan *p, struct record *rec,
+		      struct diag *err);
+int cli_sample_fix(const struct sample_serve_plan *p, struct workload *wl,
+		   struct diag *err);
 int cmd_plot(struct cli_ctx *ctx);
 int cmd_report(struct cli_ctx *ctx);
 

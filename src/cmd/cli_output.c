@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "interval.h"
 #include "outfile.h"
+#include "text.h"
 
 int cli_output_open(const struct cli_ctx *ctx, struct outfile *o)
 {
@@ -62,35 +63,85 @@ static int write_report(FILE *out, const void *arg, const char **why)
 	return report_write_wide(out, job->r, job->format, job->wide, why);
 }
 
-void cli_rec_intervals(struct record *rec, const char *gpu,
+void cli_basis_init(struct cli_basis *b, const struct profile *profile,
+		    const char *gpu, const struct workload *wl)
+{
+	const struct training_spec *t = &wl->training;
+	const struct inference_spec *s = &wl->inference;
+
+	b->profile = profile;
+	b->gpu = gpu;
+	snprintf(b->framework, sizeof(b->framework), "%s@%s",
+		 t->framework[0] ? t->framework : STACK_GENERIC,
+		 t->framework_version);
+	snprintf(b->engine, sizeof(b->engine), "%s@%s",
+		 s->engine[0] ? s->engine : STACK_GENERIC, s->engine_version);
+}
+
+const struct profile_band *cli_basis_band(const struct cli_basis *b,
+					  int cls)
+{
+	const struct profile_band *band;
+	bool training = cls == INTERVAL_TRAINING || cls == INTERVAL_PER_SAMPLE;
+
+	if (!b || !b->profile)
+		return NULL;
+	band = profile_band(b->profile,
+			    interval_class_name((enum interval_class)cls));
+	if (!band || !(band->sigma_log > 0.0) ||
+	    !text_list_has(band->devices, b->gpu) ||
+	    !text_list_has(band->stacks, training ? b->framework : b->engine))
+		return NULL;
+	return band;
+}
+
+void cli_rec_intervals(struct record *rec, const struct cli_basis *b,
 		       const struct cli_estimate *est, int n)
 {
-	bool seen = true;
+	bool seen = true, calibrated = false, all = n > 0;
 
-	for (int i = 0; i < n; i++)
-		seen = seen && interval_validated_on(
-				       (enum interval_class)est[i].cls, gpu);
+	for (int i = 0; i < n; i++) {
+		bool cal = cli_basis_band(b, est[i].cls) != NULL;
 
-	rec_heading(rec, seen ? "80% interval (from the validation errors)" :
+		calibrated |= cal;
+		all &= cal;
+		seen = seen && (cal || interval_validated_on(
+					       (enum interval_class)est[i].cls,
+					       b->gpu));
+	}
+	rec_heading(rec, all ? "80% interval (from the calibration profile)" :
+			 calibrated ?
+			       "80% interval (the profile where it measured "
+			       "the class, else validation)" :
+			 seen ? "80% interval (from the validation errors)" :
 				"80% interval (from the validation errors, "
 				"widened: device not validated)");
 	rec_num(rec, "interval", "level", "level", INTERVAL_LEVEL,
 		UNIT_KIND_COUNT, RF_MACHINE);
 	rec_bool(rec, "interval", "validated_device", "device validated",
 		 seen, RF_MACHINE);
-	cli_rec_interval_pairs(rec, gpu, est, n, 0);
+	rec_bool(rec, "interval", "calibrated", "calibrated", calibrated,
+		 RF_MACHINE);
+	cli_rec_interval_pairs(rec, b, est, n, 0);
 }
 
-void cli_rec_interval_pairs(struct record *rec, const char *gpu,
+void cli_rec_interval_pairs(struct record *rec, const struct cli_basis *b,
 			    const struct cli_estimate *est, int n, int flags)
 {
 	for (int i = 0; i < n; i++) {
-		double b[2] = { (double)NAN, (double)NAN };
+		double r[2] = { (double)NAN, (double)NAN };
+		const struct profile_band *band = cli_basis_band(b, est[i].cls);
 
-		if (isfinite(est[i].value))
-			interval_of((enum interval_class)est[i].cls, gpu,
-				    est[i].value, est[i].time_like, b);
-		cli_rec_interval_range(rec, &est[i], b, flags);
+		if (isfinite(est[i].value) && band) {
+			interval_of_sigma(est[i].value, band->sigma_log, r);
+		} else if (isfinite(est[i].value) && est[i].has_range) {
+			r[0] = est[i].range[0];
+			r[1] = est[i].range[1];
+		} else if (isfinite(est[i].value)) {
+			interval_of((enum interval_class)est[i].cls, b->gpu,
+				    est[i].value, est[i].time_like, r);
+		}
+		cli_rec_interval_range(rec, &est[i], r, flags);
 	}
 }
 

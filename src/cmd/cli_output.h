@@ -10,8 +10,10 @@
 #include <stdio.h>
 
 #include "cluster.h"
+#include "profile.h"
 #include "report.h"
 #include "units.h"
+#include "workload.h"
 
 struct cli_ctx;
 struct outfile;
@@ -60,23 +62,48 @@ struct cli_estimate {
 	bool time_like;
 	enum unit_kind unit;
 	int flags;          /* RF_PERCENT for fractions */
+	bool has_range;     /* 'range' replaces the validation band's (a
+			       rate derived from two classes' bands) */
+	double range[2];
 };
 
 /*
- * The "interval" group of 'rec' (specs/output.md): "level" (0.8),
- * "validated_device" (whether 'gpu' is among the class's validation
- * devices of every estimate's class; the interval is wider where it is
- * not) and an [lo, hi] pair for
- * each of the 'n' estimates (null where the value is not finite), under a
- * table heading.  interval.h gives the method.
+ * Where a plan's intervals come from: the validation errors (interval.h),
+ * or, for a class of estimate that a --profile measured on the plan's
+ * device and stack, the calibration's own spread (profile.h's [interval
+ * CLASS]; specs/calibration.md).
  */
-void cli_rec_intervals(struct record *rec, const char *gpu,
+struct cli_basis {
+	const struct profile *profile; /* NULL: none */
+	const char *gpu;               /* the plan's device */
+	char framework[80];            /* the workload's stacks, */
+	char engine[80];               /* NAME@VERSION */
+};
+
+/* The basis of a plan of 'wl' on 'gpu' (its stacks applied). */
+void cli_basis_init(struct cli_basis *b, const struct profile *profile,
+		    const char *gpu, const struct workload *wl);
+
+/* The profile's interval of class 'cls' for the basis, or NULL when the
+   validation errors give it. */
+const struct profile_band *cli_basis_band(const struct cli_basis *b,
+					  int cls);
+
+/*
+ * The "interval" group of 'rec' (specs/output.md): "level" (0.8),
+ * "validated_device" (whether the device is among the class's validation
+ * devices of every estimate's class; the interval is wider where it is
+ * not), "calibrated" (whether a profile gave any of them) and an [lo, hi]
+ * pair for each of the 'n' estimates (null where the value is not
+ * finite), under a table heading.  interval.h gives the method.
+ */
+void cli_rec_intervals(struct record *rec, const struct cli_basis *b,
 		       const struct cli_estimate *est, int n);
 
 /* The [lo, hi] pairs of cli_rec_intervals alone, in the "interval" group,
    each with est[i].flags | 'flags' (RF_MACHINE for the rows of a wide
    table): for compare, size and sweep. */
-void cli_rec_interval_pairs(struct record *rec, const char *gpu,
+void cli_rec_interval_pairs(struct record *rec, const struct cli_basis *b,
 			    const struct cli_estimate *est, int n, int flags);
 
 /* The pair of 'est' in the "interval" group as 'range' (made elsewhere,

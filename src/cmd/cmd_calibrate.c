@@ -46,8 +46,99 @@ struct cal_row {
 	const struct measurement *m;
 	struct workload *wl;         /* its configuration fixed */
 	const struct gpu_spec *gpu;  /* the catalog row */
-	int dev, eng;                /* indices; eng -1 for training */
+	int dev, eng;                /* indices; eng -1 for training and
+					per-sample serving */
+	bool sample;                 /* a per-sample model's serving */
+	const struct cal_metric *metric; /* NULL until it is checked */
+	int cls;                     /* its interval class (interval.h) */
 };
+
+/*
+ * The spread a calibrated plan keeps on measurements it was not fitted
+ * on, in ln units: what the parameters cannot hold (another batch, load
+ * or length of the same stack on the same device).  Set so that the
+ * calibrated 80% intervals cover about 80% of the held-out rows of `make
+ * validate-calibration` (specs/calibration.md, "Intervals").
+ */
+static const double cal_discrepancy_log = 0.05;
+
+/* The metrics calibrate takes: the fields of 'capplan train' and 'capplan
+   infer' that carry an interval (specs/calibration.md). */
+enum { CLS_TRAIN = -2, CLS_RATE = -3 }; /* resolved by the plan */
+static const struct cal_metric {
+	enum measure_command cmd;
+	bool sample;        /* infer: a per-sample model's field */
+	const char *key;
+	int cls;            /* interval class, or CLS_TRAIN (training or
+			       per-sample training), CLS_RATE (under a
+			       load or an offline batch) */
+	bool load;          /* a figure of the simulated load only */
+} cal_metrics[] = {
+	{ MEASURE_TRAIN, false, "step_time_s", CLS_TRAIN, false },
+	{ MEASURE_TRAIN, false, "tokens_per_s", CLS_TRAIN, false },
+	{ MEASURE_TRAIN, false, "tokens_per_s_per_gpu", CLS_TRAIN, false },
+	{ MEASURE_TRAIN, false, "samples_per_s", CLS_TRAIN, false },
+	{ MEASURE_TRAIN, false, "model_tflops_per_gpu", CLS_TRAIN, false },
+	{ MEASURE_TRAIN, false, "hardware_tflops_per_gpu", CLS_TRAIN, false },
+	{ MEASURE_TRAIN, false, "mfu", CLS_TRAIN, false },
+	{ MEASURE_TRAIN, false, "time_to_train_s", CLS_TRAIN, false },
+	{ MEASURE_TRAIN, false, "gpu_hours", CLS_TRAIN, false },
+	{ MEASURE_TRAIN, false, "cost_usd", CLS_TRAIN, false },
+	{ MEASURE_INFER, false, "ttft_s", INTERVAL_TTFT, false },
+	{ MEASURE_INFER, false, "tpot_s", INTERVAL_TPOT, false },
+	{ MEASURE_INFER, false, "throughput_tokens_per_s", CLS_RATE, false },
+	{ MEASURE_INFER, false, "throughput_tokens_per_s_per_gpu", CLS_RATE, false },
+	{ MEASURE_INFER, false, "ttft_mean_s", INTERVAL_TTFT, true },
+	{ MEASURE_INFER, false, "ttft_p50_s", INTERVAL_TTFT, true },
+	{ MEASURE_INFER, false, "ttft_p90_s", INTERVAL_TTFT, true },
+	{ MEASURE_INFER, false, "ttft_p99_s", INTERVAL_TTFT, true },
+	{ MEASURE_INFER, false, "tpot_mean_s", INTERVAL_TPOT, true },
+	{ MEASURE_INFER, false, "tpot_p50_s", INTERVAL_TPOT, true },
+	{ MEASURE_INFER, false, "tpot_p90_s", INTERVAL_TPOT, true },
+	{ MEASURE_INFER, false, "tpot_p99_s", INTERVAL_TPOT, true },
+	{ MEASURE_INFER, false, "request_throughput_per_s",
+	  INTERVAL_THROUGHPUT, true },
+	{ MEASURE_INFER, false, "output_tokens_per_s", INTERVAL_THROUGHPUT, true },
+	{ MEASURE_INFER, true, "latency_s", INTERVAL_SAMPLE_SERVING, false },
+	{ MEASURE_INFER, true, "throughput_samples_per_s",
+	  INTERVAL_SAMPLE_SERVING, false },
+	{ MEASURE_INFER, true, "throughput_samples_per_s_per_gpu",
+	  INTERVAL_SAMPLE_SERVING, false },
+};
+
+static const struct cal_metric *cal_metric_find(enum measure_command cmd,
+						bool sample, const char *key)
+{
+	for (size_t i = 0; i < sizeof(cal_metrics) / sizeof(cal_metrics[0]);
+	     i++)
+		if (cal_metrics[i].cmd == cmd &&
+		    (cmd == MEASURE_TRAIN || cal_metrics[i].sample == sample) &&
+		    strcmp(cal_metrics[i].key, key) == 0)
+			return &cal_metrics[i];
+	return NULL;
+}
+
+/* The metrics of 'cmd' (and kind) as a comma-separated list. */
+static void cal_metric_list(enum measure_command cmd, bool sample,
+			    char *buf, size_t size)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(cal_metrics) / sizeof(cal_metrics[0]);
+	     i++) {
+		int n;
+
+		if (cal_metrics[i].cmd != cmd ||
+		    (cmd == MEASURE_INFER && cal_metrics[i].sample != sample))
+			continue;
+		n = snprintf(buf + at, size - at, "%s%s", at ? ", " : "",
+			     cal_metrics[i].key);
+		if (n < 0 || (size_t)n >= size - at)
+			break;
+		at += (size_t)n;
+	}
+}
 
 struct cal_engine {
 	char name[WL_STACK_NAME_MAX];
@@ -117,6 +208,7 @@ struct scratch {
 	struct record rec;
 	struct train_plan tp;
 	struct infer_plan ip;
+	struct sample_serve_plan sp;
 };
 
 /* Plan row 'r' with 'wl' on 'g' and read its metric into 'out'. */
@@ -126,7 +218,8 @@ static int plan_metric(struct scratch *sc, const struct cal_row *r,
 {
 	int rc = r->m->command == MEASURE_TRAIN ?
 			 cli_train_record(wl, g, &sc->tp, &sc->rec, err) :
-			 cli_infer_record(wl, g, &sc->ip, &sc->rec, err);
+		 r->sample ? cli_sample_record(wl, g, &sc->sp, &sc->rec, err) :
+			     cli_infer_record(wl, g, &sc->ip, &sc->rec, err);
 
 	if (rc != 0)
 		return -1;
@@ -135,17 +228,15 @@ static int plan_metric(struct scratch *sc, const struct cal_row *r,
 		if (err)
 			diag_set(err, r->m->file, r->m->line,
 				 r->m->col_metric,
-				 rc < 0 ? "'%s' is not a field of '%s --format "
-					  "json' (e.g. %s)" :
-					  "'%s' is not a positive number in "
-					  "this plan of '%s' (%s)",
+				 "'%s' is not a positive number in this plan "
+				 "of '%s'%s",
 				 r->m->metric,
 				 measure_command_name(r->m->command),
-				 r->m->command == MEASURE_TRAIN ?
-					 "tokens_per_s_per_gpu, step_time_s, "
-					 "mfu, gpu_hours" :
-					 "ttft_p50_s, tpot_p50_s, "
-					 "output_tokens_per_s, tpot_s");
+				 r->metric && r->metric->load ?
+					 " (a figure of a simulated load: give "
+					 "the load, inference.qps, concurrency "
+					 "or arrival)" :
+					 "");
 		return -1;
 	}
 	return 0;
@@ -354,6 +445,80 @@ static bool determined(const struct cal_param *prm)
 	return prm->rows > 0 && prm->shrink < CAL_DETERMINED_SHRINK;
 }
 
+/* A stack's NAME@VERSION as the profile's [interval] sections name it:
+   the row's engine when it serves, its framework when it trains. */
+static void row_stack(const struct cal_row *r, char *buf, size_t size)
+{
+	const char *name = r->m->command == MEASURE_TRAIN ?
+				   r->wl->training.framework :
+				   r->wl->inference.engine;
+	const char *version = r->m->command == MEASURE_TRAIN ?
+				      r->wl->training.framework_version :
+				      r->wl->inference.engine_version;
+
+	snprintf(buf, size, "%s@%s", name[0] ? name : STACK_GENERIC, version);
+}
+
+/* Append 'name' to the comma-separated 'list' unless it is there. */
+static void list_add(char *list, size_t size, const char *name)
+{
+	size_t n = strlen(list);
+
+	if (!text_list_has(list, name))
+		snprintf(list + n, size - n, "%s%s", n ? "," : "", name);
+}
+
+/*
+ * The calibrated intervals, one band per class of the measurements: the
+ * spread of a new measurement about a calibrated plan, in ln units,
+ *
+ *   sigma^2 = mean e_i^2 + mean sd_i^2 + d^2
+ *
+ * over the class's rows: e_i the row's error left out of the fit (its
+ * error after the fit where it alone determines a parameter), sd_i the
+ * sd of its prediction from the parameters' uncertainty, d the
+ * discrepancy the parameters cannot hold (cal_discrepancy_log).  Only
+ * on the devices and stacks of those rows.
+ */
+static void make_bands(const struct cal_ctx *c, const struct cal_result *res,
+		       struct profile *p)
+{
+	p->nband = 0;
+	for (int k = 0; k < INTERVAL_COUNT && p->nband < PROFILE_BANDS_MAX;
+	     k++) {
+		struct profile_band *b = &p->band[p->nband];
+		double e2 = 0.0, v = 0.0;
+		int n = 0;
+
+		memset(b, 0, sizeof(*b));
+		for (size_t i = 0; i < c->m; i++) {
+			const struct cal_row *r = &c->rows[i];
+			double meas = r->m->measured;
+			double e = log(res->loo[i] / meas);
+			char stack[80];
+
+			if (r->cls != k)
+				continue;
+			if (!isfinite(e))
+				e = log(res->pred[i] / meas);
+			e2 += e * e;
+			v += res->pred_sd_log[i] * res->pred_sd_log[i];
+			n++;
+			list_add(b->devices, sizeof(b->devices), r->gpu->name);
+			row_stack(r, stack, sizeof(stack));
+			list_add(b->stacks, sizeof(b->stacks), stack);
+		}
+		if (n == 0)
+			continue;
+		snprintf(b->cls, sizeof(b->cls), "%s",
+			 interval_class_name((enum interval_class)k));
+		b->rows = n;
+		b->sigma_log = sqrt(e2 / n + v / n +
+				    cal_discrepancy_log * cal_discrepancy_log);
+		p->nband++;
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* Output */
 
@@ -361,6 +526,7 @@ struct job {
 	struct cal_ctx *c;
 	struct cal_result *res;
 	const double *measured;
+	const struct profile *bands; /* the calibrated intervals */
 };
 
 /* A parameter's value as its kind reads: a time with its unit, an
@@ -444,10 +610,29 @@ static int write_table(FILE *out, const void *arg, const char **why)
 				CAL_CONFLICT_U);
 			break;
 		}
+	if (j->bands->nband > 0) {
+		fprintf(out, "\n%-16s %5s %17s  %s\n", "interval", "rows",
+			"80% of a new one", "on");
+		for (int k = 0; k < j->bands->nband; k++) {
+			const struct profile_band *b = &j->bands->band[k];
+			char on[600], shown[44];
+
+			snprintf(on, sizeof(on), "%s; %s", b->devices,
+				 b->stacks);
+			text_escape(on, shown, sizeof(shown));
+			fprintf(out, "%-16s %5d %7.1f%% %+7.1f%%  %s\n", b->cls,
+				b->rows,
+				100.0 * (exp(-CAL_LEVEL_Z * b->sigma_log) - 1.0),
+				100.0 * (exp(CAL_LEVEL_Z * b->sigma_log) - 1.0),
+				shown);
+		}
+	}
 	fprintf(out, "\nErrors are predicted / measured - 1.  'left out' "
 		     "predicts each measurement from\nthe others "
 		     "(linearized; '-' where it alone determines a "
-		     "parameter).\n%d iterations, %d plans.\n",
+		     "parameter).  A plan with\n--profile gives the 80%% "
+		     "intervals above to a class it measured.\n"
+		     "%d iterations, %d plans.\n",
 		res->iterations, res->evaluations);
 	return 0;
 }
@@ -485,6 +670,22 @@ static int write_json(FILE *out, const void *arg, const char **why)
 		cJSON_AddNumberToObject(q, "rows", prm->rows);
 		cJSON_AddBoolToObject(q, "determined", determined(prm));
 		cJSON_AddNumberToObject(q, "prior_widths", prm->u);
+	}
+	{
+		cJSON *bs = cJSON_AddArrayToObject(o, "intervals");
+
+		for (int k = 0; bs && k < j->bands->nband; k++) {
+			const struct profile_band *b = &j->bands->band[k];
+			cJSON *q = cJSON_CreateObject();
+
+			if (!q || !cJSON_AddItemToArray(bs, q))
+				break;
+			cJSON_AddStringToObject(q, "class", b->cls);
+			cJSON_AddNumberToObject(q, "rows", b->rows);
+			cJSON_AddNumberToObject(q, "sigma_log", b->sigma_log);
+			cJSON_AddStringToObject(q, "devices", b->devices);
+			cJSON_AddStringToObject(q, "stacks", b->stacks);
+		}
 	}
 	rs = cJSON_AddArrayToObject(o, "rows");
 	for (size_t i = 0; rs && i < c->m; i++) {
@@ -538,7 +739,8 @@ static int write_csv(FILE *out, const void *arg, const char **why)
 /* The profile: the determined parameters, with comments saying what each
    is, its prior and its range. */
 static int write_profile(struct cli_ctx *ctx, const struct cal_ctx *c,
-			 const struct cal_result *res, struct outfile *o)
+			 const struct cal_result *res,
+			 const struct profile *bands, struct outfile *o)
 {
 	struct profile *p = calloc(1, sizeof(*p));
 	struct diag err;
@@ -563,7 +765,9 @@ static int write_profile(struct cli_ctx *ctx, const struct cal_ctx *c,
 			 i ? " " : "", ctx->files[i]);
 	}
 	p->measurements = (int)c->m;
-	/* the intervals of a calibrated plan: the left-out errors' spread */
+	memcpy(p->band, bands->band, sizeof(p->band));
+	p->nband = bands->nband;
+	/* the left-out errors' spread */
 	{
 		double s = 0.0;
 		size_t n = 0;
@@ -671,6 +875,7 @@ int cmd_calibrate(struct cli_ctx *ctx)
 	double *measured = NULL;
 	unsigned char *dep = NULL;
 	struct outfile prof;
+	struct profile *bands = NULL;
 	bool prof_open = false;
 	struct diag err;
 	int rc = EXIT_OK;
@@ -781,14 +986,31 @@ int cmd_calibrate(struct cli_ctx *ctx)
 		rc = row_workload(ctx, m, r->wl);
 		if (rc != EXIT_OK)
 			goto out;
-		if (m->command == MEASURE_INFER &&
-		    (r->wl->model.kind != MODEL_TRANSFORMER ||
-		     !model_has_arch(&r->wl->model))) {
+		r->sample = m->command == MEASURE_INFER &&
+			    r->wl->model.kind != MODEL_TRANSFORMER;
+		if (m->command == MEASURE_INFER && !r->sample &&
+		    !model_has_arch(&r->wl->model)) {
 			cli_message("", "%s:%d: calibrate takes the serving "
 					"measurements of transformers with an "
 					"architecture (layers, hidden, heads, "
 					"vocab, seq_len)",
 				    m->file, m->line);
+			rc = EXIT_INPUT;
+			goto out;
+		}
+		r->metric = cal_metric_find(m->command, r->sample, m->metric);
+		if (!r->metric) {
+			char list[1024];
+
+			cal_metric_list(m->command, r->sample, list,
+					sizeof(list));
+			cli_message("", "%s:%d:%d: '%s' is not a metric "
+					"calibrate takes for '%s'%s: expected "
+					"one of %s",
+				    m->file, m->line, m->col_metric,
+				    m->metric, measure_command_name(m->command),
+				    r->sample ? " of a per-sample model" : "",
+				    list);
 			rc = EXIT_INPUT;
 			goto out;
 		}
@@ -814,13 +1036,15 @@ int cmd_calibrate(struct cli_ctx *ctx)
 			*fixed_wl = *r->wl;
 			/* the replica's capacity decides only the fields
 			   that report it: measured once */
-			if (m->command == MEASURE_INFER &&
+			if (m->command == MEASURE_INFER && !r->sample &&
 			    !capacity_metric(m->metric))
 				fixed_wl->inference.capacity_hint_qps =
 					c->sc->ip.fleet.capacity_qps;
 			diag_clear(&err);
 			if ((m->command == MEASURE_TRAIN ?
 				     cli_train_fix(&c->sc->tp, fixed_wl, &err) :
+			     r->sample ?
+				     cli_sample_fix(&c->sc->sp, fixed_wl, &err) :
 				     cli_infer_fix(&c->sc->ip, fixed_wl,
 						   &err)) == 0 &&
 			    plan_metric(sc2, r, fixed_wl, r->gpu, &fixed,
@@ -830,11 +1054,21 @@ int cmd_calibrate(struct cli_ctx *ctx)
 			free(fixed_wl);
 			free(sc2);
 		}
+		/* the class of its interval, as the plan reports it */
+		r->cls = r->metric->cls == CLS_TRAIN ?
+				 (c->sc->tp.per_sample ? INTERVAL_PER_SAMPLE :
+							 INTERVAL_TRAINING) :
+			 r->metric->cls == CLS_RATE ?
+				 (c->sc->ip.simulated ? INTERVAL_THROUGHPUT :
+							INTERVAL_OFFLINE) :
+				 r->metric->cls;
 		r->dev = device_index(c, r->gpu);
-		r->eng = m->command == MEASURE_INFER ?
+		/* a per-sample model's serving costs no engine host time */
+		r->eng = m->command == MEASURE_INFER && !r->sample ?
 				 engine_index(c, r->wl, r->gpu->name) :
 				 -1;
-		if (r->dev < 0 || (m->command == MEASURE_INFER && r->eng < 0)) {
+		if (r->dev < 0 ||
+		    (m->command == MEASURE_INFER && !r->sample && r->eng < 0)) {
 			cli_error("more than %d devices or %d engines",
 				  CAL_DEVICES_MAX, CAL_ENGINES_MAX);
 			rc = EXIT_INPUT;
@@ -863,7 +1097,8 @@ int cmd_calibrate(struct cli_ctx *ctx)
 	pb.m = c->m;
 	pb.p = c->p;
 	pb.measured = measured;
-	pb.sigma_log = cal_sigma_log;
+	pb.sigma_log = sqrt(cal_sigma_log * cal_sigma_log +
+			    cal_discrepancy_log * cal_discrepancy_log);
 	pb.param = c->param;
 	pb.dep = dep;
 	pb.eval = eval_row;
@@ -878,8 +1113,15 @@ int cmd_calibrate(struct cli_ctx *ctx)
 		goto out;
 	}
 	progress_end(&c->pr);
+	bands = calloc(1, sizeof(*bands));
+	if (!bands) {
+		cli_error("out of memory");
+		rc = EXIT_INTERNAL;
+		goto out;
+	}
+	make_bands(c, &res, bands);
 	{
-		struct job job = { c, &res, measured };
+		struct job job = { c, &res, measured, bands };
 		const char *path = ctx->output_path;
 
 		/* the fit goes to stdout; -o names the profile */
@@ -892,7 +1134,7 @@ int cmd_calibrate(struct cli_ctx *ctx)
 	}
 	if (rc == EXIT_OK && prof_open) {
 		prof_open = false; /* write_profile commits or aborts it */
-		rc = write_profile(ctx, c, &res, &prof);
+		rc = write_profile(ctx, c, &res, bands, &prof);
 	}
 out:
 	if (prof_open)
@@ -906,6 +1148,7 @@ out:
 	free(c);
 	free(measured);
 	free(dep);
+	free(bands);
 	measure_release(&ms);
 	return rc;
 }

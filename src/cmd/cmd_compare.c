@@ -177,7 +177,8 @@ static const char *train_status(const struct compare_row *r, bool trained)
 }
 
 /* A transformer's row: training, and serving per token. */
-static void add_row(struct record *rec, const struct compare_row *r)
+static void add_row(struct record *rec, const struct compare_row *r,
+		    const struct cli_ctx *ctx)
 {
 	const struct train_plan *t = &r->train;
 	const struct infer_plan *p = &r->infer;
@@ -253,38 +254,41 @@ static void add_row(struct record *rec, const struct compare_row *r)
 		bool served = r->infer_rc == 0;
 		double na = (double)NAN;
 		const int cls = INTERVAL_TRAINING;
-		const struct cli_estimate est[] = {
+		struct cli_estimate est[] = {
 			{ cls, "time_to_train_s", "time",
-			  trained ? t->run.time_s : na, true, UNIT_TIME, 0 },
+			  trained ? t->run.time_s : na, true, UNIT_TIME, 0,
+			  false, { 0.0, 0.0 } },
 			{ cls, "cost_usd", "cost",
 			  trained ? t->run.cost_usd : na, true, UNIT_MONEY,
-			  0 },
+			  0, false, { 0.0, 0.0 } },
 			{ INTERVAL_TTFT, "ttft_s", "TTFT",
-			  served ? p->result.ttft_s : na, true, UNIT_TIME, 0 },
+			  served ? p->result.ttft_s : na, true, UNIT_TIME, 0,
+			  false, { 0.0, 0.0 } },
 			{ INTERVAL_TPOT, "tpot_s", "TPOT",
-			  served ? p->result.tpot_s : na, true, UNIT_TIME, 0 },
+			  served ? p->result.tpot_s : na, true, UNIT_TIME, 0,
+			  false, { 0.0, 0.0 } },
 			{ INTERVAL_OFFLINE,
 			  "throughput_tokens_per_s_per_gpu",
 			  "tok/s/GPU",
 			  served ? p->result.throughput_tokens_per_s_per_gpu :
 				   na,
-			  false, UNIT_COUNT, 0 },
+			  false, UNIT_COUNT, 0, false, { 0.0, 0.0 } },
 		};
-		double range[2];
-		bool derived = served &&
+		struct cli_basis b;
+
+		cli_basis_init(&b, ctx->profile, r->gpu->name, &ctx->wl);
+		/* at a batch the offline rows do not cover, the rate from the
+		   latencies' intervals */
+		est[4].has_range =
+			served && !cli_basis_band(&b, INTERVAL_OFFLINE) &&
 			interval_of_replica_rate(
 				r->gpu->name, p->config.batch,
 				p->config.batch * p->result.prefill_s,
 				p->result.service_s -
 					p->config.batch * p->result.prefill_s,
 				p->result.throughput_tokens_per_s_per_gpu,
-				range);
-
-		cli_rec_interval_pairs(rec, r->gpu->name, est, derived ? 4 : 5,
-				       RF_MACHINE);
-		if (derived)
-			cli_rec_interval_range(rec, &est[4], range,
-					       RF_MACHINE);
+				est[4].range);
+		cli_rec_interval_pairs(rec, &b, est, 5, RF_MACHINE);
 	}
 	/* inference */
 	rec_str(rec, NULL, "serve_status", "serve",
@@ -357,7 +361,8 @@ static void add_row(struct record *rec, const struct compare_row *r)
  * serving at the [inference] batch (latency of a batch, samples/s per
  * GPU, cost per million inferences).  specs/output.md, "capplan compare".
  */
-static void add_sample_row(struct record *rec, const struct compare_row *r)
+static void add_sample_row(struct record *rec, const struct compare_row *r,
+			   const struct cli_ctx *ctx)
 {
 	const struct train_plan *t = &r->train;
 	const struct sample_serve_plan *p = &r->serve;
@@ -434,24 +439,28 @@ static void add_sample_row(struct record *rec, const struct compare_row *r)
 		bool served = r->serve_rc == 0;
 		const struct cli_estimate est[] = {
 			{ INTERVAL_PER_SAMPLE, "time_to_train_s", "time",
-			  trained ? t->run.time_s : na, true, UNIT_TIME, 0 },
+			  trained ? t->run.time_s : na, true, UNIT_TIME, 0,
+			  false, { 0.0, 0.0 } },
 			{ INTERVAL_PER_SAMPLE, "cost_usd", "cost",
 			  trained ? t->run.cost_usd : na, true, UNIT_MONEY,
-			  0 },
+			  0, false, { 0.0, 0.0 } },
 			{ INTERVAL_PER_SAMPLE, "samples_per_s_per_gpu",
 			  "samples/s/GPU",
 			  trained ? t->result.tokens_per_s_per_gpu : na, false,
-			  UNIT_COUNT, 0 },
+			  UNIT_COUNT, 0, false, { 0.0, 0.0 } },
 			{ INTERVAL_SAMPLE_SERVING, "latency_s", "latency",
 			  served ? p->result.latency_s : na, true, UNIT_TIME,
-			  0 },
+			  0, false, { 0.0, 0.0 } },
 			{ INTERVAL_SAMPLE_SERVING,
 			  "throughput_samples_per_s_per_gpu", "inf/s/GPU",
 			  served ? compare_serve_rate_per_gpu(r) : na, false,
-			  UNIT_COUNT, 0 },
+			  UNIT_COUNT, 0, false, { 0.0, 0.0 } },
 		};
 
-		cli_rec_interval_pairs(rec, r->gpu->name, est, 5, RF_MACHINE);
+		struct cli_basis b;
+
+		cli_basis_init(&b, ctx->profile, r->gpu->name, &ctx->wl);
+		cli_rec_interval_pairs(rec, &b, est, 5, RF_MACHINE);
 	}
 	/* serving at the [inference] batch */
 	rec_str(rec, NULL, "serve_status", "serve",
@@ -626,9 +635,9 @@ int cmd_compare(struct cli_ctx *ctx)
 			return EXIT_INTERNAL;
 		}
 		if (per_token)
-			add_row(rec, &rows[i]);
+			add_row(rec, &rows[i], ctx);
 		else
-			add_sample_row(rec, &rows[i]);
+			add_sample_row(rec, &rows[i], ctx);
 		cli_rec_stacks(rec, &ctx->wl, per_token, true, RF_MACHINE);
 	}
 	cli_note_stacks(&rep, &ctx->wl, per_token, true);

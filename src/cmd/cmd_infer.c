@@ -1,5 +1,6 @@
 /* cmd_infer.c - 'capplan infer': a serving plan as a report.  Field names
    are specified in specs/output.md. */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,43 +15,46 @@ static const struct load_field {
 	const char *label;
 	size_t offset; /* in struct sim_result */
 	enum unit_kind unit;
+	int cls;       /* its interval's class; -1: none (the field is not
+			  a metric calibrate takes) */
 } load_fields[] = {
 	{ "ttft_mean_s", "TTFT mean", offsetof(struct sim_result, ttft_mean_s),
-	  UNIT_TIME },
+	  UNIT_TIME, INTERVAL_TTFT },
 	{ "ttft_p50_s", "TTFT p50", offsetof(struct sim_result, ttft_p50_s),
-	  UNIT_TIME },
+	  UNIT_TIME, INTERVAL_TTFT },
 	{ "ttft_p90_s", "TTFT p90", offsetof(struct sim_result, ttft_p90_s),
-	  UNIT_TIME },
+	  UNIT_TIME, INTERVAL_TTFT },
 	{ "ttft_p99_s", "TTFT p99", offsetof(struct sim_result, ttft_p99_s),
-	  UNIT_TIME },
+	  UNIT_TIME, INTERVAL_TTFT },
 	{ "tpot_mean_s", "TPOT mean", offsetof(struct sim_result, tpot_mean_s),
-	  UNIT_TIME },
+	  UNIT_TIME, INTERVAL_TPOT },
 	{ "tpot_p50_s", "TPOT p50", offsetof(struct sim_result, tpot_p50_s),
-	  UNIT_TIME },
+	  UNIT_TIME, INTERVAL_TPOT },
 	{ "tpot_p90_s", "TPOT p90", offsetof(struct sim_result, tpot_p90_s),
-	  UNIT_TIME },
+	  UNIT_TIME, INTERVAL_TPOT },
 	{ "tpot_p99_s", "TPOT p99", offsetof(struct sim_result, tpot_p99_s),
-	  UNIT_TIME },
+	  UNIT_TIME, INTERVAL_TPOT },
 	{ "e2e_mean_s", "end-to-end mean",
-	  offsetof(struct sim_result, e2e_mean_s), UNIT_TIME },
+	  offsetof(struct sim_result, e2e_mean_s), UNIT_TIME, -1 },
 	{ "e2e_p50_s", "end-to-end p50", offsetof(struct sim_result, e2e_p50_s),
-	  UNIT_TIME },
+	  UNIT_TIME, -1 },
 	{ "e2e_p99_s", "end-to-end p99", offsetof(struct sim_result, e2e_p99_s),
-	  UNIT_TIME },
+	  UNIT_TIME, -1 },
 	{ "queue_wait_p99_s", "queue wait p99",
-	  offsetof(struct sim_result, queue_wait_p99_s), UNIT_TIME },
+	  offsetof(struct sim_result, queue_wait_p99_s), UNIT_TIME, -1 },
 	{ "request_throughput_per_s", "requests/s (fleet)",
 	  offsetof(struct sim_result, request_throughput_per_s),
-	  UNIT_KIND_COUNT },
+	  UNIT_KIND_COUNT, INTERVAL_THROUGHPUT },
 	{ "output_tokens_per_s", "output tokens/s (fleet)",
-	  offsetof(struct sim_result, output_tokens_per_s), UNIT_COUNT },
+	  offsetof(struct sim_result, output_tokens_per_s), UNIT_COUNT,
+	  INTERVAL_THROUGHPUT },
 	{ "mean_batch", "mean running sequences",
-	  offsetof(struct sim_result, mean_batch), UNIT_KIND_COUNT },
+	  offsetof(struct sim_result, mean_batch), UNIT_KIND_COUNT, -1 },
 	{ "kv_utilization", "KV cache in use",
-	  offsetof(struct sim_result, kv_utilization), UNIT_KIND_COUNT },
+	  offsetof(struct sim_result, kv_utilization), UNIT_KIND_COUNT, -1 },
 	{ "tokens_per_decode_step", "tokens per decode step",
 	  offsetof(struct sim_result, tokens_per_decode_step),
-	  UNIT_KIND_COUNT },
+	  UNIT_KIND_COUNT, -1 },
 };
 
 static void add_load(struct record *rec, const struct workload *wl,
@@ -136,8 +140,79 @@ static void add_disagg(struct record *rec, const struct infer_plan *p)
 		f->sim.kv_transfer_mean_s, UNIT_TIME, 0);
 }
 
+/* The 80% intervals (interval.h, or the profile's, cli_output.h): the
+   one-replica figures in the table, and every metric calibrate takes in
+   JSON and CSV. */
+static void add_infer_intervals(struct record *rec, const struct workload *wl,
+				const struct infer_plan *p,
+				const struct profile *prof)
+{
+	const struct infer_result *r = &p->result;
+	const struct sim_result *sim = &p->fleet.sim;
+	/* under load the fleet's output rate (the class of the serving
+	   rows), else the replica's at its batch (the class of the offline
+	   batches) */
+	int rate_cls = p->simulated ? INTERVAL_THROUGHPUT : INTERVAL_OFFLINE;
+	double rate = p->simulated ? sim->output_tokens_per_s :
+				     r->throughput_tokens_per_s;
+	double per_gpu = p->gpus_total > 0 ? rate / p->gpus_total :
+					     (double)NAN;
+	struct cli_estimate est[2 + 2 + sizeof(load_fields) /
+					sizeof(load_fields[0])] = {
+		{ INTERVAL_TTFT, "ttft_s", "  time to first token", r->ttft_s,
+		  true, UNIT_TIME, 0, false, { 0.0, 0.0 } },
+		{ INTERVAL_TPOT, "tpot_s", "  time per output token",
+		  r->tpot_s, true, UNIT_TIME, 0, false, { 0.0, 0.0 } },
+		{ rate_cls, "throughput_tokens_per_s",
+		  p->simulated ? "  output tokens/s (fleet)" :
+				 "  output tokens/s",
+		  rate, false, UNIT_COUNT, 0, false, { 0.0, 0.0 } },
+		{ rate_cls, "throughput_tokens_per_s_per_gpu",
+		  "  output tokens/s per GPU", per_gpu, false, UNIT_COUNT,
+		  RF_MACHINE, false, { 0.0, 0.0 } },
+	};
+	struct cli_basis b;
+	double range[2];
+	int n = 4;
+
+	cli_basis_init(&b, prof, p->gpu->name, wl);
+	/* at a batch the offline rows do not cover, the rate from the
+	   latencies' intervals, on the devices of theirs */
+	if (!p->simulated && !cli_basis_band(&b, INTERVAL_OFFLINE) &&
+	    interval_of_replica_rate(
+		    p->gpu->name, p->config.batch,
+		    p->config.batch * r->prefill_s,
+		    r->service_s - p->config.batch * r->prefill_s,
+		    r->throughput_tokens_per_s, range)) {
+		est[2].has_range = est[3].has_range = true;
+		est[2].range[0] = range[0];
+		est[2].range[1] = range[1];
+		est[3].range[0] = range[0] * per_gpu / rate;
+		est[3].range[1] = range[1] * per_gpu / rate;
+	}
+	/* the simulated load's latencies and rates: null without one */
+	for (size_t i = 0; i < sizeof(load_fields) / sizeof(load_fields[0]);
+	     i++) {
+		const struct load_field *f = &load_fields[i];
+
+		if (f->cls < 0)
+			continue;
+		est[n++] = (struct cli_estimate){
+			f->cls, f->key, f->label,
+			p->simulated ?
+				*(const double *)((const char *)sim +
+						  f->offset) :
+				(double)NAN,
+			f->unit == UNIT_TIME, f->unit, RF_MACHINE, false,
+			{ 0.0, 0.0 }
+		};
+	}
+	cli_rec_intervals(rec, &b, est, n);
+}
+
 static void add_infer_plan(struct record *rec, const struct workload *wl,
-			   const struct infer_plan *p)
+			   const struct infer_plan *p,
+			   const struct profile *prof)
 {
 	const struct inference_spec *is = &wl->inference;
 	const struct infer_result *r = &p->result;
@@ -288,37 +363,7 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 	rec_num(rec, NULL, "cost_usd_per_month", "cost per month (fleet)",
 		p->cost_usd_per_month, UNIT_MONEY, 0);
 	cli_rec_price(rec, &p->cluster, 0);
-	{
-		/* the one-replica figures; under load the fleet's output
-		   rate (the class of the serving rows), else the replica's
-		   at its batch (the class of the offline batches) */
-		const struct cli_estimate est[] = {
-			{ INTERVAL_TTFT, "ttft_s", "  time to first token",
-			  r->ttft_s, true, UNIT_TIME, 0 },
-			{ INTERVAL_TPOT, "tpot_s", "  time per output token",
-			  r->tpot_s, true, UNIT_TIME, 0 },
-			{ p->simulated ? INTERVAL_THROUGHPUT : INTERVAL_OFFLINE,
-			  "throughput_tokens_per_s",
-			  p->simulated ? "  output tokens/s (fleet)" :
-					 "  output tokens/s",
-			  p->simulated ? p->fleet.sim.output_tokens_per_s :
-					 r->throughput_tokens_per_s,
-			  false, UNIT_COUNT, 0 },
-		};
-		double range[2];
-		/* at a batch the offline rows do not cover, the rate from
-		   the latencies' intervals, on the devices of theirs */
-		bool derived = !p->simulated &&
-			interval_of_replica_rate(
-				p->gpu->name, p->config.batch,
-				p->config.batch * r->prefill_s,
-				r->service_s - p->config.batch * r->prefill_s,
-				r->throughput_tokens_per_s, range);
-
-		cli_rec_intervals(rec, p->gpu->name, est, derived ? 2 : 3);
-		if (derived)
-			cli_rec_interval_range(rec, &est[2], range, 0);
-	}
+	add_infer_intervals(rec, wl, p, prof);
 	rec_str(rec, NULL, "chosen", "chosen by capplan",
 		(p->chosen & (1u << ICHOSE_TP)) ?
 			((p->chosen & (1u << ICHOSE_BATCH)) ? "tp,batch" :
@@ -517,6 +562,88 @@ static void add_sample_latency(struct record *rec, const struct workload *wl,
 		UNIT_TIME, 0);
 }
 
+/* A per-sample model's serving plan (specs/output.md). */
+static void add_sample_plan(struct record *rec, const struct workload *wl,
+			    const struct sample_serve_plan *p,
+			    const struct profile *prof)
+{
+	rec_str(rec, NULL, "model", "model",
+		wl->model.name[0] ? wl->model.name : "model", 0);
+	rec_str(rec, NULL, "kind", "kind", model_kind_name(wl->model.kind),
+		0);
+	rec_str(rec, NULL, "gpu", "gpu", p->gpu->name, 0);
+	rec_int(rec, NULL, "tp", "GPUs per replica", p->tp, 0);
+	rec_int(rec, NULL, "batch", "batch (samples)", p->batch, 0);
+	rec_heading(rec, "memory per GPU");
+	rec_num(rec, NULL, "weights_bytes", "weights and tables",
+		p->result.weights_bytes, UNIT_BYTES, 0);
+	rec_num(rec, NULL, "memory_total_bytes", "total",
+		p->result.memory_total_bytes, UNIT_BYTES, 0);
+	rec_num(rec, NULL, "capacity_bytes", "capacity",
+		p->result.capacity_bytes, UNIT_BYTES, 0);
+	rec_bool(rec, NULL, "fits", "fits", p->result.fits, 0);
+	rec_heading(rec, "latency and throughput (one replica)");
+	rec_num(rec, NULL, "latency_s", "batch latency", p->result.latency_s,
+		UNIT_TIME, 0);
+	rec_num(rec, NULL, "throughput_samples_per_s", "samples/s",
+		p->result.throughput_per_s, UNIT_COUNT, 0);
+	rec_num(rec, NULL, "throughput_samples_per_s_per_gpu",
+		"samples/s per GPU", p->result.throughput_per_s / p->tp,
+		UNIT_COUNT, 0);
+	add_sample_latency(rec, wl, &p->result);
+	rec_heading(rec, "fleet");
+	if (p->has_rate) {
+		rec_num(rec, NULL, "qps", "request rate (samples/s)",
+			wl->inference.qps, UNIT_COUNT, 0);
+		rec_num(rec, NULL, "latency_p_s", "latency at the percentile",
+			p->latency_p_s, UNIT_TIME, 0);
+	} else {
+		rec_null(rec, NULL, "qps", "request rate (samples/s)", 0);
+		rec_null(rec, NULL, "latency_p_s", "latency at the percentile",
+			 0);
+	}
+	rec_int(rec, NULL, "replicas", "replicas", p->replicas, 0);
+	rec_int(rec, NULL, "gpus_total", "GPUs in total", p->gpus_total, 0);
+	if (p->has_rate && p->utilization > 0.0)
+		rec_num(rec, NULL, "utilization", "utilization", p->utilization,
+			UNIT_KIND_COUNT, RF_PERCENT);
+	else
+		rec_null(rec, NULL, "utilization", "utilization", 0);
+	rec_bool(rec, NULL, "meets_slo", "meets the SLO", p->meets_slo, 0);
+	rec_heading(rec, "energy and cost");
+	rec_num(rec, NULL, "power_w_per_gpu", "power per GPU",
+		p->result.gpu_power_w, UNIT_POWER, 0);
+	rec_num(rec, NULL, "energy_j_per_sample", "energy per sample (J)",
+		p->energy_j_per_sample, UNIT_KIND_COUNT, 0);
+	rec_num(rec, NULL, "cost_usd_per_million_samples",
+		"cost per million samples", p->cost_usd_per_million_samples,
+		UNIT_MONEY, 0);
+	rec_num(rec, NULL, "cost_usd_per_month", "cost per month (fleet)",
+		p->cost_usd_per_month, UNIT_MONEY, 0);
+	cli_rec_price(rec, &p->cluster, 0);
+	{
+		/* one replica's batch, from the per-sample serving rows */
+		const struct cli_estimate est[] = {
+			{ INTERVAL_SAMPLE_SERVING, "latency_s",
+			  "  batch latency", p->result.latency_s, true,
+			  UNIT_TIME, 0, false, { 0.0, 0.0 } },
+			{ INTERVAL_SAMPLE_SERVING, "throughput_samples_per_s",
+			  "  samples/s", p->result.throughput_per_s, false,
+			  UNIT_COUNT, 0, false, { 0.0, 0.0 } },
+			{ INTERVAL_SAMPLE_SERVING,
+			  "throughput_samples_per_s_per_gpu",
+			  "  samples/s per GPU",
+			  p->result.throughput_per_s / p->tp, false, UNIT_COUNT,
+			  RF_MACHINE, false, { 0.0, 0.0 } },
+		};
+		struct cli_basis b;
+
+		cli_basis_init(&b, prof, p->gpu->name, wl);
+		cli_rec_intervals(rec, &b, est,
+				  (int)(sizeof(est) / sizeof(est[0])));
+	}
+}
+
 static int sample_serve_report(struct cli_ctx *ctx)
 {
 	struct sample_serve_plan p;
@@ -539,74 +666,7 @@ static int sample_serve_report(struct cli_ctx *ctx)
 		fprintf(stderr, "capplan: error: out of memory\n");
 		return EXIT_INTERNAL;
 	}
-	rec_str(rec, NULL, "model", "model",
-		ctx->wl.model.name[0] ? ctx->wl.model.name : "model", 0);
-	rec_str(rec, NULL, "kind", "kind", model_kind_name(ctx->wl.model.kind),
-		0);
-	rec_str(rec, NULL, "gpu", "gpu", p.gpu->name, 0);
-	rec_int(rec, NULL, "tp", "GPUs per replica", p.tp, 0);
-	rec_int(rec, NULL, "batch", "batch (samples)", p.batch, 0);
-	rec_heading(rec, "memory per GPU");
-	rec_num(rec, NULL, "weights_bytes", "weights and tables",
-		p.result.weights_bytes, UNIT_BYTES, 0);
-	rec_num(rec, NULL, "memory_total_bytes", "total",
-		p.result.memory_total_bytes, UNIT_BYTES, 0);
-	rec_num(rec, NULL, "capacity_bytes", "capacity",
-		p.result.capacity_bytes, UNIT_BYTES, 0);
-	rec_bool(rec, NULL, "fits", "fits", p.result.fits, 0);
-	rec_heading(rec, "latency and throughput (one replica)");
-	rec_num(rec, NULL, "latency_s", "batch latency", p.result.latency_s,
-		UNIT_TIME, 0);
-	rec_num(rec, NULL, "throughput_samples_per_s", "samples/s",
-		p.result.throughput_per_s, UNIT_COUNT, 0);
-	rec_num(rec, NULL, "throughput_samples_per_s_per_gpu",
-		"samples/s per GPU", p.result.throughput_per_s / p.tp,
-		UNIT_COUNT, 0);
-	add_sample_latency(rec, &ctx->wl, &p.result);
-	rec_heading(rec, "fleet");
-	if (p.has_rate) {
-		rec_num(rec, NULL, "qps", "request rate (samples/s)",
-			ctx->wl.inference.qps, UNIT_COUNT, 0);
-		rec_num(rec, NULL, "latency_p_s", "latency at the percentile",
-			p.latency_p_s, UNIT_TIME, 0);
-	} else {
-		rec_null(rec, NULL, "qps", "request rate (samples/s)", 0);
-		rec_null(rec, NULL, "latency_p_s", "latency at the percentile",
-			 0);
-	}
-	rec_int(rec, NULL, "replicas", "replicas", p.replicas, 0);
-	rec_int(rec, NULL, "gpus_total", "GPUs in total", p.gpus_total, 0);
-	if (p.has_rate && p.utilization > 0.0)
-		rec_num(rec, NULL, "utilization", "utilization", p.utilization,
-			UNIT_KIND_COUNT, RF_PERCENT);
-	else
-		rec_null(rec, NULL, "utilization", "utilization", 0);
-	rec_bool(rec, NULL, "meets_slo", "meets the SLO", p.meets_slo, 0);
-	rec_heading(rec, "energy and cost");
-	rec_num(rec, NULL, "power_w_per_gpu", "power per GPU",
-		p.result.gpu_power_w, UNIT_POWER, 0);
-	rec_num(rec, NULL, "energy_j_per_sample", "energy per sample (J)",
-		p.energy_j_per_sample, UNIT_KIND_COUNT, 0);
-	rec_num(rec, NULL, "cost_usd_per_million_samples",
-		"cost per million samples", p.cost_usd_per_million_samples,
-		UNIT_MONEY, 0);
-	rec_num(rec, NULL, "cost_usd_per_month", "cost per month (fleet)",
-		p.cost_usd_per_month, UNIT_MONEY, 0);
-	cli_rec_price(rec, &p.cluster, 0);
-	{
-		/* one replica's batch, from the per-sample serving rows */
-		const struct cli_estimate est[] = {
-			{ INTERVAL_SAMPLE_SERVING, "latency_s",
-			  "  batch latency", p.result.latency_s, true,
-			  UNIT_TIME, 0 },
-			{ INTERVAL_SAMPLE_SERVING, "throughput_samples_per_s",
-			  "  samples/s", p.result.throughput_per_s, false,
-			  UNIT_COUNT, 0 },
-		};
-
-		cli_rec_intervals(rec, p.gpu->name, est,
-				  (int)(sizeof(est) / sizeof(est[0])));
-	}
+	add_sample_plan(rec, &ctx->wl, &p, ctx->profile);
 	if (ctx->wl.model.kind == MODEL_GENERIC && ctx->wl.model.graph.n_ops &&
 	    ctx->wl.inference.fusion)
 		report_note(&rep,
@@ -726,7 +786,7 @@ int cmd_infer(struct cli_ctx *ctx)
 		fprintf(stderr, "capplan: error: out of memory\n");
 		return EXIT_INTERNAL;
 	}
-	add_infer_plan(rec, &ctx->wl, &p);
+	add_infer_plan(rec, &ctx->wl, &p, ctx->profile);
 	if (p.chosen) {
 		char tp[32] = "", batch[32] = "";
 
@@ -762,8 +822,31 @@ int cli_infer_record(const struct workload *wl, const struct gpu_spec *g,
 	if (infer_plan_make(wl, g, p, err) != 0)
 		return -1;
 	memset(rec, 0, sizeof(*rec));
-	add_infer_plan(rec, wl, p);
+	add_infer_plan(rec, wl, p, NULL);
 	return 0;
+}
+
+int cli_sample_record(const struct workload *wl, const struct gpu_spec *g,
+		      struct sample_serve_plan *p, struct record *rec,
+		      struct diag *err)
+{
+	if (sample_serve_plan_make(wl, g, p, err) != 0)
+		return -1;
+	memset(rec, 0, sizeof(*rec));
+	add_sample_plan(rec, wl, p, NULL);
+	return 0;
+}
+
+int cli_sample_fix(const struct sample_serve_plan *p, struct workload *wl,
+		   struct diag *err)
+{
+	char expr[64];
+
+	snprintf(expr, sizeof(expr), "inference.tp=%d", p->tp);
+	if (workload_set(wl, expr, err) != 0)
+		return -1;
+	snprintf(expr, sizeof(expr), "inference.batch=%d", p->batch);
+	return workload_set(wl, expr, err) != 0 ? -1 : 0;
 }
 
 int cli_infer_fix(const struct infer_plan *p, struct workload *wl,

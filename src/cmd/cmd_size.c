@@ -429,7 +429,8 @@ static void rec_num_or_null(struct record *rec, const char *key,
 }
 
 static void add_row(struct record *rec, const struct size_row *r,
-		    bool train, bool infer, bool per_sample)
+		    bool train, bool infer, bool per_sample,
+		    const struct cli_ctx *ctx)
 {
 	const struct size_cand *c = &r->train;
 	int tg = train ? RF_GRID : 0, ig = infer ? RF_GRID : 0;
@@ -482,12 +483,17 @@ static void add_row(struct record *rec, const struct size_row *r,
 		int cls = per_sample ? INTERVAL_PER_SAMPLE : INTERVAL_TRAINING;
 		const struct cli_estimate est[] = {
 			{ cls, "time_to_train_s", "time",
-			  t ? c->time_s : (double)NAN, true, UNIT_TIME, 0 },
+			  t ? c->time_s : (double)NAN, true, UNIT_TIME, 0,
+			  false, { 0.0, 0.0 } },
 			{ cls, "cost_usd", "cost",
-			  t ? c->cost_usd : (double)NAN, true, UNIT_MONEY, 0 },
+			  t ? c->cost_usd : (double)NAN, true, UNIT_MONEY, 0,
+			  false, { 0.0, 0.0 } },
 		};
 
-		cli_rec_interval_pairs(rec, r->gpu->name, est, 2, RF_MACHINE);
+		struct cli_basis b;
+
+		cli_basis_init(&b, ctx->profile, r->gpu->name, &ctx->wl);
+		cli_rec_interval_pairs(rec, &b, est, 2, RF_MACHINE);
 	}
 	rec_str(rec, NULL, "why", "why not", r->feasible ? "" : r->why,
 		RF_GRID | RF_REASON);
@@ -700,7 +706,7 @@ int cmd_size(struct cli_ctx *ctx)
 			fprintf(stderr, "capplan: error: out of memory\n");
 			return EXIT_INTERNAL;
 		}
-		add_row(rec, &rows[i], train, infer, per_sample);
+		add_row(rec, &rows[i], train, infer, per_sample, ctx);
 		cli_rec_stacks(rec, &ctx->wl, infer && !per_sample, train,
 			       RF_MACHINE);
 	}

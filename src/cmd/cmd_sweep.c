@@ -418,7 +418,7 @@ static void num(struct record *rec, const char *key, const char *label,
 /* Training columns; 'p' NULL: not applicable.  A per-sample model's tp
    and pp (always 1) are columns a table too wide leaves out. */
 static void add_training(struct record *rec, const struct train_plan *p,
-			 bool per_sample, bool *bad)
+			 bool per_sample, const struct cli_basis *b, bool *bad)
 {
 	int split = per_sample ? SWEEP_WIDE : RF_GRID;
 	bool t = p && p->has_arch;
@@ -487,14 +487,13 @@ static void add_training(struct record *rec, const struct train_plan *p,
 		const struct cli_estimate est[] = {
 			{ cls, "time_to_train_s", "time",
 			  done ? run->time_s : (double)NAN, true, UNIT_TIME,
-			  0 },
+			  0, false, { 0.0, 0.0 } },
 			{ cls, "cost_usd", "cost",
 			  done ? run->cost_usd : (double)NAN, true, UNIT_MONEY,
-			  0 },
+			  0, false, { 0.0, 0.0 } },
 		};
 
-		cli_rec_interval_pairs(rec, p ? p->gpu->name : "", est, 2,
-				       RF_MACHINE);
+		cli_rec_interval_pairs(rec, b, est, 2, RF_MACHINE);
 	}
 }
 
@@ -675,8 +674,13 @@ static bool sweep_point(const struct sweep *s, const size_t *idx,
 	}
 	status_field = rec->n;
 	rec_str(rec, NULL, "status", "status", status, RF_GRID);
-	add_training(rec, have_train ? &train : NULL,
-		     wl.model.kind != MODEL_TRANSFORMER, &bad);
+	{
+		struct cli_basis b;
+
+		cli_basis_init(&b, profile, g->name, &wl);
+		add_training(rec, have_train ? &train : NULL,
+			     wl.model.kind != MODEL_TRANSFORMER, &b, &bad);
+	}
 	if (have_sample)
 		add_sample_inference(rec, &sample, &bad);
 	else

@@ -275,35 +275,49 @@ static void add_config(struct record *rec, const struct train_plan *p)
 /* The 80% intervals of the headline figures (interval.h); null without
    an architecture, and for the time, GPU-hours and cost of a job that
    does not finish. */
-static void add_intervals(struct record *rec, const struct train_plan *p)
+static void add_intervals(struct record *rec, const struct workload *wl,
+			  const struct train_plan *p,
+			  const struct profile *prof)
 {
 	const struct train_result *r = &p->result;
 	const struct run_cost *run = &p->run;
 	double na = p->has_arch ? 1.0 : (double)NAN;
 	int cls = p->per_sample ? INTERVAL_PER_SAMPLE : INTERVAL_TRAINING;
+	struct cli_basis b;
 	const struct cli_estimate est[] = {
 		{ cls, "step_time_s", "  step time", na * r->time.step_s, true,
-		  UNIT_TIME, 0 },
+		  UNIT_TIME, 0, false, { 0.0, 0.0 } },
+		{ cls, "tokens_per_s",
+		  p->per_sample ? "  samples/s" : "  tokens/s",
+		  na * r->tokens_per_s, false, UNIT_COUNT, 0,
+		  false, { 0.0, 0.0 } },
 		{ cls, "tokens_per_s_per_gpu",
 		  p->per_sample ? "  samples/s per GPU" : "  tokens/s per GPU",
-		  na * r->tokens_per_s_per_gpu, false, UNIT_COUNT, 0 },
+		  na * r->tokens_per_s_per_gpu, false, UNIT_COUNT, 0,
+		  false, { 0.0, 0.0 } },
+		/* a per-sample model's rate under its own name (calibrate
+		   takes samples_per_s): null for a transformer */
+		{ cls, "samples_per_s", "  samples/s",
+		  p->per_sample ? na * r->tokens_per_s : (double)NAN, false,
+		  UNIT_COUNT, RF_MACHINE, false, { 0.0, 0.0 } },
 		{ cls, "model_tflops_per_gpu", "  model TFLOP/s per GPU",
 		  na * r->model_flops_per_gpu / 1e12, false, UNIT_KIND_COUNT,
-		  0 },
+		  0, false, { 0.0, 0.0 } },
 		{ cls, "hardware_tflops_per_gpu", "  hardware TFLOP/s per GPU",
-		  na * r->hw_flops_per_gpu / 1e12, false, UNIT_KIND_COUNT, 0 },
+		  na * r->hw_flops_per_gpu / 1e12, false, UNIT_KIND_COUNT, 0,
+		  false, { 0.0, 0.0 } },
 		{ cls, "mfu", "  MFU", na * r->mfu, false, UNIT_KIND_COUNT,
-		  RF_PERCENT },
+		  RF_PERCENT, false, { 0.0, 0.0 } },
 		{ cls, "time_to_train_s", "  time to train", na * run->time_s, true,
-		  UNIT_TIME, 0 },
+		  UNIT_TIME, 0, false, { 0.0, 0.0 } },
 		{ cls, "gpu_hours", "  GPU-hours", na * run->gpu_hours, true,
-		  UNIT_COUNT, 0 },
+		  UNIT_COUNT, 0, false, { 0.0, 0.0 } },
 		{ cls, "cost_usd", "  cost", na * run->cost_usd, true, UNIT_MONEY,
-		  0 },
+		  0, false, { 0.0, 0.0 } },
 	};
 
-	cli_rec_intervals(rec, p->gpu->name, est,
-			  (int)(sizeof(est) / sizeof(est[0])));
+	cli_basis_init(&b, prof, p->gpu->name, wl);
+	cli_rec_intervals(rec, &b, est, (int)(sizeof(est) / sizeof(est[0])));
 }
 
 /* A recommender's tables and the parts of its step (specs/output.md,
@@ -365,7 +379,8 @@ static void add_recsys(struct record *rec, const struct train_plan *p)
 }
 
 static void add_train_plan(struct record *rec, const struct workload *wl,
-			   const struct train_plan *p)
+			   const struct train_plan *p,
+			   const struct profile *prof)
 {
 	const struct train_result *r = &p->result;
 	const struct train_time *t = &r->time;
@@ -435,6 +450,14 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 			p->per_sample ? "samples/s per GPU" :
 					"tokens/s per GPU",
 			r->tokens_per_s_per_gpu, UNIT_COUNT, 0);
+		/* a per-sample model's rate under its own name as well (the
+		   metric calibrate takes); null for a transformer */
+		if (p->per_sample)
+			rec_num(rec, NULL, "samples_per_s", "samples/s",
+				r->tokens_per_s, UNIT_COUNT, RF_MACHINE);
+		else
+			rec_null(rec, NULL, "samples_per_s", "samples/s",
+				 RF_MACHINE);
 		rec_num(rec, NULL, "model_tflops_per_gpu",
 			"model TFLOP/s per GPU", r->model_flops_per_gpu / 1e12,
 			UNIT_KIND_COUNT, 0);
@@ -508,6 +531,7 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 			{ "breakdown", "host_s" },
 			{ NULL, "tokens_per_s" },
 			{ NULL, "tokens_per_s_per_gpu" },
+			{ NULL, "samples_per_s" },
 			{ NULL, "model_tflops_per_gpu" },
 			{ NULL, "hardware_tflops_per_gpu" },
 			{ NULL, "mfu" },
@@ -537,7 +561,7 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 				 unknown[i].key, 0);
 	}
 	cli_rec_price(rec, &p->cluster, 0);
-	add_intervals(rec, p);
+	add_intervals(rec, wl, p, prof);
 	chosen_list(p, chosen, sizeof(chosen), false);
 	rec_str(rec, NULL, "chosen", "chosen by capplan", chosen, RF_MACHINE);
 	add_counts(rec, p, RF_MACHINE);
@@ -709,7 +733,7 @@ int cmd_train(struct cli_ctx *ctx)
 		fprintf(stderr, "capplan: error: out of memory\n");
 		return EXIT_INTERNAL;
 	}
-	add_train_plan(rec, &ctx->wl, &p);
+	add_train_plan(rec, &ctx->wl, &p, ctx->profile);
 	chosen_list(&p, chosen, sizeof(chosen), true);
 	if (chosen[0])
 		report_note(&rep, "chosen by capplan: %s", chosen);
@@ -992,7 +1016,7 @@ int cli_train_record(const struct workload *wl, const struct gpu_spec *g,
 	if (train_plan_make(wl, g, p, err) != 0)
 		return -1;
 	memset(rec, 0, sizeof(*rec));
-	add_train_plan(rec, wl, p);
+	add_train_plan(rec, wl, p, NULL);
 	return 0;
 }
 

@@ -16,7 +16,7 @@
 #include "diag.h"
 
 #define MEASURE_PATH_MAX 512
-#define MEASURE_TEXT_MAX 512
+#define MEASURE_TEXT_MAX 4096
 #define MEASURE_NAME_MAX 64
 #define MEASURE_ROWS_MAX 4096
 

@@ -155,6 +155,67 @@ static struct profile_engine *engine_entry(struct parse_ctx *c,
 	return e;
 }
 
+/* The names of the classes of estimate (interval.h names them too;
+   test_calibrate checks that they agree). */
+static const char *const band_classes[] = {
+	"training", "per_sample", "ttft", "tpot", "throughput", "offline",
+	"sample_serving",
+};
+
+static struct profile_band *band_entry(struct parse_ctx *c, const char *cls)
+{
+	struct profile *p = c->p;
+	bool known = false;
+
+	for (size_t i = 0; i < sizeof(band_classes) / sizeof(band_classes[0]);
+	     i++)
+		known |= strcmp(band_classes[i], cls) == 0;
+	if (!known)
+		return NULL;
+	for (int i = 0; i < p->nband; i++)
+		if (strcmp(p->band[i].cls, cls) == 0)
+			return &p->band[i];
+	if (p->nband == PROFILE_BANDS_MAX)
+		return NULL;
+	memset(&p->band[p->nband], 0, sizeof(p->band[0]));
+	snprintf(p->band[p->nband].cls, sizeof(p->band[0].cls), "%s", cls);
+	return &p->band[p->nband++];
+}
+
+static int on_band(struct parse_ctx *c, const char *section,
+		   const char *key, const char *value)
+{
+	struct profile_band *b = band_entry(c, section + 9);
+	double x;
+
+	if (!b)
+		return failf(c, "[%.80s]: expected [interval CLASS], CLASS one "
+				"of training, per_sample, ttft, tpot, "
+				"throughput, offline, sample_serving",
+			     section);
+	if (strcmp(key, "sigma_log") == 0) {
+		if (!parse_number(value, 0, 10, &x))
+			return failf(c, "'%s' must be a number from 0 to 10, "
+					"got '%s'", key, value);
+		b->sigma_log = x;
+	} else if (strcmp(key, "rows") == 0) {
+		if (!parse_number(value, 0, 1e9, &x) || x != floor(x))
+			return failf(c, "'%s' must be a count, got '%s'", key,
+				     value);
+		b->rows = (int)x;
+	} else if (strcmp(key, "devices") == 0 || strcmp(key, "stacks") == 0) {
+		char *dst = key[0] == 'd' ? b->devices : b->stacks;
+
+		if (!plain_text(value) || strlen(value) >= PROFILE_TEXT_MAX)
+			return failf(c, "'%s' must be names of text, at most "
+					"%d bytes", key, PROFILE_TEXT_MAX - 1);
+		snprintf(dst, PROFILE_TEXT_MAX, "%s", value);
+	} else {
+		return failf(c, "unknown key '%s' in [%s]", key, section);
+	}
+	return 1;
+}
+
 static int on_value(void *user, const char *section, const char *key,
 		    const char *value)
 {
@@ -250,8 +311,11 @@ static int on_value(void *user, const char *section, const char *key,
 		}
 		return 1;
 	}
+	if (strncmp(section, "interval ", 9) == 0)
+		return on_band(c, section, key, value);
 	return failf(c, "unknown section [%s]: expected [fit], "
-			"[device NAME] or [engine NAME@VERSION]", section);
+			"[device NAME], [engine NAME@VERSION] or [interval "
+			"CLASS]", section);
 }
 
 int profile_parse(const char *buf, size_t len, const char *name,
@@ -348,6 +412,15 @@ int profile_write(FILE *out, const struct profile *p, const char *comment)
 		/* always, so that a section of no value reads back */
 		bad |= fprintf(out, "devices = %s\n", e->devices) < 0;
 	}
+	for (int i = 0; i < p->nband; i++) {
+		const struct profile_band *b = &p->band[i];
+
+		bad |= fprintf(out,
+			       "\n[interval %s]\nsigma_log = %.6g\nrows = %d\n"
+			       "devices = %s\nstacks = %s\n",
+			       b->cls, b->sigma_log, b->rows, b->devices,
+			       b->stacks) < 0;
+	}
 	return bad ? -1 : 0;
 }
 
@@ -357,6 +430,15 @@ const struct profile_device *profile_device(const struct profile *p,
 	for (int i = 0; i < p->ndev; i++)
 		if (strcasecmp(p->dev[i].gpu, gpu) == 0)
 			return &p->dev[i];
+	return NULL;
+}
+
+const struct profile_band *profile_band(const struct profile *p,
+					const char *cls)
+{
+	for (int i = 0; i < p->nband; i++)
+		if (strcmp(p->band[i].cls, cls) == 0)
+			return &p->band[i];
 	return NULL;
 }
 

@@ -11,6 +11,13 @@
  *   [engine NAME@VERSION]      kernel_overhead, host_request_overhead,
  *                              host_step_overhead (workload keys), and
  *                              devices: where they were measured
+ *   [interval CLASS]           sigma_log, rows, devices, stacks: the
+ *                              spread of a new measurement of a class of
+ *                              estimate (training, per_sample, ttft,
+ *                              tpot, throughput, offline, sample_serving)
+ *                              about a calibrated plan, on those devices
+ *                              and stacks (NAME@VERSION), for the 80%
+ *                              intervals
  *
  * A device's values apply to that catalog row; an engine's wherever the
  * workload runs that engine and version, as the stack table's values do
@@ -29,6 +36,8 @@
 #define PROFILE_DEVICES_MAX 64
 #define PROFILE_STACKS_MAX 32
 #define PROFILE_TEXT_MAX 256
+#define PROFILE_BANDS_MAX 16
+#define PROFILE_CLASS_MAX 24
 
 struct profile_device {
 	char gpu[64];
@@ -46,6 +55,16 @@ struct profile_engine {
 	char devices[PROFILE_TEXT_MAX]; /* comma-separated catalog names */
 };
 
+/* The calibrated interval of one class of estimate. */
+struct profile_band {
+	char cls[PROFILE_CLASS_MAX]; /* interval_class_name(), interval.h */
+	double sigma_log;  /* ln-sd of a new measurement about the plan */
+	int rows;          /* measurements of the class behind it */
+	char devices[PROFILE_TEXT_MAX]; /* comma-separated catalog names */
+	char stacks[PROFILE_TEXT_MAX];  /* engines or frameworks measured,
+					   NAME@VERSION, comma-separated */
+};
+
 struct profile {
 	char file[256];
 	int measurements;
@@ -56,6 +75,8 @@ struct profile {
 	int ndev;
 	struct profile_engine eng[PROFILE_STACKS_MAX];
 	int neng;
+	struct profile_band band[PROFILE_BANDS_MAX];
+	int nband;
 };
 
 /* Parse profile text ('name' in messages) into 'p'.  0, or -1 with file
@@ -72,6 +93,10 @@ int profile_write(FILE *out, const struct profile *p, const char *comment);
 /* The profile's parameters of device 'gpu' (any case), or NULL. */
 const struct profile_device *profile_device(const struct profile *p,
 					    const char *gpu);
+
+/* The profile's interval of class 'cls' (a name), or NULL. */
+const struct profile_band *profile_band(const struct profile *p,
+					const char *cls);
 
 /* Replace 'g''s efficiencies by the profile's for its name; returns
    whether any applied. */

@@ -71,3 +71,35 @@ bool interval_of_replica_rate(const char *gpu, int batch, double prefill_s,
 			     decode_s, gpu, value, out);
 	return true;
 }
+
+static const char *const class_names[INTERVAL_COUNT] = {
+	[INTERVAL_TRAINING] = "training",
+	[INTERVAL_PER_SAMPLE] = "per_sample",
+	[INTERVAL_TTFT] = "ttft",
+	[INTERVAL_TPOT] = "tpot",
+	[INTERVAL_THROUGHPUT] = "throughput",
+	[INTERVAL_OFFLINE] = "offline",
+	[INTERVAL_SAMPLE_SERVING] = "sample_serving",
+};
+
+const char *interval_class_name(enum interval_class c)
+{
+	return (unsigned)c < INTERVAL_COUNT ? class_names[c] : "";
+}
+
+int interval_class_of_name(const char *name)
+{
+	for (int c = 0; c < INTERVAL_COUNT; c++)
+		if (strcmp(class_names[c], name) == 0)
+			return c;
+	return -1;
+}
+
+void interval_of_sigma(double value, double sigma_log, double out[2])
+{
+	/* the 90th percentile of N(0, 1): an 80% two-sided range */
+	const double z = 1.2815515655446004;
+
+	out[0] = value * exp(-z * sigma_log);
+	out[1] = value * exp(z * sigma_log);
+}

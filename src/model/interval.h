@@ -95,4 +95,18 @@ void interval_of_sum_rate(enum interval_class c1, double t1,
 bool interval_of_replica_rate(const char *gpu, int batch, double prefill_s,
 			      double decode_s, double value, double out[2]);
 
+/* A class's name in calibration profiles ("training", "per_sample",
+   "ttft", "tpot", "throughput", "offline", "sample_serving"), and the
+   class of a name (-1 when none). */
+const char *interval_class_name(enum interval_class c);
+int interval_class_of_name(const char *name);
+
+/*
+ * The 80% interval of 'value' when ln(measured / predicted) is normal
+ * with sd 'sigma_log' about 0 (a calibrated plan, specs/calibration.md):
+ * value e^(-z sigma) to value e^(z sigma), z the 90th percentile of
+ * N(0, 1).
+ */
+void interval_of_sigma(double value, double sigma_log, double out[2]);
+
 #endif

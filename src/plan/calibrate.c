@@ -191,6 +191,7 @@ void cal_result_free(struct cal_result *res)
 	free(res->pred0);
 	free(res->pred);
 	free(res->loo);
+	free(res->pred_sd_log);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -238,8 +239,9 @@ int cal_fit(struct cal_problem *pb, struct cal_result *res,
 	res->pred0 = calloc(m, sizeof(double));
 	res->pred = calloc(m, sizeof(double));
 	res->loo = calloc(m, sizeof(double));
+	res->pred_sd_log = calloc(m, sizeof(double));
 	if (!c.theta || !c.task || !c.base_u || !c.base || !u || !res->pred0 ||
-	    !res->pred || !res->loo) {
+	    !res->pred || !res->loo || !res->pred_sd_log) {
 		diag_set(err, NULL, 0, 0, "out of memory");
 		goto out;
 	}
@@ -319,6 +321,9 @@ int cal_fit(struct cal_problem *pb, struct cal_result *res,
 				h += gsl_matrix_get(w->J, i, a) *
 				     gsl_matrix_get(covar, a, b) *
 				     gsl_matrix_get(w->J, i, b);
+		if (h < 0.0)
+			h = 0.0;
+		res->pred_sd_log[i] = h; /* scaled below */
 		hsum += h < 1.0 ? h : 1.0;
 		chi2 += r * r;
 		/* a measurement that alone determines a parameter (leverage
@@ -336,6 +341,9 @@ int cal_fit(struct cal_problem *pb, struct cal_result *res,
 	res->scale = dof > 0.5 ? chi2 / dof : 1.0;
 	if (res->scale < 1.0)
 		res->scale = 1.0;
+	for (size_t i = 0; i < m; i++)
+		res->pred_sd_log[i] =
+			pb->sigma_log * sqrt(res->pred_sd_log[i] * res->scale);
 	for (size_t j = 0; j < p; j++) {
 		struct cal_param *prm = &pb->param[j];
 		double sd = sqrt(gsl_matrix_get(covar, j, j));
@@ -354,7 +362,8 @@ out:
 		free(res->pred0);
 		free(res->pred);
 		free(res->loo);
-		res->pred0 = res->pred = res->loo = NULL;
+		free(res->pred_sd_log);
+		res->pred0 = res->pred = res->loo = res->pred_sd_log = NULL;
 	}
 	if (w)
 		gsl_multifit_nlinear_free(w);

@@ -86,6 +86,10 @@ struct cal_result {
 			     NaN when h_ii is at least CAL_LEVERAGE_MAX:
 			     the measurement alone determines a
 			     parameter, and the others do not predict it */
+	double *pred_sd_log; /* the sd of ln(pred) after the fit from the
+				parameters' uncertainty (sigma_log times
+				sqrt(h_ii scale)): how far the fitted
+				parameters leave the prediction open */
 	int iterations;
 	int evaluations;  /* calls of eval */
 	double rms0_log;  /* rms of ln(measured / predicted) before */

@@ -99,6 +99,65 @@ out=$("$bin" infer "$serve" --gpu A100-SXM-80GB --set inference.engine=vllm \
 check "a plan on another device says the engine was fitted elsewhere" \
 	"printf '%s' \"\$out\" | grep -q 'fitted on H100-SXM, not on A100-SXM-80GB'"
 
+# the calibrated intervals: a class the profile measured, on its device
+# and stack, takes the profile's spread (narrower than the validation
+# band here, where the truth is in the model) and holds the measurement
+check "the profile has the intervals of its classes" \
+	"grep -q '^\[interval training\]' '$tmp/p.ini' && grep -q '^\[interval ttft\]' '$tmp/p.ini' && grep -q '^\[interval tpot\]' '$tmp/p.ini'"
+measured=$(sed -n 2p "$tmp/m.csv" | cut -d, -f7)
+"$bin" train "$train" --gpu H100-SXM --gpus 8 --format json >"$tmp/plain.json"
+"$bin" train "$train" --gpu H100-SXM --gpus 8 --profile "$tmp/p.ini" \
+	--format json >"$tmp/cal.json"
+python3 - "$tmp/plain.json" "$tmp/cal.json" "$measured" <<'PY' >"$tmp/iv"
+import json, sys
+a = json.load(open(sys.argv[1]))['interval']
+b = json.load(open(sys.argv[2]))['interval']
+m = float(sys.argv[3])
+lo, hi = b['tokens_per_s_per_gpu']
+wa = a['tokens_per_s_per_gpu'][1] / a['tokens_per_s_per_gpu'][0]
+print(int(b['calibrated'] and not a['calibrated'] and lo <= m <= hi
+          and hi / lo < wa))
+PY
+check "a calibrated plan's interval is the profile's, holds the measurement" \
+	"[ \"\$(cat '$tmp/iv')\" = 1 ]"
+cal=$("$bin" train "$train" --gpu A100-SXM-80GB --gpus 8 --profile "$tmp/p.ini" \
+	--format json | field "['interval']['calibrated']")
+check "on a device the profile did not measure, the validation band" \
+	"[ '$cal' = False ]"
+cal=$("$bin" infer "$serve" --gpu H100-SXM --set inference.qps=5 \
+	--set inference.engine=sglang --profile "$tmp/p.ini" --format json |
+	field "['interval']['calibrated']")
+check "for an engine the profile did not measure, the validation band" \
+	"[ '$cal' = False ]"
+
+# every metric calibrate takes (as its error lists them) has an interval
+# in the JSON of its command
+metrics_of() { # COMMAND WORKLOAD: the list in calibrate's error
+	printf 'command,workload,gpu,gpus,set,metric,measured\n%s,%s,H100-SXM,,,nothing,1\n' \
+		"$1" "$2" >"$tmp/list.csv"
+	"$bin" calibrate "$tmp/list.csv" 2>&1 >/dev/null |
+		sed -n 's/.*expected one of //p' | tr -d ' ' | tr ',' ' '
+}
+has_intervals() { # JSON METRICS...: each under "interval"
+	python3 - "$@" <<'PY'
+import json, sys
+iv = json.load(open(sys.argv[1]))['interval']
+missing = [m for m in sys.argv[2:] if m not in iv]
+sys.exit(1 if missing or len(sys.argv) < 4 else 0)
+PY
+}
+resnet=$root/examples/resnet50-imagenet.ini
+"$bin" infer "$serve" --gpu H100-SXM --set inference.qps=5 --format json >"$tmp/i.json"
+"$bin" infer "$resnet" --gpu H100-SXM --format json >"$tmp/s.json"
+"$bin" train "$resnet" --gpu H100-SXM --format json >"$tmp/t.json"
+check "train: an interval for each metric calibrate takes" \
+	"has_intervals '$tmp/plain.json' $(metrics_of train "$train") &&
+	 has_intervals '$tmp/t.json' $(metrics_of train "$resnet")"
+check "infer: an interval for each metric calibrate takes" \
+	"has_intervals '$tmp/i.json' $(metrics_of infer "$serve")"
+check "infer of a per-sample model: an interval for each metric" \
+	"has_intervals '$tmp/s.json' $(metrics_of infer "$resnet")"
+
 # a vLLM benchmark result (vllm bench serve --save-result), made the same
 # way, of a deployment its workload describes
 python3 - "$serve" "$tmp/w.ini" <<'EOF'
@@ -147,8 +206,8 @@ printf 'command,workload,gpu,gpus,set,metric,measured\ntrain,%s,H100-SXM,8,,spee
 	"$train" >"$tmp/bad-metric.csv"
 "$bin" calibrate "$tmp/bad-metric.csv" >/dev/null 2>"$tmp/err"
 rc=$?
-check "unknown metric: status 3, names the field" \
-	"[ $rc = 3 ] && grep -q \"bad-metric.csv:2:[0-9]*: 'speed' is not a field\" '$tmp/err'"
+check "unknown metric: status 3, names it and what is taken" \
+	"[ $rc = 3 ] && grep -q \"bad-metric.csv:2:[0-9]*: 'speed' is not a metric calibrate takes for 'train': expected one of step_time_s, \" '$tmp/err'"
 printf 'command,workload,gpu,gpus,set,metric,measured\ntrain,%s,H100-SXM,8,training.tq=2,mfu,0.4\n' \
 	"$train" >"$tmp/bad-set.csv"
 "$bin" calibrate "$tmp/bad-set.csv" >/dev/null 2>"$tmp/err"

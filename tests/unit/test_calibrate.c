@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "benchlog.h"
+#include "interval.h"
 #include "calibrate.h"
 #include "measure.h"
 #include "profile.h"
@@ -241,7 +242,7 @@ static void test_measure(void **state)
 
 static void test_profile(void **state)
 {
-	struct profile p, q;
+	struct profile p, q, r;
 	struct workload wl;
 	struct gpu_spec g;
 	struct diag err;
@@ -264,6 +265,12 @@ static void test_profile(void **state)
 	p.eng[0].has_request = true;
 	p.eng[0].host_request_s = 0.021;
 	snprintf(p.eng[0].devices, sizeof(p.eng[0].devices), "H100-SXM");
+	p.nband = 1;
+	snprintf(p.band[0].cls, sizeof(p.band[0].cls), "ttft");
+	p.band[0].sigma_log = 0.07;
+	p.band[0].rows = 2;
+	snprintf(p.band[0].devices, sizeof(p.band[0].devices), "H100-SXM");
+	snprintf(p.band[0].stacks, sizeof(p.band[0].stacks), "vllm@0.11.0");
 	f = open_memstream(&text, &len);
 	assert_non_null(f);
 	assert_int_equal(profile_write(f, &p, "# a comment\n"), 0);
@@ -278,6 +285,28 @@ static void test_profile(void **state)
 	assert_int_equal(q.neng, 1);
 	assert_true(q.eng[0].has_request && !q.eng[0].has_kernel);
 	assert_true(fabs(q.eng[0].host_request_s - 0.021) < 1e-12);
+	assert_int_equal(q.nband, 1);
+	assert_non_null(profile_band(&q, "ttft"));
+	assert_null(profile_band(&q, "tpot"));
+	assert_true(fabs(profile_band(&q, "ttft")->sigma_log - 0.07) < 1e-12);
+	assert_int_equal(profile_band(&q, "ttft")->rows, 2);
+	assert_string_equal(profile_band(&q, "ttft")->stacks, "vllm@0.11.0");
+	/* every class of estimate is a section the reader takes, by the
+	   name interval.h gives it */
+	for (int c = 0; c < INTERVAL_COUNT; c++) {
+		char sec[96];
+
+		snprintf(sec, sizeof(sec), "[interval %s]\nsigma_log = 0.1\n",
+			 interval_class_name((enum interval_class)c));
+		diag_clear(&err);
+		assert_int_equal(profile_parse(sec, strlen(sec), "p.ini", &r,
+					       &err), 0);
+		assert_int_equal(interval_class_of_name(r.band[0].cls), c);
+	}
+	diag_clear(&err);
+	assert_int_equal(profile_parse("[interval speed]\nsigma_log = 1\n", 31,
+				       "p.ini", &r, &err), -1);
+	assert_non_null(strstr(err.msg, "[interval CLASS]"));
 
 	/* a device's values replace its row's; others stay */
 	memset(&g, 0, sizeof(g));

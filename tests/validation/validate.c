@@ -232,6 +232,39 @@ static struct row *add_row(struct result *res, const struct table *t, int i,
 	return r;
 }
 
+/* --measurements=FILE: every row as a measurement of 'capplan calibrate'
+   (command, workload, gpu, gpus, set, metric, measured, group, case), for
+   tests/validation/calibration.py; the workload is an empty base.ini
+   beside FILE and 'set' holds the row.  NULL: not asked. */
+static FILE *measurements;
+static const char *current_file;
+
+/* Append "expr;" to 'set'. */
+static void set_add(char *set, size_t size, const char *expr)
+{
+	size_t n = strlen(set);
+
+	snprintf(set + n, size - n, "%s%s", n ? ";" : "", expr);
+}
+
+/* Write row 'i' of 't' as a measurement of 'command' with 'set', its
+   metric named as the command's JSON names it; its group is the file,
+   the source's tag (the case name up to its first '-') and the device. */
+static void emit_measurement(const struct table *t, int i, const char *command,
+			     const char *set, const char *metric)
+{
+	const char *name = get(t, i, "case");
+	const char *dash = strchr(name, '-');
+	int tag = dash ? (int)(dash - name) : (int)strlen(name);
+
+	if (!measurements || !metric)
+		return;
+	fprintf(measurements, "%s,base.ini,%s,,\"%s\",%s,%s,%s:%.*s:%s,%s\n",
+		command, get(t, i, "gpu"), set, metric,
+		get(t, i, "measured"), current_file, tag, name,
+		get(t, i, "gpu"), name);
+}
+
 /* Training rows (and the per-sample models' rows): every non-empty column
    that names a workload key is set through the workload parser; an empty
    one is left to capplan, exactly as in a workload file. */
@@ -332,6 +365,7 @@ static int predict_training(const struct table *t, const struct catalog *cat,
 		const char *metric = get(t, i, "metric");
 		double pred;
 		struct row *r;
+		char set[8192] = "";
 
 		diag_clear(&err);
 		workload_init(&wl);
@@ -350,7 +384,8 @@ static int predict_training(const struct table *t, const struct catalog *cat,
 			if (!v || !*v)
 				continue;
 			if (strcmp(keys[k].column, "onnx") == 0)
-				/* a graph beside the table */
+				/* a graph beside the table (--measurements:
+				   give DIR as an absolute path) */
 				snprintf(expr, sizeof(expr), "%s=%s/%s",
 					 keys[k].key, t->dir, v);
 			else if (strcmp(keys[k].column, "bottom_mlp") == 0 ||
@@ -370,6 +405,20 @@ static int predict_training(const struct table *t, const struct catalog *cat,
 			if (workload_set(&wl, expr, &err) != 0) {
 				diag_print(stderr, &err);
 				return 2;
+			}
+			set_add(set, sizeof(set), expr);
+		}
+		if (wl.model.kind == MODEL_TRANSFORMER) {
+			/* the two defaults above as --set pairs (keys of
+			   transformers only), before the row's own */
+			static const char pre[] =
+				"training.tp_comm_overlap=false;"
+				"training.zero_shard=all;";
+			size_t n = strlen(set), k = sizeof(pre) - 1;
+
+			if (n + k < sizeof(set)) {
+				memmove(set + k, set, n + 1);
+				memcpy(set, pre, k);
 			}
 		}
 		g = catalog_find(cat, get(t, i, "gpu"), &err);
@@ -394,6 +443,21 @@ static int predict_training(const struct table *t, const struct catalog *cat,
 				       sp.result.latency_s :
 				       sp.result.throughput_per_s;
 			r = add_row(res, t, i, pred);
+			{
+				char e[96];
+
+				snprintf(e, sizeof(e),
+					 "inference.batch=%d;inference.tp=1;"
+					 "inference.weight_precision=%s",
+					 wl.inference.batch,
+					 get(t, i, "precision"));
+				set_add(set, sizeof(set), e);
+				emit_measurement(
+					t, i, "infer", set,
+					strcmp(metric, "latency_s") == 0 ?
+						"latency_s" :
+						"throughput_samples_per_s");
+			}
 			snprintf(r->chosen, sizeof(r->chosen), "batch %d",
 				 sp.batch);
 			continue;
@@ -428,6 +492,12 @@ static int predict_training(const struct table *t, const struct catalog *cat,
 			return 2;
 		}
 		r = add_row(res, t, i, pred);
+		/* the fields of 'capplan train --format json' (a run's
+		   failure-free GPU time has none) */
+		emit_measurement(t, i, "train", set,
+				 strcmp(metric, "gpu_hours_ideal") == 0 ?
+					 NULL :
+					 metric);
 		chosen_text(&p, r->chosen, sizeof(r->chosen));
 		if (getenv("VALIDATE_VERBOSE")) {
 			const struct train_time *tm = &p.result.time;
@@ -505,6 +575,66 @@ static int batch_latency(const struct arch *a, const struct infer_config *c,
 
 /* Transformer serving at batch 1, one offline batch, and the KV cache per
    token. */
+/* An offline inference row as a measurement of 'capplan infer': its
+   model, replica and batch, no server in front (host_request_overhead 0,
+   as predict_inference times it). */
+static void emit_inference(const struct table *t, int i, const char *metric)
+{
+	static const struct {
+		const char *column, *key;
+	} keys[] = {
+		{ "layers", "model.layers" },
+		{ "hidden", "model.hidden" },
+		{ "heads", "model.heads" },
+		{ "kv_heads", "model.kv_heads" },
+		{ "ffn_hidden", "model.ffn_hidden" },
+		{ "gated_ffn", "model.gated_ffn" },
+		{ "vocab", "model.vocab" },
+		{ "seq_len", "model.seq_len" },
+		{ "experts", "model.experts" },
+		{ "experts_per_token", "model.experts_per_token" },
+		{ "expert_ffn_hidden", "model.expert_ffn_hidden" },
+		{ "tp", "inference.tp" },
+		{ "batch", "inference.batch" },
+		{ "prompt_tokens", "inference.prompt_tokens" },
+		{ "output_tokens", "inference.output_tokens" },
+		{ "weight_precision", "inference.weight_precision" },
+		{ "kv_precision", "inference.kv_precision" },
+		{ "weight_only", "inference.weight_only" },
+		{ "decode_attention", "inference.decode_attention" },
+	};
+	char set[2048] = "model.tied_embeddings=false;"
+			 "inference.host_request_overhead=0";
+	const char *json = strcmp(metric, "ttft_s") == 0 ? "ttft_s" :
+			   strcmp(metric, "tpot_s") == 0 ? "tpot_s" :
+			   strcmp(metric, "output_tokens_per_s_per_gpu") == 0 ?
+							  "throughput_tokens_per_s_per_gpu" :
+							  NULL;
+
+	if (!measurements || !json)
+		return;
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		const char *v = find(t, i, keys[k].column);
+		char expr[160];
+
+		if (!v || !*v)
+			continue;
+		snprintf(expr, sizeof(expr), "%s=%s", keys[k].key, v);
+		set_add(set, sizeof(set), expr);
+	}
+	{
+		const char *w = find(t, i, "power_cap_w");
+		char expr[64];
+
+		if (w && *w) {
+			snprintf(expr, sizeof(expr), "inference.power_cap=%sW",
+				 w);
+			set_add(set, sizeof(set), expr);
+		}
+	}
+	emit_measurement(t, i, "infer", set, json);
+}
+
 static int predict_inference(const struct table *t,
 			     const struct catalog *cat, struct result *res)
 {
@@ -607,6 +737,7 @@ static int predict_inference(const struct table *t,
 			return 2;
 		}
 		add_row(res, t, i, pred);
+		emit_inference(t, i, metric);
 	}
 	return 0;
 }
@@ -961,6 +1092,7 @@ static int run_set(const char *dir, const struct set *s,
 	if (!t)
 		return 2;
 	snprintf(t->dir, sizeof(t->dir), "%s", dir);
+	current_file = s->file;
 	res = calloc(1, sizeof(*res));
 	if (!res) {
 		free(t);
@@ -1004,6 +1136,14 @@ int main(int argc, char **argv)
 					argv[i]);
 				return 2;
 			}
+		} else if (strncmp(argv[i], "--measurements=", 15) == 0) {
+			measurements = fopen(argv[i] + 15, "w");
+			if (!measurements) {
+				perror(argv[i] + 15);
+				return 2;
+			}
+			fputs("command,workload,gpu,gpus,set,metric,measured,"
+			      "group,case\n", measurements);
 		} else if (strncmp(argv[i], "--residuals=", 12) == 0) {
 			residuals = fopen(argv[i] + 12, "w");
 			if (!residuals) {
@@ -1020,7 +1160,8 @@ int main(int argc, char **argv)
 	if (!dir) {
 		fprintf(stderr,
 			"usage: validate [--scale-predictions=F] "
-			"[--residuals=FILE] DIR | --list\n");
+			"[--residuals=FILE] [--measurements=FILE] DIR | "
+			"--list\n");
 		return 2;
 	}
 	diag_clear(&err);
@@ -1037,6 +1178,10 @@ int main(int argc, char **argv)
 		rc = src > rc ? src : rc;
 	}
 	catalog_free(cat);
+	if (measurements && fclose(measurements) != 0) {
+		perror("validate: --measurements");
+		return 2;
+	}
 	if (residuals && fclose(residuals) != 0) {
 		perror("validate: --residuals");
 		return 2;

@@ -176,55 +176,121 @@ static void put(char *ini, size_t size, const char *key, const char *value)
 
 /* The workload of one row. */
 static int row_workload(const struct table *t, int i, struct workload *wl,
-			struct diag *err)
+			char *ini, size_t size, struct diag *err)
 {
-	char ini[4096] = "[model]\n";
 	const char *arrival = get(t, i, "arrival");
 	const char *head_dim = get_opt(t, i, "head_dim");
 	int gpus = atoi(get(t, i, "gpus")), tp = atoi(get(t, i, "tp"));
 	char rep[32];
 
-	put(ini, sizeof(ini), "name", get(t, i, "case"));
-	put(ini, sizeof(ini), "layers", get(t, i, "layers"));
-	put(ini, sizeof(ini), "hidden", get(t, i, "hidden"));
-	put(ini, sizeof(ini), "heads", get(t, i, "heads"));
-	put(ini, sizeof(ini), "kv_heads", get(t, i, "kv_heads"));
+	snprintf(ini, size, "[model]\n");
+	put(ini, size, "name", get(t, i, "case"));
+	put(ini, size, "layers", get(t, i, "layers"));
+	put(ini, size, "hidden", get(t, i, "hidden"));
+	put(ini, size, "heads", get(t, i, "heads"));
+	put(ini, size, "kv_heads", get(t, i, "kv_heads"));
 	if (head_dim && head_dim[0])
-		put(ini, sizeof(ini), "head_dim", head_dim);
-	put(ini, sizeof(ini), "ffn_hidden", get(t, i, "ffn_hidden"));
-	put(ini, sizeof(ini), "gated_ffn", get(t, i, "gated_ffn"));
-	put(ini, sizeof(ini), "vocab", get(t, i, "vocab"));
-	put(ini, sizeof(ini), "seq_len", get(t, i, "seq_len"));
-	put(ini, sizeof(ini), "tied_embeddings", "false");
+		put(ini, size, "head_dim", head_dim);
+	put(ini, size, "ffn_hidden", get(t, i, "ffn_hidden"));
+	put(ini, size, "gated_ffn", get(t, i, "gated_ffn"));
+	put(ini, size, "vocab", get(t, i, "vocab"));
+	put(ini, size, "seq_len", get(t, i, "seq_len"));
+	put(ini, size, "tied_embeddings", "false");
 	strcat(ini, "[inference]\n");
-	put(ini, sizeof(ini), "tp", get(t, i, "tp"));
+	put(ini, size, "tp", get(t, i, "tp"));
 	snprintf(rep, sizeof(rep), "%d", tp > 0 ? gpus / tp : 1);
-	put(ini, sizeof(ini), "replicas", rep);
-	put(ini, sizeof(ini), "weight_precision",
+	put(ini, size, "replicas", rep);
+	put(ini, size, "weight_precision",
 	    get(t, i, "weight_precision"));
-	put(ini, sizeof(ini), "kv_precision", get(t, i, "kv_precision"));
-	put(ini, sizeof(ini), "arrival", arrival);
+	put(ini, size, "kv_precision", get(t, i, "kv_precision"));
+	put(ini, size, "arrival", arrival);
 	if (strcmp(arrival, "poisson") == 0)
-		put(ini, sizeof(ini), "qps", get(t, i, "rate"));
+		put(ini, size, "qps", get(t, i, "rate"));
 	else if (strcmp(arrival, "closed") == 0)
-		put(ini, sizeof(ini), "concurrency", get(t, i, "concurrency"));
-	put(ini, sizeof(ini), "requests", get(t, i, "requests"));
-	put(ini, sizeof(ini), "prompt_tokens", get(t, i, "prompt_tokens"));
-	put(ini, sizeof(ini), "output_tokens", get(t, i, "output_tokens"));
-	put(ini, sizeof(ini), "length_dist",
+		put(ini, size, "concurrency", get(t, i, "concurrency"));
+	put(ini, size, "requests", get(t, i, "requests"));
+	put(ini, size, "prompt_tokens", get(t, i, "prompt_tokens"));
+	put(ini, size, "output_tokens", get(t, i, "output_tokens"));
+	put(ini, size, "length_dist",
 	    strcmp(get(t, i, "length_dist"), "ShareGPT") == 0 ?
 		    "sharegpt" :
 		    get(t, i, "length_dist"));
-	put(ini, sizeof(ini), "chunked_prefill", get(t, i, "chunked_prefill"));
-	put(ini, sizeof(ini), "max_batched_tokens",
+	put(ini, size, "chunked_prefill", get(t, i, "chunked_prefill"));
+	put(ini, size, "max_batched_tokens",
 	    get(t, i, "max_batched_tokens"));
-	put(ini, sizeof(ini), "max_batch", get(t, i, "max_batch"));
-	put(ini, sizeof(ini), "scheduler_steps", get(t, i, "scheduler_steps"));
+	put(ini, size, "max_batch", get(t, i, "max_batch"));
+	put(ini, size, "scheduler_steps", get(t, i, "scheduler_steps"));
 	workload_init(wl);
 	if (workload_parse(ini, strlen(ini), "serving.csv", wl, err) != 0 ||
 	    workload_validate(wl, err) != 0)
 		return -1;
 	return 0;
+}
+
+/* --measurements=FILE: every row as a measurement of 'capplan calibrate'
+   (tests/validation/calibration.py); NULL: not asked. */
+static FILE *measurements;
+
+/* The workload text of a row as --set pairs "section.key=value;..."
+   (its name left out). */
+static void ini_to_set(const char *ini, char *set, size_t size)
+{
+	char section[32] = "", line[512];
+	size_t at = 0;
+
+	set[0] = '\0';
+	while (*ini) {
+		size_t n = strcspn(ini, "\n");
+		char *eq;
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, ini);
+		ini += n + (ini[n] == '\n');
+		if (line[0] == '[') {
+			snprintf(section, sizeof(section), "%.*s",
+				 (int)strcspn(line + 1, "]"), line + 1);
+			continue;
+		}
+		eq = strstr(line, " = ");
+		if (!eq || strncmp(line, "name ", 5) == 0)
+			continue;
+		*eq = '\0';
+		at += (size_t)snprintf(set + at, size - at, "%s%s.%s=%s",
+				       at ? ";" : "", section, line, eq + 3);
+		if (at >= size)
+			at = size - 1;
+	}
+}
+
+/* Write row 'i' as a measurement; its group is the file, the source's tag
+   (the case name up to its first '-'), the device and the engine. */
+static void emit_measurement(const struct table *t, int i, const char *file,
+			     const char *ini)
+{
+	static const struct {
+		const char *row, *json;
+	} metrics[] = {
+		{ "ttft_median_s", "ttft_p50_s" },
+		{ "tpot_median_s", "tpot_p50_s" },
+		{ "request_throughput_per_s", "request_throughput_per_s" },
+		{ "output_tokens_per_s", "output_tokens_per_s" },
+	};
+	const char *name = get(t, i, "case");
+	const char *dash = strchr(name, '-');
+	int tag = dash ? (int)(dash - name) : (int)strlen(name);
+	char set[4096];
+
+	if (!measurements)
+		return;
+	for (size_t k = 0; k < sizeof(metrics) / sizeof(metrics[0]); k++) {
+		if (strcmp(metrics[k].row, get(t, i, "metric")) != 0)
+			continue;
+		ini_to_set(ini, set, sizeof(set));
+		fprintf(measurements,
+			"infer,base.ini,%s,,\"%s\",%s,%s,%s:%.*s:%s:%s,%s\n",
+			get(t, i, "gpu"), set, metrics[k].json,
+			get(t, i, "measured"), file, tag, name,
+			get(t, i, "gpu"), get(t, i, "engine"), name);
+	}
 }
 
 /* A case name without its source's tag (the text up to the first '-'). */
@@ -327,19 +393,22 @@ static int run_set(const char *dir, const struct serving_set *s,
 		struct workload wl;
 		struct infer_plan p;
 		const struct gpu_spec *g;
+		char ini[4096];
 		const char *metric = get(&t, i, "metric");
 		double m = strtod(get(&t, i, "measured"), NULL), v, e;
 		int c = metric_class(metric), ic = interval_class_of(c);
 
 		diag_clear(&err);
 		g = catalog_find(cat, get(&t, i, "gpu"), &err);
-		if (!g || row_workload(&t, i, &wl, &err) != 0 ||
+		if (!g ||
+		    row_workload(&t, i, &wl, ini, sizeof(ini), &err) != 0 ||
 		    infer_plan_make(&wl, g, &p, &err) != 0) {
 			printf("%-46s cannot plan: %s\n", get(&t, i, "case"),
 			       err.msg);
 			fails++;
 			continue;
 		}
+		emit_measurement(&t, i, s->file, ini);
 		v = p.simulated ? predicted(&p, metric) : (double)NAN;
 		e = (v - m) / m;
 		printf("%-46.46s %-24s %9.4g %9.4g %+6.1f%%\n",
@@ -386,7 +455,15 @@ int main(int argc, char **argv)
 	int fails = 0;
 
 	gsl_set_error_handler_off();
-	if (argc == 3 && strncmp(argv[2], "--residuals=", 12) == 0) {
+	if (argc == 3 && strncmp(argv[2], "--measurements=", 15) == 0) {
+		measurements = fopen(argv[2] + 15, "w");
+		if (!measurements) {
+			perror(argv[2] + 15);
+			return 2;
+		}
+		fputs("command,workload,gpu,gpus,set,metric,measured,group,"
+		      "case\n", measurements);
+	} else if (argc == 3 && strncmp(argv[2], "--residuals=", 12) == 0) {
 		/* one "CLASS LOG_RATIO GPU SOURCE" line per row, as
 		   validate's */
 		residuals = fopen(argv[2] + 12, "w");
@@ -396,7 +473,8 @@ int main(int argc, char **argv)
 		}
 	} else if (argc != 2) {
 		fprintf(stderr,
-			"usage: validate_serving DIR [--residuals=FILE]\n");
+			"usage: validate_serving DIR [--residuals=FILE | "
+			"--measurements=FILE]\n");
 		return 2;
 	}
 	diag_clear(&err);
@@ -412,6 +490,10 @@ int main(int argc, char **argv)
 		fails += f;
 	}
 	catalog_free(cat);
+	if (measurements && fclose(measurements) != 0) {
+		perror("validate_serving: --measurements");
+		return 2;
+	}
 	if (residuals && fclose(residuals) != 0) {
 		perror("validate_serving: --residuals");
 		return 2;
