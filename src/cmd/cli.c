@@ -130,17 +130,19 @@ static const struct command commands[] = {
 	  true },
 	{ "calibrate", cmd_calibrate,
 	  "fit device and engine parameters to your own measurements",
-	  "capplan calibrate MEASUREMENTS.csv|RESULT.json... [-o PROFILE]\n"
+	  "capplan calibrate MEASUREMENTS.csv|RESULT|LOG... [-o PROFILE]\n"
 	  "                  [--workload FILE --gpu NAME]\n"
 	  "                  [--format table|csv|json] [--catalog FILE]\n"
 	  "                  [--stacks FILE]\n\n"
 	  "MEASUREMENTS has the columns command (train or infer), workload (a\n"
 	  "workload file, relative to the CSV's folder), gpu, gpus (empty: as\n"
 	  "the workload says), set (KEY=VALUE pairs separated by ';'), metric\n"
-	  "(a field of the command's JSON output) and measured.  A .json file\n"
-	  "is the result of 'vllm bench serve --save-result' (or SGLang's\n"
-	  "bench_serving) of --workload FILE on --gpu NAME.  The fit is\n"
-	  "printed; -o writes the profile that --profile reads",
+	  "(a field of the command's JSON output with an interval) and\n"
+	  "measured.  Any other file is a result of --workload FILE on --gpu\n"
+	  "NAME, known by its content: vLLM's or SGLang's serving benchmark,\n"
+	  "genai-perf's or AIPerf's export, a Megatron-LM or torchtitan\n"
+	  "training log.  The fit is printed; -o writes the profile that\n"
+	  "--profile reads",
 	  OPT_CATALOG | OPT_STACKS | OPT_FORMAT | OPT_OUTPUT | OPT_WIDE |
 		  OPT_GPU | OPT_WORKLOAD | ARG_FILES,
 	  false },

@@ -162,6 +162,38 @@ static const char *const band_classes[] = {
 	"sample_serving",
 };
 
+/* The longest item of a list (a device, a stack, a file name), so that
+   one fits a line of the profile with its key: inih reads lines of at
+   most INI_MAX_LINE - 1 (199) bytes. */
+#define PROFILE_ITEM_MAX 160
+
+/*
+ * Set or continue a list value: a long list is written over several
+ * lines of the same key, each continuing the last with 'sep'.  False when
+ * the whole is not text of at most 'size' - 1 bytes, or an item is longer
+ * than PROFILE_ITEM_MAX.
+ */
+static bool list_value(char *dst, size_t size, const char *value, char sep)
+{
+	size_t n = strlen(dst), v = strlen(value);
+	const char *item = value;
+
+	if (!plain_text(value) || n + (n ? 1 : 0) + v >= size)
+		return false;
+	while (*item) {
+		const char *end = strchr(item, sep);
+		size_t len = end ? (size_t)(end - item) : strlen(item);
+
+		if (len > PROFILE_ITEM_MAX)
+			return false;
+		item += len + (end != NULL);
+	}
+	if (n)
+		dst[n++] = sep;
+	memcpy(dst + n, value, v + 1);
+	return true;
+}
+
 static struct profile_band *band_entry(struct parse_ctx *c, const char *cls)
 {
 	struct profile *p = c->p;
@@ -206,10 +238,10 @@ static int on_band(struct parse_ctx *c, const char *section,
 	} else if (strcmp(key, "devices") == 0 || strcmp(key, "stacks") == 0) {
 		char *dst = key[0] == 'd' ? b->devices : b->stacks;
 
-		if (!plain_text(value) || strlen(value) >= PROFILE_TEXT_MAX)
+		if (!list_value(dst, PROFILE_TEXT_MAX, value, ','))
 			return failf(c, "'%s' must be names of text, at most "
-					"%d bytes", key, PROFILE_TEXT_MAX - 1);
-		snprintf(dst, PROFILE_TEXT_MAX, "%s", value);
+					"%d bytes in all", key,
+				     PROFILE_TEXT_MAX - 1);
 	} else {
 		return failf(c, "unknown key '%s' in [%s]", key, section);
 	}
@@ -238,16 +270,19 @@ static int on_value(void *user, const char *section, const char *key,
 						      "from 0 to 10, got '%s'",
 					     key, value);
 			p->sigma_log = x;
-		} else if (strcmp(key, "created") == 0 ||
-			   strcmp(key, "from") == 0) {
-			char *dst = key[0] == 'c' ? p->created : p->from;
-			size_t size = key[0] == 'c' ? sizeof(p->created) :
-						      sizeof(p->from);
-
-			if (!plain_text(value) || strlen(value) >= size)
+		} else if (strcmp(key, "created") == 0) {
+			if (!plain_text(value) ||
+			    strlen(value) >= sizeof(p->created))
 				return failf(c, "'%s' must be text of at most "
-						"%zu bytes", key, size - 1);
-			snprintf(dst, size, "%s", value);
+						"%zu bytes", key,
+					     sizeof(p->created) - 1);
+			snprintf(p->created, sizeof(p->created), "%s", value);
+		} else if (strcmp(key, "from") == 0) {
+			/* files, blank-separated, over lines of 'from' */
+			if (!list_value(p->from, sizeof(p->from), value, ' '))
+				return failf(c, "'%s' must be text of at most "
+						"%zu bytes in all", key,
+					     sizeof(p->from) - 1);
 		} else {
 			return failf(c, "unknown key '%s' in [%s]", key,
 				     section);
@@ -285,12 +320,12 @@ static int on_value(void *user, const char *section, const char *key,
 					"them (at most %d engines)", section,
 				     PROFILE_STACKS_MAX);
 		if (strcmp(key, "devices") == 0) {
-			if (!plain_text(value) ||
-			    strlen(value) >= sizeof(e->devices))
+			if (!list_value(e->devices, sizeof(e->devices), value,
+					','))
 				return failf(c, "'devices' must be catalog names "
-						"of text, at most %zu bytes",
+						"of text, at most %zu bytes in "
+						"all",
 					     sizeof(e->devices) - 1);
-			snprintf(e->devices, sizeof(e->devices), "%s", value);
 			return 1;
 		}
 		if (!parse_time(value, &x))
@@ -364,6 +399,45 @@ int profile_load_file(const char *path, struct profile *p,
 	return rc;
 }
 
+/*
+ * Write 'key = list' over as many lines as it takes, split at 'sep'
+ * (each line continues the last: list_value), each at most
+ * PROFILE_ITEM_MAX bytes of value; an item longer than that (a file name
+ * given to calibrate) is written alone on its line, shortened from the
+ * left with "...".  Returns nonzero when a write fails.
+ */
+static int write_list(FILE *out, const char *key, const char *list, char sep)
+{
+	int bad = 0;
+
+	if (!list[0])
+		return fprintf(out, "%s = \n", key) < 0;
+	while (*list) {
+		size_t n = strlen(list), take = n;
+
+		if (n > PROFILE_ITEM_MAX) {
+			/* the last separator that keeps the line short */
+			take = 0;
+			for (size_t i = 0; i <= PROFILE_ITEM_MAX; i++)
+				if (list[i] == sep)
+					take = i;
+			if (take == 0) {
+				size_t item = strcspn(list, (char[]){ sep, 0 });
+
+				bad |= fprintf(out, "%s = ...%s\n", key,
+					       list + item -
+						       (PROFILE_ITEM_MAX -
+							3)) < 0;
+				list += item + (list[item] == sep);
+				continue;
+			}
+		}
+		bad |= fprintf(out, "%s = %.*s\n", key, (int)take, list) < 0;
+		list += take + (list[take] == sep);
+	}
+	return bad;
+}
+
 int profile_write(FILE *out, const struct profile *p, const char *comment)
 {
 	char t[64];
@@ -376,7 +450,7 @@ int profile_write(FILE *out, const struct profile *p, const char *comment)
 	if (p->created[0])
 		bad |= fprintf(out, "created = %s\n", p->created) < 0;
 	if (p->from[0])
-		bad |= fprintf(out, "from = %s\n", p->from) < 0;
+		bad |= write_list(out, "from", p->from, ' ');
 	for (int i = 0; i < p->ndev; i++) {
 		const struct profile_device *d = &p->dev[i];
 
@@ -410,16 +484,16 @@ int profile_write(FILE *out, const struct profile *p, const char *comment)
 			bad |= fprintf(out, "host_step_overhead = %s\n", t) < 0;
 		}
 		/* always, so that a section of no value reads back */
-		bad |= fprintf(out, "devices = %s\n", e->devices) < 0;
+		bad |= write_list(out, "devices", e->devices, ',');
 	}
 	for (int i = 0; i < p->nband; i++) {
 		const struct profile_band *b = &p->band[i];
 
-		bad |= fprintf(out,
-			       "\n[interval %s]\nsigma_log = %.6g\nrows = %d\n"
-			       "devices = %s\nstacks = %s\n",
-			       b->cls, b->sigma_log, b->rows, b->devices,
-			       b->stacks) < 0;
+		bad |= fprintf(out, "\n[interval %s]\nsigma_log = %.6g\n"
+				    "rows = %d\n",
+			       b->cls, b->sigma_log, b->rows) < 0;
+		bad |= write_list(out, "devices", b->devices, ',');
+		bad |= write_list(out, "stacks", b->stacks, ',');
 	}
 	return bad ? -1 : 0;
 }

@@ -542,7 +542,7 @@ int infer_step_model_init(struct infer_step_model *m, const struct arch *a,
 	m->config.kernel_overhead_s = kernel_overhead_s;
 	m->cluster = *cl;
 	for (int i = 0; i < INFER_STEP_MEMO; i++)
-		m->layer_s_memo[i] = -1.0;
+		m->layer_s_memo[i] = m->out_s_memo[i] = -1.0;
 	return perf_init(m->perf, g, c);
 }
 
@@ -550,7 +550,7 @@ void infer_step_model_clock(struct infer_step_model *m, double clock)
 {
 	perf_clock(m->perf, clock);
 	for (int i = 0; i < INFER_STEP_MEMO; i++)
-		m->layer_s_memo[i] = -1.0;
+		m->layer_s_memo[i] = m->out_s_memo[i] = -1.0;
 }
 
 /* The part of one layer that depends on the step's tokens alone: the
@@ -618,10 +618,25 @@ double infer_step_s(void *mp, const struct sim_mix *x)
 			   kernel_gap_s();
 	}
 	/* the output layer for the sequences that emit a token, and for
-	   every draft token verified */
-	gemm(d, (x->logit_rows + x->verify_tokens) / ep,
-	     (double)a->vocab / c->tp, a->hidden, 1.0,
-	     2.0, &out);
+	   every draft token verified (memoized as the layers are) */
+	{
+		double rows = (x->logit_rows + x->verify_tokens) / ep;
+
+		if (rows >= 0.0 && rows < INFER_STEP_MEMO &&
+		    rows == floor(rows)) {
+			double *memo = &m->out_s_memo[(int)rows];
+
+			if (*memo < 0.0) {
+				gemm(d, rows, (double)a->vocab / c->tp,
+				     a->hidden, 1.0, 2.0, &out);
+				*memo = out.s;
+			}
+			out.s = *memo;
+		} else {
+			gemm(d, rows, (double)a->vocab / c->tp, a->hidden,
+			     1.0, 2.0, &out);
+		}
+	}
 	return a->layers * layer.s + out.s +
 	       infer_step_fixed_s(a, c, m->layer_kernels,
 				  x->prefill_tokens > 0.0,

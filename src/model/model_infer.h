@@ -150,6 +150,9 @@ struct infer_step_model {
 	/* memo of the token-dependent part of a layer for whole token
 	   counts per tensor-parallel group; < 0 when not computed yet */
 	double layer_s_memo[INFER_STEP_MEMO];
+	/* memo of the output layer for whole logit rows per group; < 0
+	   when not computed yet */
+	double out_s_memo[INFER_STEP_MEMO];
 };
 
 /* Prepare the step model of 'c' (batch ignored) on 'g' at full clock,

@@ -29,9 +29,20 @@
 
 /* the difference step, in prior widths */
 static const double cal_step = 0.05;
+/* Jacobians updated by Broyden's rank-one formula between two taken by
+   differences: each update costs no plan (the residuals at the new point
+   are known), a difference Jacobian one plan per (row, parameter) pair */
+static const int cal_broyden_max = 5;
 
 struct fit_ctx {
 	struct cal_problem *pb;
+	/* the last Jacobian (n x p, row-major), the point and residuals it
+	   holds, and how many Broyden updates since the last one taken by
+	   differences (broyden < 0: none held) */
+	double *jac, *jac_x, *jac_f;
+	int broyden;
+	bool full_jacobian; /* the next one by differences (the final one,
+			       for the covariance) */
 	double *theta;      /* (p + 1) x p: the base point's, then each
 			       parameter's step */
 	double *base;       /* m: predictions at 'base_u' */
@@ -148,6 +159,65 @@ static int f_cb(const gsl_vector *x, void *params, gsl_vector *f)
 	return GSL_SUCCESS;
 }
 
+/* Keep J, the point and its residuals for the next Broyden update. */
+static void jacobian_keep(struct fit_ctx *c, const gsl_vector *x,
+			  const gsl_matrix *J)
+{
+	struct cal_problem *pb = c->pb;
+	size_t n = pb->m + pb->p, p = pb->p;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < p; j++)
+			c->jac[i * p + j] = gsl_matrix_get(J, i, j);
+	for (size_t j = 0; j < p; j++)
+		c->jac_x[j] = gsl_vector_get(x, j);
+	for (size_t i = 0; i < pb->m; i++)
+		c->jac_f[i] = log(c->base[i] / pb->measured[i]) / pb->sigma_log;
+}
+
+/*
+ * Broyden's update of the measurement rows of the kept Jacobian to the
+ * point x (whose predictions are in c->base): J += (df - J dx) dx' /
+ * dx'dx, zero where a row does not depend on a parameter; the prior rows
+ * stay the identity.  False when the step is too short to update from.
+ */
+static bool jacobian_broyden(struct fit_ctx *c, const gsl_vector *x,
+			     gsl_matrix *J)
+{
+	struct cal_problem *pb = c->pb;
+	size_t p = pb->p;
+	double dx[CAL_PARAMS_MAX], dd = 0.0;
+
+	for (size_t j = 0; j < p; j++) {
+		dx[j] = gsl_vector_get(x, j) - c->jac_x[j];
+		dd += dx[j] * dx[j];
+	}
+	if (!(dd > 1e-12))
+		return false;
+	for (size_t i = 0; i < pb->m; i++) {
+		double *row = &c->jac[i * p];
+		double f = log(c->base[i] / pb->measured[i]) / pb->sigma_log;
+		double r = f - c->jac_f[i];
+
+		for (size_t j = 0; j < p; j++)
+			r -= row[j] * dx[j];
+		for (size_t j = 0; j < p; j++)
+			if (depends(pb, i, j))
+				row[j] += r * dx[j] / dd;
+	}
+	gsl_matrix_set_zero(J);
+	for (size_t i = 0; i < pb->m; i++)
+		for (size_t j = 0; j < p; j++)
+			gsl_matrix_set(J, i, j, c->jac[i * p + j]);
+	for (size_t j = 0; j < p; j++)
+		gsl_matrix_set(J, pb->m + j, j, 1.0);
+	for (size_t j = 0; j < p; j++)
+		c->jac_x[j] = gsl_vector_get(x, j);
+	for (size_t i = 0; i < pb->m; i++)
+		c->jac_f[i] = log(c->base[i] / pb->measured[i]) / pb->sigma_log;
+	return true;
+}
+
 static int df_cb(const gsl_vector *x, void *params, gsl_matrix *J)
 {
 	struct fit_ctx *c = params;
@@ -162,6 +232,11 @@ static int df_cb(const gsl_vector *x, void *params, gsl_matrix *J)
 		if (predict_all(c, c->base_u, c->base) != 0)
 			return GSL_EDOM;
 		c->have_base = true;
+	}
+	if (!c->full_jacobian && c->broyden >= 0 &&
+	    c->broyden < cal_broyden_max && jacobian_broyden(c, x, J)) {
+		c->broyden++;
+		return GSL_SUCCESS;
 	}
 	/* every (row, parameter) pair that depends, one batch */
 	set_thetas(c, c->base_u, true);
@@ -183,6 +258,8 @@ static int df_cb(const gsl_vector *x, void *params, gsl_matrix *J)
 			       log(t->y / c->base[t->row]) / pb->sigma_log /
 				       cal_step);
 	}
+	jacobian_keep(c, x, J);
+	c->broyden = 0;
 	return GSL_SUCCESS;
 }
 
@@ -235,12 +312,17 @@ int cal_fit(struct cal_problem *pb, struct cal_result *res,
 	c.task = calloc(m * (p + 1), sizeof(*c.task));
 	c.base_u = calloc(p ? p : 1, sizeof(double));
 	c.base = calloc(m, sizeof(double));
+	c.jac = calloc(n * (p ? p : 1), sizeof(double));
+	c.jac_x = calloc(p ? p : 1, sizeof(double));
+	c.jac_f = calloc(m, sizeof(double));
+	c.broyden = -1;
 	u = calloc(p ? p : 1, sizeof(double));
 	res->pred0 = calloc(m, sizeof(double));
 	res->pred = calloc(m, sizeof(double));
 	res->loo = calloc(m, sizeof(double));
 	res->pred_sd_log = calloc(m, sizeof(double));
-	if (!c.theta || !c.task || !c.base_u || !c.base || !u || !res->pred0 ||
+	if (!c.theta || !c.task || !c.base_u || !c.base || !c.jac ||
+	    !c.jac_x || !c.jac_f || !u || !res->pred0 ||
 	    !res->pred || !res->loo || !res->pred_sd_log) {
 		diag_set(err, NULL, 0, 0, "out of memory");
 		goto out;
@@ -278,7 +360,7 @@ int cal_fit(struct cal_problem *pb, struct cal_result *res,
 		if (status == GSL_SUCCESS)
 			status = gsl_multifit_nlinear_driver(
 				pb->max_iter > 0 ? (size_t)pb->max_iter : 50,
-				1e-4, 1e-6, 1e-6, NULL, NULL, &info, w);
+				1e-3, 1e-4, 1e-6, NULL, NULL, &info, w);
 		/* running out of iterations still leaves the best point */
 		if (status != GSL_SUCCESS && status != GSL_EMAXITER &&
 		    status != GSL_ENOPROG) {
@@ -291,7 +373,9 @@ int cal_fit(struct cal_problem *pb, struct cal_result *res,
 		res->iterations = (int)gsl_multifit_nlinear_niter(w);
 		for (size_t j = 0; j < p; j++)
 			u[j] = gsl_vector_get(w->x, j);
-		/* the Jacobian at the solution, for the covariance */
+		/* the Jacobian at the solution, by differences, for the
+		   covariance */
+		c.full_jacobian = true;
 		status = df_cb(w->x, &c, w->J);
 		if (status == GSL_SUCCESS)
 			status = gsl_multifit_nlinear_covar(w->J, 0.0, covar);
@@ -373,6 +457,9 @@ out:
 	free(c.task);
 	free(c.base_u);
 	free(c.base);
+	free(c.jac);
+	free(c.jac_x);
+	free(c.jac_f);
 	free(u);
 	return rc;
 }

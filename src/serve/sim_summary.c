@@ -8,18 +8,12 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include <gsl/gsl_sort_double.h>
 #include <gsl/gsl_statistics_double.h>
 
 /* A Poisson run is overloaded when more than this fraction of its
    requests still wait for admission once the last one has arrived. */
 static const double overload_waiting_fraction = 0.05;
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 static double quantile(double *v, size_t n, double f)
 {
@@ -115,7 +109,7 @@ void sim_summarize(struct sim *s, struct sim_result *res, double *buf)
 				sum_ += x_;                             \
 			}                                               \
 		}                                                       \
-		qsort(buf, nt, sizeof(*buf), cmp_double);               \
+		gsl_sort(buf, 1, (size_t)nt);                           \
 		mean = nt ? sum_ / nt : 0.0;                            \
 		__VA_ARGS__;                                            \
 	} while (0)

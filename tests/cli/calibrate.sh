@@ -195,6 +195,30 @@ rc=$?
 check "a result without --workload and --gpu: status 2" \
 	"[ $rc = 2 ] && grep -q 'give the workload it ran with --workload' '$tmp/err'"
 
+# a Megatron-LM training log (its format from training.py's training_log)
+# of a layout the workload gives, its step time made the same way: the
+# GEMM efficiency comes back
+{ cat "$train"; printf '[training]\ngpus = 8\ntp = 2\npp = 1\nmicro_batch = 1\nglobal_batch = 256\n'; } >"$tmp/t.ini"
+step=$("$bin" train "$tmp/t.ini" --gpu H100-SXM --catalog "$tmp/truth.csv" \
+	--format json | field "['step_time_s']")
+python3 - "$step" "$tmp/megatron.log" <<'PY'
+import sys
+ms = float(sys.argv[1]) * 1e3
+with open(sys.argv[2], "w") as f:
+    for k, it in enumerate(range(10, 60, 10)):
+        t = ms * (3.0 if k == 0 else 1.0 + 0.002 * (k % 2))
+        f.write(" [2026-01-16 10:00:%02d.000001] iteration %8d/     500 | "
+                "consumed samples: %12d | elapsed time per iteration (ms): "
+                "%.1f | learning rate: 1.0E-04 | global batch size:   256 | "
+                "lm loss: 5.0E+00 | loss scale: 1.0 |\n"
+                % (k, it, it * 256, t))
+PY
+"$bin" calibrate "$tmp/megatron.log" --workload "$tmp/t.ini" --gpu H100-SXM \
+	--format json >"$tmp/fit.json" 2>"$tmp/err"
+rc=$?
+check "a Megatron-LM log: status $rc, its step time, matmul_eff 0.62 in range" \
+	"[ $rc = 0 ] && [ \"\$(field \"['rows'][0]['metric']\" <'$tmp/fit.json')\" = step_time_s ] && inrange 'H100-SXM matmul_eff' 0.62"
+
 # errors
 printf 'command,workload,gpu,gpus,set,metric,measured\ntrain,%s,H100-SMX,8,,mfu,0.4\n' \
 	"$train" >"$tmp/bad-gpu.csv"

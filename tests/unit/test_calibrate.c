@@ -347,6 +347,29 @@ static void test_profile(void **state)
 	assert_int_equal(profile_parse("[nope]\nx = 1\n", 13, "p.ini", &q,
 				       &err), -1);
 	assert_non_null(strstr(err.msg, "unknown section [nope]"));
+
+	/* a list longer than a line of the file is written over several
+	   lines of its key and read back whole */
+	memset(&r, 0, sizeof(r));
+	r.neng = 1;
+	snprintf(r.eng[0].name, sizeof(r.eng[0].name), "vllm");
+	snprintf(r.eng[0].version, sizeof(r.eng[0].version), "0.11.0");
+	for (int i = 0; i < 14; i++) {
+		size_t n = strlen(r.eng[0].devices);
+
+		snprintf(r.eng[0].devices + n, sizeof(r.eng[0].devices) - n,
+			 "%sDEVICE-NUMBER-%02d", i ? "," : "", i);
+	}
+	assert_true(strlen(r.eng[0].devices) > 200);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(profile_write(f, &r, NULL), 0);
+	fclose(f);
+	diag_clear(&err);
+	assert_int_equal(profile_parse(text, len, "long.ini", &q, &err), 0);
+	free(text);
+	text = NULL;
+	assert_string_equal(q.eng[0].devices, r.eng[0].devices);
 }
 
 /* vLLM's --save-result JSON (and SGLang's bench_serving): the load
@@ -395,7 +418,7 @@ static void test_benchlog(void **state)
 			 0);
 	assert_int_equal(s.n, 7);
 	assert_string_equal(s.rows[6].set,
-			    "inference.arrival=closed;inference.concurrency=16;"
+			    "inference.arrival=closed;inference.qps=0;inference.concurrency=16;"
 			    "inference.requests=100;"
 			    "inference.prompt_tokens=997;"
 			    "inference.output_tokens=1000");

@@ -31,6 +31,18 @@ from concurrent.futures import ThreadPoolExecutor
 CAL_ROWS = 2
 
 
+def metric_class(metric):
+    """The kind of figure a row measures: a user calibrates on what
+    they will ask of the plans."""
+    if metric.startswith("ttft"):
+        return "ttft"
+    if metric.startswith("tpot"):
+        return "tpot"
+    if metric == "latency_s":
+        return "latency"
+    return "rate"
+
+
 def run(cmd):
     p = subprocess.run(cmd, capture_output=True, text=True)
     return p.returncode, p.stdout, p.stderr
@@ -99,7 +111,8 @@ def main():
             meas += list(csv.DictReader(f))
     groups = {}
     for r in meas:
-        groups.setdefault(r["group"], []).append(r)
+        groups.setdefault(r["group"] + ":" + metric_class(r["metric"]),
+                          []).append(r)
     groups = [(k, v) for k, v in groups.items() if len(v) > CAL_ROWS]
     jobs = os.cpu_count() or 2
     failed = 0

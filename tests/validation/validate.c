@@ -576,8 +576,10 @@ static int batch_latency(const struct arch *a, const struct infer_config *c,
 /* Transformer serving at batch 1, one offline batch, and the KV cache per
    token. */
 /* An offline inference row as a measurement of 'capplan infer': its
-   model, replica and batch, no server in front (host_request_overhead 0,
-   as predict_inference times it). */
+   model, replica and batch, and the engine of its 'engine' column (its
+   stack row's host times, trtllm's without a server) or, without one, no
+   server in front (host_request_overhead 0 given, as predict_inference
+   times it). */
 static void emit_inference(const struct table *t, int i, const char *metric)
 {
 	static const struct {
@@ -603,8 +605,8 @@ static void emit_inference(const struct table *t, int i, const char *metric)
 		{ "weight_only", "inference.weight_only" },
 		{ "decode_attention", "inference.decode_attention" },
 	};
-	char set[2048] = "model.tied_embeddings=false;"
-			 "inference.host_request_overhead=0";
+	char set[2048] = "model.tied_embeddings=false";
+	const char *engine = find(t, i, "engine");
 	const char *json = strcmp(metric, "ttft_s") == 0 ? "ttft_s" :
 			   strcmp(metric, "tpot_s") == 0 ? "tpot_s" :
 			   strcmp(metric, "output_tokens_per_s_per_gpu") == 0 ?
@@ -613,6 +615,16 @@ static void emit_inference(const struct table *t, int i, const char *metric)
 
 	if (!measurements || !json)
 		return;
+	/* the engine a file names, whose stack row gives the host times
+	   (a prior calibrate may move); else no server, as a given key */
+	if (engine && *engine) {
+		size_t n = strlen(set);
+
+		snprintf(set + n, sizeof(set) - n, ";inference.engine=%s",
+			 engine);
+	} else {
+		set_add(set, sizeof(set), "inference.host_request_overhead=0");
+	}
 	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 		const char *v = find(t, i, keys[k].column);
 		char expr[160];
