@@ -1,5 +1,6 @@
 /* cli.c - options, subcommand table, input and output edges; see cli.h. */
 #include "cli.h"
+#include "serve_fleet.h"
 #include "cluster.h"
 #include "text.h"
 #include "trace.h"
@@ -277,8 +278,8 @@ static void print_wrapped(FILE *out, const char *text, int indent, int col)
 }
 
 /*
- * 'capplan help keys [SECTION]': every workload key and what it
- * accepts, from the key table itself.  Returns an exit status.
+ * 'capplan help keys [SECTION]': every workload key, what it means and
+ * what it accepts, from the key table itself.  Returns an exit status.
  */
 static int print_keys(FILE *out, const char *section)
 {
@@ -292,11 +293,12 @@ static int print_keys(FILE *out, const char *section)
 		return cli_usage(NULL, "unknown section '%s'; one of model, "
 				 "training, inference, cluster",
 				 section);
-	fprintf(out, "Workload keys, [their default] and the values they "
-		     "take.  [auto]: capplan\n"
-		     "chooses it; [unset]: capplan derives it from other "
-		     "keys or does without.\n"
-		     "specs/workload.md gives each one's meaning and rule.\n");
+	fprintf(out, "Workload keys: what each one means, then [its default] "
+		     "and the values it\n"
+		     "takes.  [auto]: capplan chooses it; [unset]: capplan "
+		     "derives it from other\n"
+		     "keys or does without.  specs/workload.md in capplan's "
+		     "source has the rules.\n");
 	for (size_t s = 0; s < sizeof(sections) / sizeof(sections[0]); s++) {
 		if (section && strcmp(section, sections[s]) != 0)
 			continue;
@@ -304,7 +306,6 @@ static int print_keys(FILE *out, const char *section)
 		for (size_t i = 0; i < workload_key_count(); i++) {
 			const char *sec, *key;
 			char accepts[512], def[64], text[600];
-			int w;
 
 			workload_key_info(i, &sec, &key, accepts,
 					  sizeof(accepts));
@@ -312,13 +313,14 @@ static int print_keys(FILE *out, const char *section)
 				continue;
 			workload_key_default(i, def, sizeof(def));
 			snprintf(text, sizeof(text), "[%s] %s", def, accepts);
-			if (strlen(key) > 24) {
+			/* the meaning beside the key (below a long one), the
+			   values under it */
+			if (strlen(key) > 24)
 				fprintf(out, "  %s\n%27s", key, "");
-				w = 27;
-			} else {
-				w = fprintf(out, "  %-24s ", key);
-			}
-			print_wrapped(out, text, 27, w);
+			else
+				fprintf(out, "  %-24s ", key);
+			fprintf(out, "%s\n%27s", workload_key_meaning(i), "");
+			print_wrapped(out, text, 27, 27);
 		}
 	}
 	return EXIT_OK;
@@ -587,6 +589,16 @@ int cli_transformer_only(const struct cli_ctx *ctx, const char *what)
 		    "chart but the roofline cover it",
 		    what, model_kind_name(ctx->wl.model.kind));
 	return EXIT_USAGE;
+}
+
+bool cli_serving_only(const struct workload *wl)
+{
+	bool per_sample = wl->model.kind != MODEL_TRANSFORMER;
+
+	return serve_has_load(&wl->inference) &&
+	       !((per_sample ? wl->training.samples : wl->training.tokens) >
+		 0.0) &&
+	       wl->training.gpus == WL_AUTO;
 }
 
 int cli_load_workload(struct cli_ctx *ctx)

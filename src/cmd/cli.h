@@ -117,6 +117,15 @@ int cli_load_stacks(struct cli_ctx *ctx);
 void cli_note_profile(struct report *rep, const struct cli_ctx *ctx,
 		      const char *gpu);
 
+/*
+ * Whether the workload only serves: a serving load (a rate, a closed loop,
+ * a burst or a trace) and no training asked for (no tokens, or for a
+ * per-sample model no samples, and no GPU count).  compare, size and
+ * report then plan no training run (issue 40: a serving workload got a
+ * 1.4T-token training plan from the defaults).
+ */
+bool cli_serving_only(const struct workload *wl);
+
 /* Load the catalog (--catalog or embedded); prints the error. */
 int cli_load_catalog(struct cli_ctx *ctx);
 

@@ -63,6 +63,15 @@ static int write_report(FILE *out, const void *arg, const char **why)
 	return report_write_wide(out, job->r, job->format, job->wide, why);
 }
 
+void cli_estimate_production(struct cli_estimate *e, const char *gpu)
+{
+	if (!isfinite(e->value))
+		return;
+	interval_of_production((enum interval_class)e->cls, gpu, e->value,
+			       e->range);
+	e->has_range = true;
+}
+
 void cli_basis_init(struct cli_basis *b, const struct profile *profile,
 		    const char *gpu, const struct workload *wl)
 {

@@ -80,6 +80,11 @@ struct cli_basis {
 	char engine[80];               /* NAME@VERSION */
 };
 
+/* Mark a production figure (time to train, GPU-hours, cost) of a
+   training class: its interval widened by the production efficiency's
+   spread (interval_of_production). */
+void cli_estimate_production(struct cli_estimate *e, const char *gpu);
+
 /* The basis of a plan of 'wl' on 'gpu' (its stacks applied). */
 void cli_basis_init(struct cli_basis *b, const struct profile *profile,
 		    const char *gpu, const struct workload *wl);

@@ -170,7 +170,8 @@ static int by_key(const void *x, const void *y)
 /* The training status of a row, for the table. */
 static const char *train_status(const struct compare_row *r, bool trained)
 {
-	return r->train_rc != 0 ? "no plan" :
+	return r->train_skipped	? "-" :
+	       r->train_rc != 0 ? "no plan" :
 	       !r->train.fits	? "memory" :
 	       !trained || !isfinite(r->train.run.time_s) ? "no end" :
 							    "ok";
@@ -198,6 +199,14 @@ static void add_row(struct record *rec, const struct compare_row *r,
 		snprintf(split, sizeof(split), "%d/%d/%d", t->config.tp,
 			 t->config.pp, t->config.dp);
 		rec_str(rec, "training", "config", "tp/pp/dp", split, 0);
+		/* each factor in JSON and CSV: tp pp cp dp multiply to the
+		   GPUs (ep within dp) */
+		rec_int(rec, "training", "tp", "tp", t->config.tp, RF_MACHINE);
+		rec_int(rec, "training", "pp", "pp", t->config.pp, RF_MACHINE);
+		rec_int(rec, "training", "cp", "cp", t->config.cp, RF_MACHINE);
+		rec_int(rec, "training", "ep", "ep", train_config_ep(&t->config),
+			RF_MACHINE);
+		rec_int(rec, "training", "dp", "dp", t->config.dp, RF_MACHINE);
 		/* the table shows cp and ep where they are used */
 		snprintf(layout, sizeof(layout), "%s%s%.0d%s%.0d", split,
 			 t->config.cp > 1 ? " cp" : "",
@@ -216,6 +225,11 @@ static void add_row(struct record *rec, const struct compare_row *r,
 		rec_bool(rec, "training", "fits", "fits", false, 0);
 		rec_null(rec, "training", "gpus", "gpus", RF_GRID);
 		rec_null(rec, "training", "config", "tp/pp/dp", 0);
+		rec_null(rec, "training", "tp", "tp", RF_MACHINE);
+		rec_null(rec, "training", "pp", "pp", RF_MACHINE);
+		rec_null(rec, "training", "cp", "cp", RF_MACHINE);
+		rec_null(rec, "training", "ep", "ep", RF_MACHINE);
+		rec_null(rec, "training", "dp", "dp", RF_MACHINE);
 		rec_null(rec, NULL, "layout", "tp/pp/dp", RF_GRID | RF_TABLE);
 		rec_null(rec, "training", "global_batch", "gb",
 			 RF_GRID | RF_WIDE);
@@ -277,6 +291,9 @@ static void add_row(struct record *rec, const struct compare_row *r,
 		struct cli_basis b;
 
 		cli_basis_init(&b, ctx->profile, r->gpu->name, &ctx->wl);
+		/* production figures (specs/models.md 8.1.1) */
+		cli_estimate_production(&est[0], r->gpu->name);
+		cli_estimate_production(&est[1], r->gpu->name);
 		/* at a batch the offline rows do not cover, the rate from the
 		   latencies' intervals */
 		est[4].has_range =
@@ -437,7 +454,7 @@ static void add_sample_row(struct record *rec, const struct compare_row *r,
 	cli_rec_price(rec, &r->train.cluster, 0);
 	{
 		bool served = r->serve_rc == 0;
-		const struct cli_estimate est[] = {
+		struct cli_estimate est[] = {
 			{ INTERVAL_PER_SAMPLE, "time_to_train_s", "time",
 			  trained ? t->run.time_s : na, true, UNIT_TIME, 0,
 			  false, { 0.0, 0.0 } },
@@ -456,9 +473,11 @@ static void add_sample_row(struct record *rec, const struct compare_row *r,
 			  served ? compare_serve_rate_per_gpu(r) : na, false,
 			  UNIT_COUNT, 0, false, { 0.0, 0.0 } },
 		};
-
 		struct cli_basis b;
 
+		/* production figures (specs/models.md 8.1.1) */
+		cli_estimate_production(&est[0], r->gpu->name);
+		cli_estimate_production(&est[1], r->gpu->name);
 		cli_basis_init(&b, ctx->profile, r->gpu->name, &ctx->wl);
 		cli_rec_interval_pairs(rec, &b, est, 5, RF_MACHINE);
 	}
@@ -537,7 +556,7 @@ int cmd_compare(struct cli_ctx *ctx)
 	int rc, ok = 0;
 	bool per_token;
 	double (*sort_key)(const struct compare_row *r) = compare_key_time;
-
+	bool serving_only;
 	size_t sk = 0; /* time */
 
 	if (ctx->sort_arg) {
@@ -561,6 +580,14 @@ int cmd_compare(struct cli_ctx *ctx)
 	if (rc != EXIT_OK)
 		return rc;
 	per_token = ctx->wl.model.kind == MODEL_TRANSFORMER;
+	serving_only = cli_serving_only(&ctx->wl);
+	/* a serving-only workload ranks by what serving costs */
+	if (!ctx->sort_arg && serving_only)
+		for (sk = 0; sk < sizeof(sort_keys) / sizeof(sort_keys[0]); sk++)
+			if (strcmp(sort_keys[sk].name, per_token ? "token-cost" :
+								   "sample-cost") ==
+			    0)
+				break;
 	if (sort_keys[sk].scope == (per_token ? SORT_SAMPLES : SORT_TOKENS)) {
 		cli_message(cli_input_name(ctx),
 			    ": --sort %s ranks serving per %s, and this "
@@ -588,9 +615,19 @@ int cmd_compare(struct cli_ctx *ctx)
 		r->gpu = ctx->gpus[i];
 		r->order = i;
 		diag_clear(&err);
-		r->train_rc = train_plan_make(&ctx->wl, r->gpu, &r->train, &err);
+		r->train_skipped = serving_only;
+		r->train_rc = serving_only ?
+				      -1 :
+				      train_plan_make(&ctx->wl, r->gpu,
+						      &r->train, &err);
+		/* the price both share comes from the training plan's
+		   cluster: resolved here when none is planned */
+		if (serving_only)
+			(void)cluster_resolve(&ctx->wl.cluster, r->gpu,
+					      &r->train.cluster, NULL);
 		snprintf(r->train_why, sizeof(r->train_why), "%s",
-			 r->train_rc ? err.msg :
+			 serving_only	? "" :
+			 r->train_rc	? err.msg :
 			 !r->train.fits ? "training does not fit in memory" :
 					  "");
 		r->infer_rc = -1;
@@ -640,6 +677,11 @@ int cmd_compare(struct cli_ctx *ctx)
 			add_sample_row(rec, &rows[i], ctx);
 		cli_rec_stacks(rec, &ctx->wl, per_token, true, RF_MACHINE);
 	}
+	if (serving_only)
+		report_note(&rep, "serving only: the workload gives a load and "
+				  "no training.%s or training.gpus, so no "
+				  "training is planned",
+			    per_token ? "tokens" : "samples");
 	cli_note_stacks(&rep, &ctx->wl, per_token, true);
 	cli_note_profile(&rep, ctx, NULL);
 	if (per_token)

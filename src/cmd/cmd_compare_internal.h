@@ -29,6 +29,8 @@ struct compare_row {
 				    the serving plan, 'infer' is unused */
 	int serve_rc;            /* sample_serve_plan_make status */
 	struct sample_serve_plan serve;
+	bool train_skipped;      /* a serving-only workload: no training
+				    planned (cli_serving_only) */
 };
 
 /* Whether the row trains (fits) and serves (fits and meets the SLO). */

@@ -162,6 +162,8 @@ static const char *no_plan_why(const struct compare_row *r, bool train)
 			 r->per_sample ? r->serve_rc : r->infer_rc;
 	const char *why = train ? r->train_why : r->infer_why;
 
+	if (train && r->train_skipped)
+		return NULL; /* not asked for: one note says so */
 	return rc != 0 && why[0] ? why : NULL;
 }
 
@@ -263,7 +265,8 @@ void compare_recommend(struct report *rep, const struct compare_row *rows,
 			report_note(rep, "training: cheapest is %s (%s, %s%s)",
 				    cheap->gpu->name, c, t, b);
 		}
-	} else if (model_has_arch(&wl->model)) {
+	} else if (model_has_arch(&wl->model) &&
+		   !(n > 0 && rows[0].train_skipped)) {
 		report_note(rep, "training: no device fits this configuration");
 	}
 	if (noted) {

@@ -43,15 +43,26 @@ static int plan_rows(struct report_page *pg)
 	if (!pg->rows)
 		return -1;
 	pg->nrows = ctx->ngpus;
+	pg->serving_only = cli_serving_only(&ctx->wl);
 	for (int i = 0; i < ctx->ngpus; i++) {
 		struct report_row *r = &pg->rows[i];
 		struct diag err;
 
 		r->gpu = ctx->gpus[i];
 		diag_clear(&err);
-		r->train_rc = train_plan_make(&ctx->wl, r->gpu, &r->train,
-					      &err);
+		if (pg->serving_only) {
+			/* no training asked for: the price from the
+			   device's cluster */
+			r->train_rc = -1;
+			(void)cluster_resolve(&ctx->wl.cluster, r->gpu,
+					      &r->train.cluster, NULL);
+		} else {
+			r->train_rc = train_plan_make(&ctx->wl, r->gpu,
+						      &r->train, &err);
+		}
 		snprintf(r->train_why, sizeof(r->train_why), "%s",
+			 pg->serving_only  ? "not planned: the workload only "
+					     "serves" :
 			 r->train_rc	   ? err.msg :
 			 !r->train.fits	   ? "does not fit in memory" :
 			 !r->train.has_arch ? "only 'params' is known" :
@@ -137,7 +148,10 @@ int cmd_report(struct cli_ctx *ctx)
 		int krc;
 
 		progress_update(&pr, (size_t)k, PLOT_KIND_COUNT, "charts");
-		if (!cli_plot_kind_applies(ctx, kind))
+		if (!cli_plot_kind_applies(ctx, kind) ||
+		    (pg.serving_only &&
+		     (kind == PLOT_SCALING || kind == PLOT_COST_TIME ||
+		      kind == PLOT_MEMORY)))
 			continue;
 		krc = cli_plot_render(ctx, kind, beside,
 				      pg.png ? PLOT_PNG : PLOT_SVG,

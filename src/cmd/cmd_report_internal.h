@@ -32,6 +32,7 @@ struct report_row {
 /* Everything the page shows, computed before it is written. */
 struct report_page {
 	struct cli_ctx *ctx;
+	bool serving_only;   /* no training planned (cli_serving_only) */
 	struct report_row *rows;
 	int nrows;
 	char *svg[PLOT_KIND_COUNT]; /* NULL: not drawn; SVG text or PNG */

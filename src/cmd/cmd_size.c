@@ -40,7 +40,7 @@ struct size_limits {
 
 /* What the constraints need of one candidate training plan. */
 struct size_cand {
-	int gpus, tp, pp, dp, global_batch;
+	int gpus, tp, pp, cp, ep, dp, global_batch;
 	double time_s, gpu_hours, cost_usd, energy_kwh, facility_power_w;
 	double goodput; /* time_s is the expected wall clock at this */
 	double rate_per_gpu; /* tokens (samples) per second per GPU */
@@ -68,7 +68,11 @@ struct size_row {
 	char why[DIAG_MSG_MAX];
 };
 
-/* Parse a positive finite limit; prints a usage error otherwise. */
+/*
+ * Parse a positive finite limit written with its unit (a bare '90' could
+ * mean seconds or days, '15' dollars or millions: no guess); prints a
+ * usage error otherwise.
+ */
 static int parse_limit(const char *arg, const char *option,
 		       enum unit_kind kind, double *out)
 {
@@ -88,6 +92,11 @@ static int parse_limit(const char *arg, const char *option,
 				 "'%s', got '%s'",
 				 option, units_kind_name(kind),
 				 units_example(kind), arg);
+	if (!units_has_unit(arg, kind))
+		return cli_usage("size", "%s must be a %s with its unit such "
+				 "as %s, got '%s'",
+				 option, units_kind_name(kind),
+				 units_examples(kind), arg);
 	*out = v;
 	return EXIT_OK;
 }
@@ -234,6 +243,8 @@ static void size_train(const struct workload *wl, const struct gpu_spec *g,
 			.gpus = p.config.gpus,
 			.tp = p.config.tp,
 			.pp = p.config.pp,
+			.cp = p.config.cp,
+			.ep = train_config_ep(&p.config),
 			.dp = p.config.dp,
 			.global_batch = p.config.global_batch,
 			.time_s = p.run.time_s,
@@ -445,6 +456,10 @@ static void add_row(struct record *rec, const struct size_row *r,
 	/* a per-sample model is data parallel: its rate per GPU instead */
 	rec_int_or_null(rec, "tp", "tp", c->tp, t, per_sample ? 0 : tw);
 	rec_int_or_null(rec, "pp", "pp", c->pp, t, per_sample ? 0 : tw);
+	/* context and expert parallelism: in JSON and CSV, so that the
+	   factors multiply to the GPUs (tp pp cp dp; ep within dp) */
+	rec_int_or_null(rec, "cp", "cp", c->cp, t, RF_MACHINE);
+	rec_int_or_null(rec, "ep", "ep", c->ep, t, RF_MACHINE);
 	rec_int_or_null(rec, "dp", "dp", c->dp, t, per_sample ? 0 : tw);
 	rec_int_or_null(rec, "global_batch", "gb", c->global_batch, t, tw);
 	if (per_sample)
@@ -481,7 +496,7 @@ static void add_row(struct record *rec, const struct size_row *r,
 			train && infer ? RF_GRID : 0);
 	{
 		int cls = per_sample ? INTERVAL_PER_SAMPLE : INTERVAL_TRAINING;
-		const struct cli_estimate est[] = {
+		struct cli_estimate est[] = {
 			{ cls, "time_to_train_s", "time",
 			  t ? c->time_s : (double)NAN, true, UNIT_TIME, 0,
 			  false, { 0.0, 0.0 } },
@@ -489,9 +504,11 @@ static void add_row(struct record *rec, const struct size_row *r,
 			  t ? c->cost_usd : (double)NAN, true, UNIT_MONEY, 0,
 			  false, { 0.0, 0.0 } },
 		};
-
 		struct cli_basis b;
 
+		/* production figures (specs/models.md 8.1.1) */
+		cli_estimate_production(&est[0], r->gpu->name);
+		cli_estimate_production(&est[1], r->gpu->name);
 		cli_basis_init(&b, ctx->profile, r->gpu->name, &ctx->wl);
 		cli_rec_interval_pairs(rec, &b, est, 2, RF_MACHINE);
 	}

@@ -430,12 +430,18 @@ static void add_training(struct record *rec, const struct train_plan *p,
 		rec_int(rec, NULL, "gpus", "gpus", p->config.gpus, 0);
 		rec_int(rec, NULL, "tp", "tp", p->config.tp, split);
 		rec_int(rec, NULL, "pp", "pp", p->config.pp, split);
+		/* in JSON and CSV: the factors multiply to the GPUs */
+		rec_int(rec, NULL, "cp", "cp", p->config.cp, RF_MACHINE);
+		rec_int(rec, NULL, "ep", "ep", train_config_ep(&p->config),
+			RF_MACHINE);
 		rec_int(rec, NULL, "dp", "dp", p->config.dp, RF_GRID);
 	} else {
 		rec_null(rec, NULL, "fits", "fits", SWEEP_WIDE);
 		rec_null(rec, NULL, "gpus", "gpus", 0);
 		rec_null(rec, NULL, "tp", "tp", split);
 		rec_null(rec, NULL, "pp", "pp", split);
+		rec_null(rec, NULL, "cp", "cp", RF_MACHINE);
+		rec_null(rec, NULL, "ep", "ep", RF_MACHINE);
 		rec_null(rec, NULL, "dp", "dp", RF_GRID);
 	}
 	if (t) {
@@ -484,7 +490,7 @@ static void add_training(struct record *rec, const struct train_plan *p,
 		bool done = t && p->goodput.finishes;
 		int cls = p && p->per_sample ? INTERVAL_PER_SAMPLE :
 					       INTERVAL_TRAINING;
-		const struct cli_estimate est[] = {
+		struct cli_estimate est[] = {
 			{ cls, "time_to_train_s", "time",
 			  done ? run->time_s : (double)NAN, true, UNIT_TIME,
 			  0, false, { 0.0, 0.0 } },
@@ -493,6 +499,9 @@ static void add_training(struct record *rec, const struct train_plan *p,
 			  0, false, { 0.0, 0.0 } },
 		};
 
+		/* production figures (specs/models.md 8.1.1) */
+		cli_estimate_production(&est[0], b->gpu);
+		cli_estimate_production(&est[1], b->gpu);
 		cli_rec_interval_pairs(rec, b, est, 2, RF_MACHINE);
 	}
 }

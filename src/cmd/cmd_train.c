@@ -284,7 +284,7 @@ static void add_intervals(struct record *rec, const struct workload *wl,
 	double na = p->has_arch ? 1.0 : (double)NAN;
 	int cls = p->per_sample ? INTERVAL_PER_SAMPLE : INTERVAL_TRAINING;
 	struct cli_basis b;
-	const struct cli_estimate est[] = {
+	struct cli_estimate est[] = {
 		{ cls, "step_time_s", "  step time", na * r->time.step_s, true,
 		  UNIT_TIME, 0, false, { 0.0, 0.0 } },
 		{ cls, "tokens_per_s",
@@ -316,6 +316,13 @@ static void add_intervals(struct record *rec, const struct workload *wl,
 		  0, false, { 0.0, 0.0 } },
 	};
 
+	/* the production figures: wider by the production efficiency's
+	   spread */
+	for (size_t i = 0; i < sizeof(est) / sizeof(est[0]); i++)
+		if (strcmp(est[i].key, "time_to_train_s") == 0 ||
+		    strcmp(est[i].key, "gpu_hours") == 0 ||
+		    strcmp(est[i].key, "cost_usd") == 0)
+			cli_estimate_production(&est[i], p->gpu->name);
 	cli_basis_init(&b, prof, p->gpu->name, wl);
 	cli_rec_intervals(rec, &b, est, (int)(sizeof(est) / sizeof(est[0])));
 }
@@ -470,15 +477,22 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 			RF_PERCENT);
 		if (wl->model.kind == MODEL_RECSYS)
 			add_recsys(rec, p);
-		rec_heading(rec, "run (failures, checkpoints and restarts "
-				 "included)");
+		rec_heading(rec, "run, as production runs report it "
+				 "(failures, restarts, overheads)");
 		rec_num_finite(rec, NULL, "time_to_train_s",
-			       "time to train (expected)", run->time_s,
+			       "time to train (production)", run->time_s,
 			       UNIT_TIME, 0);
-		rec_num(rec, NULL, "time_to_train_ideal_s",
-			"  without failures", gp->ideal_s,
+		rec_num(rec, NULL, "steady_time_to_train_s",
+			"  steady state", gp->ideal_s,
 			UNIT_TIME, 0);
-		rec_num(rec, NULL, "goodput", "goodput", gp->goodput,
+		/* the same, under its older name */
+		rec_num(rec, NULL, "time_to_train_ideal_s",
+			"  without failures", gp->ideal_s, UNIT_TIME,
+			RF_MACHINE);
+		rec_num(rec, NULL, "goodput", "goodput (failures)",
+			gp->goodput, UNIT_KIND_COUNT, RF_PERCENT);
+		rec_num(rec, NULL, "production_efficiency",
+			"production efficiency", p->production_efficiency,
 			UNIT_KIND_COUNT, RF_PERCENT);
 		rec_num_finite(rec, NULL, "job_mtbf_s", "job MTBF",
 			       gp->job_mtbf_s, UNIT_TIME, 0);
@@ -500,8 +514,10 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 		rec_num(rec, NULL, "checkpoint_interval_steps",
 			"  interval (iterations)",
 			gp->checkpoint_interval_steps, UNIT_COUNT, 0);
-		rec_num_finite(rec, NULL, "gpu_hours", "GPU-hours",
+		rec_num_finite(rec, NULL, "gpu_hours", "GPU-hours (production)",
 			       run->gpu_hours, UNIT_COUNT, 0);
+		rec_num(rec, NULL, "steady_gpu_hours", "  steady state",
+			gp->ideal_s * p->config.gpus / 3600.0, UNIT_COUNT, 0);
 		rec_num(rec, NULL, "power_w_per_gpu", "power per GPU",
 			run->gpu_power_w, UNIT_POWER, 0);
 		rec_num(rec, NULL, "facility_power_w", "facility power",
@@ -537,8 +553,10 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 			{ NULL, "mfu" },
 			{ NULL, "hfu" },
 			{ NULL, "time_to_train_s" },
+			{ NULL, "steady_time_to_train_s" },
 			{ NULL, "time_to_train_ideal_s" },
 			{ NULL, "goodput" },
+			{ NULL, "production_efficiency" },
 			{ NULL, "job_mtbf_s" },
 			{ NULL, "expected_interruptions" },
 			{ NULL, "interruptions_per_day" },
@@ -548,6 +566,7 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 			{ NULL, "checkpoint_interval_s" },
 			{ NULL, "checkpoint_interval_steps" },
 			{ NULL, "gpu_hours" },
+			{ NULL, "steady_gpu_hours" },
 			{ NULL, "power_w_per_gpu" },
 			{ NULL, "facility_power_w" },
 			{ NULL, "energy_kwh" },
@@ -737,6 +756,33 @@ int cmd_train(struct cli_ctx *ctx)
 	chosen_list(&p, chosen, sizeof(chosen), true);
 	if (chosen[0])
 		report_note(&rep, "chosen by capplan: %s", chosen);
+	/* a run planned on one node because no count was given */
+	if (ctx->wl.training.gpus == WL_AUTO && p.has_arch)
+		report_note(&rep,
+			    "planned on one node (%d GPUs): no training.gpus "
+			    "or --gpus was given; 'capplan size WORKLOAD "
+			    "--deadline TIME' finds the count a deadline "
+			    "needs", p.config.gpus);
+	/* the default batch says where it comes from */
+	if (p.has_arch && !p.per_sample &&
+	    ctx->wl.training.global_batch == WL_AUTO) {
+		char tok[32], aim[32];
+
+		units_format(tok, sizeof(tok),
+			     (double)p.config.global_batch * p.arch.seq_len,
+			     UNIT_COUNT, 3);
+		units_format(aim, sizeof(aim), p.batch_tokens, UNIT_COUNT, 3);
+		report_note(&rep,
+			    "global batch %d sequences (%s tokens): %s %s "
+			    "tokens, rounded to a power of two and to the "
+			    "layout's steps; training.global_batch sets it",
+			    p.config.global_batch, tok,
+			    ctx->wl.training.batch_tokens > 0.0 ?
+				    "training.batch_tokens," :
+				    "the critical batch of DeepSeek LLM "
+				    "(0.292 C^0.3271 for the run's compute C) is",
+			    aim);
+	}
 	cli_note_profile(&rep, ctx, p.gpu->name);
 	if (p.has_arch)
 		report_note(&rep, "searched %lld configurations: %lld legal, "

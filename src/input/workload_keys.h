@@ -82,6 +82,9 @@ struct wl_key {
 	double min, max;      /* accepted range (ints and numbers) */
 	enum unit_kind unit;  /* WLT_QUANTITY */
 	const struct wl_name *names; /* enum types; NULL-terminated */
+	const char *meaning;  /* what the key means, in at most 60
+				 characters with its unit where it has one
+				 (specs/workload.md gives it in full) */
 };
 
 /* Where a value came from, for messages. */

@@ -2,7 +2,8 @@
  * workload_sample.h - the workload keys of per-sample models
  * (recommenders and their serving) and their checks: private to the
  * workload reader; workload_keys.c includes WL_SAMPLE_*_KEYS in its key
- * table after defining the KEY_* row macros.  specs/workload.md lists the keys.
+ * table after defining the KEY_* row macros, each row ending with the
+ * key's meaning.  specs/workload.md lists the keys.
  */
 #ifndef CAPPLAN_WORKLOAD_SAMPLE_H
 #define CAPPLAN_WORKLOAD_SAMPLE_H
@@ -33,60 +34,82 @@ extern const struct wl_name wl_wide_optimizer_names[];
  */
 #define WL_SAMPLE_MODEL_KEYS \
 	KEY_INT("model", "dense_features", model.dense_features, POS, 1, \
-		WL_MLP_WIDTH_MAX), \
+		WL_MLP_WIDTH_MAX, "recsys: numerical input features"), \
 	{ "model", "bottom_mlp", WLT_WIDTHS, WL_OFF(model.bottom_mlp), 0, 1, \
-	  WL_MLP_WIDTH_MAX, UNIT_COUNT, NULL }, \
+	  WL_MLP_WIDTH_MAX, UNIT_COUNT, NULL, \
+	  "recsys: layer widths of the MLP over the numerical inputs" }, \
 	{ "model", "top_mlp", WLT_WIDTHS, WL_OFF(model.top_mlp), 0, 1, \
-	  WL_MLP_WIDTH_MAX, UNIT_COUNT, NULL }, \
+	  WL_MLP_WIDTH_MAX, UNIT_COUNT, NULL, \
+	  "recsys: layer widths of the MLP after the interaction" }, \
 	KEY_ENUM("model", "interaction", model.interaction, WLT_INTENUM, \
-		 wl_interaction_names), \
+		 wl_interaction_names, \
+		 "recsys: how the feature vectors meet (dot, cat, cross)"), \
 	KEY_INT("model", "cross_layers", model.cross_layers, POS, 1, \
-		WL_MLP_LAYERS_MAX), \
+		WL_MLP_LAYERS_MAX, "recsys: DCN cross layers"), \
 	KEY_INT("model", "cross_rank", model.cross_rank, POS, 1, \
-		WL_MLP_WIDTH_MAX), \
+		WL_MLP_WIDTH_MAX, \
+		"recsys: rank of the low-rank cross weights (DCNv2)"), \
 	KEY_NUM("model", "pooling_factor", model.pooling_factor, QTY_POS, 0, \
-		1e6), \
+		1e6, "recsys: rows pooled per table per sample (multi-hot)"), \
 	KEY_NUM("model", "cache_hit_rate", model.cache_hit_rate, \
-		WLK_AUTO_NEG, 0, 1), \
-	KEY_BOOL("model", "wide", model.wide), \
+		WLK_AUTO_NEG, 0, 1, \
+		"recsys: share of lookups the HBM cache serves"), \
+	KEY_BOOL("model", "wide", model.wide, \
+		 "recsys: a wide linear part beside the deep one"), \
 	KEY_ENUM("model", "wide_optimizer", model.wide_optimizer, \
-		 WLT_INTENUM, wl_wide_optimizer_names)
+		 WLT_INTENUM, wl_wide_optimizer_names, \
+		 "recsys: how the wide part is trained")
 
 #define WL_SAMPLE_TRAINING_KEYS \
 	KEY_ENUM("training", "embedding_sharding", \
 		 training.embedding_sharding, WLT_INTENUM, \
-		 wl_sharding_names), \
+		 wl_sharding_names, \
+		 "recsys: how the tables are split over the GPUs"), \
 	KEY_ENUM("training", "embedding_update", training.embedding_update, \
-		 WLT_INTENUM, wl_update_names), \
+		 WLT_INTENUM, wl_update_names, \
+		 "recsys: sparse gradients, or fused into the backward"), \
 	KEY_ENUM("training", "bottom_mlp_placement", \
 		 training.bottom_mlp_placement, WLT_INTENUM, \
-		 wl_bottom_names), \
+		 wl_bottom_names, \
+		 "recsys: where the bottom MLP runs (every GPU or one)"), \
 	KEY_TRI("training", "embedding_comm_overlap", \
-		training.embedding_comm_overlap), \
+		training.embedding_comm_overlap, \
+		"recsys: embedding all-to-alls beside the dense network"), \
 	KEY_QTYM("training", "input_bytes_per_sample", \
-		 training.input_bytes_per_sample, QTY_POS, UNIT_BYTES, 1e12), \
+		 training.input_bytes_per_sample, QTY_POS, UNIT_BYTES, 1e12, \
+		 "recsys: training data read per sample from the SSDs"), \
 	KEY_QTYM("training", "collective_cycle", \
-		 training.collective_cycle_s, 0, UNIT_TIME, 1.0), \
+		 training.collective_cycle_s, 0, UNIT_TIME, 1.0, \
+		 "recsys: cycle time of the collectives' coordinator"), \
 	KEY_QTYM("training", "step_overhead", \
-		 training.step_overhead_s, 0, UNIT_TIME, 1.0)
+		 training.step_overhead_s, 0, UNIT_TIME, 1.0, \
+		 "generic, recsys: host time per step no GPU work hides")
 
 #define WL_SAMPLE_INFERENCE_KEYS \
-	KEY_TRI("inference", "cuda_graphs", inference.cuda_graphs), \
+	KEY_TRI("inference", "cuda_graphs", inference.cuda_graphs, \
+		"per-sample: the forward pass replays a CUDA graph"), \
 	KEY_QTYM("inference", "framework_overhead", \
-		 inference.framework_overhead_s, 0, UNIT_TIME, 1.0), \
+		 inference.framework_overhead_s, 0, UNIT_TIME, 1.0, \
+		 "per-sample: host time per batch beyond its kernels"), \
 	KEY_QTYM("inference", "launch_overhead", \
-		 inference.launch_overhead_s, 0, UNIT_TIME, 1.0), \
-	KEY_BOOL("inference", "fusion", inference.fusion), \
+		 inference.launch_overhead_s, 0, UNIT_TIME, 1.0, \
+		 "per-sample: host time to issue one kernel, no graph"), \
+	KEY_BOOL("inference", "fusion", inference.fusion, \
+		 "per-sample: TensorRT-style fused kernels"), \
 	KEY_ENUM("inference", "server", inference.server, WLT_INTENUM, \
-		 wl_server_names), \
+		 wl_server_names, \
+		 "per-sample: what serves the requests (Triton or none)"), \
 	KEY_QTYM("inference", "request_overhead", \
-		 inference.request_overhead_s, WLK_AUTO_NEG, UNIT_TIME, 1.0)
+		 inference.request_overhead_s, WLK_AUTO_NEG, UNIT_TIME, 1.0, \
+		 "per-sample: time per request outside the framework")
 
 #define WL_SAMPLE_CLUSTER_KEYS \
 	KEY_QTYL("cluster", "ssd_bw", cluster.ssd_bw_bytes_per_s, 0, \
-		 UNIT_BANDWIDTH, WL_MIN_BW_BYTES_PER_S), \
+		 UNIT_BANDWIDTH, WL_MIN_BW_BYTES_PER_S, \
+		 "local NVMe read bandwidth per node"), \
 	KEY_INT("cluster", "nvlink_peers", cluster.nvlink_peers, POS_AUTO, 1, \
-		WL_GPUS_PER_NODE_MAX)
+		WL_GPUS_PER_NODE_MAX, \
+		"devices of the node one device reaches by its own links")
 
 /* Defaults of the per-sample keys (after workload_init's own). */
 void wl_sample_init(struct workload *wl);

@@ -605,6 +605,11 @@ const char *workload_key_name(size_t i)
 	return i < wl_key_count ? wl_keys[i].key : NULL;
 }
 
+const char *workload_key_meaning(size_t i)
+{
+	return i < wl_key_count ? wl_keys[i].meaning : NULL;
+}
+
 bool workload_key_given(const struct workload *wl, size_t i)
 {
 	return i < wl_key_count && wl->given[i];

@@ -72,6 +72,17 @@ bool interval_of_replica_rate(const char *gpu, int batch, double prefill_s,
 	return true;
 }
 
+void interval_of_production(enum interval_class c, const char *gpu,
+			    double value, double out[2])
+{
+	/* the 90th percentile of N(0, 1): an 80% two-sided range */
+	const double w = 1.2815515655446004 * INTERVAL_PRODUCTION_SIGMA_LOG;
+
+	interval_of(c, gpu, value, true, out);
+	out[0] *= exp(-w);
+	out[1] *= exp(w);
+}
+
 static const char *const class_names[INTERVAL_COUNT] = {
 	[INTERVAL_TRAINING] = "training",
 	[INTERVAL_PER_SAMPLE] = "per_sample",

@@ -95,6 +95,25 @@ void interval_of_sum_rate(enum interval_class c1, double t1,
 bool interval_of_replica_rate(const char *gpu, int batch, double prefill_s,
 			      double decode_s, double value, double out[2]);
 
+/*
+ * The spread, in ln units (one sd), of a production run's efficiency
+ * about the default production efficiency (WL_PRODUCTION_EFFICIENCY,
+ * specs/models.md 8.1.1): an assumption from the public record, not a fit
+ * (the two production rows with whole-run GPU-hours agree within 3%):
+ * older or simpler stacks run 20-45% below a tuned plan (GPT-NeoX,
+ * Megatron-DeepSpeed, FSDP trainers: issue 38), and effective training
+ * time ranges from under 90% to over 90% at Meta (PyTorch blog 2026).
+ */
+#define INTERVAL_PRODUCTION_SIGMA_LOG 0.2
+
+/*
+ * The interval of a production figure (time to train, GPU-hours, cost:
+ * 'value' a time-like figure) of class 'c' on 'gpu': the class's band
+ * (interval_of) widened on both sides by z INTERVAL_PRODUCTION_SIGMA_LOG.
+ */
+void interval_of_production(enum interval_class c, const char *gpu,
+			    double value, double out[2]);
+
 /* A class's name in calibration profiles ("training", "per_sample",
    "ttft", "tpot", "throughput", "offline", "sample_serving"), and the
    class of a name (-1 when none). */

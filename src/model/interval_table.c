@@ -5,7 +5,7 @@
 #include "interval.h"
 
 const struct interval_band interval_bands[INTERVAL_COUNT] = {
-	[INTERVAL_TRAINING] = { 50, -0.2256, 0.0797, 1.05, 0, 0,
+	[INTERVAL_TRAINING] = { 51, -0.1848, 0.0797, 1.35, 0, 0,
 		"A100-SXM-80GB,H100-SXM,H800" },
 	[INTERVAL_PER_SAMPLE] = { 44, -0.3326, 0.1956, 1.00, 0, 0,
 		"A100-SXM-80GB,V100-SXM-32GB,A100-SXM-40GB,RTX-3090" },

@@ -213,7 +213,9 @@ static int explain_illegal(const struct train_space *sp,
 				c.pp, c.cp, p->gpu->name);
 	c.dp = (int)(c.gpus / split);
 	per_step = (int64_t)c.dp * c.micro_batch;
-	c.global_batch = sp->global_batch;
+	c.global_batch = sp->batch_round && per_step <= WL_BATCH_MAX ?
+				 round_batch(sp->global_batch, (int)per_step) :
+				 sp->global_batch;
 	c.micro_batches = (int)(c.global_batch / per_step);
 	train_stage_fill(&p->arch, &c, sp->first_stage_layers,
 			 sp->last_stage_layers);
@@ -270,17 +272,26 @@ void train_plan_goodput(const struct workload *wl, const struct train_plan *p,
 	goodput_eval(&in, gp);
 }
 
-/* The run at its expected wall-clock time: GPU-hours, energy, cost.  The
-   GPUs draw busy power while they compute or redo lost work, idle power
-   while they restart, stall on a checkpoint or wait out maintenance. */
+/* The run as production runs report it: the goodput model's expected
+   wall-clock time over the production efficiency (specs/models.md 8.1.1),
+   and its GPU-hours, energy and cost.  The GPUs draw busy power while
+   they compute or redo lost work, idle power while they restart, stall
+   on a checkpoint, wait out maintenance or lose the production
+   efficiency's share. */
 static void plan_run(const struct workload *wl, struct train_plan *p)
 {
 	struct goodput *gp = &p->goodput;
+	double eff = wl->training.production_efficiency > 0.0 ?
+			     wl->training.production_efficiency :
+			     WL_PRODUCTION_EFFICIENCY;
+	double time_s;
 
 	train_plan_goodput(wl, p, &p->config, &p->result, gp);
-	run_cost_eval(p->gpu, &p->cluster, p->config.gpus, gp->time_s,
+	p->production_efficiency = eff;
+	time_s = gp->finishes ? gp->time_s / eff : gp->time_s;
+	run_cost_eval(p->gpu, &p->cluster, p->config.gpus, time_s,
 		      gp->finishes ? p->result.busy_fraction * gp->busy_s /
-					     gp->time_s :
+					     time_s :
 				     0.0,
 		      &p->run);
 }
@@ -503,10 +514,24 @@ int train_plan_rank(const struct workload *wl, const struct gpu_spec *g,
 	if (!p->has_arch)
 		return plan_states_only(wl, g, p);
 
-	if (train_space_init(&sp, ts, &p->arch, p->config.gpus,
-			     ts->global_batch, p->cluster.gpus_per_node,
-			     err) != 0)
-		return -1;
+	/* the default batch: DeepSeek LLM's critical batch for the run's
+	   compute (specs/models.md 7.1) */
+	{
+		struct training_spec tsb = *ts;
+
+		if (ts->global_batch == WL_AUTO && !(ts->batch_tokens > 0.0))
+			tsb.batch_tokens = default_batch_tokens(
+				train_model_flops_per_token(&p->arch) -
+					3.0 * arch_logits_fwd_flops_per_token(
+						      &p->arch),
+				p->tokens, p->arch.seq_len);
+		p->batch_tokens = tsb.batch_tokens > 0.0 ? tsb.batch_tokens :
+							   WL_BATCH_TOKENS;
+		if (train_space_init(&sp, &tsb, &p->arch, p->config.gpus,
+				     ts->global_batch, p->cluster.gpus_per_node,
+				     err) != 0)
+			return -1;
+	}
 	train_space_offload(&sp, ts, &p->cluster);
 	/* an offload the cluster cannot make was not chosen */
 	if (sp.offload.n < 2)

@@ -63,9 +63,15 @@ struct train_plan {
 				       states) when !has_arch */
 	struct goodput goodput;     /* failures, checkpoints, restarts; when
 				       has_arch */
-	struct run_cost run;        /* the whole run at its expected
-				       wall-clock time (goodput.time_s);
-				       when has_arch */
+	struct run_cost run;        /* the whole run as production runs
+				       report it: goodput.time_s over
+				       production_efficiency */
+	double batch_tokens;        /* the tokens per batch the default
+				       batch aims at (the workload's, or
+				       default_batch_tokens) */
+	double production_efficiency; /* its share of the steady rate
+					 beyond failures (specs/models.md
+					 8.2) */
 	bool fits;
 	int max_micro_batch;        /* largest micro-batch that fits with the
 				       rest of the configuration; 0: none */

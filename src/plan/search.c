@@ -1,6 +1,8 @@
 /* search.c - enumerate training configurations; see search.h. */
 #include "search.h"
 
+#include <math.h>
+
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -41,6 +43,30 @@ int default_global_batch(int seq_len, double batch_tokens)
 	return gb;
 }
 
+double default_batch_tokens(double flops_per_token, double tokens,
+			    int seq_len)
+{
+	double c = flops_per_token * tokens;
+	double b = c > 1.0 ? 0.292 * pow(c, 0.3271) : 0.0;
+
+	return b > seq_len ? b : (double)seq_len;
+}
+
+int round_batch(int target, int unit)
+{
+	long long k;
+
+	/* a step larger than the batch is not a rounding of it */
+	if (unit < 1 || unit > target)
+		return target;
+	k = llround((double)target / unit);
+	if (k < 1)
+		k = 1;
+	while (k > 1 && k * unit > WL_BATCH_MAX)
+		k--;
+	return (int)(k * unit);
+}
+
 /* Whether 't' GPUs of a group fit the nodes: a divisor of the node or
    whole nodes (train_config_explain). */
 static bool fits_nodes(int t, int gpus_per_node)
@@ -63,10 +89,12 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 	/* the default batch is held fixed across GPU counts and
 	   configurations: a planner that grows it with the cluster makes
 	   scaling look linear by construction */
-	if (global_batch == 0)
+	if (global_batch == 0) {
 		global_batch = default_global_batch(
 			a->seq_len, ts->batch_tokens > 0.0 ? ts->batch_tokens :
 							     WL_BATCH_TOKENS);
+		sp->batch_round = true;
+	}
 	sp->global_batch = global_batch;
 	sp->precision = ts->precision;
 	sp->optimizer = ts->optimizer;
@@ -688,6 +716,15 @@ static void search_share(const struct train_space *sp, const struct arch *a,
 				continue;
 			c.pp = sp->pp.v[j];
 			c.dp = (int)(sp->gpus / split);
+			/* the default batch: the nearest whole number of
+			   this configuration's steps */
+			if (sp->batch_round &&
+			    (long long)c.dp * c.micro_batch <=
+				    sp->global_batch)
+				c.global_batch = round_batch(
+					sp->global_batch, c.dp * c.micro_batch);
+			else if (sp->batch_round)
+				c.global_batch = sp->global_batch;
 			if ((long long)c.dp * c.micro_batch > c.global_batch ||
 			    c.global_batch % (c.dp * c.micro_batch) != 0)
 				continue;

@@ -29,6 +29,9 @@ struct space_dim {
 struct train_space {
 	int gpus;
 	int global_batch;
+	bool batch_round;         /* the default batch: each configuration
+				     rounds it to the nearest whole number
+				     of its dp x micro_batch (round_batch) */
 	struct space_dim tp, pp, vp, cp, ep, micro_batch, zero, recompute, sp,
 		overlap, tp_overlap;
 	struct space_dim offload; /* 0: no optimizer offload, 1: offload of
@@ -62,8 +65,10 @@ struct train_space {
 /*
  * Build the space for 'ts' (the workload's [training]) of model 'a' on
  * nodes of 'gpus_per_node'.  'gpus' must be resolved (> 0); 'global_batch'
- * 0 lets each configuration round the default batch (about 4M tokens) up
- * to a whole number of micro-batches.  Returns 0, or -1 with a message.
+ * 0: the default batch, ts->batch_tokens over seq_len as a power of two
+ * (the caller puts the default_batch_tokens rule there), which each
+ * configuration rounds to a whole number of its dp x micro_batch.
+ * Returns 0, or -1 with a message.
  */
 int train_space_init(struct train_space *sp, const struct training_spec *ts,
 		     const struct arch *a, int gpus, int global_batch,
@@ -139,5 +144,20 @@ int train_search_parallel(const struct train_space *sp, const struct arch *a,
  * count and configuration.
  */
 int default_global_batch(int seq_len, double batch_tokens);
+
+/*
+ * Tokens per global batch when the workload gives neither global_batch
+ * nor batch_tokens: the critical batch of DeepSeek LLM (DeepSeek-AI 2024,
+ * arXiv:2401.02954, section 3.1), B = 0.292 C^0.3271 tokens for a run of
+ * C = 'flops_per_token' x 'tokens' FLOPs (the non-embedding training
+ * FLOPs per token), at least one sequence of 'seq_len'.
+ */
+double default_batch_tokens(double flops_per_token, double tokens,
+			    int seq_len);
+
+/* 'target' sequences rounded to the nearest multiple of 'unit', at most
+   WL_BATCH_MAX (then a multiple below); 'target' itself when 'unit' is
+   above it (no configuration with larger steps than the batch). */
+int round_batch(int target, int unit);
 
 #endif

@@ -661,14 +661,21 @@ static void write_table(FILE *out, const struct report *r, bool wide)
 		put_wrapped(out, r->notes[k], wide);
 }
 
-/* CSV cell: quote when needed (RFC 4180). */
-static void csv_cell(FILE *out, const char *s)
+/*
+ * A CSV cell, quoted when needed (RFC 4180).  A text cell that a
+ * spreadsheet would take for a formula (one that begins with '=', '+',
+ * '-', '@', a tab or CR) gets a single quote in front, inside the quotes
+ * (OWASP's advice on CSV injection); numbers are never text.
+ */
+static void csv_cell(FILE *out, const char *s, bool text)
 {
-	if (strpbrk(s, ",\"\r\n") == NULL) {
+	bool formula = text && s[0] && strchr("=+-@\t\r", s[0]);
+
+	if (!formula && strpbrk(s, ",\"\r\n") == NULL) {
 		fputs(s, out);
 		return;
 	}
-	fputc('"', out);
+	fputs(formula ? "\"'" : "\"", out);
 	for (; *s; s++) {
 		if (*s == '"')
 			fputc('"', out);
@@ -692,7 +699,7 @@ static void machine_value(const struct rfield *f, char *buf, size_t n)
 	case RF_STR:
 		snprintf(buf, n, "%s", f->str);
 		break;
-	case RF_PAIR: { /* two CSV cells: write_csv splits at the comma */
+	case RF_PAIR: { /* two CSV cells: csv_row writes them as they are */
 		char hi[40];
 
 		exact_number(buf, n, f->num);
@@ -707,51 +714,183 @@ static void machine_value(const struct rfield *f, char *buf, size_t n)
 	}
 }
 
-static void write_csv(FILE *out, const struct report *r)
+/* A column of the CSV: a field's group and key; an interval in any row
+   makes it two columns, KEY.lo and KEY.hi. */
+struct csv_col {
+	const char *group;
+	const char *key;
+	bool pair;
+};
+
+static bool in_csv(const struct rfield *f)
 {
-	char name[160], val[REPORT_STR_MAX + 16];
+	return f->type != RF_HEADING && !(f->flags & RF_TABLE);
+}
 
-	if (r->nrec == 0)
-		return;
-	for (int j = 0, sep = 0; j < r->rec[0].n; j++) {
-		const struct rfield *f = &r->rec[0].f[j];
+/* Whether two names, NULL or not, are the same. */
+static bool same_name(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
 
-		if (f->type == RF_HEADING || (f->flags & RF_TABLE))
-			continue;
-		if (f->group)
-			snprintf(name, sizeof(name), "%s.%s", f->group, f->key);
+static bool csv_match(const struct csv_col *c, const struct rfield *f)
+{
+	return in_csv(f) && same_name(c->key, f->key) &&
+	       same_name(c->group, f->group);
+}
+
+/*
+ * The field of 'rec' in column 'c', NULL when it has none.  The search
+ * starts at field '*next' and wraps around (records mostly keep one
+ * order, so the next column's field is usually the next field); '*next'
+ * moves past the field found.
+ */
+static const struct rfield *csv_field(const struct record *rec,
+				      const struct csv_col *c, int *next)
+{
+	for (int t = 0; t < rec->n; t++) {
+		int j = (*next + t) % rec->n;
+
+		if (csv_match(c, &rec->f[j])) {
+			*next = j + 1;
+			return &rec->f[j];
+		}
+	}
+	return NULL;
+}
+
+/* The column of 'f' among col[0..n), n when none: as csv_field, from
+   column '*next' on. */
+static size_t csv_find(const struct csv_col *col, size_t n,
+		       const struct rfield *f, size_t *next)
+{
+	for (size_t t = 0; t < n; t++) {
+		size_t k = (*next + t) % n;
+
+		if (csv_match(&col[k], f)) {
+			*next = k + 1;
+			return k;
+		}
+	}
+	return n;
+}
+
+/*
+ * The columns of the records of 'r' (free them): those of the first
+ * record in its order, then those first seen in a later one, in its
+ * order.  NULL when memory runs out.
+ */
+static struct csv_col *csv_columns(const struct report *r, size_t *n)
+{
+	size_t cap = REPORT_MAX_FIELDS;
+	struct csv_col *col = malloc(cap * sizeof(*col));
+
+	*n = 0;
+	if (!col)
+		return NULL;
+	for (size_t i = 0; i < r->nrec; i++) {
+		size_t next = 0;
+
+		for (int j = 0; j < r->rec[i].n; j++) {
+			const struct rfield *f = &r->rec[i].f[j];
+			size_t k;
+
+			if (!in_csv(f))
+				continue;
+			k = csv_find(col, *n, f, &next);
+			if (k == *n && *n == cap) {
+				struct csv_col *p;
+
+				cap *= 2;
+				p = realloc(col, cap * sizeof(*p));
+				if (!p) {
+					free(col);
+					return NULL;
+				}
+				col = p;
+			}
+			if (k == *n)
+				col[(*n)++] = (struct csv_col){ f->group,
+								f->key, false };
+			col[k].pair |= f->type == RF_PAIR;
+		}
+	}
+	return col;
+}
+
+static void csv_header(FILE *out, const struct csv_col *col, size_t n)
+{
+	char name[160], half[170];
+
+	for (size_t k = 0; k < n; k++) {
+		if (col[k].group)
+			snprintf(name, sizeof(name), "%s.%s", col[k].group,
+				 col[k].key);
 		else
-			snprintf(name, sizeof(name), "%s", f->key);
-		if (sep++)
+			snprintf(name, sizeof(name), "%s", col[k].key);
+		if (k)
 			fputc(',', out);
-		if (f->type == RF_PAIR) {
-			char lo[170];
-
-			snprintf(lo, sizeof(lo), "%s.lo", name);
-			csv_cell(out, lo);
-			fputc(',', out);
-			snprintf(lo, sizeof(lo), "%s.hi", name);
-			csv_cell(out, lo);
+		if (!col[k].pair) {
+			csv_cell(out, name, false);
 			continue;
 		}
-		csv_cell(out, name);
+		snprintf(half, sizeof(half), "%s.lo", name);
+		csv_cell(out, half, false);
+		fputc(',', out);
+		snprintf(half, sizeof(half), "%s.hi", name);
+		csv_cell(out, half, false);
 	}
 	fputc('\n', out);
-	for (size_t i = 0; i < r->nrec; i++) {
-		for (int j = 0, sep = 0; j < r->rec[i].n; j++) {
-			if (r->rec[i].f[j].type == RF_HEADING ||
-			    (r->rec[i].f[j].flags & RF_TABLE))
-				continue;
-			machine_value(&r->rec[i].f[j], val, sizeof(val));
-			if (sep++)
-				fputc(',', out);
-			if (r->rec[i].f[j].type == RF_PAIR)
-				fputs(val, out); /* two plain numbers */
-			else
-				csv_cell(out, val);
+}
+
+/* A row: in every column its field's value, or an empty cell. */
+static void csv_row(FILE *out, const struct record *rec,
+		    const struct csv_col *col, size_t n)
+{
+	char val[REPORT_STR_MAX + 16];
+	int next = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		const struct rfield *f = csv_field(rec, &col[k], &next);
+
+		if (k)
+			fputc(',', out);
+		if (f && f->type == RF_PAIR) {
+			machine_value(f, val, sizeof(val));
+			fputs(val, out); /* two plain numbers */
+			continue;
 		}
-		fputc('\n', out);
+		if (f) {
+			machine_value(f, val, sizeof(val));
+			csv_cell(out, val, f->type == RF_STR);
+		}
+		if (col[k].pair)
+			fputc(',', out); /* no interval: its upper cell */
 	}
+	fputc('\n', out);
+}
+
+/*
+ * The records as CSV: one header, the union of their fields, and one row
+ * per record with a cell for every column of the header, so that a record
+ * without a field (an infeasible device) shifts no later column.
+ * Returns 0, or -1 when memory runs out.
+ */
+static int write_csv(FILE *out, const struct report *r)
+{
+	struct csv_col *col;
+	size_t n;
+
+	if (r->nrec == 0)
+		return 0;
+	col = csv_columns(r, &n);
+	if (!col)
+		return -1;
+	csv_header(out, col, n);
+	for (size_t i = 0; i < r->nrec; i++)
+		csv_row(out, &r->rec[i], col, n);
+	free(col);
+	return 0;
 }
 
 static cJSON *json_record(const struct record *rec)
@@ -968,7 +1107,10 @@ int report_write_wide(FILE *out, const struct report *r,
 		return -1;
 	switch (fmt) {
 	case FORMAT_CSV:
-		write_csv(out, r);
+		if (write_csv(out, r) != 0) {
+			*why = "out of memory";
+			return -1;
+		}
 		return 0;
 	case FORMAT_JSON:
 		if (write_json(out, r) != 0) {

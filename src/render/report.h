@@ -136,6 +136,12 @@ void rec_pair(struct record *rec, const char *group, const char *key,
  * Write 'r' to 'out' in 'fmt'.  Returns 0; -1 when a number is not finite
  * (a model defect, never printed) or memory runs out, with a message in
  * 'why'.  Write errors are the caller's to detect (ferror).
+ *
+ * CSV has a column for each field of any record (the first record's
+ * order, then those first seen in later ones) and in every row a cell for
+ * each column, empty where the record lacks the field; a text cell that
+ * begins with '=', '+', '-', '@', a tab or CR is written as "'TEXT", so
+ * that a spreadsheet does not run it (specs/output.md).
  */
 int report_write(FILE *out, const struct report *r, enum report_format fmt,
 		 const char **why);

@@ -131,34 +131,40 @@ static const struct unit unit_table[] = {
 
 #define UNIT_TABLE_LEN (sizeof(unit_table) / sizeof(unit_table[0]))
 
-/* Per-kind text for messages. */
+/* Per-kind text for messages: the kind's name, an example, the examples
+   with their unit that units_examples gives, the unknown-unit message. */
 static const struct {
 	const char *name;
 	const char *example;
+	const char *examples;
 	const char *unknown;
 } kind_table[UNIT_KIND_COUNT] = {
-	[UNIT_BYTES] = { "size", "80GB",
+	[UNIT_BYTES] = { "size", "80GB", "'80GB', '512MiB' or '1.5TB'",
 			 "unknown unit for a size (use B, kB, MB, GB, TB, PB "
 			 "or KiB, MiB, GiB, TiB, PiB)" },
 	[UNIT_BANDWIDTH] = { "bandwidth", "3.35TB/s",
+			     "'3.35TB/s', '900GB/s' or '400Gb/s'",
 			     "unknown unit for a bandwidth (use B/s, kB/s, "
 			     "MB/s, GB/s, TB/s, PB/s, KiB/s .. TiB/s or bits: "
 			     "b/s, kb/s, Mb/s, Gb/s, Tb/s, Mbps, Gbps, Tbps)" },
 	[UNIT_FLOPS] = { "throughput", "989TFLOPS",
+			 "'989TFLOPS', '1.98PFLOPS' or '624TOPS'",
 			 "unknown unit for a throughput (use FLOPS, GFLOPS, "
 			 "TFLOPS, PFLOPS, FLOP/s forms or OPS, GOPS, TOPS, "
 			 "POPS)" },
-	[UNIT_POWER] = { "power", "700W",
+	[UNIT_POWER] = { "power", "700W", "'20MW', '500kW' or '700W'",
 			 "unknown unit for a power (use W, kW, MW)" },
-	[UNIT_TIME] = { "duration", "30d",
+	[UNIT_TIME] = { "duration", "30d", "'90d', '36h' or '30min'",
 			"unknown unit for a duration (use ns, us, ms, s, "
 			"min, h, d, w, y)" },
-	[UNIT_COUNT] = { "count", "15T",
+	[UNIT_COUNT] = { "count", "15T", "'15T', '70B' or '4K'",
 			 "unknown unit for a count (use K, M, B, T)" },
 	[UNIT_ENERGY] = { "quantity of energy", "1.5MWh",
+			  "'1.5MWh', '300kWh' or '5GJ'",
 			  "unknown unit for a quantity of energy (use J, kJ, "
 			  "MJ, GJ, Wh, kWh, MWh, GWh)" },
 	[UNIT_MONEY] = { "sum of money", "$2.5M",
+			 "'$2M', '$15000' or '500K'",
 			 "unknown unit for a sum of money (use an optional "
 			 "'$' and K, M, B)" },
 };
@@ -215,8 +221,12 @@ static const struct unit *unit_lookup(enum unit_kind kind, const char *s,
 	return NULL;
 }
 
-int units_parse(const char *text, enum unit_kind kind, double *out,
-		const char **why)
+/*
+ * units_parse, and in '*named' whether the text gave its unit: a suffix
+ * other than the kind's empty one, or for money a '$'.
+ */
+static int parse(const char *text, enum unit_kind kind, double *out,
+		 const char **why, bool *named)
 {
 	const char *p = text;
 	const char *num;
@@ -227,6 +237,7 @@ int units_parse(const char *text, enum unit_kind kind, double *out,
 	double v;
 	double scaled;
 
+	*named = false;
 	if ((unsigned)kind >= UNIT_KIND_COUNT)
 		return fail(why, "unknown kind of quantity");
 	if (!text)
@@ -236,6 +247,7 @@ int units_parse(const char *text, enum unit_kind kind, double *out,
 	if (*p == '\0')
 		return fail(why, "empty value");
 	if (kind == UNIT_MONEY && *p == '$') {
+		*named = true;
 		p++;
 		while (is_blank(*p))
 			p++;
@@ -279,8 +291,25 @@ int units_parse(const char *text, enum unit_kind kind, double *out,
 	scaled = scale_exact(num, (size_t)(end - num), v, u->factor);
 	if (!isfinite(scaled))
 		return fail(why, "number out of range");
+	*named = *named || u->suffix[0] != '\0';
 	*out = scaled;
 	return 0;
+}
+
+int units_parse(const char *text, enum unit_kind kind, double *out,
+		const char **why)
+{
+	bool named;
+
+	return parse(text, kind, out, why, &named);
+}
+
+bool units_has_unit(const char *text, enum unit_kind kind)
+{
+	bool named = false;
+	double v;
+
+	return parse(text, kind, &v, NULL, &named) == 0 && named;
 }
 
 const char *units_kind_name(enum unit_kind kind)
@@ -293,6 +322,12 @@ const char *units_example(enum unit_kind kind)
 {
 	return (unsigned)kind < UNIT_KIND_COUNT ? kind_table[kind].example
 						: "1";
+}
+
+const char *units_examples(enum unit_kind kind)
+{
+	return (unsigned)kind < UNIT_KIND_COUNT ? kind_table[kind].examples
+						: "'1'";
 }
 
 /* The next unit units_format may choose after 'u' in its kind, or NULL. */

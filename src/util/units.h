@@ -7,11 +7,13 @@
  * T=1e12, P=1e15) except the binary byte units KiB, MiB, GiB, TiB, PiB.
  * A unit must match the kind exactly (case-sensitive, see the table in
  * units.c); unknown units are errors.  A bare number is taken in the base
- * unit of the kind (bytes, B/s, FLOP/s, W, s, J, USD, count).
+ * unit of the kind (bytes, B/s, FLOP/s, W, s, J, USD, count); where that
+ * guess is unsafe, units_has_unit tells the caller to refuse it.
  */
 #ifndef CAPPLAN_UNITS_H
 #define CAPPLAN_UNITS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum unit_kind {
@@ -43,11 +45,26 @@ enum unit_kind {
 int units_parse(const char *text, enum unit_kind kind, double *out,
 		const char **why);
 
+/*
+ * Whether 'text' is a valid quantity of 'kind' (units_parse accepts it)
+ * that names its unit: "90d", "20MW", a count "15T"; for money a '$' or a
+ * K, M, B multiplier ("$15", "2M").  A bare number ("90", "1e9") does
+ * not.  For options where a bare number is an error rather than a guess
+ * in the base unit (size --deadline 90: seconds or days?).
+ */
+bool units_has_unit(const char *text, enum unit_kind kind);
+
 /* Human name of a kind for messages: "size", "bandwidth", ... */
 const char *units_kind_name(enum unit_kind kind);
 
 /* An example of a valid value of that kind for messages: "80GB", ... */
 const char *units_example(enum unit_kind kind);
+
+/*
+ * Three examples of that kind written with their unit, quoted, for a
+ * message that asks for one: "'90d', '36h' or '30min'".
+ */
+const char *units_examples(enum unit_kind kind);
 
 /*
  * Format 'value' of 'kind' for people, with the largest decimal prefix that

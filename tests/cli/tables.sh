@@ -69,7 +69,7 @@ check "compare: time in one unit, named in the heading" \
 # size: an infeasible row says why in place of its empty cells
 "$bin" size $wl --deadline 60d >"$tmp/size" 2>/dev/null
 check "size: an infeasible row gives its reason in the row" \
-	'grep -Eq "^V100-SXM-32GB +fastest is [0-9.]+[a-z]+ on [0-9]+ GPUs( \(more no faster at batch [0-9]+\))?$" "$tmp/size"'
+	'grep -Eq "^T4 +fastest is [0-9.]+[a-z]+ on [0-9]+ GPUs( \(more no faster at batch [0-9]+\))?$" "$tmp/size"'
 # compare: a row that cannot train says why; cp shown where used (given
 # here, so that the check does not hang on what the search prefers; no
 # optimizer offload, with which H100-SXM would hold the model)

@@ -140,7 +140,15 @@ static void test_plan_all_auto(void **state)
 	assert_rel(p.params, arch_params(&p.arch), 0.0);
 	assert_rel(p.tokens, 20.0 * arch_params(&p.arch), 1e-15);
 	assert_true(p.evaluated > 0);
-	/* the plan is the search's best */
+	/* the plan is the search's best, for the batch the plan aimed at
+	   (DeepSeek LLM's rule: default_batch_tokens) */
+	wl.training.batch_tokens = p.batch_tokens;
+	assert_rel(p.batch_tokens,
+		   default_batch_tokens(train_model_flops_per_token(&p.arch) -
+						3.0 * arch_logits_fwd_flops_per_token(
+							      &p.arch),
+					p.tokens, p.arch.seq_len),
+		   1e-15);
 	assert_int_equal(train_space_init(&sp, &wl.training, &p.arch, 8, 0, 8,
 					  NULL),
 			 0);
@@ -152,8 +160,14 @@ static void test_plan_all_auto(void **state)
 	   checkpoints and restarts */
 	assert_rel(p.goodput.ideal_s, p.tokens / p.result.tokens_per_s,
 		   1e-15);
-	assert_rel(p.run.time_s, p.goodput.time_s, 0.0);
-	assert_rel(p.run.time_s, p.goodput.ideal_s / p.goodput.goodput,
+	/* production: the failure model's time over the production
+	   efficiency (specs/models.md 8.1.1) */
+	assert_rel(p.run.time_s, p.goodput.time_s / WL_PRODUCTION_EFFICIENCY,
+		   1e-15);
+	assert_rel(p.production_efficiency, WL_PRODUCTION_EFFICIENCY, 0.0);
+	assert_rel(p.run.time_s,
+		   p.goodput.ideal_s / p.goodput.goodput /
+			   WL_PRODUCTION_EFFICIENCY,
 		   1e-12);
 	assert_true(p.goodput.goodput > 0.9 && p.goodput.goodput < 1.0);
 	assert_rel(p.run.gpu_hours, 8.0 * p.run.time_s / 3600.0, 1e-14);
@@ -195,7 +209,11 @@ static void test_plan_fixed_keys(void **state)
 	assert_int_equal(p.config.global_batch, 96);
 	assert_rel(p.tokens, 3.7e11, 0.0);
 	assert_rel(p.goodput.ideal_s, 3.7e11 / p.result.tokens_per_s, 1e-15);
-	assert_rel(p.run.time_s, p.goodput.time_s, 0.0);
+	/* production: the failure model's time over the production
+	   efficiency (specs/models.md 8.1.1) */
+	assert_rel(p.run.time_s, p.goodput.time_s / WL_PRODUCTION_EFFICIENCY,
+		   1e-15);
+	assert_rel(p.production_efficiency, WL_PRODUCTION_EFFICIENCY, 0.0);
 	assert_rel(p.run.cost_usd, 2.37 * p.run.gpu_hours, 1e-14);
 	assert_true(p.fits);
 	/* two stages share the 8 layers */
@@ -258,7 +276,15 @@ static void test_plan_goodput_inputs(void **state)
 	wl.cluster.maintenance = 0.0;
 	assert_int_equal(train_plan_make(&wl, &g, &p, NULL), 0);
 	assert_rel(p.run.time_s,
+		   (p.goodput.ideal_s + p.goodput.checkpoint_write_s) /
+			   WL_PRODUCTION_EFFICIENCY,
+		   1e-12);
+	/* a production efficiency of 1: the failure model alone */
+	wl.training.production_efficiency = 1.0;
+	assert_int_equal(train_plan_make(&wl, &g, &p, NULL), 0);
+	assert_rel(p.run.time_s,
 		   p.goodput.ideal_s + p.goodput.checkpoint_write_s, 1e-12);
+	wl.training.production_efficiency = WL_PRODUCTION_EFFICIENCY;
 	assert_rel(p.goodput.expected_interruptions, 0.0, 0.0);
 	assert_rel(p.run.gpu_hours, 16.0 * p.run.time_s / 3600.0, 1e-14);
 
@@ -778,7 +804,7 @@ static void test_node_past_int(void **state)
 }
 
 /*
- * 2^20 GPUs of the toy (the count 'size --budget 1e9' reaches): the
+ * 2^20 GPUs of the toy (the count 'size --budget $1e9' reaches): the
  * largest micro-batch that fits is found although dp x micro-batch
  * passes an int (issue 14: SIGFPE in the bisection), and a micro-batch
  * whose default global batch passes the bound is explained.
@@ -793,6 +819,8 @@ static void test_dp_times_micro_batch(void **state)
 	(void)state;
 	toy_model(&wl);
 	wl.training.gpus = 1 << 20;
+	/* 4M tokens a step: a batch the 2^20 GPUs can split */
+	wl.training.batch_tokens = WL_BATCH_TOKENS;
 	assert_int_equal(train_plan_make(&wl, &g, &p, NULL), 0);
 	assert_true(p.fits);
 	assert_int_equal((long long)p.config.tp * p.config.pp * p.config.cp *
@@ -805,6 +833,7 @@ static void test_dp_times_micro_batch(void **state)
 	wl.training.gpus = 8;
 	wl.training.tp = 1;
 	wl.training.micro_batch = 1 << 30;
+	wl.training.batch_tokens = WL_BATCH_TOKENS;
 	diag_clear(&err);
 	assert_int_equal(train_plan_make(&wl, &g, &p, &err), -1);
 	/* 4M tokens of 16: a fixed default of 262144 sequences */

@@ -259,6 +259,135 @@ static void test_csv_quoting(void **state)
 	}
 }
 
+/* Fields of a CSV line up to its newline, quoted commas not counted. */
+static int csv_fields(const char *line)
+{
+	int n = 1;
+	bool quoted = false;
+
+	for (; *line && (quoted || *line != '\n'); line++) {
+		if (*line == '"')
+			quoted = !quoted;
+		else if (*line == ',' && !quoted)
+			n++;
+	}
+	return n;
+}
+
+/*
+ * Records of a table that differ: a later one lacks fields, has others,
+ * holds an interval where the first has a null, and names its fields in
+ * another order.  The header is the union of their fields (the first
+ * record's order, then new ones as first seen), every row has a cell for
+ * each column, matched by group and key, and JSON keeps each record as
+ * it is.
+ */
+static void test_csv_union(void **state)
+{
+	struct report r;
+	struct record *rec;
+	char *out;
+	cJSON *root;
+
+	(void)state;
+	report_init(&r, true);
+	rec = report_add_record(&r);
+	assert_non_null(rec);
+	rec_str(rec, NULL, "gpu", "GPU", "A", RF_GRID);
+	rec_int(rec, "training", "gpus", "GPUs", 8, RF_GRID);
+	rec_null(rec, "interval", "t", "time", 0);
+	rec_str(rec, NULL, "why", "why", "", RF_GRID);
+	rec = report_add_record(&r);
+	assert_non_null(rec);
+	rec_str(rec, NULL, "gpu", "GPU", "B", RF_GRID);
+	rec_heading(rec, "interval");
+	rec_pair(rec, "interval", "t", "time", 1.0, 2.0, UNIT_TIME, 0);
+	rec_int(rec, NULL, "gpus", "GPUs", 4, RF_GRID);
+	rec_str(rec, NULL, "why", "why", "no", RF_GRID);
+	rec_str(rec, NULL, "status", "status", "short", RF_TABLE);
+	rec_bool(rec, NULL, "extra", "extra", true, 0);
+	rec = report_add_record(&r);
+	assert_non_null(rec);
+	rec_bool(rec, NULL, "extra", "extra", false, 0);
+	rec_str(rec, NULL, "gpu", "GPU", "C", RF_GRID);
+
+	out = render_ok(&r, FORMAT_CSV);
+	assert_string_equal(out, "gpu,training.gpus,interval.t.lo,"
+				 "interval.t.hi,why,gpus,extra\n"
+				 "A,8,,,,,\n"
+				 "B,,1,2,no,4,true\n"
+				 "C,,,,,,false\n");
+	for (const char *p = out; *p; p = strchr(p, '\n') + 1)
+		assert_int_equal(csv_fields(p), csv_fields(out));
+	free(out);
+
+	out = render_ok(&r, FORMAT_JSON);
+	root = cJSON_Parse(out);
+	assert_non_null(root);
+	assert_int_equal(cJSON_GetArraySize(root), 3);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(root, 0),
+						 "interval"),
+		"t")));
+	assert_null(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetArrayItem(root, 0), "extra"));
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetArrayItem(root, 2)), 2);
+	cJSON_Delete(root);
+	free(out);
+	report_release(&r);
+}
+
+/*
+ * A text cell that begins as a spreadsheet formula does gets a single
+ * quote in front, inside its quotes (OWASP's advice on CSV injection);
+ * numbers, negative ones too, stay numbers.
+ */
+static void test_csv_formula(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "=1+1", "\"'=1+1\"" },
+		{ "=HYPERLINK(\"http://x\")",
+		  "\"'=HYPERLINK(\"\"http://x\"\")\"" },
+		{ "+1", "\"'+1\"" },
+		{ "-2", "\"'-2\"" },
+		{ "@SUM(A1)", "\"'@SUM(A1)\"" },
+		{ "\tx", "\"'\tx\"" },
+		{ "\rx", "\"'\rx\"" },
+		{ "a=b", "a=b" },
+		{ "", "" },
+	};
+	struct report r;
+	struct record *rec;
+	char *out;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char want[128];
+
+		report_init(&r, false);
+		rec = report_add_record(&r);
+		assert_non_null(rec);
+		rec_str(rec, NULL, "name", "name", cases[i].in, 0);
+		out = render_ok(&r, FORMAT_CSV);
+		snprintf(want, sizeof(want), "name\n%s\n", cases[i].out);
+		assert_string_equal(out, want);
+		free(out);
+		report_release(&r);
+	}
+	report_init(&r, false);
+	rec = report_add_record(&r);
+	assert_non_null(rec);
+	rec_num(rec, NULL, "x", "x", -1.5, UNIT_KIND_COUNT, 0);
+	rec_int(rec, NULL, "n", "n", -3, 0);
+	rec_pair(rec, NULL, "p", "p", -2.0, -1.0, UNIT_KIND_COUNT, 0);
+	out = render_ok(&r, FORMAT_CSV);
+	assert_string_equal(out, "x,n,p.lo,p.hi\n-1.5,-3,-2,-1\n");
+	free(out);
+	report_release(&r);
+}
+
 static void test_table_single(void **state)
 {
 	struct report r;
@@ -653,6 +782,8 @@ int main(void)
 		cmocka_unit_test(test_json_no_notes_key),
 		cmocka_unit_test(test_csv_single),
 		cmocka_unit_test(test_csv_quoting),
+		cmocka_unit_test(test_csv_union),
+		cmocka_unit_test(test_csv_formula),
 		cmocka_unit_test(test_table_single),
 		cmocka_unit_test(test_not_finite),
 		cmocka_unit_test(test_list_json),

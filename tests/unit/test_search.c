@@ -111,6 +111,34 @@ static void test_default_global_batch(void **state)
 	assert_int_equal(default_global_batch(1, 1e12), WL_BATCH_MAX);
 }
 
+/* DeepSeek LLM's critical batch, 0.292 C^0.3271 tokens, and its rounding
+   to a configuration's steps */
+static void test_default_batch_rule(void **state)
+{
+	double b;
+
+	(void)state;
+	/* C = 1e24 FLOPs: 0.292 e^(0.3271 ln 1e24) = 2.10e7 tokens */
+	b = default_batch_tokens(6e10, 1e24 / 6e10, 4096);
+	assert_true(fabs(b / (0.292 * pow(1e24, 0.3271)) - 1.0) < 1e-12);
+	assert_true(b > 2.0e7 && b < 2.2e7);
+	/* the exponent: 1000x the compute, 10^(3 x 0.3271) = 9.6x the batch */
+	assert_true(fabs(default_batch_tokens(6e10, 1e27 / 6e10, 4096) / b -
+			 pow(1e3, 0.3271)) < 1e-9);
+	/* never below one sequence */
+	assert_true(default_batch_tokens(1e3, 1e3, 4096) == 4096.0);
+	assert_true(default_batch_tokens(0.0, 1e12, 2048) == 2048.0);
+	/* to the nearest whole number of steps: 2048 over 55 x 2 */
+	assert_int_equal(round_batch(2048, 110), 2090);
+	assert_int_equal(round_batch(2048, 256), 2048);
+	assert_int_equal(round_batch(100, 30), 90);
+	/* a step above the batch is no rounding of it */
+	assert_int_equal(round_batch(2048, 4096), 2048);
+	/* at most WL_BATCH_MAX */
+	assert_true(round_batch(WL_BATCH_MAX, 7) <= WL_BATCH_MAX);
+	assert_int_equal(round_batch(WL_BATCH_MAX, 7) % 7, 0);
+}
+
 static void test_space_auto(void **state)
 {
 	/* divisors of the heads that fit the 8-GPU nodes: 3 and 6 would
@@ -694,11 +722,13 @@ static void test_search_default_batch(void **state)
 	ts.micro_batch = 3;
 	assert_int_equal(train_space_init(&sp, &ts, &a, 24, 0, 8, NULL), 0);
 	assert_int_equal(train_search(&sp, &a, &g, &cl, &res), 0);
-	/* 4096 sequences of 1024, held fixed: dp 6 x 3 = 18 does not divide
-	   it, so nothing is legal (the default batch is never rounded up to
-	   the configuration) */
-	assert_false(res.found);
-	assert_int_equal(res.legal, 0);
+	/* 4096 sequences of 1024: dp 6 x 3 = 18 does not divide it, so the
+	   default batch is rounded to the nearest whole number of steps,
+	   228 x 18 = 4104 (specs/models.md 7.1) */
+	assert_true(res.found);
+	assert_int_equal(res.best.dp, 6);
+	assert_int_equal(res.best.global_batch, 4104);
+	assert_int_equal(res.best.micro_batches, 228);
 	/* tp 2, pp 3: dp 4 x micro-batch 4 divides 4096 */
 	ts.tp = 2;
 	ts.pp = 3;
@@ -813,6 +843,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_global_batch),
+		cmocka_unit_test(test_default_batch_rule),
 		cmocka_unit_test(test_space_auto),
 		cmocka_unit_test(test_space_fixed),
 		cmocka_unit_test(test_space_errors),

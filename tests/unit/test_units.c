@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <float.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -534,6 +535,75 @@ static void test_decimal_exact(void **state)
 	}
 }
 
+/* Bare numbers against numbers with their unit (size --deadline etc.). */
+static void test_has_unit(void **state)
+{
+	static const struct {
+		const char *text;
+		enum unit_kind kind;
+		bool named;
+	} cases[] = {
+		{ "90d", UNIT_TIME, true },
+		{ " 36 h ", UNIT_TIME, true },
+		{ "30min", UNIT_TIME, true },
+		{ "2.385e1s", UNIT_TIME, true },
+		{ "20MW", UNIT_POWER, true },
+		{ "0.5kW", UNIT_POWER, true },
+		{ "80GB", UNIT_BYTES, true },
+		{ "3.35TB/s", UNIT_BANDWIDTH, true },
+		{ "989TFLOPS", UNIT_FLOPS, true },
+		{ "1.5MWh", UNIT_ENERGY, true },
+		{ "15T", UNIT_COUNT, true },
+		/* money: a '$', a multiplier or both */
+		{ "$15", UNIT_MONEY, true },
+		{ "$ 15", UNIT_MONEY, true },
+		{ "2M", UNIT_MONEY, true },
+		{ "15.5k", UNIT_MONEY, true },
+		{ "$2.5M", UNIT_MONEY, true },
+		{ "$1e9", UNIT_MONEY, true },
+		/* bare numbers, an exponent is no unit */
+		{ "90", UNIT_TIME, false },
+		{ " 90 ", UNIT_TIME, false },
+		{ "2.385", UNIT_TIME, false },
+		{ "0", UNIT_POWER, false },
+		{ "100", UNIT_POWER, false },
+		{ "15", UNIT_MONEY, false },
+		{ "1e9", UNIT_MONEY, false },
+		{ "80", UNIT_BYTES, false },
+		{ "42", UNIT_COUNT, false },
+		/* not a quantity at all */
+		{ "soon", UNIT_TIME, false },
+		{ "90x", UNIT_TIME, false },
+		{ "90 d x", UNIT_TIME, false },
+		{ "-5d", UNIT_TIME, false },
+		{ "$", UNIT_MONEY, false },
+		{ "$-2M", UNIT_MONEY, false },
+		{ "2M", UNIT_TIME, false },
+		{ "", UNIT_POWER, false },
+		{ "1e999s", UNIT_TIME, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < N(cases); i++) {
+		double v;
+		bool got = units_has_unit(cases[i].text, cases[i].kind);
+
+		if (got != cases[i].named) {
+			print_error("'%s' (%s): %d, want %d\n", cases[i].text,
+				    units_kind_name(cases[i].kind), got,
+				    cases[i].named);
+			fail();
+		}
+		/* a quantity with its unit is one units_parse reads */
+		if (got)
+			assert_int_equal(units_parse(cases[i].text,
+						     cases[i].kind, &v, NULL),
+					 0);
+	}
+	assert_false(units_has_unit(NULL, UNIT_TIME));
+	assert_false(units_has_unit("5s", UNIT_KIND_COUNT));
+}
+
 static void test_names_examples(void **state)
 {
 	(void)state;
@@ -554,6 +624,30 @@ static void test_names_examples(void **state)
 	assert_string_equal(units_example(UNIT_BYTES), "80GB");
 	assert_non_null(units_kind_name(UNIT_KIND_COUNT));
 	assert_non_null(units_example(UNIT_KIND_COUNT));
+	/* the examples with a unit: three quoted values that name it */
+	for (int k = 0; k < UNIT_KIND_COUNT; k++) {
+		const char *p = units_examples((enum unit_kind)k);
+		int n = 0;
+
+		while ((p = strchr(p, '\'')) != NULL) {
+			char ex[32];
+			const char *end = strchr(p + 1, '\'');
+
+			assert_non_null(end);
+			assert_true((size_t)(end - p) < sizeof(ex));
+			memcpy(ex, p + 1, (size_t)(end - p - 1));
+			ex[end - p - 1] = '\0';
+			if (!units_has_unit(ex, (enum unit_kind)k))
+				fail_msg("example '%s' of a %s has no unit", ex,
+					 units_kind_name((enum unit_kind)k));
+			n++;
+			p = end + 1;
+		}
+		assert_int_equal(n, 3);
+	}
+	assert_string_equal(units_examples(UNIT_TIME),
+			    "'90d', '36h' or '30min'");
+	assert_non_null(units_examples(UNIT_KIND_COUNT));
 }
 
 int main(void)
@@ -572,6 +666,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_tiny_buffers),
 		cmocka_unit_test(test_decimal_exact),
+		cmocka_unit_test(test_has_unit),
 		cmocka_unit_test(test_names_examples),
 	};
 

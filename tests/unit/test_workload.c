@@ -434,6 +434,68 @@ static void test_unknown_key(void **state)
 	expect_error("[model]\n= 2\n", 2, 1, "missing key before '='");
 }
 
+/*
+ * A file's unknown key and --set's get the same suggestion (one search,
+ * wl_key_closest): the key one edit away, else the one key the word
+ * begins ("ttft": ttft_slo), else the nearest key by a few edits; none
+ * when several keys begin with the word and none is near.
+ */
+static void test_key_suggestion(void **state)
+{
+	static const struct {
+		const char *section, *typo, *want; /* NULL: no suggestion */
+	} cases[] = {
+		{ "model", "layres", "layers" },
+		{ "inference", "ttft", "ttft_slo" },
+		{ "inference", "ttft_sl", "ttft_slo" },
+		{ "inference", "tpot", "tpot_slo" }, /* not tp, 2 edits */
+		{ "model", "expert", "experts" }, /* not expert_ffn_hidden */
+		{ "training", "checkpoint", "checkpoint_interval" },
+		{ "cluster", "hosting", "hosting_per_kw_month" },
+		/* prefill_replicas or prefill_tp: no guess */
+		{ "inference", "prefill", NULL },
+		{ "training", "foo", NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[128], expr[128], file_msg[256], set_msg[256];
+		struct workload wl;
+		struct diag d;
+
+		snprintf(text, sizeof(text), "[%s]\n%s = 1\n",
+			 cases[i].section, cases[i].typo);
+		if (cases[i].want) {
+			snprintf(file_msg, sizeof(file_msg),
+				 "unknown key '%s' in [%s]; did you mean "
+				 "'%s'?", cases[i].typo, cases[i].section,
+				 cases[i].want);
+			snprintf(set_msg, sizeof(set_msg),
+				 "unknown key '%s.%s'; did you mean '%s.%s'?",
+				 cases[i].section, cases[i].typo,
+				 cases[i].section, cases[i].want);
+		} else {
+			snprintf(file_msg, sizeof(file_msg),
+				 "unknown key '%s' in [%s]", cases[i].typo,
+				 cases[i].section);
+			snprintf(set_msg, sizeof(set_msg),
+				 "unknown key '%s.%s'", cases[i].section,
+				 cases[i].typo);
+		}
+		assert_int_equal(parse_text(text, strlen(text), &wl, &d), -1);
+		assert_int_equal(d.line, 2);
+		assert_string_equal(d.msg, file_msg);
+
+		snprintf(expr, sizeof(expr), "%s.%s=1", cases[i].section,
+			 cases[i].typo);
+		workload_init(&wl);
+		diag_clear(&d);
+		assert_int_equal(workload_set(&wl, expr, &d), -1);
+		assert_string_equal(d.file, "--set");
+		assert_string_equal(d.msg, set_msg);
+	}
+}
+
 static void test_duplicate_key(void **state)
 {
 	(void)state;
@@ -1381,6 +1443,52 @@ static void test_key_info(void **state)
 			    "a duration of at most 1s or 'auto'");
 }
 
+/* 'capplan help keys': every key of the table says what it means, in a
+   line that fits the listing (at most 60 characters after column 27). */
+static void test_key_meaning(void **state)
+{
+	size_t n = workload_key_count();
+
+	(void)state;
+	for (size_t i = 0; i < n; i++) {
+		const char *m = workload_key_meaning(i);
+		size_t len;
+
+		if (!m || m[0] == '\0')
+			fail_msg("%s.%s has no meaning",
+				 workload_key_section(i), workload_key_name(i));
+		len = strlen(m);
+		if (len > 60)
+			fail_msg("%s.%s: meaning of %zu characters, at most 60",
+				 workload_key_section(i), workload_key_name(i),
+				 len);
+		/* one line of printable ASCII, no blank at either end and no
+		   full stop, as the listing prints it */
+		for (size_t j = 0; j < len; j++)
+			if (m[j] < ' ' || m[j] > '~')
+				fail_msg("%s.%s: byte 0x%02x in its meaning",
+					 workload_key_section(i),
+					 workload_key_name(i),
+					 (unsigned char)m[j]);
+		assert_true(m[0] != ' ' && m[len - 1] != ' ');
+		assert_true(m[len - 1] != '.');
+	}
+	assert_null(workload_key_meaning(n));
+	assert_string_equal(workload_key_meaning((size_t)workload_key_find(
+				    "inference", "ttft_slo")),
+			    "time-to-first-token target (per-sample: batch "
+			    "latency)");
+	assert_string_equal(workload_key_meaning((size_t)workload_key_find(
+				    "cluster", "price_per_kwh")),
+			    "electricity price, USD per kWh");
+	/* tp in two sections, two meanings */
+	assert_string_not_equal(
+		workload_key_meaning((size_t)workload_key_find("training",
+								"tp")),
+		workload_key_meaning((size_t)workload_key_find("inference",
+								"tp")));
+}
+
 /* The default of key section.key as 'capplan help keys' shows it. */
 static const char *default_of(const char *section, const char *key,
 			      char *buf, size_t size)
@@ -1453,6 +1561,7 @@ int main(void)
 		cmocka_unit_test(test_bom_and_crlf),
 		cmocka_unit_test(test_unknown_section),
 		cmocka_unit_test(test_unknown_key),
+		cmocka_unit_test(test_key_suggestion),
 		cmocka_unit_test(test_duplicate_key),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_bad_units),
@@ -1475,6 +1584,7 @@ int main(void)
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_key_info),
+		cmocka_unit_test(test_key_meaning),
 		cmocka_unit_test(test_key_default),
 	};
 

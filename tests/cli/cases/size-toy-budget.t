@@ -1,2 +1,2 @@
-args: size tests/cli/data/wl-toy.ini --gpu H100-SXM --budget 1e9
+args: size tests/cli/data/wl-toy.ini --gpu H100-SXM --budget $1e9
 exit: 0

@@ -1,0 +1,2 @@
+args: size examples/llama3-8b.ini --deadline 90
+exit: 2

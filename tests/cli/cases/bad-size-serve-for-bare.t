@@ -1,0 +1,2 @@
+args: size examples/llama3-70b-serving.ini --gpu H100-SXM --serve-for 365
+exit: 2
