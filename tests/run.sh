@@ -5,6 +5,8 @@
 # were skipped (lines starting with "SKIP") are repeated before it.  A run
 # that finds no unit test fails.
 set -u
+# tables follow COLUMNS (report_table_width): the goldens are 100 wide
+unset COLUMNS
 build=${1:-build}
 pass=0
 fail=0

@@ -60,7 +60,10 @@ static int write_report(FILE *out, const void *arg, const char **why)
 {
 	const struct report_job *job = arg;
 
-	return report_write_wide(out, job->r, job->format, job->wide, why);
+	/* the terminal's width (COLUMNS, else the terminal's), 100 for a
+	   pipe or a file */
+	return report_write_width(out, job->r, job->format, job->wide,
+				  report_table_width(out), why);
 }
 
 void cli_estimate_production(struct cli_estimate *e, const char *gpu)
@@ -160,7 +163,7 @@ void cli_rec_interval_range(struct record *rec,
 {
 	if (!isfinite(est->value))
 		rec_null(rec, "interval", est->key, est->label,
-			 est->flags | flags);
+			 est->flags | flags | RF_PAIR_NULL);
 	else
 		rec_pair(rec, "interval", est->key, est->label, range[0],
 			 range[1], est->unit, est->flags | flags);

@@ -17,44 +17,46 @@ static const struct load_field {
 	enum unit_kind unit;
 	int cls;       /* its interval's class; -1: none (the field is not
 			  a metric calibrate takes) */
+	const char *interval_label; /* its interval's in a table */
 } load_fields[] = {
 	{ "ttft_mean_s", "TTFT mean", offsetof(struct sim_result, ttft_mean_s),
-	  UNIT_TIME, INTERVAL_TTFT },
+	  UNIT_TIME, INTERVAL_TTFT, NULL },
 	{ "ttft_p50_s", "TTFT p50", offsetof(struct sim_result, ttft_p50_s),
-	  UNIT_TIME, INTERVAL_TTFT },
+	  UNIT_TIME, INTERVAL_TTFT, "  TTFT p50 (under load)" },
 	{ "ttft_p90_s", "TTFT p90", offsetof(struct sim_result, ttft_p90_s),
-	  UNIT_TIME, INTERVAL_TTFT },
+	  UNIT_TIME, INTERVAL_TTFT, NULL },
 	{ "ttft_p99_s", "TTFT p99", offsetof(struct sim_result, ttft_p99_s),
-	  UNIT_TIME, INTERVAL_TTFT },
+	  UNIT_TIME, INTERVAL_TTFT, NULL },
 	{ "tpot_mean_s", "TPOT mean", offsetof(struct sim_result, tpot_mean_s),
-	  UNIT_TIME, INTERVAL_TPOT },
+	  UNIT_TIME, INTERVAL_TPOT, NULL },
 	{ "tpot_p50_s", "TPOT p50", offsetof(struct sim_result, tpot_p50_s),
-	  UNIT_TIME, INTERVAL_TPOT },
+	  UNIT_TIME, INTERVAL_TPOT, "  TPOT p50 (under load)" },
 	{ "tpot_p90_s", "TPOT p90", offsetof(struct sim_result, tpot_p90_s),
-	  UNIT_TIME, INTERVAL_TPOT },
+	  UNIT_TIME, INTERVAL_TPOT, NULL },
 	{ "tpot_p99_s", "TPOT p99", offsetof(struct sim_result, tpot_p99_s),
-	  UNIT_TIME, INTERVAL_TPOT },
+	  UNIT_TIME, INTERVAL_TPOT, NULL },
 	{ "e2e_mean_s", "end-to-end mean",
-	  offsetof(struct sim_result, e2e_mean_s), UNIT_TIME, -1 },
+	  offsetof(struct sim_result, e2e_mean_s), UNIT_TIME, -1, NULL },
 	{ "e2e_p50_s", "end-to-end p50", offsetof(struct sim_result, e2e_p50_s),
-	  UNIT_TIME, -1 },
+	  UNIT_TIME, -1, NULL },
 	{ "e2e_p99_s", "end-to-end p99", offsetof(struct sim_result, e2e_p99_s),
-	  UNIT_TIME, -1 },
+	  UNIT_TIME, -1, NULL },
 	{ "queue_wait_p99_s", "queue wait p99",
-	  offsetof(struct sim_result, queue_wait_p99_s), UNIT_TIME, -1 },
+	  offsetof(struct sim_result, queue_wait_p99_s), UNIT_TIME, -1, NULL },
 	{ "request_throughput_per_s", "requests/s (fleet)",
 	  offsetof(struct sim_result, request_throughput_per_s),
-	  UNIT_KIND_COUNT, INTERVAL_THROUGHPUT },
+	  UNIT_KIND_COUNT, INTERVAL_THROUGHPUT, NULL },
 	{ "output_tokens_per_s", "output tokens/s (fleet)",
 	  offsetof(struct sim_result, output_tokens_per_s), UNIT_COUNT,
-	  INTERVAL_THROUGHPUT },
+	  INTERVAL_THROUGHPUT, NULL },
 	{ "mean_batch", "mean running sequences",
-	  offsetof(struct sim_result, mean_batch), UNIT_KIND_COUNT, -1 },
+	  offsetof(struct sim_result, mean_batch), UNIT_KIND_COUNT, -1, NULL },
 	{ "kv_utilization", "KV cache in use",
-	  offsetof(struct sim_result, kv_utilization), UNIT_KIND_COUNT, -1 },
+	  offsetof(struct sim_result, kv_utilization), UNIT_KIND_COUNT, -1,
+	  NULL },
 	{ "tokens_per_decode_step", "tokens per decode step",
 	  offsetof(struct sim_result, tokens_per_decode_step),
-	  UNIT_KIND_COUNT, -1 },
+	  UNIT_KIND_COUNT, -1, NULL },
 };
 
 static void add_load(struct record *rec, const struct workload *wl,
@@ -91,6 +93,9 @@ static void add_load(struct record *rec, const struct workload *wl,
 			(long long)r->preemptions, 0);
 		rec_int(rec, NULL, "simulated_requests", "simulated requests",
 			r->simulated_requests, 0);
+		rec_int(rec, NULL, "shortened_requests",
+			"  shortened to the context", r->shortened_requests,
+			RF_MACHINE);
 		rec_bool(rec, NULL, "overloaded", "overloaded",
 			 p->fleet.overloaded, 0);
 	} else {
@@ -99,6 +104,8 @@ static void add_load(struct record *rec, const struct workload *wl,
 		rec_null(rec, NULL, "preemptions", "preemptions", 0);
 		rec_null(rec, NULL, "simulated_requests", "simulated requests",
 			 0);
+		rec_null(rec, NULL, "shortened_requests",
+			 "  shortened to the context", RF_MACHINE);
 		rec_null(rec, NULL, "overloaded", "overloaded", 0);
 	}
 }
@@ -159,10 +166,12 @@ static void add_infer_intervals(struct record *rec, const struct workload *wl,
 					     (double)NAN;
 	struct cli_estimate est[2 + 2 + sizeof(load_fields) /
 					sizeof(load_fields[0])] = {
-		{ INTERVAL_TTFT, "ttft_s", "  time to first token", r->ttft_s,
-		  true, UNIT_TIME, 0, false, { 0.0, 0.0 } },
-		{ INTERVAL_TPOT, "tpot_s", "  time per output token",
-		  r->tpot_s, true, UNIT_TIME, 0, false, { 0.0, 0.0 } },
+		{ INTERVAL_TTFT, "ttft_s", "  TTFT (full batch)",
+		  r->ttft_s, true, UNIT_TIME, p->simulated ? RF_MACHINE : 0,
+		  false, { 0.0, 0.0 } },
+		{ INTERVAL_TPOT, "tpot_s", "  TPOT (full batch)",
+		  r->tpot_s, true, UNIT_TIME, p->simulated ? RF_MACHINE : 0,
+		  false, { 0.0, 0.0 } },
 		{ rate_cls, "throughput_tokens_per_s",
 		  p->simulated ? "  output tokens/s (fleet)" :
 				 "  output tokens/s",
@@ -197,14 +206,20 @@ static void add_infer_intervals(struct record *rec, const struct workload *wl,
 
 		if (f->cls < 0)
 			continue;
+		/* under a load, the table shows the intervals of the p50s
+		   the requests see instead of the full batch's */
+		bool shown = p->simulated &&
+			     (strcmp(f->key, "ttft_p50_s") == 0 ||
+			      strcmp(f->key, "tpot_p50_s") == 0);
+
 		est[n++] = (struct cli_estimate){
-			f->cls, f->key, f->label,
+			f->cls, f->key, shown ? f->interval_label : f->label,
 			p->simulated ?
 				*(const double *)((const char *)sim +
 						  f->offset) :
 				(double)NAN,
-			f->unit == UNIT_TIME, f->unit, RF_MACHINE, false,
-			{ 0.0, 0.0 }
+			f->unit == UNIT_TIME, f->unit, shown ? 0 : RF_MACHINE,
+			false, { 0.0, 0.0 }
 		};
 	}
 	cli_rec_intervals(rec, &b, est, n);
@@ -299,7 +314,11 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 		rec_null(rec, NULL, "max_batch_slo",
 			 "largest batch within TPOT SLO", 0);
 
-	rec_heading(rec, "latency and throughput (one replica)");
+	/* a replica at its full batch with no queue: the figures the
+	   batch, tp and memory are chosen on; under a load the simulated
+	   figures below are what requests see (issue 40: two TPOTs) */
+	rec_heading(rec, "latency and throughput (one replica, full batch, "
+			 "no queue)");
 	rec_num(rec, NULL, "ttft_s", "time to first token", r->ttft_s,
 		UNIT_TIME, 0);
 	rec_num(rec, NULL, "tpot_s", "time per output token", r->tpot_s,
@@ -799,6 +818,16 @@ int cmd_infer(struct cli_ctx *ctx)
 		report_note(&rep, "chosen by capplan:%s%s", tp, batch);
 	}
 	cli_note_profile(&rep, ctx, p.gpu->name);
+	/* draws longer than the context, shortened: the load is not the one
+	   asked for (issue 40) */
+	if (p.simulated && p.fleet.sim.shortened_requests > 0)
+		report_note(&rep,
+			    "%d of %d simulated requests were drawn longer "
+			    "than the model's context (seq_len %d) and "
+			    "shortened to it: the load is lighter than asked",
+			    p.fleet.sim.shortened_requests,
+			    p.fleet.sim.simulated_requests,
+			    ctx->wl.model.seq_len);
 	if (!p.fits || !p.meets_slo) {
 		const struct gpu_spec *all[CLI_MAX_GPUS];
 		char hint[REPORT_NOTE_MAX - 64];

@@ -63,7 +63,8 @@ static void rec_estimate(struct record *rec, const char *key,
 
 	if (!known || !isfinite(v)) {
 		rec_null(rec, NULL, key, label, RF_GRID | flags);
-		rec_null(rec, "interval", key, ilabel, RF_GRID | flags);
+		rec_null(rec, "interval", key, ilabel,
+			 RF_GRID | flags | RF_PAIR_NULL);
 		return;
 	}
 	rec_num(rec, NULL, key, label, v, unit, RF_GRID | flags);

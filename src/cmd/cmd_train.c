@@ -489,7 +489,7 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 		rec_num(rec, NULL, "time_to_train_ideal_s",
 			"  without failures", gp->ideal_s, UNIT_TIME,
 			RF_MACHINE);
-		rec_num(rec, NULL, "goodput", "goodput (failures)",
+		rec_num(rec, NULL, "goodput", "goodput",
 			gp->goodput, UNIT_KIND_COUNT, RF_PERCENT);
 		rec_num(rec, NULL, "production_efficiency",
 			"production efficiency", p->production_efficiency,
@@ -868,6 +868,24 @@ int cmd_train(struct cli_ctx *ctx)
 				 "memory");
 		}
 		report_note(&rep, "does not fit: %s; %s", why, hint);
+	}
+	/* a run that finishes but spends most of its time on checkpoints
+	   (shorter than a write, or one every few steps) says so */
+	if (p.has_arch && p.goodput.finishes && p.goodput.goodput < 0.5) {
+		char w[32], work[32];
+
+		units_format(w, sizeof(w), p.goodput.checkpoint_stall_s,
+			     UNIT_TIME, 3);
+		units_format(work, sizeof(work), p.goodput.ideal_s, UNIT_TIME,
+			     3);
+		report_note(&rep, "goodput %.1f%%: the run is mostly "
+				  "checkpoints, restarts and maintenance (a "
+				  "checkpoint stalls %s, every %.0f "
+				  "iterations; the work alone takes %s): "
+				  "raise training.checkpoint_interval or set "
+				  "training.async_checkpoint",
+			    100.0 * p.goodput.goodput, w,
+			    p.goodput.checkpoint_interval_steps, work);
 	}
 	if (p.has_arch && !p.goodput.finishes) {
 		char mtbf[32], lost[32];

@@ -22,9 +22,10 @@
 #define PLOT_QPS_STEPS 20
 /* Power cap compared when the workload gives none: a fraction of TDP. */
 #define PLOT_DEFAULT_CAP_FRACTION 0.7
-/* Intensity range of the roofs, FLOP/byte. */
-#define PLOT_ROOF_MIN_I 0.1
-#define PLOT_ROOF_MAX_I 1e4
+/* The roofline's intensity axis: this factor (a decade) beyond its
+   lowest and highest point or ridge point on each side, widened to the
+   next 1, 2 or 5 times a power of ten. */
+#define PLOT_ROOF_MARGIN 10.0
 
 #define SECONDS_PER_DAY 86400.0
 
@@ -167,7 +168,6 @@ static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
 {
 	struct scale_point pts[MAX_SCALE_POINTS];
 	char why[DIAG_MSG_MAX];
-	char label[PLOT_LABEL_MAX];
 
 	snprintf(c->title, sizeof(c->title), "Time to train: %s",
 		 plot_wl_name(ctx));
@@ -186,12 +186,7 @@ static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
 			plot_note_skip(g, why);
 			continue;
 		}
-		/* goodput falls as the GPUs, and with them the failures,
-		   grow: the legend gives it at both ends */
-		snprintf(label, sizeof(label), "%s (goodput %.1f%% to %.1f%%)",
-			 g->name, 100.0 * pts[0].goodput,
-			 100.0 * pts[np - 1].goodput);
-		s = plot_chart_add_device(c, label, g->name, i + 1);
+		s = plot_chart_add_device(c, g->name, g->name, i + 1);
 		if (!s)
 			return plot_oom();
 		/* ideal: the GPU-time of the most efficient point (the
@@ -209,7 +204,76 @@ static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
 				return plot_oom();
 		}
 	}
+	plot_goodput_legend(c);
 	return EXIT_OK;
+}
+
+/* A GPU count as the GPU axes write it: "512", "16K" (1024 GPUs). */
+static void gpu_count(char *buf, size_t n, double gpus)
+{
+	if (gpus >= 1024.0 && fmod(gpus, 1024.0) == 0.0)
+		snprintf(buf, n, "%.0fK", gpus / 1024.0);
+	else
+		snprintf(buf, n, "%.0f", gpus);
+}
+
+/* The goodput at the ends of series 's' of a scaling chart (column 0
+   the GPUs, column 3 the goodput): "99.1% at 8 to 93.9% at 16K GPUs". */
+static void goodput_range(const struct plot_chart *c,
+			  const struct plot_series *s, char *buf, size_t n)
+{
+	const double *first = s->v;
+	const double *last = s->v + (s->rows - 1) * (size_t)c->ncols;
+	char lo[16], hi[16];
+
+	gpu_count(lo, sizeof(lo), first[0]);
+	gpu_count(hi, sizeof(hi), last[0]);
+	if (s->rows == 1)
+		snprintf(buf, n, "%.1f%% at %s GPUs", 100.0 * first[3], lo);
+	else
+		snprintf(buf, n, "%.1f%% at %s to %.1f%% at %s GPUs",
+			 100.0 * first[3], lo, 100.0 * last[3], hi);
+}
+
+void plot_goodput_legend(struct plot_chart *c)
+{
+	char first[64] = "", range[64];
+	int ndev = 0;
+	bool same = true;
+
+	/* goodput falls as the GPUs, and with them the failures, grow; it
+	   hangs on the GPU count, the nodes and the checkpoint, hardly on
+	   the device: one line in the key when every device has the same */
+	for (size_t i = 0; i < c->nseries; i++) {
+		const struct plot_series *s = &c->series[i];
+
+		if (s->role != PLOT_ROLE_DEVICE || s->rows == 0)
+			continue;
+		goodput_range(c, s, range, sizeof(range));
+		if (ndev++ == 0)
+			snprintf(first, sizeof(first), "%s", range);
+		else if (strcmp(first, range) != 0)
+			same = false;
+	}
+	if (ndev > 1 && same) {
+		snprintf(c->note, sizeof(c->note),
+			 "goodput %s, the same on every device", first);
+		return;
+	}
+	for (size_t i = 0; i < c->nseries; i++) {
+		struct plot_series *s = &c->series[i];
+		char tail[sizeof(range) + 16];
+		size_t len = strlen(s->label), room;
+
+		if (s->role != PLOT_ROLE_DEVICE || s->rows == 0)
+			continue;
+		goodput_range(c, s, range, sizeof(range));
+		snprintf(tail, sizeof(tail), " (goodput %s)", range);
+		/* the device's name is cut, not its goodput */
+		room = sizeof(s->label) - 1 - strlen(tail);
+		memcpy(s->label + (len < room ? len : room), tail,
+		       strlen(tail) + 1);
+	}
 }
 
 int plot_by_time_then_cost(const void *x, const void *y)
@@ -331,7 +395,8 @@ static int build_memory(struct cli_ctx *ctx, struct plot_chart *c)
 		plot_device_style(g->name, c->cat_rgb[row], &(int){ 0 });
 		if (!ok) {
 			/* a slot that says why, not a gap */
-			double v[7] = { row, 0, 0, 0, 0, 0, g->mem_bytes / 1e9 };
+			double v[8] = { row, 0, 0, 0, 0, 0, g->mem_bytes / 1e9,
+					0 };
 
 			plot_note_skip(g, err.msg);
 			snprintf(c->cat_why[row][0], PLOT_WHY_MAX, "%s",
@@ -349,13 +414,18 @@ static int build_memory(struct cli_ctx *ctx, struct plot_chart *c)
 			snprintf(c->cat_sub[row] + len, PLOT_LABEL_MAX - len,
 				 "%s", ";does not fit");
 		}
-		double v[7] = { row,
+		/* the offloaded share of the optimizer states is in host
+		   memory, not in the bar: its own column, written above the
+		   bar (of the GPU that offloads most, as host_bytes) */
+		double v[8] = { row,
 				m->weights_bytes / 1e9,
 				m->gradients_bytes / 1e9,
 				m->optimizer_bytes / 1e9,
 				m->activations_bytes / 1e9,
 				m->reserve_bytes / 1e9,
-				g->mem_bytes / 1e9 };
+				g->mem_bytes / 1e9,
+				p.config.offload_fraction *
+					m->offloadable_bytes / 1e9 };
 		if (plot_series_add_row(c, s, v) != 0)
 			return plot_oom();
 	}
@@ -415,12 +485,119 @@ static bool serving_workload(const struct workload *wl)
 		is->tpot_slo_s > 0.0 || is->concurrency > 0);
 }
 
+/* A device of the roofline: its derated roofs and the intensity of
+   each phase (NaN: none). */
+struct roof {
+	const struct gpu_spec *g;
+	int index;         /* in ctx->gpus: its colour */
+	double ceil_flops; /* FLOP/s */
+	double bw;         /* bytes/s */
+	double phase_i[3]; /* FLOP/byte, by enum plot_phase */
+};
+
+/* The roofs and points of 'g' ('ok' false, with a note, when it has no
+   peak for the precision). */
+static bool roof_of(const struct cli_ctx *ctx, const struct gpu_spec *g,
+		    bool serving, enum precision prec, struct roof *r)
+{
+	struct train_plan tp;
+	struct infer_plan ip;
+	struct diag err;
+
+	/* roof_peak falls back to 16 bits or wider, never to fp8 */
+	r->g = g;
+	r->ceil_flops = roof_peak(g, prec) *
+			gpu_matmul_eff(g, g->peak_flops[prec] > 0.0 ? prec :
+								     PREC_BF16);
+	r->bw = g->mem_bw_bytes_per_s * g->mem_eff;
+	if (!(r->ceil_flops > 0.0) || !(r->bw > 0.0)) {
+		plot_note_skip(g, "it has no peak for the precision");
+		return false;
+	}
+	r->phase_i[0] = r->phase_i[1] = r->phase_i[2] = NAN;
+	diag_clear(&err);
+	if (!serving && model_has_arch(&ctx->wl.model) &&
+	    train_plan_make(&ctx->wl, g, &tp, &err) == 0 && tp.has_arch)
+		r->phase_i[PLOT_PHASE_TRAINING] = train_intensity(&tp, prec);
+	diag_clear(&err);
+	if (model_has_arch(&ctx->wl.model) &&
+	    infer_plan_make(&ctx->wl, g, &ip, &err) == 0) {
+		r->phase_i[PLOT_PHASE_PREFILL] =
+			ip.result.prefill_flops_per_byte;
+		r->phase_i[PLOT_PHASE_DECODE] = ip.result.decode_flops_per_byte;
+	}
+	return true;
+}
+
+/* The series of roof 'r' over intensities [lo_i, hi_i]: the roof line
+   (through its ridge point when inside) and the phases' points. */
+static int roof_series(struct plot_chart *c, const struct roof *r,
+		       double lo_i, double hi_i)
+{
+	double ridge = r->ceil_flops / r->bw;
+	double lo[3] = { -1, lo_i, fmin(r->ceil_flops, lo_i * r->bw) / 1e12 };
+	double mid[3] = { -1, ridge, r->ceil_flops / 1e12 };
+	double hi[3] = { -1, hi_i, fmin(r->ceil_flops, hi_i * r->bw) / 1e12 };
+	struct plot_series *roof, *pts;
+
+	roof = plot_chart_add_series(c, r->g->name, PLOT_ROLE_DEVICE,
+				     r->index + 1);
+	if (!roof)
+		return -1;
+	plot_series_set_device(roof, r->g->name);
+	if (plot_series_add_row(c, roof, lo) != 0 ||
+	    (ridge > lo_i && ridge < hi_i &&
+	     plot_series_add_row(c, roof, mid) != 0) ||
+	    plot_series_add_row(c, roof, hi) != 0)
+		return -1;
+	pts = plot_chart_add_series(c, r->g->name, PLOT_ROLE_POINTS,
+				    r->index + 1);
+	if (!pts)
+		return -1;
+	plot_series_set_device(pts, r->g->name);
+	for (int ph = 0; ph < 3; ph++) {
+		double x = r->phase_i[ph];
+		double row[3] = { ph, x,
+				  fmin(r->ceil_flops, x * r->bw) / 1e12 };
+
+		if (isfinite(x) && x > 0.0 &&
+		    plot_series_add_row(c, pts, row) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The largest (dir < 0) or smallest (dir > 0) of 1, 2 and 5 times a
+   power of ten not above (not below) 'x' > 0: the roofline's axis ends
+   on a labelled tic. */
+static double nice_bound(double x, int dir)
+{
+	static const double steps[] = { 1.0, 2.0, 5.0, 10.0 };
+	double p = pow(10.0, floor(log10(x)));
+
+	if (dir < 0) {
+		for (int k = 3; k >= 0; k--)
+			if (steps[k] * p <= x * (1.0 + 1e-9))
+				return steps[k] * p;
+		return p;
+	}
+	for (int k = 0; k < 4; k++)
+		if (steps[k] * p >= x * (1.0 - 1e-9))
+			return steps[k] * p;
+	return 10.0 * p;
+}
+
 static int build_roofline(struct cli_ctx *ctx, struct plot_chart *c)
 {
 	bool serving = serving_workload(&ctx->wl);
 	enum precision prec = serving ? ctx->wl.inference.weight_precision :
 					ctx->wl.training.precision;
+	struct roof *roofs = calloc((size_t)ctx->ngpus + 1, sizeof(*roofs));
+	double lo_i = HUGE_VAL, hi_i = 0.0;
+	int n = 0;
 
+	if (!roofs)
+		return plot_oom();
 	snprintf(c->title, sizeof(c->title), "Roofline at %s peaks: %s",
 		 precision_name(prec), plot_wl_name(ctx));
 	snprintf(c->held, sizeof(c->held),
@@ -428,70 +605,33 @@ static int build_roofline(struct cli_ctx *ctx, struct plot_chart *c)
 		 "efficiencies; %s",
 		 serving ? "serving at the plan's batch" :
 			   "serving at the plan's batch");
+	/* the axis spans the points and the ridge points of the devices
+	   shown, a decade beyond on each side; the roofs span the axis */
 	for (int i = 0; i < ctx->ngpus; i++) {
-		const struct gpu_spec *g = ctx->gpus[i];
-		/* roof_peak falls back to 16 bits or wider, never to fp8 */
-		double ceil_flops = roof_peak(g, prec) *
-				    gpu_matmul_eff(g, g->peak_flops[prec] > 0.0 ?
-						      prec : PREC_BF16);
-		double bw = g->mem_bw_bytes_per_s * g->mem_eff;
-		double ridge, hi_i, phase_i[3];
-		struct plot_series *roof, *pts;
-		struct train_plan tp;
-		struct infer_plan ip;
-		struct diag err;
+		struct roof *r = &roofs[n];
 
-		if (!(ceil_flops > 0.0) || !(bw > 0.0)) {
-			plot_note_skip(g, "it has no peak for the precision");
+		if (!roof_of(ctx, ctx->gpus[i], serving, prec, r))
 			continue;
-		}
-		phase_i[0] = phase_i[1] = phase_i[2] = NAN;
-		diag_clear(&err);
-		if (!serving && model_has_arch(&ctx->wl.model) &&
-		    train_plan_make(&ctx->wl, g, &tp, &err) == 0 &&
-		    tp.has_arch)
-			phase_i[PLOT_PHASE_TRAINING] = train_intensity(&tp, prec);
-		diag_clear(&err);
-		if (model_has_arch(&ctx->wl.model) &&
-		    infer_plan_make(&ctx->wl, g, &ip, &err) == 0) {
-			phase_i[PLOT_PHASE_PREFILL] =
-				ip.result.prefill_flops_per_byte;
-			phase_i[PLOT_PHASE_DECODE] =
-				ip.result.decode_flops_per_byte;
-		}
-		ridge = ceil_flops / bw;
-		hi_i = PLOT_ROOF_MAX_I;
+		r->index = i;
+		lo_i = fmin(lo_i, r->ceil_flops / r->bw);
+		hi_i = fmax(hi_i, r->ceil_flops / r->bw);
 		for (int ph = 0; ph < 3; ph++)
-			if (isfinite(phase_i[ph]) && 2.0 * phase_i[ph] > hi_i)
-				hi_i = 2.0 * phase_i[ph];
-		roof = plot_chart_add_series(c, g->name, PLOT_ROLE_DEVICE,
-					     i + 1);
-		if (!roof)
-			return plot_oom();
-		plot_series_set_device(roof, g->name);
-		double lo[3] = { -1, PLOT_ROOF_MIN_I,
-				 fmin(ceil_flops, PLOT_ROOF_MIN_I * bw) / 1e12 };
-		double mid[3] = { -1, ridge, ceil_flops / 1e12 };
-		double hi[3] = { -1, hi_i, fmin(ceil_flops, hi_i * bw) / 1e12 };
-		if (plot_series_add_row(c, roof, lo) != 0 ||
-		    (ridge > PLOT_ROOF_MIN_I && ridge < hi_i &&
-		     plot_series_add_row(c, roof, mid) != 0) ||
-		    plot_series_add_row(c, roof, hi) != 0)
-			return plot_oom();
-		pts = plot_chart_add_series(c, g->name, PLOT_ROLE_POINTS,
-					    i + 1);
-		if (!pts)
-			return plot_oom();
-		plot_series_set_device(pts, g->name);
-		for (int ph = 0; ph < 3; ph++) {
-			double x = phase_i[ph];
-			double row[3] = { ph, x, fmin(ceil_flops, x * bw) / 1e12 };
-
-			if (isfinite(x) && x > 0.0 &&
-			    plot_series_add_row(c, pts, row) != 0)
-				return plot_oom();
-		}
+			if (isfinite(r->phase_i[ph]) && r->phase_i[ph] > 0.0) {
+				lo_i = fmin(lo_i, r->phase_i[ph]);
+				hi_i = fmax(hi_i, r->phase_i[ph]);
+			}
+		n++;
 	}
+	if (n > 0) {
+		lo_i = nice_bound(lo_i / PLOT_ROOF_MARGIN, -1);
+		hi_i = nice_bound(hi_i * PLOT_ROOF_MARGIN, 1);
+	}
+	for (int k = 0; k < n; k++)
+		if (roof_series(c, &roofs[k], lo_i, hi_i) != 0) {
+			free(roofs);
+			return plot_oom();
+		}
+	free(roofs);
 	return EXIT_OK;
 }
 
@@ -642,6 +782,27 @@ static int build_latency(struct cli_ctx *ctx, struct plot_chart *c)
 	return EXIT_OK;
 }
 
+/* The latency targets of the replicas chart's key, those that are set
+   only: "p99 SLO: TPOT 50 ms", "p99 SLO: TTFT 500 ms, TPOT 50 ms", or
+   "no latency SLO". */
+static void slo_note(const struct inference_spec *is, char *buf, size_t n)
+{
+	char ttft[32] = "", tpot[32] = "";
+
+	if (is->ttft_slo_s > 0.0)
+		snprintf(ttft, sizeof(ttft), "TTFT %.4g ms",
+			 is->ttft_slo_s * 1e3);
+	if (is->tpot_slo_s > 0.0)
+		snprintf(tpot, sizeof(tpot), "TPOT %.4g ms",
+			 is->tpot_slo_s * 1e3);
+	if (!ttft[0] && !tpot[0])
+		snprintf(buf, n, "no latency SLO");
+	else
+		snprintf(buf, n, "%s SLO: %s%s%s",
+			 slo_percentile_name(is->percentile), ttft,
+			 ttft[0] && tpot[0] ? ", " : "", tpot);
+}
+
 static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 {
 	const struct inference_spec *is = &ctx->wl.inference;
@@ -649,13 +810,7 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 	snprintf(c->title, sizeof(c->title), "GPUs for a request rate: %s",
 		 plot_wl_name(ctx));
 	serve_held(ctx, c->held, sizeof(c->held));
-	if (is->ttft_slo_s > 0.0 || is->tpot_slo_s > 0.0)
-		snprintf(c->note, sizeof(c->note),
-			 "%s SLO: TTFT %.4g ms, TPOT %.4g ms",
-			 slo_percentile_name(is->percentile),
-			 is->ttft_slo_s * 1e3, is->tpot_slo_s * 1e3);
-	else
-		snprintf(c->note, sizeof(c->note), "no latency SLO");
+	slo_note(is, c->note, sizeof(c->note));
 	for (int i = 0; i < ctx->ngpus; i++) {
 		const struct gpu_spec *g = ctx->gpus[i];
 		struct workload w = ctx->wl;

@@ -142,7 +142,7 @@ static void chart_limits(const struct cli_ctx *ctx, struct plot_chart *c)
 static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
 {
 	struct sample_point pts[SAMPLE_MAX_POINTS];
-	char why[DIAG_MSG_MAX], label[PLOT_LABEL_MAX];
+	char why[DIAG_MSG_MAX];
 
 	snprintf(c->title, sizeof(c->title), "Training throughput per GPU: %s",
 		 plot_wl_name(ctx));
@@ -161,10 +161,7 @@ static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
 			plot_note_skip(g, why);
 			continue;
 		}
-		snprintf(label, sizeof(label), "%s (goodput %.0f-%.0f%%)",
-			 g->name, 100.0 * pts[0].goodput,
-			 100.0 * pts[np - 1].goodput);
-		s = plot_chart_add_device(c, label, g->name, i + 1);
+		s = plot_chart_add_device(c, g->name, g->name, i + 1);
 		if (!s)
 			return plot_oom();
 		/* ideal: the best per-GPU rate kept at every count */
@@ -178,6 +175,7 @@ static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
 				return plot_oom();
 		}
 	}
+	plot_goodput_legend(c);
 	return EXIT_OK;
 }
 

@@ -116,6 +116,22 @@ struct graph {
 };
 
 /*
+ * Whether the operators of 'g' form a cycle (a node whose inputs depend
+ * on its own output, through any number of nodes): 0 when not, the
+ * index + 1 of a node on a cycle (the first in the graph's order of the
+ * nodes of that cycle), or -1 when out of memory.  An ONNX graph is
+ * acyclic; graph_infer_shapes and graph_summarize assume it.
+ */
+int graph_find_cycle(const struct graph *g);
+
+/*
+ * Whether operator 'op_type' slides a window (Conv, ConvTranspose, the
+ * pools): its kernel_shape, strides and dilations are 1 or more and its
+ * pads and output_padding 0 or more (ONNX operator specification).
+ */
+bool graph_op_windowed(const char *op_type);
+
+/*
  * Constant folding first: the output of a node whose inputs are all
  * weights is a weight (a transposed or cast initializer), and so is that
  * of Shape and Size (shapes are known when an engine is built); such

@@ -176,3 +176,10 @@ enum shape_rule graph_shape_rule(const char *op_type)
 {
 	return graph_op_find(op_type)->shape;
 }
+
+bool graph_op_windowed(const char *op_type)
+{
+	enum shape_rule r = graph_shape_rule(op_type);
+
+	return r == SHAPE_CONV || r == SHAPE_DECONV || r == SHAPE_POOL;
+}

@@ -443,34 +443,83 @@ static int cell_number(struct parse_ctx *ctx, const struct column *c,
 	return 0;
 }
 
+/*
+ * Whether 's', which units_parse rejected, is a number of 'unit' that a
+ * double cannot hold once scaled ('1e400TFLOPS', '1e300PB', '1e-400GB/s'):
+ * a unit it accepts after a number that overflowed ('*big') or
+ * underflowed.  Anything else is not a quantity at all.
+ */
+static bool beyond_double(const char *s, enum unit_kind unit, bool *big)
+{
+	char one[64], *end;
+	double v, x;
+
+	while (catalog_is_blank(*s))
+		s++;
+	if (*s == '+')
+		s++;
+	if (!((s[0] >= '0' && s[0] <= '9') ||
+	      (s[0] == '.' && s[1] >= '0' && s[1] <= '9')) ||
+	    (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')))
+		return false;
+	v = strtod(s, &end);
+	if (end == s || (size_t)snprintf(one, sizeof(one), "1%s", end) >=
+				sizeof(one) ||
+	    units_parse(one, unit, &x, NULL) != 0)
+		return false;
+	*big = v >= 1.0;
+	return true;
+}
+
+/*
+ * A quantity or peak cell, in its bounds: above 0 (a peak may be 0: not
+ * supported), at least the column's least value and at most its largest
+ * (catalog_check.c), each message at the cell with the bound it broke.
+ */
 static int cell_quantity(struct parse_ctx *ctx, const struct column *c,
 			  const char *s, struct csv_pos at)
 {
+	enum column_id id = (enum column_id)(c - catalog_columns);
 	enum unit_kind unit = c->type == CELL_PEAK ? UNIT_FLOPS : c->unit;
 	double *dst = c->type == CELL_PEAK
 			      ? &ctx->spec.peak_flops[c->prec]
 			      : (double *)(void *)((char *)&ctx->spec +
 						   c->offset);
-	const char *least;
+	const char *least, *most;
+	double lo = catalog_min_of(id, &least), hi = catalog_max_of(id, &most);
+	const char *none = c->type == CELL_PEAK ? " (or 0: none)" : "";
+	bool big;
 	double v;
 
-	if (units_parse(s, unit, &v, NULL))
-		return parse_fail(ctx, at, "'%s' must be a %s such as '%s', "
-				  "got '%s'",
-				  c->name, units_kind_name(unit),
-				  c->int_ops ? "1979TOPS" : units_example(unit),
-				  s);
+	if (units_parse(s, unit, &v, NULL)) {
+		if (!beyond_double(s, unit, &big))
+			return parse_fail(ctx, at,
+					  "'%s' must be a %s such as '%s', "
+					  "got '%s'",
+					  c->name, units_kind_name(unit),
+					  c->int_ops ? "1979TOPS" :
+						       units_example(unit),
+					  s);
+		/* a number a double cannot hold is out of the bounds */
+		if (big)
+			return parse_fail(ctx, at,
+					  "'%s' must be at most %s, got '%s'",
+					  c->name, most, s);
+		return parse_fail(ctx, at,
+				  "'%s' must be at least %s%s, got '%s'",
+				  c->name, least, none, s);
+	}
 	if (c->type == CELL_QUANTITY && !(v > 0.0))
 		return parse_fail(ctx, at, "'%s' must be positive, got '%s'",
 				  c->name, s);
 	/* 0 peak: not supported; anything else is at least the bound */
-	if (v != 0.0 &&
-	    v < catalog_min_of((enum column_id)(c - catalog_columns), &least))
+	if (v != 0.0 && v < lo)
 		return parse_fail(ctx, at,
 				  "'%s' must be at least %s%s, got '%s'",
-				  c->name, least,
-				  c->type == CELL_PEAK ? " (or 0: none)" : "",
-				  s);
+				  c->name, least, none, s);
+	if (v > hi)
+		return parse_fail(ctx, at, "'%s' must be at most %s, got '%s'",
+				  c->name, most, s);
 	*dst = v;
 	return 0;
 }

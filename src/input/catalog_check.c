@@ -96,6 +96,9 @@ static const struct {
 	{ COLUMN_MATMUL_EFF, 0.01, "0.01" },
 	{ COLUMN_FP8_MATMUL_EFF, 0.01, "0.01" },
 	{ COLUMN_MEM_EFF, 0.01, "0.01" },
+	/* no bound of their own: value_min */
+	{ COLUMN_TDP, 1e-9, "1e-9W" },
+	{ COLUMN_IDLE_POWER, 1e-9, "1e-9W" },
 };
 
 double catalog_min_of(enum column_id id, const char **text)
@@ -105,6 +108,34 @@ double catalog_min_of(enum column_id id, const char **text)
 			*text = column_min[i].text;
 			return column_min[i].min;
 		}
+	*text = "";
+	return 0.0;
+}
+
+double catalog_max_of(enum column_id id, const char **text)
+{
+	const struct column *c = &catalog_columns[id];
+
+	/* value_max in the base unit of the column, as a cell may give it */
+	if (c->type == CELL_PEAK) {
+		*text = c->int_ops ? "1e21OPS" : "1e21FLOPS";
+		return value_max;
+	}
+	if (c->type == CELL_QUANTITY) {
+		switch (c->unit) {
+		case UNIT_BYTES:
+			*text = "1e21B";
+			return value_max;
+		case UNIT_BANDWIDTH:
+			*text = "1e21B/s";
+			return value_max;
+		case UNIT_POWER:
+			*text = "1e21W";
+			return value_max;
+		default:
+			break;
+		}
+	}
 	*text = "";
 	return 0.0;
 }
@@ -134,6 +165,18 @@ bool catalog_has_any_precision(const struct gpu_spec *g)
 	return false;
 }
 
+/* The largest peak of precision 'p', as its column writes it. */
+static const char *peak_max_text(enum precision p)
+{
+	const char *text = "1e21FLOPS";
+
+	for (int i = 0; i < COLUMN_COUNT; i++)
+		if (catalog_columns[i].type == CELL_PEAK &&
+		    catalog_columns[i].prec == p)
+			catalog_max_of((enum column_id)i, &text);
+	return text;
+}
+
 int gpu_spec_check(const struct gpu_spec *g, struct diag *err)
 {
 	if (!g)
@@ -143,7 +186,15 @@ int gpu_spec_check(const struct gpu_spec *g, struct diag *err)
 	for (size_t i = 0; i < N_ELEMS(spec_rules); i++) {
 		const struct column *c = &catalog_columns[spec_rules[i].column];
 		double v = *catalog_spec_double(g, c);
+		const char *most;
+		double hi = catalog_max_of(spec_rules[i].column, &most);
 
+		/* past the bound is not "must be positive" */
+		if (hi > 0.0 && v > hi && isfinite(v))
+			return diag_set(err, NULL, 0, 0,
+					"gpu '%s': '%s' must be at most %s, "
+					"got %g",
+					g->name, c->name, most, v);
 		if (!catalog_rule_holds(spec_rules[i].rule, v))
 			return diag_set(err, NULL, 0, 0,
 					"gpu '%s': '%s' must be %s, got %g",
@@ -174,6 +225,14 @@ int gpu_spec_check(const struct gpu_spec *g, struct diag *err)
 				"'tdp' (%gW)",
 				g->name, g->idle_w, g->tdp_w);
 	for (int p = 0; p < PREC_COUNT; p++) {
+		if (isfinite(g->peak_flops[p]) && g->peak_flops[p] > value_max)
+			return diag_set(err, NULL, 0, 0,
+					"gpu '%s': '%s' must be at most %s, "
+					"got %g",
+					g->name,
+					precision_name((enum precision)p),
+					peak_max_text((enum precision)p),
+					g->peak_flops[p]);
 		if (!catalog_rule_holds(RULE_PEAK, g->peak_flops[p]))
 			return diag_set(err, NULL, 0, 0,
 					"gpu '%s': '%s' must be %s, got %g",

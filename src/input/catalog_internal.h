@@ -106,6 +106,10 @@ extern const char *const catalog_rule_text[];
 /* The least value of column 'id' (its text in '*text'); 0 when none. */
 double catalog_min_of(enum column_id id, const char **text);
 
+/* The largest value of a quantity or peak column 'id' (its text, in the
+   column's base unit, in '*text'); 0 when the column has none. */
+double catalog_max_of(enum column_id id, const char **text);
+
 /* A price basis: a non-empty word of ASCII letters, digits, '-', '.' and
    '_' (a key of JSON output and of comparisons, never free text). */
 bool catalog_is_word(const char *s, size_t len);

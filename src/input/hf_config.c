@@ -4,7 +4,6 @@
 
 #include <cJSON.h>
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -116,40 +115,91 @@ static const cJSON *field(const cJSON *root, const char *const *names,
 	return NULL;
 }
 
-/* A positive integer field; 'required' makes absence an error. */
+/*
+ * A JSON value that is not an integer from 'lo' to 'hi', for messages:
+ * a number as its shortest decimal form that reads back the same
+ * ("2147483648", "1e+300", "-4", "11008.5"), else what the JSON holds
+ * ("the string \"4096\"", "true", "an array").
+ */
+static const char *int_value_text(const cJSON *v, char *buf, size_t size)
+{
+	double d;
+
+	if (cJSON_IsString(v)) {
+		snprintf(buf, size, "the string \"%.32s\"", v->valuestring);
+		return buf;
+	}
+	if (cJSON_IsBool(v))
+		return cJSON_IsTrue(v) ? "true" : "false";
+	if (cJSON_IsArray(v))
+		return "an array";
+	if (cJSON_IsObject(v))
+		return "an object";
+	if (!cJSON_IsNumber(v))
+		return "a value of another type";
+	d = v->valuedouble;
+	/* strtod gave +-HUGE_VAL for a number beyond a double (1e400) */
+	if (!isfinite(d))
+		return d > 0 ? "a number beyond the range of a double" :
+			       "a negative number beyond the range of a double";
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, d);
+		if (strtod(buf, NULL) == d)
+			break;
+	}
+	return buf;
+}
+
+/*
+ * An integer field from 'lo' to 'hi' (the bound of the workload key it
+ * fills, workload.h); 'required' makes absence an error.  The name in
+ * messages is the alias the JSON has.
+ */
 static int get_int(const cJSON *root, const char *const *names,
-		   bool required, int *out, const char *file,
+		   bool required, int lo, int hi, int *out, const char *file,
 		   struct diag *err)
 {
 	const char *which = names[0];
 	const cJSON *v = field(root, names, &which);
+	char got[64];
 	double d;
 
 	if (!v) {
 		if (required)
 			return diag_set(err, file, 0, 0,
-					"missing field '%s' (a positive "
-					"integer)", names[0]);
+					"missing field '%s' (an integer from "
+					"%d to %d)",
+					names[0], lo, hi);
 		return 0;
 	}
-	if (!cJSON_IsNumber(v))
+	d = v->valuedouble; /* 0 unless a number */
+	if (!cJSON_IsNumber(v) || !(d >= lo && d <= hi && d == floor(d)))
 		return diag_set(err, file, 0, 0,
-				"field '%s' must be a positive integer", which);
-	d = v->valuedouble;
-	if (!isfinite(d) || d < 1.0 || d > INT_MAX || d != floor(d))
-		return diag_set(err, file, 0, 0,
-				"field '%s' must be a positive integer, got "
-				"%.17g", which, d);
+				"field '%s' must be an integer from %d to %d, "
+				"got %s",
+				which, lo, hi,
+				int_value_text(v, got, sizeof(got)));
 	*out = (int)d;
 	return 0;
 }
 
 static int get_int1(const cJSON *root, const char *name, bool required,
-		    int *out, const char *file, struct diag *err)
+		    int lo, int hi, int *out, const char *file,
+		    struct diag *err)
 {
 	const char *names[3] = { name, NULL, NULL };
 
-	return get_int(root, names, required, out, file, err);
+	return get_int(root, names, required, lo, hi, out, file, err);
+}
+
+/* The alias of 'names' the JSON has (the first when none), for
+   messages about a field read before. */
+static const char *field_name(const cJSON *root, const char *const *names)
+{
+	const char *which = names[0];
+
+	field(root, names, &which);
+	return which;
 }
 
 static int get_bool(const cJSON *root, const char *name, bool *out,
@@ -439,16 +489,19 @@ static int get_bits(const cJSON *obj, const char *where, const char *key,
 		    int *out, const char *file, struct diag *err)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	char got[64];
 	double d;
 
 	*out = 0;
 	if (!v || cJSON_IsNull(v))
 		return 0;
-	d = cJSON_IsNumber(v) ? v->valuedouble : -1.0;
-	if (!isfinite(d) || d < 1.0 || d > 64.0 || d != floor(d))
+	d = v->valuedouble; /* 0 unless a number */
+	if (!cJSON_IsNumber(v) || !(d >= 1.0 && d <= 64.0 && d == floor(d)))
 		return diag_set(err, file, 0, 0,
 				"field '%s.%s' must be an integer from 1 to "
-				"64 (bits)", where, key);
+				"64, got %s",
+				where, key,
+				int_value_text(v, got, sizeof(got)));
 	*out = (int)d;
 	return 0;
 }
@@ -718,6 +771,141 @@ static int quant_read(const cJSON *root, struct hf_quant *q,
 	return 0;
 }
 
+/*
+ * The experts of a mixture-of-experts family into 't': the routed ones,
+ * top-k, the shared ones, their width, the leading dense layers (or
+ * every layer but each interleave step-th).  A field about experts in a
+ * config without routed experts, top-k above the experts or no MoE layer
+ * left is an error here, naming the JSON's fields: the workload's check
+ * of the keys they fill would name neither the file nor the fields.
+ */
+static int hf_experts(const cJSON *arch, const struct hf_family *f,
+		      struct model_spec *t, const char *file,
+		      struct diag *err)
+{
+	static const char *const experts[3] = { "n_routed_experts",
+						"num_local_experts",
+						"num_experts" };
+	static const char *const moe_ffn[3] = { "moe_intermediate_size", NULL,
+						NULL };
+	const char *const *expert_ffn = f->expert_ffn[0] ? f->expert_ffn :
+							   moe_ffn;
+	const char *given = NULL;
+	int step = 0, shared_ffn = 0, shared = -1;
+
+	if (get_int(arch, experts, false, 1, WL_EXPERTS_MAX, &t->experts,
+		    file, err) ||
+	    get_int1(arch, "num_experts_per_tok", t->experts > 0, 1,
+		     WL_EXPERTS_MAX, &t->experts_per_token, file, err) ||
+	    get_int1(arch, "n_shared_experts", false, 0, WL_EXPERTS_MAX,
+		     &shared, file, err) ||
+	    get_int(arch, expert_ffn, false, 1, WL_FFN_MAX,
+		    &t->expert_ffn_hidden, file, err) ||
+	    get_int1(arch, "first_k_dense_replace", false, 0, WL_LAYERS_MAX,
+		     &t->dense_layers, file, err) ||
+	    (f->interleaved &&
+	     get_int1(arch, "interleave_moe_layer_step", false, 1,
+		      WL_LAYERS_MAX, &step, file, err)) ||
+	    get_int1(arch, "shared_expert_intermediate_size", false, 1,
+		     WL_FFN_MAX, &shared_ffn, file, err))
+		return -1;
+	if (t->experts == 0) {
+		/* a dense model of the family: its default shared expert
+		   is none */
+		if (t->experts_per_token)
+			given = "num_experts_per_tok";
+		else if (shared > 0)
+			given = "n_shared_experts";
+		else if (t->expert_ffn_hidden)
+			given = field_name(arch, expert_ffn);
+		else if (t->dense_layers)
+			given = "first_k_dense_replace";
+		else if (shared_ffn)
+			given = "shared_expert_intermediate_size";
+		if (given)
+			return diag_set(err, file, 0, 0,
+					"field '%s' needs the routed experts "
+					"('n_routed_experts', "
+					"'num_local_experts' or "
+					"'num_experts')",
+					given);
+		t->shared_experts = 0;
+		return 0;
+	}
+	t->shared_experts = shared >= 0 ? shared : f->shared_default;
+	if (t->experts_per_token > t->experts)
+		return diag_set(err, file, 0, 0,
+				"'num_experts_per_tok' (%d) must not exceed "
+				"'%s' (%d)",
+				t->experts_per_token,
+				field_name(arch, experts), t->experts);
+	/* every step-th layer MoE: the others counted as the dense layers
+	   (their place does not change the counts) */
+	if (step > t->layers)
+		return diag_set(err, file, 0, 0,
+				"'interleave_moe_layer_step' (%d) must not "
+				"exceed '%s' (%d)",
+				step, field_name(arch, f->layers), t->layers);
+	if (step > 1)
+		t->dense_layers = t->layers - t->layers / step;
+	else if (t->dense_layers >= t->layers)
+		return diag_set(err, file, 0, 0,
+				"'first_k_dense_replace' (%d) must be less "
+				"than '%s' (%d): no layer would have experts",
+				t->dense_layers, field_name(arch, f->layers),
+				t->layers);
+	/* Qwen-MoE gives its one shared expert as a width: count it in
+	   experts of 'moe_intermediate_size' (Qwen1.5-MoE-A2.7B: 5632 =
+	   4 x 1408) */
+	if (shared_ffn > 0 && t->shared_experts == 0) {
+		if (t->expert_ffn_hidden <= 0 ||
+		    shared_ffn % t->expert_ffn_hidden != 0)
+			return diag_set(err, file, 0, 0,
+					"'shared_expert_intermediate_size' "
+					"(%d) must be a multiple of '%s' (%d)",
+					shared_ffn,
+					field_name(arch, expert_ffn),
+					t->expert_ffn_hidden);
+		t->shared_experts = shared_ffn / t->expert_ffn_hidden;
+	}
+	return 0;
+}
+
+/*
+ * The attention heads of 't' against one another, named as the JSON
+ * names them: the query heads divide the width unless 'head_dim' is
+ * given, and the key/value heads are at most the query heads and divide
+ * them (grouped-query attention).
+ */
+static int hf_heads_check(const cJSON *arch, const struct hf_family *f,
+			  const struct model_spec *t, const char *file,
+			  struct diag *err)
+{
+	const char *heads = field_name(arch, f->heads);
+
+	if (t->head_dim == 0 && t->hidden % t->heads != 0)
+		return diag_set(err, file, 0, 0,
+				"'%s' (%d) must divide '%s' (%d) when "
+				"'head_dim' is absent",
+				heads, t->heads, field_name(arch, f->hidden),
+				t->hidden);
+	/* none: as many as the query heads; one (Falcon's "multi_query"
+	   too): multi-query attention */
+	if (t->kv_heads <= 1)
+		return 0;
+	if (t->kv_heads > t->heads)
+		return diag_set(err, file, 0, 0,
+				"'%s' (%d) must not exceed '%s' (%d)",
+				field_name(arch, f->kv_heads), t->kv_heads,
+				heads, t->heads);
+	if (t->heads % t->kv_heads != 0)
+		return diag_set(err, file, 0, 0,
+				"'%s' (%d) must divide '%s' (%d)",
+				field_name(arch, f->kv_heads), t->kv_heads,
+				heads, t->heads);
+	return 0;
+}
+
 int hf_config_parse(const char *text, size_t len, const char *name,
 		    struct model_spec *m, struct hf_quant *q, struct diag *err)
 {
@@ -807,16 +995,23 @@ int hf_config_parse(const char *text, size_t len, const char *name,
 	t.gated_ffn = f->gated;
 	t.tied_embeddings = f->tied_default;
 	t.seq_len = f->positions_default;
-	if (get_int(arch, f->layers, true, &t.layers, name, err) ||
-	    get_int(arch, f->hidden, true, &t.hidden, name, err) ||
-	    get_int(arch, f->heads, true, &t.heads, name, err) ||
+	if (get_int(arch, f->layers, true, 1, WL_LAYERS_MAX, &t.layers, name,
+		    err) ||
+	    get_int(arch, f->hidden, true, 1, WL_WIDTH_MAX, &t.hidden, name,
+		    err) ||
+	    get_int(arch, f->heads, true, 1, WL_HEADS_MAX, &t.heads, name,
+		    err) ||
 	    get_int(cJSON_GetObjectItemCaseSensitive(arch, "vocab_size") ?
 			    arch : root,
-		    vocab_names, true, &t.vocab, name, err) ||
-	    get_int(arch, f->kv_heads, false, &t.kv_heads, name, err) ||
-	    get_int(arch, f->ffn, false, &t.ffn_hidden, name, err) ||
-	    get_int(arch, f->positions, false, &t.seq_len, name, err) ||
-	    get_int1(arch, "head_dim", false, &t.head_dim, name, err) ||
+		    vocab_names, true, 1, WL_VOCAB_MAX, &t.vocab, name, err) ||
+	    get_int(arch, f->kv_heads, false, 1, WL_HEADS_MAX, &t.kv_heads,
+		    name, err) ||
+	    get_int(arch, f->ffn, false, 1, WL_FFN_MAX, &t.ffn_hidden, name,
+		    err) ||
+	    get_int(arch, f->positions, false, 1, WL_TOKENS_MAX, &t.seq_len,
+		    name, err) ||
+	    get_int1(arch, "head_dim", false, 1, WL_HEAD_DIM_MAX, &t.head_dim,
+		     name, err) ||
 	    get_bool(arch, "tie_word_embeddings", &t.tied_embeddings, name,
 		     err))
 		goto out;
@@ -828,73 +1023,22 @@ int hf_config_parse(const char *text, size_t len, const char *name,
 		if (mq)
 			t.kv_heads = 1;
 	}
-	if (f->moe) {
-		static const char *const experts[3] = { "n_routed_experts",
-							"num_local_experts",
-							"num_experts" };
-		static const char *const moe_ffn[3] = {
-			"moe_intermediate_size", NULL, NULL };
-		const char *const *expert_ffn = f->expert_ffn[0] ?
-							f->expert_ffn :
-							moe_ffn;
-		int step = 1;
-
-		t.shared_experts = f->shared_default;
-		if (get_int(arch, experts, false, &t.experts, name, err) ||
-		    get_int1(arch, "num_experts_per_tok", t.experts > 0,
-			     &t.experts_per_token, name, err) ||
-		    get_int1(arch, "n_shared_experts", false,
-			     &t.shared_experts, name, err) ||
-		    get_int(arch, expert_ffn, false, &t.expert_ffn_hidden, name,
-			    err) ||
-		    get_int1(arch, "first_k_dense_replace", false,
-			     &t.dense_layers, name, err) ||
-		    (f->interleaved &&
-		     get_int1(arch, "interleave_moe_layer_step", false, &step,
-			      name, err)))
-			goto out;
-		/* every step-th layer MoE: the others counted as the dense
-		   layers (their place does not change the counts) */
-		if (f->interleaved && t.experts > 0 && step > 1)
-			t.dense_layers = t.layers - t.layers / step;
-		/* Qwen-MoE gives its one shared expert as a width: count it
-		   in experts of 'moe_intermediate_size' (Qwen1.5-MoE-A2.7B:
-		   5632 = 4 x 1408) */
-		int shared_ffn = 0;
-
-		if (get_int1(arch, "shared_expert_intermediate_size", false,
-			     &shared_ffn, name, err))
-			goto out;
-		if (shared_ffn > 0 && t.shared_experts == 0) {
-			if (t.expert_ffn_hidden <= 0 ||
-			    shared_ffn % t.expert_ffn_hidden != 0) {
-				diag_set(err, name, 0, 0,
-					 "'shared_expert_intermediate_size' "
-					 "(%d) must be a multiple of "
-					 "'moe_intermediate_size' (%d)",
-					 shared_ffn, t.expert_ffn_hidden);
-				goto out;
-			}
-			t.shared_experts = shared_ffn / t.expert_ffn_hidden;
-		}
-	}
+	if (f->moe && hf_experts(arch, f, &t, name, err))
+		goto out;
 	if (f->mla &&
-	    (get_int1(arch, "kv_lora_rank", true, &t.kv_lora_rank, name,
-		      err) ||
-	     get_int1(arch, "q_lora_rank", false, &t.q_lora_rank, name, err) ||
-	     get_int1(arch, "qk_rope_head_dim", true, &t.rope_head_dim, name,
-		      err) ||
-	     get_int1(arch, "qk_nope_head_dim", true, &t.head_dim, name,
-		      err) ||
-	     get_int1(arch, "v_head_dim", true, &t.v_head_dim, name, err)))
+	    (get_int1(arch, "kv_lora_rank", true, 1, WL_WIDTH_MAX,
+		      &t.kv_lora_rank, name, err) ||
+	     get_int1(arch, "q_lora_rank", false, 1, WL_WIDTH_MAX,
+		      &t.q_lora_rank, name, err) ||
+	     get_int1(arch, "qk_rope_head_dim", true, 1, WL_HEAD_DIM_MAX,
+		      &t.rope_head_dim, name, err) ||
+	     get_int1(arch, "qk_nope_head_dim", true, 1, WL_HEAD_DIM_MAX,
+		      &t.head_dim, name, err) ||
+	     get_int1(arch, "v_head_dim", true, 1, WL_HEAD_DIM_MAX,
+		      &t.v_head_dim, name, err)))
 		goto out;
-	if (t.head_dim == 0 && t.hidden % t.heads != 0) {
-		diag_set(err, name, 0, 0,
-			 "'num_attention_heads' (%d) must divide "
-			 "'hidden_size' (%d) when 'head_dim' is absent",
-			 t.heads, t.hidden);
+	if (hf_heads_check(arch, f, &t, name, err))
 		goto out;
-	}
 	if (quant_read(root, &tq, name, err))
 		goto out;
 	*m = t;

@@ -45,9 +45,13 @@ struct hf_quant {
  * seq_len from the maximum positions, tied_embeddings, experts, MLA
  * ranks), overwriting them, and its quantization into 'q' (NULL: not
  * wanted).  'name' is used in messages.  Unknown "model_type", a missing
- * or malformed required field, or a value out of range is an error naming
- * the field; a quantization capplan has no format for is not (q->known).
- * Returns 0 or -1.
+ * or malformed required field, or an integer outside the range of the
+ * workload key it fills (workload.h, WL_*_MAX: "field 'intermediate_size'
+ * must be an integer from 1 to 16777216, got 2147483648") is an error
+ * naming the field as the JSON spells it; so are fields that contradict
+ * one another (more key/value heads than query heads, top-k above the
+ * experts).  A quantization capplan has no format for is not an error
+ * (q->known).  Returns 0 or -1.
  */
 int hf_config_parse(const char *text, size_t len, const char *name,
 		    struct model_spec *m, struct hf_quant *q, struct diag *err);

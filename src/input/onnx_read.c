@@ -219,9 +219,11 @@ static void read_values(const Onnx__TensorProto *tp, struct graph_tensor *x)
 /*
  * The shape a value_info (graph input, output or intermediate) gives,
  * when complete; axis 0 may be symbolic (the batch: 1).  Returns the rank,
- * or -1 when the shape is missing or has an unknown axis past the first.
+ * or -1 when the shape is missing or has an unknown axis past the first,
+ * or -2 when an axis is negative (its index in '*bad').
  */
-static int info_shape(const Onnx__ValueInfoProto *vi, double *dims)
+static int info_shape(const Onnx__ValueInfoProto *vi, double *dims,
+		      size_t *bad)
 {
 	const Onnx__TensorShapeProto *sh;
 
@@ -230,6 +232,16 @@ static int info_shape(const Onnx__ValueInfoProto *vi, double *dims)
 	    !vi->type->tensor_type || !vi->type->tensor_type->shape)
 		return -1;
 	sh = vi->type->tensor_type->shape;
+	for (size_t k = 0; k < sh->n_dim; k++) {
+		const Onnx__TensorShapeProto__Dimension *d = sh->dim[k];
+		bool given = d && d->value_case ==
+			ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+
+		if (given && d->dim_value < 0) {
+			*bad = k;
+			return -2;
+		}
+	}
 	if (sh->n_dim > GRAPH_RANK_MAX)
 		return -1;
 	for (size_t k = 0; k < sh->n_dim; k++) {
@@ -247,19 +259,32 @@ static int info_shape(const Onnx__ValueInfoProto *vi, double *dims)
 	return (int)sh->n_dim;
 }
 
-static void apply_info(struct reader *r, const Onnx__ValueInfoProto *vi)
+/* The shape value_info 'vi' gives its tensor ('what' it is, in
+   messages), unless the tensor has one; a negative axis is an error. */
+static int apply_info(struct reader *r, const Onnx__ValueInfoProto *vi,
+		      const char *what)
 {
 	double dims[GRAPH_RANK_MAX];
+	size_t bad = 0;
 	int rank, t;
 
 	if (!vi || !vi->name || !vi->name[0])
-		return;
-	rank = info_shape(vi, dims);
+		return 0;
+	rank = info_shape(vi, dims, &bad);
+	if (rank == -2)
+		return diag_set(r->err, r->file, 0, 0,
+				"%s '%s': dimension %zu is %lld: a size of 0 "
+				"or more expected",
+				what, vi->name, bad,
+				(long long)vi->type->tensor_type->shape
+					->dim[bad]
+					->dim_value);
 	t = tensor_of(r, vi->name);
 	if (rank < 0 || t < 0 || r->g->tensors[t].rank >= 0)
-		return;
+		return 0;
 	r->g->tensors[t].rank = rank;
 	memcpy(r->g->tensors[t].dims, dims, sizeof(dims));
+	return 0;
 }
 
 /* A list attribute into 'dst' (at most 'max' values). */
@@ -277,6 +302,43 @@ static int ints_attr(struct reader *r, const Onnx__NodeProto *nd,
 	return (int)a->n_ints;
 }
 
+/*
+ * A window attribute of a convolution or pooling ('windowed'): each value
+ * at least 'least' (kernel_shape, strides and dilations 1, pads and
+ * output_padding 0: ONNX operator specification).  Other operators'
+ * attributes of these names are left alone (Pad's pads before opset 11
+ * may be negative: they crop).
+ */
+static int window_attr(struct reader *r, const Onnx__NodeProto *nd,
+		       const Onnx__AttributeProto *a, bool windowed,
+		       int64_t least)
+{
+	char list[96];
+	size_t used = 0;
+	size_t k;
+
+	if (!windowed)
+		return 0;
+	for (k = 0; k < a->n_ints && a->ints[k] >= least; k++)
+		;
+	if (k == a->n_ints)
+		return 0;
+	list[0] = '\0';
+	for (k = 0; k < a->n_ints && used < sizeof(list); k++) {
+		int w = snprintf(list + used, sizeof(list) - used, "%s%lld",
+				 k ? ", " : "", (long long)a->ints[k]);
+
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+	return diag_set(r->err, r->file, 0, 0,
+			"node '%s' (%s): attribute '%s' is [%s]: each value "
+			"%lld or more expected",
+			nd->name ? nd->name : "", nd->op_type, a->name, list,
+			(long long)least);
+}
+
 /* An axis attribute within +-GRAPH_RANK_MAX, which clamps as far as
    any tensor of the graph. */
 static int clamp_axis(int64_t v)
@@ -289,6 +351,8 @@ static int clamp_axis(int64_t v)
 static int read_attrs(struct reader *r, const Onnx__NodeProto *nd,
 		      struct graph_node *n)
 {
+	bool win = graph_op_windowed(nd->op_type);
+
 	n->group = 1.0;
 	n->axis = strcmp(nd->op_type, "Flatten") == 0 ? 1 :
 		  strcmp(nd->op_type, "Gather") == 0 ||
@@ -330,22 +394,29 @@ static int read_attrs(struct reader *r, const Onnx__NodeProto *nd,
 					   memcmp(a->s.data, "SAME", 4) == 0;
 		} else if (strcmp(a->name, "kernel_shape") == 0) {
 			if ((c = ints_attr(r, nd, a, n->kernel,
-					   GRAPH_RANK_MAX)) < 0)
+					   GRAPH_RANK_MAX)) < 0 ||
+			    window_attr(r, nd, a, win, 1) != 0)
 				return -1;
 			n->kernel_rank = c;
 		} else if (strcmp(a->name, "strides") == 0) {
-			if (ints_attr(r, nd, a, n->strides, GRAPH_RANK_MAX) < 0)
+			if (ints_attr(r, nd, a, n->strides,
+				      GRAPH_RANK_MAX) < 0 ||
+			    window_attr(r, nd, a, win, 1) != 0)
 				return -1;
 		} else if (strcmp(a->name, "dilations") == 0) {
 			if (ints_attr(r, nd, a, n->dilations,
-				      GRAPH_RANK_MAX) < 0)
+				      GRAPH_RANK_MAX) < 0 ||
+			    window_attr(r, nd, a, win, 1) != 0)
 				return -1;
 		} else if (strcmp(a->name, "output_padding") == 0) {
-			if (ints_attr(r, nd, a, n->out_pads, GRAPH_RANK_MAX) < 0)
+			if (ints_attr(r, nd, a, n->out_pads,
+				      GRAPH_RANK_MAX) < 0 ||
+			    window_attr(r, nd, a, win, 0) != 0)
 				return -1;
 		} else if (strcmp(a->name, "pads") == 0) {
 			if (ints_attr(r, nd, a, n->pads,
-				      2 * GRAPH_RANK_MAX) < 0)
+				      2 * GRAPH_RANK_MAX) < 0 ||
+			    window_attr(r, nd, a, win, 0) != 0)
 				return -1;
 		} else if (strcmp(a->name, "axes") == 0) {
 			if ((c = ints_attr(r, nd, a, n->axes,
@@ -583,16 +654,19 @@ static int build(struct reader *r, const Onnx__GraphProto *gp)
 		t = tensor_of(r, vi->name);
 		if (g->tensors[t].weight)
 			continue;
-		apply_info(r, vi);
+		if (apply_info(r, vi, "graph input") != 0)
+			return -1;
 		if (g->batch == 0.0 && g->tensors[t].rank >= 1)
 			g->batch = g->tensors[t].dims[0];
 	}
 	if (!(g->batch > 0.0))
 		g->batch = 1.0;
 	for (size_t i = 0; i < gp->n_value_info; i++)
-		apply_info(r, gp->value_info[i]);
+		if (apply_info(r, gp->value_info[i], "value_info") != 0)
+			return -1;
 	for (size_t i = 0; i < gp->n_output; i++)
-		apply_info(r, gp->output[i]);
+		if (apply_info(r, gp->output[i], "graph output") != 0)
+			return -1;
 	for (size_t i = 0; i < gp->n_node; i++) {
 		if (read_node(r, gp->node[i], (int)i, &edge, &out_edge) != 0)
 			return -1;
@@ -618,6 +692,15 @@ static const char *out_name(const Onnx__GraphProto *gp, int i)
 	return gp->node[i]->output[0];
 }
 
+/* Whether a tensor of 'g' holds parameters (a floating-point weight). */
+static bool has_params(const struct graph *g)
+{
+	for (int t = 0; t < g->n_tensors; t++)
+		if (g->tensors[t].param)
+			return true;
+	return false;
+}
+
 int onnx_graph_parse(const void *buf, size_t len, const char *name,
 		     struct graph *g, struct diag *err)
 {
@@ -640,6 +723,23 @@ int onnx_graph_parse(const void *buf, size_t len, const char *name,
 	}
 	if (build(&r, m->graph) != 0)
 		goto out_free;
+	/* before the shapes: a cycle leaves them unknown, and the node
+	   named then would not be what is wrong */
+	bad = graph_find_cycle(g);
+	if (bad < 0) {
+		diag_set_kind(err, DIAG_NOMEM, name, 0, 0, "out of memory");
+		goto out_free;
+	}
+	if (bad > 0) {
+		const struct graph_node *n = &g->nodes[bad - 1];
+
+		diag_set(err, name, 0, 0,
+			 "the graph has a cycle through node '%s' (%s): its "
+			 "output '%s' leads back to its own inputs; an ONNX "
+			 "graph is acyclic",
+			 n->name, n->op_type, out_name(m->graph, bad - 1));
+		goto out_free;
+	}
 	bad = graph_infer_shapes(g);
 	if (bad > 0) {
 		const struct graph_node *n = &g->nodes[bad - 1];
@@ -650,6 +750,14 @@ int onnx_graph_parse(const void *buf, size_t len, const char *name,
 			 "shapes as onnx.shape_inference.infer_shapes writes "
 			 "them (value_info) expected",
 			 n->name, n->op_type, out_name(m->graph, bad - 1));
+		goto out_free;
+	}
+	if (!has_params(g)) {
+		diag_set(err, name, 0, 0,
+			 "the graph has no weights (no floating-point "
+			 "initializer or Constant): a network exported with "
+			 "its parameters expected (torch.onnx.export with "
+			 "export_params=True, the default)");
 		goto out_free;
 	}
 	rc = 0;
@@ -719,6 +827,11 @@ int onnx_summary_parse(const void *buf, size_t len, const char *name,
 		return diag_set(err, name, 0, 0,
 				"the ONNX graph has no operator that does "
 				"work: a network expected");
+	if (!(s->flops > 0.0))
+		return diag_set(err, name, 0, 0,
+				"the graph does no arithmetic (0 FLOPs per "
+				"sample): its operators only move data; a "
+				"network expected");
 	return 0;
 }
 

@@ -26,9 +26,14 @@
 
 /*
  * Decode the 'len' bytes at 'buf' (an ONNX model; 'name' for messages)
- * into 'g', with every shape known.  Returns 0, or -1 with 'err' set
- * (file 'name', what was expected).  On success 'g' owns memory:
- * onnx_graph_release frees it.
+ * into 'g', with every shape known.  A graph with a cycle, without
+ * weights (floating-point initializers or Constants), with a negative
+ * dimension in a graph input, output or value_info, or with a window
+ * attribute out of range (a convolution's or pooling's kernel_shape,
+ * strides or dilations below 1, pads or output_padding below 0) is an
+ * error naming the node, tensor or attribute.  Returns 0, or -1 with
+ * 'err' set (file 'name', what was expected).  On success 'g' owns
+ * memory: onnx_graph_release frees it.
  */
 int onnx_graph_parse(const void *buf, size_t len, const char *name,
 		     struct graph *g, struct diag *err);
@@ -38,7 +43,9 @@ void onnx_graph_release(struct graph *g);
 
 /*
  * onnx_graph_parse and graph_summarize in one: the per-sample operator
- * classes of the model in 'buf' into 's'.  Returns 0 or -1 with 'err'.
+ * classes of the model in 'buf' into 's'; a graph that does no
+ * arithmetic (0 FLOPs per sample) is an error.  Returns 0 or -1 with
+ * 'err'.
  */
 int onnx_summary_parse(const void *buf, size_t len, const char *name,
 		       struct graph_summary *s, struct diag *err);

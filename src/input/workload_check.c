@@ -781,6 +781,24 @@ static int validate_all(const struct workload *wl, struct diag *err)
 				wl->inference.ep, wl->model.experts);
 	if (check_load(&wl->inference, file, err) < 0)
 		return -1;
+	/* a request longer than the model's context is refused by an
+	   engine (vLLM's max_model_len): not simulated shortened (issue
+	   40); a trace's requests are checked as it is read */
+	if (wl->model.kind == MODEL_TRANSFORMER && wl->model.seq_len > 0 &&
+	    !wl->inference.trace[0] &&
+	    (wl->given[wl_find_key_index("inference", "prompt_tokens")] ||
+	     wl->given[wl_find_key_index("inference", "output_tokens")]) &&
+	    (long long)wl->inference.prompt_tokens +
+			    wl->inference.output_tokens >
+		    wl->model.seq_len)
+		return diag_set(err, file, 0, 0,
+				"'inference.prompt_tokens' + 'output_tokens' "
+				"(%d + %d) exceed the model's context "
+				"(seq_len %d): an engine refuses such "
+				"requests; shorten them or raise seq_len",
+				wl->inference.prompt_tokens,
+				wl->inference.output_tokens,
+				wl->model.seq_len);
 	if (check_tp("inference.prefill_tp", wl->inference.prefill_tp,
 		     &wl->model, file, err) < 0 ||
 	    check_tp("inference.decode_tp", wl->inference.decode_tp,

@@ -228,8 +228,11 @@ const struct wl_key wl_keys[] = {
 	KEY_QTYM("model", "activation_bytes_per_sample",
 		 model.activation_bytes_per_sample, 0, UNIT_BYTES, 1e15,
 		 "generic: activation bytes kept per sample for backward"),
-	KEY_NUM("model", "kernel_efficiency", model.kernel_efficiency, QTY_POS,
-		0, 1, "generic: share of the device's GEMM efficiency reached"),
+	/* below 0.1% of the GEMM efficiency no device runs: a value there is
+	   a typo, not a plan (issue 40: 1e-300 printed a 63-digit time) */
+	KEY_NUM("model", "kernel_efficiency", model.kernel_efficiency,
+		WLK_UNSET0, 0.001, 1,
+		"generic: share of the device's GEMM efficiency reached"),
 	KEY_INT("model", "embedding_tables", model.embedding_tables, POS, 1,
 		1000000, "recsys: embedding tables"),
 	{ "model", "embedding_rows", WLT_ROWS, WL_OFF(model.embedding_rows),

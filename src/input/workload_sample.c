@@ -142,10 +142,11 @@ int wl_parse_rows(const char *text, double max, struct wl_rows *out,
 			return -1;
 		}
 		if (units_parse(item, UNIT_COUNT, &v, &uwhy) < 0 ||
-		    !isfinite(v) || !(v > 0.0) || v > max) {
+		    !isfinite(v) || !(v >= 1.0) || v != floor(v) ||
+		    v > max) {
 			snprintf(why, why_size,
-				 "'%s' is not a row count above 0 and at "
-				 "most %g", item, max);
+				 "'%s' is not a whole row count from 1 to "
+				 "%g", item, max);
 			return -1;
 		}
 		r.rows[r.n++] = v;

@@ -95,7 +95,14 @@ void goodput_eval(const struct goodput_input *in, struct goodput *out)
 				      m) -
 		log1p(-in->maintenance);
 	out->goodput = exp(log(in->ideal_s) - log_w);
-	out->finishes = out->goodput >= GOODPUT_MIN;
+	/* a job that does not finish is one whose failures outpace its
+	   progress: the expected time against the same run without
+	   failures (its checkpoints, stalls and maintenance kept), not
+	   against the work alone, whose ratio a run shorter than one
+	   checkpoint write also makes small (issue 40) */
+	out->finishes = exp(goodput_daly_log_time(in->ideal_s, tau, stall_s,
+						  restart_s, HUGE_VAL) -
+			    log1p(-in->maintenance) - log_w) >= GOODPUT_MIN;
 	if (!out->finishes) {
 		out->time_s = HUGE_VAL;
 		out->busy_s = HUGE_VAL;

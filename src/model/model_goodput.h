@@ -68,7 +68,10 @@ struct goodput {
 	double busy_s;                /* of which the GPUs compute: the ideal
 					 time plus rework */
 	double goodput;               /* ideal_s / time_s, 0..1 */
-	bool finishes;                /* false: goodput below GOODPUT_MIN */
+	bool finishes;                /* false: the failures outpace the
+					 progress: the time without failures
+					 over the time with them is below
+					 GOODPUT_MIN */
 };
 
 /* Young's interval sqrt(2 stall M). */

@@ -26,7 +26,7 @@ static const char *const cols_cost_time[] = { "time_days", "cost_usd",
 static const char *const cols_memory[] = { "row", "weights_gb",
 					   "gradients_gb", "optimizer_gb",
 					   "activations_gb", "reserve_gb",
-					   "capacity_gb" };
+					   "capacity_gb", "optimizer_host_gb" };
 static const char *const cols_roofline[] = { "phase", "flop_per_byte",
 					     "tflops" };
 static const char *const cols_latency[] = { "batch", "tokens_per_s_per_gpu",

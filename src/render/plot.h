@@ -84,7 +84,10 @@ struct plot_chart {
 	char held[PLOT_TITLE_MAX];  /* what was held fixed, under the title
 				       ("bf16, global batch 512"); "" none */
 	char note[PLOT_LABEL_MAX];  /* kind-specific text: the SLO of
-				       replicas, the power cap of energy */
+				       replicas, the power cap of energy,
+				       the goodput of scaling when every
+				       device has the same (a line of the
+				       key) */
 	int ncols;                  /* columns of every series */
 	struct plot_series *series;
 	size_t nseries, cap;

@@ -87,18 +87,20 @@ static void tic_label(char *buf, size_t n, double v, bool money)
 		snprintf(buf, n, "%g", v);
 }
 
+/* The margin of a log axis ranged to data: a factor on each side. */
+#define LOG_AXIS_MARGIN 1.25
+
 /*
- * A log axis ranged to [lo, hi] (with a margin) and its tics at 1, 2 and
- * 5 times the powers of ten inside, labelled; with fewer than three of
- * those, 1 to 9 times.
+ * A log axis ranged to exactly [a, b] and its tics at 1, 2 and 5 times
+ * the powers of ten inside, labelled; with fewer than four of those, 1
+ * to 9 times.
  */
-static void log_axis(FILE *out, const char *axis, double lo, double hi,
-		     bool money)
+static void log_axis_exact(FILE *out, const char *axis, double a, double b,
+			   bool money)
 {
 	static const double steps[2][9] = { { 1, 2, 5 },
 					     { 1, 2, 3, 4, 5, 6, 7, 8, 9 } };
 	static const int nsteps[2] = { 3, 9 };
-	double a = lo / 1.25, b = hi * 1.25;
 	char label[48];
 
 	if (!(a > 0.0) || !(b > a))
@@ -128,6 +130,15 @@ static void log_axis(FILE *out, const char *axis, double lo, double hi,
 		fputs(")\n", out);
 		break;
 	}
+}
+
+/* A log axis ranged to [lo, hi] with a margin (LOG_AXIS_MARGIN), tics as
+   log_axis_exact's. */
+static void log_axis(FILE *out, const char *axis, double lo, double hi,
+		     bool money)
+{
+	log_axis_exact(out, axis, lo / LOG_AXIS_MARGIN, hi * LOG_AXIS_MARGIN,
+		       money);
 }
 
 /* xtics naming the categories of a bar chart. */
@@ -244,6 +255,17 @@ static double energy_unit(double hi, const char **name)
 	return 1.0;
 }
 
+/* A line of text in the key, without a sample: the chart's note (the
+   goodput every device of a scaling chart has), when it has one. */
+static void key_note(FILE *out, const struct plot_chart *c, int *n)
+{
+	if (!c->note[0])
+		return;
+	clause(out, n);
+	fputs("keyentry with lines lt nodraw title ", out);
+	plot_quote(out, c->note);
+}
+
 /* Per-sample scaling: training samples/s per GPU against GPUs. */
 static void script_scaling_sample(FILE *out, const struct plot_chart *c)
 {
@@ -277,6 +299,7 @@ static void script_scaling_sample(FILE *out, const struct plot_chart *c)
 	clause(out, &n);
 	fputs("keyentry with lines lc rgb '#666666' lw 1 dt 2 "
 	      "title 'dashed: ideal (best rate per GPU)'", out);
+	key_note(out, c, &n);
 	if (c->deadline_s > 0.0 && c->samples > 0.0) {
 		/* the rate per GPU that trains the samples by the deadline */
 		char t[48];
@@ -290,7 +313,8 @@ static void script_scaling_sample(FILE *out, const struct plot_chart *c)
 	fputc('\n', out);
 }
 
-static void script_scaling(FILE *out, const struct plot_chart *c)
+static void script_scaling(FILE *out, const struct plot_chart *c,
+			   const struct plot_output *o)
 {
 	double lo = 1, hi = 1;
 	int n = 0;
@@ -298,6 +322,7 @@ static void script_scaling(FILE *out, const struct plot_chart *c)
 	struct time_unit tu;
 	char y[32];
 
+	(void)o;
 	if (c->per_sample) {
 		script_scaling_sample(out, c);
 		return;
@@ -338,6 +363,7 @@ static void script_scaling(FILE *out, const struct plot_chart *c)
 	fputs("keyentry with lines lc rgb '#666666' lw 1 dt 2 "
 	      "title 'dashed: ideal linear scaling from each device''s "
 	      "most efficient point'", out);
+	key_note(out, c, &n);
 	if (c->deadline_days > 0.0) {
 		clause(out, &n);
 		fprintf(out, "%.6g with lines lc rgb '#B00000' lw 2 dt 4 "
@@ -348,7 +374,159 @@ static void script_scaling(FILE *out, const struct plot_chart *c)
 	fputc('\n', out);
 }
 
-static void script_cost_time(FILE *out, const struct plot_chart *c)
+/*
+ * Where the Pareto front's labels go.  Each label takes the first of a
+ * few spots around its point (beside, above or below it, left or right
+ * justified) that covers the fewest points, earlier labels, the key and
+ * the plot's edges, judged in pixels from the chart's size: the plot area
+ * is the chart less its titles, tics and axis labels, the text is
+ * gnuplot's font 8, a point (ps 1.3) a disc.  Estimates: a label may
+ * still touch a line, never (when a spot is free) a point.
+ */
+#define AREA_MARGIN_W_PX 115.0 /* y tics and label, right border */
+#define AREA_MARGIN_H_PX 140.0 /* two title lines, x tics and label */
+#define LABEL_CHAR_PX 6.5      /* font 8 */
+#define LABEL_HEIGHT_PX 11.0
+#define KEY_CHAR_PX 7.0        /* font 10 */
+#define KEY_LINE_PX 16.0
+#define POINT_RADIUS_PX 5.0
+
+struct box {
+	double x0, y0, x1, y1;
+};
+
+/* The chart's log axes and plot area, for pixels of a data point. */
+struct chart_area {
+	double w, h;              /* plot area, pixels */
+	double x0, x1, y0, y1;    /* log10 of the ends of the axes */
+};
+
+static void area_px(const struct chart_area *a, double x, double y,
+		    double *px, double *py)
+{
+	*px = a->w * (log10(x) - a->x0) / (a->x1 - a->x0);
+	*py = a->h * (log10(y) - a->y0) / (a->y1 - a->y0);
+}
+
+static bool boxes_meet(const struct box *a, const struct box *b)
+{
+	return a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 &&
+	       b->y0 < a->y1;
+}
+
+/* The spots of a label around its point: the offset of the text's
+   anchor from the point (pixels) and its justification.  Labels take
+   the first two in turn (above right, below left), as neighbours on the
+   front then alternate. */
+static const struct {
+	double dx, dy;
+	const char *just;
+} label_spots[] = {
+	{ 6, 9, "left" },   { -6, -9, "right" }, { 6, -9, "left" },
+	{ -6, 9, "right" }, { 9, 0, "left" },    { -9, 0, "right" },
+	{ 0, 13, "center" }, { 0, -13, "center" },
+};
+
+#define N_SPOTS ((int)N_ELEMS(label_spots))
+
+/* The box of label 'text' at spot 'k' of the point at (px, py). */
+static struct box spot_box(int k, double px, double py, const char *text)
+{
+	double w = LABEL_CHAR_PX * (double)strlen(text);
+	double x = px + label_spots[k].dx, y = py + label_spots[k].dy;
+	struct box b = { x, y - LABEL_HEIGHT_PX / 2, x + w,
+			 y + LABEL_HEIGHT_PX / 2 };
+
+	if (label_spots[k].just[0] == 'r') {
+		b.x0 = x - w;
+		b.x1 = x;
+	} else if (label_spots[k].just[0] == 'c') {
+		b.x0 = x - w / 2;
+		b.x1 = x + w / 2;
+	}
+	return b;
+}
+
+/* What label box 'b' of the point (own_x, own_y) covers: a point but
+   its own (of any series), an earlier label, the key, the plot's edge
+   (twice as bad). */
+static int spot_cost(const struct plot_chart *c, const struct chart_area *a,
+		     const struct box *b, double own_x, double own_y,
+		     const struct box *placed, int nplaced,
+		     const struct box *key)
+{
+	const double r = POINT_RADIUS_PX;
+	int cost = 0;
+
+	for (size_t i = 0; i < c->nseries; i++) {
+		const struct plot_series *s = &c->series[i];
+
+		for (size_t row = 0; row < s->rows; row++) {
+			const double *v = s->v + row * (size_t)c->ncols;
+			double px, py;
+
+			if (!(v[0] > 0.0) || !(v[1] > 0.0) ||
+			    (v[0] == own_x && v[1] == own_y))
+				continue;
+			area_px(a, v[0], v[1], &px, &py);
+			cost += px > b->x0 - r && px < b->x1 + r &&
+				py > b->y0 - r && py < b->y1 + r;
+		}
+	}
+	for (int i = 0; i < nplaced; i++)
+		cost += boxes_meet(b, &placed[i]);
+	cost += boxes_meet(b, key);
+	cost += 2 * (b->x0 < 0.0 || b->y0 < 0.0 || b->x1 > a->w ||
+		     b->y1 > a->h);
+	return cost;
+}
+
+/* The labels of the Pareto front, each at its least covered spot. */
+static void front_labels(FILE *out, const struct plot_chart *c,
+			 const struct chart_area *a, double per_day,
+			 int key_lines)
+{
+	struct box placed[PLOT_MAX_LABELS];
+	struct box key;
+	size_t key_chars = 0;
+
+	/* the key: top right, a line per entry */
+	for (size_t i = 0; i < c->nseries; i++)
+		if (strlen(c->series[i].label) > key_chars)
+			key_chars = strlen(c->series[i].label);
+	key = (struct box){ a->w - KEY_CHAR_PX * (double)key_chars - 60.0,
+			    a->h - KEY_LINE_PX * key_lines - 8.0, a->w, a->h };
+	for (int i = 0; i < c->nlabels && i < PLOT_MAX_LABELS; i++) {
+		const struct plot_label *l = &c->labels[i];
+		int best = -1, best_cost = 0;
+		double px, py;
+
+		area_px(a, l->x, l->y, &px, &py);
+		for (int j = 0; j < N_SPOTS; j++) {
+			/* odd labels try the spots in pairs swapped */
+			int k = i % 2 ? j ^ 1 : j;
+			struct box b = spot_box(k, px, py, l->text);
+			int cost = spot_cost(c, a, &b, l->x, l->y, placed, i,
+					     &key);
+
+			if (best < 0 || cost < best_cost) {
+				best = k;
+				best_cost = cost;
+				placed[i] = b;
+			}
+		}
+		fputs("set label ", out);
+		plot_quote(out, l->text);
+		fprintf(out, " at %.6g,%.6g %s offset graph %.4f, graph %.4f "
+			     "font ',8' tc rgb '#222222' front\n",
+			l->x * per_day, l->y, label_spots[best].just,
+			label_spots[best].dx / a->w,
+			label_spots[best].dy / a->h);
+	}
+}
+
+static void script_cost_time(FILE *out, const struct plot_chart *c,
+			     const struct plot_output *o)
 {
 	double xlo = 1, xhi = 1, ylo = 1, yhi = 1;
 	char x[32];
@@ -386,16 +564,21 @@ static void script_cost_time(FILE *out, const struct plot_chart *c)
 			     "nohead lc rgb '#B00000' lw 2 dt 4 front\n",
 			c->deadline_days * tu.per_day,
 			c->deadline_days * tu.per_day);
-	/* the front's points: device and GPUs, alternately above and
-	   below so that neighbours do not collide */
-	for (int i = 0; i < c->nlabels; i++) {
-		fputs("set label ", out);
-		plot_quote(out, c->labels[i].text);
-		fprintf(out, " at %.6g,%.6g %s offset %s font ',8' "
-			     "tc rgb '#222222' front\n",
-			c->labels[i].x * tu.per_day, c->labels[i].y,
-			i % 2 ? "right" : "left",
-			i % 2 ? "-0.6,-0.9" : "0.6,0.9");
+	/* the front's points: device and GPUs, each where it covers
+	   nothing (the axes above, in days and dollars) */
+	if (c->nlabels > 0 && xhi > 0.0 && yhi > 0.0) {
+		struct chart_area a = {
+			fmax(o->width_px - AREA_MARGIN_W_PX, 50.0),
+			fmax(o->height_px - AREA_MARGIN_H_PX, 50.0),
+			log10(xlo / LOG_AXIS_MARGIN),
+			log10(xhi * LOG_AXIS_MARGIN),
+			log10(ylo / LOG_AXIS_MARGIN),
+			log10(yhi * LOG_AXIS_MARGIN),
+		};
+
+		front_labels(out, c, &a, tu.per_day,
+			     (int)c->nseries + (c->deadline_days > 0.0) +
+				     (budget > 0.0));
 	}
 	for (size_t i = 0; i < c->nseries; i++) {
 		const struct plot_series *s = &c->series[i];
@@ -457,7 +640,18 @@ static void put_lines(FILE *out, const char *s)
 	}
 }
 
-static void script_memory(FILE *out, const struct plot_chart *c)
+/* Column 'col' of row 'row' of series 0 of a bar chart; 0 when absent. */
+static double bar_value(const struct plot_chart *c, int row, int col)
+{
+	const struct plot_series *s = c->nseries ? &c->series[0] : NULL;
+
+	if (!s || row < 0 || (size_t)row >= s->rows || col >= c->ncols)
+		return 0.0;
+	return s->v[(size_t)row * (size_t)c->ncols + (size_t)col];
+}
+
+static void script_memory(FILE *out, const struct plot_chart *c,
+			  const struct plot_output *o)
 {
 	static const struct {
 		const char *name, *rgb;
@@ -468,6 +662,7 @@ static void script_memory(FILE *out, const struct plot_chart *c)
 		       { "framework reserve", "#BDBDBD" } };
 	int n = 0, b = c->nseries ? plot_series_block(c, 0) : -1;
 
+	(void)o;
 	set_title(out, c);
 	fputs("set style data histograms\n"
 	      "set style histogram rowstacked\n"
@@ -475,27 +670,33 @@ static void script_memory(FILE *out, const struct plot_chart *c)
 	      "set boxwidth 0.6 relative\n"
 	      "set ylabel 'training memory per GPU (GB)'\n"
 	      "set yrange [0:*]\n"
-	      "set offsets 0, 0, graph 0.12, 0\n"
+	      "set offsets 0, 0, graph 0.15, 0\n"
 	      "set key outside right top font ',10'\n",
 	      out);
 	set_cat_tics(out, c);
 	cat_reasons(out, c, 0);
-	/* each bar's configuration above it */
+	/* each bar's configuration above it, and the optimizer states it
+	   offloads to host memory (column 7), which the bar leaves out */
 	for (int i = 0; i < c->ncats; i++) {
+		double top = bar_value(c, i, 6), gpu = 0.0;
+		double host_gb = bar_value(c, i, 7);
+		char line[PLOT_LABEL_MAX];
+
 		if (!c->cat_sub[i][0] || b < 0)
 			continue;
+		for (int col = 1; col <= 5; col++)
+			gpu += bar_value(c, i, col);
 		fputs("set label ", out);
 		put_lines(out, c->cat_sub[i]);
-		fprintf(out, " at first %d, first %.6g center offset 0,2.2 "
+		if (host_gb > 0.0 && isfinite(host_gb)) {
+			snprintf(line, sizeof(line),
+				 "optimizer on host: %.4g GB", host_gb);
+			fputs(".\"\\n\".", out);
+			plot_quote(out, line);
+		}
+		fprintf(out, " at first %d, first %.6g center offset 0,%s "
 			     "font ',8' front\n",
-			i, c->series[0].rows > (size_t)i ?
-				   fmax(c->series[0].v[(size_t)i * 7 + 6],
-					c->series[0].v[(size_t)i * 7 + 1] +
-						c->series[0].v[(size_t)i * 7 + 2] +
-						c->series[0].v[(size_t)i * 7 + 3] +
-						c->series[0].v[(size_t)i * 7 + 4] +
-						c->series[0].v[(size_t)i * 7 + 5]) :
-				   0.0);
+			i, fmax(top, gpu), host_gb > 0.0 ? "2.8" : "2.2");
 	}
 	if (b < 0)
 		b = 0;
@@ -510,7 +711,8 @@ static void script_memory(FILE *out, const struct plot_chart *c)
 		     "nohead lw 4 lc rgb '#D00000' title 'capacity'\n", b);
 }
 
-static void script_roofline(FILE *out, const struct plot_chart *c)
+static void script_roofline(FILE *out, const struct plot_chart *c,
+			    const struct plot_output *o)
 {
 	static const struct {
 		int pt;
@@ -519,14 +721,22 @@ static void script_roofline(FILE *out, const struct plot_chart *c)
 		       [PLOT_PHASE_PREFILL] = { 7, "prefill" },
 		       [PLOT_PHASE_DECODE] = { 9, "decode" } };
 	bool used[N_ELEMS(phases)] = { false };
+	double lo = 1, hi = 1;
 	int n = 0;
 
+	(void)o;
 	set_title(out, c);
 	fputs("set xlabel 'arithmetic intensity (FLOP/byte)'\n"
 	      "set ylabel 'attainable throughput per GPU (TFLOP/s)'\n"
 	      "set logscale xy 10\n"
 	      "set key left top font ',10'\n",
 	      out);
+	/* the roofs span the intensities the chart shows (plot_build.c: a
+	   decade around the points and ridge points): the axis is theirs */
+	if (column_range(c, 1, PLOT_ROLE_DEVICE, &lo, &hi))
+		log_axis_exact(out, "x", lo, hi, false);
+	if (column_range(c, 2, -1, &lo, &hi))
+		log_axis(out, "y", lo, hi, false);
 	for (size_t i = 0; i < c->nseries; i++) {
 		const struct plot_series *s = &c->series[i];
 		int b = plot_series_block(c, i);
@@ -754,20 +964,24 @@ static void script_latency_tokens(FILE *out, const struct plot_chart *c)
 	fputs("unset multiplot\n", out);
 }
 
-static void script_latency(FILE *out, const struct plot_chart *c)
+static void script_latency(FILE *out, const struct plot_chart *c,
+			   const struct plot_output *o)
 {
+	(void)o;
 	if (c->per_sample)
 		script_latency_sample(out, c);
 	else
 		script_latency_tokens(out, c);
 }
 
-static void script_replicas(FILE *out, const struct plot_chart *c)
+static void script_replicas(FILE *out, const struct plot_chart *c,
+			    const struct plot_output *o)
 {
 	int n = 0;
 
 	double lo = 1, hi = 1;
 
+	(void)o;
 	set_title(out, c);
 	fprintf(out, "set xlabel 'request rate (%s/s)'\n",
 		c->per_sample ? "samples" : "requests");
@@ -942,16 +1156,18 @@ static void script_energy_tokens(FILE *out, const struct plot_chart *c)
 	fputs("unset multiplot\n", out);
 }
 
-static void script_energy(FILE *out, const struct plot_chart *c)
+static void script_energy(FILE *out, const struct plot_chart *c,
+			  const struct plot_output *o)
 {
+	(void)o;
 	if (c->per_sample)
 		script_energy_sample(out, c);
 	else
 		script_energy_tokens(out, c);
 }
 
-static void (*const scripts[PLOT_KIND_COUNT])(FILE *out,
-					      const struct plot_chart *c) = {
+static void (*const scripts[PLOT_KIND_COUNT])(
+	FILE *out, const struct plot_chart *c, const struct plot_output *o) = {
 	[PLOT_SCALING] = script_scaling,   [PLOT_COST_TIME] = script_cost_time,
 	[PLOT_MEMORY] = script_memory,	   [PLOT_ROOFLINE] = script_roofline,
 	[PLOT_LATENCY] = script_latency,   [PLOT_REPLICAS] = script_replicas,
@@ -975,7 +1191,7 @@ int plot_write_script(FILE *out, const struct plot_chart *c,
 	fputs("\ndata = ", out);
 	plot_quote_path(out, o->data_path);
 	fputs("\nset grid\n", out);
-	scripts[c->kind](out, c);
+	scripts[c->kind](out, c, o);
 	fputs("unset output\n", out);
 	return ferror(out) ? -1 : 0;
 }

@@ -4,10 +4,13 @@
 #include "text.h"
 
 #include <cJSON.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 static const char *const format_names[FORMAT_COUNT] = {
 	[FORMAT_TABLE] = "table",
@@ -169,7 +172,7 @@ static void human(const struct rfield *f, char *buf, size_t n)
 		else if (f->unit != UNIT_KIND_COUNT)
 			units_format_plain(buf, n, f->num, f->unit, 4);
 		else
-			units_plain_number(buf, n, f->num, 4);
+			units_table_number(buf, n, f->num, 4);
 		break;
 	case RF_INT:
 		snprintf(buf, n, "%lld", f->inum);
@@ -191,8 +194,8 @@ static void human(const struct rfield *f, char *buf, size_t n)
 			units_format_plain(lo, sizeof(lo), f->num, f->unit, 3);
 			units_format_plain(hi, sizeof(hi), f->num2, f->unit, 3);
 		} else {
-			units_plain_number(lo, sizeof(lo), f->num, 3);
-			units_plain_number(hi, sizeof(hi), f->num2, 3);
+			units_table_number(lo, sizeof(lo), f->num, 3);
+			units_table_number(hi, sizeof(hi), f->num2, 3);
 		}
 		snprintf(buf, n, "%s - %s", lo, hi);
 		break;
@@ -250,7 +253,7 @@ static int check_finite(const struct report *r, const char **why)
 	return 0;
 }
 
-static void write_fields(FILE *out, const struct record *rec);
+static void write_fields(FILE *out, const struct record *rec, int width);
 
 /* A line of a table (a title, a note) and its newline; the text may hold
    names, so control characters are escaped. */
@@ -273,14 +276,14 @@ static const char *break_at(const char *p, int limit)
 }
 
 /*
- * A line of notes: at most REPORT_TABLE_WIDTH columns unless 'wide',
- * broken at blanks, the lines after the first indented by two.
+ * A line of notes: at most 'width' columns unless 'wide', broken at
+ * blanks, the lines after the first indented by two.
  */
-static void put_wrapped(FILE *out, const char *text, bool wide)
+static void put_wrapped(FILE *out, const char *text, bool wide, int width)
 {
 	char buf[4 * REPORT_NOTE_MAX];
 	const char *p = buf;
-	int limit = REPORT_TABLE_WIDTH;
+	int limit = width;
 
 	text_escape(text, buf, sizeof(buf));
 	while (!wide && (int)strlen(p) > limit) {
@@ -291,20 +294,21 @@ static void put_wrapped(FILE *out, const char *text, bool wide)
 		fprintf(out, "%.*s\n", (int)(brk - p), p);
 		p = brk + 1;
 		fputs("  ", out);
-		limit = REPORT_TABLE_WIDTH - 2;
+		limit = width - 2;
 	}
 	fprintf(out, "%s\n", p);
 }
 
 /*
- * A field of a record, "  LABEL  VALUE": a value that would pass
- * REPORT_TABLE_WIDTH columns (a datasheet's title) is broken at blanks,
- * its lines after the first under its start.
+ * A field of a record, "  LABEL  VALUE": a value that would pass 'width'
+ * columns (a datasheet's title) is broken at blanks, its lines after the
+ * first under its start.
  */
-static void put_field(FILE *out, const char *label, const char *val)
+static void put_field(FILE *out, const char *label, const char *val,
+		      int width)
 {
 	const int indent = 33; /* "  " + 30 columns of label + " " */
-	int limit = REPORT_TABLE_WIDTH - indent;
+	int limit = width - indent;
 	const char *p = val;
 
 	fprintf(out, "  %-30s ", label);
@@ -319,17 +323,21 @@ static void put_field(FILE *out, const char *label, const char *val)
 	fprintf(out, "%s\n", p);
 }
 
-static void write_table_single(FILE *out, const struct report *r)
+static void write_table_single(FILE *out, const struct report *r,
+			       int width)
 {
 	if (r->title[0])
 		put_line(out, r->title);
-	write_fields(out, &r->rec[0]);
+	write_fields(out, &r->rec[0], width);
 }
 
 /* The one unit of a number column of the grid: values are divided by
-   'factor' and printed with 'decimals' digits after the point. */
+   'factor' and printed with 'decimals' digits after the point, or in
+   scientific notation ('small': a column of values too small for its
+   kind's smallest unit, units.h's UNITS_SMALL). */
 struct col_unit {
 	bool on;
+	bool small;
 	const char *suffix;
 	double factor;
 	int decimals;
@@ -360,7 +368,9 @@ static const struct {
 	{ UNIT_ENERGY, "kJ", 1e3 },	  { UNIT_ENERGY, "MJ", 1e6 },
 	{ UNIT_ENERGY, "GJ", 1e9 },	  { UNIT_MONEY, "$", 1.0 },
 	{ UNIT_MONEY, "$K", 1e3 },	  { UNIT_MONEY, "$M", 1e6 },
-	{ UNIT_MONEY, "$B", 1e9 },	  { UNIT_KIND_COUNT, "", 1.0 },
+	{ UNIT_MONEY, "$B", 1e9 },	  { UNIT_ENERGY_KWH, "kWh", 1.0 },
+	{ UNIT_ENERGY_KWH, "MWh", 1e3 },  { UNIT_ENERGY_KWH, "GWh", 1e6 },
+	{ UNIT_ENERGY_KWH, "TWh", 1e9 },  { UNIT_KIND_COUNT, "", 1.0 },
 };
 
 static int by_value(const void *x, const void *y)
@@ -374,13 +384,14 @@ static int by_value(const void *x, const void *y)
  * The unit of column 'j': the largest of its kind not above the median
  * magnitude of the column's numbers; decimals for three significant
  * digits of the smallest, no more than four of the largest need (and no
- * more than three, or six for a column of values below 0.01).  Off
+ * more than three, or six for a column of values below 0.01; such a
+ * column with a value below UNITS_SMALL is in scientific notation).  Off
  * (each cell its own unit) for columns of percentages or without
  * numbers.
  */
 static struct col_unit column_unit(const struct report *r, int j)
 {
-	struct col_unit cu = { false, "", 1.0, 0 };
+	struct col_unit cu = { false, false, "", 1.0, 0 };
 	const struct rfield *f0 = &r->rec[0].f[j];
 
 	/* the unit of the column: that of its first number */
@@ -434,6 +445,9 @@ static struct col_unit column_unit(const struct report *r, int j)
 	cap = hi / cu.factor < 0.01 ? 6 : 3;
 	cu.decimals = cu.decimals < 0 ? 0 : cu.decimals > cap ? cap :
 								   cu.decimals;
+	/* values that six decimals would not show to three digits: the
+	   column is in scientific notation, as a record's small values */
+	cu.small = cap == 6 && lo / cu.factor < UNITS_SMALL;
 	return cu;
 }
 
@@ -441,7 +455,11 @@ static struct col_unit column_unit(const struct report *r, int j)
 static void grid_cell(const struct rfield *f, const struct col_unit *cu,
 		      char *buf, size_t n)
 {
-	if (cu->on && f->type == RF_NUM && !(f->flags & RF_PERCENT)) {
+	if (cu->on && cu->small && f->type == RF_NUM &&
+	    !(f->flags & RF_PERCENT)) {
+		units_scientific(buf, n, f->num / cu->factor, UNITS_SMALL_SIG,
+				 true);
+	} else if (cu->on && f->type == RF_NUM && !(f->flags & RF_PERCENT)) {
 		double x = f->num / cu->factor;
 		double tiny = 0.5 * pow(10.0, -cu->decimals);
 
@@ -504,7 +522,8 @@ static int reason_from(const struct record *rec, const int *width,
 	return from;
 }
 
-static void write_table_grid(FILE *out, const struct report *r, bool wide)
+static void write_table_grid(FILE *out, const struct report *r, bool wide,
+			     int table_width)
 {
 	int width[REPORT_MAX_FIELDS] = { 0 };
 	struct col_unit cu[REPORT_MAX_FIELDS];
@@ -538,7 +557,7 @@ static void write_table_grid(FILE *out, const struct report *r, bool wide)
 	   row first, then from the right */
 	for (int pass = 0; pass < 2; pass++)
 		for (int j = first->n - 1;
-		     !wide && total > REPORT_TABLE_WIDTH && j >= 0; j--) {
+		     !wide && total > table_width && j >= 0; j--) {
 			if (width[j] <= 0 || !(first->f[j].flags & RF_WIDE) ||
 			    (pass == 0 && !column_constant(r, j, &cu[j])))
 				continue;
@@ -609,11 +628,11 @@ static void write_table_grid(FILE *out, const struct report *r, bool wide)
 		snprintf(note, sizeof(note),
 			 "(--wide adds %d column%s: %s)", nleft,
 			 nleft > 1 ? "s" : "", left);
-		put_wrapped(out, note, false);
+		put_wrapped(out, note, false, table_width);
 	}
 }
 
-static void write_fields(FILE *out, const struct record *rec)
+static void write_fields(FILE *out, const struct record *rec, int width)
 {
 	char val[REPORT_STR_MAX + 16];
 
@@ -628,16 +647,17 @@ static void write_fields(FILE *out, const struct record *rec)
 		if (f->flags & RF_MACHINE)
 			continue;
 		human(f, val, sizeof(val));
-		put_field(out, f->label, val);
+		put_field(out, f->label, val, width);
 	}
 }
 
-static void write_table(FILE *out, const struct report *r, bool wide)
+static void write_table(FILE *out, const struct report *r, bool wide,
+			int width)
 {
 	if (r->list && r->list_key && r->meta.n) {
 		if (r->title[0])
 			put_line(out, r->title);
-		write_fields(out, &r->meta);
+		write_fields(out, &r->meta, width);
 		fputc('\n', out);
 		if (r->nrec == 0)
 			fprintf(out, "(nothing to show)\n");
@@ -645,20 +665,20 @@ static void write_table(FILE *out, const struct report *r, bool wide)
 			struct report grid = *r;
 
 			grid.title[0] = '\0';
-			write_table_grid(out, &grid, wide);
+			write_table_grid(out, &grid, wide, width);
 		}
 	} else if (r->nrec == 0) {
 		if (r->title[0])
 			put_line(out, r->title);
 		fprintf(out, "(nothing to show)\n");
 	} else if (r->list && !(r->one_as_record && r->nrec == 1))
-		write_table_grid(out, r, wide);
+		write_table_grid(out, r, wide, width);
 	else
-		write_table_single(out, r);
+		write_table_single(out, r, width);
 	if (r->nnotes)
 		fputc('\n', out);
 	for (int k = 0; k < r->nnotes; k++)
-		put_wrapped(out, r->notes[k], wide);
+		put_wrapped(out, r->notes[k], wide, width);
 }
 
 /*
@@ -812,7 +832,8 @@ static struct csv_col *csv_columns(const struct report *r, size_t *n)
 			if (k == *n)
 				col[(*n)++] = (struct csv_col){ f->group,
 								f->key, false };
-			col[k].pair |= f->type == RF_PAIR;
+			col[k].pair |= f->type == RF_PAIR ||
+				       (f->flags & RF_PAIR_NULL);
 		}
 	}
 	return col;
@@ -1100,8 +1121,42 @@ int report_write(FILE *out, const struct report *r, enum report_format fmt,
 	return report_write_wide(out, r, fmt, false, why);
 }
 
+int report_table_width(FILE *out)
+{
+	const char *env = getenv("COLUMNS");
+	struct winsize ws;
+	long cols = 0;
+	int fd;
+
+	/* $COLUMNS first (a user's choice, and the only one a pipe or a
+	   file hears of); one that is not a whole number is not set */
+	if (env && *env) {
+		char *end;
+
+		errno = 0;
+		cols = strtol(env, &end, 10);
+		if (errno || *end || cols <= 0)
+			cols = 0;
+	}
+	if (cols <= 0 && out && (fd = fileno(out)) >= 0 && isatty(fd) &&
+	    ioctl(fd, TIOCGWINSZ, &ws) == 0)
+		cols = ws.ws_col;
+	if (cols <= 0)
+		return REPORT_TABLE_WIDTH;
+	return cols < REPORT_TABLE_MIN_WIDTH ? REPORT_TABLE_MIN_WIDTH :
+	       cols > REPORT_TABLE_MAX_WIDTH ? REPORT_TABLE_MAX_WIDTH :
+					       (int)cols;
+}
+
 int report_write_wide(FILE *out, const struct report *r,
 		      enum report_format fmt, bool wide, const char **why)
+{
+	return report_write_width(out, r, fmt, wide, REPORT_TABLE_WIDTH, why);
+}
+
+int report_write_width(FILE *out, const struct report *r,
+		       enum report_format fmt, bool wide, int width,
+		       const char **why)
 {
 	if (check_finite(r, why) != 0)
 		return -1;
@@ -1122,6 +1177,9 @@ int report_write_wide(FILE *out, const struct report *r,
 	case FORMAT_COUNT:
 		break;
 	}
-	write_table(out, r, wide);
+	width = width < REPORT_TABLE_MIN_WIDTH ? REPORT_TABLE_MIN_WIDTH :
+		width > REPORT_TABLE_MAX_WIDTH ? REPORT_TABLE_MAX_WIDTH :
+						 width;
+	write_table(out, r, wide, width);
 	return 0;
 }

@@ -50,17 +50,25 @@ enum {
 	RF_PERCENT = 2, /* a fraction shown as a percentage in tables */
 	RF_MACHINE = 4, /* only in CSV and JSON (the table has a note) */
 	RF_WIDE = 8,    /* a grid column the table leaves out, right to
-			   left, when it would be wider than
-			   REPORT_TABLE_WIDTH; --wide shows it */
+			   left, when it would be wider than its width
+			   (report_write_width); --wide shows it */
 	RF_TABLE = 16,  /* only in tables (a short status), not in CSV or
 			   JSON */
 	RF_REASON = 32, /* with RF_GRID: why a row is infeasible, written in
 			   the row in place of its empty cells ("-") rather
 			   than as a column (a column with --wide) */
+	RF_PAIR_NULL = 64, /* on an RF_NULL: an interval with no value,
+			      still two CSV columns KEY.lo and KEY.hi, so
+			      that the header does not depend on the
+			      values */
 };
 
-/* Columns a table keeps within unless it is written wide. */
+/* Columns a table keeps within unless it is written wide: the width
+   when the caller gives none (report_write_wide), or report_table_width
+   finds none; and the bounds of a width given. */
 #define REPORT_TABLE_WIDTH 100
+#define REPORT_TABLE_MIN_WIDTH 40
+#define REPORT_TABLE_MAX_WIDTH 1000
 
 struct rfield {
 	const char *group; /* JSON sub-object, NULL at top level */
@@ -155,6 +163,25 @@ int report_write(FILE *out, const struct report *r, enum report_format fmt,
  */
 int report_write_wide(FILE *out, const struct report *r,
 		      enum report_format fmt, bool wide, const char **why);
+
+/*
+ * The width of a table written to 'out', in columns: $COLUMNS when it is
+ * set (a whole number), else the terminal's width when 'out' is a
+ * terminal (TIOCGWINSZ), else REPORT_TABLE_WIDTH; kept within
+ * REPORT_TABLE_MIN_WIDTH and REPORT_TABLE_MAX_WIDTH.  Output to a pipe or
+ * a file thus depends on $COLUMNS alone, never on a terminal.
+ */
+int report_table_width(FILE *out);
+
+/*
+ * report_write_wide with a table of 'width' columns (report_table_width;
+ * report_write_wide's is REPORT_TABLE_WIDTH): the optional columns that
+ * fit, and where notes and long values wrap.  CSV and JSON do not
+ * depend on it.
+ */
+int report_write_width(FILE *out, const struct report *r,
+		       enum report_format fmt, bool wide, int width,
+		       const char **why);
 
 /*
  * 'r' as an HTML table (its title and notes left to the caller): a grid of

@@ -195,8 +195,8 @@ static int clamp_tokens(double x)
 }
 
 /* Draw one request's lengths. */
-void sim_lengths_draw(const struct sim_lengths *lg, gsl_rng *rng,
-			struct sim_request *q)
+bool sim_lengths_draw(const struct sim_lengths *lg, gsl_rng *rng,
+		      struct sim_request *q)
 {
 	double p = lg->prompt_mean, o = lg->output_mean;
 
@@ -239,7 +239,9 @@ void sim_lengths_draw(const struct sim_lengths *lg, gsl_rng *rng,
 		if (q->prompt_tokens >= t)
 			q->prompt_tokens = clamp_tokens(t - 1.0);
 		q->output_tokens = clamp_tokens(t - q->prompt_tokens);
+		return true;
 	}
+	return false;
 }
 
 int sim_default_requests(const struct sim_load *load, int replicas)

@@ -8,6 +8,8 @@
 #ifndef CAPPLAN_SERVE_LOAD_H
 #define CAPPLAN_SERVE_LOAD_H
 
+#include <stdbool.h>
+
 #include <gsl/gsl_rng.h>
 
 #include "serve_sim.h"
@@ -25,8 +27,9 @@ struct sim_lengths {
 void sim_lengths_init(struct sim_lengths *lg, const struct sim_load *l);
 
 /* Draw one request's prompt and output lengths (>= 1 each, within the
-   context) from 'rng'. */
-void sim_lengths_draw(const struct sim_lengths *lg, gsl_rng *rng,
+   context) from 'rng'.  Returns whether the draws did not fit the context
+   and the request was shortened to it. */
+bool sim_lengths_draw(const struct sim_lengths *lg, gsl_rng *rng,
 		      struct sim_request *q);
 
 #endif

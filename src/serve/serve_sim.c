@@ -50,7 +50,7 @@ static int make_requests(struct sim *s)
 		} else {
 			s->req[i].arrival_s = 0.0;
 		}
-		sim_lengths_draw(&lg, rng, &s->req[i]);
+		s->shortened += sim_lengths_draw(&lg, rng, &s->req[i]);
 	}
 	gsl_rng_free(rng);
 	return 0;

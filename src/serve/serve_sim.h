@@ -115,6 +115,9 @@ struct sim_result {
 	long long steps;         /* all replicas */
 	long long request_steps; /* sequence-steps: tokens scheduled */
 	int simulated_requests;  /* all, warm-up included */
+	int shortened_requests;  /* of which drawn longer than the context
+				    and shortened to it (a trace's are
+				    refused when read) */
 	int measured_requests;
 	bool overloaded;         /* the queue grew through the run */
 };

@@ -129,6 +129,7 @@ struct sim {
 	double decode_steps, decode_adv; /* decode steps, their advances */
 	long long steps, request_steps, preemptions;
 	int done;
+	int shortened;           /* requests drawn beyond the context */
 	int waiting_at_last_arrival;
 	/* Poisson: tokens emitted by steps that end in [win_a, win_b), from
 	   the first measured arrival to the last arrival */

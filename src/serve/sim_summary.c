@@ -12,8 +12,16 @@
 #include <gsl/gsl_statistics_double.h>
 
 /* A Poisson run is overloaded when more than this fraction of its
-   requests still wait for admission once the last one has arrived. */
+   requests still wait for admission once the last one has arrived... */
 static const double overload_waiting_fraction = 0.05;
+/* ...and more than this many per replica: a run of a few requests, one
+   of which waits behind another, is not a growing queue (issue 40). */
+static const int overload_waiting_per_replica = 2;
+
+/* A steady window that holds fewer completions' worth of tokens than
+   this is too short to measure a rate in (a run of a few requests): the
+   whole run is measured instead. */
+static const double window_min_requests = 10.0;
 
 static double quantile(double *v, size_t n, double f)
 {
@@ -39,8 +47,9 @@ void sim_summarize(struct sim *s, struct sim_result *res, double *buf)
 {
 	int w = 0, m = 0;
 	double first = HUGE_VAL, last = 0.0, out = 0.0, in = 0.0;
-	double end = 0.0;
+	double end = 0.0, mean_out = 0.0;
 	size_t nt = 0;
+	bool window;
 
 	w = sim_warmup_count(s);
 	m = s->n - w;
@@ -53,17 +62,20 @@ void sim_summarize(struct sim *s, struct sim_result *res, double *buf)
 	for (int i = 0; i < s->n; i++)
 		end = fmax(end, s->t_done[i]);
 	res->simulated_requests = s->n;
+	res->shortened_requests = s->shortened;
 	res->measured_requests = m;
 	res->duration_s = end - s->req[0].arrival_s;
-	if (s->load->arrival == SIM_ARRIVAL_POISSON && s->win_b > s->win_a) {
+	for (int i = 0; i < s->n; i++)
+		mean_out += s->req[i].output_tokens;
+	mean_out /= s->n;
+	window = s->load->arrival == SIM_ARRIVAL_POISSON &&
+		      s->win_b > s->win_a &&
+		      s->win_out >= window_min_requests * mean_out;
+
+	if (window) {
 		/* a steady load: the tokens emitted while requests still
 		   arrive (neither the fill at the start nor the drain at the
 		   end), in requests of the mean length */
-		double mean_out = 0.0;
-
-		for (int i = 0; i < s->n; i++)
-			mean_out += s->req[i].output_tokens;
-		mean_out /= s->n;
 		first = s->win_a;
 		last = s->win_b;
 		out = s->win_out;
@@ -74,24 +86,27 @@ void sim_summarize(struct sim *s, struct sim_result *res, double *buf)
 		/* a closed loop: the completions while requests are still
 		   released */
 		double a = s->req[w].arrival_s, b = 0.0;
-		double done = 0.0;
+		double done = 0.0, wout = 0.0, win = 0.0;
 
 		for (int i = 0; i < s->n; i++)
 			b = fmax(b, s->req[i].arrival_s);
-		out = in = 0.0;
 		for (int i = 0; i < s->n; i++)
 			if (s->t_done[i] >= a && s->t_done[i] < b) {
 				done += 1.0;
-				out += s->req[i].output_tokens;
-				in += s->req[i].prompt_tokens;
+				wout += s->req[i].output_tokens;
+				win += s->req[i].prompt_tokens;
 			}
-		if (b > a) {
+		/* a window of no length, or of too few completions (as many
+		   requests as clients): the whole run, as for a burst */
+		if (b > a && done >= window_min_requests) {
 			first = a;
 			last = b;
 			m = (int)done;
+			out = wout;
+			in = win;
 		}
 	}
-	if (s->load->arrival != SIM_ARRIVAL_POISSON || !(s->win_b > s->win_a))
+	if (!window)
 		res->request_throughput_per_s = last > first ?
 							m / (last - first) :
 							0;
@@ -146,6 +161,8 @@ void sim_summarize(struct sim *s, struct sim_result *res, double *buf)
 	res->request_steps = s->request_steps;
 	res->overloaded = s->load->arrival == SIM_ARRIVAL_POISSON &&
 			  s->waiting_at_last_arrival >
-				  overload_waiting_fraction * s->n;
+				  overload_waiting_fraction * s->n &&
+			  s->waiting_at_last_arrival >
+				  overload_waiting_per_replica * s->replicas;
 }
 

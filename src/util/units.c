@@ -127,6 +127,14 @@ static const struct unit unit_table[] = {
 	{ "M", UNIT_MONEY, 1e6, true },
 	{ "m", UNIT_MONEY, 1e6, false },
 	{ "B", UNIT_MONEY, 1e9, true },
+
+	/* energy counted in kWh (the machine fields named _kwh) */
+	{ "", UNIT_ENERGY_KWH, 1.0, false },
+	{ "Wh", UNIT_ENERGY_KWH, 1e-3, false },
+	{ "kWh", UNIT_ENERGY_KWH, 1.0, true },
+	{ "MWh", UNIT_ENERGY_KWH, 1e3, true },
+	{ "GWh", UNIT_ENERGY_KWH, 1e6, true },
+	{ "TWh", UNIT_ENERGY_KWH, 1e9, true },
 };
 
 #define UNIT_TABLE_LEN (sizeof(unit_table) / sizeof(unit_table[0]))
@@ -167,6 +175,10 @@ static const struct {
 			 "'$2M', '$15000' or '500K'",
 			 "unknown unit for a sum of money (use an optional "
 			 "'$' and K, M, B)" },
+	[UNIT_ENERGY_KWH] = { "quantity of energy", "300kWh",
+			      "'300kWh', '1.5MWh' or '2GWh'",
+			      "unknown unit for a quantity of energy in kWh "
+			      "(use Wh, kWh, MWh, GWh, TWh)" },
 };
 
 static bool is_blank(char c)
@@ -480,24 +492,93 @@ void units_plain_number(char *buf, size_t n, double x, int sig)
 	}
 }
 
-/* units_format, with a mantissa beyond the kind's units ("$3.791e-05")
-   written without its exponent ("$0.00003791"). */
-void units_format_plain(char *buf, size_t n, double v, enum unit_kind unit,
-		       int sig)
+void units_scientific(char *buf, size_t n, double x, int sig, bool fixed)
 {
-	char num[64], suffix[32];
-	const char *p = buf;
+	char tmp[64], *e, *end;
+	long exp10;
+
+	if (sig < 1)
+		sig = 1;
+	if (sig > 17)
+		sig = 17;
+	if (x == 0.0 || !isfinite(x)) {
+		snprintf(buf, n, "%g", x == 0.0 ? 0.0 : x);
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%.*e", sig - 1, x);
+	e = strchr(tmp, 'e');
+	if (!e) {
+		snprintf(buf, n, "%s", tmp);
+		return;
+	}
+	*e = '\0';
+	exp10 = strtol(e + 1, &end, 10);
+	if (!fixed && strchr(tmp, '.')) {
+		char *z = e - 1;
+
+		while (*z == '0')
+			*z-- = '\0';
+		if (*z == '.')
+			*z = '\0';
+	}
+	snprintf(buf, n, "%se%ld", tmp, exp10);
+}
+
+void units_table_number(char *buf, size_t n, double x, int sig)
+{
+	char shown[64];
+	int digits = sig < 1 ? 1 : sig > 17 ? 17 : sig;
+	double r;
+
+	/* small as 'sig' digits show it: 0.00099996 is "0.001" */
+	snprintf(shown, sizeof(shown), "%.*g", digits, x);
+	r = strtod(shown, NULL);
+	if (r != 0.0 && fabs(r) < UNITS_SMALL)
+		units_scientific(buf, n, x, UNITS_SMALL_SIG, false);
+	else
+		units_plain_number(buf, n, x, sig);
+}
+
+/* The mantissa units_format wrote into 'text' (after a sign and a '$'),
+   and where its unit starts. */
+static double written_mantissa(const char *text, const char **unit)
+{
 	char *end;
 	double m;
 
+	while (*text == '-' || *text == '$')
+		text++;
+	m = strtod(text, &end);
+	*unit = end;
+	return m;
+}
+
+void units_format_plain(char *buf, size_t n, double v, enum unit_kind unit,
+			int sig)
+{
+	char num[64], suffix[32];
+	const char *sign = v < 0 ? "-" : "";
+	const char *dollar = unit == UNIT_MONEY ? "$" : "";
+	const char *at;
+	double m;
+
 	units_format(buf, n, v, unit, sig);
-	if (!strstr(buf, "e+") && !strstr(buf, "e-"))
+	if (!isfinite(v))
 		return;
-	while (*p == '-' || *p == '$')
-		p++;
-	m = strtod(p, &end);
-	snprintf(suffix, sizeof(suffix), "%s", end);
-	units_plain_number(num, sizeof(num), m, sig);
-	snprintf(buf, n, "%s%s%s%s", v < 0 ? "-" : "",
-		 unit == UNIT_MONEY ? "$" : "", num, suffix);
+	m = written_mantissa(buf, &at);
+	if (m != 0.0 && m < UNITS_SMALL) {
+		/* below the smallest unit's reach ("$6.117e-05"): rounded
+		   once, to the digits of the small rule */
+		units_format(buf, n, v, unit, UNITS_SMALL_SIG);
+		m = written_mantissa(buf, &at);
+		snprintf(suffix, sizeof(suffix), "%s", at);
+		units_scientific(num, sizeof(num), m, UNITS_SMALL_SIG, false);
+	} else if (strstr(buf, "e+") || strstr(buf, "e-")) {
+		/* beyond the largest unit ("1e+05PB"): written out */
+		snprintf(suffix, sizeof(suffix), "%s", at);
+		units_plain_number(num, sizeof(num), m, sig);
+	} else {
+		return;
+	}
+	snprintf(buf, n, "%s%s%s%s", sign, dollar, num, suffix);
 }

@@ -28,6 +28,8 @@ enum unit_kind {
 			   also k and G as aliases of K and B */
 	UNIT_ENERGY,    /* J kJ MJ GJ Wh kWh MWh GWh */
 	UNIT_MONEY,     /* optional leading '$', then K M B (k, m) suffix */
+	UNIT_ENERGY_KWH,/* energy counted in kWh, not J (the machine fields
+			   named _kwh): kWh MWh GWh TWh, also Wh */
 	UNIT_KIND_COUNT
 };
 
@@ -94,8 +96,34 @@ int units_format_exact(char *buf, size_t size, double value,
 void units_plain_number(char *buf, size_t n, double x, int sig);
 
 /*
- * units_format for tables and notes: a mantissa that units_format writes
- * with an exponent ("$3.791e-05") is written without it ("$0.00003791").
+ * The rule of numbers for people (tables, their notes, the report): a
+ * number whose magnitude, in the smallest unit of its kind, is below
+ * UNITS_SMALL (and not zero) is written in scientific notation with
+ * UNITS_SMALL_SIG significant digits and a short exponent ("$6.12e-5",
+ * "1.06e-5"); any other without an exponent.
+ */
+#define UNITS_SMALL 1e-3
+#define UNITS_SMALL_SIG 3
+
+/*
+ * 'x' in scientific notation for people: 'sig' significant digits, the
+ * exponent without a '+' or leading zeros ("6.12e-5", "-1.1e-7",
+ * "2.5e20"); trailing zeros of the mantissa dropped ("1e-5") unless
+ * 'fixed' ("1.00e-5", for a column).
+ */
+void units_scientific(char *buf, size_t n, double x, int sig, bool fixed);
+
+/*
+ * A number without a unit for tables: units_plain_number ("0.0421",
+ * "12000000"), or below UNITS_SMALL units_scientific ("1.06e-5").
+ */
+void units_table_number(char *buf, size_t n, double x, int sig);
+
+/*
+ * units_format for tables and notes: 'sig' significant digits in the
+ * largest unit that keeps the number >= 1, never with an exponent
+ * ("$37.91K", "0.0421s", "$0.5"), except a number below UNITS_SMALL of
+ * the kind's smallest unit: "$6.12e-5", "2.14e-5" (a count).
  */
 void units_format_plain(char *buf, size_t n, double v, enum unit_kind unit,
 			int sig);

@@ -175,7 +175,7 @@ for k in $kinds; do
 		cp "$tmp/g/$k.dat" "tests/cli/data/plot/$k.dat"
 	fi
 	check "golden data: $k.dat matches tests/cli/data/plot/$k.dat" \
-		'cmp -s "$tmp/g/$k.dat" "tests/cli/data/plot/$k.dat" || { diff "tests/cli/data/plot/$k.dat" "$tmp/g/$k.dat" | head -10; exit 1; }'
+		'cmp -s "$tmp/g/$k.dat" "tests/cli/data/plot/$k.dat" || { diff "tests/cli/data/plot/$k.dat" "$tmp/g/$k.dat" | head -10; false; }'
 done
 # golden data of the per-sample charts: a recommender and a vision
 # network from its ONNX graph (tests/cli/data/plot/sample/), serving
@@ -189,7 +189,7 @@ for w in dlrm-criteo resnet50-onnx; do
 			cp "$tmp/g/$w-$k.dat" "tests/cli/data/plot/sample/$w-$k.dat"
 		fi
 		check "golden data: sample/$w-$k.dat" \
-			'cmp -s "$tmp/g/$w-$k.dat" "tests/cli/data/plot/sample/$w-$k.dat" || { diff "tests/cli/data/plot/sample/$w-$k.dat" "$tmp/g/$w-$k.dat" | head -10; exit 1; }'
+			'cmp -s "$tmp/g/$w-$k.dat" "tests/cli/data/plot/sample/$w-$k.dat" || { diff "tests/cli/data/plot/sample/$w-$k.dat" "$tmp/g/$w-$k.dat" | head -10; false; }'
 	done
 done
 check "per-sample charts: columns in samples" \
@@ -200,6 +200,36 @@ check "per-sample latency chart: the latency target drawn" \
 (cd "$tmp/g" && PATH=/nonexistent "$bin" plot cost-time "$OLDPWD/examples/llama3-70b.ini" \
 	--gpu H100-SXM -o ct.svg 2>/dev/null)
 check "cost-time: no limit line without limits" '! grep -q "deadline\|budget" "$tmp/g/ct.gp"'
+# the replicas key names the latency targets that are set, only those
+(cd "$tmp/g" && PATH=/nonexistent "$bin" plot replicas "$OLDPWD/$wl" --gpu H100-SXM \
+	--set inference.tpot_slo=50ms -o rep-tpot.svg 2>/dev/null)
+check "replicas: a TPOT target alone, no TTFT of 0 ms" \
+	'grep -q "title '"'"'p99 SLO: TPOT 50 ms'"'"'\$" "$tmp/g/rep-tpot.gp" && ! grep -q "TTFT" "$tmp/g/rep-tpot.gp"'
+check "replicas: both targets" \
+	'grep -q "title '"'"'p99 SLO: TTFT 500 ms, TPOT 50 ms'"'"'\$" "$tmp/g/replicas.gp"'
+# memory: the optimizer states offloaded to host memory (70B on 8 GPUs
+# of 80 GB) are written above the bar and are the last column
+(cd "$tmp/g" && PATH=/nonexistent "$bin" plot memory "$OLDPWD/examples/llama3-70b.ini" \
+	--gpu H100-SXM,MI300X --gpus 8 -o mem-off.svg 2>/dev/null)
+check "memory: offloaded optimizer states written above the bar" \
+	'grep -q "'"'"'optimizer on host: [0-9.]* GB'"'"' at first 0," "$tmp/g/mem-off.gp" && awk '"'"'/^0 / { exit !($8 > 0) }'"'"' "$tmp/g/mem-off.dat"'
+check "memory: nothing on host without an offload" \
+	'! grep -q "on host" "$tmp/g/memory.gp"'
+# scaling: the goodput in the key once when every device has the same,
+# else each device's own, with its GPU counts
+check "scaling: one goodput line for devices that have the same" \
+	'grep -q "lt nodraw title '"'"'goodput [0-9.]*% at 8 to [0-9.]*% at 16K GPUs, the same on every device'"'"'" "$tmp/g/scaling.gp" && ! grep -q "H100-SXM (goodput" "$tmp/g/scaling.gp"'
+(cd "$tmp/g" && PATH=/nonexistent "$bin" plot scaling "$OLDPWD/$wl" \
+	--gpu H100-SXM,GH200 -o sc-own.svg 2>/dev/null)
+check "scaling: each device its own goodput where they differ" \
+	'grep -q "title '"'"'H100-SXM (goodput [0-9.]*% at 8 to [0-9.]*% at 16K GPUs)'"'"'" "$tmp/g/sc-own.gp" && grep -q "title '"'"'GH200 (goodput [0-9.]*% at 4 to " "$tmp/g/sc-own.gp" && ! grep -q nodraw "$tmp/g/sc-own.gp"'
+# roofline: the intensity axis is a decade (to a 1, 2 or 5) beyond the
+# points and ridges on each side
+check "roofline: the axis ranged to the points, a decade beyond" \
+	'awk '"'"'/^-?[0-9]/ { if ($1 < 0) { lo = (lo == "" || $2 < lo) ? $2 : lo; hi = $2 > hi ? $2 : hi } else { p = (p == "" || $2 < p) ? $2 : p; q = $2 > q ? $2 : q } } END { exit !(lo <= p / 10 && lo >= p / 25 && hi >= q * 10 && hi <= q * 25) }'"'"' "$tmp/g/roofline.dat" && grep -q "^set xrange \[[0-9]*:[0-9]*\]\$" "$tmp/g/roofline.gp"'
+# cost-time: each label of the front at its own spot (offset graph)
+check "cost-time: front labels placed off the points" \
+	'[ "$(grep -c "^set label .* offset graph " "$tmp/g/cost-time.gp")" -eq "$(grep -c "^set label " "$tmp/g/cost-time.gp")" ] && grep -q "^set label " "$tmp/g/cost-time.gp"'
 
 # gnuplot missing: the script and the data stay, status 4
 mkdir "$tmp/m"

@@ -25,6 +25,8 @@
 # Prints "N passed, M failed" and exits 1 when any case fails or when no
 # case ran.
 set -u
+# tables follow COLUMNS (report_table_width): the goldens are 100 wide
+unset COLUMNS
 bin=$1
 dir=$(dirname "$0")/cases
 tmp=$(mktemp -d)

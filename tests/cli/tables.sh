@@ -1,9 +1,13 @@
 #!/bin/sh
 # tables.sh BIN: the default tables of the commands keep within 100
 # columns, --wide shows the columns they leave out, one unit per column,
-# no scientific notation in a table (CSV and JSON keep full precision).
-# Ends with "tables: N passed, M failed".
+# scientific notation in a table only below 0.001 (in a column of values
+# below 0.01, some below 0.001: every cell) and no number with three
+# zeros after the point (CSV and JSON keep full precision).  Ends with
+# "tables: N passed, M failed".
 set -u
+# the width of a table is $COLUMNS's where it is set: these are 100
+unset COLUMNS
 bin=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -29,8 +33,10 @@ while IFS='|' read -r name args; do
 	w=$(longest "$tmp/$n.out")
 	check "$name: status $rc, at most 100 columns (got $w)" \
 		'[ $rc -le 1 ] && [ -s "$tmp/$n.out" ] && [ $w -le 100 ]'
-	check "$name: no scientific notation" \
-		'! grep -Eq "[0-9]e[+-][0-9]" "$tmp/$n.out"'
+	check "$name: scientific notation only below 0.01, short" \
+		'! grep -Eq "[0-9]e(\+|-0|-[12]([^0-9]|$))" "$tmp/$n.out"'
+	check "$name: no number with three zeros after the point" \
+		'! grep -Eq "(^|[^0-9.])0\.000[0-9]*[1-9]" "$tmp/$n.out"'
 	check "$name: no blank at the end of a line" \
 		'! grep -q " $" "$tmp/$n.out"'
 done <<LIST
@@ -90,6 +96,12 @@ check "compare dlrm: per-sample columns" \
 "$bin" compare examples/dlrm-criteo.ini --gpu H100-SXM,L4 --wide >"$tmp/dlrmw" 2>/dev/null
 check "compare dlrm --wide: energy per million samples trained and served" \
 	'grep -q "energy/M (J)" "$tmp/dlrmw" && grep -q "energy/M inf (J)" "$tmp/dlrmw"'
+# numbers below 0.001: scientific, three digits (a record's, a column's)
+"$bin" infer examples/dlrm-criteo.ini --gpu A100-SXM-80GB >"$tmp/small" 2>/dev/null
+check "infer dlrm: a small cost and energy in scientific notation" \
+	'grep -Eq "^  cost per million samples +[$][1-9]\.[0-9]{1,2}e-[0-9]+$" "$tmp/small" && grep -Eq "^  energy per sample \(J\) +[1-9](\.[0-9]{1,2})?e-[0-9]+$" "$tmp/small"'
+check "compare dlrm: a column of small costs in scientific notation" \
+	'grep -Eq "^H100-SXM .* [1-9]\.[0-9]{2}e-[0-9]+$" "$tmp/dlrm"'
 "$bin" compare $wl --gpu B200 --format csv >"$tmp/csv" 2>/dev/null
 check "csv: no table-only column" \
 	'head -1 "$tmp/csv" | grep -q "training.fits" && ! head -1 "$tmp/csv" | grep -q "train_status\|layout"'

@@ -38,6 +38,12 @@ shapes given to Reshape) carry their values.
   upsample9.onnx        convolution without value_info: Upsample's
   resize13.onnx         scales as an attribute (opset 7), as an input
                         (opset 9), and Resize (opset 13)
+  bad-*.onnx            graphs capplan must refuse, each with what is
+                        wrong with it (issue 40): no weights, a cycle, a
+                        negative dimension, zero strides, a negative
+                        kernel, no arithmetic (tests/onnx/onnx_counts.c
+                        checks the messages; tests/fuzz/seeds/onnx/ keeps
+                        copies for the fuzz corpus and the CLI cases)
 """
 import os
 import sys
@@ -417,6 +423,64 @@ GRAPHS = {
     "upsample9.onnx": lambda: upsample(9),
     "resize13.onnx": lambda: upsample(13),
 }
+
+
+def hostile(kind):
+    """A small convolution (x [1, 3, 8, 8], w [4, 3, 3, 3]) spoiled one
+    way, its nodes and tensors named so that the messages can name
+    them."""
+    def vi(name, shape):
+        return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+    w = TensorProto()
+    w.name = "w"
+    w.data_type = TensorProto.FLOAT
+    w.dims.extend([4, 3, 3, 3])
+    inits = [w]
+    x_shape = [1, 3, 8, 8]
+    conv = {}
+    if kind == "no-weights":
+        # export_params=False: the weights are graph inputs
+        inits = []
+    elif kind == "negative-dim":
+        x_shape = [1, 3, -8, 8]
+    elif kind == "stride-zero":
+        conv = {"strides": [0, 0]}
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], name="conv0",
+                              kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                              **conv)]
+    if kind == "cycle":
+        # c = conv(x + r), r = relu(c)
+        nodes = [helper.make_node("Add", ["x3", "r"], ["s"], name="add0"),
+                 helper.make_node("Conv", ["s", "w"], ["c"], name="conv0",
+                                  kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+                 helper.make_node("Relu", ["c"], ["r"], name="relu0"),
+                 helper.make_node("Conv", ["x", "w3"], ["x3"],
+                                  name="stem", kernel_shape=[1, 1])]
+        w3 = TensorProto()
+        w3.name = "w3"
+        w3.data_type = TensorProto.FLOAT
+        w3.dims.extend([3, 3, 1, 1])
+        inits.append(w3)
+    elif kind == "kernel-negative":
+        nodes.append(helper.make_node("MaxPool", ["c"], ["p"], name="pool0",
+                                      kernel_shape=[-2, 2]))
+    elif kind == "no-arithmetic":
+        nodes = [helper.make_node("Transpose", ["x"], ["c"], name="t0",
+                                  perm=[0, 1, 3, 2])]
+    inputs = [vi("x", x_shape)]
+    if kind == "no-weights":
+        inputs.append(vi("w", [4, 3, 3, 3]))
+    g = helper.make_graph(nodes, "bad-" + kind, inputs, [], initializer=inits)
+    m = helper.make_model(g, producer_name="capplan-tests",
+                          opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    return m
+
+
+for _kind in ("no-weights", "cycle", "negative-dim", "stride-zero",
+              "kernel-negative", "no-arithmetic"):
+    GRAPHS["bad-%s.onnx" % _kind] = (lambda k: lambda: hostile(k))(_kind)
 
 
 def upsample(opset):

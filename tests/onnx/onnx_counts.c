@@ -21,6 +21,8 @@
  *   written by onnx.shape_inference), its parameters and products by
  *   hand.
  *
+ * - the bad-*.onnx graphs: refused, each with what is wrong with it.
+ *
  * It also checks that the graphs committed for validation
  * (tests/validation/graphs/) are what the script makes now.  Prints one
  * line per failed check; exit 1 when any failed.
@@ -330,6 +332,56 @@ static void upsampled(const char *dir)
 	}
 }
 
+/* The graphs capplan must refuse (make_graphs.py, hostile()): each
+   with what is wrong with it, not a message about something else. */
+static void refused(const char *dir)
+{
+	static const struct {
+		const char *name, *msg;
+	} bad[] = {
+		{ "bad-no-weights.onnx",
+		  "the graph has no weights (no floating-point initializer or "
+		  "Constant): a network exported with its parameters expected "
+		  "(torch.onnx.export with export_params=True, the default)" },
+		{ "bad-cycle.onnx",
+		  "the graph has a cycle through node 'add0' (Add): its output "
+		  "'s' leads back to its own inputs; an ONNX graph is "
+		  "acyclic" },
+		{ "bad-negative-dim.onnx",
+		  "graph input 'x': dimension 2 is -8: a size of 0 or more "
+		  "expected" },
+		{ "bad-stride-zero.onnx",
+		  "node 'conv0' (Conv): attribute 'strides' is [0, 0]: each "
+		  "value 1 or more expected" },
+		{ "bad-kernel-negative.onnx",
+		  "node 'pool0' (MaxPool): attribute 'kernel_shape' is "
+		  "[-2, 2]: each value 1 or more expected" },
+		{ "bad-no-arithmetic.onnx",
+		  "the graph does no arithmetic (0 FLOPs per sample): its "
+		  "operators only move data; a network expected" },
+	};
+	struct graph_summary s;
+	struct diag err;
+	char path[512];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, bad[i].name);
+		diag_clear(&err);
+		if (onnx_summary_load(path, &s, &err) == 0) {
+			printf("FAIL onnx counts: %s: read, refusal expected\n",
+			       bad[i].name);
+			failed++;
+		} else if (strcmp(err.msg, bad[i].msg) != 0 ||
+			   strcmp(err.file, path) != 0) {
+			printf("FAIL onnx counts: %s: got '%s: %s', want "
+			       "'%s: %s'\n",
+			       bad[i].name, err.file, err.msg, path,
+			       bad[i].msg);
+			failed++;
+		}
+	}
+}
+
 /* The committed validation graph 'name' costs as the fresh one. */
 static void same(const char *dir, const char *name)
 {
@@ -366,6 +418,7 @@ int main(int argc, char **argv)
 	timm_nets(argv[1]);
 	exported(argv[1]);
 	upsampled(argv[1]);
+	refused(argv[1]);
 	same(argv[1], "resnet50.onnx");
 	same(argv[1], "resnext101-32x4d.onnx");
 	same(argv[1], "effnet.onnx");

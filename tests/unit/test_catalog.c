@@ -283,8 +283,9 @@ static void test_value_errors(void **state)
 	expect_error(HDR "B,80GB,3.35TB/s,inf,700W\n", 2, 17,
 		     "'bf16' must be a throughput such as '989TFLOPS', "
 		     "got 'inf'");
+	/* a number a double cannot hold is past the bound */
 	expect_error(HDR "B,80GB,3.35TB/s,989TFLOPS,1e999W\n", 2, 27,
-		     "'tdp' must be a power such as '700W', got '1e999W'");
+		     "'tdp' must be at most 1e21W, got '1e999W'");
 	expect_error(HDR "B,80GB,3.35TB/s,989TFLOPS,-700W\n", 2, 27,
 		     "'tdp' must be a power");
 	expect_error(HDR "B,0x10GB,3.35TB/s,989TFLOPS,700W\n", 2, 3,
@@ -580,6 +581,83 @@ static void test_lower_bounds(void **state)
 			"Tiny,1MB,1MB/s,1GFLOPS,0,1W,1MB/s,8Mb/s,0.01,0.01\n");
 
 		assert_int_equal(catalog_count(cat), 1);
+		catalog_free(cat);
+	}
+}
+
+/*
+ * Issue 40: a value past a column's upper bound (1e21 in SI units, and
+ * what overflows a double) is an error at its own cell, saying the bound;
+ * before, 1e30B of memory was "must be positive" at column 1.  Every
+ * quantity and peak column, each at its column.
+ */
+static void test_upper_bounds(void **state)
+{
+	static const struct {
+		const char *column, *value, *msg;
+	} cases[] = {
+		{ "idle_power", "1e22W",
+		  "'idle_power' must be at most 1e21W, got '1e22W'" },
+		{ "intra_bw", "1e22B/s",
+		  "'intra_bw' must be at most 1e21B/s, got '1e22B/s'" },
+		{ "inter_bw", "1e400Gb/s",
+		  "'inter_bw' must be at most 1e21B/s, got '1e400Gb/s'" },
+		{ "host_link_bw", "1e25GB/s",
+		  "'host_link_bw' must be at most 1e21B/s, got '1e25GB/s'" },
+		{ "host_memory", "1e300PB",
+		  "'host_memory' must be at most 1e21B, got '1e300PB'" },
+		{ "fp32", "1e22FLOPS",
+		  "'fp32' must be at most 1e21FLOPS, got '1e22FLOPS'" },
+		{ "tf32", "1e10PFLOPS",
+		  "'tf32' must be at most 1e21FLOPS, got '1e10PFLOPS'" },
+		{ "fp16", "1.5e9TFLOPS",
+		  "'fp16' must be at most 1e21FLOPS, got '1.5e9TFLOPS'" },
+		{ "fp8", "1e400TFLOPS",
+		  "'fp8' must be at most 1e21FLOPS, got '1e400TFLOPS'" },
+		{ "fp4", "2e21",
+		  "'fp4' must be at most 1e21FLOPS, got '2e21'" },
+		{ "int8", "1e13POPS",
+		  "'int8' must be at most 1e21OPS, got '1e13POPS'" },
+		{ "int4", "1e22TOPS",
+		  "'int4' must be at most 1e21OPS, got '1e22TOPS'" },
+		/* below: a value that underflows, and the powers' own bound */
+		{ "fp8", "1e-400TFLOPS",
+		  "'fp8' must be at least 1GFLOPS (or 0: none), got "
+		  "'1e-400TFLOPS'" },
+		{ "host_memory", "1e-400GB",
+		  "'host_memory' must be at least 1MB, got '1e-400GB'" },
+		{ "idle_power", "1e-12W",
+		  "'idle_power' must be at least 1e-9W, got '1e-12W'" },
+	};
+	char text[256];
+
+	(void)state;
+	/* the issue's row, and each required column */
+	expect_error(HDR "B,1e30B,3.35TB/s,989TFLOPS,700W\n", 2, 3,
+		     "'memory' must be at most 1e21B, got '1e30B'");
+	expect_error(HDR "B,80GB,1e30TB/s,989TFLOPS,700W\n", 2, 8,
+		     "'mem_bw' must be at most 1e21B/s, got '1e30TB/s'");
+	expect_error(HDR "B,80GB,3.35TB/s,1e30TFLOPS,700W\n", 2, 17,
+		     "'bf16' must be at most 1e21FLOPS, got '1e30TFLOPS'");
+	expect_error(HDR "B,80GB,3.35TB/s,989TFLOPS,1e22W\n", 2, 27,
+		     "'tdp' must be at most 1e21W, got '1e22W'");
+	expect_error(HDR "B,80GB,3.35TB/s,989TFLOPS,1e-12W\n", 2, 27,
+		     "'tdp' must be at least 1e-9W, got '1e-12W'");
+	for (size_t i = 0; i < N(cases); i++) {
+		snprintf(text, sizeof(text), HDR2 "%s\n" ROW2 "%s\n",
+			 cases[i].column, cases[i].value);
+		expect_error(text, 2, 32, cases[i].msg);
+	}
+	/* the bounds themselves are fine */
+	{
+		struct catalog *cat = parse_ok(
+			"name,memory,mem_bw,bf16,int8,tdp,intra_bw,"
+			"host_memory\n"
+			"Huge,1e21B,1e21B/s,1e21FLOPS,1e21OPS,1e21W,1e9TB/s,"
+			"1e6PB\n");
+
+		assert_rel(catalog_at(cat, 0)->mem_bytes, 1e21);
+		assert_rel(catalog_at(cat, 0)->peak_flops[PREC_INT8], 1e21);
 		catalog_free(cat);
 	}
 }
@@ -1013,8 +1091,21 @@ static void test_gpu_spec_check(void **state)
 	bad.peak_flops[PREC_BF16] = 1e9;
 	assert_int_equal(gpu_spec_check(&bad, NULL), 0);
 	bad.peak_flops[PREC_BF16] = 2e21;
-	expect_check_fails(&bad, "'bf16' must be 0 or 1e-9 to 1e21 FLOP/s, "
-				 "got 2e+21");
+	expect_check_fails(&bad, "'bf16' must be at most 1e21FLOPS, got 2e+21");
+	bad.peak_flops[PREC_BF16] = 1e9;
+	bad.peak_flops[PREC_INT8] = 2e21;
+	expect_check_fails(&bad, "'int8' must be at most 1e21OPS, got 2e+21");
+	/* issue 40: past the bound is not "must be positive" */
+	bad = g;
+	bad.mem_bytes = 1e30;
+	expect_check_fails(&bad, "'memory' must be at most 1e21B, got 1e+30");
+	bad = g;
+	bad.intra_bw_bytes_per_s = 1e30;
+	expect_check_fails(&bad, "'intra_bw' must be at most 1e21B/s, got "
+				 "1e+30");
+	bad = g;
+	bad.tdp_w = 1e30;
+	expect_check_fails(&bad, "'tdp' must be at most 1e21W, got 1e+30");
 	bad = g;
 	bad.peak_flops[PREC_INT4] = NAN;
 	expect_check_fails(&bad, "'int4' must be");
@@ -1178,6 +1269,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_spec_check),
 		cmocka_unit_test(test_price_covers),
 		cmocka_unit_test(test_lower_bounds),
+		cmocka_unit_test(test_upper_bounds),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_misc),
 	};

@@ -861,6 +861,253 @@ static void test_read_bad_files(void **state)
 	assert_int_equal(err.kind, DIAG_IO);
 }
 
+/* ---- hostile graphs (issue 40) ---- */
+
+/* One node of a model packed by pack_graph: at most three inputs, one
+   output, one list attribute. */
+struct pnode {
+	const char *op, *name;
+	const char *in[3];
+	const char *out;
+	const char *attr; /* NULL: none */
+	int n_ints;
+	int64_t ints[4];
+};
+
+/*
+ * A model of 'n' nodes reading graph input 'x' [1, 3, 'h', 8] ('h' may
+ * be negative) and "w" [4, 3, 3, 3]: with 'weights' a float initializer,
+ * else a graph input (as torch.onnx.export writes a model with
+ * export_params=False).  The caller frees the bytes.
+ */
+static uint8_t *pack_graph(const struct pnode *pn, int n, int64_t h,
+			   bool weights, size_t *len)
+{
+	const int64_t xd[] = { 1, 3, h, 8 };
+	static const int64_t wd[] = { 4, 3, 3, 3 };
+	Onnx__ModelProto m;
+	Onnx__GraphProto g;
+	Onnx__NodeProto nodes[4], *np[4];
+	Onnx__AttributeProto at[4], *ap[4];
+	Onnx__TensorProto w, *inits[1] = { &w };
+	Onnx__ValueInfoProto *in = value_info("x", 4, xd);
+	Onnx__ValueInfoProto *win = value_info("w", 4, wd);
+	Onnx__ValueInfoProto *ins[2] = { in, win };
+	char *ins_of[4][3], *outs_of[4][1];
+	uint8_t *buf;
+
+	assert_true(n <= 4);
+	onnx__model_proto__init(&m);
+	onnx__graph_proto__init(&g);
+	onnx__tensor_proto__init(&w);
+	w.name = (char *)"w";
+	w.has_data_type = 1;
+	w.data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+	w.n_dims = 4;
+	w.dims = (int64_t *)wd;
+	for (int i = 0; i < n; i++) {
+		int k = 0;
+
+		onnx__node_proto__init(&nodes[i]);
+		np[i] = &nodes[i];
+		nodes[i].op_type = (char *)pn[i].op;
+		nodes[i].name = (char *)pn[i].name;
+		while (k < 3 && pn[i].in[k]) {
+			ins_of[i][k] = (char *)pn[i].in[k];
+			k++;
+		}
+		nodes[i].n_input = (size_t)k;
+		nodes[i].input = ins_of[i];
+		outs_of[i][0] = (char *)pn[i].out;
+		nodes[i].n_output = 1;
+		nodes[i].output = outs_of[i];
+		if (pn[i].attr) {
+			onnx__attribute_proto__init(&at[i]);
+			ap[i] = &at[i];
+			at[i].name = (char *)pn[i].attr;
+			at[i].n_ints = (size_t)pn[i].n_ints;
+			at[i].ints = (int64_t *)pn[i].ints;
+			nodes[i].n_attribute = 1;
+			nodes[i].attribute = &ap[i];
+		}
+	}
+	g.n_node = (size_t)n;
+	g.node = np;
+	g.n_initializer = weights ? 1 : 0;
+	g.initializer = inits;
+	g.n_input = weights ? 1 : 2;
+	g.input = ins;
+	m.graph = &g;
+	m.has_ir_version = 1;
+	m.ir_version = 8;
+	*len = onnx__model_proto__get_packed_size(&m);
+	buf = malloc(*len);
+	assert_non_null(buf);
+	onnx__model_proto__pack(&m, buf);
+	value_info_free(in);
+	value_info_free(win);
+	return buf;
+}
+
+/* The reader fails on 'pn' with exactly 'msg', in file "h.onnx". */
+static void expect_graph_error(const struct pnode *pn, int n, int64_t h,
+			       bool weights, const char *msg)
+{
+	struct diag err;
+	size_t len;
+	uint8_t *buf = pack_graph(pn, n, h, weights, &len);
+
+	diag_clear(&err);
+	assert_int_equal(onnx_summary_parse(buf, len, "h.onnx", &S, &err),
+			 -1);
+	assert_string_equal(err.file, "h.onnx");
+	assert_int_equal(err.kind, DIAG_INPUT);
+	assert_string_equal(err.msg, msg);
+	free(buf);
+}
+
+/*
+ * What is wrong with a graph is said of the graph: before, a graph without
+ * weights reached the workload as "a generic model needs [model] params
+ * and flops_per_sample", a cycle was costed, and negative dimensions and
+ * zero strides were read as unknown shapes or as 1.
+ */
+static void test_read_hostile(void **state)
+{
+	static const struct pnode conv = { "Conv", "conv0", { "x", "w" }, "y",
+					   NULL, 0, { 0 } };
+	struct pnode p[3];
+	size_t len;
+	uint8_t *buf;
+	struct diag err;
+
+	(void)state;
+	/* the control: conv0 alone reads */
+	buf = pack_graph(&conv, 1, 8, true, &len);
+	diag_clear(&err);
+	assert_int_equal(onnx_summary_parse(buf, len, "h.onnx", &S, &err), 0);
+	free(buf);
+
+	/* no weights: a Relu of the input */
+	p[0] = (struct pnode){ "Relu", "relu0", { "x" }, "y", NULL, 0, { 0 } };
+	expect_graph_error(p, 1, 8, false,
+			   "the graph has no weights (no floating-point "
+			   "initializer or Constant): a network exported with "
+			   "its parameters expected (torch.onnx.export with "
+			   "export_params=True, the default)");
+	/* ... nor do weights given as graph inputs (export_params=False) */
+	expect_graph_error(&conv, 1, 8, false,
+			   "the graph has no weights (no floating-point "
+			   "initializer or Constant): a network exported with "
+			   "its parameters expected (torch.onnx.export with "
+			   "export_params=True, the default)");
+
+	/* a cycle: s = x + b, a = conv(s), b = relu(a) */
+	p[0] = (struct pnode){ "Add", "add0", { "x", "b" }, "s", NULL, 0,
+			       { 0 } };
+	p[1] = (struct pnode){ "Conv", "conv0", { "s", "w" }, "a", "pads", 4,
+			       { 1, 1, 1, 1 } };
+	p[2] = (struct pnode){ "Relu", "relu0", { "a" }, "b", NULL, 0, { 0 } };
+	expect_graph_error(p, 3, 8, true,
+			   "the graph has a cycle through node 'add0' (Add): "
+			   "its output 's' leads back to its own inputs; an "
+			   "ONNX graph is acyclic");
+	/* a node that reads its own output, after a good one */
+	p[0] = conv;
+	p[1] = (struct pnode){ "Add", "self0", { "y", "z" }, "z", NULL, 0,
+			       { 0 } };
+	expect_graph_error(p, 2, 8, true,
+			   "the graph has a cycle through node 'self0' (Add): "
+			   "its output 'z' leads back to its own inputs; an "
+			   "ONNX graph is acyclic");
+
+	/* a negative dimension of the input */
+	expect_graph_error(&conv, 1, -8, true,
+			   "graph input 'x': dimension 2 is -8: a size of 0 or "
+			   "more expected");
+
+	/* window attributes out of range, each named with its node */
+	p[0] = conv;
+	p[0].attr = "strides";
+	p[0].n_ints = 2;
+	p[0].ints[0] = p[0].ints[1] = 0;
+	expect_graph_error(p, 1, 8, true,
+			   "node 'conv0' (Conv): attribute 'strides' is "
+			   "[0, 0]: each value 1 or more expected");
+	p[0].attr = "dilations";
+	p[0].ints[0] = 1;
+	p[0].ints[1] = -2;
+	expect_graph_error(p, 1, 8, true,
+			   "node 'conv0' (Conv): attribute 'dilations' is "
+			   "[1, -2]: each value 1 or more expected");
+	p[0].attr = "pads";
+	p[0].n_ints = 4;
+	p[0].ints[0] = p[0].ints[1] = p[0].ints[2] = 0;
+	p[0].ints[3] = -1;
+	expect_graph_error(p, 1, 8, true,
+			   "node 'conv0' (Conv): attribute 'pads' is "
+			   "[0, 0, 0, -1]: each value 0 or more expected");
+	p[0] = conv;
+	p[1] = (struct pnode){ "MaxPool", "pool0", { "y" }, "z",
+			       "kernel_shape", 2, { -2, 2 } };
+	expect_graph_error(p, 2, 8, true,
+			   "node 'pool0' (MaxPool): attribute 'kernel_shape' "
+			   "is [-2, 2]: each value 1 or more expected");
+	p[1] = (struct pnode){ "ConvTranspose", "up0", { "y", "w" }, "z",
+			       "output_padding", 2, { 0, -1 } };
+	expect_graph_error(p, 2, 8, true,
+			   "node 'up0' (ConvTranspose): attribute "
+			   "'output_padding' is [0, -1]: each value 0 or more "
+			   "expected");
+
+	/* weights, but nothing that computes: a Transpose */
+	p[0] = (struct pnode){ "Transpose", "t0", { "x" }, "y", "perm", 4,
+			       { 0, 1, 3, 2 } };
+	expect_graph_error(p, 1, 8, true,
+			   "the graph does no arithmetic (0 FLOPs per sample): "
+			   "its operators only move data; a network expected");
+}
+
+/* graph_find_cycle on graphs built by hand, and which operators have a
+   window whose attributes the reader checks. */
+static void test_find_cycle(void **state)
+{
+	(void)state;
+	b_init(&B, 1.0);
+	int x = b_tensor(&B, false, 2, 1.0, 7.0);
+	struct graph_node *n0 = b_node(&B, "Relu", 1, x);
+	struct graph_node *n1 = b_node(&B, "Relu", 1, n0->out);
+	struct graph_node *n2 = b_node(&B, "Relu", 1, n1->out);
+
+	assert_int_equal(graph_find_cycle(&B.g), 0);
+	/* n1 reads n2's output: n1 -> n2 -> n1; n0 is outside */
+	B.in[n1->in_first] = n2->out;
+	assert_int_equal(graph_find_cycle(&B.g), 2);
+	/* n0 reads n2's output: n0 -> n1 -> n2 -> n0 */
+	B.in[n1->in_first] = n0->out;
+	B.in[n0->in_first] = n2->out;
+	assert_int_equal(graph_find_cycle(&B.g), 1);
+	/* out of order but acyclic: n0 reads n1, n1 reads x */
+	b_init(&B, 1.0);
+	x = b_tensor(&B, false, 2, 1.0, 7.0);
+	n0 = b_node(&B, "Relu", 1, x);
+	n1 = b_node(&B, "Relu", 1, x);
+	B.in[n0->in_first] = n1->out;
+	assert_int_equal(graph_find_cycle(&B.g), 0);
+	/* a node of its own */
+	B.in[n1->in_first] = n1->out;
+	assert_int_equal(graph_find_cycle(&B.g), 2);
+
+	assert_true(graph_op_windowed("Conv"));
+	assert_true(graph_op_windowed("ConvTranspose"));
+	assert_true(graph_op_windowed("MaxPool"));
+	assert_true(graph_op_windowed("AveragePool"));
+	assert_false(graph_op_windowed("Pad"));
+	assert_false(graph_op_windowed("Relu"));
+	assert_false(graph_op_windowed("GlobalAveragePool"));
+	assert_false(graph_op_windowed("NoSuchOp"));
+}
+
 /* ---- time ---- */
 
 static struct gpu_spec test_gpu(void)
@@ -1090,6 +1337,8 @@ int main(void)
 		cmocka_unit_test(test_read_packed),
 		cmocka_unit_test(test_read_constant_weights),
 		cmocka_unit_test(test_read_bad_files),
+		cmocka_unit_test(test_read_hostile),
+		cmocka_unit_test(test_find_cycle),
 		cmocka_unit_test(test_graph_time),
 		cmocka_unit_test(test_folded_norms),
 	};

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cJSON.h>
+
 #include "hf_config.h"
 #include "model_flops.h"
 #include "workload.h"
@@ -810,72 +812,265 @@ static void test_errors_missing(void **state)
 		      "(4000) when 'head_dim' is absent");
 }
 
+/* A config's text: 'base' (every required field valid) with 'field'
+   set to the JSON text 'value', into 'buf'. */
+static const char *with_field(char *buf, size_t size, const char *base,
+			      const char *field, const char *value)
+{
+	cJSON *root = cJSON_Parse(base);
+	char *text;
+
+	assert_non_null(root);
+	cJSON_DeleteItemFromObjectCaseSensitive(root, field);
+	assert_non_null(cJSON_AddRawToObject(root, field, value));
+	text = cJSON_PrintUnformatted(root);
+	assert_non_null(text);
+	assert_true(strlen(text) < size);
+	snprintf(buf, size, "%s", text);
+	cJSON_free(text);
+	cJSON_Delete(root);
+	return buf;
+}
+
+#define LLAMA_BASE "{\"model_type\": \"llama\", \"num_hidden_layers\": 2," \
+		   " \"hidden_size\": 4096, \"num_attention_heads\": 32," \
+		   " \"vocab_size\": 32000}"
+#define MOE_BASE "{\"model_type\": \"deepseek_v3\", \"hidden_size\": 7168," \
+		 " \"num_attention_heads\": 128, \"num_hidden_layers\": 61," \
+		 " \"vocab_size\": 129280, \"kv_lora_rank\": 512," \
+		 " \"qk_rope_head_dim\": 64, \"qk_nope_head_dim\": 128," \
+		 " \"v_head_dim\": 128, \"n_routed_experts\": 256," \
+		 " \"num_experts_per_tok\": 8}"
+#define QWEN_MOE_BASE "{\"model_type\": \"qwen2_moe\"," \
+		      " \"num_hidden_layers\": 24, \"hidden_size\": 2048," \
+		      " \"num_attention_heads\": 16, \"vocab_size\": 151936," \
+		      " \"num_experts\": 60, \"num_experts_per_tok\": 4," \
+		      " \"moe_intermediate_size\": 1408}"
+#define LLAMA4_BASE "{\"model_type\": \"llama4_text\"," \
+		    " \"num_hidden_layers\": 48, \"hidden_size\": 5120," \
+		    " \"num_attention_heads\": 40, \"vocab_size\": 202048," \
+		    " \"num_local_experts\": 16, \"num_experts_per_tok\": 1}"
+
+/*
+ * Every integer field of the reader, past its range either way, as a
+ * fraction, as a huge exponent and of another type: one message, which
+ * names the field and its range (the bound of the workload key it
+ * fills) and quotes what the JSON holds (issue 40).
+ */
 static void test_errors_values(void **state)
 {
+	static const struct {
+		const char *base, *field;
+		int lo, hi;
+	} fields[] = {
+		{ LLAMA_BASE, "num_hidden_layers", 1, 100000 },
+		{ LLAMA_BASE, "hidden_size", 1, 1048576 },
+		{ LLAMA_BASE, "num_attention_heads", 1, 65536 },
+		{ LLAMA_BASE, "vocab_size", 1, 16777216 },
+		{ LLAMA_BASE, "num_key_value_heads", 1, 65536 },
+		{ LLAMA_BASE, "intermediate_size", 1, 16777216 },
+		{ LLAMA_BASE, "max_position_embeddings", 1, 16777216 },
+		{ LLAMA_BASE, "head_dim", 1, 16384 },
+		{ MOE_BASE, "n_routed_experts", 1, 1048576 },
+		{ MOE_BASE, "num_experts_per_tok", 1, 1048576 },
+		{ MOE_BASE, "n_shared_experts", 0, 1048576 },
+		{ MOE_BASE, "moe_intermediate_size", 1, 16777216 },
+		{ MOE_BASE, "first_k_dense_replace", 0, 100000 },
+		{ MOE_BASE, "kv_lora_rank", 1, 1048576 },
+		{ MOE_BASE, "q_lora_rank", 1, 1048576 },
+		{ MOE_BASE, "qk_rope_head_dim", 1, 16384 },
+		{ MOE_BASE, "qk_nope_head_dim", 1, 16384 },
+		{ MOE_BASE, "v_head_dim", 1, 16384 },
+		{ QWEN_MOE_BASE, "shared_expert_intermediate_size", 1,
+		  16777216 },
+		{ LLAMA4_BASE, "intermediate_size", 1, 16777216 },
+		{ LLAMA4_BASE, "intermediate_size_mlp", 1, 16777216 },
+		{ LLAMA4_BASE, "interleave_moe_layer_step", 1, 100000 },
+	};
+	static const struct {
+		const char *json, *got;
+	} values[] = {
+		{ "2147483648", "2147483648" },  /* 2^31: issue 40 */
+		{ "4294967297", "4294967297" },
+		{ "-4", "-4" },
+		{ "-1", "-1" },
+		{ "11008.5", "11008.5" },
+		{ "1e300", "1e+300" },
+		{ "-1e300", "-1e+300" },
+		{ "1e400", "a number beyond the range of a double" },
+		{ "-1e400", "a negative number beyond the range of a double" },
+		{ "\"4096\"", "the string \"4096\"" },
+		{ "true", "true" },
+		{ "[8]", "an array" },
+		{ "{\"v\": 8}", "an object" },
+	};
+	char json[1024], want[256], hi1[32];
+
 	(void)state;
-	parse_fails_s("{\"model_type\": \"llama\", \"num_hidden_layers\": 2.5,"
-		      " \"hidden_size\": 4096, \"num_attention_heads\": 32,"
-		      " \"vocab_size\": 32000}",
-		      "field 'num_hidden_layers' must be a positive integer, "
-		      "got 2.5");
-	parse_fails_s("{\"model_type\": \"llama\", \"num_hidden_layers\": 2,"
-		      " \"hidden_size\": \"4096\", \"num_attention_heads\": 32,"
-		      " \"vocab_size\": 32000}",
-		      "field 'hidden_size' must be a positive integer");
-	parse_fails_s("{\"model_type\": \"llama\", \"num_hidden_layers\": 2,"
-		      " \"hidden_size\": 4096, \"num_attention_heads\": -32,"
-		      " \"vocab_size\": 32000}",
-		      "field 'num_attention_heads' must be a positive integer, "
-		      "got -32");
-	parse_fails_s("{\"model_type\": \"llama\", \"num_hidden_layers\": 2,"
-		      " \"hidden_size\": 4096, \"num_attention_heads\": 32,"
-		      " \"vocab_size\": 0}",
-		      "field 'vocab_size' must be a positive integer, got 0");
-	/* just over INT_MAX, and far beyond */
-	parse_fails_s("{\"model_type\": \"llama\", \"num_hidden_layers\": 2,"
-		      " \"hidden_size\": 4096, \"num_attention_heads\": 32,"
-		      " \"vocab_size\": 32000,"
-		      " \"max_position_embeddings\": 2147483648}",
-		      "field 'max_position_embeddings' must be a positive "
-		      "integer, got 2147483648");
-	parse_fails_s("{\"model_type\": \"llama\", \"num_hidden_layers\": 2,"
-		      " \"hidden_size\": 4096, \"num_attention_heads\": 32,"
-		      " \"vocab_size\": 32000, \"intermediate_size\": 1e300}",
-		      "field 'intermediate_size' must be a positive integer");
-	parse_fails_s("{\"model_type\": \"llama\", \"num_hidden_layers\": 2,"
-		      " \"hidden_size\": 4096, \"num_attention_heads\": 32,"
-		      " \"vocab_size\": 32000, \"num_key_value_heads\": [8]}",
-		      "field 'num_key_value_heads' must be a positive integer");
-	parse_fails_s("{\"model_type\": \"llama\", \"num_hidden_layers\": 2,"
-		      " \"hidden_size\": 4096, \"num_attention_heads\": 32,"
-		      " \"vocab_size\": 32000, \"head_dim\": true}",
-		      "field 'head_dim' must be a positive integer");
-	/* the alias actually present is the one named */
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		for (size_t j = 0; j < sizeof(values) / sizeof(values[0]);
+		     j++) {
+			snprintf(want, sizeof(want),
+				 "field '%s' must be an integer from %d to "
+				 "%d, got %s",
+				 fields[i].field, fields[i].lo, fields[i].hi,
+				 values[j].got);
+			with_field(json, sizeof(json), fields[i].base,
+				   fields[i].field, values[j].json);
+			parse_fails_s(json, want);
+		}
+		/* one past the bound, and one below */
+		snprintf(hi1, sizeof(hi1), "%d", fields[i].hi + 1);
+		snprintf(want, sizeof(want),
+			 "field '%s' must be an integer from %d to %d, got %s",
+			 fields[i].field, fields[i].lo, fields[i].hi, hi1);
+		parse_fails_s(with_field(json, sizeof(json), fields[i].base,
+					 fields[i].field, hi1),
+			      want);
+		snprintf(hi1, sizeof(hi1), "%d", fields[i].lo - 1);
+		snprintf(want, sizeof(want),
+			 "field '%s' must be an integer from %d to %d, got %s",
+			 fields[i].field, fields[i].lo, fields[i].hi, hi1);
+		parse_fails_s(with_field(json, sizeof(json), fields[i].base,
+					 fields[i].field, hi1),
+			      want);
+	}
+	/* the whole message, file and all; the alias actually present is
+	   the one named */
 	parse_fails_s("{\"model_type\": \"falcon\", \"n_layer\": 32,"
 		      " \"hidden_size\": 4544, \"n_head\": 71.5,"
 		      " \"vocab_size\": 65024}",
-		      "field 'n_head' must be a positive integer, got 71.5");
-	parse_fails_s("{\"model_type\": \"deepseek_v3\", \"hidden_size\": 7168,"
-		      " \"num_attention_heads\": 128,"
-		      " \"num_hidden_layers\": 61,"
-		      " \"vocab_size\": 129280, \"n_routed_experts\": 256,"
-		      " \"num_experts_per_tok\": 8,"
-		      " \"first_k_dense_replace\": -3}",
-		      "field 'first_k_dense_replace' must be a positive "
-		      "integer, got -3");
-	/* INT_MAX itself is accepted */
+		      "field 'n_head' must be an integer from 1 to 65536, got "
+		      "71.5");
+	parse_fails_s("{\"model_type\": \"gpt2\", \"n_layer\": 12,"
+		      " \"n_embd\": 768, \"n_head\": 12, \"vocab_size\": 50257,"
+		      " \"n_ctx\": 0}",
+		      "field 'n_ctx' must be an integer from 1 to 16777216, "
+		      "got 0");
+	/* a missing field says the range too */
+	parse_fails_s("{\"model_type\": \"llama\", \"hidden_size\": 4096,"
+		      " \"num_attention_heads\": 32, \"vocab_size\": 32000}",
+		      "missing field 'num_hidden_layers' (an integer from 1 "
+		      "to 100000)");
+	/* the bounds themselves are read */
 	{
-		static const char json[] =
-			"{\"model_type\": \"llama\", \"num_hidden_layers\": 2,"
-			" \"hidden_size\": 4096, \"num_attention_heads\": 32,"
-			" \"vocab_size\": 32000,"
-			" \"max_position_embeddings\": 2147483647}";
+		struct model_spec m = dirty_spec();
+		struct diag d;
+
+		with_field(json, sizeof(json), LLAMA_BASE,
+			   "max_position_embeddings", "16777216");
+		diag_clear(&d);
+		assert_int_equal(hf_config_parse(json, strlen(json), "x", &m,
+						 NULL, &d),
+				 0);
+		assert_int_equal(m.seq_len, 16777216);
+		with_field(json, sizeof(json), MOE_BASE,
+			   "first_k_dense_replace", "0");
+		assert_int_equal(hf_config_parse(json, strlen(json), "x", &m,
+						 NULL, &d),
+				 0);
+		assert_int_equal(m.dense_layers, 0);
+		with_field(json, sizeof(json), MOE_BASE, "n_shared_experts",
+			   "0");
+		assert_int_equal(hf_config_parse(json, strlen(json), "x", &m,
+						 NULL, &d),
+				 0);
+		assert_int_equal(m.shared_experts, 0);
+	}
+}
+
+/* The status and the whole message of a config that fails. */
+static void parse_fails_exact(const char *json, const char *msg)
+{
+	struct model_spec m = dirty_spec(), before = m;
+	struct diag d;
+
+	diag_clear(&d);
+	assert_int_equal(hf_config_parse(json, strlen(json), "cfg/config.json",
+					 &m, NULL, &d),
+			 -1);
+	assert_string_equal(d.file, "cfg/config.json");
+	assert_string_equal(d.msg, msg);
+	assert_memory_equal(&m, &before, sizeof(m));
+}
+
+/*
+ * Fields that contradict one another are errors of the JSON, naming its
+ * fields (issue 40: 'kv_heads' above 'heads' was reported later by the
+ * workload's check, naming neither the file nor the field).
+ */
+static void test_errors_between_fields(void **state)
+{
+	char json[1024];
+
+	(void)state;
+	parse_fails_exact(with_field(json, sizeof(json), LLAMA_BASE,
+				     "num_key_value_heads", "64"),
+			  "'num_key_value_heads' (64) must not exceed "
+			  "'num_attention_heads' (32)");
+	parse_fails_exact(with_field(json, sizeof(json), LLAMA_BASE,
+				     "num_key_value_heads", "12"),
+			  "'num_key_value_heads' (12) must divide "
+			  "'num_attention_heads' (32)");
+	/* Falcon's aliases */
+	parse_fails_exact("{\"model_type\": \"falcon\", \"n_layer\": 32,"
+			  " \"hidden_size\": 4544, \"n_head\": 71,"
+			  " \"n_head_kv\": 142, \"vocab_size\": 65024}",
+			  "'n_head_kv' (142) must not exceed 'n_head' (71)");
+	/* GPT-2's names in the width check */
+	parse_fails_exact("{\"model_type\": \"gpt2\", \"n_layer\": 12,"
+			  " \"n_embd\": 770, \"n_head\": 12,"
+			  " \"vocab_size\": 50257}",
+			  "'n_head' (12) must divide 'n_embd' (770) when "
+			  "'head_dim' is absent");
+	/* experts */
+	parse_fails_exact(with_field(json, sizeof(json), QWEN_MOE_BASE,
+				     "num_experts_per_tok", "61"),
+			  "'num_experts_per_tok' (61) must not exceed "
+			  "'num_experts' (60)");
+	parse_fails_exact(with_field(json, sizeof(json), MOE_BASE,
+				     "first_k_dense_replace", "61"),
+			  "'first_k_dense_replace' (61) must be less than "
+			  "'num_hidden_layers' (61): no layer would have "
+			  "experts");
+	parse_fails_exact(with_field(json, sizeof(json), LLAMA4_BASE,
+				     "interleave_moe_layer_step", "49"),
+			  "'interleave_moe_layer_step' (49) must not exceed "
+			  "'num_hidden_layers' (48)");
+	parse_fails_exact(with_field(json, sizeof(json), QWEN_MOE_BASE,
+				     "shared_expert_intermediate_size",
+				     "5000"),
+			  "'shared_expert_intermediate_size' (5000) must be a "
+			  "multiple of 'moe_intermediate_size' (1408)");
+	parse_fails_exact("{\"model_type\": \"mixtral\", \"hidden_size\": 4096,"
+			  " \"num_attention_heads\": 32,"
+			  " \"num_hidden_layers\": 32, \"vocab_size\": 32000,"
+			  " \"num_experts_per_tok\": 2}",
+			  "field 'num_experts_per_tok' needs the routed "
+			  "experts ('n_routed_experts', 'num_local_experts' "
+			  "or 'num_experts')");
+	parse_fails_exact("{\"model_type\": \"qwen2_moe\","
+			  " \"num_hidden_layers\": 24, \"hidden_size\": 2048,"
+			  " \"num_attention_heads\": 16,"
+			  " \"vocab_size\": 151936,"
+			  " \"moe_intermediate_size\": 1408}",
+			  "field 'moe_intermediate_size' needs the routed "
+			  "experts ('n_routed_experts', 'num_local_experts' "
+			  "or 'num_experts')");
+	/* a Llama 4 without experts: no default shared expert either */
+	{
 		struct model_spec m = dirty_spec();
 
+		snprintf(json, sizeof(json),
+			 "{\"model_type\": \"llama4_text\","
+			 " \"num_hidden_layers\": 48, \"hidden_size\": 5120,"
+			 " \"num_attention_heads\": 40,"
+			 " \"vocab_size\": 202048}");
 		assert_int_equal(hf_config_parse(json, strlen(json), "x", &m,
 						 NULL, NULL),
 				 0);
-		assert_int_equal(m.seq_len, 2147483647);
+		assert_int_equal(m.experts, 0);
+		assert_int_equal(m.shared_experts, 0);
 	}
 }
 
@@ -1113,6 +1308,65 @@ static void test_workload_hf_config_bad(void **state)
 	assert_contains(d.msg, "missing field 'num_hidden_layers'");
 	assert_memory_equal(&wl, &before, sizeof(wl));
 	unlink(path);
+}
+
+/*
+ * Issue 40: a config whose 'num_key_value_heads' exceeds its
+ * 'num_attention_heads', or whose width is past the bound of the key it
+ * fills, is reported in the JSON file with the JSON's field names,
+ * whether a workload names it or --set does (--model is --set
+ * model.hf_config); before, the workload's check said "'kv_heads' (64)
+ * must not exceed 'heads' (32)" of the workload, or of no file at all.
+ */
+static void test_workload_hf_config_fields(void **state)
+{
+	static const struct {
+		const char *json, *msg;
+	} cases[] = {
+		{ "{\"model_type\": \"llama\", \"num_hidden_layers\": 32,"
+		  " \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+		  " \"num_key_value_heads\": 64, \"vocab_size\": 32000}",
+		  "'num_key_value_heads' (64) must not exceed "
+		  "'num_attention_heads' (32)" },
+		{ "{\"model_type\": \"llama\", \"num_hidden_layers\": 32,"
+		  " \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+		  " \"intermediate_size\": 2147483648, \"vocab_size\": 32000}",
+		  "field 'intermediate_size' must be an integer from 1 to "
+		  "16777216, got 2147483648" },
+		{ "{\"model_type\": \"llama\", \"num_hidden_layers\": 32,"
+		  " \"hidden_size\": 2097152, \"num_attention_heads\": 32,"
+		  " \"vocab_size\": 32000}",
+		  "field 'hidden_size' must be an integer from 1 to 1048576, "
+		  "got 2097152" },
+	};
+	char path[] = "/tmp/test_hf_config_XXXXXX";
+	char ini[512], expr[300];
+	struct workload wl, before;
+	struct diag d;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		strcpy(path, "/tmp/test_hf_config_XXXXXX");
+		write_temp(path, cases[i].json, strlen(cases[i].json));
+		snprintf(ini, sizeof(ini),
+			 "[model]\nhf_config = %s\n[training]\n"
+			 "tokens = 1T\n",
+			 path);
+		assert_int_equal(wl_parse(ini, "w.ini", &wl, &d), -1);
+		assert_string_equal(d.file, path);
+		assert_int_equal(d.line, 0);
+		assert_string_equal(d.msg, cases[i].msg);
+
+		workload_init(&wl);
+		before = wl;
+		diag_clear(&d);
+		snprintf(expr, sizeof(expr), "model.hf_config=%s", path);
+		assert_int_equal(workload_set(&wl, expr, &d), -1);
+		assert_string_equal(d.file, path);
+		assert_string_equal(d.msg, cases[i].msg);
+		assert_memory_equal(&wl, &before, sizeof(wl));
+		unlink(path);
+	}
 }
 
 /* A relative path is relative to the workload's folder. */
@@ -1436,8 +1690,19 @@ static void test_quant_unknown_and_errors(void **state)
 		{ "{\"quant_method\": 4}",
 		  "'quantization_config.quant_method' must be a string" },
 		{ "{\"quant_method\": \"gptq\", \"bits\": 4.5}",
-		  "'quantization_config.bits' must be an integer from 1 to"
-		  " 64" },
+		  "field 'quantization_config.bits' must be an integer from 1"
+		  " to 64, got 4.5" },
+		{ "{\"quant_method\": \"awq\", \"bits\": 2147483648}",
+		  "field 'quantization_config.bits' must be an integer from 1"
+		  " to 64, got 2147483648" },
+		{ "{\"quant_method\": \"gptq\", \"bits\": \"4\"}",
+		  "field 'quantization_config.bits' must be an integer from 1"
+		  " to 64, got the string \"4\"" },
+		{ "{\"quant_method\": \"compressed-tensors\","
+		  " \"config_groups\": {\"g\": {\"weights\":"
+		  " {\"num_bits\": -8, \"type\": \"int\"}}}}",
+		  "field 'quantization_config.config_groups.g.weights.num_bits'"
+		  " must be an integer from 1 to 64, got -8" },
 		{ "{\"quant_method\": \"bitsandbytes\", \"load_in_4bit\": 1}",
 		  "'quantization_config.load_in_4bit' must be true or false" },
 		{ "{\"quant_method\": \"compressed-tensors\"}",
@@ -1834,6 +2099,8 @@ int main(void)
 		cmocka_unit_test(test_errors_unknown_type),
 		cmocka_unit_test(test_errors_missing),
 		cmocka_unit_test(test_errors_values),
+		cmocka_unit_test(test_errors_between_fields),
+		cmocka_unit_test(test_workload_hf_config_fields),
 		cmocka_unit_test(test_errors_bool),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_load_size_limit),

@@ -195,11 +195,11 @@ static void test_chart_records(void **state)
 {
 	struct plot_chart *c = plot_chart_new(PLOT_MEMORY);
 	struct plot_series *s;
-	double row[7] = { 0, 1, 2, 3, 4, 5, 6 };
+	double row[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 
 	(void)state;
 	assert_non_null(c);
-	assert_int_equal(c->ncols, 7);
+	assert_int_equal(c->ncols, 8);
 	assert_false(plot_chart_has_data(c));
 	s = plot_chart_add_series(c, "m", PLOT_ROLE_BARS, 0);
 	assert_non_null(s);
@@ -209,7 +209,7 @@ static void test_chart_records(void **state)
 		assert_int_equal(plot_series_add_row(c, s, row), 0);
 	}
 	assert_int_equal(s->rows, 100);
-	assert_true(s->v[99 * 7] == 99.0);
+	assert_true(s->v[99 * 8] == 99.0);
 	assert_true(plot_chart_has_data(c));
 	for (int i = 0; i < PLOT_MAX_CATS; i++)
 		assert_int_equal(plot_chart_add_cat(c, "x"), i);
@@ -739,6 +739,185 @@ static void test_per_sample_charts(void **state)
 	plot_chart_free(c);
 }
 
+/* The script of chart 'c' at 'width' x 'height' pixels (free it). */
+static char *script_of(const struct plot_chart *c, int width, int height)
+{
+	struct plot_output o = { "d.dat", "o.png", PLOT_PNG, width, height };
+	struct sink s;
+
+	sink_open(&s);
+	assert_int_equal(plot_write_script(s.f, c, &o), 0);
+	return sink_close(&s);
+}
+
+/* The line of 'script' that sets the label 'text' (NUL-terminated in a
+   copy; free it), or NULL. */
+static char *label_line(const char *script, const char *text)
+{
+	char want[64];
+	const char *at, *end;
+
+	snprintf(want, sizeof(want), "set label '%s' at ", text);
+	at = strstr(script, want);
+	if (!at)
+		return NULL;
+	end = strchr(at, '\n');
+	return strndup(at, end ? (size_t)(end - at) : strlen(at));
+}
+
+/* Memory: the optimizer states a device offloads to host memory, which
+   its bar leaves out, are written above the bar; none, nothing. */
+static void test_memory_host(void **state)
+{
+	static const double offloads[8] = { 0, 35.28, 17.64, 0, 23.03,
+					    5.276, 85.52, 105.83 };
+	static const double keeps[8] = { 1, 17.64, 17.64, 105.83, 46.06,
+					 11.29, 205.8, 0 };
+	struct plot_chart *c = plot_chart_new(PLOT_MEMORY);
+	struct plot_series *s;
+	char *got;
+
+	(void)state;
+	assert_non_null(c);
+	assert_int_equal(plot_chart_add_cat(c, "H100-SXM"), 0);
+	assert_int_equal(plot_chart_add_cat(c, "MI300X"), 1);
+	snprintf(c->cat_sub[0], PLOT_LABEL_MAX, "tp4 pp1 dp1;ZeRO 2, mb 1");
+	snprintf(c->cat_sub[1], PLOT_LABEL_MAX, "tp8 pp1 dp1;ZeRO 0, mb 2");
+	s = plot_chart_add_series(c, "memory per GPU", PLOT_ROLE_BARS, 0);
+	assert_non_null(s);
+	assert_int_equal(plot_series_add_row(c, s, offloads), 0);
+	assert_int_equal(plot_series_add_row(c, s, keeps), 0);
+	got = script_of(c, 1024, 640);
+	assert_non_null(strstr(got, "set label 'tp4 pp1 dp1'.\"\\n\"."
+				    "'ZeRO 2, mb 1'.\"\\n\"."
+				    "'optimizer on host: 105.8 GB' at first 0, "
+				    "first 85.52 "));
+	assert_non_null(strstr(got, "set label 'tp8 pp1 dp1'.\"\\n\"."
+				    "'ZeRO 0, mb 2' at first 1, first 205.8 "));
+	assert_null(strstr(strstr(got, "on host") + 1, "on host"));
+	free(got);
+	plot_chart_free(c);
+}
+
+/* Roofline: the intensity axis is the roofs' span (a decade around the
+   points and ridges, plot_build.c), not 0.1 to 10000. */
+static void test_roofline_axis(void **state)
+{
+	struct plot_chart *c = plot_chart_new(PLOT_ROOFLINE);
+	struct plot_series *roof, *pts;
+	char *got;
+
+	(void)state;
+	assert_non_null(c);
+	roof = plot_chart_add_series(c, "H100-SXM", PLOT_ROLE_DEVICE, 1);
+	assert_non_null(roof);
+	assert_int_equal(plot_series_add_row(c, roof,
+					     (double[]){ -1, 10, 30.15 }), 0);
+	assert_int_equal(plot_series_add_row(c, roof,
+					     (double[]){ -1, 246.1, 742.1 }),
+			 0);
+	assert_int_equal(plot_series_add_row(c, roof,
+					     (double[]){ -1, 50000, 742.1 }),
+			 0);
+	pts = plot_chart_add_series(c, "H100-SXM", PLOT_ROLE_POINTS, 1);
+	assert_non_null(pts);
+	assert_int_equal(plot_series_add_row(c, pts,
+					     (double[]){ 2, 100.5, 303.2 }), 0);
+	got = script_of(c, 1024, 640);
+	assert_non_null(strstr(got, "\nset xrange [10:50000]\n"));
+	assert_non_null(strstr(got, "\nset xtics ('10' 10, '20' 20, "));
+	assert_non_null(strstr(got, "'50K' 50000)\n"));
+	/* the y axis spans the roofs and points, with a margin */
+	assert_non_null(strstr(got, "\nset yrange [24.12:927.625]\n"));
+	free(got);
+	plot_chart_free(c);
+}
+
+/* Scaling: a note (the goodput every device has) is a line of the key
+   without a sample; no note, no line. */
+static void test_scaling_note(void **state)
+{
+	struct plot_chart *c = small_chart("H100-SXM");
+	char *got;
+
+	(void)state;
+	got = script_of(c, 1024, 640);
+	assert_null(strstr(got, "nodraw"));
+	free(got);
+	snprintf(c->note, sizeof(c->note), "goodput 99.1%% at 8 to 98.5%% at "
+		 "16 GPUs, the same on every device");
+	got = script_of(c, 1024, 640);
+	assert_non_null(strstr(got, ", \\\n     keyentry with lines lt nodraw "
+				    "title 'goodput 99.1% at 8 to 98.5% at 16 "
+				    "GPUs, the same on every device'\n"));
+	free(got);
+	plot_chart_set_per_sample(c);
+	got = script_of(c, 1024, 640);
+	assert_non_null(strstr(got, "keyentry with lines lt nodraw "
+				    "title 'goodput 99.1%"));
+	free(got);
+	plot_chart_free(c);
+}
+
+/* Cost-time: a label of the Pareto front takes the first free spot
+   around its point (above right, or below left for every second one);
+   a point of another device there sends it to the next spot. */
+static void test_front_labels(void **state)
+{
+	struct plot_chart *c = plot_chart_new(PLOT_COST_TIME);
+	struct plot_series *dev, *other;
+	char *got, *line;
+
+	(void)state;
+	assert_non_null(c);
+	/* axes 1 to 1000 days and $10 to $10000 with their margins (1.25
+	   each side: 3.19 decades) over the plot area, the chart less its
+	   titles and tics (1024 x 640: 909 x 500 pixels) */
+	dev = plot_chart_add_series(c, "A", PLOT_ROLE_DEVICE, 1);
+	assert_non_null(dev);
+	assert_int_equal(plot_series_add_row(c, dev,
+					     (double[]){ 1, 10000, 8 }), 0);
+	assert_int_equal(plot_series_add_row(c, dev,
+					     (double[]){ 10, 100, 64 }), 0);
+	assert_int_equal(plot_series_add_row(c, dev,
+					     (double[]){ 1000, 10, 512 }), 0);
+	plot_chart_add_label(c, 10, 100, "A x64");
+	plot_chart_add_label(c, 1000, 10, "A x512");
+	got = script_of(c, 1024, 640);
+	line = label_line(got, "A x64");
+	assert_non_null(line);
+	assert_non_null(strstr(line, " at 10,100 left offset graph 0.0066, "
+				     "graph 0.0180 "));
+	free(line);
+	/* the second label: below left */
+	line = label_line(got, "A x512");
+	assert_non_null(line);
+	assert_non_null(strstr(line, " right offset graph -0.0066, graph "
+				     "-0.0180 "));
+	free(line);
+	free(got);
+	/* a point of another device 20 pixels right of and 10 above the
+	   first label's point, where its text would go: not there */
+	other = plot_chart_add_series(c, "B", PLOT_ROLE_DEVICE, 2);
+	assert_non_null(other);
+	{
+		double decades = log10(1000 * 1.25 * 1.25);
+		double row[3] = { 10 * pow(10.0, decades * 20 / 909.0),
+				  100 * pow(10.0, decades * 10 / 500.0), 8 };
+
+		assert_int_equal(plot_series_add_row(c, other, row), 0);
+	}
+	got = script_of(c, 1024, 640);
+	line = label_line(got, "A x64");
+	assert_non_null(line);
+	assert_null(strstr(line, " left offset graph 0.0066, graph 0.0180 "));
+	assert_non_null(strstr(line, " right offset graph -0.0066, graph "
+				     "-0.0180 "));
+	free(line);
+	free(got);
+	plot_chart_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -760,6 +939,10 @@ int main(void)
 		cmocka_unit_test(test_distinct_colours),
 		cmocka_unit_test(test_script_labels_quoted),
 		cmocka_unit_test(test_per_sample_charts),
+		cmocka_unit_test(test_memory_host),
+		cmocka_unit_test(test_roofline_axis),
+		cmocka_unit_test(test_scaling_note),
+		cmocka_unit_test(test_front_labels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

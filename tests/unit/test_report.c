@@ -282,6 +282,31 @@ static int csv_fields(const char *line)
  * each column, matched by group and key, and JSON keeps each record as
  * it is.
  */
+/* An interval with no value in every record is still two columns: the
+   header does not depend on the values (RF_PAIR_NULL) */
+static void test_csv_null_pair(void **state)
+{
+	struct report r;
+	struct record *rec;
+	char *out;
+
+	(void)state;
+	report_init(&r, true);
+	rec = report_add_record(&r);
+	assert_non_null(rec);
+	rec_str(rec, NULL, "gpu", "GPU", "A", RF_GRID);
+	rec_null(rec, "interval", "t", "time", RF_PAIR_NULL);
+	rec_null(rec, "interval", "u", "other", 0);
+	out = render_ok(&r, FORMAT_CSV);
+	assert_string_equal(out, "gpu,interval.t.lo,interval.t.hi,"
+				 "interval.u\nA,,,\n");
+	free(out);
+	out = render_ok(&r, FORMAT_JSON);
+	assert_non_null(strstr(out, "\"t\":\tnull"));
+	free(out);
+	report_release(&r);
+}
+
 static void test_csv_union(void **state)
 {
 	struct report r;
@@ -772,6 +797,183 @@ static void test_pair_and_overflow(void **state)
 	report_release(&r);
 }
 
+/* Render 'r' as a table of 'width' columns (free it). */
+static char *render_width(const struct report *r, bool wide, int width)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	const char *why = NULL;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(report_write_width(f, r, FORMAT_TABLE, wide, width,
+					    &why),
+			 0);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(buf);
+	return buf;
+}
+
+/* The longest line of 'text'. */
+static int longest_line(const char *text)
+{
+	int most = 0;
+
+	while (*text) {
+		const char *end = strchr(text, '\n');
+		int len = end ? (int)(end - text) : (int)strlen(text);
+
+		most = len > most ? len : most;
+		text += len + (end != NULL);
+	}
+	return most;
+}
+
+/* Numbers below 0.001 of their kind's smallest unit: scientific, three
+   digits (a record, a column of them); others without an exponent; an
+   energy in kWh in MWh; CSV and JSON as they were. */
+static void test_small_numbers(void **state)
+{
+	static const double inf_cost[] = { 4.0412e-4, 2.9031e-4, 8.3817e-5 };
+	struct report r;
+	struct record *rec;
+	char *out;
+
+	(void)state;
+	report_init(&r, false);
+	rec = report_add_record(&r);
+	rec_num(rec, NULL, "cost_usd_per_million_samples",
+		"cost per million samples", 6.1173e-5, UNIT_MONEY, 0);
+	rec_num(rec, NULL, "interruptions", "interruptions", 1.0617e-5,
+		UNIT_COUNT, 0);
+	rec_num(rec, NULL, "energy_j_per_sample", "energy per sample (J)",
+		7.9725e-5, UNIT_KIND_COUNT, 0);
+	rec_num(rec, NULL, "energy_kwh", "energy", 458612.0, UNIT_ENERGY_KWH,
+		0);
+	rec_pair(rec, NULL, "share", "share", 2.5e-5, 0.5, UNIT_KIND_COUNT,
+		 0);
+	out = render_ok(&r, FORMAT_TABLE);
+	assert_non_null(strstr(out, " $6.12e-5\n"));
+	assert_non_null(strstr(out, " 1.06e-5\n"));
+	assert_non_null(strstr(out, " 7.97e-5\n"));
+	assert_non_null(strstr(out, " 458.6MWh\n"));
+	assert_non_null(strstr(out, " 2.5e-5 - 0.5\n"));
+	free(out);
+	out = render_ok(&r, FORMAT_CSV);
+	assert_non_null(strstr(out, "6.1173e-05,1.0617e-05,7.9725e-05,"
+				    "458612,2.5e-05,0.5\n"));
+	free(out);
+	report_release(&r);
+
+	/* a column: every value below 0.01, some below 0.001 */
+	report_init(&r, true);
+	for (size_t i = 0; i < sizeof(inf_cost) / sizeof(inf_cost[0]); i++) {
+		rec = report_add_record(&r);
+		rec_str(rec, NULL, "gpu", "gpu", i ? "B" : "A", RF_GRID);
+		rec_num(rec, NULL, "usd", "$/M inf", inf_cost[i], UNIT_MONEY,
+			RF_GRID);
+		rec_num(rec, NULL, "ms", "time", 2e-3 + 1e-3 * (double)i,
+			UNIT_KIND_COUNT, RF_GRID);
+		rec_num(rec, NULL, "kwh", "energy", 4.5e5 * (double)(i + 1),
+			UNIT_ENERGY_KWH, RF_GRID);
+	}
+	out = render_ok(&r, FORMAT_TABLE);
+	assert_non_null(strstr(out, "4.04e-4"));
+	assert_non_null(strstr(out, "8.38e-5"));
+	assert_null(strstr(out, "0.000"));
+	/* values from 0.001 up: decimals as before */
+	assert_non_null(strstr(out, "0.00200"));
+	assert_non_null(strstr(out, "0.00400"));
+	assert_non_null(strstr(out, "energy (MWh)"));
+	assert_non_null(strstr(out, "1350"));
+	free(out);
+	report_release(&r);
+}
+
+/* The width of a table is its caller's: the optional columns that fit
+   it and where notes wrap; $COLUMNS, not a terminal, sets it for a
+   stream that is not one. */
+static void test_table_width(void **state)
+{
+	static const char note[] =
+		"a long note that wraps where the table ends: one two three "
+		"four five six seven eight nine ten eleven twelve thirteen "
+		"fourteen fifteen";
+	static const char *const keys[8] = { "c0", "c1", "c2", "c3",
+					     "c4", "c5", "c6", "c7" };
+	struct report r;
+	char *out;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	report_init(&r, true);
+	for (int i = 0; i < 3; i++) {
+		struct record *rec = report_add_record(&r);
+
+		rec_str(rec, NULL, "gpu", "gpu", i ? "MI300X" : "H100-SXM",
+			RF_GRID);
+		for (int j = 0; j < 8; j++)
+			rec_num(rec, NULL, keys[j], "a wide column",
+				1.5 + i + j, UNIT_KIND_COUNT,
+				RF_GRID | (j >= 3 ? RF_WIDE : 0));
+	}
+	report_note(&r, "%s", note);
+	/* 100 columns: some wide columns left out, and a line says so */
+	out = render_width(&r, false, REPORT_TABLE_WIDTH);
+	assert_true(longest_line(out) <= REPORT_TABLE_WIDTH);
+	assert_non_null(strstr(out, "(--wide adds"));
+	free(out);
+	/* 160: every column fits, the note on one line */
+	out = render_width(&r, false, 160);
+	assert_null(strstr(out, "(--wide adds"));
+	assert_true(longest_line(out) > REPORT_TABLE_WIDTH);
+	assert_true(longest_line(out) <= 160);
+	assert_non_null(strstr(out, note));
+	free(out);
+	/* 60: fewer columns, the note wrapped at 60 */
+	out = render_width(&r, false, 60);
+	assert_true(longest_line(out) <= 60);
+	assert_null(strstr(out, note));
+	assert_non_null(strstr(out, "(--wide adds"));
+	free(out);
+	/* below the least width: the least (the columns that are not
+	   optional stay, wider than it) */
+	out = render_width(&r, false, 5);
+	{
+		char *least = render_width(&r, false, REPORT_TABLE_MIN_WIDTH);
+
+		assert_string_equal(out, least);
+		free(least);
+	}
+	free(out);
+	/* wide: every column, whatever the width */
+	out = render_width(&r, true, 60);
+	assert_null(strstr(out, "(--wide adds"));
+	assert_non_null(strstr(out, note));
+	free(out);
+	report_release(&r);
+
+	/* $COLUMNS for a stream that is not a terminal, else 100 */
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(setenv("COLUMNS", "132", 1), 0);
+	assert_int_equal(report_table_width(f), 132);
+	assert_int_equal(setenv("COLUMNS", "12", 1), 0);
+	assert_int_equal(report_table_width(f), REPORT_TABLE_MIN_WIDTH);
+	assert_int_equal(setenv("COLUMNS", "99999", 1), 0);
+	assert_int_equal(report_table_width(f), REPORT_TABLE_MAX_WIDTH);
+	assert_int_equal(setenv("COLUMNS", "wide", 1), 0);
+	assert_int_equal(report_table_width(f), REPORT_TABLE_WIDTH);
+	assert_int_equal(setenv("COLUMNS", "", 1), 0);
+	assert_int_equal(report_table_width(f), REPORT_TABLE_WIDTH);
+	assert_int_equal(unsetenv("COLUMNS"), 0);
+	assert_int_equal(report_table_width(f), REPORT_TABLE_WIDTH);
+	assert_int_equal(fclose(f), 0);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -783,6 +985,7 @@ int main(void)
 		cmocka_unit_test(test_csv_single),
 		cmocka_unit_test(test_csv_quoting),
 		cmocka_unit_test(test_csv_union),
+		cmocka_unit_test(test_csv_null_pair),
 		cmocka_unit_test(test_csv_formula),
 		cmocka_unit_test(test_table_single),
 		cmocka_unit_test(test_not_finite),
@@ -793,6 +996,8 @@ int main(void)
 		cmocka_unit_test(test_record_wraps_long_text),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_small_numbers),
+		cmocka_unit_test(test_table_width),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -410,6 +410,7 @@ static void test_round_trip(void **state)
 	static const enum unit_kind kinds[] = {
 		UNIT_BYTES, UNIT_BANDWIDTH, UNIT_FLOPS, UNIT_POWER,
 		UNIT_TIME,  UNIT_COUNT,     UNIT_ENERGY, UNIT_MONEY,
+		UNIT_ENERGY_KWH,
 	};
 	int n = 0;
 
@@ -604,6 +605,108 @@ static void test_has_unit(void **state)
 	assert_false(units_has_unit("5s", UNIT_KIND_COUNT));
 }
 
+static void check_text(const char *got, const char *want, double v)
+{
+	if (strcmp(got, want) != 0) {
+		print_error("%.17g: got '%s', want '%s'\n", v, got, want);
+		fail();
+	}
+}
+
+static void check_plain(double v, enum unit_kind kind, int sig,
+			const char *want)
+{
+	char buf[64];
+
+	units_format_plain(buf, sizeof(buf), v, kind, sig);
+	check_text(buf, want, v);
+}
+
+static void check_table_number(double v, int sig, const char *want)
+{
+	char buf[64];
+
+	units_table_number(buf, sizeof(buf), v, sig);
+	check_text(buf, want, v);
+}
+
+/* Numbers for people: no exponent, except below 0.001 of the kind's
+   smallest unit, three digits and a short exponent (specs/output.md,
+   "table"). */
+static void test_table_numbers(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	units_scientific(buf, sizeof(buf), 6.1173e-5, 3, false);
+	check_text(buf, "6.12e-5", 6.1173e-5);
+	units_scientific(buf, sizeof(buf), 1e-5, 3, false);
+	check_text(buf, "1e-5", 1e-5);
+	units_scientific(buf, sizeof(buf), 1e-5, 3, true);
+	check_text(buf, "1.00e-5", 1e-5);
+	units_scientific(buf, sizeof(buf), -1.1e-7, 3, false);
+	check_text(buf, "-1.1e-7", -1.1e-7);
+	units_scientific(buf, sizeof(buf), 2.5e20, 2, false);
+	check_text(buf, "2.5e20", 2.5e20);
+	units_scientific(buf, sizeof(buf), 0.0, 3, false);
+	check_text(buf, "0", 0.0);
+
+	/* money, counts and quantities below 0.001 of the smallest unit */
+	check_plain(6.1173e-5, UNIT_MONEY, 4, "$6.12e-5");
+	check_plain(-6.1173e-5, UNIT_MONEY, 4, "-$6.12e-5");
+	check_plain(3.791e-5, UNIT_MONEY, 4, "$3.79e-5");
+	check_plain(2.1435e-5, UNIT_COUNT, 4, "2.14e-5");
+	check_plain(7.9725e-5, UNIT_ENERGY, 4, "7.97e-5J");
+	check_plain(2.385e-13, UNIT_TIME, 4, "2.39e-7us");
+	check_plain(5e-4, UNIT_COUNT, 4, "5e-4");
+	/* at or above 0.001: as before, without an exponent */
+	check_plain(0.0421, UNIT_MONEY, 4, "$0.0421");
+	check_plain(0.001, UNIT_COUNT, 4, "0.001");
+	check_plain(0.00099996, UNIT_COUNT, 4, "0.001");
+	check_plain(2.5e-9, UNIT_TIME, 3, "0.0025us");
+	check_plain(2.385e-4, UNIT_TIME, 4, "238.5us");
+	check_plain(37910.0, UNIT_MONEY, 4, "$37.91K");
+	check_plain(0.0, UNIT_MONEY, 4, "$0");
+	check_plain(1.5e20, UNIT_BYTES, 2, "150000PB");
+	check_plain(2.5e22, UNIT_BYTES, 2, "25000000PB");
+
+	/* a number without a unit */
+	check_table_number(1.0617e-5, 4, "1.06e-5");
+	check_table_number(-1.0617e-5, 4, "-1.06e-5");
+	check_table_number(0.0421, 4, "0.0421");
+	check_table_number(0.00099996, 4, "0.001");
+	check_table_number(0.00099996, 5, "1e-3");
+	check_table_number(12000000.0, 4, "12000000");
+	check_table_number(0.0, 4, "0");
+}
+
+/* An energy counted in kWh (the machine fields named _kwh): in kWh,
+   MWh, GWh, TWh, and not joules. */
+static void test_energy_kwh(void **state)
+{
+	static const struct parse_case ok[] = {
+		{ "300kWh", UNIT_ENERGY_KWH, 300.0 },
+		{ "1.5MWh", UNIT_ENERGY_KWH, 1500.0 },
+		{ "2.385GWh", UNIT_ENERGY_KWH, 2.385e6 },
+		{ "1TWh", UNIT_ENERGY_KWH, 1e9 },
+		{ "500Wh", UNIT_ENERGY_KWH, 0.5 },
+		{ "42", UNIT_ENERGY_KWH, 42.0 },
+	};
+	double v;
+
+	(void)state;
+	check_cases(ok, N(ok));
+	assert_int_equal(units_parse("3J", UNIT_ENERGY_KWH, &v, NULL), -1);
+	assert_int_equal(units_parse("3kWh", UNIT_ENERGY, &v, NULL), 0);
+	assert_rel(v, 1.08e7, 1e-15);
+	check_format(458612.0, UNIT_ENERGY_KWH, 4, "458.6MWh");
+	check_format(487.7, UNIT_ENERGY_KWH, 4, "487.7kWh");
+	check_format(1.25e7, UNIT_ENERGY_KWH, 3, "12.5GWh");
+	check_plain(3.2e-5, UNIT_ENERGY_KWH, 4, "3.2e-5kWh");
+	assert_true(units_has_unit("2GWh", UNIT_ENERGY_KWH));
+	assert_false(units_has_unit("2", UNIT_ENERGY_KWH));
+}
+
 static void test_names_examples(void **state)
 {
 	(void)state;
@@ -668,6 +771,8 @@ int main(void)
 		cmocka_unit_test(test_decimal_exact),
 		cmocka_unit_test(test_has_unit),
 		cmocka_unit_test(test_names_examples),
+		cmocka_unit_test(test_table_numbers),
+		cmocka_unit_test(test_energy_kwh),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1299,11 +1299,14 @@ static void test_embedding_rows(void **state)
 		     5, 18, "lists 2 tables");
 	/* a bad item, at its column */
 	expect_error(RECSYS "embedding_tables = 2\nembedding_rows = 1e6, x\n",
-		     6, 23, "'x' is not a row count");
+		     6, 23, "'x' is not a whole row count");
 	expect_error(RECSYS "embedding_tables = 2\nembedding_rows = 1e6,,3\n",
 		     6, 22, "an empty item");
 	expect_error(RECSYS "embedding_tables = 2\nembedding_rows = 1e6, 0\n",
-		     6, 23, "'0' is not a row count");
+		     6, 23, "'0' is not a whole row count");
+	/* half a row is no row (issue 40) */
+	expect_error(RECSYS "embedding_tables = 2\nembedding_rows = 1e6, 0.5\n",
+		     6, 23, "'0.5' is not a whole row count from 1 to");
 	/* the tables changed after the file: the check names both keys */
 	parse_ok(RECSYS "embedding_tables = 3\nembedding_rows = 1e6, 10, 5e5\n",
 		 &wl);
