@@ -39,7 +39,10 @@ enum axis_type {
 
 /* One --vary option: a key and its values. */
 struct sweep_axis {
-	const char *arg;             /* the option's text, for messages */
+	const char *arg;             /* the option's text */
+	char shown[96];              /* it, for messages: at most 80 bytes
+					and "..." (issue 40: a 109 KB
+					argument was echoed back whole) */
 	char key[SWEEP_KEY_MAX];     /* "training.gpus", or "gpu" */
 	bool is_gpu;
 	char *text;                  /* owns the value texts */
@@ -57,6 +60,9 @@ struct sweep {
 
 /* A usage error of sweep; returns EXIT_USAGE. */
 #define sweep_usage(...) cli_usage("sweep", __VA_ARGS__)
+
+/* The longest value of a --vary list, in bytes. */
+#define SWEEP_VALUE_MAX 256
 
 static void sweep_release(struct sweep *s)
 {
@@ -140,7 +146,7 @@ static int axis_list(struct sweep_axis *ax, const char *vals)
 		n += *c == ',';
 	if (n > SWEEP_MAX_AXIS_POINTS)
 		return sweep_usage("--vary '%s': too many values (%zu); at "
-				   "most %d per --vary", ax->arg, n,
+				   "most %d per --vary", ax->shown, n,
 				   SWEEP_MAX_AXIS_POINTS);
 	ax->text = strdup(vals);
 	if (!ax->text || !axis_alloc(ax, n)) {
@@ -155,7 +161,14 @@ static int axis_list(struct sweep_axis *ax, const char *vals)
 			*comma = '\0';
 		if (*p == '\0')
 			return sweep_usage("--vary '%s': empty value in the "
-					   "list; expected 'a,b,c'", ax->arg);
+					   "list; expected 'a,b,c'", ax->shown);
+		/* a value is a workload value: a number, a name, a list
+		   of a few; longer is a mistake, not a table column */
+		if (strlen(p) > SWEEP_VALUE_MAX)
+			return sweep_usage("--vary '%s': value %zu is %zu "
+					   "bytes long; at most %d expected",
+					   ax->shown, i + 1, strlen(p),
+					   SWEEP_VALUE_MAX);
 		ax->values[i] = p;
 		p = comma ? comma + 1 : p + strlen(p);
 	}
@@ -196,19 +209,19 @@ static int axis_range(struct sweep_axis *ax, const char *vals)
 	    !parse_number(rest, blen, &b))
 		return sweep_usage("--vary '%s': expected numbers in a range "
 				   "'a..b', 'a..b+s' or 'a..bxf', or a list "
-				   "'a,b,c'", ax->arg);
+				   "'a,b,c'", ax->shown);
 	if (!op && (!is_integral(a) || !is_integral(b)))
 		return sweep_usage("--vary '%s': 'a..b' takes integers; give "
-				   "a step as 'a..b+s'", ax->arg);
+				   "a step as 'a..b+s'", ax->shown);
 	if (a > b)
 		return sweep_usage("--vary '%s': the range is empty; expected "
-				   "'a..b' with a <= b", ax->arg);
+				   "'a..b' with a <= b", ax->shown);
 	if (op && *op == '+') {
 		if (!parse_number(op + 1, strlen(op + 1), &step) ||
 		    !(step > 0.0))
 			return sweep_usage("--vary '%s': the step must be a "
 					   "number greater than 0, got '%s'",
-					   ax->arg, op + 1);
+					   ax->shown, op + 1);
 		dec = decimals(vals, (size_t)(dots - vals));
 		if (dec >= 0) {
 			int ds = decimals(op + 1, strlen(op + 1));
@@ -220,10 +233,10 @@ static int axis_range(struct sweep_axis *ax, const char *vals)
 		    !(factor > 1.0))
 			return sweep_usage("--vary '%s': the factor must be a "
 					   "number greater than 1, got '%s'",
-					   ax->arg, op + 1);
+					   ax->shown, op + 1);
 		if (!(a > 0.0))
 			return sweep_usage("--vary '%s': a range 'a..bxf' "
-					   "needs a > 0", ax->arg);
+					   "needs a > 0", ax->shown);
 	}
 	/* points, with room for rounding in the last step */
 	if (factor > 0.0)
@@ -232,7 +245,7 @@ static int axis_range(struct sweep_axis *ax, const char *vals)
 		count = floor((b - a) / step + 1e-9) + 1.0;
 	if (!(count <= SWEEP_MAX_AXIS_POINTS))
 		return sweep_usage("--vary '%s': too many values (%.0f); at "
-				   "most %d per --vary", ax->arg, count,
+				   "most %d per --vary", ax->shown, count,
 				   SWEEP_MAX_AXIS_POINTS);
 	n = (size_t)count;
 	ax->text = malloc(n * SWEEP_NUM_TEXT);
@@ -303,7 +316,7 @@ static int axis_check_key(const struct sweep_axis *ax)
 	diag_clear(&err);
 	snprintf(expr, sizeof(expr), "%s=%s", ax->key, ax->values[0]);
 	if (workload_set(&probe, expr, &err) != 0 && key_error(err.msg))
-		return sweep_usage("--vary '%s': %s", ax->arg, err.msg);
+		return sweep_usage("--vary '%s': %s", ax->shown, err.msg);
 	return EXIT_OK;
 }
 
@@ -321,7 +334,7 @@ static int axis_gpus(struct sweep_axis *ax, const struct catalog *cat)
 		diag_clear(&err);
 		ax->gpus[i] = catalog_find(cat, ax->values[i], &err);
 		if (!ax->gpus[i])
-			return sweep_usage("--vary '%s': %s", ax->arg, err.msg);
+			return sweep_usage("--vary '%s': %s", ax->shown, err.msg);
 	}
 	return EXIT_OK;
 }
@@ -337,18 +350,22 @@ static int axis_parse(struct sweep_axis *ax, const char *arg,
 
 	memset(ax, 0, sizeof(*ax));
 	ax->arg = arg;
+	snprintf(ax->shown, sizeof(ax->shown), "%.80s%s", arg,
+		 strlen(arg) > 80 ? "..." : "");
 	if (!eq || eq == arg)
 		return sweep_usage("--vary expects KEY=VALUES such as "
-				   "'training.gpus=64..1024x2', got '%s'", arg);
+				   "'training.gpus=64..1024x2', got '%s'",
+				   ax->shown);
 	klen = (size_t)(eq - arg);
 	if (klen >= sizeof(ax->key))
-		return sweep_usage("--vary '%s': the key is too long", arg);
+		return sweep_usage("--vary '%s': the key is too long",
+				   ax->shown);
 	memcpy(ax->key, arg, klen);
 	ax->key[klen] = '\0';
 	vals = eq + 1;
 	if (*vals == '\0')
 		return sweep_usage("--vary '%s': no values; expected a list "
-				   "'a,b,c' or a range 'a..b'", arg);
+				   "'a,b,c' or a range 'a..b'", ax->shown);
 	ax->is_gpu = strcmp(ax->key, "gpu") == 0;
 	if (ax->is_gpu || strchr(vals, ',') || !strstr(vals, ".."))
 		rc = axis_list(ax, vals);
@@ -384,7 +401,7 @@ static int sweep_parse(struct sweep *s, const struct cli_ctx *ctx)
 		for (int j = 0; j < i; j++)
 			if (strcmp(s->axis[j].key, ax->key) == 0)
 				return sweep_usage("--vary '%s': '%s' is "
-						   "already varied", ax->arg,
+						   "already varied", ax->shown,
 						   ax->key);
 		if (ax->n > SWEEP_MAX_POINTS / s->points)
 			return sweep_usage("the sweep has more than %d points; "

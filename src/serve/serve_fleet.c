@@ -84,10 +84,15 @@ int serve_fleet_init(const struct workload *wl, const struct arch *a,
 	if (e->max_batch < 1)
 		e->max_batch = 1;
 	e->chunked_prefill = is->chunked_prefill;
+	/* the default step budget holds a decode token of every running
+	   sequence: a max_batch above it raises it (issue 40: the default
+	   was blamed for a max_batch the user gave) */
 	e->max_batched_tokens = is->max_batched_tokens != WL_AUTO ?
 					is->max_batched_tokens :
 				e->chunked_prefill ?
-					SERVE_CHUNK_TOKENS_DEFAULT :
+					(e->max_batch > SERVE_CHUNK_TOKENS_DEFAULT ?
+						 e->max_batch :
+						 SERVE_CHUNK_TOKENS_DEFAULT) :
 					SERVE_PREFILL_TOKENS_DEFAULT;
 	e->kv_block_tokens = is->kv_block_tokens > 0 ? is->kv_block_tokens :
 						       16;
