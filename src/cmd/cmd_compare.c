@@ -246,8 +246,8 @@ static void add_row(struct record *rec, const struct compare_row *r,
 			       t->run.gpu_hours, UNIT_COUNT, 0);
 		rec_num_finite(rec, "training", "cost_usd", "cost",
 			       t->run.cost_usd, UNIT_MONEY, RF_GRID);
-		rec_num_finite(rec, "training", "energy_kwh", "kWh",
-			       t->run.energy_kwh, UNIT_COUNT,
+		rec_num_finite(rec, "training", "energy_kwh", "energy",
+			       t->run.energy_kwh, UNIT_ENERGY_KWH,
 			       RF_GRID | RF_WIDE);
 		rec_num(rec, "training", "mfu", "MFU", t->result.mfu,
 			UNIT_KIND_COUNT, RF_PERCENT);
@@ -258,7 +258,7 @@ static void add_row(struct record *rec, const struct compare_row *r,
 			 RF_GRID | RF_WIDE);
 		rec_null(rec, "training", "gpu_hours", "GPU-h", 0);
 		rec_null(rec, "training", "cost_usd", "cost", RF_GRID);
-		rec_null(rec, "training", "energy_kwh", "kWh",
+		rec_null(rec, "training", "energy_kwh", "energy",
 			 RF_GRID | RF_WIDE);
 		rec_null(rec, "training", "mfu", "MFU", 0);
 	}
@@ -426,8 +426,8 @@ static void add_sample_row(struct record *rec, const struct compare_row *r,
 		rec_num_finite(rec, "training", "cost_usd_per_million_samples",
 			       "$/M samples", t->run.cost_usd * per_m,
 			       UNIT_MONEY, RF_GRID);
-		rec_num_finite(rec, "training", "energy_kwh", "kWh",
-			       t->run.energy_kwh, UNIT_COUNT, 0);
+		rec_num_finite(rec, "training", "energy_kwh", "energy",
+			       t->run.energy_kwh, UNIT_ENERGY_KWH, 0);
 		rec_num_finite(rec, "training", "energy_j_per_million_samples",
 			       "energy/M", t->run.energy_j * per_m,
 			       UNIT_ENERGY, RF_GRID | RF_WIDE);

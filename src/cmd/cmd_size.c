@@ -473,8 +473,8 @@ static void add_row(struct record *rec, const struct size_row *r,
 			UNIT_COUNT, t, 0);
 	rec_num_or_null(rec, "cost_usd", "cost", c->cost_usd, UNIT_MONEY, t,
 			tg);
-	rec_num_or_null(rec, "energy_kwh", "energy (kWh)", c->energy_kwh,
-			UNIT_COUNT, t, 0);
+	rec_num_or_null(rec, "energy_kwh", "energy", c->energy_kwh,
+			UNIT_ENERGY_KWH, t, 0);
 	rec_num_or_null(rec, "facility_power_w", "power",
 			c->facility_power_w, UNIT_POWER, t, tg);
 	cli_rec_price(rec, &r->cluster, 0);

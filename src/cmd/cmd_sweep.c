@@ -481,14 +481,14 @@ static void add_training(struct record *rec, const struct train_plan *p,
 			    UNIT_COUNT, 0, bad);
 			num(rec, "cost_usd", "cost", run->cost_usd, UNIT_MONEY,
 			    RF_GRID, bad);
-			num(rec, "energy_kwh", "energy (kWh)", run->energy_kwh,
-			    UNIT_COUNT, 0, bad);
+			num(rec, "energy_kwh", "energy", run->energy_kwh,
+			    UNIT_ENERGY_KWH, 0, bad);
 		} else { /* failures outpace progress: no end, no cost */
 			rec_null(rec, NULL, "time_to_train_s", "time",
 				 RF_GRID);
 			rec_null(rec, NULL, "gpu_hours", "GPU-hours", 0);
 			rec_null(rec, NULL, "cost_usd", "cost", RF_GRID);
-			rec_null(rec, NULL, "energy_kwh", "energy (kWh)", 0);
+			rec_null(rec, NULL, "energy_kwh", "energy", 0);
 		}
 	} else {
 		rec_null(rec, NULL, "micro_batch", "mb", 0);
@@ -501,7 +501,7 @@ static void add_training(struct record *rec, const struct train_plan *p,
 			 RF_GRID);
 		rec_null(rec, NULL, "gpu_hours", "GPU-hours", 0);
 		rec_null(rec, NULL, "cost_usd", "cost", RF_GRID);
-		rec_null(rec, NULL, "energy_kwh", "energy (kWh)", 0);
+		rec_null(rec, NULL, "energy_kwh", "energy", 0);
 	}
 	{
 		bool done = t && p->goodput.finishes;

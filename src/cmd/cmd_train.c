@@ -522,8 +522,8 @@ static void add_train_plan(struct record *rec, const struct workload *wl,
 			run->gpu_power_w, UNIT_POWER, 0);
 		rec_num(rec, NULL, "facility_power_w", "facility power",
 			run->facility_power_w, UNIT_POWER, 0);
-		rec_num_finite(rec, NULL, "energy_kwh", "energy (kWh, facility)",
-			       run->energy_kwh, UNIT_COUNT, 0);
+		rec_num_finite(rec, NULL, "energy_kwh", "energy (facility)",
+			       run->energy_kwh, UNIT_ENERGY_KWH, 0);
 		rec_num_finite(rec, NULL, "cost_usd",
 			       "cost (GPU-hours x price)", run->cost_usd,
 			       UNIT_MONEY, 0);

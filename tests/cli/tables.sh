@@ -65,7 +65,7 @@ LIST
 "$bin" compare $wl >"$tmp/narrow" 2>/dev/null
 "$bin" compare $wl --wide >"$tmp/wide" 2>/dev/null
 check "compare: a line names the columns left out" \
-	'grep -q "^(--wide adds [0-9]* columns: .*kWh" "$tmp/narrow"'
+	'grep -q "^(--wide adds [0-9]* columns: .*energy" "$tmp/narrow"'
 check "compare --wide: wider, every column, no such line" \
 	'[ $(longest "$tmp/wide") -gt 100 ] && ! grep -q "^(--wide adds" "$tmp/wide" && grep -q "J/token" "$tmp/wide"'
 # one unit per column: every time in the column is in the unit of its
