@@ -934,10 +934,10 @@ static void fit_memory_cell(struct record *rec, const struct train_memory *m,
 	char buf[64];
 
 	if (m)
-		snprintf(buf, sizeof(buf), "%.1f / %.0f", m->total_bytes / 1e9,
+		snprintf(buf, sizeof(buf), "%.1f / %.1f", m->total_bytes / 1e9,
 			 g->mem_bytes / 1e9);
 	else
-		snprintf(buf, sizeof(buf), "- / %.0f", g->mem_bytes / 1e9);
+		snprintf(buf, sizeof(buf), "- / %.1f", g->mem_bytes / 1e9);
 	rec_str(rec, NULL, "memory_gb", "GB used/cap", buf,
 		RF_GRID | RF_TABLE);
 }
