@@ -2,6 +2,7 @@
    and specs/models.md, section "Serving under load". */
 #include "serve_fleet.h"
 #include "model_comm.h"
+#include "units.h"
 
 #include <limits.h>
 #include <math.h>
@@ -13,6 +14,12 @@
 static const int capacity_requests_per_client = 8;
 static const int capacity_requests_min = 1000;
 static const int capacity_requests_max = 20000;
+
+/* The longest KV transfer of a mean prompt a disaggregated fleet is
+   simulated with when no TTFT target bounds it: a minute, beyond any
+   interactive first token (and a simulation of it would run for
+   minutes). */
+static const double kv_transfer_max_s = 60.0;
 
 /* Warm-up and run lengths in fills of a replica (fill_s), the tail of
    lengths with one (in means), and the most requests a run grows to. */
@@ -561,6 +568,38 @@ int serve_fleet_init_disagg(const struct workload *wl, const struct arch *a,
 				"the KV transfer needs a network: give "
 				"'inference.kv_transfer_bw' or "
 				"'cluster.inter_bw'");
+	/* a transfer slower than the first-token target (or than
+	   kv_transfer_max_s) cannot be served: said here, of the
+	   bandwidth, rather than after simulating ever more decode
+	   replicas for minutes (issue 40) */
+	{
+		double t = f->xfer.latency_s +
+			   f->load.prompt_tokens_mean * f->xfer.bytes_per_token /
+				   f->xfer.bw_bytes_per_s;
+		double most = is->ttft_slo_s > 0.0 ? is->ttft_slo_s :
+						     kv_transfer_max_s;
+
+		if (t > most) {
+			char bw[32], tt[32], lim[32];
+
+			units_format(bw, sizeof(bw), f->xfer.bw_bytes_per_s,
+				     UNIT_BANDWIDTH, 3);
+			units_format(tt, sizeof(tt), t, UNIT_TIME, 3);
+			units_format(lim, sizeof(lim), most, UNIT_TIME, 3);
+			return diag_set(err, wl->file, 0, 0,
+					"the KV cache of a mean prompt (%.0f "
+					"tokens) takes %s to move at %s, over "
+					"the %s %s: raise "
+					"'inference.kv_transfer_bw' (or "
+					"'cluster.inter_bw')",
+					f->load.prompt_tokens_mean, tt, bw,
+					lim,
+					is->ttft_slo_s > 0.0 ?
+						"TTFT target" :
+						"a disaggregated fleet can "
+						"wait for it");
+		}
+	}
 	return 0;
 }
 
