@@ -144,8 +144,21 @@ void cli_rec_interval_pairs(struct record *rec, const struct cli_basis *b,
 		double r[2] = { (double)NAN, (double)NAN };
 		const struct profile_band *band = cli_basis_band(b, est[i].cls);
 
+		/* a training class's estimate with a range of its own is a
+		   production figure (cli_estimate_production): a profile's
+		   spread widened by the production efficiency's */
+		bool production = est[i].has_range &&
+				  (est[i].cls == INTERVAL_TRAINING ||
+				   est[i].cls == INTERVAL_PER_SAMPLE);
+
 		if (isfinite(est[i].value) && band) {
-			interval_of_sigma(est[i].value, band->sigma_log, r);
+			interval_of_sigma(
+				est[i].value,
+				production ?
+					hypot(band->sigma_log,
+					      INTERVAL_PRODUCTION_SIGMA_LOG) :
+					band->sigma_log,
+				r);
 		} else if (isfinite(est[i].value) && est[i].has_range) {
 			r[0] = est[i].range[0];
 			r[1] = est[i].range[1];
