@@ -158,7 +158,6 @@ struct cal_ctx {
 	int dev_base, eng_base; /* first parameter of each kind */
 	struct cal_param param[CAL_PARAMS_MAX];
 	size_t p;
-	struct scratch *sc;  /* for the plans at the priors */
 	struct progress pr;
 	size_t plans;        /* made by the fit, for the progress line */
 	/* the engine keys the fit moves, by index in the key table */
@@ -284,16 +283,6 @@ static void run_batch(void *pctx, int n, void (*fn)(int i, void *arg),
 	cli_parallel_for(n, fn, arg);
 	c->plans += (size_t)n;
 	progress_update(&c->pr, c->plans, 0, "plans");
-}
-
-/* Whether a serving metric reads a replica's capacity (or what is
-   judged against it), which the fit must then measure each time. */
-static bool capacity_metric(const char *metric)
-{
-	return strstr(metric, "capacity") || strstr(metric, "utilization") ||
-	       strstr(metric, "meets") || strstr(metric, "replicas") ||
-	       strstr(metric, "gpus_total") || strstr(metric, "cost") ||
-	       strstr(metric, "overloaded");
 }
 
 /* The workload of measurement 'm', its stack applied and validated. */
@@ -915,10 +904,9 @@ static void prepare_row(int i, void *arg)
 		goto out;
 	}
 	*fixed_wl = *r->wl;
-	/* the replica's capacity decides only the fields that report it:
-	   measured once */
-	if (m->command == MEASURE_INFER && !r->sample &&
-	    !capacity_metric(m->metric))
+	/* the replica's capacity decides none of the metrics calibrate
+	   takes (cal_metrics): measured once */
+	if (m->command == MEASURE_INFER && !r->sample)
 		fixed_wl->inference.capacity_hint_qps =
 			sc->ip.fleet.capacity_qps;
 	diag_clear(&err);
@@ -1030,9 +1018,8 @@ int cmd_calibrate(struct cli_ctx *ctx)
 	c->key_step = (size_t)workload_key_find("inference",
 						"host_step_overhead");
 	c->rows = calloc(ms.n, sizeof(*c->rows));
-	c->sc = malloc(sizeof(*c->sc));
 	measured = calloc(ms.n, sizeof(double));
-	if (!c->rows || !c->sc || !measured) {
+	if (!c->rows || !measured) {
 		cli_error("out of memory");
 		rc = EXIT_INTERNAL;
 		goto out;
@@ -1211,7 +1198,6 @@ out:
 		for (size_t i = 0; i < c->m; i++)
 			free(c->rows[i].wl);
 	free(c->rows);
-	free(c->sc);
 	free(c);
 	free(measured);
 	free(dep);

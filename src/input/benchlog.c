@@ -4,6 +4,7 @@
  * logs are in benchlog_train.c.  See benchlog.h and specs/calibration.md.
  */
 #include "benchlog.h"
+#include "benchlog_internal.h"
 
 #include <cJSON.h>
 #include <math.h>
@@ -141,8 +142,8 @@ static int json_parse(const char *buf, size_t len, cJSON **o, bool *more)
 	return 0;
 }
 
-static int check_names(const char *name, const char *workload,
-		       const char *gpu, struct diag *err)
+int benchlog_check_names(const char *name, const char *workload,
+			 const char *gpu, struct diag *err)
 {
 	if (strlen(workload) >= MEASURE_PATH_MAX ||
 	    strlen(gpu) >= MEASURE_NAME_MAX)
@@ -151,9 +152,9 @@ static int check_names(const char *name, const char *workload,
 	return 0;
 }
 
-static void measurement_init(struct measurement *m, enum measure_command c,
-			     const char *name, int line, const char *workload,
-			     const char *gpu)
+void benchlog_measurement_init(struct measurement *m, enum measure_command c,
+			       const char *name, int line,
+			       const char *workload, const char *gpu)
 {
 	memset(m, 0, sizeof(*m));
 	m->command = c;
@@ -233,13 +234,13 @@ static int vllm_read(const cJSON *o, const char *name, int line,
 				"a request_rate and a max_concurrency at once: "
 				"capplan simulates a Poisson rate or a closed "
 				"loop, not both");
-	measurement_init(&m, MEASURE_INFER, name, line ? line : 1, workload,
-			 gpu);
+	benchlog_measurement_init(&m, MEASURE_INFER, name, line ? line : 1,
+				  workload, gpu);
 	snprintf(m.set, sizeof(m.set),
 		 "%s;inference.requests=%.0f;inference.prompt_tokens=%.0f;"
 		 "inference.output_tokens=%.0f",
-		 load, isnan(prompts) ? done : prompts, fmax(1.0, round(in / done)),
-		 fmax(1.0, round(out / done)));
+		 load, isnan(prompts) ? done : prompts,
+		 fmax(1.0, round(in / done)), fmax(1.0, round(out / done)));
 	for (size_t i = 0; i < sizeof(results) / sizeof(results[0]); i++) {
 		double v = number(o, results[i].key);
 
@@ -266,6 +267,20 @@ static int vllm_read(const cJSON *o, const char *name, int line,
 	return 0;
 }
 
+/* The names checked and the text parsed ('*o' NULL when it is not
+   JSON, '*more' when text follows the value): 0, or -1 with the error. */
+static int read_json(const char *buf, size_t len, const char *name,
+		     const char *workload, const char *gpu, cJSON **o,
+		     bool *more, struct diag *err)
+{
+	if (benchlog_check_names(name, workload, gpu, err) != 0)
+		return -1;
+	if (json_parse(buf, len, o, more) != 0)
+		return diag_set_kind(err, DIAG_NOMEM, name, 0, 0,
+				     "out of memory");
+	return 0;
+}
+
 int benchlog_vllm_parse(const char *buf, size_t len, const char *name,
 			const char *workload, const char *gpu,
 			struct measure_set *s, struct diag *err)
@@ -276,11 +291,8 @@ int benchlog_vllm_parse(const char *buf, size_t len, const char *name,
 
 	if (!name)
 		name = "result";
-	if (check_names(name, workload, gpu, err) != 0)
+	if (read_json(buf, len, name, workload, gpu, &o, &more, err) != 0)
 		return -1;
-	if (json_parse(buf, len, &o, &more) != 0)
-		return diag_set_kind(err, DIAG_NOMEM, name, 0, 0,
-				     "out of memory");
 	if (!o || !cJSON_IsObject(o)) {
 		cJSON_Delete(o);
 		return diag_set(err, name, 0, 0,
@@ -310,7 +322,7 @@ int benchlog_sglang_jsonl_parse(const char *buf, size_t len,
 
 	if (!name)
 		name = "result";
-	if (check_names(name, workload, gpu, err) != 0)
+	if (benchlog_check_names(name, workload, gpu, err) != 0)
 		return -1;
 	while (at < len) {
 		const char *p = buf + at;
@@ -590,7 +602,7 @@ static int gp_read(const cJSON *o, const char *name, const char *workload,
 	if (!isnan(count))
 		snprintf(requests, sizeof(requests),
 			 ";inference.requests=%.0f", fmin(count, 1e9));
-	measurement_init(&m, MEASURE_INFER, name, 1, workload, gpu);
+	benchlog_measurement_init(&m, MEASURE_INFER, name, 1, workload, gpu);
 	snprintf(m.set, sizeof(m.set),
 		 "%s%s;inference.prompt_tokens=%.0f;"
 		 "inference.output_tokens=%.0f",
@@ -640,11 +652,8 @@ int benchlog_genai_perf_parse(const char *buf, size_t len, const char *name,
 
 	if (!name)
 		name = "result";
-	if (check_names(name, workload, gpu, err) != 0)
+	if (read_json(buf, len, name, workload, gpu, &o, &more, err) != 0)
 		return -1;
-	if (json_parse(buf, len, &o, &more) != 0)
-		return diag_set_kind(err, DIAG_NOMEM, name, 0, 0,
-				     "out of memory");
 	if (!o || !cJSON_IsObject(o) || more) {
 		cJSON_Delete(o);
 		return diag_set(err, name, 0, 0,
@@ -677,7 +686,7 @@ int benchlog_parse(const char *buf, size_t len, const char *name,
 
 	if (!name)
 		name = "result";
-	if (check_names(name, workload, gpu, err) != 0)
+	if (benchlog_check_names(name, workload, gpu, err) != 0)
 		return -1;
 	if (starts(buf, len, "\xef\xbb\xbf")) /* a UTF-8 byte order mark */
 		lead = 3;

@@ -4,6 +4,7 @@
  * See benchlog.h (the rules) and specs/calibration.md (the sources).
  */
 #include "benchlog.h"
+#include "benchlog_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <gsl/gsl_sort_double.h>
+#include <gsl/gsl_statistics_double.h>
 
 #define SNIP_MAX 40 /* bytes of a wrong value quoted in a message */
 #define NUMBER_MAX 64 /* characters of one number in a log */
@@ -114,13 +118,6 @@ static long long read_count(const char *p, const char **end)
 	return v;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The median of the figures 'which' (0: a, 1: b, 2: c) of 'l->v[from..]'
    that are present and positive, or NAN when none is. */
 static double median(const struct log_lines *l, size_t from, int which,
@@ -137,9 +134,8 @@ static double median(const struct log_lines *l, size_t from, int which,
 	}
 	if (k == 0)
 		return NAN;
-	qsort(scratch, k, sizeof(*scratch), cmp_double);
-	return k % 2 ? scratch[k / 2] :
-		       0.5 * (scratch[k / 2 - 1] + scratch[k / 2]);
+	gsl_sort(scratch, 1, k);
+	return gsl_stats_median_from_sorted_data(scratch, 1, k);
 }
 
 /* Append the 'k' measurements 'rows' to 's' at once (or none). */
@@ -163,14 +159,9 @@ static void train_row(struct measurement *m, const char *name, int line,
 		      const char *workload, const char *gpu, const char *set,
 		      const char *metric, double v)
 {
-	memset(m, 0, sizeof(*m));
-	m->command = MEASURE_TRAIN;
-	snprintf(m->workload, sizeof(m->workload), "%s", workload);
-	snprintf(m->gpu, sizeof(m->gpu), "%s", gpu);
+	benchlog_measurement_init(m, MEASURE_TRAIN, name, line, workload, gpu);
 	snprintf(m->set, sizeof(m->set), "%s", set);
 	snprintf(m->metric, sizeof(m->metric), "%s", metric);
-	snprintf(m->file, sizeof(m->file), "%s", name);
-	m->line = line;
 	m->measured = v;
 }
 
@@ -193,16 +184,6 @@ static char *split_lines(const char *buf, size_t len)
 		else if (t[i] == '\0')
 			t[i] = ' ';
 	return t;
-}
-
-static int check_names(const char *name, const char *workload,
-		       const char *gpu, struct diag *err)
-{
-	if (strlen(workload) >= MEASURE_PATH_MAX ||
-	    strlen(gpu) >= MEASURE_NAME_MAX)
-		return diag_set(err, name, 0, 0,
-				"the workload or gpu name is too long");
-	return 0;
 }
 
 /* Megatron-LM */
@@ -296,7 +277,7 @@ int benchlog_megatron_parse(const char *buf, size_t len, const char *name,
 
 	if (!name)
 		name = "result";
-	if (check_names(name, workload, gpu, err) != 0)
+	if (benchlog_check_names(name, workload, gpu, err) != 0)
 		return -1;
 	t = split_lines(buf, len);
 	if (!t)
@@ -480,7 +461,7 @@ int benchlog_torchtitan_parse(const char *buf, size_t len, const char *name,
 
 	if (!name)
 		name = "result";
-	if (check_names(name, workload, gpu, err) != 0)
+	if (benchlog_check_names(name, workload, gpu, err) != 0)
 		return -1;
 	t = split_lines(buf, len);
 	if (!t)

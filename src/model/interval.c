@@ -75,8 +75,7 @@ bool interval_of_replica_rate(const char *gpu, int batch, double prefill_s,
 void interval_of_production(enum interval_class c, const char *gpu,
 			    double value, double out[2])
 {
-	/* the 90th percentile of N(0, 1): an 80% two-sided range */
-	const double w = 1.2815515655446004 * INTERVAL_PRODUCTION_SIGMA_LOG;
+	const double w = INTERVAL_LEVEL_Z * INTERVAL_PRODUCTION_SIGMA_LOG;
 
 	interval_of(c, gpu, value, true, out);
 	out[0] *= exp(-w);
@@ -108,9 +107,6 @@ int interval_class_of_name(const char *name)
 
 void interval_of_sigma(double value, double sigma_log, double out[2])
 {
-	/* the 90th percentile of N(0, 1): an 80% two-sided range */
-	const double z = 1.2815515655446004;
-
-	out[0] = value * exp(-z * sigma_log);
-	out[1] = value * exp(z * sigma_log);
+	out[0] = value * exp(-INTERVAL_LEVEL_Z * sigma_log);
+	out[1] = value * exp(INTERVAL_LEVEL_Z * sigma_log);
 }

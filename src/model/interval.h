@@ -22,6 +22,9 @@
 
 /* The coverage the intervals aim at. */
 #define INTERVAL_LEVEL 0.8
+/* The 90th percentile of N(0, 1): a normal 80% two-sided range is
+   +- INTERVAL_LEVEL_Z sd. */
+#define INTERVAL_LEVEL_Z 1.2815515655446004
 
 /*
  * Factor on both log bounds for a device outside a class's validation

@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "diag.h"
+#include "interval.h"
 
 #define CAL_PARAMS_MAX 64
 #define CAL_LEVERAGE_MAX 0.9
@@ -24,8 +25,7 @@
 /* a parameter whose posterior sd is at least this share of its prior's
    was not determined by the measurements */
 #define CAL_DETERMINED_SHRINK 0.9
-#define CAL_LEVEL_Z 1.2815515655446004 /* the 90th percentile of N(0, 1):
-					  an 80% two-sided range */
+#define CAL_LEVEL_Z INTERVAL_LEVEL_Z /* an 80% two-sided range */
 
 /* How a parameter varies about its prior. */
 enum cal_scale {
