@@ -15,6 +15,18 @@ static const int capacity_requests_per_client = 8;
 static const int capacity_requests_min = 1000;
 static const int capacity_requests_max = 20000;
 
+/* Work bounds of one simulation, so that long answers (thousands of
+   tokens each) plan in seconds, not minutes: a saturation run holds at
+   most about capacity_steps_max steps (its requests' tokens over the
+   batch it keeps running), and a run under load, its length left to
+   capplan, at most sim_tokens_max decoded tokens; neither goes below
+   capacity_rounds_min rounds of its clients, or sim_requests_min
+   requests.  At the workloads of specs/validation.md neither binds. */
+static const double capacity_steps_max = 2e6;
+static const double capacity_rounds_min = 3.0;
+static const double sim_tokens_max = 16e6;
+static const int sim_requests_min = 200;
+
 /* The longest KV transfer of a mean prompt a disaggregated fleet is
    simulated with when no TTFT target bounds it: a minute, beyond any
    interactive first token (and a simulation of it would run for
@@ -210,6 +222,16 @@ static void run_length(struct sim_load *l, int requests_given,
 					      (int)ceil(l->rate_per_s *
 							run_fills * fill);
 	}
+	if (requests_given == WL_AUTO && l->arrival != SIM_ARRIVAL_TRACE) {
+		double cap = fmax(sim_requests_min,
+				  sim_tokens_max /
+					  fmax(1.0, l->output_tokens_mean));
+
+		if (l->arrival == SIM_ARRIVAL_CLOSED)
+			cap = fmax(cap, capacity_rounds_min * l->concurrency);
+		if (l->requests > cap)
+			l->requests = (int)cap;
+	}
 }
 
 /* Simulate 'replicas' replicas (a part of them, scaled, when many). */
@@ -365,6 +387,7 @@ struct sizing {
 	struct infer_step_model *dstep; /* a decode replica */
 	int dim;
 	unsigned checks;
+	bool skipped;  /* the last try was settled without a simulation */
 };
 
 static int fleet_sim_disagg(const struct serve_fleet *f,
@@ -389,16 +412,30 @@ static int decode_for(const struct serve_fleet *f, int np)
 						     (int)d;
 }
 
-static int try_replicas(struct sizing *z, int n, struct diag *err)
+/*
+ * Try 'n' replicas of z's dimension.  With 'prune', a count whose
+ * replicas cannot sustain the Poisson rate (rate >= n x capacity) is
+ * settled as overloaded without simulating it (judge says the same of
+ * any simulation of it); f->sim is then not that count's.
+ */
+static int try_replicas(struct sizing *z, int n, bool prune,
+			struct diag *err)
 {
 	struct serve_fleet *f = z->f;
 	int requests = z->wl->inference.requests;
 
+	z->skipped = false;
 	if (z->dim == 0) {
+		f->replicas = n;
+		if (prune && over_capacity(f, z->checks)) {
+			f->meets = false;
+			f->overloaded = true;
+			z->skipped = true;
+			return 0;
+		}
 		if (fleet_sim(f, z->step, n, requests, &f->sim,
 			      &f->sim_replicas, err) != 0)
 			return -1;
-		f->replicas = n;
 	} else {
 		if (z->dim == 1) {
 			f->prefill_replicas = n;
@@ -406,12 +443,18 @@ static int try_replicas(struct sizing *z, int n, struct diag *err)
 		} else {
 			f->decode_replicas = n;
 		}
+		f->replicas = f->prefill_replicas + f->decode_replicas;
+		if (prune && over_capacity(f, z->checks)) {
+			f->meets = false;
+			f->overloaded = true;
+			z->skipped = true;
+			return 0;
+		}
 		if (fleet_sim_disagg(f, z->step, z->dstep,
 				     f->prefill_replicas, f->decode_replicas,
 				     requests, &f->sim, &f->sim_replicas,
 				     err) != 0)
 			return -1;
-		f->replicas = f->prefill_replicas + f->decode_replicas;
 	}
 	f->meets = judge(z->wl, f, z->checks);
 	return 0;
@@ -454,7 +497,7 @@ static int size_dim(struct sizing *z, struct diag *err)
 	for (;;) {
 		double m;
 
-		if (try_replicas(z, (int)hi, err) != 0)
+		if (try_replicas(z, (int)hi, true, err) != 0)
 			return -1;
 		if (f->meets)
 			break;
@@ -481,6 +524,10 @@ static int size_dim(struct sizing *z, struct diag *err)
 	if (!f->meets) {
 		char why[sizeof(f->why)];
 
+		/* the fleet reported is simulated, even when overloaded */
+		if (z->skipped && try_replicas(z, (int)hi, false, err) != 0)
+			return -1;
+
 		snprintf(why, sizeof(why), "no number of %sreplicas meets the "
 			 "targets (at %d: %.190s)",
 			 z->dim == 1 ? "prefill " :
@@ -495,7 +542,7 @@ static int size_dim(struct sizing *z, struct diag *err)
 	while (hi - lo > 1) {
 		long long mid = lo + (hi - lo) / 2;
 
-		if (try_replicas(z, (int)mid, err) != 0)
+		if (try_replicas(z, (int)mid, true, err) != 0)
 			return -1;
 		if (f->meets) {
 			hi = mid;
@@ -512,13 +559,13 @@ int serve_fleet_run(const struct workload *wl,
 		    struct infer_step_model *step,
 		    struct serve_fleet *f, struct diag *err)
 {
-	struct sizing z = { wl, f, step, NULL, 0, CHECK_ALL };
+	struct sizing z = { wl, f, step, NULL, 0, CHECK_ALL, false };
 
 	if (!(f->capacity_qps > 0.0) &&
 	    serve_fleet_capacity(f, step, err) != 0)
 		return -1;
 	if (wl->inference.replicas != WL_AUTO)
-		return try_replicas(&z, wl->inference.replicas, err);
+		return try_replicas(&z, wl->inference.replicas, false, err);
 	f->sized = true;
 	return size_dim(&z, err);
 }
@@ -612,12 +659,25 @@ static int pool_capacity(const struct sim_engine *e, struct sim_load l,
 	struct sim_result r;
 	long long n;
 
+	double b, cap;
+
 	l.arrival = SIM_ARRIVAL_CLOSED;
 	l.concurrency = 2 * e->max_batch;
 	n = (long long)capacity_requests_per_client * l.concurrency;
 	n = n < capacity_requests_min ? capacity_requests_min :
 	    n > capacity_requests_max ? capacity_requests_max :
 					n;
+	/* the batch it keeps running: max_batch, or what the KV cache
+	   holds of mean requests */
+	b = fmin(e->max_batch,
+		 e->kv_blocks * e->kv_block_tokens /
+			 fmax(1.0, l.prompt_tokens_mean +
+					   l.output_tokens_mean));
+	cap = fmax(capacity_rounds_min * l.concurrency,
+		   capacity_steps_max * fmax(1.0, b) /
+			   fmax(1.0, l.output_tokens_mean));
+	if (n > cap)
+		n = (long long)cap;
 	l.requests = (int)n;
 	if (sim_run(e, 1, &l, infer_step_s, step, &r, err) != 0)
 		return -1;
@@ -716,13 +776,13 @@ int serve_fleet_run_disagg(const struct workload *wl,
 			   struct serve_fleet *f, struct diag *err)
 {
 	const struct inference_spec *is = &wl->inference;
-	struct sizing z = { wl, f, prefill, decode, 2, CHECK_ALL };
+	struct sizing z = { wl, f, prefill, decode, 2, CHECK_ALL, false };
 
 	if (!(f->capacity_qps > 0.0) &&
 	    serve_fleet_capacity_disagg(f, prefill, decode, err) != 0)
 		return -1;
 	if (is->prefill_replicas != WL_AUTO)
-		return try_replicas(&z, is->decode_replicas, err);
+		return try_replicas(&z, is->decode_replicas, false, err);
 	f->sized = true;
 	/* the prefill pool alone sets the time to first token */
 	z.dim = 1;

@@ -190,6 +190,43 @@ static void test_fixed_fleet_at_capacity(void **state)
 }
 
 /*
+ * Long answers: a run capplan sizes decodes at most 16 million tokens
+ * (serve_fleet.c, sim_tokens_max): 4000-token answers of a closed loop
+ * of 1000 clients, which asks for ten requests each, run 16e6 / 4000 =
+ * 4000 of them (at least three rounds of the clients).  Sizing settles the counts the rate
+ * alone overloads without simulating them, and the fleet it reports is
+ * the one it simulated last.
+ */
+static void test_long_answers_bounded(void **state)
+{
+	struct gpu_spec g = a100();
+	struct workload wl;
+	struct infer_plan p;
+
+	(void)state;
+	llama7b(&wl);
+	wl.inference.prompt_tokens = 64;
+	wl.inference.output_tokens = 4000;
+	wl.inference.concurrency = 1000;
+	wl.inference.replicas = 4;
+	plan_ok(&wl, &g, &p);
+	assert_true(p.simulated);
+	assert_int_equal(p.fleet.sim.simulated_requests, 4000);
+
+	wl.inference.concurrency = 0;
+	wl.inference.qps = 2.0;
+	wl.inference.replicas = WL_AUTO;
+	wl.inference.tpot_slo_s = 1.0;
+	plan_ok(&wl, &g, &p);
+	assert_true(p.fleet.sized);
+	assert_true(p.meets_slo);
+	/* the smallest count the rate allows, or more, simulated */
+	assert_true(2.0 < p.replicas * p.fleet.capacity_qps);
+	assert_int_equal(p.fleet.sim_replicas, p.replicas);
+	assert_false(p.fleet.sim.overloaded);
+}
+
+/*
  * More replicas than one simulation holds: SERVE_SIM_REPLICAS_MAX of
  * them with the rate scaled down in proportion; the throughputs are the
  * whole fleet's again.
@@ -594,6 +631,7 @@ int main(void)
 		cmocka_unit_test(test_fixed_fleet),
 		cmocka_unit_test(test_fixed_fleet_at_capacity),
 		cmocka_unit_test(test_large_fleet_in_part),
+		cmocka_unit_test(test_long_answers_bounded),
 		cmocka_unit_test(test_closed_loop),
 		cmocka_unit_test(test_closed_loop_sized),
 		cmocka_unit_test(test_fixed_fleet_misses_tpot),
