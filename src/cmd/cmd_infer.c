@@ -59,6 +59,42 @@ static const struct load_field {
 	  UNIT_KIND_COUNT, -1, NULL },
 };
 
+/* Sessions and the prefix cache of a simulated load: null (and not in
+   tables) where there are none. */
+static void add_prefix(struct record *rec, const struct workload *wl,
+		       const struct infer_plan *p)
+{
+	const struct sim_result *r = &p->fleet.sim;
+	bool caching = p->simulated && p->fleet.engine.prefix_caching &&
+		       !p->fleet.disagg;
+
+	if (p->simulated)
+		rec_bool(rec, NULL, "prefix_caching", "prefix caching",
+			 caching, RF_MACHINE);
+	else
+		rec_null(rec, NULL, "prefix_caching", "prefix caching",
+			 RF_MACHINE);
+	if (p->simulated && wl->inference.turns > 1)
+		rec_int(rec, NULL, "sessions", "sessions (conversations)",
+			r->sessions, 0);
+	else
+		rec_null(rec, NULL, "sessions", "sessions (conversations)",
+			 RF_MACHINE);
+	if (caching) {
+		rec_num(rec, NULL, "prefix_hit_rate",
+			"prefix-cache hits (tokens)",
+			r->prefix_hit_rate, UNIT_KIND_COUNT, RF_PERCENT);
+		rec_num(rec, NULL, "prefix_hit_requests",
+			"prefix-cache hits (requests)",
+			r->prefix_hit_requests, UNIT_KIND_COUNT, RF_PERCENT);
+	} else {
+		rec_null(rec, NULL, "prefix_hit_rate",
+			 "prefix-cache hits (tokens)", RF_MACHINE);
+		rec_null(rec, NULL, "prefix_hit_requests",
+			 "prefix-cache hits (requests)", RF_MACHINE);
+	}
+}
+
 static void add_load(struct record *rec, const struct workload *wl,
 		     const struct infer_plan *p)
 {
@@ -98,6 +134,7 @@ static void add_load(struct record *rec, const struct workload *wl,
 			RF_MACHINE);
 		rec_bool(rec, NULL, "overloaded", "overloaded",
 			 p->fleet.overloaded, 0);
+		add_prefix(rec, wl, p);
 	} else {
 		rec_null(rec, NULL, "capacity_qps",
 			 "capacity per replica (1/s)", 0);
@@ -107,6 +144,7 @@ static void add_load(struct record *rec, const struct workload *wl,
 		rec_null(rec, NULL, "shortened_requests",
 			 "  shortened to the context", RF_MACHINE);
 		rec_null(rec, NULL, "overloaded", "overloaded", 0);
+		add_prefix(rec, wl, p);
 	}
 }
 

@@ -407,6 +407,20 @@ struct inference_spec {
 	int speculative_tokens;
 	double acceptance_rate;   /* 0 = not given */
 	double draft_cost_ratio;  /* a draft step / a target step */
+	/* sessions and the prefix cache (serve_sim.h, specs/workload.md
+	   "Sessions and prefix caching") */
+	int turns;                /* requests per session; 1: none */
+	double think_time_s;      /* mean pause from a reply to the next
+				     turn */
+	int turn_tokens;          /* new prompt tokens of each later turn;
+				     WL_AUTO: prompt_tokens less the shared
+				     prefix */
+	int shared_prefix_tokens; /* leading prompt tokens every request
+				     shares (system prompt, tools) */
+	int prefix_caching;       /* 0/1; WL_AUTO_NEG: as the engine */
+	int routing;              /* 0 least loaded, 1 a session's turns to
+				     one replica; WL_AUTO_NEG: 1 with a
+				     prefix cache, else 0 */
 	/* prefill/decode disaggregation (serve_fleet.h) */
 	bool disaggregated;
 	int prefill_replicas;     /* WL_AUTO: sized */
@@ -631,7 +645,7 @@ struct cluster_spec {
  */
 #define WL_SSD_BW_BYTES_PER_S 24e9
 
-#define WL_GIVEN_MAX 160
+#define WL_GIVEN_MAX 224
 
 struct workload {
 	char file[256];  /* where it came from, for messages; "" if none */

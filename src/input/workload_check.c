@@ -437,6 +437,40 @@ static int check_serving_modes(const struct inference_spec *is,
 				is->disaggregated ?
 					"'inference.disaggregated'" :
 					"speculative decoding");
+	if ((is->turns > 1 || is->shared_prefix_tokens > 0 ||
+	     is->prefix_caching == 1) && !load)
+		return diag_set(err, file, 0, 0,
+				"%s simulated under load: give "
+				"'inference.qps', 'concurrency', 'arrival = "
+				"burst' or a 'trace'",
+				is->turns > 1 ? "'inference.turns' (sessions) are" :
+				is->shared_prefix_tokens > 0 ?
+					"'inference.shared_prefix_tokens' is" :
+					"'inference.prefix_caching' is");
+	if (is->turns <= 1 &&
+	    (is->think_time_s > 0.0 || is->turn_tokens != WL_AUTO))
+		return diag_set(err, file, 0, 0,
+				"'%s' is for sessions of several turns: give "
+				"'inference.turns'",
+				is->think_time_s > 0.0 ? "inference.think_time" :
+							 "inference.turn_tokens");
+	if (is->turns > 1 && (is->trace[0] || is->arrival == 3))
+		return diag_set(err, file, 0, 0,
+				"'inference.turns' builds sessions from the "
+				"load; a trace's requests are replayed as they "
+				"are");
+	if (is->shared_prefix_tokens > 0 &&
+	    is->shared_prefix_tokens >= is->prompt_tokens)
+		return diag_set(err, file, 0, 0,
+				"'inference.shared_prefix_tokens' (%d) must be "
+				"less than 'inference.prompt_tokens' (%d): the "
+				"prefix is part of the first prompt",
+				is->shared_prefix_tokens, is->prompt_tokens);
+	if (is->prefix_caching == 1 && is->disaggregated)
+		return diag_set(err, file, 0, 0,
+				"'inference.prefix_caching' is not modelled "
+				"with 'inference.disaggregated' yet (the "
+				"prefill pool's cache); set it false or auto");
 	if (!is->disaggregated &&
 	    (is->prefill_replicas != WL_AUTO ||
 	     is->decode_replicas != WL_AUTO || is->prefill_tp != WL_AUTO ||
@@ -534,6 +568,12 @@ static const struct {
 	{ "inference", "speculative_tokens", KIND_T },
 	{ "inference", "acceptance_rate", KIND_T },
 	{ "inference", "draft_cost_ratio", KIND_T },
+	{ "inference", "turns", KIND_T },
+	{ "inference", "think_time", KIND_T },
+	{ "inference", "turn_tokens", KIND_T },
+	{ "inference", "shared_prefix_tokens", KIND_T },
+	{ "inference", "prefix_caching", KIND_T },
+	{ "inference", "routing", KIND_T },
 	{ "inference", "disaggregated", KIND_T },
 	{ "inference", "prefill_replicas", KIND_T },
 	{ "inference", "decode_replicas", KIND_T },

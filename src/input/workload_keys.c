@@ -113,6 +113,12 @@ static const struct wl_name length_dist_names[] = {
 	{ "fixed", 0 }, { "exponential", 1 }, { "sharegpt", 2 }, { NULL, 0 },
 };
 
+/* how a fleet routes requests to its replicas (serve_sim.h) */
+static const struct wl_name routing_names[] = {
+	{ "least_loaded", 0 }, { "session", 1 }, { "auto", WL_AUTO_NEG },
+	{ NULL, 0 },
+};
+
 /* the decode attention kernel (model_infer.h, decode_per_head) */
 static const struct wl_name decode_attention_names[] = {
 	{ "grouped", 0 }, { "per_head", 1 }, { NULL, 0 },
@@ -437,6 +443,21 @@ const struct wl_key wl_keys[] = {
 		"chance that a draft token is accepted"),
 	KEY_NUM("inference", "draft_cost_ratio", inference.draft_cost_ratio, 0,
 		0, 1, "a draft-model step's time over the served model's"),
+	KEY_INT("inference", "turns", inference.turns, 0, 1, 10000,
+		"requests per session; later turns resend the history"),
+	KEY_QTYM("inference", "think_time", inference.think_time_s, 0,
+		 UNIT_TIME, 86400.0,
+		 "mean pause from a reply to the session's next turn"),
+	KEY_INT("inference", "turn_tokens", inference.turn_tokens, POS_AUTO, 1,
+		WL_TOKENS_MAX, "new prompt tokens of each turn after the first"),
+	KEY_INT("inference", "shared_prefix_tokens",
+		inference.shared_prefix_tokens, 0, 0, WL_TOKENS_MAX,
+		"leading prompt tokens every request shares"),
+	KEY_TRI("inference", "prefix_caching", inference.prefix_caching,
+		"KV blocks of earlier prompts reused (auto: the engine's)"),
+	KEY_ENUM("inference", "routing", inference.routing, WLT_INTENUM,
+		 routing_names,
+		 "replica of each request: least_loaded, session or auto"),
 	KEY_BOOL("inference", "disaggregated", inference.disaggregated,
 		 "prefill and decode on separate replicas (DistServe)"),
 	KEY_INT("inference", "prefill_replicas", inference.prefill_replicas,
@@ -652,6 +673,10 @@ void workload_init(struct workload *wl)
 	wl->inference.memory_fraction = INFER_MEMORY_FRACTION;
 	wl->inference.draft_cost_ratio = WL_DRAFT_COST_RATIO;
 	wl->inference.disaggregated = false;
+	wl->inference.turns = 1;
+	wl->inference.turn_tokens = WL_AUTO;
+	wl->inference.prefix_caching = WL_AUTO_NEG;
+	wl->inference.routing = WL_AUTO_NEG;
 	wl->inference.weight_only = false;
 	wl->inference.fp4_format = 0;
 	wl->inference.non_expert_precision = PREC_COUNT;

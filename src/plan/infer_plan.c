@@ -205,6 +205,7 @@ static void plan_load(const struct workload *wl, struct infer_plan *p,
 		 serve_fleet_capacity(&p->fleet, &step, &err) != 0) {
 		p->meets_slo = false;
 		snprintf(p->why, sizeof(p->why), "%.200s", err.msg);
+		p->out_of_memory = err.kind == DIAG_NOMEM;
 		return;
 	}
 	if (is->replicas == WL_AUTO &&
@@ -220,6 +221,7 @@ static void plan_load(const struct workload *wl, struct infer_plan *p,
 	if (serve_fleet_run(wl, &step, &p->fleet, &err) != 0) {
 		p->meets_slo = false;
 		snprintf(p->why, sizeof(p->why), "%.200s", err.msg);
+		p->out_of_memory = err.kind == DIAG_NOMEM;
 		return;
 	}
 	p->simulated = true;
@@ -267,6 +269,7 @@ static void plan_load_disagg(const struct workload *wl, struct infer_plan *p,
 	    serve_fleet_capacity_disagg(f, &ps, &ds, &err) != 0) {
 		p->meets_slo = false;
 		snprintf(p->why, sizeof(p->why), "%.200s", err.msg);
+		p->out_of_memory = err.kind == DIAG_NOMEM;
 		return;
 	}
 	if (is->prefill_replicas == WL_AUTO &&
@@ -283,6 +286,7 @@ static void plan_load_disagg(const struct workload *wl, struct infer_plan *p,
 	if (serve_fleet_run_disagg(wl, &ps, &ds, f, &err) != 0) {
 		p->meets_slo = false;
 		snprintf(p->why, sizeof(p->why), "%.200s", err.msg);
+		p->out_of_memory = err.kind == DIAG_NOMEM;
 		return;
 	}
 	p->simulated = true;
@@ -532,11 +536,15 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 		   only while they may need fewer than the best so far */
 		for (int i = 0; i < ntp; i++) {
 			cand = *p;
+			cand.out_of_memory = false;
 			least[i] = plan_tp(wl, &cand, tps[i], 0) == 0 &&
 						   cand.pruned ?
 					   cand.gpus_total :
 					   INT_MAX;
 			cap[i] = cand.pruned ? cand.fleet.capacity_qps : 0.0;
+			if (cand.out_of_memory)
+				return diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
+						     "out of memory");
 		}
 		for (int i = 1; i < ntp; i++)
 			for (int j = i; j > 0 && least[j] < least[j - 1]; j--) {
@@ -560,8 +568,12 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 		cand.capacity_hint_qps = cap[i] > 0.0 ?
 						 cap[i] :
 						 is->capacity_hint_qps;
+		cand.out_of_memory = false;
 		if (plan_tp(wl, &cand, tps[i], bound) != 0)
 			continue;
+		if (cand.out_of_memory)
+			return diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
+					     "out of memory");
 		if (cand.pruned && have)
 			continue;
 		if (!have || better(&cand, &best)) {
@@ -576,6 +588,9 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 		    (p->arch.kv_heads % want_tp == 0 ||
 		     want_tp % p->arch.kv_heads == 0) &&
 		    plan_tp(wl, &cand, want_tp, INT_MAX) == 0) {
+			if (cand.out_of_memory)
+				return diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
+						     "out of memory");
 			best = cand;
 			have = true;
 		}

@@ -52,6 +52,8 @@ struct infer_plan {
 	bool simulated;       /* the load was simulated (fleet holds it) */
 	bool pruned;          /* not sized: it needs more GPUs than a
 				 better tp */
+	bool out_of_memory;   /* the simulation ran out of memory: an
+				 error, not an infeasible plan */
 	double capacity_hint_qps; /* in: a replica's capacity measured
 				     before for this tp; 0: measure it */
 	struct serve_fleet fleet;

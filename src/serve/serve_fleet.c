@@ -122,6 +122,9 @@ int serve_fleet_init(const struct workload *wl, const struct arch *a,
 	e->speculative_tokens = is->speculative_tokens;
 	e->acceptance_rate = is->acceptance_rate;
 	e->draft_cost_ratio = is->draft_cost_ratio;
+	/* auto: the engine's (its stack row); capplan's own engine does
+	   not cache */
+	e->prefix_caching = is->prefix_caching == 1;
 	if (e->chunked_prefill && e->max_batched_tokens < e->max_batch)
 		/* every running sequence decodes a token of the budget
 		   (vLLM refuses the same) */
@@ -149,6 +152,15 @@ int serve_fleet_init(const struct workload *wl, const struct arch *a,
 	l->output_tokens_mean = is->output_tokens;
 	l->max_context_tokens = a->seq_len;
 	l->seed = (unsigned long)is->seed;
+	l->turns = is->turns > 1 ? is->turns : 1;
+	l->think_time_s = is->think_time_s;
+	l->shared_prefix_tokens = is->shared_prefix_tokens;
+	l->session_routing = is->routing == 1 ||
+			     (is->routing == WL_AUTO_NEG && e->prefix_caching);
+	l->turn_tokens_mean = is->turn_tokens != WL_AUTO ?
+				      is->turn_tokens :
+				      fmax(1.0, (double)is->prompt_tokens -
+							is->shared_prefix_tokens);
 	l->trace = is->trace_requests;
 	l->trace_len = is->trace_len;
 	if (l->arrival == SIM_ARRIVAL_TRACE && !l->trace)
@@ -685,11 +697,13 @@ static int pool_capacity(const struct sim_engine *e, struct sim_load l,
 	return 0;
 }
 
-/* The load of a capacity run: a trace's mean lengths, exponential. */
+/* The load of a capacity run: a trace's mean lengths, exponential;
+   sessions without their think time (saturated). */
 static struct sim_load capacity_load(const struct sim_load *in)
 {
 	struct sim_load l = *in;
 
+	l.think_time_s = 0.0;
 	if (l.arrival == SIM_ARRIVAL_TRACE) {
 		double p = 0.0, o = 0.0;
 

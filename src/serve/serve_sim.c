@@ -25,6 +25,10 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+/* The prefix cache's unit: whole KV blocks of at least this many tokens
+   (sim_cache.c). */
+static const int cache_unit_min_tokens = 16;
+
 /* Build the request list: lengths and, except in closed loops, arrival
    times. */
 static int make_requests(struct sim *s)
@@ -40,7 +44,8 @@ static int make_requests(struct sim *s)
 	}
 	rng = gsl_rng_alloc(gsl_rng_mt19937);
 	if (!rng)
-		return diag_set(s->err, NULL, 0, 0, "out of memory");
+		return diag_set_kind(s->err, DIAG_NOMEM, NULL, 0, 0,
+				     "out of memory");
 	gsl_rng_set(rng, l->seed);
 	sim_lengths_init(&lg, l);
 	for (int i = 0; i < s->n; i++) {
@@ -51,8 +56,167 @@ static int make_requests(struct sim *s)
 			s->req[i].arrival_s = 0.0;
 		}
 		s->shortened += sim_lengths_draw(&lg, rng, &s->req[i]);
+		if (s->req[i].prompt_tokens <= l->shared_prefix_tokens)
+			s->req[i].prompt_tokens = l->shared_prefix_tokens + 1;
 	}
 	gsl_rng_free(rng);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Sessions (load->turns > 1): each session's turns are released one by
+ * one, the next a think time after the reply to the last; requests are
+ * numbered in the order they arrive.
+ */
+
+static void due_push(struct sim *s, double t, int sess)
+{
+	size_t i = s->n_due++;
+
+	s->due[i].t = t;
+	s->due[i].seq = sess;
+	while (i > 0 && s->due[(i - 1) / 2].t > s->due[i].t) {
+		struct xfer_item x = s->due[i];
+
+		s->due[i] = s->due[(i - 1) / 2];
+		s->due[(i - 1) / 2] = x;
+		i = (i - 1) / 2;
+	}
+}
+
+static void due_pop(struct sim *s)
+{
+	size_t i = 0;
+
+	s->due[0] = s->due[--s->n_due];
+	for (;;) {
+		size_t a = 2 * i + 1, b = a + 1, m = i;
+		struct xfer_item x;
+
+		if (a < s->n_due && s->due[a].t < s->due[m].t)
+			m = a;
+		if (b < s->n_due && s->due[b].t < s->due[m].t)
+			m = b;
+		if (m == i)
+			return;
+		x = s->due[i];
+		s->due[i] = s->due[m];
+		s->due[m] = x;
+		i = m;
+	}
+}
+
+/* Start a new session at time t, its first turn drawn as a request is. */
+static void session_start(struct sim *s, double t)
+{
+	struct sim_request q;
+	int ss;
+
+	if (s->n_sessions >= s->sessions_max)
+		return;
+	ss = s->n_sessions++;
+	s->sess_rep[ss] = -1;
+	s->shortened += sim_lengths_draw(&s->lengths, s->sess_rng, &q);
+	if (q.prompt_tokens <= s->load->shared_prefix_tokens)
+		q.prompt_tokens = s->load->shared_prefix_tokens + 1;
+	s->sess_next_prompt[ss] = q.prompt_tokens;
+	s->sess_next_output[ss] = q.output_tokens;
+	due_push(s, t, ss);
+}
+
+int sim_session_done(struct sim *s, int q, double t)
+{
+	const struct sim_load *l = s->load;
+	int ss = s->req_session[q];
+
+	if (s->sess_turns[ss] < l->turns && s->issued < s->n) {
+		struct sim_request d;
+		double turn = l->turn_tokens_mean, prompt;
+
+		if (l->length_dist != SIM_LEN_FIXED && turn > 1.0)
+			turn = gsl_ran_geometric(s->sess_rng, 1.0 / turn);
+		(void)sim_lengths_draw(&s->lengths, s->sess_rng, &d);
+		/* the conversation so far, and the user's new tokens */
+		prompt = (double)s->req[q].prompt_tokens +
+			 s->req[q].output_tokens + fmax(1.0, turn);
+		if (l->max_context_tokens <= 0 ||
+		    prompt + d.output_tokens <= l->max_context_tokens) {
+			s->sess_next_prompt[ss] = (int)prompt;
+			s->sess_next_output[ss] = d.output_tokens;
+			due_push(s, t + (l->think_time_s > 0.0 ?
+						 gsl_ran_exponential(
+							 s->sess_rng,
+							 l->think_time_s) :
+						 0.0),
+				 ss);
+			return 0;
+		}
+	}
+	/* the session is over: a closed loop's client starts another */
+	if (l->arrival == SIM_ARRIVAL_CLOSED && s->issued < s->n)
+		session_start(s, t);
+	return 0;
+}
+
+static int init_request(struct sim *s, int i);
+static void arrive(struct sim *s, int q, double t);
+
+/* Release the next turn due (at its time t): the next request. */
+static int release_turn(struct sim *s)
+{
+	double t = s->due[0].t;
+	int ss = s->due[0].seq, q;
+
+	due_pop(s);
+	if (s->issued >= s->n)
+		return 0;
+	q = s->issued++;
+	s->req[q].arrival_s = t;
+	s->req[q].prompt_tokens = s->sess_next_prompt[ss];
+	s->req[q].output_tokens = s->sess_next_output[ss];
+	s->req_session[q] = ss;
+	if (s->sess_turns[ss]++ == 0)
+		s->sessions_released++;
+	if (init_request(s, q) != 0)
+		return -1;
+	arrive(s, q, t);
+	return 0;
+}
+
+/* The sessions that start the run. */
+static int sessions_init(struct sim *s)
+{
+	const struct sim_load *l = s->load;
+	double t = 0.0;
+
+	s->sess_rng = gsl_rng_alloc(gsl_rng_mt19937);
+	if (!s->sess_rng)
+		return diag_set_kind(s->err, DIAG_NOMEM, NULL, 0, 0,
+				     "out of memory");
+	gsl_rng_set(s->sess_rng, l->seed);
+	sim_lengths_init(&s->lengths, l);
+	switch (l->arrival) {
+	case SIM_ARRIVAL_POISSON:
+		/* sessions start at rate / turns: requests at about the
+		   rate; more starts than will be needed, in time order */
+		s->sessions_max = s->n;
+		for (int i = 0; i < s->n; i++) {
+			t += gsl_ran_exponential(s->sess_rng,
+						 l->turns / l->rate_per_s);
+			session_start(s, t);
+		}
+		break;
+	case SIM_ARRIVAL_CLOSED:
+		s->sessions_max = s->n;
+		for (int i = 0; i < l->concurrency && i < s->n; i++)
+			session_start(s, 0.0);
+		break;
+	default: /* a burst of sessions */
+		s->sessions_max = (s->n + l->turns - 1) / l->turns;
+		for (int i = 0; i < s->sessions_max; i++)
+			session_start(s, 0.0);
+		break;
+	}
 	return 0;
 }
 
@@ -129,6 +293,15 @@ static int check_args(const struct sim_engine *e, int replicas,
 		return diag_set(err, NULL, 0, 0,
 				"requests must be at least 1, not %d",
 				l->requests);
+	if (l->turns > 1 &&
+	    (!(l->think_time_s >= 0.0) || !isfinite(l->think_time_s) ||
+	     !(l->turn_tokens_mean >= 1.0) || !isfinite(l->turn_tokens_mean)))
+		return diag_set(err, NULL, 0, 0,
+				"sessions need a think time of at least 0 and "
+				"at least one new token a turn");
+	if (l->shared_prefix_tokens < 0)
+		return diag_set(err, NULL, 0, 0,
+				"the shared prefix must not be negative");
 	if (!(l->prompt_tokens_mean >= 1.0) ||
 	    !(l->output_tokens_mean >= 1.0) ||
 	    !isfinite(l->prompt_tokens_mean + l->output_tokens_mean))
@@ -161,6 +334,24 @@ static int sim_alloc(struct sim *s)
 	s->pending = malloc(n * sizeof(int));
 	s->fe_q = malloc(n * sizeof(int));
 	s->fe_t = malloc(n * sizeof(double));
+	if (s->caching) {
+		s->cached = calloc(n, sizeof(int));
+		s->hit_tokens = calloc(n, sizeof(int));
+		if (!s->cached || !s->hit_tokens)
+			return -1;
+	}
+	if (s->sessions_on) {
+		s->req_session = malloc(n * sizeof(int));
+		s->sess_turns = calloc(n, sizeof(int));
+		s->sess_rep = malloc(n * sizeof(int));
+		s->sess_next_prompt = malloc(n * sizeof(int));
+		s->sess_next_output = malloc(n * sizeof(int));
+		s->due = malloc(n * sizeof(*s->due));
+		if (!s->req_session || !s->sess_turns || !s->sess_rep ||
+		    !s->sess_next_prompt ||
+		    !s->sess_next_output || !s->due)
+			return -1;
+	}
 	s->r = calloc((size_t)s->replicas, sizeof(*s->r));
 	s->ev = malloc((size_t)s->replicas * sizeof(int));
 	s->ev_pos = malloc((size_t)s->replicas * sizeof(int));
@@ -186,6 +377,16 @@ static void sim_free(struct sim *s)
 {
 	if (s->spec_rng)
 		gsl_rng_free(s->spec_rng);
+	if (s->sess_rng)
+		gsl_rng_free(s->sess_rng);
+	free(s->cached);
+	free(s->hit_tokens);
+	free(s->req_session);
+	free(s->sess_turns);
+	free(s->sess_rep);
+	free(s->sess_next_prompt);
+	free(s->sess_next_output);
+	free(s->due);
 	if (s->r)
 		for (int i = 0; i < s->replicas; i++)
 			sim_replica_free(&s->r[i]);
@@ -260,14 +461,24 @@ static int run_events(struct sim *s)
 	long long guard = 0, limit;
 	double tokens = 0.0, t;
 
-	for (int i = 0; i < s->n; i++)
-		tokens += (double)s->req[i].prompt_tokens +
-			  s->req[i].output_tokens + 2.0;
+	if (s->req_session)
+		/* sessions: no request is longer than the context */
+		tokens = (double)s->n *
+			 ((s->load->max_context_tokens > 0 ?
+				   s->load->max_context_tokens :
+				   s->load->turns * (s->load->prompt_tokens_mean +
+						     s->load->output_tokens_mean +
+						     s->load->turn_tokens_mean)) +
+			  2.0);
+	else
+		for (int i = 0; i < s->n; i++)
+			tokens += (double)s->req[i].prompt_tokens +
+				  s->req[i].output_tokens + 2.0;
 	/* every step schedules at least one token; preemptions redo at
 	   most a request's tokens each: a generous bound on steps */
 	limit = tokens * 64.0 > 4e18 ? (long long)4e18 :
 				       (long long)(tokens * 64.0) + 1024;
-	if (closed) {
+	if (closed && !s->req_session) {
 		int c = s->load->concurrency < s->n ? s->load->concurrency :
 						       s->n;
 
@@ -281,6 +492,16 @@ static int run_events(struct sim *s)
 		double t_arr = s->next_arrival < s->n ?
 				       s->req[s->next_arrival].arrival_s :
 				       HUGE_VAL;
+
+		if (s->req_session) {
+			if (s->n_due == 0 && s->done == s->issued) {
+				/* every session ended before 'requests' */
+				s->n = s->issued;
+				break;
+			}
+			t_arr = s->n_due > 0 && s->issued < s->n ? s->due[0].t :
+								   HUGE_VAL;
+		}
 		double t_x = s->n_xq > 0 ? s->xq[0].t : HUGE_VAL;
 		double t_fe = s->fe_head < s->fe_tail ? s->fe_t[s->fe_head] :
 							HUGE_VAL;
@@ -314,6 +535,23 @@ static int run_events(struct sim *s)
 				sim_xfer_end(s);
 			if (start_idle(s, t_x) != 0)
 				return -1;
+			continue;
+		}
+		if (s->req_session && (best < 0 || t_arr <= s->r[best].t_end)) {
+			if (release_turn(s) != 0)
+				return -1;
+			if (s->n_due > 0 && s->issued < s->n &&
+			    s->due[0].t == t_arr)
+				continue; /* more turns at this instant */
+			if (start_idle(s, t_arr) != 0)
+				return -1;
+			if (s->issued == s->n) {
+				s->waiting_at_last_arrival =
+					s->fe_tail - s->fe_head;
+				for (int i = 0; i < s->replicas; i++)
+					s->waiting_at_last_arrival +=
+						(int)s->r[i].wait.n;
+			}
 			continue;
 		}
 		if (best < 0 || t_arr <= s->r[best].t_end) {
@@ -382,6 +620,36 @@ static int check_fits(const struct sim *s, int i)
 	return 0;
 }
 
+/* Check request i (arrived, its lengths drawn) and set up its sequence. */
+static int init_request(struct sim *s, int i)
+{
+	const struct sim_load *load = s->load;
+	struct sim_request *q = &s->req[i];
+
+	if (q->prompt_tokens < 1 || q->output_tokens < 1 ||
+	    !(q->arrival_s >= 0.0) || !isfinite(q->arrival_s) ||
+	    (i > 0 && q->arrival_s < s->req[i - 1].arrival_s))
+		return diag_set(s->err, NULL, 0, 0,
+				"request %d: lengths must be at least 1 and "
+				"arrivals non-negative and in order", i + 1);
+	if (load->output_tokens_max > 0 &&
+	    q->output_tokens > load->output_tokens_max)
+		q->output_tokens = load->output_tokens_max;
+	if (check_fits(s, i) != 0)
+		return -1;
+	s->target[i] = q->prompt_tokens;
+	s->out_left[i] = q->output_tokens;
+	s->t_admit[i] = s->t_first[i] = s->t_done[i] = -1.0;
+	s->t_xfer[i] = -1.0;
+	if (load->prefilled) {
+		/* its first token is out: it decodes the rest */
+		s->kv_ready[i] = 1;
+		s->out_left[i] = q->output_tokens > 1 ? q->output_tokens - 1 :
+							1;
+	}
+	return 0;
+}
+
 static int run_pools(const struct sim_pool *pools, int n_pools,
 		     const struct sim_transfer *x, const struct sim_load *load,
 		     struct sim_result *r, struct diag *err)
@@ -405,59 +673,52 @@ static int run_pools(const struct sim_pool *pools, int n_pools,
 		s.xfer = *x;
 	s.n = load->arrival == SIM_ARRIVAL_TRACE ? (int)load->trace_len :
 						   load->requests;
+	/* prefix caching: colocated replicas (a disaggregated prefill
+	   pool's cache is not modelled) */
+	s.caching = n_pools == 1 && pools[0].eng->prefix_caching;
+	if (s.caching) {
+		int b = s.eng->kv_block_tokens;
+
+		s.cache_unit_tokens = b * ((cache_unit_min_tokens + b - 1) / b);
+		s.cache_unit_blocks = s.cache_unit_tokens / b;
+	}
+	s.sessions_on = load->turns > 1 && load->arrival != SIM_ARRIVAL_TRACE;
 	if (sim_alloc(&s) != 0) {
-		diag_set(err, NULL, 0, 0, "out of memory");
+		diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
+			      "out of memory");
 		goto out;
 	}
-	if (make_requests(&s) != 0)
+	if (!s.req_session && make_requests(&s) != 0)
 		goto out;
 	if (spec) {
 		/* a stream of its own, so that the lengths do not change
 		   with speculation */
 		s.spec_rng = gsl_rng_alloc(gsl_rng_mt19937);
 		if (!s.spec_rng) {
-			diag_set(err, NULL, 0, 0, "out of memory");
+			diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
+			      "out of memory");
 			goto out;
 		}
 		gsl_rng_set(s.spec_rng, load->seed ^ 0x9e3779b9UL);
 	}
-	if (load->arrival == SIM_ARRIVAL_POISSON && s.n > 1) {
+	if (load->arrival == SIM_ARRIVAL_POISSON && s.n > 1 && !s.req_session) {
 		s.win_a = s.req[sim_warmup_count(&s)].arrival_s;
 		s.win_b = s.req[s.n - 1].arrival_s;
 	}
-	for (int i = 0; i < s.n; i++) {
-		struct sim_request *q = &s.req[i];
-
-		if (q->prompt_tokens < 1 || q->output_tokens < 1 ||
-		    !(q->arrival_s >= 0.0) || !isfinite(q->arrival_s) ||
-		    (i > 0 && q->arrival_s < s.req[i - 1].arrival_s)) {
-			diag_set(err, NULL, 0, 0,
-				 "request %d: lengths must be at least 1 and "
-				 "arrivals non-negative and in order", i + 1);
+	if (s.req_session) {
+		if (sessions_init(&s) != 0)
 			goto out;
-		}
-		if (load->output_tokens_max > 0 &&
-		    q->output_tokens > load->output_tokens_max)
-			q->output_tokens = load->output_tokens_max;
-		if (check_fits(&s, i) != 0)
-			goto out;
-		s.target[i] = q->prompt_tokens;
-		s.out_left[i] = q->output_tokens;
-		s.t_admit[i] = s.t_first[i] = s.t_done[i] = -1.0;
-		s.t_xfer[i] = -1.0;
-		if (load->prefilled) {
-			/* its first token is out: it decodes the rest */
-			s.kv_ready[i] = 1;
-			s.out_left[i] = q->output_tokens > 1 ?
-						q->output_tokens - 1 :
-						1;
-		}
+	} else {
+		for (int i = 0; i < s.n; i++)
+			if (init_request(&s, i) != 0)
+				goto out;
 	}
 	if (run_events(&s) != 0)
 		goto out;
 	buf = malloc((size_t)s.n * sizeof(*buf));
 	if (!buf) {
-		diag_set(err, NULL, 0, 0, "out of memory");
+		diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
+			      "out of memory");
 		goto out;
 	}
 	sim_summarize(&s, r, buf);

@@ -62,6 +62,12 @@ struct sim_engine {
 	int speculative_tokens;
 	double acceptance_rate;
 	double draft_cost_ratio;
+	/* automatic prefix caching (vLLM's hashed blocks, SGLang's radix
+	   cache): the KV blocks of earlier requests stay in the free part of
+	   the cache, keyed by their content, until LRU eviction needs the
+	   room; a prompt whose leading blocks are there skips their prefill,
+	   and running sequences share them (sim_cache.c) */
+	bool prefix_caching;
 };
 
 /* The load. */
@@ -89,6 +95,28 @@ struct sim_load {
 				       cache and first token (capacity of a
 				       decode pool); they decode the rest,
 				       at least one token */
+	/* sessions (not with a trace): 'turns' > 1 makes every load a load
+	   of conversations.  A session's first turn draws its lengths as a
+	   request does; each later turn arrives a think time (exponential,
+	   mean think_time_s) after the reply before it, its prompt the
+	   whole conversation so far plus turn_tokens_mean new tokens (drawn
+	   as the length distribution draws), until 'turns' or the context
+	   ends it.  Poisson: sessions start at rate_per_s / turns, so that
+	   requests arrive at about rate_per_s; closed: each client runs one
+	   session after another; burst: every session starts at 0.
+	   'requests' counts turns. */
+	int turns;                  /* 1: single requests */
+	double think_time_s;
+	double turn_tokens_mean;
+	int shared_prefix_tokens;   /* leading prompt tokens every request
+				       shares (a system prompt): the same
+				       content, a prefix-cache hit */
+	bool session_routing;       /* a session's later turns go to the
+				       replica of its first (a cache-aware
+				       router: llm-d, Dynamo, SGLang's),
+				       unless it holds a full batch more
+				       than the least loaded; else every
+				       request to the least loaded */
 };
 
 struct sim_result {
@@ -118,6 +146,12 @@ struct sim_result {
 	int shortened_requests;  /* of which drawn longer than the context
 				    and shortened to it (a trace's are
 				    refused when read) */
+	int sessions;            /* conversations started (turns > 1) */
+	/* prefix caching, over the measured requests' first admissions:
+	   the share of prompt tokens found in the cache, and of requests
+	   that found any */
+	double prefix_hit_rate;
+	double prefix_hit_requests;
 	int measured_requests;
 	bool overloaded;         /* the queue grew through the run */
 };

@@ -10,9 +10,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <gsl/gsl_rng.h>
 
+#include "serve_load.h"
 #include "serve_sim.h"
 
 enum seq_state {
@@ -44,6 +46,26 @@ struct deque {
 	size_t cap, head, n;
 };
 
+/* A unit of the prefix cache (sim_cache.c): its content's key, the
+   running sequences that hold it, and its place in the LRU list of free
+   units (ref 0). */
+struct kv_node {
+	uint64_t key;
+	int ref;
+	int prev, next;         /* LRU links; next also links unused nodes */
+};
+
+struct kv_cache {
+	struct kv_node *node;
+	size_t n_node, cap_node;
+	long long n_live;       /* nodes in use */
+	long long n_free;       /* of which free (ref 0), in the LRU list */
+	int lru_head, lru_tail; /* least and most recently used free unit */
+	int free_node;          /* unused nodes, linked by next */
+	int *slot;              /* open addressing: node + 1, 0 empty */
+	size_t n_slots;         /* a power of two, at least twice n_live */
+};
+
 struct replica {
 	const struct sim_pool *pool; /* its engine and step model */
 	int pool_index;        /* 0, or 1 for the decode pool */
@@ -73,6 +95,7 @@ struct replica {
 	double step_prompt;    /* prompt tokens it prefills */
 	int *step_pf;          /* sequences whose prefill ends this step */
 	int n_step_pf;
+	struct kv_cache cache; /* prefix caching: its free and shared units */
 };
 
 /* KV caches in transfer, a heap by arrival at the decode pool. */
@@ -130,6 +153,30 @@ struct sim {
 	long long steps, request_steps, preemptions;
 	int done;
 	int shortened;           /* requests drawn beyond the context */
+	/* prefix caching (eng->prefix_caching) */
+	bool caching;
+	int cache_unit_tokens;   /* tokens of a unit: whole KV blocks, >= 16 */
+	double cache_unit_blocks; /* KV blocks of a unit */
+	int *cached;             /* per sequence: leading units it holds in
+				    its replica's cache (shared, counted
+				    there), the rest of its blocks its own */
+	int *hit_tokens;         /* per request: prompt tokens its first
+				    admission found cached */
+	long long cache_evictions;
+	/* sessions (load->turns > 1; serve_sim.c) */
+	bool sessions_on;
+	struct sim_lengths lengths; /* of first turns, and later answers */
+	int *req_session;        /* per request: its session; NULL: none */
+	int *sess_turns;         /* per session: turns released */
+	int *sess_rep;           /* per session: its replica, or -1 */
+	int *sess_next_prompt, *sess_next_output; /* its next turn's lengths */
+	int n_sessions;          /* started (drawn) */
+	int sessions_released;   /* whose first turn arrived */
+	int sessions_max;        /* to start at most */
+	struct xfer_item *due;   /* next turns and session starts, a heap by
+				    time (seq: the session) */
+	size_t n_due;
+	gsl_rng *sess_rng;       /* think times and later turns' lengths */
 	int waiting_at_last_arrival;
 	/* Poisson: tokens emitted by steps that end in [win_a, win_b), from
 	   the first measured arrival to the last arrival */
@@ -152,6 +199,34 @@ int sim_replica_end(struct sim *s, struct replica *r);
 void sim_xfer_end(struct sim *s);
 /* Send arrived request 'q' to a replica of the first pool. */
 void sim_route(struct sim *s, int q);
+
+/* sim_cache.c: the prefix cache of a replica */
+void sim_cache_init(struct kv_cache *c);
+void sim_cache_free(struct kv_cache *c);
+/* The content key of unit i of sequence q's context. */
+uint64_t sim_unit_key(const struct sim *s, int q, long long i);
+/* KV blocks of q's prompt that running sequences hold already (a hit it
+   would share): what admitting it needs less. */
+double sim_cache_shared_blocks(const struct sim *s, const struct replica *r,
+			       int q);
+/* Admit q: take its leading cached units (s->cached[q], s->prefilled[q]);
+   the units it takes back from the free list count in blocks_used again.
+   Returns the units hit. */
+int sim_cache_admit(struct sim *s, struct replica *r, int q);
+/* q's prompt is in the cache: its full units become shared ones; 0 or -1
+   (out of memory). */
+int sim_cache_prefilled(struct sim *s, struct replica *r, int q);
+/* q leaves the batch (done or preempted) with kv_tokens in its cache:
+   its shared units lose a holder, its full units stay behind free; then
+   the cache is trimmed.  The caller frees q's own blocks first.  0 or -1
+   (out of memory). */
+int sim_cache_release(struct sim *s, struct replica *r, int q,
+		      long long kv_tokens);
+/* Evict free units, least recently used first, until the free units fit
+   the room the running sequences leave. */
+void sim_cache_trim(struct sim *s, struct replica *r);
+/* sessions (serve_sim.c): request q of a session ended at t */
+int sim_session_done(struct sim *s, int q, double t);
 
 /* sim_summary.c */
 /* Requests of the warm-up, left out of the statistics. */

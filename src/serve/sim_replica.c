@@ -211,6 +211,7 @@ int sim_replica_init(struct sim *s, struct replica *r, int pool)
 	if (deque_init(&r->wait, n + 1) != 0 ||
 	    deque_init(&r->prefill, (mb < n ? mb : n) + 1) != 0)
 		return -1;
+	sim_cache_init(&r->cache);
 	r->res = calloc((size_t)s->eng->kv_block_tokens, sizeof(*r->res));
 	r->step_pf = malloc(((mb < n ? mb : n) + 1) * sizeof(*r->step_pf));
 	return r->res && r->step_pf ? 0 : -1;
@@ -224,6 +225,29 @@ void sim_replica_free(struct replica *r)
 	free(r->admitted);
 	free(r->res);
 	free(r->step_pf);
+	sim_cache_free(&r->cache);
+}
+
+/* Blocks sequence q holds of its own with 'tokens' in its cache (the
+   leading units it shares are the cache's). */
+static double own_blocks(const struct sim *s, int q, double tokens)
+{
+	double b = sim_blocks_for(s, tokens);
+
+	return s->caching ? b - s->cached[q] * s->cache_unit_blocks : b;
+}
+
+/* Sequence q leaves replica r's batch with 'tokens' in its cache whose
+   KV is computed ('kv_tokens'): its blocks are freed, and with prefix
+   caching its full units stay behind. */
+static int release(struct sim *s, struct replica *r, int q, double tokens,
+		   long long kv_tokens)
+{
+	r->blocks_used -= own_blocks(s, q, tokens);
+	if (s->caching && sim_cache_release(s, r, q, kv_tokens) != 0)
+		return diag_set_kind(s->err, DIAG_NOMEM, NULL, 0, 0,
+				     "out of memory");
+	return 0;
 }
 
 /* Context tokens in the KV cache of a decoding sequence. */
@@ -272,7 +296,8 @@ static int preempt_one(struct sim *s, struct replica *r)
 			long long left = s->fin[q] - r->clock;
 
 			/* its heap entry goes stale with the generation */
-			r->blocks_used -= sim_blocks_for(s, (double)ctx);
+			if (release(s, r, q, (double)ctx, ctx) != 0)
+				return -1;
 			dec_remove(s, r, q);
 			s->out_left[q] = (int)left;
 			/* the cache held every token but the last one
@@ -284,7 +309,9 @@ static int preempt_one(struct sim *s, struct replica *r)
 					deque_remove_at(&r->prefill, i);
 					break;
 				}
-			r->blocks_used -= sim_blocks_for(s, s->target[q]);
+			if (release(s, r, q, s->target[q], s->prefilled[q]) !=
+			    0)
+				return -1;
 		} else {
 			continue;
 		}
@@ -327,7 +354,9 @@ static bool can_admit_as(const struct sim *s, const struct replica *r,
 		return false;
 	q = deque_front(&r->wait);
 	return (s->kv_ready[q] != 0) == ready &&
-	       r->blocks_used + sim_blocks_for(s, s->target[q]) <=
+	       r->blocks_used + sim_blocks_for(s, s->target[q]) -
+			       (s->caching ? sim_cache_shared_blocks(s, r, q) :
+					     0.0) <=
 		       r->pool->eng->kv_blocks;
 }
 
@@ -341,14 +370,28 @@ static int admit_head(struct sim *s, struct replica *r, double t)
 	int q = deque_front(&r->wait);
 
 	deque_pop_front(&r->wait);
-	r->blocks_used += sim_blocks_for(s, s->target[q]);
+	s->prefilled[q] = 0;
+	if (s->caching) {
+		/* its cached leading units first (taken back from the free
+		   list or shared), then blocks of its own for the rest */
+		int hit = sim_cache_admit(s, r, q);
+
+		if (s->t_admit[q] < 0.0)
+			s->hit_tokens[q] = s->prefilled[q];
+		(void)hit;
+	}
+	r->blocks_used += own_blocks(s, q, s->target[q]);
+	if (s->caching)
+		sim_cache_trim(s, r);
 	r->running++;
 	s->state[q] = SEQ_PREFILL;
-	s->prefilled[q] = 0;
 	if (s->t_admit[q] < 0.0)
 		s->t_admit[q] = t;
 	deque_push_back(&r->prefill, q);
-	return admitted_push(r, q);
+	if (admitted_push(r, q) != 0)
+		return diag_set_kind(s->err, DIAG_NOMEM, NULL, 0, 0,
+				     "out of memory");
+	return 0;
 }
 
 /* A decode replica of a disaggregated fleet: admit the head sequences
@@ -366,7 +409,8 @@ static int admit_ready(struct sim *s, struct replica *r, double t)
 			s->t_admit[q] = t;
 		if (admitted_push(r, q) != 0 ||
 		    dec_add(s, r, q, s->target[q]) != 0)
-			return diag_set(s->err, NULL, 0, 0, "out of memory");
+			return diag_set_kind(s->err, DIAG_NOMEM, NULL, 0, 0,
+				     "out of memory");
 	}
 	return 0;
 }
@@ -405,6 +449,8 @@ static int reserve_decode(struct sim *s, struct replica *r, int adv)
 
 		if (r->blocks_used + need <= r->pool->eng->kv_blocks) {
 			r->blocks_used += need;
+			if (s->caching)
+				sim_cache_trim(s, r);
 			return 0;
 		}
 		if (preempt_one(s, r) != 0)
@@ -432,10 +478,11 @@ static int plan_chunks(struct sim *s, struct replica *r, struct sim_mix *m,
 	}
 	while (budget > 0 && can_admit(s, r)) {
 		int q = deque_front(&r->wait);
-		long long c = s->target[q];
+		long long c;
 
 		if (admit_head(s, r, t) != 0)
 			return -1;
+		c = s->target[q] - s->prefilled[q];
 		if (c > budget)
 			c = budget;
 		add_chunk(s, r, m, q, (int)c);
@@ -460,8 +507,8 @@ static int plan_prefill(struct sim *s, struct replica *r, struct sim_mix *m,
 		if (admit_head(s, r, t) != 0)
 			return -1;
 		deque_pop_front(&r->prefill);
-		tokens += s->target[q];
-		add_chunk(s, r, m, q, s->target[q]);
+		tokens += s->target[q] - s->prefilled[q];
+		add_chunk(s, r, m, q, s->target[q] - s->prefilled[q]);
 	}
 	return 0;
 }
@@ -591,15 +638,18 @@ int sim_replica_start(struct sim *s, struct replica *r, double t)
 	return 0;
 }
 
-static void finish_seq(struct sim *s, struct replica *r, int q, double t)
+static int finish_seq(struct sim *s, struct replica *r, int q, double t)
 {
 	s->state[q] = SEQ_DONE;
 	s->t_done[q] = t;
 	r->running--;
 	r->outstanding--;
 	s->done++;
+	if (s->req_session)
+		return sim_session_done(s, q, t);
 	if (s->load->arrival == SIM_ARRIVAL_CLOSED && s->issued < s->n)
 		s->pending[s->n_pending++] = s->issued++;
+	return 0;
 }
 
 /* The transfers in flight: a heap by arrival time. */
@@ -699,10 +749,13 @@ int sim_replica_end(struct sim *s, struct replica *r)
 			    s->state[it.seq] != SEQ_DECODE)
 				continue;
 			r->step_tokens -= (double)(r->clock - it.finish);
-			r->blocks_used -= sim_blocks_for(
-				s, (double)dec_ctx(r, s, it.seq));
+			if (release(s, r, it.seq,
+				    (double)dec_ctx(r, s, it.seq),
+				    dec_ctx(r, s, it.seq)) != 0)
+				return -1;
 			dec_remove(s, r, it.seq);
-			finish_seq(s, r, it.seq, t);
+			if (finish_seq(s, r, it.seq, t) != 0)
+				return -1;
 		}
 	}
 	if (t >= s->win_a && t < s->win_b) {
@@ -722,15 +775,20 @@ int sim_replica_end(struct sim *s, struct replica *r)
 				break;
 			}
 		s->out_left[q]--;
+		if (s->caching && sim_cache_prefilled(s, r, q) != 0)
+			return diag_set_kind(s->err, DIAG_NOMEM, NULL, 0, 0,
+				     "out of memory");
 		if (s->out_left[q] <= 0) {
-			r->blocks_used -= sim_blocks_for(s, s->target[q]);
-			finish_seq(s, r, q, t);
+			if (release(s, r, q, s->target[q], s->target[q]) != 0 ||
+			    finish_seq(s, r, q, t) != 0)
+				return -1;
 		} else if (s->n_pools == 2 && r->pool_index == 0) {
 			if (xfer_start(s, r, q, t) != 0)
-				return diag_set(s->err, NULL, 0, 0,
-						"out of memory");
+				return diag_set_kind(s->err, DIAG_NOMEM, NULL,
+						     0, 0, "out of memory");
 		} else if (dec_add(s, r, q, s->target[q]) != 0) {
-			return diag_set(s->err, NULL, 0, 0, "out of memory");
+			return diag_set_kind(s->err, DIAG_NOMEM, NULL, 0, 0,
+				     "out of memory");
 		}
 	}
 	r->n_step_pf = 0;
@@ -751,6 +809,17 @@ static void route_to(struct sim *s, int q, int pool)
 			best = j;
 	}
 	*rr = (best - first + 1) % n;
+	if (pool == 0 && s->req_session && s->load->session_routing) {
+		/* a session stays where its history is cached, unless that
+		   replica is a full batch deeper than the least loaded */
+		int ss = s->req_session[q], home = s->sess_rep[ss];
+
+		if (home >= 0 && s->r[home].outstanding <=
+					 s->r[best].outstanding +
+						 s->pool[0].eng->max_batch)
+			best = home;
+		s->sess_rep[ss] = best;
+	}
 	s->rep[q] = best;
 	s->state[q] = SEQ_WAITING;
 	s->r[best].outstanding++;

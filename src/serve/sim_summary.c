@@ -156,6 +156,18 @@ void sim_summarize(struct sim *s, struct sim_result *res, double *buf)
 	res->tokens_per_decode_step = s->decode_steps > 0.0 ?
 					      s->decode_adv / s->decode_steps :
 					      0.0;
+	if (s->caching) {
+		double hit = 0.0, prompt = 0.0, any = 0.0;
+
+		for (int i = w; i < s->n; i++) {
+			hit += s->hit_tokens[i];
+			prompt += s->req[i].prompt_tokens;
+			any += s->hit_tokens[i] > 0;
+		}
+		res->prefix_hit_rate = prompt > 0.0 ? hit / prompt : 0.0;
+		res->prefix_hit_requests = s->n > w ? any / (s->n - w) : 0.0;
+	}
+	res->sessions = s->sessions_released;
 	res->preemptions = s->preemptions;
 	res->steps = s->steps;
 	res->request_steps = s->request_steps;

@@ -56,6 +56,9 @@ runs "hf config" train examples/deepseek-v3.ini --gpu H800
 runs "--model" infer --model examples/hf/qwen2-7b.json --gpu H100-SXM
 runs "onnx graph" train examples/resnet50-onnx.ini --gpu A100-SXM-80GB --format json
 runs "onnx serving" infer examples/efficientnet-b0-onnx.ini --gpu L4
+runs "sessions, prefix cache" infer examples/llama3-8b-fleet.ini --gpu H100-SXM \
+	--set inference.turns=3 --set inference.think_time=1s \
+	--set inference.prefix_caching=true --set inference.requests=200
 # a full disk: nothing half-written, status 4
 if [ -w /dev/full ]; then
 	"$1/capplan" catalog --format json >/dev/full 2>"$tmp/err"

@@ -1,0 +1,276 @@
+/* test_sim_cache.c - sessions and the prefix cache of the serving
+   simulator (serve_sim.h, sim_cache.c; specs/models.md 10.9.19): caching
+   that finds nothing changes nothing; turns of a conversation hit about
+   (turns - 1) / turns of their prompts and their first tokens come
+   sooner; a shared prefix is found by every request and held once in
+   memory; a cache smaller than the conversations' working set thrashes;
+   sessions end with the context (cmocka).  The step model is linear in
+   the tokens a step schedules, so that a prefill skipped is time saved. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "serve_sim.h"
+
+/* c0 + c1 x (prompt tokens + decoding sequences) */
+struct lin {
+	double c0, c1;
+};
+
+static double lin_step(void *ctx, const struct sim_mix *m)
+{
+	const struct lin *l = ctx;
+
+	return l->c0 + l->c1 * (m->prefill_tokens + m->decode_seqs);
+}
+
+static struct sim_engine engine(bool caching, double kv_blocks)
+{
+	struct sim_engine e;
+
+	memset(&e, 0, sizeof(e));
+	e.max_batch = 256;
+	e.max_batched_tokens = 8192;
+	e.chunked_prefill = true;
+	e.kv_block_tokens = 16;
+	e.kv_blocks = kv_blocks;
+	e.scheduler_steps = 1;
+	e.prefix_caching = caching;
+	return e;
+}
+
+static struct sim_load poisson(double rate, int requests, int prompt,
+			       int output)
+{
+	struct sim_load l;
+
+	memset(&l, 0, sizeof(l));
+	l.arrival = SIM_ARRIVAL_POISSON;
+	l.rate_per_s = rate;
+	l.requests = requests;
+	l.length_dist = SIM_LEN_FIXED;
+	l.prompt_tokens_mean = prompt;
+	l.output_tokens_mean = output;
+	l.max_context_tokens = 1 << 20;
+	l.seed = 11;
+	l.turns = 1;
+	return l;
+}
+
+static struct sim_result run_n(const struct sim_engine *e, int replicas,
+			       const struct sim_load *l)
+{
+	struct lin step = { 2e-3, 2e-5 };
+	struct sim_result r;
+	struct diag err;
+
+	diag_clear(&err);
+	if (sim_run(e, replicas, l, lin_step, &step, &r, &err) != 0) {
+		print_error("sim_run: %s\n", err.msg);
+		fail();
+	}
+	return r;
+}
+
+static struct sim_result run(const struct sim_engine *e,
+			     const struct sim_load *l)
+{
+	return run_n(e, 1, l);
+}
+
+/* Unique prompts (no sessions, no shared prefix): nothing is found, and
+   the run is the run without a cache, to the last bit. */
+static void test_nothing_found_changes_nothing(void **state)
+{
+	struct sim_engine off = engine(false, 1e6), on = engine(true, 1e6);
+	struct sim_load l = poisson(20.0, 1500, 700, 120);
+	struct sim_result a, b;
+
+	(void)state;
+	a = run(&off, &l);
+	b = run(&on, &l);
+	assert_true(b.prefix_hit_rate == 0.0);
+	assert_true(b.prefix_hit_requests == 0.0);
+	assert_true(a.ttft_mean_s == b.ttft_mean_s);
+	assert_true(a.tpot_p99_s == b.tpot_p99_s);
+	assert_true(a.output_tokens_per_s == b.output_tokens_per_s);
+	assert_true(a.kv_utilization == b.kv_utilization);
+	assert_int_equal(a.steps, b.steps);
+}
+
+/*
+ * Four turns of 1024 + 1 new tokens with two-token answers: each later
+ * turn finds the conversation so far (all but the unit it ends in), so
+ * the hit rate over turns is about 3/4 (the first turn finds nothing),
+ * and the requests that find something are the later turns, 3/4 of them.
+ * Prefill is most of the step time here: the mean TTFT falls to about
+ * (1/4 + 3/4 x a unit's share) of the uncached one.
+ */
+static void test_turns_hit_their_history(void **state)
+{
+	struct sim_engine off = engine(false, 1e6), on = engine(true, 1e6);
+	struct sim_load l = poisson(4.0, 2000, 1024, 2);
+	struct sim_result a, b;
+
+	(void)state;
+	l.turns = 4;
+	l.think_time_s = 0.5;
+	l.turn_tokens_mean = 1;
+	a = run(&off, &l);
+	b = run(&on, &l);
+	assert_true(b.prefix_hit_rate > 0.72 && b.prefix_hit_rate < 0.76);
+	assert_true(fabs(b.prefix_hit_requests - 0.75) < 0.02);
+	assert_true(a.prefix_hit_rate == 0.0);
+	assert_true(b.ttft_mean_s < 0.5 * a.ttft_mean_s);
+	/* about requests / turns conversations */
+	assert_true(abs(b.sessions - 2000 / 4) <= 5);
+	assert_int_equal(b.simulated_requests, 2000);
+}
+
+/*
+ * Every prompt begins with the same 1000 tokens: after the first, each
+ * request finds the 62 whole units of them (992 tokens) of its 1100,
+ * and the prefix is held once however many requests run: a burst whose
+ * whole prompts fill the cache ten times over runs together.
+ */
+static void test_shared_prefix(void **state)
+{
+	struct sim_engine on = engine(true, 1e6);
+	struct sim_load l = poisson(10.0, 1000, 1100, 8);
+	struct sim_result r, a, b;
+	struct sim_engine small_off, small_on;
+
+	(void)state;
+	l.shared_prefix_tokens = 1000;
+	r = run(&on, &l);
+	assert_true(fabs(r.prefix_hit_rate - 992.0 / 1100.0) < 0.005);
+	assert_true(r.prefix_hit_requests > 0.99);
+
+	/* a burst of 64 requests, the cache 700 blocks: 10 whole prompts
+	   of 69 blocks, or the prefix (62) and 64 x 8 blocks of their own */
+	l.arrival = SIM_ARRIVAL_BURST;
+	l.requests = 64;
+	small_off = engine(false, 700);
+	small_on = engine(true, 700);
+	a = run(&small_off, &l);
+	b = run(&small_on, &l);
+	assert_true(b.mean_batch > 3.0 * a.mean_batch);
+	assert_true(b.e2e_p99_s < a.e2e_p99_s);
+}
+
+/*
+ * Conversations that pause 20 s between turns at 20 requests/s keep
+ * about 100 conversations of some 1.3K tokens each waiting: a cache of
+ * 2000 blocks (32K tokens) holds a quarter of them and loses most to
+ * the requests in between; 100x the room holds them all.
+ */
+static void test_small_cache_thrashes(void **state)
+{
+	struct sim_engine big = engine(true, 2e5), small = engine(true, 2000);
+	struct sim_load l = poisson(20.0, 3000, 1024, 100);
+	struct sim_result a, b;
+
+	(void)state;
+	l.turns = 4;
+	l.think_time_s = 20.0;
+	l.turn_tokens_mean = 64;
+	a = run(&big, &l);
+	b = run(&small, &l);
+	assert_true(a.prefix_hit_rate > 0.7);
+	assert_true(b.prefix_hit_rate < 0.5 * a.prefix_hit_rate);
+	assert_true(b.ttft_mean_s > a.ttft_mean_s);
+}
+
+/*
+ * A session ends when its next turn would not fit the context: a burst
+ * of 10 conversations (40 requests of 4 turns) with 200-token answers
+ * and 100 new tokens a turn, in a context of 2000, has prompts of 1024,
+ * 1324 and 1624 tokens; a fourth of 1924 + 200 does not fit: 30
+ * requests.
+ */
+static void test_sessions_end_with_the_context(void **state)
+{
+	struct sim_engine on = engine(true, 1e6);
+	struct sim_load l = poisson(1.0, 40, 1024, 200);
+	struct sim_result r;
+
+	(void)state;
+	l.arrival = SIM_ARRIVAL_BURST;
+	l.turns = 4;
+	l.turn_tokens_mean = 100;
+	l.max_context_tokens = 2000;
+	r = run(&on, &l);
+	assert_int_equal(r.sessions, 10);
+	assert_int_equal(r.simulated_requests, 30);
+	assert_true(r.prefix_hit_rate > 0.5);
+}
+
+/* A closed loop of conversations: each client runs one after another;
+   the same seed gives the same run. */
+static void test_closed_sessions_deterministic(void **state)
+{
+	struct sim_engine on = engine(true, 5e4);
+	struct sim_load l = poisson(1.0, 800, 512, 64);
+	struct sim_result a, b;
+
+	(void)state;
+	l.arrival = SIM_ARRIVAL_CLOSED;
+	l.concurrency = 16;
+	l.turns = 3;
+	l.think_time_s = 0.2;
+	l.turn_tokens_mean = 32;
+	l.length_dist = SIM_LEN_EXPONENTIAL;
+	a = run(&on, &l);
+	b = run(&on, &l);
+	assert_int_equal(a.simulated_requests, 800);
+	assert_true(a.prefix_hit_rate > 0.3);
+	assert_true(a.ttft_p99_s == b.ttft_p99_s);
+	assert_true(a.prefix_hit_rate == b.prefix_hit_rate);
+	assert_int_equal(a.sessions, b.sessions);
+}
+
+/*
+ * Four replicas: routed to the least loaded, a later turn finds its
+ * history only where it happens to land (about one time in four);
+ * routed by session, as a cache-aware router does, it finds it as on one
+ * replica.
+ */
+static void test_session_routing(void **state)
+{
+	struct sim_engine on = engine(true, 1e6);
+	struct sim_load l = poisson(16.0, 2000, 1024, 2);
+	struct sim_result spread, sticky;
+
+	(void)state;
+	l.turns = 4;
+	l.think_time_s = 0.5;
+	l.turn_tokens_mean = 1;
+	spread = run_n(&on, 4, &l);
+	l.session_routing = true;
+	sticky = run_n(&on, 4, &l);
+	assert_true(sticky.prefix_hit_rate > 0.72);
+	assert_true(spread.prefix_hit_rate < 0.5 * sticky.prefix_hit_rate);
+	assert_true(sticky.ttft_mean_s < spread.ttft_mean_s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nothing_found_changes_nothing),
+		cmocka_unit_test(test_turns_hit_their_history),
+		cmocka_unit_test(test_shared_prefix),
+		cmocka_unit_test(test_small_cache_thrashes),
+		cmocka_unit_test(test_sessions_end_with_the_context),
+		cmocka_unit_test(test_closed_sessions_deterministic),
+		cmocka_unit_test(test_session_routing),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
