@@ -79,6 +79,21 @@ enum recompute_module {
 	RECOMPUTE_MOD_MOE_ACT = 1 << 3,     /* the experts' activation */
 };
 
+/*
+ * The element-wise operations of a transformer layer that a framework
+ * runs as eager PyTorch kernels, one kernel per operation, each reading
+ * its inputs from and writing its output to memory (training.eager_ops;
+ * specs/models.md 6.3): a bit set; 0, every one fused as Megatron-Core
+ * with Transformer Engine (or torch.compile) runs them.
+ */
+enum eager_op {
+	EAGER_OP_NORM = 1 << 0,      /* RMSNorm in fp32 math, op by op */
+	EAGER_OP_ROPE = 1 << 1,      /* rotary embedding of queries, keys */
+	EAGER_OP_ACT = 1 << 2,       /* the gated FFN's SiLU, then the product */
+	EAGER_OP_KV_EXPAND = 1 << 3, /* GQA keys and values copied out to
+					every query head before attention */
+};
+
 enum optimizer {
 	OPTIMIZER_ADAM = 0, /* mixed-precision Adam(W): fp32 master, m, v */
 	OPTIMIZER_SGD,      /* fp32 master weights and momentum */
@@ -262,6 +277,7 @@ struct training_spec {
 	enum precision precision;
 	enum optimizer optimizer;
 	enum attention_impl attention;
+	int eager_ops;         /* enum eager_op bits; 0: all fused */
 	int overlap_grad_reduce; /* 0/1: DP reduction overlaps backward; WL_AUTO_NEG */
 	int overlap_param_gather; /* 0/1: ZeRO weight gather overlaps the
 				     forward; WL_AUTO_NEG: off */

@@ -527,6 +527,7 @@ static const struct {
 	{ "training", "recompute_layers", KIND_T },
 	{ "training", "sequence_parallel", KIND_T },
 	{ "training", "attention", KIND_T },
+	{ "training", "eager_ops", KIND_T },
 	{ "training", "dropout", KIND_T },
 	{ "training", "tp_comm_overlap", KIND_T },
 	{ "training", "ep_comm_overlap", KIND_T },

@@ -78,6 +78,16 @@ static const struct wl_name recompute_module_names[] = {
 	{ NULL, 0 },
 };
 
+/* "none" (0) alone: every element-wise operation fused */
+static const struct wl_name eager_op_names[] = {
+	{ "none", 0 },
+	{ "norm", EAGER_OP_NORM },
+	{ "rope", EAGER_OP_ROPE },
+	{ "act", EAGER_OP_ACT },
+	{ "kv_expand", EAGER_OP_KV_EXPAND },
+	{ NULL, 0 },
+};
+
 /* The first name of a value is its canonical name; later ones are aliases. */
 static const struct wl_name optimizer_names[] = {
 	{ "adam", OPTIMIZER_ADAM }, { "adamw", OPTIMIZER_ADAM },
@@ -311,6 +321,8 @@ const struct wl_key wl_keys[] = {
 	KEY_ENUM("training", "attention", training.attention, WLT_ATTENTION,
 		 attention_names,
 		 "attention kernel: fused (flash, flash2) or unfused"),
+	KEY_FLAGS("training", "eager_ops", training.eager_ops, eager_op_names,
+		  "element-wise ops run as eager (unfused) kernels"),
 	KEY_TRI("training", "overlap_grad_reduce",
 		training.overlap_grad_reduce,
 		"gradient reduction overlaps the backward pass"),

@@ -197,8 +197,113 @@ static void attention_core(const struct device_perf *d, const struct arch *a,
 	}
 }
 
+/*
+ * The element-wise operations that a framework runs as eager PyTorch
+ * kernels (training.eager_ops; specs/models.md 6.3): one kernel per
+ * operation, each reading its inputs from memory and writing its output.
+ * Bytes per element of the tensor the operation touches, forward, with
+ * 16-bit activations (as every element-wise count of 6.3), and kernels:
+ *
+ * norm: RMSNorm in fp32 math, op by op, as PyTorch's composite rms_norm
+ * (aten/src/ATen/native/layer_norm.cpp, before the fused CUDA kernel of
+ * pytorch PR 153666, PyTorch 2.9), Hugging Face's LlamaRMSNorm and FMS's
+ * LayerNormParameterized run it: the cast to fp32 (read 2, write 4), the
+ * square (4 + 4), the mean (read 4), eps and rsqrt (one value a row), the
+ * scaling (4 + 4), the cast back (4 + 2) and the weight (2 + 2): 36 bytes
+ * in 8 kernels, where a fused norm reads 2 and writes 2 in one
+ * (PyTorch's composite applies the weight before the cast back, in fp32:
+ * 40 bytes).
+ *
+ * rope: the rotate-half form (Hugging Face transformers, Megatron-DeepSpeed
+ * megatron/model/rotary_pos_embedding.py, GPT-NeoX) on each of Q and K:
+ * x cos (2 + 2), one half negated (1 + 1), the halves concatenated
+ * (2 + 2), times sin (2 + 2), the sum (4 + 2): 20 bytes in 5 kernels (the
+ * complex form of Meta's reference code and torchtitan moves the same 20:
+ * cast to fp32 2 + 4, the complex product 4 + 4, the cast back 4 + 2).
+ * Fused, 6.3 counts none (Transformer Engine applies it in the kernel
+ * that reads Q and K).
+ *
+ * act: a gated FFN's SiLU of the gate (2 + 2), then its product with the
+ * up projection (4 + 2): 10 bytes an element of the FFN width in 2
+ * kernels, where a fused SwiGLU reads both and writes one (6).  A plain
+ * FFN's activation is one kernel either way (nn.Linear adds its bias in
+ * the GEMM).
+ *
+ * kv_expand: grouped-query keys and values copied out to every query
+ * head before the attention kernel (repeat_kv: expand, then reshape):
+ * each reads its kv heads and writes the query heads, 2 bytes an element,
+ * in one kernel each.
+ */
+static const double eager_norm_bytes = 36.0;
+static const double eager_norm_kernels = 8.0;
+static const double eager_rope_bytes = 20.0;
+static const double eager_rope_kernels = 5.0;  /* on each of Q and K */
+static const double eager_act_gated_bytes = 10.0;
+static const double eager_act_gated_kernels = 2.0;
+static const double eager_elem_bytes = 2.0;    /* a 16-bit activation */
+
+/* 'kernels' dependent element-wise kernels moving 'bytes' in all. */
+static double kernels_s(const struct device_perf *d, double bytes,
+			double kernels)
+{
+	return kernel_stream_s(d, bytes) + (kernels - 1.0) * kernel_gap_s();
+}
+
+/* One norm of 'elems' elements, forward: fused (read and write 2 bytes
+   each) or eager. */
+static double norm_fwd_s(const struct device_perf *d,
+			 const struct train_config *c, double elems)
+{
+	if (c->eager_ops & EAGER_OP_NORM)
+		return kernels_s(d, elems * eager_norm_bytes,
+				 eager_norm_kernels);
+	return kernel_stream_s(d, elems * 4.0);
+}
+
+/* The FFN activation over 'elems' elements of its width, forward. */
+static double act_fwd_s(const struct device_perf *d, const struct arch *a,
+			const struct train_config *c, double elems)
+{
+	if (a->gated_ffn && (c->eager_ops & EAGER_OP_ACT))
+		return kernels_s(d, elems * eager_act_gated_bytes,
+				 eager_act_gated_kernels);
+	return kernel_stream_s(d, elems * (a->gated_ffn ? 6.0 : 4.0));
+}
+
+/*
+ * The eager work before the attention kernel of a layer of 'tokens'
+ * tokens, forward: the rotary embedding of Q and K (MLA: of their rotary
+ * parts) and the copies of grouped-query K and V out to every query
+ * head.  0 when both are fused.
+ */
+static double eager_attn_inputs_s(const struct device_perf *d,
+				  const struct arch *a,
+				  const struct train_config *c, double tokens)
+{
+	double t = c->tp, s = 0.0;
+	double q_heads = a->heads / t;
+	/* kv heads on a GPU: split over tp, or replicated when fewer */
+	double kv_heads = a->kv_heads >= c->tp ? a->kv_heads / t : 1.0;
+
+	if (c->eager_ops & EAGER_OP_ROPE) {
+		double elems = a->kv_lora > 0 ?
+				       (q_heads + 1.0) * a->rope_dim :
+				       (q_heads + kv_heads) * a->head_dim;
+
+		s += kernels_s(d, tokens * elems * eager_rope_bytes,
+			       2.0 * eager_rope_kernels);
+	}
+	if ((c->eager_ops & EAGER_OP_KV_EXPAND) && a->kv_lora == 0 &&
+	    kv_heads < q_heads)
+		s += kernels_s(d, tokens * 2.0 * (kv_heads + q_heads) *
+					  a->head_dim * eager_elem_bytes,
+			       2.0);
+	return s;
+}
+
 /* Memory-bound element-wise work of one layer (norms, residual adds and
-   dropout, FFN activation), forward; the backward moves twice as much. */
+   dropout, FFN activation; with eager_ops the rotary embedding and the
+   key/value copies too), forward; the backward moves twice as much. */
 static double elementwise_fwd_s(const struct device_perf *d,
 				const struct arch *a,
 				const struct train_config *c, double tokens,
@@ -206,12 +311,12 @@ static double elementwise_fwd_s(const struct device_perf *d,
 {
 	double h = a->hidden;
 	double rep = c->sequence_parallel ? c->tp : 1.0;
-	double norm = tokens * h * 4.0 / rep;                  /* r + w */
 	double resid = tokens * h * (6.0 + (c->dropout ? 1.0 : 0.0)) / rep;
-	double act = tokens * f / c->tp * (a->gated_ffn ? 6.0 : 4.0);
 
-	return 2.0 * kernel_stream_s(d, norm) + 2.0 * kernel_stream_s(d, resid) +
-	       kernel_stream_s(d, act);
+	return 2.0 * norm_fwd_s(d, c, tokens * h / rep) +
+	       2.0 * kernel_stream_s(d, resid) +
+	       act_fwd_s(d, a, c, tokens * f / c->tp) +
+	       eager_attn_inputs_s(d, a, c, tokens);
 }
 
 /*
@@ -232,7 +337,7 @@ static double selective_recompute_s(const struct perf2 *p,
 	if (mods & RECOMPUTE_MOD_CORE_ATTN)
 		s += attn_fwd_s;
 	if (mods & RECOMPUTE_MOD_LAYERNORM)
-		s += 2.0 * kernel_stream_s(p->vec, n * a->hidden * 4.0 / rep);
+		s += 2.0 * norm_fwd_s(p->vec, c, n * a->hidden / rep);
 	if ((mods & RECOMPUTE_MOD_MLA_UP_PROJ) && a->kv_lora > 0) {
 		double heads = a->heads;
 
@@ -247,8 +352,7 @@ static double selective_recompute_s(const struct perf2 *p,
 	}
 	if ((mods & RECOMPUTE_MOD_MOE_ACT) && arch_is_moe(a))
 		s += (double)arch_moe_layers(a) / a->layers *
-		     kernel_stream_s(p->vec, n * arch_moe_active_ffn(a) / t *
-						     (a->gated_ffn ? 6.0 : 4.0));
+		     act_fwd_s(p->vec, a, c, n * arch_moe_active_ffn(a) / t);
 	return s;
 }
 

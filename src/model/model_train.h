@@ -78,8 +78,8 @@ struct train_layer {
 /*
  * What a micro-batch costs, independent of how the layers are spread over
  * pipeline stages, ZeRO stage, recomputation and data parallelism: it
- * depends on tp, cp, micro_batch, sequence_parallel, precision, attention
- * and dropout only.  The search computes it once for all the rest.
+ * depends on tp, cp, micro_batch, sequence_parallel, precision, attention,
+ * eager_ops and dropout only.  The search computes it once for all the rest.
  */
 struct train_micro {
 	struct device_perf d;      /* the linear layers' GEMMs */

@@ -83,6 +83,9 @@ struct train_config {
 	enum precision precision;
 	enum optimizer optimizer;
 	enum attention_impl attention;
+	int eager_ops;            /* enum eager_op bits: element-wise
+				     operations run as eager kernels, one
+				     per operation; 0: fused */
 };
 
 /*

@@ -473,6 +473,7 @@ int train_plan_rank(const struct workload *wl, const struct gpu_spec *g,
 	p->config.precision = ts->precision;
 	p->config.optimizer = ts->optimizer;
 	p->config.attention = ts->attention;
+	p->config.eager_ops = ts->eager_ops;
 	p->config.dropout = ts->dropout;
 	p->config.tp_comm_overlap = ts->tp_comm_overlap == 1;
 	p->config.ep_comm_overlap = ts->ep_comm_overlap == 1;

@@ -99,6 +99,7 @@ int train_space_init(struct train_space *sp, const struct training_spec *ts,
 	sp->precision = ts->precision;
 	sp->optimizer = ts->optimizer;
 	sp->attention = ts->attention;
+	sp->eager_ops = ts->eager_ops;
 	sp->dropout = ts->dropout;
 	/* Megatron-Core's --overlap-param-gather and DualPipe's all-to-all
 	   overlap: off unless the workload turns them on */
@@ -664,6 +665,7 @@ static void search_share(const struct train_space *sp, const struct arch *a,
 	c.precision = sp->precision;
 	c.optimizer = sp->optimizer;
 	c.attention = sp->attention;
+	c.eager_ops = sp->eager_ops;
 	c.dropout = sp->dropout;
 	c.ep_comm_overlap = sp->ep_comm_overlap;
 	c.zero_node_gpus = sp->zero_node_gpus;

@@ -52,6 +52,7 @@ struct train_space {
 	enum precision precision;
 	enum optimizer optimizer;
 	enum attention_impl attention;
+	int eager_ops;              /* the workload's enum eager_op bits */
 	bool dropout;
 	bool ep_comm_overlap;       /* the workload's; not searched */
 	int zero_node_gpus;         /* the workload's hybrid sharding (the

@@ -1245,6 +1245,72 @@ static void test_reference_gqa_cp(void **state)
 	check_reference(&a, &c);
 }
 
+/*
+ * Eager element-wise kernels (training.eager_ops, specs/models.md 6.3), by
+ * hand: the GQA model (h 2048, 16 heads of 128, 4 kv heads, SwiGLU of
+ * 5632) at tp 2 with sequence parallelism, three 2048-token sequences: n =
+ * 6144 tokens, memory at 2.039e12 x 0.9 = 1.8351e12 B/s, 2 us a kernel.
+ *   norm: 2 norms of n h / 2 = 6291456 elements, 36 bytes in 8 kernels
+ *         instead of 4 in 1: 2 (32 x 6291456 / 1.8351e12 + 7 x 2e-6)
+ *         = 2.4741757e-4 s
+ *   act:  n f / 2 = 17301504 elements, 10 bytes in 2 kernels instead of 6
+ *         in 1: 4 x 17301504 / 1.8351e12 + 2e-6 = 3.9712395e-5 s
+ *   rope: (8 query + 2 kv heads) x 128 x n = 7864320 elements, 20 bytes in
+ *         10 kernels: 1.0570999e-4 s
+ *   kv_expand: K and V, 2 kv heads read and 8 written, 2 bytes: n x 2 x
+ *         10 x 128 x 2 = 31457280 bytes in 2 kernels: 2.1141998e-5 s
+ * The forward grows by their sum, 4.1398195e-4 s; the backward by twice
+ * that; full recomputation by the forward's; selective recomputation of
+ * the norms by the norms'.  No eager op changes nothing.
+ */
+static void test_eager_ops(void **state)
+{
+	struct arch a = ref_arch_gqa();
+	struct train_config c = cfg(2, 1, 1, 1, 1, 3, 3);
+	struct gpu_spec g = a100();
+	struct cluster cl = a100_cluster();
+	struct train_micro fused, eager, one;
+	const double norm_s = 2.4741757070459376e-4, act_s = 3.971239496485205e-5;
+	const double rope_s = 1.0570999e-4, kv_s = 2.1141998e-5;
+	const double all_s = 4.1398195193722415e-4;
+
+	(void)state;
+	c.recompute_modules = RECOMPUTE_MOD_LAYERNORM;
+	assert_int_equal(train_micro_eval(&a, &c, &g, &cl, &fused), 0);
+	c.eager_ops = EAGER_OP_NORM | EAGER_OP_ROPE | EAGER_OP_ACT |
+		      EAGER_OP_KV_EXPAND;
+	assert_int_equal(train_micro_eval(&a, &c, &g, &cl, &eager), 0);
+	assert_rel(eager.layer.fwd_s - fused.layer.fwd_s, all_s, 1e-6);
+	assert_rel(eager.layer.bwd_s - fused.layer.bwd_s, 2.0 * all_s, 1e-6);
+	assert_rel(eager.layer.recompute_s[RECOMPUTE_FULL] -
+			   fused.layer.recompute_s[RECOMPUTE_FULL],
+		   all_s, 1e-6);
+	assert_rel(eager.layer.recompute_s[RECOMPUTE_SELECTIVE] -
+			   fused.layer.recompute_s[RECOMPUTE_SELECTIVE],
+		   norm_s, 1e-6);
+	/* each op alone adds its own share */
+	c.eager_ops = EAGER_OP_ACT;
+	assert_int_equal(train_micro_eval(&a, &c, &g, &cl, &one), 0);
+	assert_rel(one.layer.fwd_s - fused.layer.fwd_s, act_s, 1e-6);
+	c.eager_ops = EAGER_OP_ROPE;
+	assert_int_equal(train_micro_eval(&a, &c, &g, &cl, &one), 0);
+	assert_rel(one.layer.fwd_s - fused.layer.fwd_s, rope_s, 1e-6);
+	c.eager_ops = EAGER_OP_KV_EXPAND;
+	assert_int_equal(train_micro_eval(&a, &c, &g, &cl, &one), 0);
+	assert_rel(one.layer.fwd_s - fused.layer.fwd_s, kv_s, 1e-6);
+	/* the GEMMs, attention and collectives are the same */
+	assert_rel(eager.layer.attn_fwd_s, fused.layer.attn_fwd_s, 1e-12);
+	assert_rel(eager.layer.tp_fwd_s, fused.layer.tp_fwd_s, 1e-12);
+	/* a plain FFN's activation and a model without GQA: nothing to add */
+	a.gated_ffn = false;
+	a.kv_heads = a.heads;
+	c.eager_ops = EAGER_OP_ACT | EAGER_OP_KV_EXPAND;
+	assert_int_equal(train_micro_eval(&a, &c, &g, &cl, &one), 0);
+	c.eager_ops = 0;
+	assert_int_equal(train_micro_eval(&a, &c, &g, &cl, &fused), 0);
+	assert_rel(one.layer.fwd_s, fused.layer.fwd_s, 1e-12);
+}
+
 /* An MoE model without shared experts (Mixtral-like: 8 experts, top 2):
    no shared-expert GEMMs, the step still the sum of its parts, and the
    routed FFN cheaper per token than a dense FFN of all experts. */
@@ -1534,6 +1600,7 @@ int main(void)
 		cmocka_unit_test(test_stage_choose_exhaustive),
 		cmocka_unit_test(test_stage_choose_llama3),
 		cmocka_unit_test(test_reference_gqa_cp),
+		cmocka_unit_test(test_eager_ops),
 		cmocka_unit_test(test_moe_without_shared_experts),
 		cmocka_unit_test(test_tp_comm_overlap),
 		cmocka_unit_test(test_reference_dp_overlap),

@@ -280,8 +280,26 @@ static void test_embedded(void **state)
 {
 	static const char *const engines[] = { "generic", "vllm", "sglang",
 					       "trtllm", "llama.cpp", "mlc" };
-	static const char *const frameworks[] = { "generic", "megatron",
-						  "deepspeed", "fsdp" };
+	static const char *const frameworks[] = {
+		"generic", "megatron", "deepspeed", "megatron-deepspeed",
+		"gpt-neox", "fsdp", "torchtitan"
+	};
+	/* the element-wise operations each framework runs eager
+	   (specs/stacks.md) */
+	static const struct {
+		const char *name;
+		int eager_ops;
+	} eager[] = {
+		{ "generic", 0 },
+		{ "megatron", 0 },
+		{ "deepspeed", EAGER_OP_NORM | EAGER_OP_ROPE | EAGER_OP_ACT },
+		{ "megatron-deepspeed", EAGER_OP_ROPE | EAGER_OP_ACT },
+		{ "gpt-neox", EAGER_OP_NORM | EAGER_OP_ROPE | EAGER_OP_ACT },
+		{ "fsdp", EAGER_OP_NORM | EAGER_OP_ROPE | EAGER_OP_ACT |
+				  EAGER_OP_KV_EXPAND },
+		{ "torchtitan", EAGER_OP_ROPE | EAGER_OP_ACT |
+					EAGER_OP_KV_EXPAND },
+	};
 	struct stack_table t;
 	struct workload a, b;
 	struct diag err;
@@ -304,6 +322,23 @@ static void test_embedded(void **state)
 	       sizeof(b.training.framework_version));
 	assert_memory_equal(&a.inference, &b.inference, sizeof(a.inference));
 	assert_memory_equal(&a.training, &b.training, sizeof(a.training));
+	for (size_t i = 0; i < sizeof(eager) / sizeof(eager[0]); i++) {
+		char expr[128];
+
+		workload_init(&b);
+		snprintf(expr, sizeof(expr), "training.framework=%s",
+			 eager[i].name);
+		assert_int_equal(workload_set(&b, expr, &err), 0);
+		assert_int_equal(stack_apply(&t, &b, &err), 0);
+		assert_int_equal(b.training.eager_ops, eager[i].eager_ops);
+	}
+	/* a compiled model under fsdp: the workload's none wins */
+	workload_init(&b);
+	assert_int_equal(workload_set(&b, "training.framework=fsdp", &err), 0);
+	assert_int_equal(workload_set(&b, "training.eager_ops=none", &err), 0);
+	assert_int_equal(stack_apply(&t, &b, &err), 0);
+	assert_int_equal(b.training.eager_ops, 0);
+	assert_int_equal(b.training.zero, 3);
 	/* every row applies cleanly to a new workload */
 	for (size_t i = 0; i < t.n; i++) {
 		char expr[128];

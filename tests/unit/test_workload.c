@@ -1076,6 +1076,35 @@ static void test_offload_keys(void **state)
 		       "not a generic model");
 }
 
+/* The element-wise operations a framework runs eager: a list, "none"
+   for none, each name checked where it stands; transformers only. */
+static void test_eager_ops_key(void **state)
+{
+	struct workload wl;
+
+	(void)state;
+	workload_init(&wl);
+	assert_int_equal(wl.training.eager_ops, 0);
+	parse_ok("[training]\neager_ops = norm, rope,kv_expand\n", &wl);
+	assert_int_equal(wl.training.eager_ops,
+			 EAGER_OP_NORM | EAGER_OP_ROPE | EAGER_OP_KV_EXPAND);
+	parse_ok("[training]\neager_ops = act\n", &wl);
+	assert_int_equal(wl.training.eager_ops, EAGER_OP_ACT);
+	parse_ok("[training]\neager_ops = none\n", &wl);
+	assert_int_equal(wl.training.eager_ops, 0);
+	expect_error("[training]\neager_ops = norm,swiglu\n", 2, 18,
+		     "'eager_ops': unknown item 'swiglu'; expected none, "
+		     "norm, rope, act, kv_expand");
+	expect_error("[training]\neager_ops = norm,,act\n", 2, 18,
+		     "must be a comma-separated list");
+	expect_valid(ARCH "hidden = 5120\nheads = 40\n[training]\n"
+			  "eager_ops = norm,act\n");
+	expect_invalid("[model]\nkind = generic\nparams = 25M\n"
+		       "flops_per_sample = 4G\n[training]\nsamples = 1M\n"
+		       "eager_ops = norm\n",
+		       "'training.eager_ops' is for transformer models");
+}
+
 static void test_validate(void **state)
 {
 	struct workload wl;
@@ -1583,6 +1612,7 @@ int main(void)
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_recompute_layers_tp_overlap),
 		cmocka_unit_test(test_offload_keys),
+		cmocka_unit_test(test_eager_ops_key),
 		cmocka_unit_test(test_embedding_rows),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_names),
