@@ -663,6 +663,25 @@ static void emit_inference(const struct table *t, int i, const char *metric)
 		set_add(set, sizeof(set), expr);
 	}
 	{
+		/* an engine's context is its longest input plus its longest
+		   output (TensorRT-LLM's max_input_len + max_output_len): a
+		   prefill row of a whole-context prompt and one token ran, so
+		   the workload's context holds both (capplan refuses longer
+		   requests, as vLLM does) */
+		const char *ps = find(t, i, "prompt_tokens"),
+			   *os = find(t, i, "output_tokens"),
+			   *ls = find(t, i, "seq_len");
+
+		if (ps && *ps && os && *os && ls && *ls &&
+		    atol(ps) + atol(os) > atol(ls)) {
+			char expr[64];
+
+			snprintf(expr, sizeof(expr), "model.seq_len=%ld",
+				 atol(ps) + atol(os));
+			set_add(set, sizeof(set), expr);
+		}
+	}
+	{
 		const char *w = find(t, i, "power_cap_w");
 		char expr[64];
 
