@@ -93,6 +93,19 @@ static void add_prefix(struct record *rec, const struct workload *wl,
 		rec_null(rec, NULL, "prefix_hit_requests",
 			 "prefix-cache hits (requests)", RF_MACHINE);
 	}
+	if (caching && p->fleet.engine.offload_blocks > 0.0) {
+		rec_num(rec, NULL, "offload_hit_rate",
+			"  from host memory (tokens)", r->offload_hit_rate,
+			UNIT_KIND_COUNT, RF_PERCENT);
+		rec_num(rec, NULL, "offload_load_mean_s",
+			"  copy back, mean", r->offload_load_mean_s, UNIT_TIME,
+			0);
+	} else {
+		rec_null(rec, NULL, "offload_hit_rate",
+			 "  from host memory (tokens)", RF_MACHINE);
+		rec_null(rec, NULL, "offload_load_mean_s", "  copy back, mean",
+			 RF_MACHINE);
+	}
 }
 
 static void add_load(struct record *rec, const struct workload *wl,
@@ -832,7 +845,7 @@ int cmd_infer(struct cli_ctx *ctx)
 	diag_clear(&err);
 	if (infer_plan_make(&ctx->wl, ctx->gpus[0], &p, &err) != 0) {
 		diag_print(stderr, &err);
-		return EXIT_INFEASIBLE;
+		return err.kind == DIAG_NOMEM ? EXIT_INTERNAL : EXIT_INFEASIBLE;
 	}
 	report_init(&rep, false);
 	snprintf(rep.title, sizeof(rep.title), "Serving plan: %s on %s",

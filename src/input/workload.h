@@ -434,6 +434,8 @@ struct inference_spec {
 	int shared_prefix_tokens; /* leading prompt tokens every request
 				     shares (system prompt, tools) */
 	int prefix_caching;       /* 0/1; WL_AUTO_NEG: as the engine */
+	double kv_offload_memory_bytes; /* host tier of the prefix cache, per
+					   replica; 0: none */
 	int routing;              /* 0 least loaded, 1 a session's turns to
 				     one replica; WL_AUTO_NEG: 1 with a
 				     prefix cache, else 0 */

@@ -500,6 +500,13 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 				"inference needs the architecture: give "
 				"[model] layers, hidden, heads, vocab and "
 				"seq_len");
+	if (is->kv_offload_memory_bytes > 0.0 && is->prefix_caching == 1 &&
+	    !(p->cluster.host_link_bw_bytes_per_s > 0.0))
+		/* an input the device's row lacks, not a plan that fails */
+		return diag_set(err, wl->file, 0, 0,
+				"'inference.kv_offload_memory' needs the host "
+				"link's bandwidth: %s has none in the catalog; "
+				"give '[cluster] host_link_bw'", g->name);
 	p->config.weight_precision = is->weight_precision;
 	p->config.kv_precision = is->kv_precision;
 	p->config.prompt_tokens = is->prompt_tokens;

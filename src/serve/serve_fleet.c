@@ -143,6 +143,28 @@ int serve_fleet_init(const struct workload *wl, const struct arch *a,
 				"fill its %.3g GB", g->name, c->tp,
 				e->max_batched_tokens, g->mem_bytes / 1e9);
 
+	if (is->kv_offload_memory_bytes > 0.0 && e->prefix_caching) {
+		double link = wl->cluster.host_link_bw_bytes_per_s > 0.0 ?
+				      wl->cluster.host_link_bw_bytes_per_s :
+				      g->host_link_bw_bytes_per_s;
+		struct link hl;
+
+		if (!(link > 0.0))
+			return diag_set(err, wl->file, 0, 0,
+					"'inference.kv_offload_memory' needs the "
+					"host link's bandwidth: %s has none in "
+					"the catalog; give '[cluster] "
+					"host_link_bw'", g->name);
+		hl = link_intra_node(link, false);
+		e->offload_block_bytes = infer_kv_bytes_per_token_gpu(a, &cc) *
+					 c->tp * e->kv_block_tokens;
+		e->offload_blocks = floor(is->kv_offload_memory_bytes /
+					  e->offload_block_bytes);
+		/* each GPU of the replica copies its shard over its own link */
+		e->offload_bw_bytes_per_s = hl.bw_bytes_per_s * c->tp;
+		e->offload_latency_s = hl.latency_s;
+	}
+
 	l->arrival = (enum sim_arrival)serve_arrival(is);
 	l->rate_per_s = is->qps;
 	l->concurrency = is->concurrency;

@@ -337,7 +337,12 @@ static int sim_alloc(struct sim *s)
 	if (s->caching) {
 		s->cached = calloc(n, sizeof(int));
 		s->hit_tokens = calloc(n, sizeof(int));
-		if (!s->cached || !s->hit_tokens)
+		s->t_ready = calloc(n, sizeof(double));
+		s->host_hit_tokens = calloc(n, sizeof(int));
+		s->load_s = calloc(n, sizeof(double));
+		s->wake = malloc(2 * n * sizeof(*s->wake));
+		if (!s->cached || !s->hit_tokens || !s->t_ready ||
+		    !s->host_hit_tokens || !s->load_s || !s->wake)
 			return -1;
 	}
 	if (s->sessions_on) {
@@ -381,6 +386,10 @@ static void sim_free(struct sim *s)
 		gsl_rng_free(s->sess_rng);
 	free(s->cached);
 	free(s->hit_tokens);
+	free(s->t_ready);
+	free(s->host_hit_tokens);
+	free(s->load_s);
+	free(s->wake);
 	free(s->req_session);
 	free(s->sess_turns);
 	free(s->sess_rep);
@@ -505,9 +514,10 @@ static int run_events(struct sim *s)
 		double t_x = s->n_xq > 0 ? s->xq[0].t : HUGE_VAL;
 		double t_fe = s->fe_head < s->fe_tail ? s->fe_t[s->fe_head] :
 							HUGE_VAL;
+		double t_w = s->n_wake > 0 ? s->wake[0].t : HUGE_VAL;
 		int best = s->n_ev > 0 ? s->ev[0] : -1;
 		if (best < 0 && t_arr == HUGE_VAL && t_x == HUGE_VAL &&
-		    t_fe == HUGE_VAL)
+		    t_fe == HUGE_VAL && t_w == HUGE_VAL)
 			return diag_set(s->err, NULL, 0, 0,
 					"the simulation stalled with %d of %d "
 					"requests done", s->done, s->n);
@@ -515,6 +525,20 @@ static int run_events(struct sim *s)
 			return diag_set(s->err, NULL, 0, 0,
 					"the simulation did not finish in %lld "
 					"events", limit);
+		if (t_w < t_arr && t_w <= t_x && t_w <= t_fe &&
+		    (best < 0 || t_w <= s->r[best].t_end)) {
+			/* copies from a host tier end: their replicas, when
+			   idle, start the prefills that waited for them */
+			while (s->n_wake > 0 && s->wake[0].t == t_w) {
+				struct replica *r = &s->r[s->wake[0].seq];
+
+				sim_wake_pop(s);
+				if (!r->busy &&
+				    sim_replica_start(s, r, t_w) != 0)
+					return -1;
+			}
+			continue;
+		}
 		if (t_fe < t_arr && t_fe <= t_x &&
 		    (best < 0 || t_fe <= s->r[best].t_end)) {
 			/* requests through the front end reach the scheduler */
@@ -681,6 +705,13 @@ static int run_pools(const struct sim_pool *pools, int n_pools,
 
 		s.cache_unit_tokens = b * ((cache_unit_min_tokens + b - 1) / b);
 		s.cache_unit_blocks = s.cache_unit_tokens / b;
+		s.offload = s.eng->offload_blocks >= s.cache_unit_blocks &&
+			    s.eng->offload_bw_bytes_per_s > 0.0 &&
+			    s.eng->offload_block_bytes > 0.0;
+		s.host_units = s.offload ?
+				       floor(s.eng->offload_blocks /
+					     s.cache_unit_blocks) :
+				       0.0;
 	}
 	s.sessions_on = load->turns > 1 && load->arrival != SIM_ARRIVAL_TRACE;
 	if (sim_alloc(&s) != 0) {

@@ -68,6 +68,15 @@ struct sim_engine {
 	   room; a prompt whose leading blocks are there skips their prefill,
 	   and running sequences share them (sim_cache.c) */
 	bool prefix_caching;
+	/* a host-memory tier under the prefix cache (LMCache's CPU
+	   backend, vLLM's KV offloading to the CPU): units the GPU evicts
+	   are kept there, least recently used first out; a prompt's units
+	   found there are copied back before its prefill, one copy after
+	   another over the replica's host links */
+	double offload_blocks;         /* KV blocks it holds; 0: none */
+	double offload_block_bytes;    /* bytes of a block, the replica's */
+	double offload_bw_bytes_per_s; /* the replica's host links, achievable */
+	double offload_latency_s;      /* per copy */
 };
 
 /* The load. */
@@ -152,6 +161,10 @@ struct sim_result {
 	   that found any */
 	double prefix_hit_rate;
 	double prefix_hit_requests;
+	double offload_hit_rate;   /* of the prompt tokens: found in the host
+				      tier (part of prefix_hit_rate) */
+	double offload_load_mean_s; /* copying them back, per request that
+				       did, the link's queue included */
 	int measured_requests;
 	bool overloaded;         /* the queue grew through the run */
 };

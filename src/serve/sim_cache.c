@@ -23,6 +23,12 @@
  * Units live in a node pool (key, references, LRU links of the free
  * ones) found through an open-addressing table of node numbers (linear
  * probing, deletion by backward shift).
+ *
+ * A host tier (sim->offload: LMCache's CPU backend, vLLM's offloading)
+ * is a second such pool of free units: a unit the GPU evicts is kept
+ * there, least recently used first out past its size; a prompt's units
+ * found there after those found on the GPU are copied back and held as
+ * if computed.
  */
 #include "sim_internal.h"
 
@@ -246,22 +252,52 @@ double sim_cache_shared_blocks(const struct sim *s, const struct replica *r,
 	return shared;
 }
 
-void sim_cache_trim(struct sim *s, struct replica *r)
+/* Keep unit 'key' in the host tier, most recently used; the least
+   recently used fall out past its size.  0, or -1 (out of memory). */
+static int host_put(struct sim *s, struct replica *r, uint64_t key)
+{
+	struct kv_cache *h = &r->host;
+	int nd = find(h, key);
+
+	if (nd >= 0) {
+		lru_unlink(h, nd);
+		lru_push(h, nd);
+		return 0;
+	}
+	if (s->host_units < 1.0)
+		return 0;
+	while ((double)h->n_free + 1.0 > s->host_units)
+		node_drop(h, h->lru_head);
+	nd = node_new(h, key, 0);
+	if (nd < 0)
+		return -1;
+	lru_push(h, nd);
+	return 0;
+}
+
+int sim_cache_trim(struct sim *s, struct replica *r)
 {
 	struct kv_cache *c = &r->cache;
 	double room = r->pool->eng->kv_blocks - r->blocks_used;
 
 	while (c->n_free > 0 &&
 	       (double)c->n_free * s->cache_unit_blocks > room + 1e-9) {
-		node_drop(c, c->lru_head);
+		int nd = c->lru_head;
+
+		/* the GPU's copy goes; the host tier keeps one */
+		if (s->offload && host_put(s, r, c->node[nd].key) != 0)
+			return -1;
+		node_drop(c, nd);
 		s->cache_evictions++;
 	}
+	return 0;
 }
 
-int sim_cache_admit(struct sim *s, struct replica *r, int q)
+int sim_cache_admit(struct sim *s, struct replica *r, int q,
+		    long long *loaded)
 {
 	struct kv_cache *c = &r->cache;
-	long long n = hit_units_max(s, q), i;
+	long long n = hit_units_max(s, q), i, j;
 
 	for (i = 0; i < n; i++) {
 		int nd = find(c, sim_unit_key(s, q, i));
@@ -274,6 +310,22 @@ int sim_cache_admit(struct sim *s, struct replica *r, int q)
 			r->blocks_used += s->cache_unit_blocks;
 		}
 	}
+	/* the units after them that the host tier keeps come back to the
+	   GPU, held by q */
+	for (j = i; s->offload && j < n; j++) {
+		uint64_t key = sim_unit_key(s, q, j);
+		int hn = find(&r->host, key);
+
+		if (hn < 0)
+			break;
+		lru_unlink(&r->host, hn);
+		lru_push(&r->host, hn);
+		if (node_new(c, key, 1) < 0)
+			return -1;
+		r->blocks_used += s->cache_unit_blocks;
+	}
+	*loaded = j - i;
+	i = j;
 	s->cached[q] = (int)i;
 	s->prefilled[q] = (int)(i * s->cache_unit_tokens);
 	return (int)i;
@@ -339,6 +391,5 @@ int sim_cache_release(struct sim *s, struct replica *r, int q,
 		lru_push(c, nd);
 	}
 	s->cached[q] = 0;
-	sim_cache_trim(s, r);
-	return 0;
+	return sim_cache_trim(s, r);
 }

@@ -96,6 +96,9 @@ struct replica {
 	int *step_pf;          /* sequences whose prefill ends this step */
 	int n_step_pf;
 	struct kv_cache cache; /* prefix caching: its free and shared units */
+	struct kv_cache host;  /* its host-memory tier (offload): free units */
+	double offload_free_s; /* when its host links finish the copies
+				  queued on them */
 };
 
 /* KV caches in transfer, a heap by arrival at the decode pool. */
@@ -163,6 +166,17 @@ struct sim {
 	int *hit_tokens;         /* per request: prompt tokens its first
 				    admission found cached */
 	long long cache_evictions;
+	bool offload;            /* a host tier under the cache */
+	double host_units;       /* units the host tier holds */
+	double *t_ready;         /* per sequence: its cached units are back
+				    on the GPU (0: nothing to copy) */
+	int *host_hit_tokens;    /* per request: of hit_tokens, from the
+				    host tier at its first admission */
+	double *load_s;          /* per request: that copy's time, queue
+				    included */
+	struct xfer_item *wake;  /* copies that end, a heap by time (seq:
+				    the replica to wake) */
+	size_t n_wake;
 	/* sessions (load->turns > 1; serve_sim.c) */
 	bool sessions_on;
 	struct sim_lengths lengths; /* of first turns, and later answers */
@@ -210,9 +224,12 @@ uint64_t sim_unit_key(const struct sim *s, int q, long long i);
 double sim_cache_shared_blocks(const struct sim *s, const struct replica *r,
 			       int q);
 /* Admit q: take its leading cached units (s->cached[q], s->prefilled[q]);
-   the units it takes back from the free list count in blocks_used again.
-   Returns the units hit. */
-int sim_cache_admit(struct sim *s, struct replica *r, int q);
+   the units it takes back from the free list count in blocks_used again,
+   and so do those found in the host tier after them, which are copied
+   back ('*loaded' of them).  Returns the units hit, or -1 (out of
+   memory). */
+int sim_cache_admit(struct sim *s, struct replica *r, int q,
+		    long long *loaded);
 /* q's prompt is in the cache: its full units become shared ones; 0 or -1
    (out of memory). */
 int sim_cache_prefilled(struct sim *s, struct replica *r, int q);
@@ -223,8 +240,11 @@ int sim_cache_prefilled(struct sim *s, struct replica *r, int q);
 int sim_cache_release(struct sim *s, struct replica *r, int q,
 		      long long kv_tokens);
 /* Evict free units, least recently used first, until the free units fit
-   the room the running sequences leave. */
-void sim_cache_trim(struct sim *s, struct replica *r);
+   the room the running sequences leave (to the host tier, when there is
+   one).  0, or -1 (out of memory). */
+int sim_cache_trim(struct sim *s, struct replica *r);
+/* The first copy from a host tier that ends leaves the heap. */
+void sim_wake_pop(struct sim *s);
 /* sessions (serve_sim.c): request q of a session ended at t */
 int sim_session_done(struct sim *s, int q, double t);
 

@@ -97,6 +97,11 @@ static int deque_front(const struct deque *d)
 	return d->v[d->head];
 }
 
+static void deque_pop_back(struct deque *d)
+{
+	d->n--;
+}
+
 static void deque_pop_front(struct deque *d)
 {
 	d->head = (d->head + 1) % d->cap;
@@ -212,6 +217,7 @@ int sim_replica_init(struct sim *s, struct replica *r, int pool)
 	    deque_init(&r->prefill, (mb < n ? mb : n) + 1) != 0)
 		return -1;
 	sim_cache_init(&r->cache);
+	sim_cache_init(&r->host);
 	r->res = calloc((size_t)s->eng->kv_block_tokens, sizeof(*r->res));
 	r->step_pf = malloc(((mb < n ? mb : n) + 1) * sizeof(*r->step_pf));
 	return r->res && r->step_pf ? 0 : -1;
@@ -226,6 +232,7 @@ void sim_replica_free(struct replica *r)
 	free(r->res);
 	free(r->step_pf);
 	sim_cache_free(&r->cache);
+	sim_cache_free(&r->host);
 }
 
 /* Blocks sequence q holds of its own with 'tokens' in its cache (the
@@ -365,6 +372,74 @@ static bool can_admit(const struct sim *s, const struct replica *r)
 	return can_admit_as(s, r, false);
 }
 
+/* The copies of a replica that end: a heap by time. */
+static void wake_push(struct sim *s, double t, int rep)
+{
+	size_t i = s->n_wake++;
+
+	s->wake[i].t = t;
+	s->wake[i].seq = rep;
+	while (i > 0 && s->wake[(i - 1) / 2].t > s->wake[i].t) {
+		struct xfer_item x = s->wake[i];
+
+		s->wake[i] = s->wake[(i - 1) / 2];
+		s->wake[(i - 1) / 2] = x;
+		i = (i - 1) / 2;
+	}
+}
+
+void sim_wake_pop(struct sim *s)
+{
+	size_t i = 0;
+
+	s->wake[0] = s->wake[--s->n_wake];
+	for (;;) {
+		size_t a = 2 * i + 1, b = a + 1, m = i;
+		struct xfer_item x;
+
+		if (a < s->n_wake && s->wake[a].t < s->wake[m].t)
+			m = a;
+		if (b < s->n_wake && s->wake[b].t < s->wake[m].t)
+			m = b;
+		if (m == i)
+			return;
+		x = s->wake[i];
+		s->wake[i] = s->wake[m];
+		s->wake[m] = x;
+		i = m;
+	}
+}
+
+/* Copy 'units' units of q back from the host tier over the replica's
+   host links, after the copies queued before: its prefill waits for it
+   (t_ready), and the replica wakes then. */
+static int copy_back(struct sim *s, struct replica *r, int q,
+		     long long units, double t)
+{
+	const struct sim_engine *e = r->pool->eng;
+	double start = fmax(t, r->offload_free_s);
+	double d = e->offload_latency_s + (double)units * s->cache_unit_blocks *
+						  e->offload_block_bytes /
+						  e->offload_bw_bytes_per_s;
+
+	r->offload_free_s = start + d;
+	s->t_ready[q] = start + d;
+	if (s->t_admit[q] < 0.0)
+		s->load_s[q] = start + d - t;
+	if (s->n_wake >= 2 * (size_t)s->n)
+		return diag_set(s->err, NULL, 0, 0,
+				"more copies from the host tier in flight "
+				"than requests");
+	wake_push(s, start + d, (int)(r - s->r));
+	return 0;
+}
+
+/* Has q's cache come back from the host tier by time t? */
+static bool ready(const struct sim *s, int q, double t)
+{
+	return !s->offload || s->t_ready[q] <= t;
+}
+
 static int admit_head(struct sim *s, struct replica *r, double t)
 {
 	int q = deque_front(&r->wait);
@@ -373,16 +448,26 @@ static int admit_head(struct sim *s, struct replica *r, double t)
 	s->prefilled[q] = 0;
 	if (s->caching) {
 		/* its cached leading units first (taken back from the free
-		   list or shared), then blocks of its own for the rest */
-		int hit = sim_cache_admit(s, r, q);
+		   list or shared, or copied back from the host tier), then
+		   blocks of its own for the rest */
+		long long loaded = 0;
 
-		if (s->t_admit[q] < 0.0)
+		if (sim_cache_admit(s, r, q, &loaded) < 0)
+			return diag_set_kind(s->err, DIAG_NOMEM, NULL, 0, 0,
+					     "out of memory");
+		s->t_ready[q] = 0.0;
+		if (loaded > 0 && copy_back(s, r, q, loaded, t) != 0)
+			return -1;
+		if (s->t_admit[q] < 0.0) {
 			s->hit_tokens[q] = s->prefilled[q];
-		(void)hit;
+			s->host_hit_tokens[q] =
+				(int)(loaded * s->cache_unit_tokens);
+		}
 	}
 	r->blocks_used += own_blocks(s, q, s->target[q]);
-	if (s->caching)
-		sim_cache_trim(s, r);
+	if (s->caching && sim_cache_trim(s, r) != 0)
+		return diag_set_kind(s->err, DIAG_NOMEM, NULL, 0, 0,
+				     "out of memory");
 	r->running++;
 	s->state[q] = SEQ_PREFILL;
 	if (s->t_admit[q] < 0.0)
@@ -449,8 +534,9 @@ static int reserve_decode(struct sim *s, struct replica *r, int adv)
 
 		if (r->blocks_used + need <= r->pool->eng->kv_blocks) {
 			r->blocks_used += need;
-			if (s->caching)
-				sim_cache_trim(s, r);
+			if (s->caching && sim_cache_trim(s, r) != 0)
+				return diag_set_kind(s->err, DIAG_NOMEM, NULL,
+						     0, 0, "out of memory");
 			return 0;
 		}
 		if (preempt_one(s, r) != 0)
@@ -471,6 +557,8 @@ static int plan_chunks(struct sim *s, struct replica *r, struct sim_mix *m,
 		int q = deque_at(&r->prefill, i);
 		long long c = s->target[q] - s->prefilled[q];
 
+		if (!ready(s, q, t))
+			continue; /* its cache is still on the way */
 		if (c > budget)
 			c = budget;
 		add_chunk(s, r, m, q, (int)c);
@@ -482,6 +570,8 @@ static int plan_chunks(struct sim *s, struct replica *r, struct sim_mix *m,
 
 		if (admit_head(s, r, t) != 0)
 			return -1;
+		if (!ready(s, q, t))
+			continue;
 		c = s->target[q] - s->prefilled[q];
 		if (c > budget)
 			c = budget;
@@ -498,6 +588,22 @@ static int plan_prefill(struct sim *s, struct replica *r, struct sim_mix *m,
 {
 	double tokens = 0.0;
 
+	/* prompts whose cache came back from the host tier first */
+	for (size_t i = 0; i < r->prefill.n;) {
+		int q = deque_at(&r->prefill, i);
+		double c = s->target[q] - s->prefilled[q];
+
+		if (!ready(s, q, t)) {
+			i++;
+			continue;
+		}
+		if (tokens > 0.0 &&
+		    tokens + c > r->pool->eng->max_batched_tokens)
+			return 0;
+		deque_remove_at(&r->prefill, i);
+		tokens += c;
+		add_chunk(s, r, m, q, (int)c);
+	}
 	while (can_admit(s, r)) {
 		int q = deque_front(&r->wait);
 
@@ -506,7 +612,9 @@ static int plan_prefill(struct sim *s, struct replica *r, struct sim_mix *m,
 			break;
 		if (admit_head(s, r, t) != 0)
 			return -1;
-		deque_pop_front(&r->prefill);
+		if (!ready(s, q, t))
+			continue; /* it waits in the prefill list */
+		deque_pop_back(&r->prefill);
 		tokens += s->target[q] - s->prefilled[q];
 		add_chunk(s, r, m, q, s->target[q] - s->prefilled[q]);
 	}
@@ -557,6 +665,17 @@ static double step_time(const struct replica *r, struct sim_mix *m)
 			   (t_mix + (e->speculative_tokens - 1) * t_dec);
 }
 
+/* Whole-prompt scheduling: a prompt waits in the prefill list only while
+   its cache comes back from the host tier; is one back? */
+static bool prefill_ready(const struct sim *s, const struct replica *r,
+			  double t)
+{
+	for (size_t i = 0; i < r->prefill.n; i++)
+		if (ready(s, deque_at(&r->prefill, i), t))
+			return true;
+	return false;
+}
+
 /*
  * Decide the next step of replica r at time t and start it.  Returns 0
  * (started, or idle with nothing to do) or -1 on an error.
@@ -592,7 +711,7 @@ int sim_replica_start(struct sim *s, struct replica *r, double t)
 			return -1;
 		if (m.prefill_tokens == 0.0 && r->n_dec > 0)
 			r->round_left = e->scheduler_steps - 1;
-	} else if (can_admit(s, r)) {
+	} else if (can_admit(s, r) || prefill_ready(s, r, t)) {
 		decode = false;
 		if (plan_prefill(s, r, &m, t) != 0)
 			return -1;
