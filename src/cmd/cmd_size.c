@@ -27,9 +27,6 @@ static const double size_serve_max_s = 100.0 * 365.0 * 86400.0;
 /* Candidate counts are gpus_per_node x 2^k: at most this many. */
 #define SIZE_MAX_STEPS 32
 
-/* Progress on a terminal: shown after this long, redrawn at most this
-   often (seconds). */
-
 /* The limits of the command line; 0 where not given. */
 struct size_limits {
 	double deadline_s;
@@ -637,7 +634,6 @@ int cmd_size(struct cli_ctx *ctx)
 	bool train, infer, arch, per_sample;
 	int rc, feasible = 0;
 
-	progress_init(&pr, "size");
 	rc = parse_limit(ctx->deadline_arg, "--deadline", UNIT_TIME,
 			 &lim.deadline_s);
 	if (rc == EXIT_OK)
@@ -679,6 +675,7 @@ int cmd_size(struct cli_ctx *ctx)
 		fprintf(stderr, "capplan: error: out of memory\n");
 		return EXIT_INTERNAL;
 	}
+	progress_init(&pr, "size");
 	for (int i = 0; i < ctx->ngpus; i++) {
 		struct size_row *r = &rows[i];
 
