@@ -52,6 +52,7 @@ suite faults sh tests/cli/faults.sh "$build"
 suite plot sh tests/cli/plot.sh "$build/capplan"
 suite tables sh tests/cli/tables.sh "$build/capplan"
 suite report sh tests/cli/report.sh "$build/capplan"
+suite progress sh tests/cli/progress.sh "$build/capplan"
 suite calibrate sh tests/cli/calibrate.sh "$build/capplan"
 suite validate "$build/tests/validate" tests/validation
 suite "validate serving" "$build/tests/validate_serving" tests/validation

@@ -16,6 +16,7 @@
 #include "cluster.h"
 #include "plot.h"
 #include "profile.h"
+#include "progress.h"
 #include "report.h"
 #include "stack.h"
 #include "workload.h"
@@ -75,6 +76,9 @@ struct cli_ctx {
 	const struct gpu_spec *gpus[CLI_MAX_GPUS]; /* resolved --gpu list */
 	int ngpus;
 	struct sim_request *trace;  /* inference.trace, read; owned */
+	struct progress *progress;  /* the line of the work under way, for
+				       the building blocks it calls (charts);
+				       NULL: none */
 };
 
 /*

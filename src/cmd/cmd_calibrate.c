@@ -1024,7 +1024,6 @@ int cmd_calibrate(struct cli_ctx *ctx)
 		rc = EXIT_INTERNAL;
 		goto out;
 	}
-	progress_init(&c->pr, "calibrate");
 	/* each measurement's workload, its plan at the priors, and the
 	   configuration that plan chose, fixed for the fit */
 	for (size_t i = 0; i < ms.n; i++) {
@@ -1091,6 +1090,7 @@ int cmd_calibrate(struct cli_ctx *ctx)
 			rc = EXIT_INTERNAL;
 			goto out;
 		}
+		progress_init(&c->pr, "calibrate");
 		for (pj.base = 0; pj.base < (int)ms.n; pj.base += batch) {
 			int n = (int)ms.n - pj.base < batch ?
 					(int)ms.n - pj.base :
@@ -1102,6 +1102,7 @@ int cmd_calibrate(struct cli_ctx *ctx)
 		}
 		for (size_t i = 0; i < ms.n && rc == EXIT_OK; i++)
 			if (pj.out[i].rc != 0) {
+				progress_end(&c->pr);
 				if (pj.out[i].rc < 0) {
 					cli_error("out of memory");
 					rc = EXIT_INTERNAL;
@@ -1125,6 +1126,7 @@ int cmd_calibrate(struct cli_ctx *ctx)
 				 -1;
 		if (r->dev < 0 ||
 		    (m->command == MEASURE_INFER && !r->sample && r->eng < 0)) {
+			progress_end(&c->pr);
 			cli_error("more than %d devices or %d engines",
 				  CAL_DEVICES_MAX, CAL_ENGINES_MAX);
 			rc = EXIT_INPUT;
@@ -1134,6 +1136,7 @@ int cmd_calibrate(struct cli_ctx *ctx)
 	build_params(c);
 	dep = calloc(c->m * (c->p ? c->p : 1), 1);
 	if (!dep) {
+		progress_end(&c->pr);
 		cli_error("out of memory");
 		rc = EXIT_INTERNAL;
 		goto out;
@@ -1191,6 +1194,7 @@ int cmd_calibrate(struct cli_ctx *ctx)
 		rc = write_profile(ctx, c, &res, bands, &prof);
 	}
 out:
+	progress_end(&c->pr);
 	if (prof_open)
 		outfile_abort(&prof);
 	cal_result_free(&res);

@@ -18,6 +18,8 @@
 struct compare_job {
 	const struct workload *wl;
 	struct compare_row *rows;
+	struct progress *pr;
+	struct progress_hook hook;
 };
 
 static void infer_one(int i, void *arg)
@@ -27,9 +29,11 @@ static void infer_one(int i, void *arg)
 	struct diag err;
 
 	diag_clear(&err);
-	r->infer_rc = infer_plan_make(j->wl, r->gpu, &r->infer, &err);
+	r->infer_rc = infer_plan_make_progress(j->wl, r->gpu, &j->hook,
+					       &r->infer, &err);
 	snprintf(r->infer_why, sizeof(r->infer_why), "%s",
 		 r->infer_rc ? err.msg : r->infer.why);
+	progress_add(j->pr, 1);
 }
 
 bool compare_train_ok(const struct compare_row *r)
@@ -612,6 +616,7 @@ int cmd_compare(struct cli_ctx *ctx)
 
 		progress_update(&pr, (size_t)i, (size_t)ctx->ngpus,
 				"devices trained");
+		progress_phase(&pr, 0, 0, ctx->gpus[i]->name);
 		r->gpu = ctx->gpus[i];
 		r->order = i;
 		diag_clear(&err);
@@ -645,10 +650,10 @@ int cmd_compare(struct cli_ctx *ctx)
 	}
 	if (model_has_arch(&ctx->wl.model)) {
 		/* serving is simulated: one device per thread */
-		struct compare_job job = { &ctx->wl, rows };
+		struct compare_job job = { &ctx->wl, rows, &pr,
+					   progress_hook_of(&pr) };
 
-		progress_update(&pr, 0, (size_t)ctx->ngpus,
-				"devices served (simulating)");
+		progress_update(&pr, 0, (size_t)ctx->ngpus, "devices served");
 		cli_parallel_for(ctx->ngpus, infer_one, &job);
 	}
 	progress_end(&pr);

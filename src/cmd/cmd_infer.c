@@ -456,6 +456,8 @@ struct search_job {
 	const struct gpu_spec *gpu;
 	struct search_cand *cand;
 	struct infer_plan *plans; /* plans[i] for cand[i] */
+	struct progress *pr;
+	struct progress_hook hook;
 };
 
 static void search_one(int i, void *arg)
@@ -466,8 +468,10 @@ static void search_one(int i, void *arg)
 
 	w.inference.weight_precision = j->cand[i].precision;
 	w.inference.tp = j->cand[i].tp;
-	j->cand[i].ok = infer_plan_make(&w, j->gpu, p, NULL) == 0 &&
+	j->cand[i].ok = infer_plan_make_progress(&w, j->gpu, &j->hook, p,
+						 NULL) == 0 &&
 			p->fits && p->meets_slo;
+	progress_add(j->pr, 1);
 }
 
 static int infer_search_report(struct cli_ctx *ctx)
@@ -477,9 +481,10 @@ static int infer_search_report(struct cli_ctx *ctx)
 						  PREC_FP4 };
 	struct infer_plan plans[sizeof(formats) / sizeof(formats[0]) * 8];
 	struct search_cand cand[sizeof(formats) / sizeof(formats[0]) * 8];
-	struct search_job job = { NULL, NULL, cand, NULL };
+	struct search_job job = { NULL, NULL, cand, NULL, NULL, { 0 } };
 	int n = 0, k = ctx->top > 0 ? ctx->top : 10, rc;
 	int evaluated = 0; /* precision x tp pairs planned */
+	struct progress pr;
 	struct report rep;
 
 	for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
@@ -505,7 +510,12 @@ static int infer_search_report(struct cli_ctx *ctx)
 	job.wl = &ctx->wl;
 	job.gpu = ctx->gpus[0];
 	job.plans = plans;
+	progress_init(&pr, "infer");
+	progress_update(&pr, 0, (size_t)evaluated, "configurations");
+	job.pr = &pr;
+	job.hook = progress_hook_of(&pr);
 	cli_parallel_for(evaluated, search_one, &job);
+	progress_end(&pr);
 	for (int i = 0; i < evaluated; i++)
 		if (job.cand[i].ok)
 			plans[n++] = plans[i];
@@ -814,6 +824,8 @@ static int sample_serve_report(struct cli_ctx *ctx)
 int cmd_infer(struct cli_ctx *ctx)
 {
 	struct infer_plan p;
+	struct progress pr;
+	struct progress_hook hook;
 	struct report rep;
 	struct record *rec;
 	struct diag err;
@@ -843,7 +855,11 @@ int cmd_infer(struct cli_ctx *ctx)
 	if (ctx->search || ctx->top > 0)
 		return infer_search_report(ctx);
 	diag_clear(&err);
-	if (infer_plan_make(&ctx->wl, ctx->gpus[0], &p, &err) != 0) {
+	progress_init(&pr, "infer");
+	hook = progress_hook_of(&pr);
+	if (infer_plan_make_progress(&ctx->wl, ctx->gpus[0], &hook, &p,
+				     &err) != 0) {
+		progress_end(&pr);
 		diag_print(stderr, &err);
 		return err.kind == DIAG_NOMEM ? EXIT_INTERNAL : EXIT_INFEASIBLE;
 	}
@@ -853,6 +869,7 @@ int cmd_infer(struct cli_ctx *ctx)
 		 p.gpu->name);
 	rec = report_add_record(&rep);
 	if (!rec) {
+		progress_end(&pr);
 		fprintf(stderr, "capplan: error: out of memory\n");
 		return EXIT_INTERNAL;
 	}
@@ -884,10 +901,12 @@ int cmd_infer(struct cli_ctx *ctx)
 		char hint[REPORT_NOTE_MAX - 64];
 		int n = catalog_devices(ctx, all);
 
+		progress_phase(&pr, 0, 0, "looking for what would meet it");
 		infer_plan_suggest(&ctx->wl, p.gpu, all, n, hint, sizeof(hint));
 		report_note(&rep, "no feasible plan: %s", p.why);
 		report_note(&rep, "what would meet it: %s", hint);
 	}
+	progress_end(&pr);
 	rc = cli_emit(ctx, &rep);
 	report_release(&rep);
 	if (rc == EXIT_OK && (!p.fits || !p.meets_slo))

@@ -280,6 +280,7 @@ int cmd_plot(struct cli_ctx *ctx)
 	struct plot_output o = { NULL, NULL, PLOT_PNG, 1024, 640 };
 	enum plot_kind kind;
 	struct plot_chart *c;
+	struct progress pr;
 	int rc;
 
 	if (plot_kind_parse(ctx->kind_arg, &kind) != 0) {
@@ -334,7 +335,11 @@ int cmd_plot(struct cli_ctx *ctx)
 	c = plot_chart_new(kind);
 	if (!c)
 		return oom();
+	progress_init(&pr, "plot");
+	ctx->progress = &pr;
 	rc = plot_build(ctx, kind, c);
+	ctx->progress = NULL;
+	progress_end(&pr);
 	if (rc == EXIT_OK && !plot_chart_has_data(c)) {
 		fprintf(stderr, "capplan: error: nothing to plot: no device "
 				"gave a point for the '%s' chart\n",
@@ -379,7 +384,8 @@ int cli_plot_set(struct cli_ctx *ctx, const struct gpu_spec *const *gpus,
 		 int ngpus)
 {
 	const struct gpu_spec *saved[CLI_MAX_GPUS];
-	int nsaved = ctx->ngpus, rc = EXIT_OK;
+	int nsaved = ctx->ngpus, rc = EXIT_OK, kinds = 0, done = 0;
+	struct progress pr;
 	bool keep;
 	size_t n = strlen(ctx->plot_dir) + 32;
 	char *path;
@@ -402,6 +408,10 @@ int cli_plot_set(struct cli_ctx *ctx, const struct gpu_spec *const *gpus,
 	ctx->ngpus = ngpus < CLI_PLOT_SET_GPUS ? ngpus : CLI_PLOT_SET_GPUS;
 	for (int i = 0; i < ctx->ngpus; i++)
 		ctx->gpus[i] = gpus[i];
+	for (int k = 0; k < PLOT_KIND_COUNT; k++)
+		kinds += cli_plot_kind_applies(ctx, (enum plot_kind)k);
+	progress_init(&pr, ctx->cmd);
+	ctx->progress = &pr;
 	for (int k = 0; k < PLOT_KIND_COUNT; k++) {
 		enum plot_kind kind = (enum plot_kind)k;
 		struct plot_output o = { NULL, NULL,
@@ -412,12 +422,15 @@ int cli_plot_set(struct cli_ctx *ctx, const struct gpu_spec *const *gpus,
 
 		if (!cli_plot_kind_applies(ctx, kind))
 			continue;
+		progress_update(&pr, (size_t)done++, (size_t)kinds, "charts");
 		c = plot_chart_new(kind);
 		if (!c) {
 			rc = oom();
 			break;
 		}
 		krc = plot_build(ctx, kind, c);
+		/* gnuplot and the messages write to stderr: no line */
+		progress_pause(&pr);
 		if (krc == EXIT_OK && !plot_chart_has_data(c)) {
 			fprintf(stderr, "capplan: note: --plot: nothing to draw "
 					"for the '%s' chart\n",
@@ -431,12 +444,15 @@ int cli_plot_set(struct cli_ctx *ctx, const struct gpu_spec *const *gpus,
 			if (krc == EXIT_OK)
 				cli_message("capplan: ", "wrote %s", path);
 		}
+		progress_resume(&pr);
 		plot_chart_free(c);
 		if (krc != EXIT_OK && rc == EXIT_OK)
 			rc = krc;
 		if (krc == EXIT_INTERNAL)
 			break;
 	}
+	ctx->progress = NULL;
+	progress_end(&pr);
 	memcpy(ctx->gpus, saved, sizeof(saved));
 	ctx->ngpus = nsaved;
 	ctx->keep_script = keep;
@@ -459,6 +475,7 @@ int cli_plot_render(struct cli_ctx *ctx, enum plot_kind kind,
 	char why[256];
 	struct diag err;
 	size_t len;
+	bool paused = false;
 
 	*chart = NULL;
 	*chart_len = 0;
@@ -470,6 +487,9 @@ int cli_plot_render(struct cli_ctx *ctx, enum plot_kind kind,
 		rc = EXIT_INFEASIBLE;
 	if (rc != EXIT_OK)
 		goto out;
+	/* gnuplot and the messages below write to stderr: no line */
+	progress_pause(ctx->progress);
+	paused = true;
 	/* the chart: an empty temporary file gnuplot writes into */
 	fd = tempfile_create(beside, &chart_tmp, &chart_slot);
 	if (fd < 0) {
@@ -544,5 +564,7 @@ out:
 	free(data_tmp);
 	free(chart_tmp);
 	plot_chart_free(c);
+	if (paused)
+		progress_resume(ctx->progress);
 	return rc;
 }

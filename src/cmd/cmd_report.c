@@ -24,12 +24,15 @@ static void infer_one(int i, void *arg)
 {
 	struct report_page *pg = arg;
 	struct report_row *r = &pg->rows[i];
+	struct progress_hook hook = progress_hook_of(pg->ctx->progress);
 	struct diag err;
 
 	diag_clear(&err);
-	r->infer_rc = infer_plan_make(&pg->ctx->wl, r->gpu, &r->infer, &err);
+	r->infer_rc = infer_plan_make_progress(&pg->ctx->wl, r->gpu, &hook,
+					       &r->infer, &err);
 	snprintf(r->infer_why, sizeof(r->infer_why), "%s",
 		 r->infer_rc ? err.msg : r->infer.why);
+	progress_add(pg->ctx->progress, 1);
 }
 
 /* The plans of every device. */
@@ -48,6 +51,9 @@ static int plan_rows(struct report_page *pg)
 		struct report_row *r = &pg->rows[i];
 		struct diag err;
 
+		progress_update(ctx->progress, (size_t)i, (size_t)ctx->ngpus,
+				"devices planned");
+		progress_phase(ctx->progress, 0, 0, ctx->gpus[i]->name);
 		r->gpu = ctx->gpus[i];
 		diag_clear(&err);
 		if (pg->serving_only) {
@@ -81,8 +87,11 @@ static int plan_rows(struct report_page *pg)
 				 r->serve_rc ? err.msg : r->serve.why);
 		}
 	}
-	if (serving)
+	if (serving) {
+		progress_update(ctx->progress, 0, (size_t)ctx->ngpus,
+				"devices served");
 		cli_parallel_for(ctx->ngpus, infer_one, pg);
+	}
 	return 0;
 }
 
@@ -127,22 +136,29 @@ int cmd_report(struct cli_ctx *ctx)
 		rc = cli_plot_devices(ctx);
 	if (rc != EXIT_OK)
 		return rc;
+	progress_init(&pr, "report");
+	ctx->progress = &pr;
 	if (plan_rows(&pg) != 0) {
+		ctx->progress = NULL;
+		progress_end(&pr);
 		free(pg.rows);
 		cli_error("out of memory");
 		return EXIT_INTERNAL;
 	}
 	/* the page's file first: a folder that cannot be written fails
 	   once, before the charts */
+	progress_pause(&pr);
 	rc = cli_output_open(ctx, &o);
+	progress_resume(&pr);
 	if (rc != EXIT_OK) {
+		ctx->progress = NULL;
+		progress_end(&pr);
 		free(pg.rows);
 		return rc;
 	}
 	beside = ctx->output_path && strcmp(ctx->output_path, "-") != 0 ?
 			 ctx->output_path :
 			 REPORT_TMP_BESIDE;
-	progress_init(&pr, "report");
 	for (int k = 0; k < PLOT_KIND_COUNT; k++) {
 		enum plot_kind kind = (enum plot_kind)k;
 		int krc;
@@ -167,6 +183,7 @@ int cmd_report(struct cli_ctx *ctx)
 				break;
 		}
 	}
+	ctx->progress = NULL;
 	progress_end(&pr);
 	for (int i = 0; i < pg.nrows; i++)
 		feasible += report_trained(&pg.rows[i]) || report_served(&pg.rows[i]) ||

@@ -27,9 +27,6 @@ static const double size_serve_max_s = 100.0 * 365.0 * 86400.0;
 /* Candidate counts are gpus_per_node x 2^k: at most this many. */
 #define SIZE_MAX_STEPS 32
 
-/* Progress on a terminal: shown after this long, redrawn at most this
-   often (seconds). */
-
 /* The limits of the command line; 0 where not given. */
 struct size_limits {
 	double deadline_s;
@@ -329,7 +326,7 @@ static void size_sample_infer(const struct workload *wl,
 
 /* Serving on 'g': replicas for the request rate under the SLO. */
 static void size_infer(const struct workload *wl, const struct gpu_spec *g,
-		       struct size_row *row)
+		       const struct progress_hook *hook, struct size_row *row)
 {
 	struct infer_plan p;
 	struct diag err;
@@ -339,7 +336,7 @@ static void size_infer(const struct workload *wl, const struct gpu_spec *g,
 		return;
 	}
 	diag_clear(&err);
-	if (infer_plan_make(wl, g, &p, &err) != 0) {
+	if (infer_plan_make_progress(wl, g, hook, &p, &err) != 0) {
 		row->feasible = false;
 		snprintf(row->why, sizeof(row->why), "%.300s", err.msg);
 		return;
@@ -371,6 +368,8 @@ static double row_total(const struct size_row *r, double serve_s)
 struct infer_job {
 	const struct workload *wl;
 	struct size_row *rows;
+	struct progress *pr;
+	struct progress_hook hook;
 };
 
 static void infer_one(int i, void *arg)
@@ -378,7 +377,8 @@ static void infer_one(int i, void *arg)
 	struct infer_job *j = arg;
 
 	if (j->rows[i].feasible)
-		size_infer(j->wl, j->rows[i].gpu, &j->rows[i]);
+		size_infer(j->wl, j->rows[i].gpu, &j->hook, &j->rows[i]);
+	progress_add(j->pr, 1);
 }
 
 /* What the rows are ordered by: the total with both parts, else the
@@ -637,7 +637,6 @@ int cmd_size(struct cli_ctx *ctx)
 	bool train, infer, arch, per_sample;
 	int rc, feasible = 0;
 
-	progress_init(&pr, "size");
 	rc = parse_limit(ctx->deadline_arg, "--deadline", UNIT_TIME,
 			 &lim.deadline_s);
 	if (rc == EXIT_OK)
@@ -679,11 +678,13 @@ int cmd_size(struct cli_ctx *ctx)
 		fprintf(stderr, "capplan: error: out of memory\n");
 		return EXIT_INTERNAL;
 	}
+	progress_init(&pr, "size");
 	for (int i = 0; i < ctx->ngpus; i++) {
 		struct size_row *r = &rows[i];
 
 		progress_update(&pr, (size_t)i, (size_t)ctx->ngpus,
-				"devices");
+				train ? "devices trained" : "devices");
+		progress_phase(&pr, 0, 0, ctx->gpus[i]->name);
 		r->gpu = ctx->gpus[i];
 		r->order = i;
 		r->feasible = arch;
@@ -699,8 +700,10 @@ int cmd_size(struct cli_ctx *ctx)
 	}
 	if (infer) {
 		/* serving is simulated: one device per thread */
-		struct infer_job job = { &ctx->wl, rows };
+		struct infer_job job = { &ctx->wl, rows, &pr,
+					 progress_hook_of(&pr) };
 
+		progress_update(&pr, 0, (size_t)ctx->ngpus, "devices served");
 		cli_parallel_for(ctx->ngpus, infer_one, &job);
 	}
 	for (int i = 0; i < ctx->ngpus; i++) {

@@ -764,6 +764,7 @@ int cmd_sweep(struct cli_ctx *ctx)
 		 base_gpu ? " on " : "", base_gpu ? base_gpu->name : "",
 		 s.points, s.points == 1 ? "" : "s");
 	progress_init(&pr, "sweep");
+	progress_update(&pr, 0, s.points, "points");
 	for (size_t done = 0; done < s.points; done++) {
 		struct record *rec = report_add_record(&rep);
 

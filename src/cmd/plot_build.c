@@ -34,10 +34,28 @@ const char *plot_wl_name(const struct cli_ctx *ctx)
 	return ctx->wl.model.name[0] ? ctx->wl.model.name : "workload";
 }
 
-void plot_note_skip(const struct gpu_spec *g, const char *why)
+void plot_note_skip(const struct cli_ctx *ctx, const struct gpu_spec *g,
+		    const char *why)
 {
+	struct progress *pr = ctx ? ctx->progress : NULL;
+
+	progress_pause(pr);
 	cli_message("capplan: note: ", "nothing drawn for '%s': %s", g->name,
 		    why);
+	progress_resume(pr);
+}
+
+void plot_progress(const struct cli_ctx *ctx, const struct plot_chart *c,
+		   int i)
+{
+	char phase[96];
+
+	if (!ctx->progress)
+		return;
+	snprintf(phase, sizeof(phase), "%s, device %d/%d %s",
+		 plot_kind_name(c->kind), i + 1, ctx->ngpus,
+		 ctx->gpus[i]->name);
+	progress_phase(ctx->progress, 0, 0, phase);
 }
 
 int plot_oom(void)
@@ -183,7 +201,7 @@ static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
 		double best = HUGE_VAL;
 
 		if (np == 0) {
-			plot_note_skip(g, why);
+			plot_note_skip(ctx, g, why);
 			continue;
 		}
 		s = plot_chart_add_device(c, g->name, g->name, i + 1);
@@ -349,7 +367,7 @@ static int build_cost_time(struct cli_ctx *ctx, struct plot_chart *c)
 			memcpy(all + 4 * nall++, row, sizeof(row));
 		}
 		if (!s)
-			plot_note_skip(g, np ? "it has no GPU-hour price" : why);
+			plot_note_skip(ctx, g, np ? "it has no GPU-hour price" : why);
 	}
 	if (plot_pareto_front(ctx, c, all, nall) != 0)
 		goto out_oom;
@@ -387,6 +405,8 @@ static int build_memory(struct cli_ctx *ctx, struct plot_chart *c)
 		int row;
 		bool ok;
 
+		plot_progress(ctx, c, i);
+
 		diag_clear(&err);
 		ok = train_plan_make(&ctx->wl, g, &p, &err) == 0;
 		row = plot_chart_add_cat(c, g->name);
@@ -398,7 +418,7 @@ static int build_memory(struct cli_ctx *ctx, struct plot_chart *c)
 			double v[8] = { row, 0, 0, 0, 0, 0, g->mem_bytes / 1e9,
 					0 };
 
-			plot_note_skip(g, err.msg);
+			plot_note_skip(ctx, g, err.msg);
 			snprintf(c->cat_why[row][0], PLOT_WHY_MAX, "%s",
 				 "no legal configuration");
 			if (plot_series_add_row(c, s, v) != 0)
@@ -511,7 +531,7 @@ static bool roof_of(const struct cli_ctx *ctx, const struct gpu_spec *g,
 								     PREC_BF16);
 	r->bw = g->mem_bw_bytes_per_s * g->mem_eff;
 	if (!(r->ceil_flops > 0.0) || !(r->bw > 0.0)) {
-		plot_note_skip(g, "it has no peak for the precision");
+		plot_note_skip(ctx, g, "it has no peak for the precision");
 		return false;
 	}
 	r->phase_i[0] = r->phase_i[1] = r->phase_i[2] = NAN;
@@ -636,20 +656,20 @@ static int build_roofline(struct cli_ctx *ctx, struct plot_chart *c)
 }
 
 /* Infer plan of 'wl' on 'g'; false (with a note) when it has none. */
-static bool infer_ok(const struct workload *wl, const struct gpu_spec *g,
-		     struct infer_plan *p, bool quiet)
+static bool infer_ok(const struct cli_ctx *ctx, const struct workload *wl,
+		     const struct gpu_spec *g, struct infer_plan *p, bool quiet)
 {
 	struct diag err;
 
 	diag_clear(&err);
 	if (!model_has_arch(&wl->model)) {
 		if (!quiet)
-			plot_note_skip(g, "serving needs the model's architecture");
+			plot_note_skip(ctx, g, "serving needs the model's architecture");
 		return false;
 	}
 	if (infer_plan_make(wl, g, p, &err) != 0) {
 		if (!quiet)
-			plot_note_skip(g, err.msg);
+			plot_note_skip(ctx, g, err.msg);
 		return false;
 	}
 	return true;
@@ -689,10 +709,12 @@ static int latency_under_load(struct cli_ctx *ctx, struct plot_chart *c)
 		char label[PLOT_LABEL_MAX];
 		double cap;
 
-		if (!infer_ok(&ctx->wl, g, &p, false))
+		plot_progress(ctx, c, i);
+
+		if (!infer_ok(ctx, &ctx->wl, g, &p, false))
 			continue;
 		if (!p.simulated || !(p.fleet.capacity_qps > 0.0)) {
-			plot_note_skip(g, p.why[0] ? p.why :
+			plot_note_skip(ctx, g, p.why[0] ? p.why :
 						"the load was not simulated");
 			continue;
 		}
@@ -744,10 +766,11 @@ static int build_latency(struct cli_ctx *ctx, struct plot_chart *c)
 		struct infer_plan p;
 		struct plot_series *s;
 
-		if (!infer_ok(&ctx->wl, g, &p, false))
+		plot_progress(ctx, c, i);
+		if (!infer_ok(ctx, &ctx->wl, g, &p, false))
 			continue;
 		if (p.max_batch < 1) {
-			plot_note_skip(g, "the model does not fit for serving");
+			plot_note_skip(ctx, g, "the model does not fit for serving");
 			continue;
 		}
 		{
@@ -819,13 +842,15 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 		char why[sizeof(p.why)] = "it meets the SLO at no rate";
 		bool planned = false;
 
+		plot_progress(ctx, c, i);
+
 		for (int k = 0; k <= PLOT_QPS_STEPS; k++) {
 			double q = PLOT_QPS_MIN *
 				   pow(PLOT_QPS_MAX / PLOT_QPS_MIN,
 				       (double)k / PLOT_QPS_STEPS);
 
 			w.inference.qps = q;
-			if (!infer_ok(&w, g, &p, planned))
+			if (!infer_ok(ctx, &w, g, &p, planned))
 				break;
 			planned = true;
 			if (!p.fits || !p.meets_slo) {
@@ -843,7 +868,7 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 				return plot_oom();
 		}
 		if (!s && planned)
-			plot_note_skip(g, why);
+			plot_note_skip(ctx, g, why);
 	}
 	return EXIT_OK;
 }
@@ -855,7 +880,7 @@ static double energy_per_token(const struct workload *wl,
 	struct infer_plan p;
 
 	w.inference.power_cap_w = cap_w;
-	if (!infer_ok(&w, g, &p, true) || !p.fits)
+	if (!infer_ok(NULL, &w, g, &p, true) || !p.fits)
 		return NAN;
 	return p.result.energy_j_per_token;
 }
@@ -893,6 +918,8 @@ static int build_energy(struct cli_ctx *ctx, struct plot_chart *c)
 		double v[4] = { 0, NAN, NAN, NAN };
 		const char *twhy = "no legal configuration";
 		int row, rc;
+
+		plot_progress(ctx, c, i);
 
 		diag_clear(&err);
 		rc = train_plan_make(&ctx->wl, g, &p, &err);

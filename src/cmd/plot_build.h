@@ -19,10 +19,16 @@ int plot_build(struct cli_ctx *ctx, enum plot_kind kind, struct plot_chart *c);
 
 /* Shared with plot_build_sample.c: the workload's name for titles
    ("workload" when it has none); the note on stderr for a device that
-   gives no point; the out-of-memory message (returns EXIT_INTERNAL); a
+   gives no point (ctx NULL or ctx->progress NULL: no progress line to
+   pause around it); the out-of-memory message (returns EXIT_INTERNAL); a
    qsort order of rows of doubles by their first, then second value. */
 const char *plot_wl_name(const struct cli_ctx *ctx);
-void plot_note_skip(const struct gpu_spec *g, const char *why);
+void plot_note_skip(const struct cli_ctx *ctx, const struct gpu_spec *g,
+		    const char *why);
+/* The progress line's phase (ctx->progress; NULL: none) at device 'i' of
+   chart 'c': "KIND, device I/N NAME". */
+void plot_progress(const struct cli_ctx *ctx, const struct plot_chart *c,
+		   int i);
 int plot_oom(void);
 int plot_by_time_then_cost(const void *x, const void *y);
 /* The Pareto front of the cost-time chart over 'nall' rows of 'all' (time,

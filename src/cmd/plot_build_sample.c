@@ -158,7 +158,7 @@ static int build_scaling(struct cli_ctx *ctx, struct plot_chart *c)
 		double best = 0.0;
 
 		if (np == 0) {
-			plot_note_skip(g, why);
+			plot_note_skip(ctx, g, why);
 			continue;
 		}
 		s = plot_chart_add_device(c, g->name, g->name, i + 1);
@@ -219,7 +219,7 @@ static int build_cost_time(struct cli_ctx *ctx, struct plot_chart *c)
 			memcpy(all + 4 * nall++, row, sizeof(row));
 		}
 		if (!s)
-			plot_note_skip(g, np ? "it has no GPU-hour price" : why);
+			plot_note_skip(ctx, g, np ? "it has no GPU-hour price" : why);
 	}
 	if (plot_pareto_front(ctx, c, all, nall) != 0)
 		goto out_oom;
@@ -232,15 +232,16 @@ out_oom:
 
 /* The serving plan of 'wl' on 'g'; false (with a note unless 'quiet')
    when there is none. */
-static bool serve_plan(const struct workload *wl, const struct gpu_spec *g,
-		       struct sample_serve_plan *p, bool quiet)
+static bool serve_plan(const struct cli_ctx *ctx, const struct workload *wl,
+		       const struct gpu_spec *g, struct sample_serve_plan *p,
+		       bool quiet)
 {
 	struct diag err;
 
 	diag_clear(&err);
 	if (sample_serve_plan_make(wl, g, p, &err) != 0) {
 		if (!quiet)
-			plot_note_skip(g, err.msg);
+			plot_note_skip(ctx, g, err.msg);
 		return false;
 	}
 	return true;
@@ -277,10 +278,10 @@ static int build_latency(struct cli_ctx *ctx, struct plot_chart *c)
 		char label[PLOT_LABEL_MAX];
 		int top;
 
-		if (!serve_plan(&ctx->wl, g, &p, false))
+		if (!serve_plan(ctx, &ctx->wl, g, &p, false))
 			continue;
 		if (!p.result.fits) {
-			plot_note_skip(g, p.why[0] ? p.why :
+			plot_note_skip(ctx, g, p.why[0] ? p.why :
 						"the model does not fit for "
 						"serving");
 			continue;
@@ -343,8 +344,8 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 		struct workload w = ctx->wl;
 
 		w.inference.qps = 0.0;
-		if (serve_plan(&w, ctx->gpus[i], &p, true) && p.result.fits &&
-		    p.result.throughput_per_s > 0.0) {
+		if (serve_plan(ctx, &w, ctx->gpus[i], &p, true) &&
+		    p.result.fits && p.result.throughput_per_s > 0.0) {
 			batch = p.batch;
 			lo = fmin(lo, p.result.throughput_per_s);
 			hi = fmax(hi, p.result.throughput_per_s);
@@ -370,7 +371,7 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 							     SAMPLE_QPS_STEPS);
 
 			w.inference.qps = q;
-			if (!serve_plan(&w, g, &p, planned))
+			if (!serve_plan(ctx, &w, g, &p, planned))
 				break;
 			planned = true;
 			if (!p.result.fits || !p.meets_slo) {
@@ -388,7 +389,7 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 				return plot_oom();
 		}
 		if (!s && planned)
-			plot_note_skip(g, why);
+			plot_note_skip(ctx, g, why);
 	}
 	return EXIT_OK;
 }
@@ -429,7 +430,7 @@ static int build_energy(struct cli_ctx *ctx, struct plot_chart *c)
 			v[1] = p.run.energy_j * 1e6 / p.tokens;
 		else if (rc == 0)
 			twhy = !p.fits ? "does not fit" : "does not finish";
-		if (serve_plan(&ctx->wl, g, &sp, true) && sp.result.fits)
+		if (serve_plan(ctx, &ctx->wl, g, &sp, true) && sp.result.fits)
 			v[2] = sp.energy_j_per_sample * 1e6;
 		row = plot_chart_add_cat(c, g->name);
 		if (row < 0)

@@ -480,10 +480,19 @@ static bool better(const struct infer_plan *a, const struct infer_plan *b)
 int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 		    struct infer_plan *p, struct diag *err)
 {
+	return infer_plan_make_progress(wl, g, NULL, p, err);
+}
+
+int infer_plan_make_progress(const struct workload *wl,
+			     const struct gpu_spec *g,
+			     const struct progress_hook *hook,
+			     struct infer_plan *p, struct diag *err)
+{
 	const struct inference_spec *is = &wl->inference;
 	struct infer_plan best, cand;
-	bool have = false;
+	bool have = false, presize;
 	int tps[32], least[32], ntp = 0;
+	size_t steps, done = 0;
 	double cap[32] = { 0.0 };
 	/* a disaggregated fleet with a decode tp: the plan's tp is it */
 	int want_tp = is->tp != WL_AUTO ? is->tp :
@@ -536,12 +545,17 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 		tps[ntp] = tp;
 		least[ntp++] = 0;
 	}
-	if (ntp > 1 && serve_has_load(is) && is->replicas == WL_AUTO &&
-	    (!is->disaggregated || is->prefill_replicas == WL_AUTO) &&
-	    serve_arrival(is) == SIM_ARRIVAL_POISSON) {
+	presize = ntp > 1 && serve_has_load(is) && is->replicas == WL_AUTO &&
+		  (!is->disaggregated || is->prefill_replicas == WL_AUTO) &&
+		  serve_arrival(is) == SIM_ARRIVAL_POISSON;
+	/* the steps: each tp measured (presize), then each tp sized */
+	steps = (size_t)ntp * (presize ? 2 : 1);
+	if (presize) {
 		/* size the tp that may need the fewest GPUs first; the rest
 		   only while they may need fewer than the best so far */
 		for (int i = 0; i < ntp; i++) {
+			progress_hook_call(hook, done++, steps,
+					   "measuring capacity");
 			cand = *p;
 			cand.out_of_memory = false;
 			least[i] = plan_tp(wl, &cand, tps[i], 0) == 0 &&
@@ -571,6 +585,9 @@ int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 				    best.gpus_total :
 				    INT_MAX;
 
+		progress_hook_call(hook, done++, steps,
+				   serve_has_load(is) ? "sizing replicas" :
+							"planning");
 		cand = *p;
 		cand.capacity_hint_qps = cap[i] > 0.0 ?
 						 cap[i] :

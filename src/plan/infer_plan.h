@@ -15,6 +15,7 @@
 #include "model_flops.h"
 #include "model_infer.h"
 #include "model_sample.h"
+#include "progress_hook.h"
 #include "serve_fleet.h"
 #include "workload.h"
 
@@ -116,6 +117,18 @@ double slo_fraction(enum slo_percentile p);
  */
 int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 		    struct infer_plan *p, struct diag *err);
+
+/*
+ * infer_plan_make that says how far it is through 'hook' (NULL: none;
+ * progress_hook.h): before each tensor-parallel size is measured
+ * ("measuring capacity") and sized ("sizing replicas", or "planning"
+ * without a load), with the steps done before it and the steps in all.
+ * The plan is the same with or without a hook.
+ */
+int infer_plan_make_progress(const struct workload *wl,
+			     const struct gpu_spec *g,
+			     const struct progress_hook *hook,
+			     struct infer_plan *p, struct diag *err);
 
 /*
  * For an infeasible plan: what would meet it, as text for people:

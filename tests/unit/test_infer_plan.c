@@ -2,6 +2,7 @@
    rate, cost, suggestions (cmocka). */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -405,6 +406,96 @@ static void test_replicas_auto(void **state)
 	check_replicas(&wl, &g, &p, 23.9, 0.5);
 }
 
+/* What a progress hook heard (progress_hook.h). */
+struct heard {
+	int calls;
+	size_t last_done, total;
+	bool in_order;     /* done rose by one each call, below the total */
+	int measuring, sizing, planning; /* calls of each phase */
+};
+
+static void hear(void *ctx, size_t done, size_t total, const char *phase)
+{
+	struct heard *h = ctx;
+
+	if (h->calls == 0)
+		h->total = total;
+	if (total != h->total || done >= total ||
+	    (h->calls > 0 && done != h->last_done + 1) ||
+	    (h->calls == 0 && done != 0))
+		h->in_order = false;
+	h->last_done = done;
+	h->calls++;
+	if (phase && strcmp(phase, "measuring capacity") == 0)
+		h->measuring++;
+	else if (phase && strcmp(phase, "sizing replicas") == 0)
+		h->sizing++;
+	else if (phase && strcmp(phase, "planning") == 0)
+		h->planning++;
+}
+
+/* The same plan with and without a hook: what the tables print. */
+static void assert_same_plan(const struct infer_plan *a,
+			     const struct infer_plan *b)
+{
+	assert_int_equal(a->config.tp, b->config.tp);
+	assert_int_equal(a->config.batch, b->config.batch);
+	assert_int_equal(a->replicas, b->replicas);
+	assert_int_equal(a->gpus_total, b->gpus_total);
+	assert_int_equal(a->meets_slo, b->meets_slo);
+	assert_int_equal(a->simulated, b->simulated);
+	assert_true(a->ttft_p_s == b->ttft_p_s);
+	assert_true(a->utilization == b->utilization);
+	assert_true(a->cost_usd_per_million_tokens ==
+		    b->cost_usd_per_million_tokens);
+	assert_true(a->result.tpot_s == b->result.tpot_s);
+	assert_string_equal(a->why, b->why);
+}
+
+static void test_progress_hook(void **state)
+{
+	struct workload wl;
+	struct gpu_spec g = a100();
+	struct infer_plan p, q;
+	struct heard h = { 0, 0, 0, true, 0, 0, 0 };
+	struct progress_hook hook = { hear, &h };
+	struct diag err;
+
+	(void)state;
+	/* a rate with tp left open: each of tp 1, 2, 4 and 8 measured, then
+	   sized (or skipped once it cannot need fewer GPUs) */
+	llama7b(&wl);
+	wl.inference.qps = 23.9;
+	wl.inference.ttft_slo_s = 0.5;
+	wl.inference.percentile = SLO_P90;
+	plan_ok(&wl, &g, &p);
+	diag_clear(&err);
+	assert_int_equal(infer_plan_make_progress(&wl, &g, &hook, &q, &err), 0);
+	assert_same_plan(&p, &q);
+	assert_int_equal(h.calls, 8);
+	assert_int_equal(h.total, 8);
+	assert_true(h.in_order);
+	assert_int_equal(h.measuring, 4);
+	assert_int_equal(h.sizing, 4);
+
+	/* no rate: each tp planned once */
+	memset(&h, 0, sizeof(h));
+	h.in_order = true;
+	wl.inference.qps = 0.0;
+	plan_ok(&wl, &g, &p);
+	assert_int_equal(infer_plan_make_progress(&wl, &g, &hook, &q, &err), 0);
+	assert_same_plan(&p, &q);
+	assert_int_equal(h.calls, 4);
+	assert_true(h.in_order);
+	assert_int_equal(h.planning, 4);
+
+	/* a hook without a function, and none, are not called */
+	hook.fn = NULL;
+	assert_int_equal(infer_plan_make_progress(&wl, &g, &hook, &q, &err), 0);
+	assert_int_equal(infer_plan_make_progress(&wl, &g, NULL, &q, &err), 0);
+	assert_same_plan(&p, &q);
+}
+
 static void test_replicas_without_ttft_slo(void **state)
 {
 	/* only stability: the fewest replicas that keep up with the rate */
@@ -731,6 +822,7 @@ int main(void)
 		cmocka_unit_test(test_replicas_for_ttft_slo),
 		cmocka_unit_test(test_replicas_auto),
 		cmocka_unit_test(test_replicas_without_ttft_slo),
+		cmocka_unit_test(test_progress_hook),
 		cmocka_unit_test(test_disaggregated_sized),
 		cmocka_unit_test(test_speculative_plan),
 		cmocka_unit_test(test_unreachable_tpot_slo),
