@@ -343,17 +343,27 @@ static void add_row(struct record *rec, const struct compare_row *r,
 		rec_num(rec, "inference", "cost_usd_per_million_tokens",
 			"$/Mtok", p->cost_usd_per_million_tokens, UNIT_MONEY,
 			RF_GRID);
+		/* what the prefix cache found, when the load was simulated
+		   with one (specs/models.md 10.9.19) */
+		if (p->simulated && p->fleet.engine.prefix_caching &&
+		    !p->fleet.disagg)
+			rec_num(rec, "inference", "prefix_hit_rate",
+				"prefix hits", p->fleet.sim.prefix_hit_rate,
+				UNIT_KIND_COUNT, RF_PERCENT);
+		else
+			rec_null(rec, "inference", "prefix_hit_rate",
+				 "prefix hits", 0);
 	} else {
 		static const char *const keys[] = {
 			"tp", "batch", "max_batch", "ttft_s", "tpot_s",
 			"throughput_tokens_per_s_per_gpu", "replicas",
 			"gpus_total", "energy_j_per_token",
-			"cost_usd_per_million_tokens",
+			"cost_usd_per_million_tokens", "prefix_hit_rate",
 		};
 		static const char *const labels[] = {
 			"inf tp", "batch", "max batch", "TTFT", "TPOT",
 			"tok/s/GPU", "replicas", "inf GPUs", "J/token",
-			"$/Mtok",
+			"$/Mtok", "prefix hits",
 		};
 		static const int grid[] = { 0,
 					    RF_GRID | RF_WIDE,
@@ -364,7 +374,8 @@ static void add_row(struct record *rec, const struct compare_row *r,
 					    0,
 					    RF_GRID | RF_WIDE,
 					    RF_GRID | RF_WIDE,
-					    RF_GRID };
+					    RF_GRID,
+					    0 };
 
 		rec_bool(rec, "inference", "feasible", "serves", false, 0);
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
