@@ -246,15 +246,36 @@ static void run_length(struct sim_load *l, int requests_given,
 	    l->arrival == SIM_ARRIVAL_CLOSED) {
 		double fill = fill_s(l, e, step, n_decode);
 
+		double want;
+
 		l->warmup_s = warmup_fills * fill;
+		if (l->turns > 1)
+			/* conversations build up over a session's life: its
+			   turns (a fill bounds each) and the pauses between */
+			l->warmup_s = fmax(l->warmup_s,
+					   l->turns * fill +
+						   (l->turns - 1) *
+							   l->think_time_s);
+		/* a Poisson run lasts run_fills fills past the warm-up, and
+		   twice the warm-up, which holds at most half the requests */
+		want = l->rate_per_s *
+		       fmax(run_fills * fill,
+			    l->turns > 1 ? fmax(2.0 * l->warmup_s,
+						l->warmup_s + run_fills * fill) :
+					   0.0);
 		if (requests_given == WL_AUTO &&
-		    l->arrival == SIM_ARRIVAL_POISSON &&
-		    l->rate_per_s * run_fills * fill > l->requests)
-			l->requests = l->rate_per_s * run_fills * fill >
+		    l->arrival == SIM_ARRIVAL_POISSON && want > l->requests)
+			l->requests = want > fill_requests_max ?
+					      fill_requests_max :
+					      (int)ceil(want);
+		/* a closed loop of conversations: two sessions a client */
+		if (requests_given == WL_AUTO &&
+		    l->arrival == SIM_ARRIVAL_CLOSED && l->turns > 1 &&
+		    2.0 * l->turns * l->concurrency > l->requests)
+			l->requests = 2.0 * l->turns * l->concurrency >
 						      fill_requests_max ?
 					      fill_requests_max :
-					      (int)ceil(l->rate_per_s *
-							run_fills * fill);
+					      2 * l->turns * l->concurrency;
 	}
 	if (requests_given == WL_AUTO && l->arrival != SIM_ARRIVAL_TRACE) {
 		double cap = fmax(sim_requests_min,
