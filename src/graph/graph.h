@@ -29,6 +29,12 @@
 #define GRAPH_CLASSES_MAX 256 /* distinct operator classes kept */
 #define GRAPH_VAL_MAX 16      /* elements of a tensor whose values are
 				 kept: shapes, axes, pads, scales */
+/* Operators of a graph read at most: a bound on the reader's memory and
+   time (1 to 2 KB and about 3 us an operator, the decoded file
+   included: a graph at the bound reads in about a second and 0.5 GB;
+   specs/workload.md).  Exports of the largest networks have tens of
+   thousands. */
+#define GRAPH_NODES_MAX 250000
 
 /* One tensor of the graph. */
 struct graph_tensor {
@@ -46,6 +52,44 @@ struct graph_tensor {
 	bool val_int;                 /* of an integer type */
 	int n_val;
 	double val[GRAPH_VAL_MAX];
+};
+
+/*
+ * The window of a convolution or pooling (and Pad's pads before opset
+ * 11), kept beside the node: most operators have none, and a node costs
+ * a few hundred bytes less without it (issue 40).
+ */
+struct graph_window {
+	int kernel_rank;           /* kernel_shape, strides, dilations
+				      (rank), pads (2 x rank) */
+	double kernel[GRAPH_RANK_MAX];
+	double strides[GRAPH_RANK_MAX];
+	double pads[2 * GRAPH_RANK_MAX];
+	double dilations[GRAPH_RANK_MAX];
+	double out_pads[GRAPH_RANK_MAX]; /* ConvTranspose: output_padding */
+};
+
+/*
+ * The list attributes of the other operators that have them (Transpose,
+ * and what exporters write as attributes in older opsets, inputs in
+ * newer ones), likewise beside the node; 'has_' false: absent.
+ */
+struct graph_lists {
+	int perm_rank;             /* Transpose */
+	int perm[GRAPH_RANK_MAX];
+	bool has_axes;             /* axes: Squeeze, Unsqueeze, Reduce*
+				      (opsets before 13 / 18), Slice (< 10) */
+	int n_axes;
+	double axes[GRAPH_RANK_MAX];
+	bool has_starts;           /* Slice before opset 10: starts, ends */
+	int n_starts;
+	double starts[GRAPH_RANK_MAX], ends[GRAPH_RANK_MAX];
+	bool has_scales;           /* Upsample before opset 9: scales */
+	double scales[GRAPH_RANK_MAX];
+	int n_scales;
+	bool has_split;            /* Split before opset 13: split */
+	int n_split;
+	double split[GRAPH_VAL_MAX];
 };
 
 /* One operator (node) of the graph. */
@@ -67,36 +111,16 @@ struct graph_node {
 	bool auto_pad_same;        /* Conv, pools: auto_pad SAME_UPPER or
 				      SAME_LOWER (pads ignored) */
 	bool ceil_mode;            /* pools: output size rounded up */
-	int kernel_rank;           /* Conv, pools: kernel_shape, strides,
-				      dilations (rank), pads (2 x rank) */
-	double kernel[GRAPH_RANK_MAX];
-	double strides[GRAPH_RANK_MAX];
-	double pads[2 * GRAPH_RANK_MAX];
-	double dilations[GRAPH_RANK_MAX];
-	double out_pads[GRAPH_RANK_MAX]; /* ConvTranspose: output_padding */
-	int perm_rank;             /* Transpose */
-	int perm[GRAPH_RANK_MAX];
-	/* what exporters write as attributes in older opsets (inputs in
-	   newer ones); 'has_' false: absent */
-	bool has_axes;             /* axes: Squeeze, Unsqueeze, Reduce*
-				      (opsets before 13 / 18), Slice (< 10) */
-	int n_axes;
-	double axes[GRAPH_RANK_MAX];
-	bool has_starts;           /* Slice before opset 10: starts, ends */
-	int n_starts;
-	double starts[GRAPH_RANK_MAX], ends[GRAPH_RANK_MAX];
-	bool has_scales;           /* Upsample before opset 9: scales */
-	double scales[GRAPH_RANK_MAX];
-	int n_scales;
-	bool has_split;            /* Split before opset 13: split */
-	int n_split;
-	double split[GRAPH_VAL_MAX];
 	bool noop_empty_axes;      /* Reduce*: noop_with_empty_axes */
 	bool to_int;               /* Cast: to an integer type */
 	double fill;               /* ConstantOfShape: its value (0) */
 	int shape_start;           /* Shape (opset 15): start (0) */
 	bool has_shape_end;        /* and end (absent: the rank) */
 	int shape_end;
+	int window;                /* 1 + its index in graph.windows; 0:
+				      none (graph_node_window) */
+	int lists;                 /* 1 + its index in graph.lists; 0:
+				      none (graph_node_lists) */
 	int out_first, n_out;      /* every output: graph.outputs[out_first]
 				      .. [out_first + n_out - 1] (out is the
 				      first); n_out 0: only 'out' */
@@ -110,10 +134,23 @@ struct graph {
 	int *inputs;  /* the nodes' input lists, one after another */
 	int *outputs; /* the nodes' output lists (Split), likewise; may be
 			 NULL when no node has more than one */
+	struct graph_window *windows; /* the nodes' windows (node.window) */
+	struct graph_lists *lists;    /* their list attributes (node.lists) */
+	int n_windows, n_lists;
 	double batch; /* leading axis of the first activation input (a
 			 symbolic one counts 1): shapes are divided by it
 			 to give costs per sample */
 };
+
+/* The window of node 'n' of 'g', all zero (no attribute given) when it
+   has none; never NULL. */
+const struct graph_window *graph_node_window(const struct graph *g,
+					     const struct graph_node *n);
+
+/* The list attributes of node 'n' of 'g', all zero and absent when it has
+   none; never NULL. */
+const struct graph_lists *graph_node_lists(const struct graph *g,
+					   const struct graph_node *n);
 
 /*
  * Whether the operators of 'g' form a cycle (a node whose inputs depend

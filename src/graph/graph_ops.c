@@ -183,3 +183,22 @@ bool graph_op_windowed(const char *op_type)
 
 	return r == SHAPE_CONV || r == SHAPE_DECONV || r == SHAPE_POOL;
 }
+
+const struct graph_window *graph_node_window(const struct graph *g,
+					     const struct graph_node *n)
+{
+	static const struct graph_window none;
+
+	return n->window > 0 && n->window <= g->n_windows ?
+		       &g->windows[n->window - 1] :
+		       &none;
+}
+
+const struct graph_lists *graph_node_lists(const struct graph *g,
+					   const struct graph_node *n)
+{
+	static const struct graph_lists none;
+
+	return n->lists > 0 && n->lists <= g->n_lists ? &g->lists[n->lists - 1] :
+							&none;
+}

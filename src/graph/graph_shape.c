@@ -47,9 +47,9 @@ static int axes_of(const struct graph *g, const struct graph_node *n,
 	*given = true;
 	if (has_in(g, n, 1))
 		return in_vals(g, n, 1, v, nv) ? 0 : -1;
-	if (n->has_axes) {
-		*v = n->axes;
-		*nv = n->n_axes;
+	if (graph_node_lists(g, n)->has_axes) {
+		*v = graph_node_lists(g, n)->axes;
+		*nv = graph_node_lists(g, n)->n_axes;
 		return 0;
 	}
 	*given = false;
@@ -185,6 +185,7 @@ static int slice_run(const struct graph *g, const struct graph_node *n,
 		     struct graph_tensor *t, const struct graph_tensor *from,
 		     double *vals, int *nv)
 {
+	const struct graph_lists *l = graph_node_lists(g, n);
 	const double *st, *en, *ax = NULL, *sp = NULL;
 	int ns, ne, nax = 0, nsp = 0;
 	double first[GRAPH_RANK_MAX], step[GRAPH_RANK_MAX];
@@ -196,13 +197,13 @@ static int slice_run(const struct graph *g, const struct graph_node *n,
 			return -1;
 		if (has_in(g, n, 4) && !in_vals(g, n, 4, &sp, &nsp))
 			return -1;
-	} else if (n->has_starts) {
-		st = n->starts;
-		en = n->ends;
-		ns = ne = n->n_starts;
-		if (n->has_axes) {
-			ax = n->axes;
-			nax = n->n_axes;
+	} else if (l->has_starts) {
+		st = l->starts;
+		en = l->ends;
+		ns = ne = l->n_starts;
+		if (l->has_axes) {
+			ax = l->axes;
+			nax = l->n_axes;
 		}
 	} else {
 		return -1;
@@ -271,7 +272,7 @@ static int slice_shape(const struct graph *g, const struct graph_node *n,
 static int pad_shape(const struct graph *g, const struct graph_node *n,
 		     struct graph_tensor *t)
 {
-	const double *p = n->pads, *ax = NULL;
+	const double *p = graph_node_window(g, n)->pads, *ax = NULL;
 	int np = 2 * t->rank, nax = 0;
 
 	/* opset 11 on: the pads are input 1 (and opset 18's axes input 3) */
@@ -368,9 +369,9 @@ static int resize_shape(const struct graph *g, const struct graph_node *n,
 	int nv;
 	bool sizes = in_vals(g, n, 3, &v, &nv) && nv == t->rank;
 
-	if (!sizes && n->n_in == 1 && n->has_scales) {
-		v = n->scales;
-		nv = n->n_scales;
+	if (!sizes && n->n_in == 1 && graph_node_lists(g, n)->has_scales) {
+		v = graph_node_lists(g, n)->scales;
+		nv = graph_node_lists(g, n)->n_scales;
 		if (nv != t->rank)
 			return -1;
 	} else if (!sizes && !(in_vals(g, n, n->n_in == 2 ? 1 : 2, &v, &nv) &&
@@ -446,13 +447,14 @@ static int fill_shape(const struct graph *g, const struct graph_node *n,
 	return 0;
 }
 
-static double window_out(const struct graph_node *n, int ax, double in,
+static double window_out(const struct graph_node *n,
+			 const struct graph_window *w, int ax, double in,
 			 double kernel)
 {
-	int r = n->kernel_rank;
-	double s = ax < r && n->strides[ax] > 0 ? n->strides[ax] : 1.0;
-	double dl = ax < r && n->dilations[ax] > 0 ? n->dilations[ax] : 1.0;
-	double pad = ax < r ? n->pads[ax] + n->pads[r + ax] : 0.0;
+	int r = w->kernel_rank;
+	double s = ax < r && w->strides[ax] > 0 ? w->strides[ax] : 1.0;
+	double dl = ax < r && w->dilations[ax] > 0 ? w->dilations[ax] : 1.0;
+	double pad = ax < r ? w->pads[ax] + w->pads[r + ax] : 0.0;
 	double span = dl * (kernel - 1.0) + 1.0;
 
 	if (n->auto_pad_same)
@@ -484,6 +486,8 @@ static int infer_one(struct graph *g, const struct graph_node *n,
 	const struct graph_tensor *b = graph_in(g, n, 1);
 	struct graph_tensor *o = &g->tensors[n->out];
 	struct graph_tensor t = *o;
+	const struct graph_window *win = graph_node_window(g, n);
+	const struct graph_lists *lists = graph_node_lists(g, n);
 
 	if (!graph_known(a))
 		return -1;
@@ -574,10 +578,10 @@ static int infer_one(struct graph *g, const struct graph_node *n,
 		}
 		for (int k = 2; k < a->rank; k++) {
 			double kk = rule == SHAPE_CONV ? b->dims[k] :
-				    k - 2 < n->kernel_rank ? n->kernel[k - 2] :
-							     1.0;
+				    k - 2 < win->kernel_rank ? win->kernel[k - 2] :
+							       1.0;
 
-			t.dims[k] = window_out(n, k - 2, a->dims[k], kk);
+			t.dims[k] = window_out(n, win, k - 2, a->dims[k], kk);
 			if (!(t.dims[k] >= 1.0))
 				return -1;
 		}
@@ -587,18 +591,20 @@ static int infer_one(struct graph *g, const struct graph_node *n,
 			return -1;
 		t.dims[1] = b->dims[1] * (n->group > 0 ? n->group : 1.0);
 		for (int k = 2; k < a->rank; k++) {
-			int ax = k - 2, r = n->kernel_rank;
-			double s = ax < r && n->strides[ax] > 0 ? n->strides[ax] :
-								   1.0;
-			double dl = ax < r && n->dilations[ax] > 0 ?
-					    n->dilations[ax] :
+			int ax = k - 2, r = win->kernel_rank;
+			double s = ax < r && win->strides[ax] > 0 ?
+					   win->strides[ax] :
+					   1.0;
+			double dl = ax < r && win->dilations[ax] > 0 ?
+					    win->dilations[ax] :
 					    1.0;
-			double pad = ax < r ? n->pads[ax] + n->pads[r + ax] : 0.0;
+			double pad = ax < r ? win->pads[ax] + win->pads[r + ax] :
+					      0.0;
 
 			t.dims[k] = n->auto_pad_same ?
 					    a->dims[k] * s :
 					    s * (a->dims[k] - 1.0) +
-						    n->out_pads[ax] +
+						    win->out_pads[ax] +
 						    dl * (b->dims[k] - 1.0) + 1.0 -
 						    pad;
 			if (!(t.dims[k] >= 1.0))
@@ -640,8 +646,8 @@ static int infer_one(struct graph *g, const struct graph_node *n,
 	}
 	case SHAPE_TRANSPOSE:
 		for (int k = 0; k < a->rank; k++) {
-			int p = n->perm_rank == a->rank ? n->perm[k] :
-							  a->rank - 1 - k;
+			int p = lists->perm_rank == a->rank ? lists->perm[k] :
+							      a->rank - 1 - k;
 
 			if (p < 0 || p >= a->rank)
 				return -1;
@@ -693,9 +699,9 @@ static int split_shapes(struct graph *g, const struct graph_node *n)
 	if (has_in(g, n, 1)) {
 		if (!in_vals(g, n, 1, &v, &nv))
 			return -1;
-	} else if (n->has_split) {
-		v = n->split;
-		nv = n->n_split;
+	} else if (graph_node_lists(g, n)->has_split) {
+		v = graph_node_lists(g, n)->split;
+		nv = graph_node_lists(g, n)->n_split;
 	}
 	if (v && nv != parts)
 		return -1;
@@ -798,6 +804,7 @@ static void fold_values(struct graph *g, const struct graph_node *n)
 					     "Greater", NULL };
 	struct graph_tensor *o = &g->tensors[n->out];
 	const struct graph_tensor *a = graph_in(g, n, 0);
+	const struct graph_lists *l = graph_node_lists(g, n);
 	const char *op = n->op_type;
 	double v[GRAPH_VAL_MAX];
 	int count, nv = 0;
@@ -887,8 +894,8 @@ static void fold_values(struct graph *g, const struct graph_node *n)
 				/* input axis k is output axis j where
 				   perm[j] = k */
 				for (int j = 0; j < o->rank; j++)
-					if ((n->perm_rank == a->rank ?
-						     n->perm[j] :
+					if ((l->perm_rank == a->rank ?
+						     l->perm[j] :
 						     a->rank - 1 - j) == k)
 						src = j;
 				if (src < 0 || idx[src] >= a->dims[k])

@@ -349,8 +349,10 @@ static int node_op(const struct graph *g, int i, struct graph_op *op,
 	case SHAPE_POOL: {
 		double win = 1.0;
 
-		for (int k = 0; k < n->kernel_rank; k++)
-			win *= n->kernel[k];
+		const struct graph_window *w = graph_node_window(g, n);
+
+		for (int k = 0; k < w->kernel_rank; k++)
+			win *= w->kernel[k];
 		op->flops = out * win;
 		return 0;
 	}

@@ -214,6 +214,14 @@ struct parse_ctx {
 	/* the line of each device, for duplicate messages */
 	int *lines;
 	size_t lines_cap;
+
+	/* the devices by name, case-insensitively: an open-addressing
+	   table of 'nslots' (a power of two, 0 before the first row) of
+	   index + 1 into cat->gpus, 0 for an empty slot; at most half
+	   full, so the duplicate check of a row is O(1) on average and a
+	   catalog of n rows loads in O(n) */
+	size_t *slots;
+	size_t nslots;
 };
 
 /* Record an error at 'p'; the first one wins (csv_read_fail). */
@@ -596,11 +604,81 @@ static int remember_line(struct parse_ctx *ctx, size_t i, int line)
 	return 0;
 }
 
+/* FNV-1a (Fowler, Noll, Vo) of 'name' with ASCII letters folded to lower
+   case, as strcasecmp compares them in the C locale. */
+static size_t name_hash(const char *name)
+{
+	uint64_t h = 14695981039346656037u;
+
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		unsigned char c = *p >= 'A' && *p <= 'Z' ?
+					  (unsigned char)(*p - 'A' + 'a') :
+					  *p;
+
+		h = (h ^ c) * 1099511628211u;
+	}
+	return (size_t)h;
+}
+
+/* The slot of 'name' in the index: the device of that name (*found set)
+   or the empty slot where it would go. */
+static size_t name_slot(const struct parse_ctx *ctx, const char *name,
+			bool *found)
+{
+	size_t mask = ctx->nslots - 1;
+	size_t i = name_hash(name) & mask;
+
+	*found = false;
+	while (ctx->slots[i] != 0) {
+		if (strcasecmp(ctx->cat->gpus[ctx->slots[i] - 1].name, name) ==
+		    0) {
+			*found = true;
+			return i;
+		}
+		i = (i + 1) & mask;
+	}
+	return i;
+}
+
+/* Make room in the index for one more device (rebuilding it twice as
+   large when it would be more than half full); 0, or -1 when out of
+   memory. */
+static int index_reserve(struct parse_ctx *ctx)
+{
+	size_t n = ctx->cat->count, nslots = ctx->nslots ? ctx->nslots : 64;
+	size_t *old = ctx->slots, old_n = ctx->nslots;
+	bool found;
+
+	if (ctx->nslots && 2 * (n + 1) <= ctx->nslots)
+		return 0;
+	while (2 * (n + 1) > nslots) {
+		if (nslots > SIZE_MAX / 2 / sizeof(*old))
+			return -1;
+		nslots *= 2;
+	}
+	ctx->slots = calloc(nslots, sizeof(*ctx->slots));
+	if (!ctx->slots) {
+		ctx->slots = old;
+		return -1;
+	}
+	ctx->nslots = nslots;
+	for (size_t i = 0; i < old_n; i++) {
+		if (old[i])
+			ctx->slots[name_slot(ctx,
+					     ctx->cat->gpus[old[i] - 1].name,
+					     &found)] = old[i];
+	}
+	free(old);
+	return 0;
+}
+
 static int row_end(struct parse_ctx *ctx)
 {
 	struct gpu_spec *g = &ctx->spec;
 	struct csv_pos name_at = ctx->at[COLUMN_NAME];
 	struct diag check;
+	size_t slot;
+	bool found;
 
 	if (ctx->rd.field < ctx->ncols)
 		return parse_fail(ctx, ctx->rd.cur,
@@ -618,19 +696,21 @@ static int row_end(struct parse_ctx *ctx)
 				  "gpu '%s' has no peak throughput in any "
 				  "precision column",
 				  g->name);
-	for (size_t i = 0; i < ctx->cat->count; i++) {
-		if (strcasecmp(ctx->cat->gpus[i].name, g->name) == 0)
-			return parse_fail(ctx, name_at,
-					  "duplicate gpu '%s' (first defined "
-					  "on line %d)",
-					  g->name, ctx->lines[i]);
-	}
+	if (index_reserve(ctx))
+		return parse_fail(ctx, name_at, "out of memory");
+	slot = name_slot(ctx, g->name, &found);
+	if (found)
+		return parse_fail(ctx, name_at,
+				  "duplicate gpu '%s' (first defined on line "
+				  "%d)",
+				  g->name, ctx->lines[ctx->slots[slot] - 1]);
 	diag_clear(&check);
 	if (gpu_spec_check(g, &check))
 		return parse_fail(ctx, name_at, "%s", check.msg);
 	if (remember_line(ctx, ctx->cat->count, ctx->row_line) ||
 	    catalog_append(ctx->cat, g))
 		return parse_fail(ctx, name_at, "out of memory");
+	ctx->slots[slot] = ctx->cat->count;
 	return 0;
 }
 
@@ -698,6 +778,7 @@ int catalog_parse(const char *buf, size_t len, const char *name,
 out_free_cat:
 	catalog_free(ctx->cat);
 out_free_ctx:
+	free(ctx->slots);
 	free(ctx->lines);
 	free(ctx);
 	return rc;

@@ -2,6 +2,7 @@
 #include "onnx_read.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,11 +11,108 @@
 #include "onnx.pb-c.h"
 #include "readfile.h"
 
-/* A name -> tensor index table (open addressing, FNV-1a). */
+/*
+ * Where protobuf-c puts the decoded model: blocks of ARENA_BLOCK bytes
+ * filled one allocation after another, and a block of its own for a
+ * larger one (a weight's raw data), all freed at once.  The model is
+ * hundreds of thousands of small strings and messages, each a malloc
+ * with its header and rounding otherwise (issue 40: a tenth less memory
+ * per operator, and no free of each).
+ */
+#define ARENA_BLOCK ((size_t)1 << 20)
+
+/* What a decoded message holds: its alignment is the arena's (no long
+   double in a message) */
+union arena_align {
+	void *p;
+	uint64_t u;
+	double d;
+};
+
+struct arena_block {
+	struct arena_block *next;
+	union arena_align data[];
+};
+
+struct arena {
+	struct arena_block *blocks; /* the newest first */
+	size_t used, room;          /* of the newest block of ARENA_BLOCK */
+	bool failed;                /* an allocation failed */
+};
+
+static void *arena_alloc(void *data, size_t size)
+{
+	struct arena *a = data;
+	size_t align = sizeof(union arena_align);
+	struct arena_block *b;
+
+	if (size > SIZE_MAX - sizeof(*b) - ARENA_BLOCK) {
+		a->failed = true;
+		return NULL;
+	}
+	/* rounded up, and never 0: each allocation its own bytes */
+	size = size ? (size + align - 1) / align * align : align;
+	if (a->blocks && size <= a->room - a->used) {
+		void *p = (char *)a->blocks->data + a->used;
+
+		a->used += size;
+		return p;
+	}
+	if (size > ARENA_BLOCK / 4) {
+		/* its own block, behind the one being filled */
+		b = malloc(sizeof(*b) + size);
+		if (!b) {
+			a->failed = true;
+			return NULL;
+		}
+		if (a->blocks) {
+			b->next = a->blocks->next;
+			a->blocks->next = b;
+		} else {
+			b->next = NULL;
+			a->blocks = b;
+			a->used = a->room = 0;
+		}
+		return b->data;
+	}
+	b = malloc(sizeof(*b) + ARENA_BLOCK);
+	if (!b) {
+		a->failed = true;
+		return NULL;
+	}
+	b->next = a->blocks;
+	a->blocks = b;
+	a->room = ARENA_BLOCK;
+	a->used = size;
+	return b->data;
+}
+
+/* Freed with the whole arena. */
+static void arena_free_one(void *data, void *p)
+{
+	(void)data;
+	(void)p;
+}
+
+static void arena_release(struct arena *a)
+{
+	while (a->blocks) {
+		struct arena_block *next = a->blocks->next;
+
+		free(a->blocks);
+		a->blocks = next;
+	}
+	a->used = a->room = 0;
+}
+
+/* A name -> tensor index table (open addressing, FNV-1a), at most half
+   full; the indices are 0 .. count - 1 in the order names are first
+   seen. */
 struct names {
 	const char **key;
 	int *val;
-	size_t cap; /* a power of two */
+	size_t cap; /* a power of two, or 0 */
+	int count;
 };
 
 static uint64_t name_hash(const char *s)
@@ -31,32 +129,71 @@ struct reader {
 	const char *file;
 	struct graph *g;
 	struct names names;
-	int tensor_cap;
+	int windows_cap, lists_cap; /* room of g->windows, g->lists */
 	struct diag *err;
 };
 
-/* The index of tensor 'name', made (shape unknown) when new; -1 when
-   out of room (cannot happen: room is counted before). */
-static int tensor_of(struct reader *r, const char *name)
+/* The slot of 'name' in 't': where it is, or the empty one where it
+   would go. */
+static size_t names_slot(const struct names *t, const char *name)
 {
-	struct names *t = &r->names;
 	size_t i = (size_t)name_hash(name) & (t->cap - 1);
 
-	while (t->key[i]) {
-		if (strcmp(t->key[i], name) == 0)
-			return t->val[i];
+	while (t->key[i] && strcmp(t->key[i], name) != 0)
 		i = (i + 1) & (t->cap - 1);
-	}
-	if (r->g->n_tensors >= r->tensor_cap)
-		return -1;
-	t->key[i] = name;
-	t->val[i] = r->g->n_tensors;
-	struct graph_tensor *x = &r->g->tensors[r->g->n_tensors];
+	return i;
+}
 
-	memset(x, 0, sizeof(*x));
-	x->rank = -1;
-	x->producer = -1;
-	return r->g->n_tensors++;
+/* Add 'name' to 't' (a pointer kept, not a copy) unless it is there,
+   the table twice as large when it would be more than half full;
+   returns 0, or -1 when out of memory (or past INT_MAX names). */
+static int names_add(struct names *t, const char *name)
+{
+	size_t i;
+
+	if (2 * ((size_t)t->count + 1) > t->cap) {
+		struct names big = { .count = t->count };
+
+		big.cap = t->cap ? 2 * t->cap : 1024;
+		if (t->count == INT32_MAX ||
+		    big.cap > SIZE_MAX / 2 / sizeof(*big.key))
+			return -1;
+		big.key = calloc(big.cap, sizeof(*big.key));
+		big.val = malloc(big.cap * sizeof(*big.val));
+		if (!big.key || !big.val) {
+			free(big.key);
+			free(big.val);
+			return -1;
+		}
+		for (size_t k = 0; k < t->cap; k++) {
+			if (!t->key[k])
+				continue;
+			i = names_slot(&big, t->key[k]);
+			big.key[i] = t->key[k];
+			big.val[i] = t->val[k];
+		}
+		free(t->key);
+		free(t->val);
+		*t = big;
+	}
+	i = names_slot(t, name);
+	if (!t->key[i]) {
+		t->key[i] = name;
+		t->val[i] = t->count++;
+	}
+	return 0;
+}
+
+/* The index of tensor 'name' (every name of the file was added before
+   the tensors were made); -1 when unknown (cannot happen). */
+static int tensor_of(struct reader *r, const char *name)
+{
+	size_t i;
+
+	if (!r->names.cap)
+		return -1;
+	i = names_slot(&r->names, name);
+	return r->names.key[i] ? r->names.val[i] : -1;
 }
 
 /* Whether a tensor of ONNX data type 'dt' holds parameters. */
@@ -348,10 +485,36 @@ static int clamp_axis(int64_t v)
 				     (int)v;
 }
 
+/* Append 'x' ('size' bytes) to the array 'arr' of '*n' elements ('*cap'
+   room; '*n' becomes its 1-based index): returns the array, moved when
+   it grew, or NULL (and 'arr' untouched) when out of memory. */
+static void *append(void *arr, int *n, int *cap, const void *x, size_t size)
+{
+	char *a = arr;
+
+	if (*n == *cap) {
+		int c = *cap ? 2 * *cap : 16;
+
+		if (*cap > INT32_MAX / 2)
+			return NULL;
+		a = realloc(a, (size_t)c * size);
+		if (!a)
+			return NULL;
+		*cap = c;
+	}
+	memcpy(a + (size_t)*n * size, x, size);
+	++*n;
+	return a;
+}
+
 static int read_attrs(struct reader *r, const Onnx__NodeProto *nd,
 		      struct graph_node *n)
 {
 	bool win = graph_op_windowed(nd->op_type);
+	/* the window and the lists, kept beside the node when given */
+	struct graph_window w = { 0 };
+	struct graph_lists l = { 0 };
+	bool has_w = false, has_l = false;
 
 	n->group = 1.0;
 	n->axis = strcmp(nd->op_type, "Flatten") == 0 ? 1 :
@@ -393,61 +556,70 @@ static int read_attrs(struct reader *r, const Onnx__NodeProto *nd,
 			n->auto_pad_same = a->s.len >= 4 &&
 					   memcmp(a->s.data, "SAME", 4) == 0;
 		} else if (strcmp(a->name, "kernel_shape") == 0) {
-			if ((c = ints_attr(r, nd, a, n->kernel,
+			if ((c = ints_attr(r, nd, a, w.kernel,
 					   GRAPH_RANK_MAX)) < 0 ||
 			    window_attr(r, nd, a, win, 1) != 0)
 				return -1;
-			n->kernel_rank = c;
+			w.kernel_rank = c;
+			has_w = true;
 		} else if (strcmp(a->name, "strides") == 0) {
-			if (ints_attr(r, nd, a, n->strides,
+			if (ints_attr(r, nd, a, w.strides,
 				      GRAPH_RANK_MAX) < 0 ||
 			    window_attr(r, nd, a, win, 1) != 0)
 				return -1;
+			has_w = true;
 		} else if (strcmp(a->name, "dilations") == 0) {
-			if (ints_attr(r, nd, a, n->dilations,
+			if (ints_attr(r, nd, a, w.dilations,
 				      GRAPH_RANK_MAX) < 0 ||
 			    window_attr(r, nd, a, win, 1) != 0)
 				return -1;
+			has_w = true;
 		} else if (strcmp(a->name, "output_padding") == 0) {
-			if (ints_attr(r, nd, a, n->out_pads,
+			if (ints_attr(r, nd, a, w.out_pads,
 				      GRAPH_RANK_MAX) < 0 ||
 			    window_attr(r, nd, a, win, 0) != 0)
 				return -1;
+			has_w = true;
 		} else if (strcmp(a->name, "pads") == 0) {
-			if (ints_attr(r, nd, a, n->pads,
+			if (ints_attr(r, nd, a, w.pads,
 				      2 * GRAPH_RANK_MAX) < 0 ||
 			    window_attr(r, nd, a, win, 0) != 0)
 				return -1;
+			has_w = true;
 		} else if (strcmp(a->name, "axes") == 0) {
-			if ((c = ints_attr(r, nd, a, n->axes,
+			if ((c = ints_attr(r, nd, a, l.axes,
 					   GRAPH_RANK_MAX)) < 0)
 				return -1;
-			n->has_axes = true;
-			n->n_axes = c;
+			l.has_axes = true;
+			l.n_axes = c;
+			has_l = true;
 		} else if (strcmp(a->name, "starts") == 0 ||
 			   strcmp(a->name, "ends") == 0) {
 			bool st = a->name[0] == 's';
 
-			if ((c = ints_attr(r, nd, a, st ? n->starts : n->ends,
+			if ((c = ints_attr(r, nd, a, st ? l.starts : l.ends,
 					   GRAPH_RANK_MAX)) < 0)
 				return -1;
 			if (st)
-				n->n_starts = c;
-			n->has_starts = true;
+				l.n_starts = c;
+			l.has_starts = true;
+			has_l = true;
 		} else if (strcmp(a->name, "scales") == 0) {
 			/* Upsample before opset 9; more axes than a tensor
 			   has: the output's shape must then be in the file */
-			n->has_scales = a->n_floats <= GRAPH_RANK_MAX;
-			n->n_scales = n->has_scales ? (int)a->n_floats : 0;
-			for (int k = 0; k < n->n_scales; k++)
-				n->scales[k] = (double)a->floats[k];
+			l.has_scales = a->n_floats <= GRAPH_RANK_MAX;
+			l.n_scales = l.has_scales ? (int)a->n_floats : 0;
+			for (int k = 0; k < l.n_scales; k++)
+				l.scales[k] = (double)a->floats[k];
+			has_l = true;
 		} else if (strcmp(a->name, "split") == 0) {
 			/* more parts than are kept: the outputs' shapes must
 			   then be in the file */
-			n->has_split = a->n_ints <= GRAPH_VAL_MAX;
-			n->n_split = n->has_split ? (int)a->n_ints : 0;
-			for (int k = 0; k < n->n_split; k++)
-				n->split[k] = (double)a->ints[k];
+			l.has_split = a->n_ints <= GRAPH_VAL_MAX;
+			l.n_split = l.has_split ? (int)a->n_ints : 0;
+			for (int k = 0; k < l.n_split; k++)
+				l.split[k] = (double)a->ints[k];
+			has_l = true;
 		} else if (strcmp(a->name, "noop_with_empty_axes") == 0) {
 			n->noop_empty_axes = a->i != 0;
 		} else if (strcmp(a->name, "to") == 0) {
@@ -468,25 +640,47 @@ static int read_attrs(struct reader *r, const Onnx__NodeProto *nd,
 		} else if (strcmp(a->name, "perm") == 0) {
 			if ((c = ints_attr(r, nd, a, v, GRAPH_RANK_MAX)) < 0)
 				return -1;
-			n->perm_rank = c;
+			l.perm_rank = c;
 			for (int k = 0; k < c; k++)
-				n->perm[k] = v[k] >= 0 && v[k] < GRAPH_RANK_MAX ?
-						     (int)v[k] :
-						     -1;
+				l.perm[k] = v[k] >= 0 && v[k] < GRAPH_RANK_MAX ?
+						    (int)v[k] :
+						    -1;
+			has_l = true;
 		}
 	}
 	/* pads, strides and dilations follow the spatial rank; a Conv may
 	   leave kernel_shape to its weight */
-	if (n->kernel_rank == 0) {
-		for (int k = GRAPH_RANK_MAX - 1; k >= 0 && !n->kernel_rank; k--)
-			if (n->strides[k] > 0 || n->dilations[k] > 0)
-				n->kernel_rank = k + 1;
-		for (int k = 2 * GRAPH_RANK_MAX - 1; k >= 0 && !n->kernel_rank;
+	if (w.kernel_rank == 0) {
+		for (int k = GRAPH_RANK_MAX - 1; k >= 0 && !w.kernel_rank; k--)
+			if (w.strides[k] > 0 || w.dilations[k] > 0)
+				w.kernel_rank = k + 1;
+		for (int k = 2 * GRAPH_RANK_MAX - 1; k >= 0 && !w.kernel_rank;
 		     k--)
-			if (n->pads[k] > 0)
-				n->kernel_rank = (k + 2) / 2;
+			if (w.pads[k] > 0)
+				w.kernel_rank = (k + 2) / 2;
+	}
+	if (has_w) {
+		void *p = append(r->g->windows, &r->g->n_windows,
+				 &r->windows_cap, &w, sizeof(w));
+
+		if (!p)
+			goto out_nomem;
+		r->g->windows = p;
+		n->window = r->g->n_windows;
+	}
+	if (has_l) {
+		void *p = append(r->g->lists, &r->g->n_lists, &r->lists_cap,
+				 &l, sizeof(l));
+
+		if (!p)
+			goto out_nomem;
+		r->g->lists = p;
+		n->lists = r->g->n_lists;
 	}
 	return 0;
+out_nomem:
+	return diag_set_kind(r->err, DIAG_NOMEM, r->file, 0, 0,
+			     "out of memory");
 }
 
 static int read_node(struct reader *r, const Onnx__NodeProto *nd, int i,
@@ -585,51 +779,87 @@ static int read_node(struct reader *r, const Onnx__NodeProto *nd, int i,
 	return 0;
 }
 
-/* Names the file mentions, at most: the room of the tables. */
-static size_t count_names(const Onnx__GraphProto *gp, size_t *edges,
-			  size_t *out_edges)
+/*
+ * Add every tensor name of the graph to the table, in the order build()
+ * meets them (so that tensors are numbered as they are first read), and
+ * count the nodes' input and output lists.  Returns 0, or -1 when out of
+ * memory.
+ */
+static int add_names(struct reader *r, const Onnx__GraphProto *gp,
+		     size_t *edges, size_t *out_edges)
 {
-	size_t n = gp->n_initializer + gp->n_input + gp->n_output +
-		   gp->n_value_info;
+	struct names *t = &r->names;
+	int bad = 0;
 
 	*edges = 0;
 	*out_edges = 0;
-	for (size_t i = 0; i < gp->n_node; i++) {
-		n += gp->node[i]->n_input + gp->node[i]->n_output;
-		*edges += gp->node[i]->n_input;
-		*out_edges += gp->node[i]->n_output;
+	for (size_t i = 0; i < gp->n_initializer; i++)
+		if (gp->initializer[i]->name && gp->initializer[i]->name[0])
+			bad |= names_add(t, gp->initializer[i]->name);
+	for (size_t i = 0; i < gp->n_input; i++)
+		if (gp->input[i]->name && gp->input[i]->name[0])
+			bad |= names_add(t, gp->input[i]->name);
+	for (size_t i = 0; i < gp->n_value_info; i++)
+		if (gp->value_info[i]->name && gp->value_info[i]->name[0])
+			bad |= names_add(t, gp->value_info[i]->name);
+	for (size_t i = 0; i < gp->n_output; i++)
+		if (gp->output[i]->name && gp->output[i]->name[0])
+			bad |= names_add(t, gp->output[i]->name);
+	for (size_t i = 0; i < gp->n_node && !bad; i++) {
+		const Onnx__NodeProto *nd = gp->node[i];
+
+		for (size_t k = 0; k < nd->n_input; k++)
+			if (nd->input[k] && nd->input[k][0])
+				bad |= names_add(t, nd->input[k]);
+		for (size_t k = 0; k < nd->n_output; k++)
+			if (nd->output[k] && nd->output[k][0])
+				bad |= names_add(t, nd->output[k]);
+		*edges += nd->n_input;
+		*out_edges += nd->n_output;
 	}
-	return n;
+	return bad ? -1 : 0;
 }
 
 static int build(struct reader *r, const Onnx__GraphProto *gp)
 {
 	struct graph *g = r->g;
-	size_t edges, out_edges, names = count_names(gp, &edges, &out_edges);
-	size_t cap = 16;
+	size_t edges, out_edges;
 	int edge = 0, out_edge = 0;
 
 	if (gp->n_node == 0)
 		return diag_set(r->err, r->file, 0, 0,
 				"the ONNX graph has no operators: a model "
 				"with nodes expected");
-	if (names > (size_t)INT32_MAX / 4 || gp->n_node > (size_t)INT32_MAX)
+	if (gp->n_node > GRAPH_NODES_MAX)
 		return diag_set(r->err, r->file, 0, 0,
-				"the ONNX graph is too large");
-	while (cap < 2 * names)
-		cap *= 2;
-	r->names.cap = cap;
-	r->names.key = calloc(cap, sizeof(*r->names.key));
-	r->names.val = calloc(cap, sizeof(*r->names.val));
-	g->tensors = calloc(names + 1, sizeof(*g->tensors));
+				"the ONNX graph has %zu operators: at most "
+				"%d expected (the limit that bounds "
+				"capplan's memory and time)",
+				gp->n_node, GRAPH_NODES_MAX);
+	if (add_names(r, gp, &edges, &out_edges) != 0)
+		return diag_set_kind(r->err, DIAG_NOMEM, r->file, 0, 0,
+				     "out of memory");
+	if (edges > (size_t)INT32_MAX || out_edges > (size_t)INT32_MAX)
+		return diag_set(r->err, r->file, 0, 0,
+				"the ONNX graph is too large: more than %d "
+				"operator inputs or outputs",
+				INT32_MAX);
+	g->tensors = malloc(((size_t)r->names.count + 1) *
+			    sizeof(*g->tensors));
 	g->nodes = calloc(gp->n_node, sizeof(*g->nodes));
 	g->inputs = calloc(edges + 1, sizeof(*g->inputs));
 	g->outputs = calloc(out_edges + 1, sizeof(*g->outputs));
-	if (!r->names.key || !r->names.val || !g->tensors || !g->nodes ||
-	    !g->inputs || !g->outputs)
+	if (!g->tensors || !g->nodes || !g->inputs || !g->outputs)
 		return diag_set_kind(r->err, DIAG_NOMEM, r->file, 0, 0,
 				     "out of memory");
-	r->tensor_cap = (int)names + 1;
+	for (int t = 0; t < r->names.count; t++) {
+		struct graph_tensor *x = &g->tensors[t];
+
+		memset(x, 0, sizeof(*x));
+		x->rank = -1;
+		x->producer = -1;
+	}
+	g->n_tensors = r->names.count;
 	for (size_t i = 0; i < gp->n_initializer; i++) {
 		const Onnx__TensorProto *tp = gp->initializer[i];
 		struct graph_tensor *x;
@@ -683,6 +913,8 @@ void onnx_graph_release(struct graph *g)
 	free(g->tensors);
 	free(g->inputs);
 	free(g->outputs);
+	free(g->windows);
+	free(g->lists);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -701,20 +933,40 @@ static bool has_params(const struct graph *g)
 	return false;
 }
 
-int onnx_graph_parse(const void *buf, size_t len, const char *name,
-		     struct graph *g, struct diag *err)
+/* The model in the 'len' bytes at 'buf', decoded into 'a' (protobuf-c
+   copies what it keeps: 'buf' may be freed then); NULL with 'err' set
+   (and 'a' released) when it does not decode. */
+static Onnx__ModelProto *unpack(const void *buf, size_t len,
+				const char *name, struct arena *a,
+				struct diag *err)
 {
-	Onnx__ModelProto *m;
+	ProtobufCAllocator alloc = { .alloc = arena_alloc,
+				     .free = arena_free_one,
+				     .allocator_data = a };
+	Onnx__ModelProto *m = onnx__model_proto__unpack(&alloc, len, buf);
+
+	if (m)
+		return m;
+	if (a->failed)
+		diag_set_kind(err, DIAG_NOMEM, name, 0, 0, "out of memory");
+	else
+		diag_set(err, name, 0, 0,
+			 "not an ONNX model: the file does not decode as an "
+			 "ONNX ModelProto (protobuf), as torch.onnx.export or "
+			 "onnx.save write it");
+	arena_release(a);
+	return NULL;
+}
+
+/* onnx_graph_parse of the decoded model 'm', in 'a', which it
+   releases. */
+static int graph_of_model(Onnx__ModelProto *m, struct arena *a,
+			  const char *name, struct graph *g, struct diag *err)
+{
 	struct reader r = { .file = name, .g = g, .err = err };
 	int rc = -1, bad;
 
 	memset(g, 0, sizeof(*g));
-	m = onnx__model_proto__unpack(NULL, len, buf);
-	if (!m)
-		return diag_set(err, name, 0, 0,
-				"not an ONNX model: the file does not decode "
-				"as an ONNX ModelProto (protobuf), as "
-				"torch.onnx.export or onnx.save write it");
 	if (!m->graph) {
 		diag_set(err, name, 0, 0,
 			 "the ONNX model has no graph: a ModelProto with a "
@@ -765,20 +1017,33 @@ out_free:
 	/* the tensor names point into the proto: forget them */
 	free(r.names.key);
 	free(r.names.val);
-	onnx__model_proto__free_unpacked(m, NULL);
+	arena_release(a);
 	if (rc != 0)
 		onnx_graph_release(g);
 	return rc;
 }
 
-int onnx_summary_parse(const void *buf, size_t len, const char *name,
-		       struct graph_summary *s, struct diag *err)
+int onnx_graph_parse(const void *buf, size_t len, const char *name,
+		     struct graph *g, struct diag *err)
+{
+	struct arena a = { 0 };
+	Onnx__ModelProto *m;
+
+	memset(g, 0, sizeof(*g));
+	m = unpack(buf, len, name, &a, err);
+	return m ? graph_of_model(m, &a, name, g, err) : -1;
+}
+
+/* The summary of the graph of the decoded model 'm', in 'a', which it
+   releases. */
+static int summary_of_model(Onnx__ModelProto *m, struct arena *a,
+			    const char *name, struct graph_summary *s,
+			    struct diag *err)
 {
 	struct graph g;
 	int bad;
 
-	memset(s, 0, sizeof(*s));
-	if (onnx_graph_parse(buf, len, name, &g, err) != 0)
+	if (graph_of_model(m, a, name, &g, err) != 0)
 		return -1;
 	bad = graph_summarize(&g, s);
 	if (bad < 0) {
@@ -835,21 +1100,36 @@ int onnx_summary_parse(const void *buf, size_t len, const char *name,
 	return 0;
 }
 
+int onnx_summary_parse(const void *buf, size_t len, const char *name,
+		       struct graph_summary *s, struct diag *err)
+{
+	struct arena a = { 0 };
+	Onnx__ModelProto *m;
+
+	memset(s, 0, sizeof(*s));
+	m = unpack(buf, len, name, &a, err);
+	return m ? summary_of_model(m, &a, name, s, err) : -1;
+}
+
 int onnx_summary_load(const char *path, struct graph_summary *s,
 		      struct diag *err)
 {
 	char *buf;
 	size_t len;
 	struct diag rd;
-	int rc;
+	struct arena a = { 0 };
+	Onnx__ModelProto *m;
 
+	memset(s, 0, sizeof(*s));
 	diag_clear(&rd);
 	if (readfile_all(path, READFILE_REGULAR, ONNX_FILE_MAX, &buf, &len,
 			 &rd) != 0)
 		/* the message names the path; the caller says where it was
 		   named */
 		return diag_set_kind(err, rd.kind, NULL, 0, 0, "%s", rd.msg);
-	rc = onnx_summary_parse(buf, len, path, s, err);
+	m = unpack(buf, len, path, &a, err);
+	/* the decoded model holds copies of what it keeps: the file's
+	   bytes (its weights) go before the graph is built */
 	free(buf);
-	return rc;
+	return m ? summary_of_model(m, &a, path, s, err) : -1;
 }

@@ -31,7 +31,11 @@
  * dimension in a graph input, output or value_info, or with a window
  * attribute out of range (a convolution's or pooling's kernel_shape,
  * strides or dilations below 1, pads or output_padding below 0) is an
- * error naming the node, tensor or attribute.  Returns 0, or -1 with
+ * error naming the node, tensor or attribute; one of more than
+ * GRAPH_NODES_MAX operators is an error naming the limit.  The bytes at
+ * 'buf' are decoded first (protobuf-c copies what it keeps, weights
+ * included), then the graph is built: memory of about 1 to 2 KB an
+ * operator beside the decoded file.  Returns 0, or -1 with
  * 'err' set (file 'name', what was expected).  On success 'g' owns
  * memory: onnx_graph_release frees it.
  */

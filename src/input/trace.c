@@ -188,7 +188,8 @@ static int append(struct parse_ctx *ctx, struct csv_pos at)
 	if (ctx->count >= TRACE_REQUESTS_MAX)
 		return csv_read_fail(&ctx->rd, at,
 				     "too many requests: a trace holds at "
-				     "most %d",
+				     "most %d (the limit that bounds the "
+				     "time of a plan)",
 				     TRACE_REQUESTS_MAX);
 	if (ctx->count == ctx->cap) {
 		size_t cap = ctx->cap ? 2 * ctx->cap : TRACE_FIRST_CAP;

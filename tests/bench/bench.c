@@ -5,7 +5,8 @@
  * 16384 H100s), the median and range of several runs, with the machine's
  * core count; a recommender's configuration (tables listed one by one); and of serving under load: simulated sequence-steps per
  * second, and the time to size a serving workload on every catalog
- * device; and 'capplan calibrate' on 20 measurements.
+ * device; 'capplan calibrate' on 20 measurements; and the readers on
+ * large inputs ('bench readers' alone).
  * Prints the figures; asserts nothing (speed is measured, not tested).
  */
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include "model_sample.h"
 #include "model_train.h"
 #include "search.h"
+#include "trace.h"
 #include "workload.h"
 
 static double now_s(void)
@@ -442,6 +444,97 @@ static double bench_long_answers(void)
 	return t;
 }
 
+/*
+ * A trace at its limit (TRACE_REQUESTS_MAX requests, latest first, so
+ * that the reader sorts them), parsed from memory; seconds, or 0 on an
+ * error.
+ */
+static double bench_trace(void)
+{
+	size_t cap = 40 + (size_t)TRACE_REQUESTS_MAX * 32, used;
+	char *buf = malloc(cap);
+	struct sim_request *reqs = NULL;
+	struct diag err;
+	size_t n = 0;
+	double t0, t1;
+
+	if (!buf)
+		return 0.0;
+	used = (size_t)snprintf(buf, cap,
+				"arrival_s,prompt_tokens,output_tokens\n");
+	for (int i = TRACE_REQUESTS_MAX; i > 0; i--)
+		used += (size_t)snprintf(buf + used, cap - used,
+					 "%.3f,%d,%d\n", i / 20.0,
+					 100 + i % 1900, 50 + i % 450);
+	diag_clear(&err);
+	t0 = now_s();
+	if (trace_parse(buf, used, "trace.csv", &reqs, &n, &err) != 0) {
+		diag_print(stderr, &err);
+		free(buf);
+		return 0.0;
+	}
+	t1 = now_s();
+	printf("trace of %zu requests (the limit, latest first) parsed and "
+	       "sorted in %.3g ms (%.0f ns a request)\n", n, 1e3 * (t1 - t0),
+	       1e9 * (t1 - t0) / (double)n);
+	free(reqs);
+	free(buf);
+	return t1 - t0;
+}
+
+/*
+ * The readers on large inputs (issue 40: linear where an input can be
+ * large): a catalog of 30,000 rows, each the embedded catalog's first
+ * device under a name of its own, parsed from memory; and a trace at its
+ * limit.
+ */
+static double bench_readers(void)
+{
+	enum { ROWS = 30000 };
+	size_t len, hdr, row;
+	const char *text = catalog_default_text(&len);
+	const char *eol1 = memchr(text, '\n', len), *comma, *eol2;
+	struct catalog *big = NULL;
+	struct diag err;
+	char *buf;
+	size_t used = 0, cap;
+	double t0, t1;
+
+	if (!eol1)
+		return 0.0;
+	hdr = (size_t)(eol1 - text) + 1;
+	eol2 = memchr(eol1 + 1, '\n', len - hdr);
+	comma = memchr(eol1 + 1, ',', len - hdr);
+	if (!eol2 || !comma || comma > eol2)
+		return 0.0;
+	row = (size_t)(eol2 - comma) + 1; /* from the name's ',' on */
+	cap = hdr + ROWS * (row + 16);
+	buf = malloc(cap);
+	if (!buf)
+		return 0.0;
+	memcpy(buf, text, hdr);
+	used = hdr;
+	for (int i = 0; i < ROWS; i++) {
+		used += (size_t)snprintf(buf + used, cap - used, "Dev-%05d", i);
+		memcpy(buf + used, comma, row);
+		used += row;
+	}
+	diag_clear(&err);
+	t0 = now_s();
+	if (catalog_parse(buf, used, "big.csv", &big, &err) != 0) {
+		diag_print(stderr, &err);
+		free(buf);
+		return 0.0;
+	}
+	t1 = now_s();
+	printf("catalog of %zu rows (%.1f MB) parsed in %.3g ms (%.0f ns a "
+	       "row)\n", catalog_count(big), 1e-6 * (double)used,
+	       1e3 * (t1 - t0), 1e9 * (t1 - t0) / ROWS);
+	catalog_free(big);
+	free(buf);
+	return t1 - t0 + bench_trace();
+}
+
 int main(int argc, char **argv)
 {
 	struct catalog *cat = NULL;
@@ -465,6 +558,12 @@ int main(int argc, char **argv)
 
 		catalog_free(cat);
 		return rc;
+	}
+	if (argc > 1 && strcmp(argv[1], "readers") == 0) {
+		double v = bench_readers();
+
+		catalog_free(cat);
+		return v > 0.0 ? 0 : 1;
 	}
 	if (argc > 1 && strcmp(argv[1], "recsys") == 0) {
 		double v = bench_recsys(cat);
@@ -533,6 +632,7 @@ int main(int argc, char **argv)
 	sink += bench_serving(cat);
 	sink += bench_calibrate();
 	sink += bench_long_answers();
+	sink += bench_readers();
 	catalog_free(cat);
 	return sink > 0.0 ? 0 : 1;
 }

@@ -97,6 +97,51 @@ static void expect_error(const char *text, int line, int col,
 	expect_error_len(text, strlen(text), line, col, sub);
 }
 
+/*
+ * Many devices: the duplicate check is an index by name that grows as rows
+ * come (catalog.c), so every row is checked against all before it, the
+ * first line named in any case, and 'catalog_find' finds each row.
+ */
+static void test_many_devices(void **state)
+{
+	enum { ROWS = 5000 };
+	size_t cap = (ROWS + 2) * 48 + sizeof(HDR);
+	char *text = malloc(cap);
+	size_t used;
+	struct catalog *cat;
+	struct diag d;
+
+	(void)state;
+	assert_non_null(text);
+	used = (size_t)snprintf(text, cap, HDR);
+	for (int i = 0; i < ROWS; i++)
+		used += (size_t)snprintf(text + used, cap - used,
+					 "Dev-%d,80GB,3.35TB/s,989TFLOPS,700W\n",
+					 i);
+	cat = parse_ok(text);
+	assert_int_equal(catalog_count(cat), ROWS);
+	for (int i = 0; i < ROWS; i += 997) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "DEV-%d", i);
+		diag_clear(&d);
+		assert_ptr_equal(catalog_find(cat, name, &d),
+				 catalog_at(cat, (size_t)i));
+	}
+	catalog_free(cat);
+	/* a duplicate of the first row, last, in another case: row 1 is
+	   line 2, the duplicate line ROWS + 2 */
+	snprintf(text + used, cap - used, "dEV-0,80GB,3.35TB/s,989TFLOPS,700W\n");
+	expect_error(text, ROWS + 2, 1,
+		     "duplicate gpu 'dEV-0' (first defined on line 2)");
+	/* and of a row in the middle */
+	snprintf(text + used, cap - used,
+		 "DEV-2500,80GB,3.35TB/s,989TFLOPS,700W\n");
+	expect_error(text, ROWS + 2, 1,
+		     "duplicate gpu 'DEV-2500' (first defined on line 2502)");
+	free(text);
+}
+
 static void test_full_parse(void **state)
 {
 	struct catalog *cat;
@@ -1272,6 +1317,7 @@ int main(void)
 		cmocka_unit_test(test_upper_bounds),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_misc),
+		cmocka_unit_test(test_many_devices),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -50,6 +50,8 @@ struct build {
 	struct graph g;
 	struct graph_tensor t[T_MAX];
 	struct graph_node n[N_MAX];
+	struct graph_window w[N_MAX];
+	struct graph_lists l[N_MAX];
 	int in[4 * N_MAX];
 	int edges;
 };
@@ -60,6 +62,8 @@ static void b_init(struct build *b, double batch)
 	b->g.tensors = b->t;
 	b->g.nodes = b->n;
 	b->g.inputs = b->in;
+	b->g.windows = b->w;
+	b->g.lists = b->l;
 	b->g.batch = batch;
 }
 
@@ -112,12 +116,32 @@ static struct graph_node *b_node(struct build *b, const char *op, int n_in,
 	return n;
 }
 
+static struct build B;
+
+/* The window of node 'n' of B, given to it (all zero) when it has none. */
+static struct graph_window *b_window(struct graph_node *n)
+{
+	if (!n->window)
+		n->window = ++B.g.n_windows;
+	return &B.w[n->window - 1];
+}
+
+/* Its list attributes, likewise. */
+static struct graph_lists *b_lists(struct graph_node *n)
+{
+	if (!n->lists)
+		n->lists = ++B.g.n_lists;
+	return &B.l[n->lists - 1];
+}
+
 static void set_pads(struct graph_node *n, double stride, double pad)
 {
-	n->kernel_rank = 2;
-	n->strides[0] = n->strides[1] = stride;
+	struct graph_window *w = b_window(n);
+
+	w->kernel_rank = 2;
+	w->strides[0] = w->strides[1] = stride;
 	for (int i = 0; i < 4; i++)
-		n->pads[i] = pad;
+		w->pads[i] = pad;
 }
 
 /* The class of kind 'k' (the first), or fail. */
@@ -132,7 +156,6 @@ static const struct graph_op *find_kind(const struct graph_summary *s,
 	return NULL;
 }
 
-static struct build B;
 static struct graph_summary S;
 
 /* A strided 3x3 convolution: x [2, 3, 17, 17], w [8, 3, 3, 3], stride 2,
@@ -192,7 +215,7 @@ static void test_conv_transpose(void **state)
 		struct graph_node *l;
 
 		set_pads(c, 2.0, 1.0);
-		c->out_pads[0] = c->out_pads[1] = op_pad;
+		b_window(c)->out_pads[0] = b_window(c)->out_pads[1] = op_pad;
 		l = b_node(&B, "LRN", 1, c->out);
 		assert_int_equal(graph_infer_shapes(&B.g), 0);
 		assert_int_equal(B.t[c->out].rank, 4);
@@ -472,10 +495,14 @@ static void test_eager_views(void **state)
 	struct graph_node *t1 = b_node(&B, "Transpose", 1, x);
 	struct graph_node *t2 = b_node(&B, "Transpose", 1, x);
 
-	t1->perm_rank = t2->perm_rank = 3;
-	t1->perm[0] = t2->perm[0] = 0;
-	t1->perm[1] = t2->perm[1] = 2;
-	t1->perm[2] = t2->perm[2] = 1;
+	for (int k = 0; k < 2; k++) {
+		struct graph_lists *l = b_lists(k ? t2 : t1);
+
+		l->perm_rank = 3;
+		l->perm[0] = 0;
+		l->perm[1] = 2;
+		l->perm[2] = 1;
+	}
 	b_node(&B, "MatMul", 2, x, t1->out); /* scores [1, 3, 3] */
 	b_node(&B, "Relu", 1, t2->out);
 	assert_int_equal(graph_infer_shapes(&B.g), 0);
@@ -859,6 +886,96 @@ static void test_read_bad_files(void **state)
 	assert_string_equal(err.file, "");
 	assert_contains(err.msg, "/nonexistent/x.onnx");
 	assert_int_equal(err.kind, DIAG_IO);
+}
+
+/*
+ * The bound on operators (GRAPH_NODES_MAX): a chain of that many reads, one
+ * more is an error naming the limit, before any graph is built.  Conv(x,
+ * w) -> t0, then Relu(t[i - 1]) -> t[i].
+ */
+static uint8_t *pack_chain(int n, size_t *len)
+{
+	static const int64_t xd[] = { 1, 3, 8, 8 };
+	static const int64_t wd[] = { 4, 3, 3, 3 };
+	Onnx__ModelProto m;
+	Onnx__GraphProto g;
+	Onnx__TensorProto w, *inits[1] = { &w };
+	Onnx__ValueInfoProto *in = value_info("x", 4, xd), *ins[1] = { in };
+	Onnx__NodeProto *nodes = calloc((size_t)n, sizeof(*nodes));
+	Onnx__NodeProto **np = calloc((size_t)n, sizeof(*np));
+	char (*names)[16] = calloc((size_t)n + 1, sizeof(*names));
+	char **io = calloc(2 * (size_t)n + 1, sizeof(*io));
+	char *conv_in[] = { (char *)"x", (char *)"w" };
+	uint8_t *buf;
+
+	assert_true(nodes && np && names && io);
+	onnx__model_proto__init(&m);
+	onnx__graph_proto__init(&g);
+	onnx__tensor_proto__init(&w);
+	w.name = (char *)"w";
+	w.has_data_type = 1;
+	w.data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+	w.n_dims = 4;
+	w.dims = (int64_t *)wd;
+	for (int i = 0; i < n; i++) {
+		snprintf(names[i], sizeof(names[i]), "t%d", i);
+		onnx__node_proto__init(&nodes[i]);
+		np[i] = &nodes[i];
+		nodes[i].op_type = (char *)(i ? "Relu" : "Conv");
+		io[2 * i] = i ? names[i - 1] : NULL;
+		io[2 * i + 1] = names[i];
+		nodes[i].n_input = i ? 1 : 2;
+		nodes[i].input = i ? &io[2 * i] : conv_in;
+		nodes[i].n_output = 1;
+		nodes[i].output = &io[2 * i + 1];
+	}
+	g.n_node = (size_t)n;
+	g.node = np;
+	g.n_initializer = 1;
+	g.initializer = inits;
+	g.n_input = 1;
+	g.input = ins;
+	m.graph = &g;
+	m.has_ir_version = 1;
+	m.ir_version = 8;
+	*len = onnx__model_proto__get_packed_size(&m);
+	buf = malloc(*len);
+	assert_non_null(buf);
+	onnx__model_proto__pack(&m, buf);
+	value_info_free(in);
+	free(io);
+	free(names);
+	free(np);
+	free(nodes);
+	return buf;
+}
+
+static void test_read_node_limit(void **state)
+{
+	struct diag err;
+	size_t len;
+	uint8_t *buf;
+	char want[160];
+
+	(void)state;
+	buf = pack_chain(GRAPH_NODES_MAX, &len);
+	diag_clear(&err);
+	assert_int_equal(onnx_summary_parse(buf, len, "big.onnx", &S, &err),
+			 0);
+	assert_rel(S.nodes, GRAPH_NODES_MAX, 0);
+	free(buf);
+	buf = pack_chain(GRAPH_NODES_MAX + 1, &len);
+	diag_clear(&err);
+	assert_int_equal(onnx_summary_parse(buf, len, "big.onnx", &S, &err),
+			 -1);
+	snprintf(want, sizeof(want),
+		 "the ONNX graph has %d operators: at most %d expected (the "
+		 "limit that bounds capplan's memory and time)",
+		 GRAPH_NODES_MAX + 1, GRAPH_NODES_MAX);
+	assert_string_equal(err.file, "big.onnx");
+	assert_int_equal(err.kind, DIAG_INPUT);
+	assert_string_equal(err.msg, want);
+	free(buf);
 }
 
 /* ---- hostile graphs (issue 40) ---- */
@@ -1338,6 +1455,7 @@ int main(void)
 		cmocka_unit_test(test_read_constant_weights),
 		cmocka_unit_test(test_read_bad_files),
 		cmocka_unit_test(test_read_hostile),
+		cmocka_unit_test(test_read_node_limit),
 		cmocka_unit_test(test_find_cycle),
 		cmocka_unit_test(test_graph_time),
 		cmocka_unit_test(test_folded_norms),

@@ -424,8 +424,33 @@ static void test_too_many_requests(void **state)
 	for (size_t i = 0; i < rows; i++)
 		memcpy(text + 6 * i, "0,1,1\n", 6);
 	expect_error_len(text, len, TRACE_REQUESTS_MAX + 1, 1,
-			 "too many requests: a trace holds at most 10000000");
+			 "too many requests: a trace holds at most 50000 (the "
+			 "limit that bounds the time of a plan)");
+	/* at the limit it reads, and the limit counts requests, not
+	   lines: a header and comments come free */
+	assert_int_equal(trace_parse(text, len - 6, "t.csv", NULL, NULL,
+				     NULL),
+			 0);
 	free(text);
+	{
+		static const char head[] =
+			"arrival_s,prompt_tokens,output_tokens\n# c\n";
+		size_t h = sizeof(head) - 1;
+
+		text = malloc(h + len);
+		assert_non_null(text);
+		memcpy(text, head, h);
+		for (size_t i = 0; i < rows; i++)
+			memcpy(text + h + 6 * i, "0,1,1\n", 6);
+		assert_int_equal(trace_parse(text, h + len - 6, "t.csv", NULL,
+					     NULL, NULL),
+				 0);
+		expect_error_len(text, h + len, TRACE_REQUESTS_MAX + 3, 1,
+				 "too many requests: a trace holds at most "
+				 "50000 (the limit that bounds the time of a "
+				 "plan)");
+		free(text);
+	}
 }
 
 static void test_optional_outputs(void **state)
