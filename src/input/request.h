@@ -7,11 +7,20 @@
 #ifndef CAPPLAN_REQUEST_H
 #define CAPPLAN_REQUEST_H
 
+#include <stdint.h>
+
 /* One request: when it arrives and how long it is. */
 struct sim_request {
 	double arrival_s;  /* from the start of the run, >= 0 */
 	int prompt_tokens; /* >= 1 */
 	int output_tokens; /* >= 1 */
+	/* what its prompt holds, for a prefix cache (a Mooncake trace's
+	   hash_ids): the ids of its leading blocks of hash_block_tokens
+	   tokens, equal ids the same tokens (and the same before them);
+	   NULL: content no other request shares.  Owned by the trace. */
+	const uint64_t *hash_ids;
+	int n_hash_ids;
+	int hash_block_tokens;
 };
 
 enum sim_arrival {

@@ -1,10 +1,15 @@
 /*
- * trace.h - serving trace files: CSV rows (libcsv) -> struct sim_request[].
+ * trace.h - serving trace files -> struct sim_request[].
  *
- * A trace is the load of a serving run replayed request by request: one
- * line 'arrival_s,prompt_tokens,output_tokens' per request, in any order.
- * The format is specified in specs/workload.md, section "Trace files".
- * Arrivals are SI seconds from the start of the run.
+ * A trace is the load of a serving run replayed request by request, in
+ * one of three formats (specs/workload.md, section "Trace files"):
+ * capplan's CSV, one line 'arrival_s,prompt_tokens,output_tokens' per
+ * request (libcsv); the Azure LLM inference traces' CSV, a header
+ * 'TIMESTAMP,ContextTokens,GeneratedTokens' and dates and times; and the
+ * Mooncake traces' JSON lines ('{"timestamp": ms, "input_length": n,
+ * "output_length": n, "hash_ids": [...]}'), whose block ids name the
+ * prompts' content for a prefix cache.  In any order; arrivals become SI
+ * seconds from the start of the run (from the first for dated traces).
  */
 #ifndef CAPPLAN_TRACE_H
 #define CAPPLAN_TRACE_H
@@ -28,6 +33,11 @@
  */
 #define TRACE_REQUESTS_MAX 50000
 
+/* Tokens of a block a JSON-lines trace's hash_ids name: the Mooncake
+   traces' 512 (kvcache-ai/Mooncake FAST25-release/traces; Dynamo's and
+   AIPerf's readers of the format use the same default). */
+#define TRACE_HASH_BLOCK_TOKENS 512
+
 /* Prompt or output tokens of one request at most. */
 #define TRACE_TOKENS_MAX 10000000
 
@@ -46,7 +56,7 @@
  *
  * On success returns 0, points '*reqs' at a malloc'd array of '*n' >= 1
  * requests sorted by arrival (stable: equal arrivals keep file order) that
- * the caller frees with free(), and leaves 'err' untouched.  On error
+ * the caller frees with free() (their hash ids live in the same block), and leaves 'err' untouched.  On error
  * returns -1, sets '*reqs' to NULL and '*n' to 0, and fills 'err' (may be
  * NULL) with the file, line, 1-based column of the offending field and a
  * message.  Either of 'reqs' and 'n' may be NULL to only check the text.

@@ -49,6 +49,7 @@ static int make_requests(struct sim *s)
 	gsl_rng_set(rng, l->seed);
 	sim_lengths_init(&lg, l);
 	for (int i = 0; i < s->n; i++) {
+		memset(&s->req[i], 0, sizeof(s->req[i]));
 		if (l->arrival == SIM_ARRIVAL_POISSON) {
 			t += gsl_ran_exponential(rng, 1.0 / l->rate_per_s);
 			s->req[i].arrival_s = t;
@@ -109,7 +110,7 @@ static void due_pop(struct sim *s)
 /* Start a new session at time t, its first turn drawn as a request is. */
 static void session_start(struct sim *s, double t)
 {
-	struct sim_request q;
+	struct sim_request q = { 0 };
 	int ss;
 
 	if (s->n_sessions >= s->sessions_max)
@@ -130,7 +131,7 @@ int sim_session_done(struct sim *s, int q, double t)
 	int ss = s->req_session[q];
 
 	if (s->sess_turns[ss] < l->turns && s->issued < s->n) {
-		struct sim_request d;
+		struct sim_request d = { 0 };
 		double turn = l->turn_tokens_mean, prompt;
 
 		if (l->length_dist != SIM_LEN_FIXED && turn > 1.0)
@@ -171,6 +172,7 @@ static int release_turn(struct sim *s)
 	if (s->issued >= s->n)
 		return 0;
 	q = s->issued++;
+	memset(&s->req[q], 0, sizeof(s->req[q]));
 	s->req[q].arrival_s = t;
 	s->req[q].prompt_tokens = s->sess_next_prompt[ss];
 	s->req[q].output_tokens = s->sess_next_output[ss];
@@ -644,6 +646,18 @@ static int check_fits(const struct sim *s, int i)
 	return 0;
 }
 
+/* The block of a trace whose every request names its blocks by id, or
+   0 (the ids' block sizes differ, or a request names none). */
+static int trace_block_tokens(const struct sim_load *l)
+{
+	int b = l->trace[0].hash_block_tokens;
+
+	for (size_t i = 0; i < l->trace_len; i++)
+		if (!l->trace[i].hash_ids || l->trace[i].hash_block_tokens != b)
+			return 0;
+	return b > 0 ? b : 0;
+}
+
 /* Check request i (arrived, its lengths drawn) and set up its sequence. */
 static int init_request(struct sim *s, int i)
 {
@@ -704,6 +718,15 @@ static int run_pools(const struct sim_pool *pools, int n_pools,
 		int b = s.eng->kv_block_tokens;
 
 		s.cache_unit_tokens = b * ((cache_unit_min_tokens + b - 1) / b);
+		/* a trace whose every request names its blocks (Mooncake's
+		   hash_ids): its content is known block by block, so the
+		   unit is the block when whole KV blocks make it */
+		if (load->arrival == SIM_ARRIVAL_TRACE && load->trace_len > 0) {
+			int tb = trace_block_tokens(load);
+
+			if (tb > 0 && tb % b == 0)
+				s.cache_unit_tokens = tb;
+		}
 		s.cache_unit_blocks = s.cache_unit_tokens / b;
 		s.offload = s.eng->offload_blocks >= s.cache_unit_blocks &&
 			    s.eng->offload_bw_bytes_per_s > 0.0 &&

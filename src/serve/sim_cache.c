@@ -53,8 +53,20 @@ uint64_t sim_unit_key(const struct sim *s, int q, long long i)
 	const struct sim_load *l = s->load;
 	uint64_t ns;
 
-	if ((i + 1) * (long long)s->cache_unit_tokens <=
-	    (long long)l->shared_prefix_tokens)
+	const struct sim_request *r = &s->req[q];
+	long long u = s->cache_unit_tokens;
+
+	if (r->hash_ids && r->hash_block_tokens > 0) {
+		/* a trace's block ids: unit i lies in block j, whole when
+		   the unit divides the block */
+		long long b = r->hash_block_tokens, j = i * u / b;
+
+		if (j < r->n_hash_ids && (i + 1) * u <= (j + 1) * b)
+			return mix64((((uint64_t)3 << 40) + r->hash_ids[j]) *
+					     0x9e3779b97f4a7c15ULL +
+				     (uint64_t)(i - j * b / u));
+	}
+	if ((i + 1) * u <= (long long)l->shared_prefix_tokens)
 		ns = 0;
 	else if (s->req_session)
 		ns = 1u + (uint64_t)s->req_session[q];

@@ -294,6 +294,42 @@ static void test_host_tier_recovers(void **state)
 	assert_true(c.ttft_mean_s > a.ttft_mean_s);
 }
 
+/*
+ * A trace that names its prompts' 512-token blocks (Mooncake's
+ * hash_ids): every request's first three blocks are the same, its fourth
+ * its own; after the first, each finds 1536 of its 2000 tokens.
+ */
+static void test_trace_block_ids(void **state)
+{
+	static uint64_t ids[40][4];
+	struct sim_request t[40];
+	struct sim_engine on = engine(true, 1e6);
+	struct sim_load l = poisson(1.0, 0, 1, 1);
+	struct sim_result r;
+
+	(void)state;
+	memset(t, 0, sizeof(t));
+	for (int i = 0; i < 40; i++) {
+		ids[i][0] = 0;
+		ids[i][1] = 1;
+		ids[i][2] = 2;
+		ids[i][3] = 100 + (uint64_t)i;
+		t[i].arrival_s = 0.5 * i;
+		t[i].prompt_tokens = 2000;
+		t[i].output_tokens = 20;
+		t[i].hash_ids = ids[i];
+		t[i].n_hash_ids = 4;
+		t[i].hash_block_tokens = 512;
+	}
+	l.arrival = SIM_ARRIVAL_TRACE;
+	l.trace = t;
+	l.trace_len = 40;
+	r = run(&on, &l);
+	assert_true(fabs(r.prefix_hit_rate - 39.0 / 40.0 * 1536.0 / 2000.0) <
+		    1e-9);
+	assert_true(fabs(r.prefix_hit_requests - 39.0 / 40.0) < 1e-9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_closed_sessions_deterministic),
 		cmocka_unit_test(test_session_routing),
 		cmocka_unit_test(test_host_tier_recovers),
+		cmocka_unit_test(test_trace_block_ids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

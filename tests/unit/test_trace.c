@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -608,6 +609,86 @@ static void test_load_size_limit(void **state)
 	expect_load_error(t->file, "", 0, 0, msg);
 }
 
+/*
+ * The Azure LLM inference traces' CSV: its header names the columns
+ * TIMESTAMP, ContextTokens and GeneratedTokens, and its arrivals are dates
+ * and times (UTC, seven digits of seconds), made seconds from the first.
+ */
+static void test_azure(void **state)
+{
+	static const char text[] =
+		"TIMESTAMP,ContextTokens,GeneratedTokens\n"
+		"2023-11-16 18:15:50.9951690,3180,8\n"
+		"2023-11-16 18:15:46.6805900,4808,10\n"
+		"2023-11-17 00:00:00.5,110,27\n";
+	struct sim_request *r;
+	size_t n;
+
+	(void)state;
+	r = parse_ok(text, &n);
+	assert_int_equal(n, 3);
+	assert_true(r[0].arrival_s == 0.0);
+	assert_int_equal(r[0].prompt_tokens, 4808);
+	assert_true(fabs(r[1].arrival_s - 4.314579) < 1e-6);
+	/* to midnight: 5 h 44 min 13.319410 s, and half a second */
+	assert_true(fabs(r[2].arrival_s - (20653.31941 + 0.5)) < 1e-5);
+	assert_null(r[0].hash_ids);
+	free(r);
+	expect_error("TIMESTAMP,ContextTokens,GeneratedTokens\n"
+		     "2023-13-16 18:15:50,3180,8\n", 2, 1,
+		     "'TIMESTAMP' must be a date and time such as "
+		     "'2023-11-16 18:15:46.6805900' (the header names "
+		     "TIMESTAMP), found '2023-13-16 18:15:50'");
+}
+
+/*
+ * The Mooncake traces' JSON lines: a timestamp in milliseconds, the
+ * lengths, and the ids of the prompt's 512-token blocks, which stay the
+ * request's through the sort by arrival (they live in the same block of
+ * memory as the requests).
+ */
+static void test_mooncake(void **state)
+{
+	static const char text[] =
+		"{\"timestamp\": 3052, \"input_length\": 2287, "
+		"\"output_length\": 316, \"hash_ids\": [0, 42, 43, 44, 45]}\n"
+		"\n"
+		"{\"timestamp\": 0, \"input_length\": 1100, "
+		"\"output_length\": 5, \"hash_ids\": [0, 14, 15]}\n"
+		"{\"timestamp\": 0, \"input_length\": 10, "
+		"\"output_length\": 2}\n";
+	struct sim_request *r;
+	size_t n;
+
+	(void)state;
+	r = parse_ok(text, &n);
+	assert_int_equal(n, 3);
+	assert_true(r[0].arrival_s == 0.0 && r[1].arrival_s == 0.0);
+	assert_int_equal(r[0].prompt_tokens, 1100);
+	assert_int_equal(r[0].n_hash_ids, 3);
+	assert_int_equal(r[0].hash_block_tokens, TRACE_HASH_BLOCK_TOKENS);
+	assert_true(r[0].hash_ids[0] == 0 && r[0].hash_ids[2] == 15);
+	assert_null(r[1].hash_ids);
+	assert_true(fabs(r[2].arrival_s - 3.052) < 1e-12);
+	assert_int_equal(r[2].output_tokens, 316);
+	assert_int_equal(r[2].n_hash_ids, 5);
+	assert_true(r[2].hash_ids[4] == 45);
+	free(r);
+	expect_error("{\"timestamp\": 0, \"input_length\": 10}\n", 1, 1,
+		     "'output_length' is missing (timestamp: 0 to 1e12 ms; "
+		     "lengths: 1 to 10000000 tokens)");
+	expect_error("{\"timestamp\": 0, \"input_length\": 600, "
+		     "\"output_length\": 2, \"hash_ids\": [1, 2, 3]}\n",
+		     1, 1,
+		     "'hash_ids' must be a list of at most one id per "
+		     "512-token block of the input (2 here)");
+	expect_error("{\"timestamp\": 0, \"input_length\": 6, "
+		     "\"output_length\": 2}\n{\"timestamp\": 1,}\n", 2, 17,
+		     "expected a JSON object of a request (timestamp in ms, "
+		     "input_length, output_length, hash_ids), as the Mooncake "
+		     "traces hold one a line");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -623,6 +704,8 @@ int main(void)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_too_many_requests),
 		cmocka_unit_test(test_optional_outputs),
+		cmocka_unit_test(test_azure),
+		cmocka_unit_test(test_mooncake),
 		cmocka_unit_test_setup_teardown(test_load_file, tmp_setup,
 						tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_load_fifo, tmp_setup,

@@ -1,0 +1,2 @@
+args: infer examples/llama3-8b-fleet.ini --gpu H100-SXM --set inference.qps=0 --set inference.trace=tests/cli/data/trace-mooncake.jsonl --set inference.prefix_caching=true --format json
+exit: 0
