@@ -1,8 +1,9 @@
 #!/bin/sh
 # validate_serving.sh VALIDATE_SERVING DIR: the serving validation gates
-# can fail.  Each check runs the program on a copy of DIR's two serving
+# can fail.  Each check runs the program on a copy of DIR's three serving
 # files with one thing broken in one of them (serving.csv, the fitted
-# rows, or serving-holdout.csv): the last row's measured value nan, inf,
+# rows, serving-holdout.csv or serving-prefix.csv, the prefix-cache
+# rows): the last row's measured value nan, inf,
 # 0, negative or not a number; a header-only file; a row fewer; the file
 # missing.  Each must exit 1; the unbroken copy must pass.  Ends with
 # "validate serving gates: N passed, M failed".
@@ -13,7 +14,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
 fail=0
-files="serving.csv serving-holdout.csv"
+files="serving.csv serving-holdout.csv serving-prefix.csv"
 fresh() {
 	rm -rf "$tmp/d"
 	mkdir -p "$tmp/d"
@@ -54,5 +55,17 @@ for f in $files; do
 	rm "$tmp/d/$f"
 	check "$f: missing" 1 "$f: No such file"
 done
+# a ratio row (prefix caching on over off) that sets prefix_caching: the
+# cells shared_prefix_tokens, prefix_caching, routing, metric of row 1
+fresh
+sed -i '2 s/,\([0-9]*\),,,\([a-z_]*_ratio_cached\),/,\1,true,,\2,/' \
+	"$tmp/d/serving-prefix.csv"
+if sed -n 2p "$tmp/d/serving-prefix.csv" | grep -q ',true,,[a-z_]*_ratio_cached,'; then
+	check "serving-prefix.csv: a ratio row with prefix_caching set" 1 \
+		"leave 'prefix_caching' empty"
+else
+	echo "FAIL could not set prefix_caching in a ratio row of serving-prefix.csv"
+	fail=$((fail + 1))
+fi
 echo "validate serving gates: $pass passed, $fail failed"
 [ $fail -eq 0 ] && [ $pass -gt 0 ]

@@ -41,8 +41,10 @@
 #define CELL_MAX 2048
 
 /* Metric classes, each gated on its own: TTFT, TPOT, E2E latency,
-   throughput (requests/s, output tokens/s). */
-#define CLASSES 4
+   throughput (requests/s, output tokens/s), a metric with prefix caching
+   over the same without it ("..._ratio_cached"), the prefix-cache hit
+   rate. */
+#define CLASSES 6
 
 /* The rows of a class (0: the file has none) and the limits on its median
    and worst |error| (fractions). */
@@ -73,6 +75,13 @@ static const struct serving_set sets[] = {
 	  { { 12, 0.545, 0.895 }, { 11, 0.16, 0.37 }, { 0, 0.0, 0.0 },
 	    { 31, 0.165, 1.31 } },
 	  { 54, 0.19, 1.31 } },
+	{ "serving-prefix.csv", "prefix caching: shared prefixes and "
+	  "sessions, ratios with and without the cache and hit rates (issue "
+	  "41; not used to fit)", "target over all rows (issue 41), guards "
+	  "per class", 6,
+	  { { 0, 0.0, 0.0 }, { 0, 0.0, 0.0 }, { 0, 0.0, 0.0 },
+	    { 0, 0.0, 0.0 }, { 4, 0.025, 0.05 }, { 2, 0.02, 0.025 } },
+	  { 6, 0.15, 0.40 } },
 };
 
 struct table {
@@ -174,9 +183,19 @@ static void put(char *ini, size_t size, const char *key, const char *value)
 	snprintf(ini + n, size - n, "%s = %s\n", key, value);
 }
 
-/* The workload of one row. */
-static int row_workload(const struct table *t, int i, struct workload *wl,
-			char *ini, size_t size, struct diag *err)
+/* Optional [inference] columns: written as the key of the same name when
+   the file has the column and the row's cell is not empty (empty: the
+   workload's default). */
+static const char *const optional_keys[] = {
+	"host_request_overhead", "turns", "think_time", "turn_tokens",
+	"shared_prefix_tokens", "prefix_caching", "routing",
+};
+
+/* The workload of one row; 'caching' ("true" or "false") sets
+   inference.prefix_caching instead of the row's column, NULL keeps it. */
+static int row_workload(const struct table *t, int i, const char *caching,
+			struct workload *wl, char *ini, size_t size,
+			struct diag *err)
 {
 	const char *arrival = get(t, i, "arrival");
 	const char *head_dim = get_opt(t, i, "head_dim");
@@ -220,6 +239,17 @@ static int row_workload(const struct table *t, int i, struct workload *wl,
 	    get(t, i, "max_batched_tokens"));
 	put(ini, size, "max_batch", get(t, i, "max_batch"));
 	put(ini, size, "scheduler_steps", get(t, i, "scheduler_steps"));
+	for (size_t k = 0; k < sizeof(optional_keys) / sizeof(*optional_keys);
+	     k++) {
+		const char *v = get_opt(t, i, optional_keys[k]);
+
+		if (caching && strcmp(optional_keys[k], "prefix_caching") == 0)
+			v = caching;
+		if (v && v[0])
+			put(ini, size, optional_keys[k], v);
+	}
+	if (caching && !get_opt(t, i, "prefix_caching"))
+		put(ini, size, "prefix_caching", caching);
 	workload_init(wl);
 	if (workload_parse(ini, strlen(ini), "serving.csv", wl, err) != 0 ||
 	    workload_validate(wl, err) != 0)
@@ -307,6 +337,12 @@ static double predicted(const struct infer_plan *p, const char *metric)
 
 	if (strcmp(metric, "ttft_median_s") == 0)
 		return r->ttft_p50_s;
+	if (strcmp(metric, "ttft_mean_s") == 0)
+		return r->ttft_mean_s;
+	if (strcmp(metric, "tpot_mean_s") == 0)
+		return r->tpot_mean_s;
+	if (strcmp(metric, "prefix_hit_rate") == 0)
+		return r->prefix_hit_rate;
 	if (strcmp(metric, "tpot_median_s") == 0)
 		return r->tpot_p50_s;
 	if (strcmp(metric, "e2e_median_s") == 0)
@@ -318,11 +354,38 @@ static double predicted(const struct infer_plan *p, const char *metric)
 	return NAN;
 }
 
+/* Metrics that are ratios: the metric 'of' planned with prefix caching
+   over the same planned without it, on the row's workload. */
+static const struct {
+	const char *name, *of;
+} ratio_metrics[] = {
+	{ "ttft_mean_ratio_cached", "ttft_mean_s" },
+	{ "ttft_median_ratio_cached", "ttft_median_s" },
+	{ "tpot_mean_ratio_cached", "tpot_mean_s" },
+	{ "tpot_median_ratio_cached", "tpot_median_s" },
+	{ "request_throughput_ratio_cached", "request_throughput_per_s" },
+	{ "output_tokens_ratio_cached", "output_tokens_per_s" },
+};
+
+/* The metric a ratio metric divides, or NULL when 'metric' is none. */
+static const char *ratio_of(const char *metric)
+{
+	for (size_t k = 0; k < sizeof(ratio_metrics) / sizeof(*ratio_metrics);
+	     k++)
+		if (strcmp(metric, ratio_metrics[k].name) == 0)
+			return ratio_metrics[k].of;
+	return NULL;
+}
+
 /* --residuals=FILE; NULL when not asked */
 static FILE *residuals;
 
 static int metric_class(const char *metric)
 {
+	if (ratio_of(metric))
+		return 4;
+	if (strcmp(metric, "prefix_hit_rate") == 0)
+		return 5;
 	if (strncmp(metric, "ttft", 4) == 0)
 		return 0;
 	if (strncmp(metric, "tpot", 4) == 0)
@@ -332,8 +395,9 @@ static int metric_class(const char *metric)
 	return 3;
 }
 
-static const char *const class_names[] = { "TTFT", "TPOT", "E2E latency",
-					   "throughput" };
+static const char *const class_names[] = { "TTFT",	    "TPOT",
+					   "E2E latency",   "throughput",
+					   "cache ratio",   "hit rate" };
 
 /* Print a class's errors against its limits; 0 when within them. */
 static int gate(const char *title, const struct limit *lim, double *err,
@@ -364,13 +428,56 @@ static int gate(const char *title, const struct limit *lim, double *err,
 	return ok ? 0 : 1;
 }
 
-/* The interval class of a metric class, or -1 (the E2E latency has none). */
+/* The interval class of a metric class, or -1 (the E2E latency, the
+   ratios and the hit rate have none: the intervals are of absolute
+   predictions). */
 static int interval_class_of(int c)
 {
 	static const int iv[CLASSES] = { INTERVAL_TTFT, INTERVAL_TPOT, -1,
-					 INTERVAL_THROUGHPUT };
+					 INTERVAL_THROUGHPUT, -1, -1 };
 
 	return iv[c];
+}
+
+/* Predict row 'i' on 'g' into '*v' (NaN when a plan has no simulation):
+   one plan, or for a ratio metric two, with prefix caching and without,
+   the row's prefix_caching column left empty.  'ini' gets the workload
+   text of the (first) plan.  Returns 0, or -1 with a message in 'err'. */
+static int predict_row(const struct table *t, int i,
+		       const struct gpu_spec *g, char *ini, size_t size,
+		       double *v, struct diag *err)
+{
+	const char *metric = get(t, i, "metric");
+	const char *of = ratio_of(metric);
+	const char *col = get_opt(t, i, "prefix_caching");
+	char off_ini[4096];
+	struct workload wl;
+	struct infer_plan p;
+	double with;
+
+	*v = NAN;
+	if (!of) {
+		if (row_workload(t, i, NULL, &wl, ini, size, err) != 0 ||
+		    infer_plan_make(&wl, g, &p, err) != 0)
+			return -1;
+		*v = p.simulated ? predicted(&p, metric) : (double)NAN;
+		return 0;
+	}
+	if (col && col[0])
+		return diag_set(err, get(t, i, "case"), 0, 0,
+				"'%s' compares prefix caching on and off: "
+				"leave 'prefix_caching' empty, got '%s'",
+				metric, col);
+	if (row_workload(t, i, "true", &wl, ini, size, err) != 0 ||
+	    infer_plan_make(&wl, g, &p, err) != 0)
+		return -1;
+	with = p.simulated ? predicted(&p, of) : (double)NAN;
+	if (row_workload(t, i, "false", &wl, off_ini, sizeof(off_ini), err) !=
+		    0 ||
+	    infer_plan_make(&wl, g, &p, err) != 0)
+		return -1;
+	*v = p.simulated ? with / predicted(&p, of) : (double)NAN;
+	return 0;
 }
 
 /* Predict, print and gate the rows of one file; the number of failures. */
@@ -387,11 +494,9 @@ static int run_set(const char *dir, const struct serving_set *s,
 	if (table_load(path, &t) != 0)
 		return -1;
 	printf("%s (%s)\n", s->title, path);
-	printf("%-46s %-24s %9s %9s %7s\n", "case", "metric", "measured",
+	printf("%-46s %-31s %9s %9s %7s\n", "case", "metric", "measured",
 	       "predicted", "error");
 	for (int i = 0; i < t.rows; i++) {
-		struct workload wl;
-		struct infer_plan p;
 		const struct gpu_spec *g;
 		char ini[4096];
 		const char *metric = get(&t, i, "metric");
@@ -401,17 +506,15 @@ static int run_set(const char *dir, const struct serving_set *s,
 		diag_clear(&err);
 		g = catalog_find(cat, get(&t, i, "gpu"), &err);
 		if (!g ||
-		    row_workload(&t, i, &wl, ini, sizeof(ini), &err) != 0 ||
-		    infer_plan_make(&wl, g, &p, &err) != 0) {
+		    predict_row(&t, i, g, ini, sizeof(ini), &v, &err) != 0) {
 			printf("%-46s cannot plan: %s\n", get(&t, i, "case"),
 			       err.msg);
 			fails++;
 			continue;
 		}
 		emit_measurement(&t, i, s->file, ini);
-		v = p.simulated ? predicted(&p, metric) : (double)NAN;
 		e = (v - m) / m;
-		printf("%-46.46s %-24s %9.4g %9.4g %+6.1f%%\n",
+		printf("%-46.46s %-31s %9.4g %9.4g %+6.1f%%\n",
 		       short_name(get(&t, i, "case")), metric, m, v,
 		       100.0 * e);
 		if (!isfinite(e) || !(m > 0.0)) {
