@@ -430,6 +430,15 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 	rec_num(rec, NULL, "cost_usd_per_million_tokens",
 		"cost per million tokens", p->cost_usd_per_million_tokens,
 		UNIT_MONEY, 0);
+	rec_num(rec, NULL, "cost_usd_per_million_input_tokens",
+		"  per million input tokens",
+		p->cost_usd_per_million_input_tokens, UNIT_MONEY, 0);
+	rec_num(rec, NULL, "cost_usd_per_million_output_tokens",
+		"  per million output tokens",
+		p->cost_usd_per_million_output_tokens, UNIT_MONEY, 0);
+	rec_num(rec, NULL, "prefill_time_fraction",
+		"  GPU time in prefill", p->prefill_time_fraction,
+		UNIT_KIND_COUNT, RF_PERCENT);
 	rec_num(rec, NULL, "cost_usd_per_month", "cost per month (fleet)",
 		p->cost_usd_per_month, UNIT_MONEY, 0);
 	cli_rec_price(rec, &p->cluster, 0);

@@ -21,6 +21,8 @@ static const int max_replicas = 1 << 24;
 
 static const double seconds_per_hour = 3600.0;
 
+static void phase_costs(const struct workload *wl, struct infer_plan *p);
+
 /* A number of a message for people (the reason a plan misses) with three
    significant digits and no exponent: "1019", "0.5", "20000000". */
 struct num3 {
@@ -455,7 +457,53 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
 			p->cluster.price_usd_per_gpu_hour /
 			(p->result.throughput_tokens_per_s * seconds_per_hour) *
 			1e6;
+	phase_costs(wl, p);
 	return 0;
+}
+
+/*
+ * The cost of input and of output tokens (specs/models.md 10.9.20): the
+ * fleet's GPU time (idle time included) split between prefill and decode
+ * by the share of busy time each took, over the tokens each handled.
+ * Simulated: the share the simulation measured (a disaggregated fleet:
+ * each pool's GPUs) and its token rates; else one replica at full batch,
+ * whose prefills take batch x prefill_s of its service time.
+ */
+static void phase_costs(const struct workload *wl, struct infer_plan *p)
+{
+	const struct inference_spec *is = &wl->inference;
+	const struct infer_config *c = &p->config;
+	double usd_per_s = p->cluster.price_usd_per_gpu_hour / seconds_per_hour;
+	double gpus, f, in, out;
+
+	if (p->simulated && p->fleet.disagg) {
+		double pg = (double)p->fleet.prefill_replicas * p->prefill_tp,
+		       dg = (double)p->fleet.decode_replicas * p->decode_tp;
+
+		gpus = p->gpus_total;
+		f = pg + dg > 0.0 ? pg / (pg + dg) : 0.0;
+		in = p->fleet.sim.input_tokens_per_s;
+		out = p->fleet.sim.output_tokens_per_s;
+	} else if (p->simulated) {
+		gpus = p->gpus_total;
+		f = p->fleet.sim.prefill_time_fraction;
+		in = p->fleet.sim.input_tokens_per_s;
+		out = p->fleet.sim.output_tokens_per_s;
+	} else {
+		double svc = p->result.service_s;
+
+		gpus = infer_gpus_per_replica(c);
+		f = svc > 0.0 ? fmin(1.0, c->batch * p->result.prefill_s / svc) :
+				0.0;
+		in = svc > 0.0 ? c->batch * (double)is->prompt_tokens / svc :
+				 0.0;
+		out = p->result.throughput_tokens_per_s;
+	}
+	p->prefill_time_fraction = f;
+	p->cost_usd_per_million_input_tokens =
+		in > 0.0 ? gpus * usd_per_s * f / in * 1e6 : 0.0;
+	p->cost_usd_per_million_output_tokens =
+		out > 0.0 ? gpus * usd_per_s * (1.0 - f) / out * 1e6 : 0.0;
 }
 
 /* Is plan 'a' better than 'b': feasible first, then fewer GPUs for the

@@ -46,6 +46,12 @@ struct infer_plan {
 	double utilization;   /* of the replicas' batch slots; with a rate */
 	double ttft_p_s;      /* TTFT at the SLO percentile with queueing */
 	double cost_usd_per_million_tokens;
+	/* the same GPU time split between the phases (specs/models.md
+	   10.9.20): prefill's per million prompt tokens, decode's per
+	   million output tokens */
+	double prefill_time_fraction;
+	double cost_usd_per_million_input_tokens;
+	double cost_usd_per_million_output_tokens;
 	double cost_usd_per_month; /* the gpus_total GPUs rented for
 				      ENERGY_HOURS_PER_MONTH hours */
 	unsigned chosen;      /* bits (1u << enum infer_choice) */

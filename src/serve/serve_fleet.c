@@ -317,6 +317,7 @@ static int fleet_sim(const struct serve_fleet *f,
 				"not %d", trace_replicas_max, replicas);
 	}
 	run_length(&l, requests_given, &f->engine, step, n, n);
+	l.phase_split = true; /* the cost of input and output tokens */
 	if (sim_run(&f->engine, n, &l, infer_step_s, step, r, err) != 0)
 		return -1;
 	r->request_throughput_per_s /= scale;

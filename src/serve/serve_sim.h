@@ -120,6 +120,8 @@ struct sim_load {
 	int shared_prefix_tokens;   /* leading prompt tokens every request
 				       shares (a system prompt): the same
 				       content, a prefix-cache hit */
+	bool phase_split;           /* measure prefill_time_fraction (a few
+				       more step evaluations a mixed step) */
 	bool session_routing;       /* a session's later turns go to the
 				       replica of its first (a cache-aware
 				       router: llm-d, Dynamo, SGLang's),
@@ -142,6 +144,11 @@ struct sim_result {
 	double mean_batch;       /* running sequences per step, time-weighted */
 	double kv_utilization;   /* KV blocks in use, time-weighted mean */
 	double busy_fraction;    /* time replicas spend in steps */
+	double prefill_time_fraction; /* of that time, prefill's: a mixed
+					 step split in proportion to the
+					 times its prompt tokens and its
+					 decodes would take alone (with
+					 sim_load.phase_split; else 0) */
 	double kv_transfer_mean_s; /* disaggregated: prefill end to the cache
 				      at the decode pool, link queue
 				      included; 0 otherwise */

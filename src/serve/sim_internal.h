@@ -152,6 +152,9 @@ struct sim {
 	int n_ev;
 	/* statistics */
 	double busy_s, batch_s, kv_s;
+	double prefill_busy_s;  /* of busy_s, prefill's */
+	long long mixed_steps;  /* steps of prompt tokens and decodes */
+	double mixed_share;     /* the last one measured's prefill share */
 	double decode_steps, decode_adv; /* decode steps, their advances */
 	long long steps, request_steps, preemptions;
 	int done;

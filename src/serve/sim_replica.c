@@ -15,6 +15,9 @@
 
 #include <gsl/gsl_rng.h>
 
+/* Mixed steps per measure of their prefill share (sim_replica_start). */
+static const long long phase_split_every = 4;
+
 /* ---------------------------------------------------------------------
  * Containers
  */
@@ -665,6 +668,34 @@ static double step_time(const struct replica *r, struct sim_mix *m)
 			   (t_mix + (e->speculative_tokens - 1) * t_dec);
 }
 
+/* The share of a step of mix m that its prompt tokens take: all or none
+   of a step of one kind; a mixed step in proportion to the times of its
+   prefill and of its decodes alone (the cost of input tokens against
+   output tokens; drafts not counted). */
+static double prefill_share(const struct replica *r, const struct sim_mix *m)
+{
+	const struct sim_pool *p = r->pool;
+	struct sim_mix pf, dec;
+	double tp, td;
+
+	if (m->prefill_tokens <= 0.0)
+		return 0.0;
+	if (m->decode_seqs <= 0.0)
+		return 1.0;
+	memset(&pf, 0, sizeof(pf));
+	pf.prefill_tokens = m->prefill_tokens;
+	pf.prefill_attn_pairs = m->prefill_attn_pairs;
+	pf.prefill_seqs = m->prefill_seqs;
+	pf.logit_rows = m->logit_rows - m->decode_seqs;
+	dec = *m;
+	dec.prefill_tokens = dec.prefill_attn_pairs = dec.prefill_seqs = 0.0;
+	dec.verify_tokens = 0.0;
+	dec.logit_rows = dec.decode_seqs;
+	tp = p->step(p->ctx, &pf);
+	td = p->step(p->ctx, &dec);
+	return tp + td > 0.0 ? tp / (tp + td) : 0.0;
+}
+
 /* Whole-prompt scheduling: a prompt waits in the prefill list only while
    its cache comes back from the host tier; is one back? */
 static bool prefill_ready(const struct sim *s, const struct replica *r,
@@ -752,6 +783,18 @@ int sim_replica_start(struct sim *s, struct replica *r, double t)
 	s->steps++;
 	s->request_steps += (long long)(m.decode_seqs + m.prefill_seqs);
 	s->busy_s += dt;
+	if (s->load->phase_split) {
+		/* the split of a mixed step, measured on every fourth (two
+		   more step evaluations each) and the last measure used
+		   between */
+		if (m.prefill_tokens > 0.0 && m.decode_seqs > 0.0) {
+			if (s->mixed_steps++ % phase_split_every == 0)
+				s->mixed_share = prefill_share(r, &m);
+			s->prefill_busy_s += dt * s->mixed_share;
+		} else if (m.prefill_tokens > 0.0) {
+			s->prefill_busy_s += dt;
+		}
+	}
 	s->batch_s += dt * (double)r->running;
 	s->kv_s += dt * r->blocks_used / e->kv_blocks;
 	return 0;

@@ -150,6 +150,9 @@ void sim_summarize(struct sim *s, struct sim_result *res, double *buf)
 #undef SUMMARY
 	res->mean_batch = s->busy_s > 0.0 ? s->batch_s / s->busy_s : 0.0;
 	res->kv_utilization = s->busy_s > 0.0 ? s->kv_s / s->busy_s : 0.0;
+	res->prefill_time_fraction = s->busy_s > 0.0 ?
+					     s->prefill_busy_s / s->busy_s :
+					     0.0;
 	res->busy_fraction = res->duration_s > 0.0 ?
 				     s->busy_s / (s->replicas * res->duration_s) :
 				     0.0;

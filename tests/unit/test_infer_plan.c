@@ -792,6 +792,55 @@ static void test_suggest_larger_tp(void **state)
 	assert_null(strstr(buf, "another device"));
 }
 
+/*
+ * The cost of input and output tokens (specs/models.md 10.9.20): one
+ * replica at full batch splits its service time into batch x prefill_s
+ * of prefill and the rest, so the two costs times their token rates add
+ * up to the replica's price; under a load the simulation's split and
+ * token rates do the same for the fleet, and the blended cost is
+ * unchanged.
+ */
+static void test_phase_costs(void **state)
+{
+	struct workload wl;
+	struct gpu_spec g = a100();
+	struct infer_plan p;
+	double f, in, out, usd_per_s;
+
+	(void)state;
+	llama7b(&wl);
+	wl.inference.tp = 1;
+	wl.inference.batch = 16;
+	wl.inference.prompt_tokens = 1024;
+	wl.inference.output_tokens = 128;
+	plan_ok(&wl, &g, &p);
+	assert_false(p.simulated);
+	f = 16 * p.result.prefill_s / p.result.service_s;
+	assert_rel(p.prefill_time_fraction, f, 1e-12);
+	in = 16 * 1024.0 / p.result.service_s;
+	out = p.result.throughput_tokens_per_s;
+	usd_per_s = g.price_usd_per_hour / 3600.0;
+	assert_rel(p.cost_usd_per_million_input_tokens,
+		   usd_per_s * f / in * 1e6, 1e-12);
+	assert_rel(p.cost_usd_per_million_output_tokens,
+		   usd_per_s * (1.0 - f) / out * 1e6, 1e-12);
+	assert_true(f > 0.0 && f < 1.0);
+
+	wl.inference.qps = 2.0;
+	wl.inference.replicas = 2;
+	plan_ok(&wl, &g, &p);
+	assert_true(p.simulated);
+	f = p.fleet.sim.prefill_time_fraction;
+	assert_true(f > 0.0 && f < 1.0);
+	assert_rel(p.prefill_time_fraction, f, 1e-12);
+	/* both costs times their rates: the fleet's GPU time */
+	assert_rel(p.cost_usd_per_million_input_tokens *
+				   p.fleet.sim.input_tokens_per_s +
+			   p.cost_usd_per_million_output_tokens *
+				   p.fleet.sim.output_tokens_per_s,
+		   2.0 * usd_per_s * 1e6, 1e-9);
+}
+
 static void test_suggest_nothing(void **state)
 {
 	struct workload wl;
@@ -814,6 +863,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slo_fraction),
 		cmocka_unit_test(test_auto_plan),
+		cmocka_unit_test(test_phase_costs),
 		cmocka_unit_test(test_auto_tp_is_cheapest),
 		cmocka_unit_test(test_fixed_tp_and_batch),
 		cmocka_unit_test(test_fixed_tp_not_power_of_two),
