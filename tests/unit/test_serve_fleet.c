@@ -18,6 +18,9 @@
 #include "infer_plan.h"
 #include "serve_fleet.h"
 
+/* A request of a trace: arrival, prompt and output (no block ids). */
+#define REQ(a, p, o) { a, p, o, NULL, 0, 0 }
+
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static void assert_rel(double got, double want, double tol)
@@ -193,9 +196,9 @@ static void test_fixed_fleet_at_capacity(void **state)
  * Long answers: a run capplan sizes decodes at most 16 million tokens
  * (serve_fleet.c, sim_tokens_max): 4000-token answers of a closed loop
  * of 1000 clients, which asks for ten requests each, run 16e6 / 4000 =
- * 4000 of them (at least three rounds of the clients).  Sizing settles the counts the rate
- * alone overloads without simulating them, and the fleet it reports is
- * the one it simulated last.
+ * 4000 of them (at least three rounds of the clients).  Sizing
+ * settles the counts the rate alone overloads without simulating them,
+ * and the fleet it reports is the one it simulated last.
  */
 static void test_long_answers_bounded(void **state)
 {
@@ -581,7 +584,7 @@ static void test_arrival(void **state)
 {
 	struct workload wl;
 	struct inference_spec *is = &wl.inference;
-	static const struct sim_request one = { 0.0, 1, 1 };
+	static const struct sim_request one = REQ(0.0, 1, 1);
 
 	(void)state;
 	workload_init(&wl);

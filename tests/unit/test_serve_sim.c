@@ -17,6 +17,9 @@
 
 #include "serve_sim.h"
 
+/* A request of a trace: arrival, prompt and output (no block ids). */
+#define REQ(a, p, o) { a, p, o, NULL, 0, 0 }
+
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static void assert_rel(double got, double want, double tol)
@@ -664,7 +667,7 @@ static void test_kv_preemption(void **state)
 static void test_kv_preemption_by_hand(void **state)
 {
 	const double s = 0.0137;
-	struct sim_request t[2] = { { 0.0, 5, 8 }, { 0.0, 5, 9 } };
+	struct sim_request t[2] = { REQ(0.0, 5, 8), REQ(0.0, 5, 9) };
 
 	(void)state;
 	for (int chunked = 0; chunked <= 1; chunked++) {
@@ -720,7 +723,7 @@ static void test_kv_preemption_by_hand(void **state)
 static void test_kv_preemption_mid_prompt(void **state)
 {
 	const double s = 0.0137;
-	struct sim_request t[2] = { { 0.0, 3, 6 }, { 0.5 * s, 8, 1 } };
+	struct sim_request t[2] = { REQ(0.0, 3, 6), REQ(0.5 * s, 8, 1) };
 	struct sim_engine e = engine(2, true);
 	struct sim_load l = trace_load(t, 2);
 	struct rec rc = rec_fixed(s);
@@ -754,7 +757,7 @@ static void test_kv_preemption_mid_prompt(void **state)
 static void test_kv_request_too_long(void **state)
 {
 	struct sim_request t[3] = {
-		{ 0.0, 100, 20 }, { 0.1, 900, 125 }, { 0.2, 10, 10 }
+		REQ(0.0, 100, 20), REQ(0.1, 900, 125), REQ(0.2, 10, 10)
 	};
 	struct sim_engine e = engine(4, false);
 	struct sim_load l = trace_load(t, N(t));
@@ -793,7 +796,7 @@ static void test_kv_request_too_long(void **state)
 static void test_chunked_prefill_alone(void **state)
 {
 	const double s = 0.0137;
-	struct sim_request t[1] = { { 0.0, 5000, 3 } };
+	struct sim_request t[1] = { REQ(0.0, 5000, 3) };
 
 	(void)state;
 	for (int chunked = 0; chunked <= 1; chunked++) {
@@ -841,7 +844,7 @@ static void test_chunked_prefill_alone(void **state)
 static void test_chunked_prefill_with_decodes(void **state)
 {
 	const double s = 0.0137;
-	struct sim_request t[2] = { { 0.0, 1, 4 }, { 0.5 * s, 5000, 2 } };
+	struct sim_request t[2] = { REQ(0.0, 1, 4), REQ(0.5 * s, 5000, 2) };
 
 	(void)state;
 	for (int chunked = 0; chunked <= 1; chunked++) {
@@ -906,7 +909,7 @@ static void test_prefill_budget(void **state)
 static void test_scheduler_steps(void **state)
 {
 	const double s = 0.0137;
-	struct sim_request t[2] = { { 0.0, 1, 40 }, { 2.5 * s, 1, 2 } };
+	struct sim_request t[2] = { REQ(0.0, 1, 40), REQ(2.5 * s, 1, 2) };
 	const struct {
 		int k, out1;
 		double wait2;
@@ -946,7 +949,7 @@ static void test_scheduler_steps(void **state)
 static void test_front_end(void **state)
 {
 	const double s = 0.0113, h = 0.0291;
-	struct sim_request t[2] = { { 0.0, 1, 1 }, { 0.0, 1, 1 } };
+	struct sim_request t[2] = { REQ(0.0, 1, 1), REQ(0.0, 1, 1) };
 
 	(void)state;
 	for (int chunked = 0; chunked <= 1; chunked++) {
@@ -1004,7 +1007,7 @@ static void test_front_end_caps_rate(void **state)
 static void test_host_step(void **state)
 {
 	const double s = 0.0097, u = 0.0031;
-	struct sim_request t[1] = { { 0.0, 1, 9 } };
+	struct sim_request t[1] = { REQ(0.0, 1, 9) };
 	const struct {
 		int k, rounds;
 	} c[] = { { 1, 9 }, { 4, 3 }, { 16, 2 } };
@@ -1038,7 +1041,7 @@ static void test_host_step(void **state)
 static void test_routing(void **state)
 {
 	const double s = 0.0137;
-	struct sim_request t[2] = { { 0.0, 1, 1 }, { 0.0, 1, 1 } };
+	struct sim_request t[2] = { REQ(0.0, 1, 1), REQ(0.0, 1, 1) };
 	const struct {
 		int replicas, max_batch;
 		double ttft_mean, steps;
@@ -1072,9 +1075,9 @@ static void test_routing(void **state)
 static void test_routing_least_outstanding(void **state)
 {
 	const double s = 0.0137;
-	struct sim_request t[5] = { { 0.0, 1, 20 }, { 0.0, 1, 20 },
-				    { 0.5 * s, 1, 1 }, { 0.7 * s, 1, 1 },
-				    { 0.7 * s, 1, 1 } };
+	struct sim_request t[5] = { REQ(0.0, 1, 20), REQ(0.0, 1, 20),
+				    REQ(0.5 * s, 1, 1), REQ(0.7 * s, 1, 1),
+				    REQ(0.7 * s, 1, 1) };
 	struct sim_engine e = engine(1, false);
 	struct sim_load l = trace_load(t, 3);
 	struct rec rc = rec_fixed(s);
@@ -1103,8 +1106,8 @@ static void test_routing_least_outstanding(void **state)
 static void test_routing_not_round_robin(void **state)
 {
 	const double s = 0.0137;
-	struct sim_request t[3] = { { 0.0, 1, 20 }, { 0.0, 1, 1 },
-				    { 2.0 * s, 1, 1 } };
+	struct sim_request t[3] = { REQ(0.0, 1, 20), REQ(0.0, 1, 1),
+				    REQ(2.0 * s, 1, 1) };
 	struct sim_engine e = engine(1, false);
 	struct sim_load l = trace_load(t, 3);
 	struct rec rc = rec_fixed(s);
@@ -1128,9 +1131,9 @@ static void test_routing_not_round_robin(void **state)
 static void test_routing_ties(void **state)
 {
 	const double s = 0.0137;
-	struct sim_request t[5] = { { 0.0, 1, 1 }, { 0.0, 1, 30 },
-				    { 0.0, 1, 30 }, { 2.0 * s, 1, 30 },
-				    { 3.0 * s, 1, 1 } };
+	struct sim_request t[5] = { REQ(0.0, 1, 1), REQ(0.0, 1, 30),
+				    REQ(0.0, 1, 30), REQ(2.0 * s, 1, 30),
+				    REQ(3.0 * s, 1, 1) };
 	struct sim_engine e = engine(1, false);
 	struct sim_load l = trace_load(t, 5);
 	struct rec rc = rec_fixed(s);
@@ -1820,7 +1823,7 @@ static void test_bad_load(void **state)
 	const char *lengths = "mean prompt and output lengths must be at "
 			      "least one token";
 	struct sim_engine e = engine(4, false);
-	struct sim_request t[2] = { { 0.0, 1, 1 }, { 1.0, 1, 1 } };
+	struct sim_request t[2] = { REQ(0.0, 1, 1), REQ(1.0, 1, 1) };
 	struct sim_load l;
 
 	(void)state;
@@ -1868,36 +1871,36 @@ static void test_bad_trace(void **state)
 	const char *order = ": lengths must be at least 1 and arrivals "
 			    "non-negative and in order";
 	struct sim_engine e = engine(4, false);
-	struct sim_request t[3] = { { 0.0, 1, 1 } };
+	struct sim_request t[3] = { REQ(0.0, 1, 1) };
 	struct sim_load l = trace_load(t, N(t));
 	struct {
 		struct sim_request bad;
 		const char *want;
 	} c[] = {
-		{ { 0.5, 1, 1 }, "request 2" },   /* before request 1 */
-		{ { 2.0, 0, 1 }, "request 2" },   /* no prompt */
-		{ { 2.0, 1, -1 }, "request 2" },  /* no output */
-		{ { NAN, 1, 1 }, "request 2" },
-		{ { HUGE_VAL, 1, 1 }, "request 2" },
+		{ REQ(0.5, 1, 1), "request 2" },   /* before request 1 */
+		{ REQ(2.0, 0, 1), "request 2" },   /* no prompt */
+		{ REQ(2.0, 1, -1), "request 2" },  /* no output */
+		{ REQ(NAN, 1, 1), "request 2" },
+		{ REQ(HUGE_VAL, 1, 1), "request 2" },
 	};
 
 	(void)state;
 	for (size_t i = 0; i < N(c); i++) {
 		char want[128];
 
-		t[0] = (struct sim_request){ 1.0, 1, 1 };
+		t[0] = (struct sim_request)REQ(1.0, 1, 1);
 		t[1] = c[i].bad;
-		t[2] = (struct sim_request){ 3.0, 1, 1 };
+		t[2] = (struct sim_request)REQ(3.0, 1, 1);
 		snprintf(want, sizeof(want), "%s%s", c[i].want, order);
 		run_fails(&e, 1, &l, want);
 	}
-	t[0] = (struct sim_request){ -1.0, 1, 1 };
-	t[1] = (struct sim_request){ 2.0, 1, 1 };
+	t[0] = (struct sim_request)REQ(-1.0, 1, 1);
+	t[1] = (struct sim_request)REQ(2.0, 1, 1);
 	run_fails(&e, 1, &l, "request 1: lengths must be at least 1");
 	/* equal arrivals are in order */
-	t[0] = (struct sim_request){ 1.0, 1, 1 };
-	t[1] = (struct sim_request){ 1.0, 1, 1 };
-	t[2] = (struct sim_request){ 1.0, 1, 1 };
+	t[0] = (struct sim_request)REQ(1.0, 1, 1);
+	t[1] = (struct sim_request)REQ(1.0, 1, 1);
+	t[2] = (struct sim_request)REQ(1.0, 1, 1);
 	{
 		struct rec rc = rec_fixed(0.01);
 		struct sim_result r;
@@ -2013,7 +2016,7 @@ static void test_determinism(void **state)
 static void test_default_requests(void **state)
 {
 	struct sim_load l = load(SIM_ARRIVAL_POISSON, 0, 10, 10);
-	struct sim_request t[7] = { { 0.0, 1, 1 } };
+	struct sim_request t[7] = { REQ(0.0, 1, 1) };
 
 	(void)state;
 	assert_int_equal(sim_default_requests(&l, 1), 2000);
