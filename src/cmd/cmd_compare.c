@@ -31,6 +31,7 @@ static void infer_one(int i, void *arg)
 	diag_clear(&err);
 	r->infer_rc = infer_plan_make_progress(j->wl, r->gpu, &j->hook,
 					       &r->infer, &err);
+	r->infer_nomem = r->infer_rc != 0 && err.kind == DIAG_NOMEM;
 	snprintf(r->infer_why, sizeof(r->infer_why), "%s",
 		 r->infer_rc ? err.msg : r->infer.why);
 	progress_add(j->pr, 1);
@@ -678,6 +679,13 @@ int cmd_compare(struct cli_ctx *ctx)
 		cli_parallel_for(ctx->ngpus, infer_one, &job);
 	}
 	progress_end(&pr);
+	for (int i = 0; i < ctx->ngpus; i++)
+		if (rows[i].infer_nomem) {
+			/* an error, not a device that cannot serve */
+			free(rows);
+			fprintf(stderr, "capplan: error: out of memory\n");
+			return EXIT_INTERNAL;
+		}
 	for (int i = 0; i < ctx->ngpus; i++) {
 		struct compare_row *r = &rows[i];
 

@@ -23,6 +23,7 @@ struct compare_row {
 	struct train_plan train;
 	char train_why[DIAG_MSG_MAX];
 	int infer_rc;            /* infer_plan_make status */
+	bool infer_nomem;        /* it ran out of memory: an error */
 	struct infer_plan infer;
 	char infer_why[DIAG_MSG_MAX];
 	bool per_sample;         /* kind generic or recsys: 'serve' holds

@@ -51,6 +51,7 @@ struct size_row {
 	bool has_train;    /* 'train' holds the chosen plan */
 	struct size_cand train;
 	bool has_infer;    /* the serving numbers are known */
+	bool nomem;        /* planning ran out of memory: an error */
 	int replicas, gpus_inference;
 	double cost_usd_per_million_tokens; /* per million samples for a
 					       per-sample model */
@@ -338,6 +339,7 @@ static void size_infer(const struct workload *wl, const struct gpu_spec *g,
 	diag_clear(&err);
 	if (infer_plan_make_progress(wl, g, hook, &p, &err) != 0) {
 		row->feasible = false;
+		row->nomem = err.kind == DIAG_NOMEM;
 		snprintf(row->why, sizeof(row->why), "%.300s", err.msg);
 		return;
 	}
@@ -706,6 +708,14 @@ int cmd_size(struct cli_ctx *ctx)
 		progress_update(&pr, 0, (size_t)ctx->ngpus, "devices served");
 		cli_parallel_for(ctx->ngpus, infer_one, &job);
 	}
+	for (int i = 0; i < ctx->ngpus; i++)
+		if (rows[i].nomem) {
+			/* an error, not a device that cannot serve */
+			progress_end(&pr);
+			free(rows);
+			fprintf(stderr, "capplan: error: out of memory\n");
+			return EXIT_INTERNAL;
+		}
 	for (int i = 0; i < ctx->ngpus; i++) {
 		feasible += rows[i].feasible;
 		rows[i].total_cost_usd = row_total(&rows[i], lim.serve_s);

@@ -56,6 +56,10 @@ runs "hf config" train examples/deepseek-v3.ini --gpu H800
 runs "--model" infer --model examples/hf/qwen2-7b.json --gpu H100-SXM
 runs "onnx graph" train examples/resnet50-onnx.ini --gpu A100-SXM-80GB --format json
 runs "onnx serving" infer examples/efficientnet-b0-onnx.ini --gpu L4
+runs "size serving" size examples/llama3-8b-fleet.ini --gpu H100-SXM,A100-SXM-80GB \
+	--set inference.requests=200
+runs "compare serving" compare examples/llama3-8b-fleet.ini \
+	--gpu H100-SXM,A100-SXM-80GB --set inference.requests=200
 runs "sessions, prefix cache" infer examples/llama3-8b-fleet.ini --gpu H100-SXM \
 	--set inference.turns=3 --set inference.think_time=1s \
 	--set inference.prefix_caching=true --set inference.requests=200
