@@ -354,6 +354,12 @@ int cmd_plot(struct cli_ctx *ctx)
 
 bool cli_plot_kind_applies(const struct cli_ctx *ctx, enum plot_kind kind)
 {
+	/* a workload that only serves plans no training to chart (issue
+	   40: compare --plot drew them anyway) */
+	if (cli_serving_only(&ctx->wl) &&
+	    (kind == PLOT_SCALING || kind == PLOT_COST_TIME ||
+	     kind == PLOT_MEMORY))
+		return false;
 	return ctx->wl.model.kind == MODEL_TRANSFORMER || kind != PLOT_ROOFLINE;
 }
 

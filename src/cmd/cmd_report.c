@@ -164,10 +164,7 @@ int cmd_report(struct cli_ctx *ctx)
 		int krc;
 
 		progress_update(&pr, (size_t)k, PLOT_KIND_COUNT, "charts");
-		if (!cli_plot_kind_applies(ctx, kind) ||
-		    (pg.serving_only &&
-		     (kind == PLOT_SCALING || kind == PLOT_COST_TIME ||
-		      kind == PLOT_MEMORY)))
+		if (!cli_plot_kind_applies(ctx, kind))
 			continue;
 		krc = cli_plot_render(ctx, kind, beside,
 				      pg.png ? PLOT_PNG : PLOT_SVG,

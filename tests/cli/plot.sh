@@ -110,6 +110,9 @@ if [ $have_gnuplot = 1 ]; then
 		'grep -q "^H100-SXM\|^MI300X" "$tmp/out" && grep -q "charts of the best 2 devices in $tmp/set" "$tmp/out"'
 	check "compare --plot: every SVG is a chart" \
 		'(for f in "$tmp/set"/*.svg; do head -c 100 "$f" | grep -q "^<?xml\|^<svg" && [ $(size "$f") -gt 5000 ] || exit 1; done)'
+	"$bin" compare examples/llama3-8b-fleet.ini --gpu H100-SXM --plot "$tmp/serve" >/dev/null 2>&1
+	check "compare --plot of a workload that only serves: no training chart (issue 40)" \
+		'[ $? -eq 0 ] && [ "$(cd "$tmp/serve" && ls *.svg | tr "\n" " ")" = "energy.svg latency-throughput.svg replicas.svg roofline.svg " ]'
 	"$bin" compare examples/resnet50-imagenet.ini --gpu $gpus --plot "$tmp/gen" >/dev/null 2>&1
 	check "compare --plot of a per-sample model: every kind but the roofline" \
 		'[ $? -eq 0 ] && [ "$(cd "$tmp/gen" && ls *.svg | tr "\n" " ")" = "cost-time.svg energy.svg latency-throughput.svg memory.svg replicas.svg scaling.svg " ]'
