@@ -119,6 +119,11 @@ struct sim_result {
 				    and shortened to it (a trace's are
 				    refused when read) */
 	int measured_requests;
+	int tpot_requests;       /* of those, the ones with a second token,
+				    whose time per output token the tpot_
+				    fields summarize; 0: no TPOT at all
+				    (every answer one token: the fields
+				    are 0, and no latency) */
 	bool overloaded;         /* the queue grew through the run */
 };
 
