@@ -125,7 +125,10 @@ static void add_load(struct record *rec, const struct workload *wl,
 	     i++) {
 		const struct load_field *f = &load_fields[i];
 
-		if (!p->simulated) {
+		/* no request of a second token has a time per output
+		   token: none is reported, rather than 0 s */
+		if (!p->simulated ||
+		    (f->cls == INTERVAL_TPOT && r->tpot_requests == 0)) {
 			rec_null(rec, NULL, f->key, f->label, 0);
 			continue;
 		}
@@ -265,7 +268,8 @@ static void add_infer_intervals(struct record *rec, const struct workload *wl,
 
 		est[n++] = (struct cli_estimate){
 			f->cls, f->key, shown ? f->interval_label : f->label,
-			p->simulated ?
+			p->simulated && !(f->cls == INTERVAL_TPOT &&
+					  sim->tpot_requests == 0) ?
 				*(const double *)((const char *)sim +
 						  f->offset) :
 				(double)NAN,

@@ -37,6 +37,16 @@ enum sim_length_dist {
 	SIM_LEN_SHAREGPT,    /* log-normal, ShareGPT-shaped (serve_sim.c) */
 };
 
+/*
+ * Requests a simulation runs at most: the bound of [inference] requests,
+ * of a trace (trace.h) and of the load capplan chooses (serve_load.c).
+ * The bound on a plan's time: sizing a fleet simulates the whole load on
+ * every fleet it tries, about 0.17 ms of one core a request for
+ * examples/llama3-70b-serving.ini on H100-SXM with tp and replicas
+ * searched, so 50,000 plan in 8 to 11 s (specs/workload.md).
+ */
+#define SIM_REQUESTS_MAX 50000
+
 /* Most draft tokens per step of speculative decoding. */
 #define SIM_SPECULATIVE_TOKENS_MAX 16
 

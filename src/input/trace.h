@@ -23,15 +23,11 @@
 #define TRACE_FILE_MAX (64u * 1024u * 1024u)
 
 /*
- * Requests in one trace at most: the bound on a plan's time.  Reading is
- * linear and cheap (10^7 lines: 2.2 s, 0.37 GB); simulating is not: a
- * plan simulates the whole trace on every fleet it tries, about 0.17 ms
- * of one core a request for the 70B serving example on H100-SXM (tp and
- * replicas searched), so 50,000 requests plan in about 8 s and 15 MB
- * (specs/workload.md, "Trace files").  The simulator's own load is as
- * large at most (requests = auto).
+ * Requests in one trace at most: those of a simulation (request.h), the
+ * bound on a plan's time.  Reading is linear and cheap (10^7 lines:
+ * 2.2 s, 0.37 GB); simulating is not (specs/workload.md, "Trace files").
  */
-#define TRACE_REQUESTS_MAX 50000
+#define TRACE_REQUESTS_MAX SIM_REQUESTS_MAX
 
 /* Tokens of a block a JSON-lines trace's hash_ids name: the Mooncake
    traces' 512 (kvcache-ai/Mooncake FAST25-release/traces; Dynamo's and

@@ -397,7 +397,7 @@ const struct wl_key wl_keys[] = {
 		1000000,
 		"arrival = closed: clients, one request each at a time"),
 	KEY_INT("inference", "requests", inference.requests, POS_AUTO, 1,
-		1000000, "requests simulated, warm-up included"),
+		SIM_REQUESTS_MAX, "requests simulated, warm-up included"),
 	{ "inference", "trace", WLT_STRING, WL_OFF(inference.trace), 0, 0,
 	  sizeof(((struct inference_spec *)0)->trace), UNIT_COUNT, NULL,
 	  "CSV file of requests to replay (arrival_s, lengths)" },

@@ -266,6 +266,28 @@ static void plan_load_disagg(const struct workload *wl, struct infer_plan *p,
 		return;
 	infer_step_model_clock(&ps, p->result.clock_fraction);
 	infer_step_model_clock(&ds, p->result.clock_fraction);
+	/* a decode step of one sequence after its prompt is the least time
+	   per output token a decode replica gives: over the target, no
+	   number of them meets it (said here, rather than after simulating
+	   ever more decode replicas for minutes; issue 40) */
+	if (is->tpot_slo_s > 0.0 && is->speculative_tokens == 0) {
+		struct sim_mix one = { .decode_seqs = 1.0,
+				       .decode_ctx_tokens = is->prompt_tokens,
+				       .logit_rows = 1.0 };
+		double step_s = infer_step_s(&ds, &one);
+
+		if (step_s > is->tpot_slo_s) {
+			p->meets_slo = false;
+			snprintf(p->why, sizeof(p->why),
+				 "a decode step of one sequence takes %s ms "
+				 "at decode tp %d, over the %s ms TPOT "
+				 "target: no number of decode replicas meets "
+				 "it",
+				 n3(1e3 * step_s).s, cd.tp,
+				 n3(1e3 * is->tpot_slo_s).s);
+			return;
+		}
+	}
 	if (serve_fleet_init_disagg(wl, &p->arch, &cp, &cd, p->gpu,
 				    &p->cluster, f, &err) != 0 ||
 	    serve_fleet_capacity_disagg(f, &ps, &ds, &err) != 0) {

@@ -33,7 +33,7 @@ static const double sharegpt_max_total_tokens = 2048.0;
    above it after the warm-up), and per replica of a fleet. */
 static const int default_requests = 2000;
 static const int default_requests_per_replica = 100;
-static const int default_requests_max = 50000;
+static const int default_requests_max = SIM_REQUESTS_MAX;
 static const int default_burst_requests = 1000;
 
 /* Draws of a length before giving up on the bounds. */

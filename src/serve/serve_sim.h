@@ -173,6 +173,11 @@ struct sim_result {
 	double offload_load_mean_s; /* copying them back, per request that
 				       did, the link's queue included */
 	int measured_requests;
+	int tpot_requests;       /* of those, the ones with a second token,
+				    whose time per output token the tpot_
+				    fields summarize; 0: no TPOT at all
+				    (every answer one token: the fields
+				    are 0, and no latency) */
 	bool overloaded;         /* the queue grew through the run */
 };
 

@@ -140,6 +140,7 @@ void sim_summarize(struct sim *s, struct sim_result *res, double *buf)
 		res->tpot_mean_s, res->tpot_p50_s = quantile(buf, nt, 0.50),
 		res->tpot_p90_s = quantile(buf, nt, 0.90),
 		res->tpot_p99_s = quantile(buf, nt, 0.99));
+	res->tpot_requests = (int)nt;
 	SUMMARY(s->t_done[i] - s->req[i].arrival_s, res->e2e_mean_s,
 		res->e2e_p50_s = quantile(buf, nt, 0.50),
 		res->e2e_p99_s = quantile(buf, nt, 0.99));

@@ -815,7 +815,7 @@ static const struct {
 	{ "inference", "tp", 1, 65536, true },
 	{ "inference", "ep", 1, 1048576, true },
 	{ "inference", "concurrency", 1, 1000000, false },
-	{ "inference", "requests", 1, 1000000, true },
+	{ "inference", "requests", 1, 50000, true },
 	{ "inference", "seed", 0, 2147483647, false },
 	{ "inference", "replicas", 1, 1000000, true },
 	{ "inference", "max_batch", 1, 65536, true },
