@@ -177,6 +177,11 @@ int cli_plot_set(struct cli_ctx *ctx, const struct gpu_spec *const *gpus,
    catalog has, else its first devices.  Returns an enum cli_exit status. */
 int cli_plot_devices(struct cli_ctx *ctx);
 
+/* 'size --power-cap POWER' of a workload that only serves: per device,
+   the largest load the budget serves within the targets
+   (cmd_size_power.c).  Returns an enum cli_exit status. */
+int size_power(struct cli_ctx *ctx, double budget_w);
+
 /* Whether chart 'kind' applies to the workload (per-sample models have
    every chart but the roofline of the transformer's GEMMs; a workload
    that only serves has no training charts: scaling, cost-time, memory),

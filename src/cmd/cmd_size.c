@@ -665,6 +665,12 @@ int cmd_size(struct cli_ctx *ctx)
 		rc = cli_plot_prepare(ctx);
 	if (rc != EXIT_OK)
 		return rc;
+	/* a power budget and a workload that only serves: the largest
+	   load the budget serves (issue 42) */
+	if (lim.power_cap_w > 0.0 && cli_serving_only(&ctx->wl) &&
+	    ctx->wl.model.kind == MODEL_TRANSFORMER && !ctx->deadline_arg &&
+	    !ctx->budget_arg && !ctx->plot_dir)
+		return size_power(ctx, lim.power_cap_w);
 
 	/* training unless the workload only serves (a rate and no tokens,
 	   or for a per-sample model no samples) */
