@@ -909,6 +909,28 @@ int cmd_infer(struct cli_ctx *ctx)
 			    p.fleet.sim.shortened_requests,
 			    p.fleet.sim.simulated_requests,
 			    ctx->wl.model.seq_len);
+	/* the running-sequence limit binds: requests queue while memory
+	   would hold more at once (a newcomer's edge example with
+	   batch = 1 and four clients waited 9.9 s without a word) */
+	if (p.simulated && !p.fleet.disagg &&
+	    p.fleet.engine.max_batch < p.max_batch &&
+	    p.fleet.sim.mean_batch >= 0.9 * p.fleet.engine.max_batch &&
+	    p.fleet.sim.queue_wait_p99_s > 0.5 * p.fleet.sim.ttft_p99_s)
+		report_note(&rep,
+			    "each replica runs at most %d sequence%s (%s) and "
+			    "requests wait up to %.3g s in its queue (p99); "
+			    "memory holds %d: a larger %s serves more at once",
+			    p.fleet.engine.max_batch,
+			    p.fleet.engine.max_batch == 1 ? "" : "s",
+			    ctx->wl.inference.max_batch != WL_AUTO ?
+				    "inference.max_batch" :
+			    ctx->wl.inference.batch != WL_AUTO ?
+				    "inference.batch" :
+				    "the batch capplan chose",
+			    p.fleet.sim.queue_wait_p99_s, p.max_batch,
+			    ctx->wl.inference.max_batch != WL_AUTO ?
+				    "inference.max_batch" :
+				    "inference.batch");
 	if (!p.fits || !p.meets_slo) {
 		const struct gpu_spec *all[CLI_MAX_GPUS];
 		char hint[REPORT_NOTE_MAX - 64];
