@@ -358,16 +358,20 @@ static int admitted_push(struct replica *r, int q)
 static bool can_admit_as(const struct sim *s, const struct replica *r,
 			 bool ready)
 {
+	double need;
 	int q;
 
 	if (r->wait.n == 0 || r->running >= r->pool->eng->max_batch)
 		return false;
 	q = deque_front(&r->wait);
-	return (s->kv_ready[q] != 0) == ready &&
-	       r->blocks_used + sim_blocks_for(s, s->target[q]) -
-			       (s->caching ? sim_cache_shared_blocks(s, r, q) :
-					     0.0) <=
-		       r->pool->eng->kv_blocks;
+	if ((s->kv_ready[q] != 0) != ready)
+		return false;
+	need = r->blocks_used + sim_blocks_for(s, s->target[q]);
+	/* what running sequences already hold of its prompt is needed no
+	   more: looked up only when the rest does not fit anyway */
+	return need <= r->pool->eng->kv_blocks ||
+	       (s->caching && need - sim_cache_shared_blocks(s, r, q) <=
+				      r->pool->eng->kv_blocks);
 }
 
 static bool can_admit(const struct sim *s, const struct replica *r)
