@@ -177,8 +177,9 @@ int cli_plot_set(struct cli_ctx *ctx, const struct gpu_spec *const *gpus,
    catalog has, else its first devices.  Returns an enum cli_exit status. */
 int cli_plot_devices(struct cli_ctx *ctx);
 
-/* Whether chart 'kind' applies to the workload's kind (per-sample models
-   have every chart but the roofline of the transformer's GEMMs). */
+/* Whether chart 'kind' applies to the workload (per-sample models have
+   every chart but the roofline of the transformer's GEMMs; the cache
+   chart needs a load with a prefix cache: plot_cache_applies). */
 bool cli_plot_kind_applies(const struct cli_ctx *ctx, enum plot_kind kind);
 
 /*

@@ -105,7 +105,7 @@ if [ $have_gnuplot = 1 ]; then
 	if command -v script >/dev/null 2>&1; then
 		env -u CI script -qec "'$bin' report $wl --gpu $gpus -o '$tmp/p1.html'" /dev/null >"$tmp/tty" 2>&1
 		check "progress on a terminal, erased at the end" \
-			'grep -q "report: [0-9]*/7 charts" "$tmp/tty" && [ "$(tail -c 4 "$tmp/tty" | od -An -c | tr -d " ")" = "\\r033[K" ]'
+			'grep -q "report: [0-9]*/8 charts" "$tmp/tty" && [ "$(tail -c 4 "$tmp/tty" | od -An -c | tr -d " ")" = "\\r033[K" ]'
 		CI=true script -qec "'$bin' report $wl --gpu $gpus -o '$tmp/p2.html'" /dev/null >"$tmp/tty" 2>&1
 		check "no progress in CI, even on a terminal" '[ ! -s "$tmp/tty" ]'
 	else
