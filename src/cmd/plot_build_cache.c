@@ -143,7 +143,7 @@ static void sweep_values(struct cache_job *j, const struct infer_plan *p0)
 			j->reuse = k;
 		}
 		if (!(j->value[k] >= CACHE_MIN_FRACTION))
-			j->value[k] = NAN;
+			j->value[k] = (double)NAN;
 	}
 }
 

@@ -866,9 +866,9 @@ static void test_script_cache(void **state)
 {
 	static const double rows[3][9] = {
 		/* kv_gb host_gb fraction hits host ttft_ms cap offered over */
-		{ 3.2, 0, 0.26, 0.485, NAN, 117307, 3.74, 7.5, 1 },
-		{ 28.9, 0, 0.56, 0.678, NAN, 388.15, 8.96, 7.5, 0 },
-		{ 58.3, 0, 0.9, 0.882, NAN, 222.46, 9.88, 7.5, 0 },
+		{ 3.2, 0, 0.26, 0.485, (double)NAN, 117307, 3.74, 7.5, 1 },
+		{ 28.9, 0, 0.56, 0.678, (double)NAN, 388.15, 8.96, 7.5, 0 },
+		{ 58.3, 0, 0.9, 0.882, (double)NAN, 222.46, 9.88, 7.5, 0 },
 	};
 	struct plot_output o = { "c.dat", "c.svg", PLOT_SVG, 1024, 640 };
 	struct plot_chart *c = plot_chart_new(PLOT_CACHE);
@@ -920,7 +920,7 @@ static void test_script_cache(void **state)
 		v[1] = 16.0 * r;
 		v[4] = 0.05 * r;
 		v[5] = 150.0 + r;
-		v[7] = NAN;
+		v[7] = (double)NAN;
 		v[8] = 0;
 		assert_int_equal(plot_series_add_row(c, s, v), 0);
 	}
