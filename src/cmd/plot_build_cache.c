@@ -19,7 +19,8 @@
 
 /* The KV cache of each point as a share of the workload's: halved at
    each step, from the workload's memory_fraction down to a thirty-second
-   of its cache (about where the weights alone would fit). */
+   of it, near where the memory holds the weights and little else (a
+   chart's choice: specs/models.md 13). */
 static const double kv_scales[CACHE_POINTS] = { 1.0,   0.5,    0.25,
 						0.125, 0.0625, 0.03125 };
 /* The host tier of each point as a multiple of the workload's. */
@@ -204,6 +205,8 @@ static int cache_device(struct cli_ctx *ctx, struct plot_chart *c, int i,
 	/* the fleet of the workload's point, held */
 	j->w.inference.tp = p0->config.tp;
 	j->w.inference.replicas = p0->replicas;
+	/* a replica's capacity moves with its cache: measured at each point */
+	j->w.inference.capacity_hint_qps = 0.0;
 	snprintf(label, sizeof(label), "%s (%d replica%s, tp%d)", g->name,
 		 p0->replicas, p0->replicas == 1 ? "" : "s", p0->config.tp);
 	sweep_values(j, p0);
