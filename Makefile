@@ -233,8 +233,9 @@ check:
 bench: $(BENCH)
 	@$(BENCH)
 
-# Charts of the example workloads (needs gnuplot): examples/charts/*.svg,
-# and the HTML report of the serving example
+# Charts of the example workloads (needs gnuplot): examples/charts/*.svg
+# (the chat example's prefix cache among them), and the HTML report of the
+# serving example
 charts: $(BIN)
 	@mkdir -p examples/charts
 	@set -e; for k in scaling cost-time memory roofline energy; do \
@@ -243,6 +244,8 @@ charts: $(BIN)
 	@set -e; for k in latency-throughput replicas roofline energy; do \
 		$(BIN) plot $$k examples/llama3-70b-serving.ini \
 			-o examples/charts/llama3-70b-serving-$$k.svg; done
+	@$(BIN) plot cache examples/llama3-8b-chat.ini --gpu H100-SXM,B200 \
+		-o examples/charts/llama3-8b-chat-cache.svg
 	@$(BIN) report examples/llama3-70b-serving.ini \
 		--gpu H100-SXM,H200-SXM,B200,MI300X \
 		-o examples/charts/llama3-70b-serving-report.html

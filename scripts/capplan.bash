@@ -136,7 +136,7 @@ _capplan()
 	esac
 	if [ "$cmd" = plot ] && [ "$prev" = plot ]; then
 		_capplan_reply -W 'scaling cost-time memory roofline
-			latency-throughput replicas energy' -- "$cur"
+			latency-throughput replicas energy cache' -- "$cur"
 		return 0
 	fi
 	# a workload, a catalog, an output file

@@ -180,9 +180,11 @@ static const struct command commands[] = {
 	  "             [--size WxH] [--keep-script] [--catalog FILE] [--stacks FILE]\n"
 	  "             [--profile FILE]\n\n"
 	  "KIND is scaling, cost-time, memory, roofline, latency-throughput,\n"
-	  "replicas or energy.  Beside FILE go FILE.dat (the data) and\n"
-	  "FILE.gp (the gnuplot script), kept with --keep-script or when\n"
-	  "gnuplot is missing (then the exit status is 4)",
+	  "replicas, energy or cache (a load with a prefix cache: its hits,\n"
+	  "TTFT and capacity against the KV-cache memory or host tier).\n"
+	  "Beside FILE go FILE.dat (the data) and FILE.gp (the gnuplot\n"
+	  "script), kept with --keep-script or when gnuplot is missing (then\n"
+	  "the exit status is 4)",
 	  OPT_CATALOG | OPT_GPU | OPT_GPUS | OPT_SET | OPT_STACKS | OPT_PROFILE | OPT_MODEL | OPT_OUTPUT |
 		  OPT_SIZE | OPT_KEEP_SCRIPT | ARG_KIND,
 	  true },
@@ -586,7 +588,7 @@ int cli_transformer_only(const struct cli_ctx *ctx, const char *what)
 		    ": %s covers transformer models only; this "
 		    "workload is kind = %s: 'train', 'fit', 'infer', "
 		    "'compare', 'size', 'sweep', 'report' and every "
-		    "chart but the roofline cover it",
+		    "chart but the roofline and cache cover it",
 		    what, model_kind_name(ctx->wl.model.kind));
 	return EXIT_USAGE;
 }

@@ -182,10 +182,11 @@ int cli_plot_devices(struct cli_ctx *ctx);
    (cmd_size_power.c).  Returns an enum cli_exit status. */
 int size_power(struct cli_ctx *ctx, double budget_w);
 
-/* Whether chart 'kind' applies to the workload (per-sample models have
-   every chart but the roofline of the transformer's GEMMs; a workload
-   that only serves has no training charts: scaling, cost-time, memory),
-   for the chart sets of --plot and the report. */
+/* Whether chart 'kind' applies to the workload, for the chart sets of
+   --plot and the report: per-sample models have every chart but the
+   roofline of the transformer's GEMMs; a workload that only serves has
+   no training charts (scaling, cost-time, memory); the cache chart needs
+   a load with a prefix cache (plot_cache_applies). */
 bool cli_plot_kind_applies(const struct cli_ctx *ctx, enum plot_kind kind);
 
 /*

@@ -19,6 +19,7 @@
 #include "plan.h"
 #include "plot.h"
 #include "plot_build.h"
+#include "plot_build_cache.h"
 #include "precision.h"
 #include "units.h"
 #include "readfile.h"
@@ -319,8 +320,9 @@ int cmd_plot(struct cli_ctx *ctx)
 	rc = cli_load_workload(ctx);
 	if (rc != EXIT_OK)
 		return rc;
-	/* the roofline draws the transformer's GEMMs */
-	if (kind == PLOT_ROOFLINE) {
+	/* the roofline draws the transformer's GEMMs, the cache chart its
+	   prefix cache */
+	if (kind == PLOT_ROOFLINE || kind == PLOT_CACHE) {
 		char what[64];
 
 		snprintf(what, sizeof(what), "the '%s' chart",
@@ -329,6 +331,14 @@ int cmd_plot(struct cli_ctx *ctx)
 		if (rc != EXIT_OK)
 			return rc;
 	}
+	if (kind == PLOT_CACHE && !plot_cache_applies(&ctx->wl))
+		return plot_usage("the 'cache' chart needs a serving load "
+				  "simulated with a prefix cache: a rate "
+				  "('inference.qps'), clients or a trace, and "
+				  "'inference.prefix_caching = true' or an "
+				  "engine that caches by default (%s), not "
+				  "disaggregated",
+				  "'capplan stacks'");
 	rc = cli_plot_devices(ctx);
 	if (rc != EXIT_OK)
 		return rc;
@@ -360,6 +370,8 @@ bool cli_plot_kind_applies(const struct cli_ctx *ctx, enum plot_kind kind)
 	    (kind == PLOT_SCALING || kind == PLOT_COST_TIME ||
 	     kind == PLOT_MEMORY))
 		return false;
+	if (kind == PLOT_CACHE)
+		return plot_cache_applies(&ctx->wl);
 	return ctx->wl.model.kind == MODEL_TRANSFORMER || kind != PLOT_ROOFLINE;
 }
 

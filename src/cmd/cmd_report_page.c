@@ -238,6 +238,53 @@ static int serving_table(FILE *out, const struct report_page *pg,
 	return rc;
 }
 
+/* Whether row 'r' simulated its load with a prefix cache. */
+static bool row_cached(const struct report_row *r)
+{
+	return r->serving && r->infer_rc == 0 && r->infer.simulated &&
+	       r->infer.fleet.engine.prefix_caching && !r->infer.fleet.disagg;
+}
+
+/* What the prefix cache served, a line under the serving table: the
+   share of prompt tokens found in it on each device that simulated one
+   (specs/models.md 10.9.19), and the host tier's part of it. */
+static void cache_line(FILE *out, const struct report_page *pg)
+{
+	const struct inference_spec *is = &pg->ctx->wl.inference;
+	bool host = false;
+	char engine[64];
+	int n = 0;
+
+	for (int i = 0; i < pg->nrows; i++)
+		if (row_cached(&pg->rows[i])) {
+			n++;
+			host = host ||
+			       pg->rows[i].infer.fleet.engine.offload_blocks > 0.0;
+		}
+	if (n == 0)
+		return;
+	fputs("<p class=\"note\">", out);
+	html_textf(out, "With the prefix cache of %s, the share of prompt "
+			"tokens served from the cache under the load%s "
+			"(their prefill is not computed again): ",
+		   cli_stack_label(is->engine, is->engine_version, engine,
+				   sizeof(engine)),
+		   host ? ", and from its host-memory tier" : "");
+	for (int i = 0, k = 0; i < pg->nrows; i++) {
+		const struct report_row *r = &pg->rows[i];
+		const struct sim_result *sim = &r->infer.fleet.sim;
+
+		if (!row_cached(r))
+			continue;
+		html_textf(out, "%s%s %.1f%%", k++ ? ", " : "", r->gpu->name,
+			   100.0 * sim->prefix_hit_rate);
+		if (r->infer.fleet.engine.offload_blocks > 0.0)
+			html_textf(out, " (%.1f%% from host memory)",
+				   100.0 * sim->offload_hit_rate);
+	}
+	fputs(".</p>\n", out);
+}
+
 /* Serving per sample: batches of [inference] batch on replicas of the
    fewest GPUs that hold the model (infer_plan.h). */
 static int sample_serving_table(FILE *out, const struct report_page *pg,
@@ -836,6 +883,7 @@ int report_write_page(FILE *out, const void *arg, const char **why)
 		      out);
 		if (serving_table(out, pg, why) != 0)
 			rc = -1;
+		cache_line(out, pg);
 		fputs("</section>\n", out);
 	} else if (pg->nrows && pg->rows[0].per_sample) {
 		fputs("<section>\n<h2>Serving plan per device</h2>\n"

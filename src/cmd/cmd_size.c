@@ -55,6 +55,10 @@ struct size_row {
 	int replicas, gpus_inference;
 	double cost_usd_per_million_tokens; /* per million samples for a
 					       per-sample model */
+	bool has_hits;     /* the load was simulated with a prefix cache */
+	double prefix_hit_rate;      /* its share of prompt tokens served
+					from the cache (specs/models.md
+					10.9.19) */
 	double cost_usd_per_month;   /* the serving fleet */
 	double total_cost_usd;       /* training, plus serving for the
 					serving time */
@@ -343,6 +347,10 @@ static void size_infer(const struct workload *wl, const struct gpu_spec *g,
 		snprintf(row->why, sizeof(row->why), "%.300s", err.msg);
 		return;
 	}
+	/* what the prefix cache served, feasible or not (as compare) */
+	row->has_hits = p.simulated && p.fleet.engine.prefix_caching &&
+			!p.fleet.disagg;
+	row->prefix_hit_rate = p.fleet.sim.prefix_hit_rate;
 	if (!p.fits || !p.meets_slo) {
 		row->feasible = false;
 		snprintf(row->why, sizeof(row->why), "%s",
@@ -441,8 +449,10 @@ static void rec_num_or_null(struct record *rec, const char *key,
 		rec_null(rec, NULL, key, label, flags);
 }
 
+/* 'hits': some row has a prefix cache's hit rate, a column of the
+   table (null elsewhere, and not in the table when no row has one). */
 static void add_row(struct record *rec, const struct size_row *r,
-		    bool train, bool infer, bool per_sample,
+		    bool train, bool infer, bool per_sample, bool hits,
 		    const struct cli_ctx *ctx)
 {
 	const struct size_cand *c = &r->train;
@@ -483,6 +493,9 @@ static void add_row(struct record *rec, const struct size_row *r,
 	rec_int_or_null(rec, "replicas", "replicas", r->replicas, i, iw);
 	rec_int_or_null(rec, "gpus_inference", "serving gpus",
 			r->gpus_inference, i, ig);
+	rec_num_or_null(rec, "prefix_hit_rate", "prefix hits",
+			r->prefix_hit_rate, UNIT_KIND_COUNT, r->has_hits,
+			(hits ? ig | RF_WIDE : 0) | RF_PERCENT);
 	if (per_sample)
 		rec_num_or_null(rec, "cost_usd_per_million_samples", "$/Minf",
 				r->cost_usd_per_million_tokens, UNIT_MONEY, i,
@@ -636,7 +649,7 @@ int cmd_size(struct cli_ctx *ctx)
 	struct size_row *rows;
 	struct progress pr;
 	struct report rep;
-	bool train, infer, arch, per_sample;
+	bool train, infer, arch, per_sample, hits = false;
 	int rc, feasible = 0;
 
 	rc = parse_limit(ctx->deadline_arg, "--deadline", UNIT_TIME,
@@ -724,6 +737,7 @@ int cmd_size(struct cli_ctx *ctx)
 		}
 	for (int i = 0; i < ctx->ngpus; i++) {
 		feasible += rows[i].feasible;
+		hits = hits || rows[i].has_hits;
 		rows[i].total_cost_usd = row_total(&rows[i], lim.serve_s);
 		rows[i].rank = rank_key(&rows[i], &lim, train);
 	}
@@ -742,7 +756,7 @@ int cmd_size(struct cli_ctx *ctx)
 			fprintf(stderr, "capplan: error: out of memory\n");
 			return EXIT_INTERNAL;
 		}
-		add_row(rec, &rows[i], train, infer, per_sample, ctx);
+		add_row(rec, &rows[i], train, infer, per_sample, hits, ctx);
 		cli_rec_stacks(rec, &ctx->wl, infer && !per_sample, train,
 			       RF_MACHINE);
 	}

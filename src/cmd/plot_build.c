@@ -10,6 +10,7 @@
 
 #include "infer_plan.h"
 #include "plan.h"
+#include "plot_build_cache.h"
 #include "plot_build_sample.h"
 #include "precision.h"
 #include "units.h"
@@ -959,7 +960,7 @@ static int (*const builders[PLOT_KIND_COUNT])(struct cli_ctx *,
 	[PLOT_SCALING] = build_scaling,   [PLOT_COST_TIME] = build_cost_time,
 	[PLOT_MEMORY] = build_memory,     [PLOT_ROOFLINE] = build_roofline,
 	[PLOT_LATENCY] = build_latency,   [PLOT_REPLICAS] = build_replicas,
-	[PLOT_ENERGY] = build_energy,
+	[PLOT_ENERGY] = build_energy,     [PLOT_CACHE] = plot_build_cache,
 };
 
 int plot_build(struct cli_ctx *ctx, enum plot_kind kind, struct plot_chart *c)

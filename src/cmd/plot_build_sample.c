@@ -465,6 +465,7 @@ int plot_build_sample(struct cli_ctx *ctx, enum plot_kind kind,
 		return build_energy(ctx, c);
 	case PLOT_MEMORY:   /* plot_build's, with per-sample labels */
 	case PLOT_ROOFLINE: /* none: refused by the commands */
+	case PLOT_CACHE:    /* no prefix cache: refused by the commands */
 	case PLOT_KIND_COUNT:
 		break;
 	}

@@ -36,6 +36,11 @@ static const char *const cols_replicas[] = { "qps", "gpus", "replicas",
 static const char *const cols_energy[] = { "row", "train_mwh",
 					   "j_per_token",
 					   "j_per_token_capped" };
+static const char *const cols_cache[] = { "kv_gb", "host_gb",
+					  "memory_fraction", "hit_rate",
+					  "host_hit_rate", "ttft_ms",
+					  "capacity_qps", "offered_qps",
+					  "overloaded" };
 
 /* The columns of the charts of a model costed per sample, where they
    differ (NULL: the kind's own). */
@@ -78,6 +83,7 @@ static const struct {
 	[PLOT_ENERGY] = { cols_energy_sample,
 			  (int)N_ELEMS(cols_energy_sample),
 			  "energy per million samples trained and served" },
+	[PLOT_CACHE] = { NULL, 0, NULL },
 };
 
 static const struct plot_kind_info {
@@ -104,6 +110,10 @@ static const struct plot_kind_info {
 	[PLOT_ENERGY] = { "energy",
 			  "energy to train and per token, with a power cap",
 			  cols_energy, (int)N_ELEMS(cols_energy) },
+	[PLOT_CACHE] = { "cache",
+			 "prefix-cache hits, TTFT and capacity against the "
+			 "KV-cache memory or the host tier",
+			 cols_cache, (int)N_ELEMS(cols_cache) },
 };
 
 const char *plot_kind_name(enum plot_kind k)

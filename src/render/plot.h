@@ -20,7 +20,7 @@
 
 #define PLOT_LABEL_MAX 96
 #define PLOT_TITLE_MAX 192
-#define PLOT_MAX_COLS 8
+#define PLOT_MAX_COLS 10
 #define PLOT_MAX_CATS 256
 
 /* Chart kinds (the KIND argument of 'capplan plot'). */
@@ -32,6 +32,8 @@ enum plot_kind {
 	PLOT_LATENCY,    /* TPOT and TTFT against throughput per GPU */
 	PLOT_REPLICAS,   /* GPUs needed against request rate */
 	PLOT_ENERGY,     /* energy to train, energy per token, power cap */
+	PLOT_CACHE,      /* prefix-cache hits, TTFT and capacity against
+			    the KV-cache memory or the host tier */
 	PLOT_KIND_COUNT
 };
 
@@ -120,6 +122,11 @@ struct plot_chart {
 				       the samples/s per GPU it needs */
 	double latency_slo_ms;      /* per_sample latency, replicas: the
 				       latency target of a batch; 0 none */
+	bool cache_host;            /* cache: the x axis is the host tier
+				       (column host_gb), not the KV-cache
+				       memory (column kv_gb) */
+	char percentile[8];         /* cache: the TTFT's percentile ("p99");
+				       ttft_slo_ms its target */
 };
 
 /* Where the script reads its data and writes the chart. */

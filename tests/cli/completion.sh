@@ -50,7 +50,7 @@ check infer x.ini --set inference.tp -- inference.tp= inference.tpot_slo=
 check sweep x.ini --vary gp -- gpu= '!training.gpus='
 check train x.ini --format "" -- table csv json
 check compare x.ini --sort to -- token-cost token-energy '!time'
-check plot "" -- scaling cost-time roofline energy
+check plot "" -- scaling cost-time roofline energy cache
 check train examples/llama3-8b.i -- examples/llama3-8b.ini
 check train x.ini --gpus "" -- '!train'
 check train x.ini --catalog specs/catalog.c -- specs/catalog.csv

@@ -47,6 +47,10 @@ gpus=H100-SXM,MI300X
 kinds="scaling cost-time memory roofline latency-throughput replicas energy"
 # the kinds of a model costed per sample
 sample_kinds="scaling cost-time memory latency-throughput replicas energy"
+# the cache chart's workload: a chat load with a prefix cache, and a host
+# tier under it (on a smaller GPU share, where the tier matters)
+chat=examples/llama3-8b-chat.ini
+host_tier="--set inference.kv_offload_memory=16GB --set inference.memory_fraction=0.5"
 
 # usage errors
 "$bin" plot scaling $wl >/dev/null 2>"$tmp/err"
@@ -72,6 +76,15 @@ if [ $have_gnuplot = 1 ]; then
 	done
 	check "no .gp, .dat or temporary file without --keep-script" \
 		'[ $(ls "$tmp/r" | wc -l) -eq 14 ] && ! ls "$tmp/r" | grep -q "\.gp\|\.dat\|\.tmp"'
+	# the cache chart: a chat load with vLLM 0.11's prefix cache, the
+	# KV-cache memory swept, then a host tier
+	"$bin" plot cache $chat --gpu $gpus -o "$tmp/r/cache.png" 2>"$tmp/err"
+	rc=$?
+	check "cache png (status $rc)" '[ $rc -eq 0 ] && [ "$(head -c 4 "$tmp/r/cache.png" | tail -c 3)" = PNG ] && [ $(size "$tmp/r/cache.png") -gt 10000 ] && ! grep -qv "^capplan: note: cache: [0-9] of 6 points not drawn" "$tmp/err"'
+	"$bin" plot cache $chat --gpu $gpus $host_tier -o "$tmp/r/cache.svg" --size 800x500 2>"$tmp/err"
+	rc=$?
+	check "cache svg of a host tier (status $rc)" '[ $rc -eq 0 ] && head -c 100 "$tmp/r/cache.svg" | grep -q "^<?xml\|^<svg" && [ $(size "$tmp/r/cache.svg") -gt 5000 ] && ! grep -qv "^capplan: note: cache: [0-9] of 6 points not drawn" "$tmp/err"'
+	rm -f "$tmp/r/cache.png" "$tmp/r/cache.svg"
 	check "--size sets the SVG size" 'grep -q "width=\"800\"" "$tmp/r/scaling.svg"'
 
 	"$bin" plot memory $wl --gpu $gpus -o "$tmp/k.png" --keep-script
@@ -180,6 +193,36 @@ for k in $kinds; do
 	check "golden data: $k.dat matches tests/cli/data/plot/$k.dat" \
 		'cmp -s "$tmp/g/$k.dat" "tests/cli/data/plot/$k.dat" || { diff "tests/cli/data/plot/$k.dat" "$tmp/g/$k.dat" | head -10; false; }'
 done
+# golden data of the cache chart: the KV cache halved from the
+# workload's at each point; a host tier from none to four times 16 GB
+(cd "$tmp/g" && PATH=/nonexistent "$bin" plot cache "$OLDPWD/$chat" --gpu $gpus \
+	-o cache.svg 2>/dev/null)
+# shellcheck disable=SC2086
+(cd "$tmp/g" && PATH=/nonexistent "$bin" plot cache "$OLDPWD/$chat" --gpu $gpus \
+	$host_tier -o cache-host.svg 2>/dev/null)
+for k in cache cache-host; do
+	if [ "${UPDATE:-0}" = 1 ]; then
+		cp "$tmp/g/$k.dat" "tests/cli/data/plot/$k.dat"
+	fi
+	check "golden data: $k.dat matches tests/cli/data/plot/$k.dat" \
+		'cmp -s "$tmp/g/$k.dat" "tests/cli/data/plot/$k.dat" || { diff "tests/cli/data/plot/$k.dat" "$tmp/g/$k.dat" | head -10; false; }'
+done
+check "cache: each device's fleet in its key entry, the KV cache on a log axis" \
+	'grep -q "title '"'"'H100-SXM (4 replicas, tp1)'"'"'" "$tmp/g/cache.gp" && grep -q "^set xlabel '"'"'KV cache per replica (GB)'"'"'" "$tmp/g/cache.gp" && grep -q "^set logscale x 10" "$tmp/g/cache.gp"'
+check "cache: the KV cache grows with memory_fraction along the points, to the workload's, with the most hits there" \
+	'awk '"'"'/^# index/ { if (prev != "" && !(last > first)) bad = 1; prev = "" } /^[0-9]/ { if (prev == "") first = $4; else if (!($1 > prev && $3 > pf)) bad = 1; prev = $1; pf = $3; last = $4 } END { exit bad || !(last > first) }'"'"' "$tmp/g/cache.dat" && awk '"'"'/^[0-9]/ && $3 == 0.9 { n++ } END { exit n != 2 }'"'"' "$tmp/g/cache.dat"'
+(cd "$tmp/g" && PATH=/nonexistent "$bin" plot cache "$OLDPWD/$chat" --gpu H100-SXM \
+	-o one.svg 2>"$tmp/err")
+check "cache: a point the device cannot serve is said on stderr" \
+	'grep -q "^capplan: note: cache: 1 of 6 points not drawn for '"'"'H100-SXM'"'"' (at memory_fraction 0.234: request [0-9]* needs [0-9]* KV-cache blocks" "$tmp/err" && [ $(grep -c "^[0-9]" "$tmp/g/one.dat") -eq 5 ]'
+check "cache: the TTFT SLO and the overloaded points drawn" \
+	'grep -q "TTFT SLO (1000 ms)" "$tmp/g/cache.gp" && grep -q "overloaded" "$tmp/g/cache.gp"'
+check "cache: a host tier from 0 to 4 x 16 GB, its share dashed" \
+	'grep -q "^set xlabel '"'"'host tier per replica (GB)'"'"'" "$tmp/g/cache-host.gp" && grep -q "of them from the host tier" "$tmp/g/cache-host.gp" && awk '"'"'/^[0-9]/ { n++; if ($2 == 0) z++; if ($2 == 64) f++ } END { exit !(n == 12 && z == 2 && f == 2) }'"'"' "$tmp/g/cache-host.dat"'
+"$bin" plot cache $wl --gpu H100-SXM -o "$tmp/g/none.svg" 2>"$tmp/err"
+check "cache: a workload without a prefix cache is a usage error" \
+	'[ $? -eq 2 ] && grep -q "needs a serving load simulated with a prefix cache" "$tmp/err" && [ ! -e "$tmp/g/none.svg" ]'
+
 # golden data of the per-sample charts: a recommender and a vision
 # network from its ONNX graph (tests/cli/data/plot/sample/), serving
 # under a latency target of a batch
@@ -308,6 +351,19 @@ for k in $kinds; do
 	fi
 	check "hostile names: $k ran nothing" "$inert"
 done
+# the cache chart of a chat load, with the same names
+sed "s|^name = .*|name = w'); system('touch $pwned'); print('|" $chat >"$tmp/evil-chat.ini"
+(cd "$tmp/h" && PATH=/nonexistent "$bin" plot cache "$tmp/evil-chat.ini" \
+	--catalog "$tmp/cat.csv" --gpu "x';system('id>$pwned');'a,y\`id>$pwned\`;!id" \
+	-o "$out" 2>"$tmp/err")
+rc=$?
+check "hostile names: cache script written (status $rc)" '[ $rc -eq 4 ] && [ -s "$tmp/h/$gp" ]'
+if [ $have_gnuplot = 1 ]; then
+	(cd "$tmp/h" && gnuplot "$gp" 2>"$tmp/err")
+	check "hostile names: gnuplot draws cache" '[ -s "$tmp/h/$out" ]'
+	rm -f "$tmp/h/$out"
+fi
+check "hostile names: cache ran nothing" "$inert"
 if [ $have_gnuplot = 1 ]; then
 	# shellcheck disable=SC2086
 	(cd "$tmp/h" && "$bin" plot scaling "$tmp/evil.ini" --catalog "$tmp/cat.csv" \

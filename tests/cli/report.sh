@@ -105,7 +105,7 @@ if [ $have_gnuplot = 1 ]; then
 	if command -v script >/dev/null 2>&1; then
 		env -u CI script -qec "'$bin' report $wl --gpu $gpus -o '$tmp/p1.html'" /dev/null >"$tmp/tty" 2>&1
 		check "progress on a terminal, erased at the end" \
-			'grep -q "report: [0-9]*/7 charts" "$tmp/tty" && [ "$(tail -c 4 "$tmp/tty" | od -An -c | tr -d " ")" = "\\r033[K" ]'
+			'grep -q "report: [0-9]*/8 charts" "$tmp/tty" && [ "$(tail -c 4 "$tmp/tty" | od -An -c | tr -d " ")" = "\\r033[K" ]'
 		CI=true script -qec "'$bin' report $wl --gpu $gpus -o '$tmp/p2.html'" /dev/null >"$tmp/tty" 2>&1
 		check "no progress in CI, even on a terminal" '[ ! -s "$tmp/tty" ]'
 	else
@@ -113,6 +113,24 @@ if [ $have_gnuplot = 1 ]; then
 	fi
 	"$bin" report $wl --gpu $gpus -o "$tmp/p3.html" 2>"$tmp/err"
 	check "no progress in a pipe: nothing on stderr" '[ ! -s "$tmp/err" ]'
+
+	# a chat load with vLLM 0.11's prefix cache: the share of prompt
+	# tokens it served under the serving table, and the cache chart
+	cw=examples/llama3-8b-chat.ini
+	"$bin" report $cw --gpu H100-SXM -o "$tmp/chat.html" 2>"$tmp/err"
+	rc=$?
+	check "chat report: written (status $rc), the cache chart among its five" \
+		'[ $rc -eq 0 ] && [ $(grep -c "^<svg" "$tmp/chat.html") -eq 5 ] && grep -q "<figure id=\"chart-cache\">" "$tmp/chat.html" && grep -q "prefix-cache hits, TTFT and capacity against the KV-cache memory" "$tmp/chat.html"'
+	check "chat report: the share of prompt tokens from the cache" \
+		'grep -q "<p class=\"note\">With the prefix cache of vllm 0.11.0, the share of prompt tokens served from the cache under the load (their prefill is not computed again): H100-SXM [0-9.]*%.</p>" "$tmp/chat.html"'
+	check "a report without a prefix cache: no cache chart, no cache line" \
+		'! grep -q "chart-cache\|prefix cache" "$tmp/plan.html"'
+	strip_svg "$tmp/chat.html" >"$tmp/chat-page.html"
+	if [ "${UPDATE:-0}" = 1 ]; then
+		cp "$tmp/chat-page.html" "$golden/llama3-8b-chat.html"
+	fi
+	check "the chat page matches $golden/llama3-8b-chat.html" \
+		'diff -u "$golden/llama3-8b-chat.html" "$tmp/chat-page.html" >"$tmp/diff" || { head -20 "$tmp/diff"; false; }'
 
 	# a per-sample model (a recommender): its charts and sections, in
 	# samples, no per-token section

@@ -859,6 +859,86 @@ static void test_scaling_note(void **state)
 	plot_chart_free(c);
 }
 
+/* The cache chart: the x axis of its mode, the hits in percent, open
+   points where the fleet is overloaded, the SLO line, and the key as a
+   strip of its own with a line for each style used. */
+static void test_script_cache(void **state)
+{
+	static const double rows[3][9] = {
+		/* kv_gb host_gb fraction hits host ttft_ms cap offered over */
+		{ 3.2, 0, 0.26, 0.485, (double)NAN, 117307, 3.74, 7.5, 1 },
+		{ 28.9, 0, 0.56, 0.678, (double)NAN, 388.15, 8.96, 7.5, 0 },
+		{ 58.3, 0, 0.9, 0.882, (double)NAN, 222.46, 9.88, 7.5, 0 },
+	};
+	struct plot_output o = { "c.dat", "c.svg", PLOT_SVG, 1024, 640 };
+	struct plot_chart *c = plot_chart_new(PLOT_CACHE);
+	struct plot_series *s;
+	struct sink k;
+	char *got;
+
+	(void)state;
+	assert_non_null(c);
+	assert_string_equal(plot_kind_name(PLOT_CACHE), "cache");
+	c->ttft_slo_ms = 1000;
+	snprintf(c->percentile, sizeof(c->percentile), "p99");
+	s = plot_chart_add_device(c, "H100-SXM (4 replicas, tp1)", "H100-SXM",
+				  1);
+	assert_non_null(s);
+	for (int r = 0; r < 3; r++)
+		assert_int_equal(plot_series_add_row(c, s, rows[r]), 0);
+	sink_open(&k);
+	assert_int_equal(plot_write_script(k.f, c, &o), 0);
+	got = sink_close(&k);
+	assert_non_null(strstr(got, "set xlabel 'KV cache per replica (GB)'"));
+	assert_non_null(strstr(got, "set logscale x 10"));
+	assert_non_null(strstr(got, "using 1:($4*100) with linespoints"));
+	/* TTFT past ten seconds: in seconds, the SLO too */
+	assert_non_null(strstr(got, "set ylabel 'TTFT p99 (s)'"));
+	assert_non_null(strstr(got, "using 1:($9==1?$6/1000:NaN) with points"));
+	assert_non_null(strstr(got, "1 with lines lc rgb '#B00000'"));
+	assert_non_null(strstr(got, "title 'TTFT SLO (1000 ms)'"));
+	assert_non_null(strstr(got, "title 'open point: overloaded"));
+	assert_non_null(strstr(got, "title 'dashed: requests/s offered"));
+	assert_null(strstr(got, "host tier"));
+	assert_non_null(strstr(got, "title 'H100-SXM (4 replicas, tp1)'"));
+	assert_non_null(strstr(got, "unset multiplot"));
+	free(got);
+
+	/* a host tier: its axis from 0, its share dashed, nothing overloaded,
+	   TTFT in ms */
+	plot_chart_free(c);
+	c = plot_chart_new(PLOT_CACHE);
+	assert_non_null(c);
+	c->cache_host = true;
+	snprintf(c->percentile, sizeof(c->percentile), "p90");
+	s = plot_chart_add_device(c, "MI300X", "MI300X", 1);
+	assert_non_null(s);
+	for (int r = 0; r < 3; r++) {
+		double v[9];
+
+		memcpy(v, rows[r], sizeof(v));
+		v[1] = 16.0 * r;
+		v[4] = 0.05 * r;
+		v[5] = 150.0 + r;
+		v[7] = (double)NAN;
+		v[8] = 0;
+		assert_int_equal(plot_series_add_row(c, s, v), 0);
+	}
+	sink_open(&k);
+	assert_int_equal(plot_write_script(k.f, c, &o), 0);
+	got = sink_close(&k);
+	assert_non_null(strstr(got, "set xlabel 'host tier per replica (GB)'"));
+	assert_non_null(strstr(got, "set xrange [-0.96:33.6]"));
+	assert_non_null(strstr(got, "using 2:($5*100) with linespoints"));
+	assert_non_null(strstr(got, "title 'dashed: of them from the host tier'"));
+	assert_non_null(strstr(got, "set ylabel 'TTFT p90 (ms)'"));
+	assert_null(strstr(got, "overloaded"));
+	assert_null(strstr(got, "offered"));
+	assert_null(strstr(got, "SLO"));
+	free(got);
+	plot_chart_free(c);
+}
+
 /* Cost-time: a label of the Pareto front takes the first free spot
    around its point (above right, or below left for every second one);
    a point of another device there sends it to the next spot. */
@@ -943,6 +1023,7 @@ int main(void)
 		cmocka_unit_test(test_roofline_axis),
 		cmocka_unit_test(test_scaling_note),
 		cmocka_unit_test(test_front_labels),
+		cmocka_unit_test(test_script_cache),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

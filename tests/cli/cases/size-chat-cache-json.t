@@ -1,0 +1,2 @@
+args: size examples/llama3-8b-chat.ini --gpu H100-SXM --format json
+exit: 0
