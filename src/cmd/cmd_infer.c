@@ -93,19 +93,27 @@ static void add_prefix(struct record *rec, const struct workload *wl,
 		rec_null(rec, NULL, "prefix_hit_requests",
 			 "prefix-cache hits (requests)", RF_MACHINE);
 	}
-	if (caching && p->fleet.engine.offload_blocks > 0.0) {
+	if (caching && p->fleet.engine.offload_blocks > 0.0)
 		rec_num(rec, NULL, "offload_hit_rate",
 			"  from host memory (tokens)", r->offload_hit_rate,
 			UNIT_KIND_COUNT, RF_PERCENT);
-		rec_num(rec, NULL, "offload_load_mean_s",
-			"  copy back, mean", r->offload_load_mean_s, UNIT_TIME,
-			0);
-	} else {
+	else
 		rec_null(rec, NULL, "offload_hit_rate",
 			 "  from host memory (tokens)", RF_MACHINE);
+	if (caching && p->fleet.engine.storage_blocks > 0.0)
+		rec_num(rec, NULL, "storage_hit_rate",
+			"  from storage (tokens)", r->storage_hit_rate,
+			UNIT_KIND_COUNT, RF_PERCENT);
+	else
+		rec_null(rec, NULL, "storage_hit_rate",
+			 "  from storage (tokens)", RF_MACHINE);
+	if (caching && (p->fleet.engine.offload_blocks > 0.0 ||
+			p->fleet.engine.storage_blocks > 0.0))
+		rec_num(rec, NULL, "offload_load_mean_s", "  copy back, mean",
+			r->offload_load_mean_s, UNIT_TIME, 0);
+	else
 		rec_null(rec, NULL, "offload_load_mean_s", "  copy back, mean",
 			 RF_MACHINE);
-	}
 }
 
 static void add_load(struct record *rec, const struct workload *wl,

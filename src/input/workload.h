@@ -436,6 +436,11 @@ struct inference_spec {
 	int prefix_caching;       /* 0/1; WL_AUTO_NEG: as the engine */
 	double kv_offload_memory_bytes; /* host tier of the prefix cache, per
 					   replica; 0: none */
+	double kv_offload_storage_bytes; /* its storage tier, per replica;
+					    0: none */
+	double kv_storage_bw_bytes_per_s; /* that tier's read bandwidth per
+					     replica; 0: the node's ssd_bw,
+					     shared by its GPUs */
 	int routing;              /* 0 least loaded, 1 a session's turns to
 				     one replica; WL_AUTO_NEG: 1 with a
 				     prefix cache, else 0 */

@@ -466,16 +466,29 @@ static int check_serving_modes(const struct inference_spec *is,
 				"less than 'inference.prompt_tokens' (%d): the "
 				"prefix is part of the first prompt",
 				is->shared_prefix_tokens, is->prompt_tokens);
-	if (is->kv_offload_memory_bytes > 0.0 && is->prefix_caching == 0)
+	if ((is->kv_offload_memory_bytes > 0.0 ||
+	     is->kv_offload_storage_bytes > 0.0) && is->prefix_caching == 0)
 		return diag_set(err, file, 0, 0,
-				"'inference.kv_offload_memory' is a tier under "
-				"the prefix cache: 'inference.prefix_caching' "
-				"is false");
-	if (is->kv_offload_memory_bytes > 0.0 && !load)
+				"'%s' is a tier under the prefix cache: "
+				"'inference.prefix_caching' is false",
+				is->kv_offload_memory_bytes > 0.0 ?
+					"inference.kv_offload_memory" :
+					"inference.kv_offload_storage");
+	if ((is->kv_offload_memory_bytes > 0.0 ||
+	     is->kv_offload_storage_bytes > 0.0) && !load)
 		return diag_set(err, file, 0, 0,
-				"'inference.kv_offload_memory' is simulated "
-				"under load: give 'inference.qps', "
-				"'concurrency', 'arrival = burst' or a 'trace'");
+				"'%s' is simulated under load: give "
+				"'inference.qps', 'concurrency', 'arrival = "
+				"burst' or a 'trace'",
+				is->kv_offload_memory_bytes > 0.0 ?
+					"inference.kv_offload_memory" :
+					"inference.kv_offload_storage");
+	if (is->kv_storage_bw_bytes_per_s > 0.0 &&
+	    !(is->kv_offload_storage_bytes > 0.0))
+		return diag_set(err, file, 0, 0,
+				"'inference.kv_storage_bw' is the read "
+				"bandwidth of 'inference.kv_offload_storage': "
+				"give its size");
 	if (is->prefix_caching == 1 && is->disaggregated)
 		return diag_set(err, file, 0, 0,
 				"'inference.prefix_caching' is not modelled "
@@ -586,6 +599,8 @@ static const struct {
 	{ "inference", "prefix_caching", KIND_T },
 	{ "inference", "routing", KIND_T },
 	{ "inference", "kv_offload_memory", KIND_T },
+	{ "inference", "kv_offload_storage", KIND_T },
+	{ "inference", "kv_storage_bw", KIND_T },
 	{ "inference", "disaggregated", KIND_T },
 	{ "inference", "prefill_replicas", KIND_T },
 	{ "inference", "decode_replicas", KIND_T },

@@ -164,6 +164,26 @@ int serve_fleet_init(const struct workload *wl, const struct arch *a,
 		e->offload_bw_bytes_per_s = hl.bw_bytes_per_s * c->tp;
 		e->offload_latency_s = hl.latency_s;
 	}
+	if (is->kv_offload_storage_bytes > 0.0 && e->prefix_caching) {
+		/* the node's drives shared by its GPUs, or the store's link
+		   the workload gives (per replica) */
+		double node = wl->cluster.ssd_bw_bytes_per_s > 0.0 ?
+				      wl->cluster.ssd_bw_bytes_per_s :
+				      WL_SSD_BW_BYTES_PER_S;
+		int per_node = wl->cluster.gpus_per_node > 0 ?
+				       wl->cluster.gpus_per_node :
+				       g->gpus_per_node > 0 ? g->gpus_per_node :
+							      1;
+
+		e->offload_block_bytes = infer_kv_bytes_per_token_gpu(a, &cc) *
+					 c->tp * e->kv_block_tokens;
+		e->storage_blocks = floor(is->kv_offload_storage_bytes /
+					  e->offload_block_bytes);
+		e->storage_bw_bytes_per_s =
+			is->kv_storage_bw_bytes_per_s > 0.0 ?
+				is->kv_storage_bw_bytes_per_s :
+				node * fmin(1.0, (double)c->tp / per_node);
+	}
 
 	l->arrival = (enum sim_arrival)serve_arrival(is);
 	l->rate_per_s = is->qps;

@@ -347,9 +347,11 @@ static int sim_alloc(struct sim *s)
 		s->t_ready = calloc(n, sizeof(double));
 		s->host_hit_tokens = calloc(n, sizeof(int));
 		s->load_s = calloc(n, sizeof(double));
+		s->disk_hit_tokens = calloc(n, sizeof(int));
 		s->wake = malloc(2 * n * sizeof(*s->wake));
 		if (!s->cached || !s->hit_tokens || !s->t_ready ||
-		    !s->host_hit_tokens || !s->load_s || !s->wake)
+		    !s->host_hit_tokens || !s->load_s || !s->wake ||
+		    !s->disk_hit_tokens)
 			return -1;
 	}
 	if (s->sessions_on) {
@@ -396,6 +398,7 @@ static void sim_free(struct sim *s)
 	free(s->t_ready);
 	free(s->host_hit_tokens);
 	free(s->load_s);
+	free(s->disk_hit_tokens);
 	free(s->wake);
 	free(s->req_session);
 	free(s->sess_turns);
@@ -752,6 +755,12 @@ static int run_pools(const struct sim_pool *pools, int n_pools,
 				       floor(s.eng->offload_blocks /
 					     s.cache_unit_blocks) :
 				       0.0;
+		s.storage = s.eng->storage_blocks >= s.cache_unit_blocks &&
+			    s.eng->storage_bw_bytes_per_s > 0.0 &&
+			    s.eng->offload_block_bytes > 0.0;
+		s.disk_units = s.storage ? floor(s.eng->storage_blocks /
+						 s.cache_unit_blocks) :
+					   0.0;
 	}
 	s.sessions_on = load->turns > 1 && load->arrival != SIM_ARRIVAL_TRACE;
 	if (sim_alloc(&s) != 0) {

@@ -77,6 +77,12 @@ struct sim_engine {
 	double offload_block_bytes;    /* bytes of a block, the replica's */
 	double offload_bw_bytes_per_s; /* the replica's host links, achievable */
 	double offload_latency_s;      /* per copy */
+	/* a storage tier under it (local NVMe, or a remote store: LMCache's
+	   disk backend, Mooncake's store): units the host tier lets go (or
+	   the GPU, without one) are kept there, and copied back over the
+	   storage's own link; its blocks are offload_block_bytes too */
+	double storage_blocks;         /* 0: none */
+	double storage_bw_bytes_per_s; /* read bandwidth, the replica's */
 };
 
 /* The load. */
@@ -171,7 +177,10 @@ struct sim_result {
 	double offload_hit_rate;   /* of the prompt tokens: found in the host
 				      tier (part of prefix_hit_rate) */
 	double offload_load_mean_s; /* copying them back, per request that
-				       did, the link's queue included */
+				       did, the link's queue included
+				       (either tier) */
+	double storage_hit_rate;   /* of the prompt tokens: found in the
+				      storage tier (part of prefix_hit_rate) */
 	int measured_requests;
 	int tpot_requests;       /* of those, the ones with a second token,
 				    whose time per output token the tpot_

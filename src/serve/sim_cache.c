@@ -264,11 +264,13 @@ double sim_cache_shared_blocks(const struct sim *s, const struct replica *r,
 	return shared;
 }
 
-/* Keep unit 'key' in the host tier, most recently used; the least
-   recently used fall out past its size.  0, or -1 (out of memory). */
-static int host_put(struct sim *s, struct replica *r, uint64_t key)
+/* Keep unit 'key' in tier 'h' of 'units' units, most recently used; the
+   least recently used fall out past its size, into 'next' when there is
+   one (NULL: gone).  0, or -1 (out of memory). */
+static int tier_put(struct sim *s, struct replica *r, struct kv_cache *h,
+		    double units, struct kv_cache *next, double next_units,
+		    uint64_t key)
 {
-	struct kv_cache *h = &r->host;
 	int nd = find(h, key);
 
 	if (nd >= 0) {
@@ -276,14 +278,33 @@ static int host_put(struct sim *s, struct replica *r, uint64_t key)
 		lru_push(h, nd);
 		return 0;
 	}
-	if (s->host_units < 1.0)
+	if (units < 1.0)
 		return 0;
-	while ((double)h->n_free + 1.0 > s->host_units)
-		node_drop(h, h->lru_head);
+	while ((double)h->n_free + 1.0 > units) {
+		int victim = h->lru_head;
+
+		if (next && tier_put(s, r, next, next_units, NULL, 0.0,
+				     h->node[victim].key) != 0)
+			return -1;
+		node_drop(h, victim);
+	}
 	nd = node_new(h, key, 0);
 	if (nd < 0)
 		return -1;
 	lru_push(h, nd);
+	return 0;
+}
+
+/* A unit the GPU evicts: to the host tier (and on to storage), or to
+   storage without a host tier. */
+static int evict_down(struct sim *s, struct replica *r, uint64_t key)
+{
+	if (s->offload)
+		return tier_put(s, r, &r->host, s->host_units,
+				s->storage ? &r->disk : NULL, s->disk_units,
+				key);
+	if (s->storage)
+		return tier_put(s, r, &r->disk, s->disk_units, NULL, 0.0, key);
 	return 0;
 }
 
@@ -296,8 +317,8 @@ int sim_cache_trim(struct sim *s, struct replica *r)
 	       (double)c->n_free * s->cache_unit_blocks > room + 1e-9) {
 		int nd = c->lru_head;
 
-		/* the GPU's copy goes; the host tier keeps one */
-		if (s->offload && host_put(s, r, c->node[nd].key) != 0)
+		/* the GPU's copy goes; a tier below keeps one */
+		if (evict_down(s, r, c->node[nd].key) != 0)
 			return -1;
 		node_drop(c, nd);
 		s->cache_evictions++;
@@ -306,7 +327,7 @@ int sim_cache_trim(struct sim *s, struct replica *r)
 }
 
 int sim_cache_admit(struct sim *s, struct replica *r, int q,
-		    long long *loaded)
+		    long long *loaded, long long *loaded_disk)
 {
 	struct kv_cache *c = &r->cache;
 	long long n = hit_units_max(s, q), i, j;
@@ -322,21 +343,30 @@ int sim_cache_admit(struct sim *s, struct replica *r, int q,
 			r->blocks_used += s->cache_unit_blocks;
 		}
 	}
-	/* the units after them that the host tier keeps come back to the
-	   GPU, held by q */
-	for (j = i; s->offload && j < n; j++) {
+	/* the units after them that a tier below keeps come back to the
+	   GPU, held by q: from the host tier, else from storage */
+	*loaded = *loaded_disk = 0;
+	for (j = i; (s->offload || s->storage) && j < n; j++) {
 		uint64_t key = sim_unit_key(s, q, j);
-		int hn = find(&r->host, key);
+		struct kv_cache *t = NULL;
+		int hn = -1;
 
-		if (hn < 0)
+		if (s->offload && (hn = find(&r->host, key)) >= 0)
+			t = &r->host;
+		else if (s->storage && (hn = find(&r->disk, key)) >= 0)
+			t = &r->disk;
+		if (!t)
 			break;
-		lru_unlink(&r->host, hn);
-		lru_push(&r->host, hn);
+		lru_unlink(t, hn);
+		lru_push(t, hn);
+		if (t == &r->host)
+			(*loaded)++;
+		else
+			(*loaded_disk)++;
 		if (node_new(c, key, 1) < 0)
 			return -1;
 		r->blocks_used += s->cache_unit_blocks;
 	}
-	*loaded = j - i;
 	i = j;
 	s->cached[q] = (int)i;
 	s->prefilled[q] = (int)(i * s->cache_unit_tokens);

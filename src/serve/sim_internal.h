@@ -97,6 +97,8 @@ struct replica {
 	int n_step_pf;
 	struct kv_cache cache; /* prefix caching: its free and shared units */
 	struct kv_cache host;  /* its host-memory tier (offload): free units */
+	struct kv_cache disk;  /* its storage tier: free units */
+	double storage_free_s; /* when its storage link finishes its copies */
 	double offload_free_s; /* when its host links finish the copies
 				  queued on them */
 };
@@ -171,6 +173,10 @@ struct sim {
 	long long cache_evictions;
 	bool offload;            /* a host tier under the cache */
 	double host_units;       /* units the host tier holds */
+	bool storage;            /* a storage tier under it */
+	double disk_units;       /* units the storage tier holds */
+	int *disk_hit_tokens;    /* per request: of hit_tokens, from the
+				    storage tier at its first admission */
 	double *t_ready;         /* per sequence: its cached units are back
 				    on the GPU (0: nothing to copy) */
 	int *host_hit_tokens;    /* per request: of hit_tokens, from the
@@ -232,7 +238,7 @@ double sim_cache_shared_blocks(const struct sim *s, const struct replica *r,
    back ('*loaded' of them).  Returns the units hit, or -1 (out of
    memory). */
 int sim_cache_admit(struct sim *s, struct replica *r, int q,
-		    long long *loaded);
+		    long long *loaded, long long *loaded_disk);
 /* q's prompt is in the cache: its full units become shared ones; 0 or -1
    (out of memory). */
 int sim_cache_prefilled(struct sim *s, struct replica *r, int q);

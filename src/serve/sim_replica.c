@@ -221,6 +221,7 @@ int sim_replica_init(struct sim *s, struct replica *r, int pool)
 		return -1;
 	sim_cache_init(&r->cache);
 	sim_cache_init(&r->host);
+	sim_cache_init(&r->disk);
 	r->res = calloc((size_t)s->eng->kv_block_tokens, sizeof(*r->res));
 	r->step_pf = malloc(((mb < n ? mb : n) + 1) * sizeof(*r->step_pf));
 	return r->res && r->step_pf ? 0 : -1;
@@ -236,6 +237,7 @@ void sim_replica_free(struct replica *r)
 	free(r->step_pf);
 	sim_cache_free(&r->cache);
 	sim_cache_free(&r->host);
+	sim_cache_free(&r->disk);
 }
 
 /* Blocks sequence q holds of its own with 'tokens' in its cache (the
@@ -418,33 +420,47 @@ void sim_wake_pop(struct sim *s)
 }
 
 /* Copy 'units' units of q back from the host tier over the replica's
-   host links, after the copies queued before: its prefill waits for it
+   host links and 'disk' units from storage over its storage link, each
+   after the copies queued on it before: its prefill waits for both
    (t_ready), and the replica wakes then. */
 static int copy_back(struct sim *s, struct replica *r, int q,
-		     long long units, double t)
+		     long long units, long long disk, double t)
 {
 	const struct sim_engine *e = r->pool->eng;
-	double start = fmax(t, r->offload_free_s);
-	double d = e->offload_latency_s + (double)units * s->cache_unit_blocks *
-						  e->offload_block_bytes /
-						  e->offload_bw_bytes_per_s;
+	double end = t;
 
-	r->offload_free_s = start + d;
-	s->t_ready[q] = start + d;
+	if (units > 0) {
+		double start = fmax(t, r->offload_free_s);
+
+		r->offload_free_s = start + e->offload_latency_s +
+				    (double)units * s->cache_unit_blocks *
+					    e->offload_block_bytes /
+					    e->offload_bw_bytes_per_s;
+		end = fmax(end, r->offload_free_s);
+	}
+	if (disk > 0) {
+		double start = fmax(t, r->storage_free_s);
+
+		r->storage_free_s = start + (double)disk * s->cache_unit_blocks *
+						    e->offload_block_bytes /
+						    e->storage_bw_bytes_per_s;
+		end = fmax(end, r->storage_free_s);
+	}
+	s->t_ready[q] = end;
 	if (s->t_admit[q] < 0.0)
-		s->load_s[q] = start + d - t;
+		s->load_s[q] = end - t;
 	if (s->n_wake >= 2 * (size_t)s->n)
 		return diag_set(s->err, NULL, 0, 0,
 				"more copies from the host tier in flight "
 				"than requests");
-	wake_push(s, start + d, (int)(r - s->r));
+	wake_push(s, end, (int)(r - s->r));
 	return 0;
 }
 
 /* Has q's cache come back from the host tier by time t? */
 static bool ready(const struct sim *s, int q, double t)
 {
-	return !s->offload || s->t_ready[q] <= t;
+	return !(s->offload || s->storage) || s->t_ready[q] <= t;
 }
 
 static int admit_head(struct sim *s, struct replica *r, double t)
@@ -457,18 +473,21 @@ static int admit_head(struct sim *s, struct replica *r, double t)
 		/* its cached leading units first (taken back from the free
 		   list or shared, or copied back from the host tier), then
 		   blocks of its own for the rest */
-		long long loaded = 0;
+		long long loaded = 0, disk = 0;
 
-		if (sim_cache_admit(s, r, q, &loaded) < 0)
+		if (sim_cache_admit(s, r, q, &loaded, &disk) < 0)
 			return diag_set_kind(s->err, DIAG_NOMEM, NULL, 0, 0,
 					     "out of memory");
 		s->t_ready[q] = 0.0;
-		if (loaded > 0 && copy_back(s, r, q, loaded, t) != 0)
+		if (loaded + disk > 0 &&
+		    copy_back(s, r, q, loaded, disk, t) != 0)
 			return -1;
 		if (s->t_admit[q] < 0.0) {
 			s->hit_tokens[q] = s->prefilled[q];
 			s->host_hit_tokens[q] =
 				(int)(loaded * s->cache_unit_tokens);
+			s->disk_hit_tokens[q] =
+				(int)(disk * s->cache_unit_tokens);
 		}
 	}
 	r->blocks_used += own_blocks(s, q, s->target[q]);

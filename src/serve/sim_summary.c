@@ -170,17 +170,21 @@ void sim_summarize(struct sim *s, struct sim_result *res, double *buf)
 		}
 		res->prefix_hit_rate = prompt > 0.0 ? hit / prompt : 0.0;
 		res->prefix_hit_requests = s->n > w ? any / (s->n - w) : 0.0;
-		if (s->offload) {
-			double host = 0.0, load = 0.0, loads = 0.0;
+		if (s->offload || s->storage) {
+			double host = 0.0, disk = 0.0, load = 0.0, loads = 0.0;
 
 			for (int i = w; i < s->n; i++) {
 				host += s->host_hit_tokens[i];
-				if (s->host_hit_tokens[i] > 0) {
+				disk += s->disk_hit_tokens[i];
+				if (s->host_hit_tokens[i] + s->disk_hit_tokens[i] >
+				    0) {
 					load += s->load_s[i];
 					loads += 1.0;
 				}
 			}
 			res->offload_hit_rate = prompt > 0.0 ? host / prompt :
+							       0.0;
+			res->storage_hit_rate = prompt > 0.0 ? disk / prompt :
 							       0.0;
 			res->offload_load_mean_s = loads > 0.0 ? load / loads :
 								 0.0;

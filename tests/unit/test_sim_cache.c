@@ -330,6 +330,36 @@ static void test_trace_block_ids(void **state)
 	assert_true(fabs(r.prefix_hit_requests - 39.0 / 40.0) < 1e-9);
 }
 
+/*
+ * The same conversations with a small host tier (1000 blocks) over a
+ * storage tier (1e5 blocks, 4 GB/s): what host memory lets go is found
+ * in storage, so the hits return, the storage's share of them the
+ * larger, and the copies take longer than from host memory alone.
+ */
+static void test_storage_tier(void **state)
+{
+	struct sim_engine host = engine(true, 2000), both = engine(true, 2000);
+	struct sim_load l = poisson(20.0, 3000, 1024, 100);
+	struct sim_result a, b;
+
+	(void)state;
+	l.turns = 4;
+	l.think_time_s = 20.0;
+	l.turn_tokens_mean = 64;
+	host.offload_blocks = 1000;
+	host.offload_block_bytes = 16 * 131072.0;
+	host.offload_bw_bytes_per_s = 32e9;
+	both = host;
+	both.storage_blocks = 1e5;
+	both.storage_bw_bytes_per_s = 4e9;
+	a = run(&host, &l);
+	b = run(&both, &l);
+	assert_true(a.storage_hit_rate == 0.0);
+	assert_true(b.prefix_hit_rate > 2.0 * a.prefix_hit_rate);
+	assert_true(b.storage_hit_rate > b.offload_hit_rate);
+	assert_true(b.offload_load_mean_s > a.offload_load_mean_s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_session_routing),
 		cmocka_unit_test(test_host_tier_recovers),
 		cmocka_unit_test(test_trace_block_ids),
+		cmocka_unit_test(test_storage_tier),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
