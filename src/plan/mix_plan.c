@@ -315,6 +315,11 @@ void mix_plan_free(struct mix_plan *m)
 	free(m);
 }
 
+double mix_plan_rate(const struct mix_plan *m)
+{
+	return m->rate_per_s;
+}
+
 int mix_plan_bucket_count(const struct mix_plan *m)
 {
 	return m->nb;
@@ -461,26 +466,22 @@ int mix_plan_measure(struct mix_plan *m, int u, struct diag *err)
 				*err = e;
 				return -1;
 			}
-			if (!why[0])
-				snprintf(why, MIX_WHY_MAX, "%.*s",
-					 MIX_WHY_MAX - 1, e.msg);
+			snprintf(why, MIX_WHY_MAX, "at tp %d: %.*s",
+				 m->opt_tp[o], MIX_WHY_MAX - 16, e.msg);
 			continue;
 		}
 		if (!p.fits || !p.meets_slo) {
-			if (!why[0])
-				snprintf(why, MIX_WHY_MAX, "%.*s",
-					 MIX_WHY_MAX - 1, p.why);
+			snprintf(why, MIX_WHY_MAX, "at tp %d: %.*s",
+				 m->opt_tp[o], MIX_WHY_MAX - 16, p.why);
 			continue;
 		}
 		blocks = ceil((double)bk->tokens_max /
 			      p.fleet.engine.kv_block_tokens);
 		if (blocks > p.fleet.engine.kv_blocks) {
-			if (!why[0])
-				snprintf(why, MIX_WHY_MAX,
-					 "its longest request (%d tokens) "
-					 "needs more KV cache than a replica "
-					 "holds at tp %d", bk->tokens_max,
-					 m->opt_tp[o]);
+			snprintf(why, MIX_WHY_MAX,
+				 "at tp %d: its longest request (%d tokens) "
+				 "needs more KV cache than a replica holds",
+				 m->opt_tp[o], bk->tokens_max);
 			continue;
 		}
 		if (!(p.fleet.capacity_qps > 0.0))
@@ -489,11 +490,10 @@ int mix_plan_measure(struct mix_plan *m, int u, struct diag *err)
 			     err) != 0)
 			return -1;
 		if (!(rate > 0.0)) {
-			if (!why[0])
-				snprintf(why, MIX_WHY_MAX,
-					 "one replica at tp %d misses the "
-					 "targets at %.3g of its capacity",
-					 m->opt_tp[o], mix_share_min);
+			snprintf(why, MIX_WHY_MAX,
+				 "at tp %d: its replicas miss the targets even "
+				 "at %.3g of their capacity", m->opt_tp[o],
+				 mix_share_min);
 			continue;
 		}
 		m->capsat[(size_t)o * m->nb + b] = p.fleet.capacity_qps;
@@ -527,23 +527,36 @@ static void bucket_text(const struct mix_bucket *b, char *buf, size_t size)
 			 "and %d+ output tokens", olo);
 }
 
-/* A bucket no option serves: why, from its first device's reason. */
+/* A bucket no option serves: why, each device's reason (at its largest
+   tensor-parallel size tried) as far as the message holds them. */
 static int unserved(const struct mix_plan *m, struct diag *err)
 {
 	for (int b = 0; b < m->nb; b++) {
 		bool any = false;
-		char text[96];
+		char text[96], why[320];
+		size_t len = 0;
 
 		for (int o = 0; o < m->no && !any; o++)
 			any = m->cap[(size_t)o * m->nb + b] > 0.0;
 		if (any)
 			continue;
+		why[0] = '\0';
+		for (int d = 0; d < m->ngpus && len + 40 < sizeof(why); d++) {
+			const char *w = m->why[(size_t)d * m->nb + b];
+			int k = snprintf(why + len, sizeof(why) - len,
+					 "%s%s %s", d ? "; " : "",
+					 m->gpus[d]->name,
+					 w[0] ? w : "has no capacity");
+
+			len = k < 0 ? len : len + (size_t)k;
+			if (len >= sizeof(why))
+				len = sizeof(why) - 1;
+		}
 		bucket_text(&m->buckets[b], text, sizeof(text));
-		return diag_set(err, m->wl->file, 0, 0,
+		return diag_set(err, NULL, 0, 0,
 				"no device serves the requests of %s (%.3g%% "
-				"of them): %s: %s", text,
-				100.0 * m->buckets[b].share, m->gpus[0]->name,
-				m->why[b][0] ? m->why[b] : "no capacity");
+				"of them): %s", text,
+				100.0 * m->buckets[b].share, why);
 	}
 	return 0;
 }

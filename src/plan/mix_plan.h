@@ -83,6 +83,10 @@ int mix_plan_new(const struct workload *wl, const struct gpu_spec *const *gpus,
 
 void mix_plan_free(struct mix_plan *m);
 
+/* The load's requests per second (a trace's: its requests over the time
+   from the first arrival to the last). */
+double mix_plan_rate(const struct mix_plan *m);
+
 /* The non-empty buckets. */
 int mix_plan_bucket_count(const struct mix_plan *m);
 const struct mix_bucket *mix_plan_bucket(const struct mix_plan *m, int b);
