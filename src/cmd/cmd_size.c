@@ -69,6 +69,8 @@ struct size_row {
 	bool simulated;    /* 'sim' holds the serving fleet's simulation
 			      (size --mixed shows its latency) */
 	struct sim_result sim;
+	bool disagg;       /* the fleet is two pools (prefill, decode) */
+	int prefill_replicas, decode_replicas, prefill_tp, decode_tp;
 };
 
 /*
@@ -361,6 +363,13 @@ static void size_infer(const struct workload *wl, const struct gpu_spec *g,
 	row->simulated = p.simulated;
 	if (p.simulated)
 		row->sim = p.fleet.sim;
+	row->disagg = p.simulated && p.fleet.disagg;
+	if (row->disagg) {
+		row->prefill_replicas = p.fleet.prefill_replicas;
+		row->decode_replicas = p.fleet.decode_replicas;
+		row->prefill_tp = p.prefill_tp;
+		row->decode_tp = p.decode_tp;
+	}
 }
 
 /* Training plus serving for 'serve_s' seconds. */
@@ -794,7 +803,7 @@ static void mix_add_pool(struct record *rec, const struct mix_pool *pl,
 	rec_str(rec, NULL, "gpu", "gpu", pl->gpu->name, g);
 	rec_int(rec, NULL, "replicas", "replicas", pl->replicas, g);
 	rec_int(rec, NULL, "tp", "tp", pl->tp, g);
-	rec_str(rec, NULL, "role", "role", "both", g | RF_WIDE);
+	rec_str(rec, NULL, "role", "role", "both", g);
 	rec_int(rec, NULL, "gpus", "GPUs", pl->replicas * pl->gpus_per_replica,
 		g);
 	rec_num(rec, NULL, "cost_usd_per_month", "$/month",
@@ -828,18 +837,35 @@ static void mix_add_pool(struct record *rec, const struct mix_pool *pl,
 		g | RF_REASON);
 }
 
-/* The single-device fleet the answer falls back on: the keys of a pool,
-   its simulation the row's (of the whole load), null where the row does
-   not know them. */
+/* The roles of a device entry. */
+enum mix_role { ROLE_BOTH, ROLE_PREFILL, ROLE_DECODE };
+
+static const char *const role_name[] = { "both", "prefill", "decode" };
+
+/* The single-device fleet the answer falls back on, one entry per role
+   (a disaggregated row: its prefill and decode pools): the keys of a
+   pool, the simulation the row's (of the whole load, both pools), null
+   where the row does not know them. */
 static void mix_add_single(struct record *rec, const struct size_row *s,
-			   struct mix_plan *m, const struct workload *wl)
+			   enum mix_role role, struct mix_plan *m,
+			   const struct workload *wl)
 {
 	enum slo_percentile pc = wl->inference.percentile;
 	int g = RF_GRID, at = (unsigned)pc <= SLO_P99 ? (int)pc : SLO_P99;
 	const struct sim_result *r = &s->sim;
 	bool k = s->simulated;
-	double prompt = 0.0, output = 0.0;
+	double prompt = 0.0, output = 0.0, price = s->cluster.price_usd_per_gpu_hour;
 	int nb = mix_plan_bucket_count(m);
+	int replicas = role == ROLE_PREFILL ? s->prefill_replicas :
+		       role == ROLE_DECODE  ? s->decode_replicas :
+					      s->replicas;
+	int tp = role == ROLE_PREFILL ? s->prefill_tp :
+		 role == ROLE_DECODE  ? s->decode_tp :
+					single_tp(s);
+	int gpus = role == ROLE_BOTH ? s->gpus_inference :
+		   replicas * tp * (s->gpus_inference /
+				    (s->prefill_replicas * s->prefill_tp +
+				     s->decode_replicas * s->decode_tp));
 
 	for (int b = 0; b < nb; b++) {
 		prompt += mix_plan_bucket(m, b)->share *
@@ -848,12 +874,14 @@ static void mix_add_single(struct record *rec, const struct size_row *s,
 			  mix_plan_bucket(m, b)->output_mean;
 	}
 	rec_str(rec, NULL, "gpu", "gpu", s->gpu->name, g);
-	rec_int(rec, NULL, "replicas", "replicas", s->replicas, g);
-	rec_int(rec, NULL, "tp", "tp", single_tp(s), g);
-	rec_str(rec, NULL, "role", "role", "both", g | RF_WIDE);
-	rec_int(rec, NULL, "gpus", "GPUs", s->gpus_inference, g);
+	rec_int(rec, NULL, "replicas", "replicas", replicas, g);
+	rec_int(rec, NULL, "tp", "tp", tp, g);
+	rec_str(rec, NULL, "role", "role", role_name[role], g);
+	rec_int(rec, NULL, "gpus", "GPUs", gpus, g);
 	rec_num(rec, NULL, "cost_usd_per_month", "$/month",
-		s->cost_usd_per_month, UNIT_MONEY, g);
+		role == ROLE_BOTH ? s->cost_usd_per_month :
+				    gpus * price * ENERGY_HOURS_PER_MONTH,
+		UNIT_MONEY, g);
 	rec_num(rec, NULL, "requests_per_s", "req/s", mix_plan_rate(m),
 		UNIT_KIND_COUNT, g);
 	rec_num(rec, NULL, "prompt_tokens_mean", "prompt", prompt,
@@ -923,7 +951,11 @@ static void mix_add_bucket(struct record *rec, struct mix_plan *m,
 		bk->prompt_mean, UNIT_KIND_COUNT, g | RF_WIDE);
 	rec_num(rec, NULL, "output_tokens_mean", "mean output",
 		bk->output_mean, UNIT_KIND_COUNT, g | RF_WIDE);
-	if (a->fallback)
+	if (a->fallback && a->single->disagg)
+		snprintf(routes, sizeof(routes), "%s tp%d prefill, tp%d decode",
+			 a->single->gpu->name, a->single->prefill_tp,
+			 a->single->decode_tp);
+	else if (a->fallback)
 		snprintf(routes, sizeof(routes), "%s tp%d",
 			 a->single->gpu->name, single_tp(a->single));
 	else
@@ -1026,9 +1058,9 @@ static void mix_notes(struct report *rep, const struct mix_answer *a,
 			    s->gpu->name, s->replicas,
 			    s->replicas == 1 ? "" : "s", money);
 	} else if (a->fallback) {
-		report_note(rep, "no mix meets the targets (%.200s): the "
-				 "answer is the cheapest single-device fleet, "
-				 "%s", a->mix->why, s->gpu->name);
+		report_note(rep, "no mix meets the targets: the answer is "
+				 "the cheapest single-device fleet, %s (%.320s)",
+			    s->gpu->name, a->mix->why);
 	} else if (s && a->meets) {
 		units_format(money, sizeof(money),
 			     (s->cost_usd_per_month -
@@ -1207,11 +1239,19 @@ static int size_mixed(struct cli_ctx *ctx, const struct size_limits *lim)
 	fleet.notes_key = "notes";
 	mix_add_meta(&fleet.meta, &ans, &ctx->wl);
 	if (ans.fallback) {
-		struct record *rec = report_add_record(&fleet);
+		enum mix_role first = ans.single->disagg ? ROLE_PREFILL :
+							   ROLE_BOTH;
+		enum mix_role last = ans.single->disagg ? ROLE_DECODE :
+							  ROLE_BOTH;
 
-		if (!rec)
-			goto out_nomem;
-		mix_add_single(rec, ans.single, m, &ctx->wl);
+		for (int role = first; role <= (int)last; role++) {
+			struct record *rec = report_add_record(&fleet);
+
+			if (!rec)
+				goto out_nomem;
+			mix_add_single(rec, ans.single, (enum mix_role)role, m,
+				       &ctx->wl);
+		}
 	} else {
 		for (int i = 0; i < res->npools; i++) {
 			struct record *rec = report_add_record(&fleet);

@@ -59,6 +59,8 @@ struct mix_plan {
 	double rate_per_s;
 	struct mix_bucket buckets[MIX_BUCKETS];
 	int nb;
+	bool rare[MIX_BUCKETS]; /* too few requests to move the percentile:
+				   measured without the targets */
 	int *dense;      /* [nreq]: each request's bucket */
 	/* options: device-major, tensor-parallel sizes ascending */
 	int no;
@@ -203,6 +205,32 @@ static int check_load(const struct workload *wl, struct diag *err)
 	return 0;
 }
 
+/*
+ * The rarest buckets whose shares add up to at most 1 - p of the requests
+ * (1% at p99): all their requests may miss the targets and the load's
+ * percentile still meets them, so they are measured without the targets
+ * (a bucket of a few very long prompts would otherwise find no device
+ * whose replicas meet the targets on it alone).
+ */
+static void mark_rare(struct mix_plan *m)
+{
+	double left = 1.0 - slo_fraction(m->wl->inference.percentile);
+
+	for (;;) {
+		int pick = -1;
+
+		for (int b = 0; b < m->nb; b++)
+			if (!m->rare[b] &&
+			    (pick < 0 ||
+			     m->buckets[b].share < m->buckets[pick].share))
+				pick = b;
+		if (pick < 0 || m->buckets[pick].share > left + 1e-12)
+			return;
+		left -= m->buckets[pick].share;
+		m->rare[pick] = true;
+	}
+}
+
 int mix_plan_new(const struct workload *wl, const struct gpu_spec *const *gpus,
 		 int n, struct mix_plan **out, struct diag *err)
 {
@@ -247,6 +275,7 @@ int mix_plan_new(const struct workload *wl, const struct gpu_spec *const *gpus,
 		goto nomem;
 	m->nb = mix_buckets_make(m->req, m->nreq, m->rate_per_s, m->buckets,
 				 m->dense);
+	mark_rare(m);
 
 	for (int d = 0; d < n; d++)
 		m->no += tps_of(wl, &m->arch, gpus[d], tps);
@@ -455,6 +484,10 @@ int mix_plan_measure(struct mix_plan *m, int u, struct diag *err)
 	struct workload w;
 
 	bucket_workload(m, bk, &w);
+	if (m->rare[b]) {
+		w.inference.ttft_slo_s = 0.0;
+		w.inference.tpot_slo_s = 0.0;
+	}
 	for (int o = m->opt_first[d]; o < m->opt_first[d + 1]; o++) {
 		struct infer_plan p;
 		struct diag e;
@@ -486,8 +519,10 @@ int mix_plan_measure(struct mix_plan *m, int u, struct diag *err)
 		}
 		if (!(p.fleet.capacity_qps > 0.0))
 			continue;
-		if (slo_rate(&w, g, m->opt_tp[o], p.fleet.capacity_qps, &rate,
-			     err) != 0)
+		if (m->rare[b])
+			rate = mix_share_first * p.fleet.capacity_qps;
+		else if (slo_rate(&w, g, m->opt_tp[o], p.fleet.capacity_qps,
+				  &rate, err) != 0)
 			return -1;
 		if (!(rate > 0.0)) {
 			snprintf(why, MIX_WHY_MAX,
