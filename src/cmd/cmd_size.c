@@ -854,7 +854,8 @@ static void mix_add_single(struct record *rec, const struct size_row *s,
 	int g = RF_GRID, at = (unsigned)pc <= SLO_P99 ? (int)pc : SLO_P99;
 	const struct sim_result *r = &s->sim;
 	bool k = s->simulated;
-	double prompt = 0.0, output = 0.0, price = s->cluster.price_usd_per_gpu_hour;
+	double price = s->cluster.price_usd_per_gpu_hour;
+	double prompt = 0.0, output = 0.0;
 	int nb = mix_plan_bucket_count(m);
 	int replicas = role == ROLE_PREFILL ? s->prefill_replicas :
 		       role == ROLE_DECODE  ? s->decode_replicas :
@@ -1059,7 +1060,8 @@ static void mix_notes(struct report *rep, const struct mix_answer *a,
 			    s->replicas == 1 ? "" : "s", money);
 	} else if (a->fallback) {
 		report_note(rep, "no mix meets the targets: the answer is "
-				 "the cheapest single-device fleet, %s (%.320s)",
+				 "the cheapest single-device fleet, %s "
+				 "(%.320s)",
 			    s->gpu->name, a->mix->why);
 	} else if (s && a->meets) {
 		units_format(money, sizeof(money),

@@ -227,8 +227,8 @@ int mix_solve(const struct mix_problem *p, struct mix_solution *s,
 
 		for (int b = 0; b < p->nb; b++) {
 			size_t k = (size_t)o * p->nb + b;
-			int y = col[k] ? (int)lround(glp_mip_col_val(lp, col[k])) :
-					 0;
+			double v = col[k] ? glp_mip_col_val(lp, col[k]) : 0.0;
+			int y = (int)lround(v);
 
 			s->slices[k] = y;
 			used += y;

@@ -301,6 +301,12 @@ int mix_plan_new(const struct workload *wl, const struct gpu_spec *const *gpus,
 		int k = tps_of(wl, &m->arch, gpus[d], tps);
 		double price = price_of(wl, gpus[d]);
 
+		if (k > 0 && !(price > 0.0)) {
+			diag_set(err, wl->file, 0, 0,
+				 "'%s' has no price per GPU-hour: a mixed "
+				 "fleet is chosen by its cost", gpus[d]->name);
+			goto fail;
+		}
 		m->opt_first[d] = o;
 		for (int i = 0; i < k; i++, o++) {
 			m->opt_gpu[o] = d;
@@ -366,8 +372,8 @@ int mix_plan_measure_count(const struct mix_plan *m)
 
 /* The workload of one replica's measurement on bucket 'b': its mean
    lengths, fixed, at its rate. */
-static void bucket_workload(const struct mix_plan *m, const struct mix_bucket *b,
-			    struct workload *w)
+static void bucket_workload(const struct mix_plan *m,
+			    const struct mix_bucket *b, struct workload *w)
 {
 	struct inference_spec *is = &w->inference;
 
@@ -745,8 +751,7 @@ static int pool_try(const struct mix_plan *m, struct mix_pool *pl,
 }
 
 /* Keep the simulation of 'p' of 'n' replicas in 'pl'. */
-static void pool_keep(const struct mix_plan *m, struct mix_pool *pl,
-		      const struct infer_plan *p, int n)
+static void pool_keep(struct mix_pool *pl, const struct infer_plan *p, int n)
 {
 	pl->replicas = n;
 	pl->simulated = p->simulated;
@@ -758,7 +763,6 @@ static void pool_keep(const struct mix_plan *m, struct mix_pool *pl,
 	else
 		snprintf(pl->why, sizeof(pl->why), "%.250s",
 			 p->why[0] ? p->why : "does not meet the targets");
-	(void)m;
 }
 
 int mix_plan_simulate(struct mix_plan *m, int i, struct diag *err)
@@ -807,7 +811,7 @@ int mix_plan_simulate(struct mix_plan *m, int i, struct diag *err)
 		rc = pool_try(m, pl, sub, k, (int)hi, p, err);
 		if (rc != 0)
 			goto out_rc;
-		pool_keep(m, pl, p, (int)hi);
+		pool_keep(pl, p, (int)hi);
 		if (pl->meets || !p->simulated)
 			break;
 		miss = miss_of(m->wl, &p->fleet.sim);
@@ -841,7 +845,7 @@ int mix_plan_simulate(struct mix_plan *m, int i, struct diag *err)
 		rc = pool_try(m, pl, sub, k, (int)mid, p, err);
 		if (rc != 0)
 			goto out_rc;
-		pool_keep(m, pl, p, (int)mid);
+		pool_keep(pl, p, (int)mid);
 		if (pl->meets) {
 			hi = mid;
 		} else {
