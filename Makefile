@@ -18,16 +18,21 @@ WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
 	-Wdouble-promotion
 OPT ?= -O2 -g
 CFLAGS ?= $(OPT)
+# GLPK (the integer program of mixed fleets, src/plan/fleet_mix.c):
+# Debian's libglpk-dev ships no .pc file, so -lglpk unless one is found
+GLPK_CFLAGS := $(shell $(PKG_CONFIG) --cflags glpk 2>/dev/null)
+GLPK_LIBS := $(shell $(PKG_CONFIG) --libs glpk 2>/dev/null || echo -lglpk)
 # The layers of src/, lowest first: a file includes headers of its own
 # layer and those below it, never above (tests/layers.sh checks it).
 LAYERS := util graph input model serve plan render cmd
 INCLUDES := $(LAYERS:%=-Isrc/%)
 ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -pthread $(WARN) $(CFLAGS) \
 	$(INCLUDES) -I$(BUILD)/gen \
-	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
+	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) $(GLPK_CFLAGS) \
 	-DCAPPLAN_VERSION='"$(VERSION)"'
 LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || \
-	echo -lgsl -lgslcblas -linih -lcjson -lprotobuf-c) -lcsv -lm -pthread
+	echo -lgsl -lgslcblas -linih -lcjson -lprotobuf-c) $(GLPK_LIBS) \
+	-lcsv -lm -pthread
 
 # make SANITIZE=address,undefined test
 ifneq ($(SANITIZE),)

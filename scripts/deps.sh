@@ -2,7 +2,7 @@
 # deps.sh: install the Debian packages capplan needs, only those missing.
 # Uses sudo when not root.  Does nothing when all are present.
 set -eu
-pkgs="make gcc pkg-config libgsl-dev libcsv-dev libinih-dev libcjson-dev libcmocka-dev gnuplot-nox
+pkgs="make gcc pkg-config libgsl-dev libcsv-dev libinih-dev libcjson-dev libcmocka-dev libglpk-dev gnuplot-nox
 	libonnx-dev protobuf-c-compiler libprotobuf-c-dev python3-onnx"
 # headless Chromium renders the HTML report in its test (tests/cli/report.sh)
 pkgs="$pkgs chromium"

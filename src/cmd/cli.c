@@ -46,6 +46,7 @@ enum {
 	OPT_PROFILE = 1 << 22,
 	OPT_WORKLOAD = 1 << 24,
 	ARG_FILES = 1 << 23, /* not an option: one or more FILEs (calibrate) */
+	OPT_MIXED = 1 << 25,
 };
 
 struct command {
@@ -107,11 +108,18 @@ static const struct command commands[] = {
 	  "             [--plot DIR [--plot-format png|svg]]\n"
 	  "             [--format table|csv|json] [--wide] [-o FILE]\n"
 	  "             [--catalog FILE] [--stacks FILE]\n"
-	  "             [--profile FILE]",
+	  "             [--profile FILE]\n"
+	  "       capplan size WORKLOAD --mixed [--gpu NAME,NAME[,NAME]...]\n"
+	  "             [--serve-for TIME] [--set KEY=VALUE]...\n"
+	  "             [--format table|csv|json] [--wide] [-o FILE]\n\n"
+	  "--mixed sizes the cheapest serving fleet of several devices for the\n"
+	  "workload's rate or trace: requests routed to devices by their\n"
+	  "lengths, as Melange does; the fleet is simulated device by device\n"
+	  "and listed above the single-device fleets it is compared with",
 	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_STACKS | OPT_PROFILE | OPT_MODEL | OPT_FORMAT |
 		  OPT_OUTPUT | OPT_DEADLINE | OPT_BUDGET | OPT_POWER_CAP |
 		  OPT_PLOT | OPT_PLOT_FORMAT | OPT_SERVE_FOR |
-		  OPT_WIDE,
+		  OPT_WIDE | OPT_MIXED,
 	  true },
 	{ "compare", cmd_compare,
 	  "devices side by side for training and serving, with a pick",
@@ -223,6 +231,9 @@ static const struct {
 	{ OPT_POWER_CAP, "  --power-cap POWER facility power at most POWER, e.g. 500kW" },
 	{ OPT_SERVE_FOR, "  --serve-for TIME  serving time counted in the total cost\n"
 			 "                    (default 1y)" },
+	{ OPT_MIXED, "  --mixed           serving: the cheapest fleet of several devices,\n"
+		     "                    requests routed to them by length (Melange);\n"
+		     "                    --gpu lists the devices (default: the catalog)" },
 	{ OPT_PLOT, "  --plot DIR        also draw the standard charts for the best\n"
 		    "                    devices (at most 8) as DIR/KIND.svg (.png)" },
 	{ OPT_SIZE, "  --size WxH        chart size in pixels (default 1024x640)" },
@@ -856,6 +867,7 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		{ "stacks", required_argument, NULL, 'T' },
 		{ "profile", required_argument, NULL, 'R' },
 		{ "workload", required_argument, NULL, 'L' },
+		{ "mixed", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -874,7 +886,7 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 		{ 'W', OPT_SIZE, "--size" },       { 'K', OPT_KEEP_SCRIPT, "--keep-script" },
 		{ 'w', OPT_WIDE, "--wide" },       { 'G', OPT_PLOT_FORMAT, "--plot-format" },
 		{ 'T', OPT_STACKS, "--stacks" },   { 'R', OPT_PROFILE, "--profile" },
-		{ 'L', OPT_WORKLOAD, "--workload" },
+		{ 'L', OPT_WORKLOAD, "--workload" }, { 'M', OPT_MIXED, "--mixed" },
 	};
 	int ch;
 
@@ -975,6 +987,9 @@ static int parse_options(struct cli_ctx *ctx, const struct command *c,
 			break;
 		case 'w':
 			ctx->wide = true;
+			break;
+		case 'M':
+			ctx->mixed = true;
 			break;
 		case 'G':
 			if (strcmp(optarg, "png") == 0)

@@ -69,6 +69,8 @@ struct cli_ctx {
 	bool plot_png;              /* --plot-format png: DIR/KIND.png */
 	const char *plot_format_arg; /* --plot-format as given; NULL: none */
 	bool wide;                  /* --wide: every column of a table */
+	bool mixed;                 /* size --mixed: a fleet of several
+				       devices for a serving load */
 	struct catalog *cat;
 	struct stack_table stacks;  /* loaded by cli_load_stacks */
 	bool stacks_loaded;

@@ -700,6 +700,40 @@ int infer_plan_make_progress(const struct workload *wl,
 	return 0;
 }
 
+int infer_plan_capacity(const struct workload *wl, const struct gpu_spec *g,
+			int tp, struct infer_plan *p, struct diag *err)
+{
+	struct workload w = *wl;
+	struct infer_step_model step;
+
+	/* the plan of one replica: no load, so that nothing is sized */
+	w.inference.tp = tp;
+	w.inference.qps = 0.0;
+	w.inference.arrival = WL_AUTO_NEG;
+	w.inference.concurrency = 0;
+	w.inference.trace[0] = '\0';
+	w.inference.trace_requests = NULL;
+	w.inference.trace_len = 0;
+	w.inference.replicas = WL_AUTO;
+	if (infer_plan_make(&w, g, p, err) != 0)
+		return -1;
+	if (!p->fits || !p->meets_slo)
+		return 0;
+	/* as plan_load measures it */
+	if (infer_step_model_init(&step, &p->arch, &p->config, p->gpu,
+				  &p->cluster,
+				  wl->inference.kernel_overhead_s) != 0)
+		return diag_set(err, wl->file, 0, 0,
+				"no step model for %s at tp %d", g->name, tp);
+	infer_step_model_clock(&step, p->result.clock_fraction);
+	if (serve_fleet_init(wl, &p->arch, &p->config, p->gpu, &p->fleet,
+			     err) != 0 ||
+	    serve_fleet_capacity(&p->fleet, &step, err) != 0)
+		return -1;
+	p->has_rate = wl->inference.qps > 0.0;
+	return 0;
+}
+
 /* Devices a suggestion names at most. */
 static const int suggest_devices_max = 3;
 

@@ -137,6 +137,20 @@ int infer_plan_make_progress(const struct workload *wl,
 			     struct infer_plan *p, struct diag *err);
 
 /*
+ * One replica of 'wl' on 'g' at tensor-parallel size 'tp', not sized into
+ * a fleet: the plan of infer_plan_make without the load (batch, memory,
+ * the unloaded latency checks), then, when it fits and meets them, the
+ * capacity of one replica under the load of 'wl' (serve_fleet_capacity:
+ * its request rate saturated; p->fleet.capacity_qps, with the replica's
+ * scheduler and KV cache in p->fleet.engine).  'wl' must have a Poisson
+ * load.  Returns 0 with p->fits and p->meets_slo (p->why when not), or -1
+ * with a message (the device cannot run the model at this tp, or the
+ * capacity run fails).  For mixed fleets (mix_plan.h).
+ */
+int infer_plan_capacity(const struct workload *wl, const struct gpu_spec *g,
+			int tp, struct infer_plan *p, struct diag *err);
+
+/*
  * For an infeasible plan: what would meet it, as text for people:
  * a larger tp, a lower precision, or devices of 'all' (n of them) that do.
  * Returns 0 when something was found, -1 when nothing was.

@@ -997,10 +997,11 @@ static int add_notes(cJSON *root, const struct report *r)
 	return 0;
 }
 
-static int write_json(FILE *out, const struct report *r)
+/* The JSON value of 'r': an array, an object with the list, or one
+   record; NULL when out of memory. */
+static cJSON *json_root(const struct report *r)
 {
 	cJSON *root = NULL;
-	char *text;
 
 	if (r->list) {
 		cJSON *arr;
@@ -1029,19 +1030,39 @@ static int write_json(FILE *out, const struct report *r)
 		if (!root || add_notes(root, r) != 0)
 			goto fail;
 	}
+	return root;
+fail:
+	cJSON_Delete(root);
+	return NULL;
+}
+
+static int write_json(FILE *out, const struct report *r)
+{
+	cJSON *root = json_root(r);
+	char *text;
+
 	if (!root)
-		goto fail;
+		return -1;
 	text = cJSON_Print(root);
+	cJSON_Delete(root);
 	if (!text)
-		goto fail;
+		return -1;
 	fputs(text, out);
 	fputc('\n', out);
 	cJSON_free(text);
-	cJSON_Delete(root);
 	return 0;
-fail:
-	cJSON_Delete(root);
-	return -1;
+}
+
+struct cJSON *report_json(const struct report *r, const char **why)
+{
+	cJSON *root;
+
+	if (check_finite(r, why) != 0)
+		return NULL;
+	root = json_root(r);
+	if (!root)
+		*why = "out of memory";
+	return root;
 }
 
 int report_write_html(FILE *out, const struct report *r, const char **why)

@@ -183,6 +183,15 @@ int report_write_width(FILE *out, const struct report *r,
 		       enum report_format fmt, bool wide, int width,
 		       const char **why);
 
+struct cJSON;
+
+/*
+ * The JSON value report_write would print for 'r' (cJSON's; the caller
+ * cJSON_Deletes it), for a document that holds several reports; NULL with
+ * a message in '*why' when a number is not finite or memory runs out.
+ */
+struct cJSON *report_json(const struct report *r, const char **why);
+
 /*
  * 'r' as an HTML table (its title and notes left to the caller): a grid of
  * every RF_GRID column, numbers in the unit of their column (as tables

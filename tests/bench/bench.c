@@ -445,6 +445,39 @@ static double bench_long_answers(void)
 }
 
 /*
+ * 'capplan size --mixed' over five devices (issue 42: under 2 s): the
+ * bimodal trace of examples/llama3-8b-mixed.ini, and ShareGPT-shaped
+ * lengths at 40 requests/s (examples/llama3-8b-fleet.ini): each device's
+ * own fleet, every bucket measured, the integer program, the pools
+ * simulated.
+ */
+static double bench_mixed(void)
+{
+	char a0[] = "capplan", a1[] = "size",
+	     a2[] = "examples/llama3-8b-mixed.ini", a3[] = "--mixed",
+	     a4[] = "--gpu", a5[] = "L4,A40,RTX-6000-Ada,H20,MI300X",
+	     b2[] = "examples/llama3-8b-fleet.ini", b6[] = "--set",
+	     b7[] = "inference.replicas=auto", b8[] = "--set",
+	     b9[] = "inference.tp=auto", b10[] = "--set",
+	     b11[] = "inference.qps=40", b5[] = "L4,A10,A100-SXM-80GB,"
+						 "H100-SXM,L40S";
+	char *argv[] = { a0, a1, a2, a3, a4, a5, NULL };
+	char *argw[] = { a0, a1, b2, a3, a4, b5, b6, b7, b8, b9, b10, b11,
+			 NULL };
+	double t = bench_cli(6, argv), u = bench_cli(12, argw);
+
+	if (t < 0.0 || u < 0.0) {
+		printf("size --mixed: failed\n");
+		return 0.0;
+	}
+	printf("size --mixed over 5 devices: %.2f s (bimodal trace, "
+	       "llama3-8b-mixed.ini), %.2f s (ShareGPT lengths at 40/s, "
+	       "llama3-8b-fleet.ini) wall on %ld cores\n", t, u,
+	       sysconf(_SC_NPROCESSORS_ONLN));
+	return t + u;
+}
+
+/*
  * A trace at its limit (TRACE_REQUESTS_MAX requests, latest first, so
  * that the reader sorts them), parsed from memory; seconds, or 0 on an
  * error.
@@ -565,6 +598,12 @@ int main(int argc, char **argv)
 		catalog_free(cat);
 		return v > 0.0 ? 0 : 1;
 	}
+	if (argc > 1 && strcmp(argv[1], "mixed") == 0) {
+		double v = bench_mixed();
+
+		catalog_free(cat);
+		return v > 0.0 ? 0 : 1;
+	}
 	if (argc > 1 && strcmp(argv[1], "recsys") == 0) {
 		double v = bench_recsys(cat);
 
@@ -632,6 +671,7 @@ int main(int argc, char **argv)
 	sink += bench_serving(cat);
 	sink += bench_calibrate();
 	sink += bench_long_answers();
+	sink += bench_mixed();
 	sink += bench_readers();
 	catalog_free(cat);
 	return sink > 0.0 ? 0 : 1;

@@ -59,6 +59,7 @@ compare resnet50 params|compare examples/resnet50-imagenet.ini --set inference.q
 size dlrm|size examples/dlrm-criteo.ini --deadline 10min
 size resnet50 serving|size examples/resnet50-onnx.ini --deadline 1h --set inference.qps=1e6 --set inference.ttft_slo=10ms
 sweep resnet50 batch|sweep examples/resnet50-onnx.ini --gpu H100-SXM --vary inference.batch=1..4096x4
+size --mixed|size examples/llama3-8b-mixed.ini --mixed --gpu L4,A40,RTX-6000-Ada,H20,MI300X
 LIST
 
 # --wide: every column, the line that names the others goes

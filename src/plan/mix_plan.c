@@ -1,0 +1,924 @@
+/* mix_plan.c - sizing a mixed serving fleet; see mix_plan.h and
+   specs/models.md 10.9.22. */
+#include "mix_plan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "cluster.h"
+#include "infer_plan.h"
+#include "model_flops.h"
+#include "serve_fleet.h"
+#include "serve_load.h"
+
+/* A Poisson load is drawn for this long at its rate (within
+   MIX_REQUESTS_MIN and MIX_REQUESTS_MAX requests), and for at most
+   mix_tokens_max output tokens in all (serve_fleet.c bounds its own runs
+   by 16 million decoded tokens the same way). */
+static const double mix_horizon_s = 120.0;
+static const double mix_tokens_max = 16e6;
+static const int mix_requests_floor = 1000;
+
+/* The program's search stops here and keeps the best fleet it found. */
+static const double mix_time_limit_s = 10.0;
+
+/* A pool's growth gives up when two larger fleets in a row improve its
+   missed percentile by less than this fraction (serve_fleet.c's
+   sizing_min_gain), or past the replicas a trace is simulated on. */
+static const double mix_min_gain = 0.01;
+static const int mix_pool_replicas_max = 4096;
+
+/* The rate one replica sustains within the targets is searched as a
+   share of its saturated capacity: this share first (most loads meet
+   their targets near saturation), then halving down to the lowest
+   share, then bisection steps between the last share that missed and
+   the first that met. */
+static const double mix_share_first = 0.95;
+static const double mix_share_min = 0.125;
+static const int mix_share_steps = 3;
+
+/* Tensor-parallel sizes of one device, at most. */
+#define MIX_TPS_MAX 32
+
+#define MIX_WHY_MAX 200
+
+struct mix_plan {
+	const struct workload *wl;
+	const struct gpu_spec *const *gpus;
+	int ngpus;
+	struct arch arch;
+	/* the requests: a Poisson draw (owned) or the trace's */
+	struct sim_request *own;
+	const struct sim_request *req;
+	size_t nreq;
+	double rate_per_s;
+	struct mix_bucket buckets[MIX_BUCKETS];
+	int nb;
+	bool rare[MIX_BUCKETS]; /* too few requests to move the percentile:
+				   measured without the targets */
+	int *dense;      /* [nreq]: each request's bucket */
+	/* options: device-major, tensor-parallel sizes ascending */
+	int no;
+	int *opt_gpu;    /* [no]: index into gpus */
+	int *opt_tp;
+	int *opt_first;  /* [ngpus]: a device's first option; [ngpus] = no */
+	double *opt_price;   /* [no]: one replica, USD/h */
+	int *opt_gpus;       /* [no]: GPUs of one replica */
+	double *cap;         /* [no x nb]: requests/s of one replica within
+				the targets (0: it serves none of them) */
+	double *capsat;      /* [no x nb]: saturated (serve_fleet_capacity) */
+	char (*why)[MIX_WHY_MAX]; /* [ngpus x nb]: why a device serves
+				     nothing of a bucket */
+	/* the program's answer and the routing */
+	int *replicas;   /* [no] */
+	int *slices;     /* [no x nb] */
+	int *route;      /* [nreq] */
+	struct mix_result result;
+};
+
+static double price_of(const struct workload *wl, const struct gpu_spec *g)
+{
+	struct cluster cl;
+
+	if (cluster_resolve(&wl->cluster, g, &cl, NULL) != 0)
+		return 0.0;
+	return cl.price_usd_per_gpu_hour;
+}
+
+/* The tensor-parallel sizes a replica of 'g' may take: the workload's,
+   or the powers of two within a node that split the heads (as
+   infer_plan_make tries them). */
+static int tps_of(const struct workload *wl, const struct arch *a,
+		  const struct gpu_spec *g, int *tps)
+{
+	struct cluster cl;
+	int n = 0;
+
+	if (wl->inference.tp != WL_AUTO) {
+		tps[0] = wl->inference.tp;
+		return 1;
+	}
+	if (cluster_resolve(&wl->cluster, g, &cl, NULL) != 0)
+		return 0;
+	for (int tp = 1; tp <= cl.gpus_per_node && n < MIX_TPS_MAX; tp *= 2) {
+		if (a->heads % tp != 0 ||
+		    (a->kv_heads % tp != 0 && tp % a->kv_heads != 0))
+			continue;
+		tps[n++] = tp;
+	}
+	return n;
+}
+
+/* Draw the Poisson load of 'wl' as requests: exponential gaps at its
+   rate, lengths as the simulator draws them (serve_load.h). */
+static int draw_requests(struct mix_plan *m, struct diag *err)
+{
+	const struct inference_spec *is = &m->wl->inference;
+	struct sim_load l;
+	struct sim_lengths lg;
+	gsl_rng *rng;
+	double n, t = 0.0;
+
+	if (is->requests != WL_AUTO) {
+		n = is->requests;
+	} else {
+		n = fmin(fmax(is->qps * mix_horizon_s, MIX_REQUESTS_MIN),
+			 MIX_REQUESTS_MAX);
+		n = fmax(fmin(n, mix_tokens_max / fmax(1.0, is->output_tokens)),
+			 mix_requests_floor);
+	}
+	m->nreq = (size_t)n;
+	m->own = calloc(m->nreq, sizeof(*m->own));
+	rng = gsl_rng_alloc(gsl_rng_mt19937);
+	if (!m->own || !rng) {
+		gsl_rng_free(rng);
+		return diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
+				     "out of memory");
+	}
+	gsl_rng_set(rng, (unsigned long)is->seed);
+	memset(&l, 0, sizeof(l));
+	l.length_dist = (enum sim_length_dist)is->length_dist;
+	l.prompt_tokens_mean = is->prompt_tokens;
+	l.output_tokens_mean = is->output_tokens;
+	l.max_context_tokens = m->arch.seq_len;
+	sim_lengths_init(&lg, &l);
+	for (size_t i = 0; i < m->nreq; i++) {
+		t += gsl_ran_exponential(rng, 1.0 / is->qps);
+		m->own[i].arrival_s = t;
+		(void)sim_lengths_draw(&lg, rng, &m->own[i]);
+	}
+	gsl_rng_free(rng);
+	m->req = m->own;
+	m->rate_per_s = is->qps;
+	return 0;
+}
+
+/* The trace's requests and their rate: requests over the time from the
+   first arrival to the last. */
+static int trace_requests(struct mix_plan *m, struct diag *err)
+{
+	const struct inference_spec *is = &m->wl->inference;
+	double span;
+
+	m->req = is->trace_requests;
+	m->nreq = is->trace_len;
+	if (!m->req || m->nreq < 2)
+		return diag_set(err, m->wl->file, 0, 0,
+				"--mixed needs a trace of at least two "
+				"requests");
+	span = m->req[m->nreq - 1].arrival_s - m->req[0].arrival_s;
+	if (!(span > 0.0))
+		return diag_set(err, m->wl->file, 0, 0,
+				"--mixed needs a trace whose requests arrive "
+				"over time: all %zu arrive at once", m->nreq);
+	m->rate_per_s = (double)m->nreq / span;
+	return 0;
+}
+
+/* What mixed fleets do not plan yet, or a load that has no rate. */
+static int check_load(const struct workload *wl, struct diag *err)
+{
+	const struct inference_spec *is = &wl->inference;
+	int arrival = serve_arrival(is);
+
+	if (arrival != SIM_ARRIVAL_POISSON && arrival != SIM_ARRIVAL_TRACE)
+		return diag_set(err, wl->file, 0, 0,
+				"--mixed needs a request rate: give "
+				"'inference.qps' or 'inference.trace'%s",
+				arrival < 0 ? "" :
+					      " (a closed loop or a burst "
+					      "has no rate to share out)");
+	if (is->turns > 1)
+		return diag_set(err, wl->file, 0, 0,
+				"--mixed routes single requests by length; "
+				"sessions ('inference.turns' %d) are not "
+				"planned yet", is->turns);
+	if (is->shared_prefix_tokens > 0 && arrival == SIM_ARRIVAL_POISSON)
+		return diag_set(err, wl->file, 0, 0,
+				"--mixed does not plan a shared prefix "
+				"('inference.shared_prefix_tokens') yet");
+	return 0;
+}
+
+/*
+ * The rarest buckets whose shares add up to at most 1 - p of the requests
+ * (1% at p99): all their requests may miss the targets and the load's
+ * percentile still meets them, so they are measured without the targets
+ * (a bucket of a few very long prompts would otherwise find no device
+ * whose replicas meet the targets on it alone).
+ */
+static void mark_rare(struct mix_plan *m)
+{
+	double left = 1.0 - slo_fraction(m->wl->inference.percentile);
+
+	for (;;) {
+		int pick = -1;
+
+		for (int b = 0; b < m->nb; b++)
+			if (!m->rare[b] &&
+			    (pick < 0 ||
+			     m->buckets[b].share < m->buckets[pick].share))
+				pick = b;
+		if (pick < 0 || m->buckets[pick].share > left + 1e-12)
+			return;
+		left -= m->buckets[pick].share;
+		m->rare[pick] = true;
+	}
+}
+
+int mix_plan_new(const struct workload *wl, const struct gpu_spec *const *gpus,
+		 int n, struct mix_plan **out, struct diag *err)
+{
+	struct mix_plan *m;
+	int tps[MIX_TPS_MAX];
+	int ep = wl->inference.ep != WL_AUTO && wl->inference.ep > 1 ?
+			 wl->inference.ep :
+			 1;
+
+	*out = NULL;
+	if (n < 2)
+		return diag_set(err, NULL, 0, 0,
+				"--mixed needs at least two devices in --gpu, "
+				"got %d", n);
+	if (wl->model.kind != MODEL_TRANSFORMER)
+		return diag_set(err, wl->file, 0, 0,
+				"--mixed plans the serving of a transformer, "
+				"not a per-sample model");
+	if (check_load(wl, err) != 0)
+		return -1;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
+				     "out of memory");
+	m->wl = wl;
+	m->gpus = gpus;
+	m->ngpus = n;
+	if (arch_from_spec(&wl->model, &m->arch) != 0) {
+		diag_set(err, wl->file, 0, 0,
+			 "inference needs the architecture: give [model] "
+			 "layers, hidden, heads, vocab and seq_len");
+		goto fail;
+	}
+	if ((serve_arrival(&wl->inference) == SIM_ARRIVAL_TRACE ?
+		     trace_requests(m, err) :
+		     draw_requests(m, err)) != 0)
+		goto fail;
+	m->dense = malloc(m->nreq * sizeof(*m->dense));
+	m->route = malloc(m->nreq * sizeof(*m->route));
+	m->opt_first = calloc((size_t)n + 1, sizeof(*m->opt_first));
+	if (!m->dense || !m->route || !m->opt_first)
+		goto nomem;
+	m->nb = mix_buckets_make(m->req, m->nreq, m->rate_per_s, m->buckets,
+				 m->dense);
+	mark_rare(m);
+
+	for (int d = 0; d < n; d++)
+		m->no += tps_of(wl, &m->arch, gpus[d], tps);
+	if (m->no < 1 || m->no > MIX_OPTIONS_MAX) {
+		diag_set(err, wl->file, 0, 0,
+			 "--mixed plans 1 to %d devices and tensor-parallel "
+			 "sizes, got %d", MIX_OPTIONS_MAX, m->no);
+		goto fail;
+	}
+	m->opt_gpu = calloc((size_t)m->no, sizeof(*m->opt_gpu));
+	m->opt_tp = calloc((size_t)m->no, sizeof(*m->opt_tp));
+	m->opt_price = calloc((size_t)m->no, sizeof(*m->opt_price));
+	m->opt_gpus = calloc((size_t)m->no, sizeof(*m->opt_gpus));
+	m->replicas = calloc((size_t)m->no, sizeof(*m->replicas));
+	m->cap = calloc((size_t)m->no * m->nb, sizeof(*m->cap));
+	m->capsat = calloc((size_t)m->no * m->nb, sizeof(*m->capsat));
+	m->slices = calloc((size_t)m->no * m->nb, sizeof(*m->slices));
+	m->why = calloc((size_t)n * m->nb, sizeof(*m->why));
+	if (!m->opt_gpu || !m->opt_tp || !m->opt_price || !m->opt_gpus ||
+	    !m->replicas || !m->cap || !m->capsat || !m->slices || !m->why)
+		goto nomem;
+	for (int d = 0, o = 0; d < n; d++) {
+		int k = tps_of(wl, &m->arch, gpus[d], tps);
+		double price = price_of(wl, gpus[d]);
+
+		if (k > 0 && !(price > 0.0)) {
+			diag_set(err, wl->file, 0, 0,
+				 "'%s' has no price per GPU-hour: a mixed "
+				 "fleet is chosen by its cost", gpus[d]->name);
+			goto fail;
+		}
+		m->opt_first[d] = o;
+		for (int i = 0; i < k; i++, o++) {
+			m->opt_gpu[o] = d;
+			m->opt_tp[o] = tps[i];
+			m->opt_gpus[o] = tps[i] * ep;
+			m->opt_price[o] = price * tps[i] * ep;
+		}
+		if (k == 0)
+			snprintf(m->why[(size_t)d * m->nb], MIX_WHY_MAX,
+				 "no tensor-parallel size splits its heads "
+				 "within a node");
+	}
+	m->opt_first[n] = m->no;
+	*out = m;
+	return 0;
+nomem:
+	diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0, "out of memory");
+fail:
+	mix_plan_free(m);
+	return -1;
+}
+
+void mix_plan_free(struct mix_plan *m)
+{
+	if (!m)
+		return;
+	free(m->result.pools);
+	free(m->route);
+	free(m->slices);
+	free(m->replicas);
+	free(m->why);
+	free(m->capsat);
+	free(m->cap);
+	free(m->opt_gpus);
+	free(m->opt_price);
+	free(m->opt_tp);
+	free(m->opt_gpu);
+	free(m->opt_first);
+	free(m->dense);
+	free(m->own);
+	free(m);
+}
+
+double mix_plan_rate(const struct mix_plan *m)
+{
+	return m->rate_per_s;
+}
+
+int mix_plan_bucket_count(const struct mix_plan *m)
+{
+	return m->nb;
+}
+
+const struct mix_bucket *mix_plan_bucket(const struct mix_plan *m, int b)
+{
+	return b >= 0 && b < m->nb ? &m->buckets[b] : NULL;
+}
+
+int mix_plan_measure_count(const struct mix_plan *m)
+{
+	return m->ngpus * m->nb;
+}
+
+/* The workload of one replica's measurement on bucket 'b': its mean
+   lengths, fixed, at its rate. */
+static void bucket_workload(const struct mix_plan *m,
+			    const struct mix_bucket *b, struct workload *w)
+{
+	struct inference_spec *is = &w->inference;
+
+	*w = *m->wl;
+	is->prompt_tokens = (int)fmax(1.0, round(b->prompt_mean));
+	is->output_tokens = (int)fmax(1.0, round(b->output_mean));
+	is->length_dist = SIM_LEN_FIXED;
+	is->arrival = SIM_ARRIVAL_POISSON;
+	is->qps = b->rate_per_s;
+	is->concurrency = 0;
+	is->trace[0] = '\0';
+	is->trace_requests = NULL;
+	is->trace_len = 0;
+	is->replicas = WL_AUTO;
+	is->requests = WL_AUTO;
+	is->disaggregated = false;
+	is->capacity_hint_qps = 0.0;
+}
+
+/*
+ * Do 'n' replicas of 'g' at 'tp' meet the targets of 'w' (its bucket,
+ * fixed lengths) under a Poisson rate of 'share' of their saturated
+ * capacity, n x 'cap'?  Returns 1 or 0, or -1 when out of memory.
+ */
+static int fleet_meets(const struct workload *w, const struct gpu_spec *g,
+		       int tp, int n, double cap, double share,
+		       struct diag *err)
+{
+	struct workload x = *w;
+	struct infer_plan *p = malloc(sizeof(*p));
+	struct diag e;
+	int rc;
+
+	if (!p)
+		return diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
+				     "out of memory");
+	x.inference.tp = tp;
+	x.inference.replicas = n;
+	x.inference.qps = share * n * cap;
+	x.inference.capacity_hint_qps = cap;
+	diag_clear(&e);
+	if (infer_plan_make(&x, g, p, &e) != 0)
+		rc = e.kind == DIAG_NOMEM ? -1 : 0;
+	else if (p->out_of_memory)
+		rc = -1;
+	else
+		rc = p->fits && p->meets_slo && p->simulated;
+	free(p);
+	if (rc < 0)
+		diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0, "out of memory");
+	return rc;
+}
+
+/*
+ * The most requests/s a replica serves within the targets on a bucket
+ * (Melange's "maximum throughput" of a device under the SLO): measured
+ * on the fleet the bucket alone would take at saturation, n =
+ * ceil(rate / cap) replicas (at least one), so that the queueing such a
+ * fleet pools counts, as the share of their saturated capacity 'cap'
+ * that mix_share_first, halving and bisection find; 0 when even
+ * mix_share_min of it misses.  Returns 0, or -1 when out of memory.
+ */
+static int slo_rate(const struct workload *w, const struct gpu_spec *g,
+		    int tp, double cap, double *rate, struct diag *err)
+{
+	double lo = 0.0, hi = mix_share_first, s = mix_share_first;
+	double k = ceil(w->inference.qps / cap);
+	int n = k < 1.0 ? 1 : k > mix_pool_replicas_max ?
+				   mix_pool_replicas_max :
+				   (int)k;
+	int ok;
+
+	*rate = 0.0;
+	ok = fleet_meets(w, g, tp, n, cap, s, err);
+	if (ok < 0)
+		return -1;
+	if (ok) {
+		*rate = s * cap;
+		return 0;
+	}
+	for (s = 0.5; s >= mix_share_min; s *= 0.5) {
+		ok = fleet_meets(w, g, tp, n, cap, s, err);
+		if (ok < 0)
+			return -1;
+		if (ok) {
+			lo = s;
+			break;
+		}
+		hi = s;
+	}
+	if (lo <= 0.0)
+		return 0;
+	for (int i = 0; i < mix_share_steps; i++) {
+		s = 0.5 * (lo + hi);
+		ok = fleet_meets(w, g, tp, n, cap, s, err);
+		if (ok < 0)
+			return -1;
+		if (ok)
+			lo = s;
+		else
+			hi = s;
+	}
+	*rate = lo * cap;
+	return 0;
+}
+
+int mix_plan_measure(struct mix_plan *m, int u, struct diag *err)
+{
+	int d = u / m->nb, b = u % m->nb;
+	const struct mix_bucket *bk = &m->buckets[b];
+	const struct gpu_spec *g = m->gpus[d];
+	char *why = m->why[(size_t)d * m->nb + b];
+	double best = HUGE_VAL;
+	struct workload w;
+
+	bucket_workload(m, bk, &w);
+	if (m->rare[b]) {
+		w.inference.ttft_slo_s = 0.0;
+		w.inference.tpot_slo_s = 0.0;
+	}
+	for (int o = m->opt_first[d]; o < m->opt_first[d + 1]; o++) {
+		struct infer_plan p;
+		struct diag e;
+		double blocks, per, rate;
+
+		diag_clear(&e);
+		if (infer_plan_capacity(&w, g, m->opt_tp[o], &p, &e) != 0) {
+			if (e.kind == DIAG_NOMEM) {
+				*err = e;
+				return -1;
+			}
+			snprintf(why, MIX_WHY_MAX, "at tp %d: %.*s",
+				 m->opt_tp[o], MIX_WHY_MAX - 16, e.msg);
+			continue;
+		}
+		if (!p.fits || !p.meets_slo) {
+			snprintf(why, MIX_WHY_MAX, "at tp %d: %.*s",
+				 m->opt_tp[o], MIX_WHY_MAX - 16, p.why);
+			continue;
+		}
+		blocks = ceil((double)bk->tokens_max /
+			      p.fleet.engine.kv_block_tokens);
+		if (blocks > p.fleet.engine.kv_blocks) {
+			snprintf(why, MIX_WHY_MAX,
+				 "at tp %d: its longest request (%d tokens) "
+				 "needs more KV cache than a replica holds",
+				 m->opt_tp[o], bk->tokens_max);
+			continue;
+		}
+		if (!(p.fleet.capacity_qps > 0.0))
+			continue;
+		if (m->rare[b])
+			rate = mix_share_first * p.fleet.capacity_qps;
+		else if (slo_rate(&w, g, m->opt_tp[o], p.fleet.capacity_qps,
+				  &rate, err) != 0)
+			return -1;
+		if (!(rate > 0.0)) {
+			snprintf(why, MIX_WHY_MAX,
+				 "at tp %d: its replicas miss the targets even "
+				 "at %.3g of their capacity", m->opt_tp[o],
+				 mix_share_min);
+			continue;
+		}
+		m->capsat[(size_t)o * m->nb + b] = p.fleet.capacity_qps;
+		m->cap[(size_t)o * m->nb + b] = rate;
+		why[0] = '\0';
+		/* a larger tp that costs more per request/s: the ones after
+		   it are not measured */
+		per = m->opt_price[o] / rate;
+		if (per >= best)
+			break;
+		best = per;
+	}
+	return 0;
+}
+
+/* "2048-8191 prompt and 128-511 output tokens" */
+static void bucket_text(const struct mix_bucket *b, char *buf, size_t size)
+{
+	int plo, phi, olo, ohi;
+
+	mix_bucket_range(b->id, &plo, &phi, &olo, &ohi);
+	if (phi)
+		snprintf(buf, size, "%d-%d prompt ", plo, phi - 1);
+	else
+		snprintf(buf, size, "%d+ prompt ", plo);
+	if (ohi)
+		snprintf(buf + strlen(buf), size - strlen(buf),
+			 "and %d-%d output tokens", olo, ohi - 1);
+	else
+		snprintf(buf + strlen(buf), size - strlen(buf),
+			 "and %d+ output tokens", olo);
+}
+
+/* A bucket no option serves: why, each device's reason (at its largest
+   tensor-parallel size tried) as far as the message holds them. */
+static int unserved(const struct mix_plan *m, struct diag *err)
+{
+	for (int b = 0; b < m->nb; b++) {
+		bool any = false;
+		char text[96], why[320];
+		size_t len = 0;
+
+		for (int o = 0; o < m->no && !any; o++)
+			any = m->cap[(size_t)o * m->nb + b] > 0.0;
+		if (any)
+			continue;
+		why[0] = '\0';
+		for (int d = 0; d < m->ngpus && len + 40 < sizeof(why); d++) {
+			const char *w = m->why[(size_t)d * m->nb + b];
+			int k = snprintf(why + len, sizeof(why) - len,
+					 "%s%s %s", d ? "; " : "",
+					 m->gpus[d]->name,
+					 w[0] ? w : "has no capacity");
+
+			len = k < 0 ? len : len + (size_t)k;
+			if (len >= sizeof(why))
+				len = sizeof(why) - 1;
+		}
+		bucket_text(&m->buckets[b], text, sizeof(text));
+		return diag_set(err, NULL, 0, 0,
+				"no device serves the requests of %s (%.3g%% "
+				"of them): %s", text,
+				100.0 * m->buckets[b].share, why);
+	}
+	return 0;
+}
+
+int mix_plan_solve(struct mix_plan *m, struct diag *err)
+{
+	struct mix_result *r = &m->result;
+	double rates[MIX_BUCKETS];
+	struct mix_problem p;
+	struct mix_solution s;
+	int np = 0;
+
+	if (unserved(m, err) != 0)
+		return -1;
+	for (int b = 0; b < m->nb; b++)
+		rates[b] = m->buckets[b].rate_per_s;
+	p = (struct mix_problem){
+		.nb = m->nb,
+		.no = m->no,
+		.rate_per_s = rates,
+		.price_per_h = m->opt_price,
+		.cap_qps = m->cap,
+		.slices = MIX_SLICES,
+		.replicas_max = mix_pool_replicas_max,
+		.time_limit_s = mix_time_limit_s,
+	};
+	s = (struct mix_solution){ .replicas = m->replicas,
+				   .slices = m->slices };
+	if (mix_solve(&p, &s, err) != 0)
+		return -1;
+	if (mix_route(m->dense, m->nreq, m->slices, m->no, m->nb, m->route) !=
+	    0)
+		return diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
+				     "out of memory");
+	for (int o = 0; o < m->no; o++)
+		np += m->replicas[o] > 0;
+	free(r->pools);
+	memset(r, 0, sizeof(*r));
+	r->pools = calloc((size_t)np, sizeof(*r->pools));
+	if (!r->pools)
+		return diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
+				     "out of memory");
+	r->optimal = s.optimal;
+	r->ip_cost_per_h = s.cost_per_h;
+	for (int o = 0; o < m->no; o++) {
+		struct mix_pool *pl;
+		double work = 0.0;
+
+		if (m->replicas[o] <= 0)
+			continue;
+		pl = &r->pools[r->npools++];
+		pl->gpu = m->gpus[m->opt_gpu[o]];
+		pl->tp = m->opt_tp[o];
+		pl->gpus_per_replica = m->opt_gpus[o];
+		pl->price_per_h = m->opt_price[o];
+		pl->ip_replicas = pl->replicas = m->replicas[o];
+		for (int b = 0; b < m->nb; b++) {
+			size_t k = (size_t)o * m->nb + b;
+			double rate = m->buckets[b].rate_per_s *
+				      m->slices[k] / MIX_SLICES;
+
+			if (m->slices[k] <= 0)
+				continue;
+			pl->buckets++;
+			pl->rate_per_s += rate;
+			work += rate / m->cap[k];
+		}
+		pl->capacity_qps = work > 0.0 ? pl->rate_per_s / work : 0.0;
+		for (size_t i = 0; i < m->nreq; i++) {
+			if (m->route[i] != o)
+				continue;
+			pl->requests++;
+			pl->prompt_mean += m->req[i].prompt_tokens;
+			pl->output_mean += m->req[i].output_tokens;
+		}
+		if (pl->requests) {
+			pl->prompt_mean /= (double)pl->requests;
+			pl->output_mean /= (double)pl->requests;
+		}
+	}
+	return 0;
+}
+
+int mix_plan_pool_count(const struct mix_plan *m)
+{
+	return m->result.npools;
+}
+
+/* The option of pool 'pl'. */
+static int option_of(const struct mix_plan *m, const struct mix_pool *pl)
+{
+	for (int o = 0; o < m->no; o++)
+		if (m->gpus[m->opt_gpu[o]] == pl->gpu && m->opt_tp[o] == pl->tp)
+			return o;
+	return -1;
+}
+
+/* The missed percentile over its target (the larger of TTFT and TPOT);
+   0 when both are met. */
+static double miss_of(const struct workload *wl, const struct sim_result *r)
+{
+	const struct inference_spec *is = &wl->inference;
+	double m = 0.0;
+
+	if (is->ttft_slo_s > 0.0)
+		m = fmax(m, serve_ttft_at(r, is->percentile) / is->ttft_slo_s);
+	if (is->tpot_slo_s > 0.0)
+		m = fmax(m, serve_tpot_at(r, is->percentile) / is->tpot_slo_s);
+	return m;
+}
+
+/*
+ * Simulate 'n' replicas of pool 'pl' under its requests 'sub'.  Returns
+ * 0 with 'p' (p->simulated: the simulation ran), 1 when the pool cannot
+ * be planned at all (pl->why), -1 when out of memory.
+ */
+static int pool_try(const struct mix_plan *m, struct mix_pool *pl,
+		    const struct sim_request *sub, size_t nsub, int n,
+		    struct infer_plan *p, struct diag *err)
+{
+	struct workload w = *m->wl;
+	struct inference_spec *is = &w.inference;
+	struct diag e;
+
+	is->tp = pl->tp;
+	is->prompt_tokens = (int)fmax(1.0, round(pl->prompt_mean));
+	is->output_tokens = (int)fmax(1.0, round(pl->output_mean));
+	is->arrival = SIM_ARRIVAL_TRACE;
+	is->qps = 0.0;
+	is->concurrency = 0;
+	is->trace[0] = '\0';
+	is->trace_requests = sub;
+	is->trace_len = nsub;
+	is->replicas = n;
+	is->requests = WL_AUTO;
+	is->disaggregated = false;
+	is->capacity_hint_qps = pl->capacity_qps;
+	diag_clear(&e);
+	if (infer_plan_make(&w, pl->gpu, p, &e) != 0) {
+		if (e.kind == DIAG_NOMEM) {
+			*err = e;
+			return -1;
+		}
+		snprintf(pl->why, sizeof(pl->why), "%.250s", e.msg);
+		return 1;
+	}
+	if (p->out_of_memory)
+		return diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
+				     "out of memory");
+	return 0;
+}
+
+/* Keep the simulation of 'p' of 'n' replicas in 'pl'. */
+static void pool_keep(struct mix_pool *pl, const struct infer_plan *p, int n)
+{
+	pl->replicas = n;
+	pl->simulated = p->simulated;
+	if (p->simulated)
+		pl->sim = p->fleet.sim;
+	pl->meets = p->fits && p->meets_slo && p->simulated;
+	if (pl->meets)
+		pl->why[0] = '\0';
+	else
+		snprintf(pl->why, sizeof(pl->why), "%.250s",
+			 p->why[0] ? p->why : "does not meet the targets");
+}
+
+int mix_plan_simulate(struct mix_plan *m, int i, struct diag *err)
+{
+	struct mix_pool *pl = &m->result.pools[i];
+	struct sim_request *sub;
+	struct infer_plan *p;
+	int o = option_of(m, pl), rc = 0, stalls = 0;
+	long long lo, hi, floor_n;
+	double least;
+	double prev = HUGE_VAL;
+	size_t k = 0;
+
+	if (o < 0 || pl->requests == 0) {
+		/* slices too thin to hold a request of the draw */
+		pl->meets = true;
+		return 0;
+	}
+	sub = malloc(pl->requests * sizeof(*sub));
+	p = malloc(sizeof(*p));
+	if (!sub || !p) {
+		rc = diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
+				   "out of memory");
+		goto out_free;
+	}
+	for (size_t j = 0; j < m->nreq; j++)
+		if (m->route[j] == o)
+			sub[k++] = m->req[j];
+	hi = pl->ip_replicas;
+	lo = hi - 1;
+	/* fewer than the saturated capacities hold cannot keep up */
+	least = 0.0;
+	for (int b = 0; b < m->nb; b++) {
+		size_t c = (size_t)o * m->nb + b;
+
+		if (m->slices[c] > 0)
+			least += m->buckets[b].rate_per_s * m->slices[c] /
+				 MIX_SLICES / m->capsat[c];
+	}
+	floor_n = (long long)ceil(least - 1e-9);
+	if (floor_n < 1)
+		floor_n = 1;
+	for (;;) {
+		double miss;
+
+		rc = pool_try(m, pl, sub, k, (int)hi, p, err);
+		if (rc != 0)
+			goto out_rc;
+		pool_keep(pl, p, (int)hi);
+		if (pl->meets || !p->simulated)
+			break;
+		miss = miss_of(m->wl, &p->fleet.sim);
+		if (miss > prev * (1.0 - mix_min_gain)) {
+			if (++stalls >= 2)
+				break;
+		} else {
+			stalls = 0;
+		}
+		prev = miss;
+		if (hi >= mix_pool_replicas_max)
+			break;
+		lo = hi;
+		hi = stalls > 0 || miss > 2.0 ? 2 * hi : hi + (hi + 3) / 4;
+		if (hi > mix_pool_replicas_max)
+			hi = mix_pool_replicas_max;
+	}
+	if (!pl->meets)
+		goto out_free;
+	/* the program's replicas met the targets at once: fewer may too,
+	   down to what the saturated capacities need (a pool of several
+	   buckets, or more replicas than one bucket's measure, pools its
+	   queue better than the measurements did) */
+	if (hi == pl->ip_replicas)
+		lo = floor_n - 1;
+	/* the fewest between the last that missed and the first that met */
+	while (hi - lo > 1) {
+		long long mid = lo + (hi - lo) / 2;
+		struct mix_pool keep = *pl;
+
+		rc = pool_try(m, pl, sub, k, (int)mid, p, err);
+		if (rc != 0)
+			goto out_rc;
+		pool_keep(pl, p, (int)mid);
+		if (pl->meets) {
+			hi = mid;
+		} else {
+			*pl = keep;
+			lo = mid;
+		}
+	}
+	goto out_free;
+out_rc:
+	if (rc > 0) {
+		/* the pool cannot be planned: pl->why says why */
+		pl->meets = false;
+		rc = 0;
+	}
+out_free:
+	free(p);
+	free(sub);
+	return rc;
+}
+
+int mix_plan_slices(const struct mix_plan *m, int b, int i)
+{
+	int o;
+
+	if (b < 0 || b >= m->nb || i < 0 || i >= m->result.npools)
+		return 0;
+	o = option_of(m, &m->result.pools[i]);
+	return o < 0 ? 0 : m->slices[(size_t)o * m->nb + b];
+}
+
+const struct mix_result *mix_plan_result(struct mix_plan *m)
+{
+	struct mix_result *r = &m->result;
+
+	r->cost_per_h = 0.0;
+	r->gpus = 0;
+	r->replicas = 0;
+	r->meets = true;
+	r->why[0] = '\0';
+	for (int i = 0; i < r->npools; i++) {
+		const struct mix_pool *pl = &r->pools[i];
+
+		r->cost_per_h += pl->replicas * pl->price_per_h;
+		r->gpus += pl->replicas * pl->gpus_per_replica;
+		r->replicas += pl->replicas;
+		if (!pl->meets && r->meets) {
+			r->meets = false;
+			snprintf(r->why, sizeof(r->why), "%s at tp %d: %.200s",
+				 pl->gpu->name, pl->tp, pl->why);
+		}
+	}
+	return r;
+}
+
+int mix_plan_run(const struct workload *wl, const struct gpu_spec *const *gpus,
+		 int n, struct mix_plan **out, struct diag *err)
+{
+	struct mix_plan *m;
+
+	if (mix_plan_new(wl, gpus, n, &m, err) != 0)
+		return -1;
+	for (int u = 0; u < mix_plan_measure_count(m); u++)
+		if (mix_plan_measure(m, u, err) != 0)
+			goto fail;
+	if (mix_plan_solve(m, err) != 0)
+		goto fail;
+	for (int i = 0; i < mix_plan_pool_count(m); i++)
+		if (mix_plan_simulate(m, i, err) != 0)
+			goto fail;
+	(void)mix_plan_result(m);
+	*out = m;
+	return 0;
+fail:
+	mix_plan_free(m);
+	return -1;
+}

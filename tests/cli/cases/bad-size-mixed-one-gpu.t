@@ -1,0 +1,2 @@
+args: size examples/llama3-8b-mixed.ini --mixed --gpu H100-SXM
+exit: 2

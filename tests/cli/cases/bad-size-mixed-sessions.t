@@ -1,0 +1,2 @@
+args: size examples/llama3-8b-chat.ini --mixed --gpu H100-SXM,L4
+exit: 2
