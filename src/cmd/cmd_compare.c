@@ -350,6 +350,9 @@ static void add_row(struct record *rec, const struct compare_row *r,
 		rec_num(rec, "inference", "cost_usd_per_million_output_tokens",
 			"$/M out", p->cost_usd_per_million_output_tokens,
 			UNIT_MONEY, 0);
+		rec_num(rec, "inference", "output_tokens_per_s_per_mw",
+			"tok/s/MW", p->output_tokens_per_s_per_mw, UNIT_COUNT,
+			0);
 		/* what the prefix cache found, when the load was simulated
 		   with one (specs/models.md 10.9.19) */
 		if (p->simulated && p->fleet.engine.prefix_caching &&
@@ -367,12 +370,14 @@ static void add_row(struct record *rec, const struct compare_row *r,
 			"gpus_total", "energy_j_per_token",
 			"cost_usd_per_million_tokens",
 			"cost_usd_per_million_input_tokens",
-			"cost_usd_per_million_output_tokens", "prefix_hit_rate",
+			"cost_usd_per_million_output_tokens",
+			"output_tokens_per_s_per_mw", "prefix_hit_rate",
 		};
 		static const char *const labels[] = {
 			"inf tp", "batch", "max batch", "TTFT", "TPOT",
 			"tok/s/GPU", "replicas", "inf GPUs", "J/token",
-			"$/Mtok", "$/M in", "$/M out", "prefix hits",
+			"$/Mtok", "$/M in", "$/M out", "tok/s/MW",
+			"prefix hits",
 		};
 		static const int grid[] = { 0,
 					    RF_GRID | RF_WIDE,
@@ -384,6 +389,7 @@ static void add_row(struct record *rec, const struct compare_row *r,
 					    RF_GRID | RF_WIDE,
 					    RF_GRID | RF_WIDE,
 					    RF_GRID,
+					    0,
 					    0,
 					    0,
 					    0 };

@@ -451,6 +451,9 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 	rec_num(rec, NULL, "prefill_time_fraction",
 		"  GPU time in prefill", p->prefill_time_fraction,
 		UNIT_KIND_COUNT, RF_PERCENT);
+	rec_num(rec, NULL, "output_tokens_per_s_per_mw",
+		"output tokens/s per MW", p->output_tokens_per_s_per_mw,
+		UNIT_COUNT, 0);
 	rec_num(rec, NULL, "cost_usd_per_month", "cost per month (fleet)",
 		p->cost_usd_per_month, UNIT_MONEY, 0);
 	cli_rec_price(rec, &p->cluster, 0);

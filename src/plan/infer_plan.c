@@ -526,6 +526,30 @@ static void phase_costs(const struct workload *wl, struct infer_plan *p)
 		in > 0.0 ? gpus * usd_per_s * f / in * 1e6 : 0.0;
 	p->cost_usd_per_million_output_tokens =
 		out > 0.0 ? gpus * usd_per_s * (1.0 - f) / out * 1e6 : 0.0;
+	/* tokens per provisioned MW: the fleet's rate over its replicas'
+	   power (the offered rate when it keeps up, as the blended cost) */
+	{
+		double w = infer_plan_replica_w(p) * gpus /
+			   infer_gpus_per_replica(c);
+		double rate = p->simulated && p->fleet.load.arrival ==
+							 SIM_ARRIVAL_POISSON &&
+					      !p->fleet.overloaded ?
+				      is->qps * is->output_tokens :
+				      out;
+
+		p->output_tokens_per_s_per_mw = w > 0.0 ? rate / (w / 1e6) :
+							  0.0;
+	}
+}
+
+double infer_plan_replica_w(const struct infer_plan *p)
+{
+	double gpu = p->gpu->tdp_w;
+
+	if (p->config.power_cap_w > 0.0 && p->config.power_cap_w < gpu)
+		gpu = p->config.power_cap_w;
+	return gpu * infer_gpus_per_replica(&p->config) *
+	       (1.0 + p->cluster.host_overhead) * p->cluster.pue;
 }
 
 /* Is plan 'a' better than 'b': feasible first, then fewer GPUs for the

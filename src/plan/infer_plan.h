@@ -52,6 +52,10 @@ struct infer_plan {
 	double prefill_time_fraction;
 	double cost_usd_per_million_input_tokens;
 	double cost_usd_per_million_output_tokens;
+	/* output tokens/s per MW of provisioned facility power (a replica's
+	   GPUs at TDP or the power cap, hosts, PUE: infer_plan_replica_w):
+	   the fleet's at the planned load, or a replica at full batch */
+	double output_tokens_per_s_per_mw;
 	double cost_usd_per_month; /* the gpus_total GPUs rented for
 				      ENERGY_HOURS_PER_MONTH hours */
 	unsigned chosen;      /* bits (1u << enum infer_choice) */
@@ -149,6 +153,11 @@ int infer_plan_make_progress(const struct workload *wl,
  */
 int infer_plan_capacity(const struct workload *wl, const struct gpu_spec *g,
 			int tp, struct infer_plan *p, struct diag *err);
+
+/* The facility power one replica of 'p' is provisioned for, W: its GPUs
+   at TDP (the power cap, when lower), their share of the hosts, the PUE
+   (specs/models.md 10.9.21). */
+double infer_plan_replica_w(const struct infer_plan *p);
 
 /*
  * For an infeasible plan: what would meet it, as text for people:

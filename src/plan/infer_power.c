@@ -11,19 +11,6 @@
 static const double watts_per_mw = 1e6;
 static const double joules_per_mwh = 3.6e9;
 
-/* The facility power a replica of plan 'p' is provisioned for: its GPUs
-   at their TDP (the power cap, when lower), their share of the hosts and
-   the PUE, as run_cost_eval counts a running job (model_energy.c). */
-static double replica_w(const struct infer_plan *p)
-{
-	double gpu = p->gpu->tdp_w;
-
-	if (p->config.power_cap_w > 0.0 && p->config.power_cap_w < gpu)
-		gpu = p->config.power_cap_w;
-	return gpu * infer_gpus_per_replica(&p->config) *
-	       (1.0 + p->cluster.host_overhead) * p->cluster.pue;
-}
-
 /* Plan 'base' at rate 'qps' on 'replicas' replicas of its tp and batch;
    0 with 'p', or -1 with a message. */
 static int plan_at(const struct workload *base, const struct infer_plan *p0,
@@ -63,7 +50,7 @@ int infer_plan_power_fit(const struct workload *wl, const struct gpu_spec *g,
 	progress_hook_call(hook, 0, INFER_POWER_STEPS_MAX + 1, "planning");
 	if (infer_plan_make(wl, g, &p0, err) != 0)
 		return -1;
-	out->replica_w = replica_w(&p0);
+	out->replica_w = infer_plan_replica_w(&p0);
 	n = (int)fmin(floor(budget_w / out->replica_w), SERVE_REPLICAS_MAX);
 	out->replicas = n;
 	out->plan = p0;
