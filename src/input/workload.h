@@ -433,6 +433,8 @@ struct inference_spec {
 				     prefix */
 	int shared_prefix_tokens; /* leading prompt tokens every request
 				     shares (system prompt, tools) */
+	int prefix_groups;        /* distinct shared prefixes, a request's
+				     (a session's) one of them; 1 */
 	int prefix_caching;       /* 0/1; WL_AUTO_NEG: as the engine */
 	double kv_offload_memory_bytes; /* host tier of the prefix cache, per
 					   replica; 0: none */

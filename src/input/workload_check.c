@@ -459,6 +459,11 @@ static int check_serving_modes(const struct inference_spec *is,
 				"'inference.turns' builds sessions from the "
 				"load; a trace's requests are replayed as they "
 				"are");
+	if (is->prefix_groups > 1 && is->shared_prefix_tokens <= 0)
+		return diag_set(err, file, 0, 0,
+				"'inference.prefix_groups' are groups of "
+				"requests that share a prefix: give "
+				"'inference.shared_prefix_tokens'");
 	if (is->shared_prefix_tokens > 0 &&
 	    is->shared_prefix_tokens >= is->prompt_tokens)
 		return diag_set(err, file, 0, 0,
@@ -597,6 +602,7 @@ static const struct {
 	{ "inference", "turn_tokens", KIND_T },
 	{ "inference", "shared_prefix_tokens", KIND_T },
 	{ "inference", "prefix_caching", KIND_T },
+	{ "inference", "prefix_groups", KIND_T },
 	{ "inference", "routing", KIND_T },
 	{ "inference", "kv_offload_memory", KIND_T },
 	{ "inference", "kv_offload_storage", KIND_T },

@@ -465,6 +465,8 @@ const struct wl_key wl_keys[] = {
 	KEY_INT("inference", "shared_prefix_tokens",
 		inference.shared_prefix_tokens, 0, 0, WL_TOKENS_MAX,
 		"leading prompt tokens every request shares"),
+	KEY_INT("inference", "prefix_groups", inference.prefix_groups, 0, 1,
+		1000000, "distinct shared prefixes, each request one of them"),
 	KEY_TRI("inference", "prefix_caching", inference.prefix_caching,
 		"KV blocks of earlier prompts reused (auto: the engine's)"),
 	KEY_QTYM("inference", "kv_offload_memory",
@@ -696,6 +698,7 @@ void workload_init(struct workload *wl)
 	wl->inference.draft_cost_ratio = WL_DRAFT_COST_RATIO;
 	wl->inference.disaggregated = false;
 	wl->inference.turns = 1;
+	wl->inference.prefix_groups = 1;
 	wl->inference.turn_tokens = WL_AUTO;
 	wl->inference.prefix_caching = WL_AUTO_NEG;
 	wl->inference.routing = WL_AUTO_NEG;

@@ -537,8 +537,10 @@ static void phase_costs(const struct workload *wl, struct infer_plan *p)
 				      is->qps * is->output_tokens :
 				      out;
 
-		p->output_tokens_per_s_per_mw = w > 0.0 ? rate / (w / 1e6) :
-							  0.0;
+		p->output_tokens_per_s_per_mw =
+			w > 0.0 && isfinite(rate / (w / 1e6)) ?
+				rate / (w / 1e6) :
+				0.0;
 	}
 }
 
@@ -546,8 +548,9 @@ double infer_plan_replica_w(const struct infer_plan *p)
 {
 	double gpu = p->gpu->tdp_w;
 
+	/* a cap below idle draws idle power all the same */
 	if (p->config.power_cap_w > 0.0 && p->config.power_cap_w < gpu)
-		gpu = p->config.power_cap_w;
+		gpu = fmax(p->config.power_cap_w, p->gpu->idle_w);
 	return gpu * infer_gpus_per_replica(&p->config) *
 	       (1.0 + p->cluster.host_overhead) * p->cluster.pue;
 }

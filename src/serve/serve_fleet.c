@@ -197,6 +197,7 @@ int serve_fleet_init(const struct workload *wl, const struct arch *a,
 	l->turns = is->turns > 1 ? is->turns : 1;
 	l->think_time_s = is->think_time_s;
 	l->shared_prefix_tokens = is->shared_prefix_tokens;
+	l->prefix_groups = is->prefix_groups;
 	l->session_routing = is->routing == 1 ||
 			     (is->routing == WL_AUTO_NEG && e->prefix_caching);
 	l->turn_tokens_mean = is->turn_tokens != WL_AUTO ?

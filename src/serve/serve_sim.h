@@ -126,6 +126,9 @@ struct sim_load {
 	int shared_prefix_tokens;   /* leading prompt tokens every request
 				       shares (a system prompt): the same
 				       content, a prefix-cache hit */
+	int prefix_groups;          /* > 1: that many different shared
+				       prefixes, a request (a session) has
+				       one of them, spread evenly */
 	bool phase_split;           /* measure prefill_time_fraction (a few
 				       more step evaluations a mixed step) */
 	bool session_routing;       /* a session's later turns go to the

@@ -67,7 +67,15 @@ uint64_t sim_unit_key(const struct sim *s, int q, long long i)
 				     (uint64_t)(i - j * b / u));
 	}
 	if ((i + 1) * u <= (long long)l->shared_prefix_tokens)
-		ns = 0;
+		/* the shared prefix of its group (a session's, or its own
+		   when no sessions), spread by a hash of the id */
+		ns = l->prefix_groups > 1 ?
+			     ((uint64_t)5 << 40) +
+				     mix64(s->req_session ?
+						   (uint64_t)s->req_session[q] :
+						   (uint64_t)q) %
+					     (uint64_t)l->prefix_groups :
+			     0;
 	else if (s->req_session)
 		ns = 1u + (uint64_t)s->req_session[q];
 	else

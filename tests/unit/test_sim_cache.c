@@ -360,6 +360,27 @@ static void test_storage_tier(void **state)
 	assert_true(b.offload_load_mean_s > a.offload_load_mean_s);
 }
 
+/*
+ * Prompts of 1100 tokens behind a 1000-token prefix: one prefix for all
+ * is found by nearly every request; 200 different ones (prefix_groups)
+ * do not fit a cache of 2000 blocks (200 x 62) and are mostly lost
+ * between two requests of the same group.
+ */
+static void test_prefix_groups(void **state)
+{
+	struct sim_engine on = engine(true, 2000);
+	struct sim_load l = poisson(10.0, 2000, 1100, 8);
+	struct sim_result one, many;
+
+	(void)state;
+	l.shared_prefix_tokens = 1000;
+	one = run(&on, &l);
+	l.prefix_groups = 200;
+	many = run(&on, &l);
+	assert_true(one.prefix_hit_rate > 0.85);
+	assert_true(many.prefix_hit_rate < 0.5 * one.prefix_hit_rate);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_host_tier_recovers),
 		cmocka_unit_test(test_trace_block_ids),
 		cmocka_unit_test(test_storage_tier),
+		cmocka_unit_test(test_prefix_groups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
