@@ -148,6 +148,10 @@ struct sim {
 	int rr[2];              /* router: where each pool's tie scan starts */
 	gsl_rng *spec_rng;      /* speculative decoding: drafts accepted */
 	struct replica *r;
+	int *kick;              /* replicas routed to since the last
+				   start_idle, each once */
+	unsigned char *kicked;  /* per replica: in 'kick' */
+	int n_kick;
 	int *ev;                /* busy replicas, a heap by t_end */
 	int *ev_pos;            /* a replica's place in it, or -1 */
 	double *ev_t;           /* the heap's keys */

@@ -1009,6 +1009,11 @@ static void route_to(struct sim *s, int q, int pool)
 	s->state[q] = SEQ_WAITING;
 	s->r[best].outstanding++;
 	deque_push_back(&s->r[best].wait, q);
+	if (!s->kicked[best]) {
+		/* start_idle looks at it */
+		s->kicked[best] = 1;
+		s->kick[s->n_kick++] = best;
+	}
 }
 
 /* A new request goes to the first pool. */
