@@ -222,12 +222,17 @@ static int serving_table(FILE *out, const struct report_page *pg,
 			rec_num(rec, NULL, "j", "J per token",
 				p->result.energy_j_per_token, UNIT_ENERGY,
 				RF_GRID);
+			rec_num(rec, NULL, "tpmw", "tokens/s per MW",
+				p->output_tokens_per_s_per_mw, UNIT_COUNT,
+				RF_GRID);
 		} else {
 			rec_null(rec, NULL, "tps", "tokens/s per GPU",
 				 RF_GRID);
 			rec_null(rec, NULL, "usd_mtok", "$ per M tokens",
 				 RF_GRID);
 			rec_null(rec, NULL, "j", "J per token", RF_GRID);
+			rec_null(rec, NULL, "tpmw", "tokens/s per MW",
+				 RF_GRID);
 		}
 		rec_str(rec, NULL, "why", "why not", ok ? "" : r->infer_why,
 			RF_GRID | RF_REASON);
@@ -375,7 +380,9 @@ static int assumptions_table(FILE *out, const struct report_page *pg,
 		const struct report_row *r = &pg->rows[i];
 		const struct gpu_spec *g = r->gpu;
 		struct record *rec = report_add_record(&rep);
-		const struct cluster *cl = r->train_rc == 0 ?
+		/* a workload that only serves resolves the cluster for its
+		   price too (cmd_report.c) */
+		const struct cluster *cl = r->train_rc == 0 || pg->serving_only ?
 						   &r->train.cluster :
 						   NULL;
 
