@@ -7,13 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plot_script_internal.h"
 #include "units.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Start the next clause of a plot command: "plot " or ", \" and a new
    line. */
-static void clause(FILE *out, int *n)
+void ps_clause(FILE *out, int *n)
 {
 	fputs(*n == 0 ? "plot " : ", \\\n     ", out);
 	(*n)++;
@@ -21,7 +22,7 @@ static void clause(FILE *out, int *n)
 
 /* " lc rgb '#RRGGBB'" of a series (its device's colour), or its line
    type. */
-static void put_lc(FILE *out, const struct plot_series *s)
+void ps_put_lc(FILE *out, const struct plot_series *s)
 {
 	if (s->rgb[0])
 		fprintf(out, " lc rgb '%s'", s->rgb);
@@ -29,7 +30,7 @@ static void put_lc(FILE *out, const struct plot_series *s)
 		fprintf(out, " lc %d", s->color > 0 ? s->color : 1);
 }
 
-static int series_pt(const struct plot_series *s)
+int ps_series_pt(const struct plot_series *s)
 {
 	return s->pt > 0 ? s->pt : 7;
 }
@@ -49,7 +50,7 @@ static void set_title(FILE *out, const struct plot_chart *c)
 
 /* Smallest and largest positive finite value of column 'col' over the
    series of 'role' (-1: every role); false when there is none. */
-static bool column_range(const struct plot_chart *c, int col, int role,
+bool ps_column_range(const struct plot_chart *c, int col, int role,
 			 double *lo, double *hi)
 {
 	bool any = false;
@@ -134,7 +135,7 @@ static void log_axis_exact(FILE *out, const char *axis, double a, double b,
 
 /* A log axis ranged to [lo, hi] with a margin (LOG_AXIS_MARGIN), tics as
    log_axis_exact's. */
-static void log_axis(FILE *out, const char *axis, double lo, double hi,
+void ps_log_axis(FILE *out, const char *axis, double lo, double hi,
 		     bool money)
 {
 	log_axis_exact(out, axis, lo / LOG_AXIS_MARGIN, hi * LOG_AXIS_MARGIN,
@@ -180,7 +181,7 @@ static void pow2_axis(FILE *out, const struct plot_chart *c, int col,
 	char label[32];
 	int sep = 0;
 
-	if (!column_range(c, col, -1, &lo, &hi))
+	if (!ps_column_range(c, col, -1, &lo, &hi))
 		return;
 	while (log(hi / lo) / log(step) + 1.0 > most)
 		step *= 2.0;
@@ -235,7 +236,7 @@ static double column_max(const struct plot_chart *c, int col)
 {
 	double lo = 0.0, hi = 0.0;
 
-	return column_range(c, col, -1, &lo, &hi) ? hi : 0.0;
+	return ps_column_range(c, col, -1, &lo, &hi) ? hi : 0.0;
 }
 
 /* A unit of energy for values up to 'hi' joules: its factor and name. */
@@ -261,7 +262,7 @@ static void key_note(FILE *out, const struct plot_chart *c, int *n)
 {
 	if (!c->note[0])
 		return;
-	clause(out, n);
+	ps_clause(out, n);
 	fputs("keyentry with lines lt nodraw title ", out);
 	plot_quote(out, c->note);
 }
@@ -278,25 +279,25 @@ static void script_scaling_sample(FILE *out, const struct plot_chart *c)
 	      "set key inside left bottom vertical font ',9' spacing 1.1 opaque box lc rgb '#cccccc'\n",
 	      out);
 	gpu_axis(out, c);
-	if (column_range(c, 1, -1, &lo, &hi))
-		log_axis(out, "y", lo / 1.5, hi * 1.2, false);
+	if (ps_column_range(c, 1, -1, &lo, &hi))
+		ps_log_axis(out, "y", lo / 1.5, hi * 1.2, false);
 	for (size_t i = 0; i < c->nseries; i++) {
 		const struct plot_series *s = &c->series[i];
 		int b = plot_series_block(c, i);
 
 		if (b < 0)
 			continue;
-		clause(out, &n);
+		ps_clause(out, &n);
 		fprintf(out, "data index %d using 1:2 with linespoints", b);
-		put_lc(out, s);
-		fprintf(out, " lw 2 pt %d ps 1.1 title ", series_pt(s));
+		ps_put_lc(out, s);
+		fprintf(out, " lw 2 pt %d ps 1.1 title ", ps_series_pt(s));
 		plot_quote(out, s->label);
-		clause(out, &n);
+		ps_clause(out, &n);
 		fprintf(out, "data index %d using 1:3 with lines", b);
-		put_lc(out, s);
+		ps_put_lc(out, s);
 		fputs(" lw 1 dt 2 notitle", out);
 	}
-	clause(out, &n);
+	ps_clause(out, &n);
 	fputs("keyentry with lines lc rgb '#666666' lw 1 dt 2 "
 	      "title 'dashed: ideal (best rate per GPU)'", out);
 	key_note(out, c, &n);
@@ -305,7 +306,7 @@ static void script_scaling_sample(FILE *out, const struct plot_chart *c)
 		char t[48];
 
 		units_format(t, sizeof(t), c->deadline_s, UNIT_TIME, 4);
-		clause(out, &n);
+		ps_clause(out, &n);
 		fprintf(out, "%.6g/x with lines lc rgb '#B00000' lw 2 dt 4 "
 			     "title 'deadline %s: rate needed'",
 			c->samples / c->deadline_s, t);
@@ -334,12 +335,12 @@ static void script_scaling(FILE *out, const struct plot_chart *c,
 		     "restarts included'\n", tu.name);
 	fputs("set key top right font ',10' spacing 1.1\n", out);
 	gpu_axis(out, c);
-	if (column_range(c, 1, -1, &lo, &hi)) {
+	if (ps_column_range(c, 1, -1, &lo, &hi)) {
 		if (c->deadline_days > 0.0) {
 			lo = fmin(lo, c->deadline_days);
 			hi = fmax(hi, c->deadline_days);
 		}
-		log_axis(out, "y", lo * tu.per_day, hi * tu.per_day, false);
+		ps_log_axis(out, "y", lo * tu.per_day, hi * tu.per_day, false);
 	}
 	for (size_t i = 0; i < c->nseries; i++) {
 		const struct plot_series *s = &c->series[i];
@@ -347,25 +348,25 @@ static void script_scaling(FILE *out, const struct plot_chart *c,
 
 		if (b < 0)
 			continue;
-		clause(out, &n);
+		ps_clause(out, &n);
 		fprintf(out, "data index %d using 1:%s with linespoints", b,
 			scaled_col(y, sizeof(y), 2, tu.per_day));
-		put_lc(out, s);
-		fprintf(out, " lw 2 pt %d ps 1.1 title ", series_pt(s));
+		ps_put_lc(out, s);
+		fprintf(out, " lw 2 pt %d ps 1.1 title ", ps_series_pt(s));
 		plot_quote(out, s->label);
-		clause(out, &n);
+		ps_clause(out, &n);
 		fprintf(out, "data index %d using 1:%s with lines", b,
 			scaled_col(y, sizeof(y), 3, tu.per_day));
-		put_lc(out, s);
+		ps_put_lc(out, s);
 		fputs(" lw 1 dt 2 notitle", out);
 	}
-	clause(out, &n);
+	ps_clause(out, &n);
 	fputs("keyentry with lines lc rgb '#666666' lw 1 dt 2 "
 	      "title 'dashed: ideal linear scaling from each device''s "
 	      "most efficient point'", out);
 	key_note(out, c, &n);
 	if (c->deadline_days > 0.0) {
-		clause(out, &n);
+		ps_clause(out, &n);
 		fprintf(out, "%.6g with lines lc rgb '#B00000' lw 2 dt 4 "
 			     "title 'deadline (%.6g %s)'",
 			c->deadline_days * tu.per_day,
@@ -547,17 +548,17 @@ static void script_cost_time(FILE *out, const struct plot_chart *c,
 		c->per_sample ? "training cost per million samples (USD)" :
 				"cost (USD)");
 	fputs("set key top right font ',10'\n", out);
-	if (column_range(c, 0, -1, &xlo, &xhi)) {
+	if (ps_column_range(c, 0, -1, &xlo, &xhi)) {
 		if (c->deadline_days > 0.0)
 			xhi = fmax(xhi, c->deadline_days);
-		log_axis(out, "x", xlo * tu.per_day, xhi * tu.per_day, false);
+		ps_log_axis(out, "x", xlo * tu.per_day, xhi * tu.per_day, false);
 	}
-	if (column_range(c, 1, -1, &ylo, &yhi)) {
+	if (ps_column_range(c, 1, -1, &ylo, &yhi)) {
 		if (budget > 0.0) {
 			ylo = fmin(ylo, budget);
 			yhi = fmax(yhi, budget);
 		}
-		log_axis(out, "y", ylo, yhi, true);
+		ps_log_axis(out, "y", ylo, yhi, true);
 	}
 	if (c->deadline_days > 0.0)
 		fprintf(out, "set arrow from %.6g, graph 0 to %.6g, graph 1 "
@@ -586,7 +587,7 @@ static void script_cost_time(FILE *out, const struct plot_chart *c,
 
 		if (b < 0)
 			continue;
-		clause(out, &n);
+		ps_clause(out, &n);
 		if (s->role == PLOT_ROLE_FRONT) {
 			fprintf(out, "data index %d using %s:2 with lines "
 				     "lc rgb '#000000' lw 1.5 title ", b,
@@ -595,13 +596,13 @@ static void script_cost_time(FILE *out, const struct plot_chart *c,
 		} else {
 			fprintf(out, "data index %d using %s:2 with points",
 				b, scaled_col(x, sizeof(x), 1, tu.per_day));
-			put_lc(out, s);
-			fprintf(out, " pt %d ps 1.3 title ", series_pt(s));
+			ps_put_lc(out, s);
+			fprintf(out, " pt %d ps 1.3 title ", ps_series_pt(s));
 			plot_quote(out, s->label);
 		}
 	}
 	if (c->deadline_days > 0.0) {
-		clause(out, &n);
+		ps_clause(out, &n);
 		fprintf(out, "keyentry with lines lc rgb '#B00000' lw 2 dt 4 "
 			     "title 'deadline (%.6g %s)'",
 			c->deadline_days * tu.per_day, tu.name);
@@ -611,7 +612,7 @@ static void script_cost_time(FILE *out, const struct plot_chart *c,
 
 		units_format(money, sizeof(money), c->budget_usd, UNIT_MONEY,
 			     4);
-		clause(out, &n);
+		ps_clause(out, &n);
 		fprintf(out, "%.6g with lines lc rgb '#7F3C8D' lw 2 dt 5 "
 			     "title 'budget (%s%s)'",
 			budget, money,
@@ -701,12 +702,12 @@ static void script_memory(FILE *out, const struct plot_chart *c,
 	if (b < 0)
 		b = 0;
 	for (int j = 0; j < (int)N_ELEMS(layers); j++) {
-		clause(out, &n);
+		ps_clause(out, &n);
 		fprintf(out, "data index %d using %d lc rgb '%s' title ", b,
 			j + 2, layers[j].rgb);
 		plot_quote(out, layers[j].name);
 	}
-	clause(out, &n);
+	ps_clause(out, &n);
 	fprintf(out, "data index %d using ($1-0.4):7:(0.8):(0) with vectors "
 		     "nohead lw 4 lc rgb '#D00000' title 'capacity'\n", b);
 }
@@ -733,10 +734,10 @@ static void script_roofline(FILE *out, const struct plot_chart *c,
 	      out);
 	/* the roofs span the intensities the chart shows (plot_build.c: a
 	   decade around the points and ridge points): the axis is theirs */
-	if (column_range(c, 1, PLOT_ROLE_DEVICE, &lo, &hi))
+	if (ps_column_range(c, 1, PLOT_ROLE_DEVICE, &lo, &hi))
 		log_axis_exact(out, "x", lo, hi, false);
-	if (column_range(c, 2, -1, &lo, &hi))
-		log_axis(out, "y", lo, hi, false);
+	if (ps_column_range(c, 2, -1, &lo, &hi))
+		ps_log_axis(out, "y", lo, hi, false);
 	for (size_t i = 0; i < c->nseries; i++) {
 		const struct plot_series *s = &c->series[i];
 		int b = plot_series_block(c, i);
@@ -744,9 +745,9 @@ static void script_roofline(FILE *out, const struct plot_chart *c,
 		if (b < 0)
 			continue;
 		if (s->role != PLOT_ROLE_POINTS) {
-			clause(out, &n);
+			ps_clause(out, &n);
 			fprintf(out, "data index %d using 2:3 with lines", b);
-			put_lc(out, s);
+			ps_put_lc(out, s);
 			fputs(" lw 2 title ", out);
 			plot_quote(out, s->label);
 			continue;
@@ -759,18 +760,18 @@ static void script_roofline(FILE *out, const struct plot_chart *c,
 			if (!has)
 				continue;
 			used[p] = true;
-			clause(out, &n);
+			ps_clause(out, &n);
 			fprintf(out, "data index %d using 2:($1==%d?$3:NaN) "
 				     "with points",
 				b, p);
-			put_lc(out, s);
+			ps_put_lc(out, s);
 			fprintf(out, " pt %d ps 1.8 notitle", phases[p].pt);
 		}
 	}
 	for (int p = 0; p < (int)N_ELEMS(phases); p++) {
 		if (!used[p])
 			continue;
-		clause(out, &n);
+		ps_clause(out, &n);
 		fprintf(out, "keyentry with points lc rgb '#404040' pt %d "
 			     "ps 1.6 title ", phases[p].pt);
 		plot_quote(out, phases[p].name);
@@ -791,15 +792,15 @@ static void latency_panel(FILE *out, const struct plot_chart *c, int col,
 
 		if (b < 0)
 			continue;
-		clause(out, &n);
+		ps_clause(out, &n);
 		fprintf(out, "data index %d using 2:%d with linespoints", b,
 			col);
-		put_lc(out, s);
-		fprintf(out, " lw 2 pt %d title ", series_pt(s));
+		ps_put_lc(out, s);
+		fprintf(out, " lw 2 pt %d title ", ps_series_pt(s));
 		plot_quote(out, s->label);
 	}
 	if (slo_ms > 0.0 && isfinite(slo_ms)) {
-		clause(out, &n);
+		ps_clause(out, &n);
 		fprintf(out, "%.6g with lines lc rgb '#B00000' dt 4 lw 2 "
 			     "title '%s SLO (%.6g ms)'", slo_ms, what, slo_ms);
 	}
@@ -813,14 +814,14 @@ static void latency_range(FILE *out, const struct plot_chart *c, int col,
 {
 	double lo = 1, hi = 1;
 
-	if (column_range(c, 1, -1, &lo, &hi))
-		log_axis(out, "x", lo, hi, false);
-	if (column_range(c, col, -1, &lo, &hi)) {
+	if (ps_column_range(c, 1, -1, &lo, &hi))
+		ps_log_axis(out, "x", lo, hi, false);
+	if (ps_column_range(c, col, -1, &lo, &hi)) {
 		if (slo_ms > 0.0 && isfinite(slo_ms)) {
 			lo = fmin(lo, slo_ms);
 			hi = fmax(hi, slo_ms);
 		}
-		log_axis(out, "y", lo, hi, false);
+		ps_log_axis(out, "y", lo, hi, false);
 	}
 }
 
@@ -883,15 +884,15 @@ static void script_latency_sample(FILE *out, const struct plot_chart *c)
 			pow2_axis(out, c, 0, 9);
 		} else {
 			fputs("unset logscale x\nunset key\n", out);
-			if (column_range(c, 1, -1, &lo, &hi))
-				log_axis(out, "x", lo, hi, false);
+			if (ps_column_range(c, 1, -1, &lo, &hi))
+				ps_log_axis(out, "x", lo, hi, false);
 		}
-		if (column_range(c, 2, -1, &lo, &hi)) {
+		if (ps_column_range(c, 2, -1, &lo, &hi)) {
 			if (slo > 0.0 && isfinite(slo)) {
 				lo = fmin(lo, slo);
 				hi = fmax(hi, slo);
 			}
-			log_axis(out, "y", lo, hi, false);
+			ps_log_axis(out, "y", lo, hi, false);
 		}
 		for (size_t i = 0; i < c->nseries; i++) {
 			const struct plot_series *s = &c->series[i];
@@ -899,15 +900,15 @@ static void script_latency_sample(FILE *out, const struct plot_chart *c)
 
 			if (b < 0)
 				continue;
-			clause(out, &n);
+			ps_clause(out, &n);
 			fprintf(out, "data index %d using %d:3 with linespoints",
 				b, panels[k].x + 1);
-			put_lc(out, s);
-			fprintf(out, " lw 2 pt %d title ", series_pt(s));
+			ps_put_lc(out, s);
+			fprintf(out, " lw 2 pt %d title ", ps_series_pt(s));
 			plot_quote(out, s->label);
 		}
 		if (slo > 0.0 && isfinite(slo)) {
-			clause(out, &n);
+			ps_clause(out, &n);
 			fprintf(out, "%.6g with lines lc rgb '#B00000' dt 4 lw 2 "
 				     "title 'latency SLO (%.6g ms)'", slo, slo);
 		}
@@ -991,20 +992,20 @@ static void script_replicas(FILE *out, const struct plot_chart *c,
 	      out);
 	plot_quote(out, c->note);
 	fputc('\n', out);
-	if (column_range(c, 0, -1, &lo, &hi))
-		log_axis(out, "x", lo, hi, false);
-	if (column_range(c, 1, -1, &lo, &hi))
-		log_axis(out, "y", lo, hi * 1.5, false);
+	if (ps_column_range(c, 0, -1, &lo, &hi))
+		ps_log_axis(out, "x", lo, hi, false);
+	if (ps_column_range(c, 1, -1, &lo, &hi))
+		ps_log_axis(out, "y", lo, hi * 1.5, false);
 	for (size_t i = 0; i < c->nseries; i++) {
 		const struct plot_series *s = &c->series[i];
 		int b = plot_series_block(c, i);
 
 		if (b < 0)
 			continue;
-		clause(out, &n);
+		ps_clause(out, &n);
 		fprintf(out, "data index %d using 1:2 with linespoints", b);
-		put_lc(out, s);
-		fprintf(out, " lw 2 pt %d title ", series_pt(s));
+		ps_put_lc(out, s);
+		fprintf(out, " lw 2 pt %d title ", ps_series_pt(s));
 		plot_quote(out, s->label);
 	}
 	fputc('\n', out);
@@ -1042,7 +1043,7 @@ static void energy_bars(FILE *out, const struct plot_chart *c, int b,
 
 		if (!isfinite(s->v[r * (size_t)c->ncols + (size_t)col]))
 			continue;
-		clause(out, n);
+		ps_clause(out, n);
 		fprintf(out, "data index %d every ::%zu::%zu using ($1%+.3g):%s "
 			     "with boxes lc rgb '%s' fs %s notitle",
 			b, r, r, dx, y,
@@ -1139,10 +1140,10 @@ static void script_energy_tokens(FILE *out, const struct plot_chart *c)
 		      out);
 		energy_bars(out, c, b, 2, -0.19, 1.0, false, &n);
 		energy_bars(out, c, b, 3, 0.19, 1.0, true, &n);
-		clause(out, &n);
+		ps_clause(out, &n);
 		fputs("keyentry with boxes lc rgb '#404040' fs solid 0.85 "
 		      "title 'solid: no power cap'", out);
-		clause(out, &n);
+		ps_clause(out, &n);
 		fputs("keyentry with boxes lc rgb '#404040' fs pattern 4 "
 		      "title ", out);
 		{
@@ -1166,268 +1167,12 @@ static void script_energy(FILE *out, const struct plot_chart *c,
 		script_energy_tokens(out, c);
 }
 
-/* Whether some row of a series has 'col' equal to 'v'. */
-static bool column_has_value(const struct plot_chart *c, int col, double v)
-{
-	for (size_t i = 0; i < c->nseries; i++) {
-		const struct plot_series *s = &c->series[i];
-
-		for (size_t r = 0; r < s->rows; r++)
-			if (s->v[r * (size_t)c->ncols + (size_t)col] == v)
-				return true;
-	}
-	return false;
-}
-
-/* Whether some row has a number in column 'col'. */
-static bool column_any(const struct plot_chart *c, int col)
-{
-	double lo = 0.0, hi = 0.0;
-
-	return column_range(c, col, -1, &lo, &hi) ||
-	       column_has_value(c, col, 0.0);
-}
-
-/* A clause of every device of the cache chart: 'using' and 'with' as
-   given, in the device's colour and point type (+ 'pt_delta': -1 is the
-   open point of a filled one), 'extra' after them; no title (the key is
-   a strip of its own). */
-static void cache_clauses(FILE *out, const struct plot_chart *c,
-			  const char *using, const char *with, int pt_delta,
-			  const char *extra, int *n)
-{
-	for (size_t i = 0; i < c->nseries; i++) {
-		const struct plot_series *s = &c->series[i];
-		int b = plot_series_block(c, i);
-
-		if (b < 0)
-			continue;
-		clause(out, n);
-		fprintf(out, "data index %d using %s with %s", b, using, with);
-		put_lc(out, s);
-		if (strstr(with, "points"))
-			fprintf(out, " pt %d", series_pt(s) + pt_delta);
-		fprintf(out, "%s notitle", extra);
-	}
-}
-
-/* The panels of the cache chart: left edge of the first, width of
-   each and gap between them in screen fractions; above them the titles
-   (pixels), below them the x axis (pixels) over the key, a strip of
-   rows (pixels each) across the bottom. */
-#define CACHE_PANEL_X0 0.075
-#define CACHE_PANEL_W 0.245
-#define CACHE_PANEL_GAP 0.085
-#define CACHE_TITLES_PX 108.0
-#define CACHE_AXIS_PX 62.0
-#define CACHE_KEY_ROW_PX 19.0
-#define CACHE_KEY_PAD_PX 10.0
-
-/* The plot's rows of the cache chart, in screen fractions from the
-   bottom: the key strip [0, key_top], the panels [y0, y1]. */
-struct cache_rows {
-	double key_top, y0, y1;
-};
-
-static struct cache_rows cache_rows_for(int height_px, int key_rows)
-{
-	double h = height_px > 0 ? height_px : 640;
-	struct cache_rows r;
-
-	r.key_top = (2.0 * CACHE_KEY_PAD_PX + key_rows * CACHE_KEY_ROW_PX) / h;
-	r.y0 = r.key_top + CACHE_AXIS_PX / h;
-	r.y1 = 1.0 - CACHE_TITLES_PX / h;
-	if (r.y1 - r.y0 < 0.2) {
-		/* a chart too small for the pixels: shares of it */
-		r.key_top = 0.15;
-		r.y0 = 0.3;
-		r.y1 = 0.82;
-	}
-	return r;
-}
-
-/* Place panel 'k' of the cache chart. */
-static void cache_panel(FILE *out, int k, const struct cache_rows *r)
-{
-	double l = CACHE_PANEL_X0 + k * (CACHE_PANEL_W + CACHE_PANEL_GAP);
-
-	fprintf(out, "set lmargin at screen %.4g\nset rmargin at screen %.4g\n"
-		     "set bmargin at screen %.4g\nset tmargin at screen %.4g\n",
-		l, l + CACHE_PANEL_W, r->y0, r->y1);
-}
-
-/*
- * The cache chart: three panels against the memory the cache has (the
- * KV cache per replica on a log axis, or the host tier per replica from
- * 0): the share of prompt tokens the prefix cache served (and the host
- * tier's part of it), the TTFT at the SLO percentile (open points: an
- * overloaded fleet), a replica's capacity (and the rate it is offered);
- * then the key, a strip across the bottom.
- */
-static void script_cache(FILE *out, const struct plot_chart *c,
-			 const struct plot_output *o)
-{
-	int xcol = c->cache_host ? 2 : 1;
-	bool host = column_any(c, 4), over = column_has_value(c, 8, 1.0);
-	bool offered = column_any(c, 7);
-	double lo = 1, hi = 1, slo = c->ttft_slo_ms, unit = 1.0;
-	char x[16], t[96];
-	int n = 0, entries = 0, key_rows;
-	struct cache_rows rows;
-
-	/* the key: the devices, then what the line styles say, in columns
-	   of three rows or more */
-	for (size_t i = 0; i < c->nseries; i++)
-		entries += plot_series_block(c, i) >= 0;
-	entries += host + (slo > 0.0 && isfinite(slo)) + over + offered;
-	key_rows = entries > 9 ? (entries + 2) / 3 : 3;
-	rows = cache_rows_for(o->height_px, key_rows);
-	snprintf(x, sizeof(x), "%d", xcol);
-	fputs("set multiplot title ", out);
-	plot_quote(out, c->title);
-	if (c->held[0]) {
-		fputs(".\"\\n\".", out);
-		plot_quote(out, c->held);
-	}
-	fputs(" font ',13'\nset key off\n", out);
-	if (c->cache_host) {
-		fputs("set xlabel 'host tier per replica (GB)'\n", out);
-		if (column_range(c, 1, -1, &lo, &hi))
-			fprintf(out, "set xrange [%.6g:%.6g]\n", -hi * 0.03,
-				hi * 1.05);
-	} else {
-		fputs("set xlabel 'KV cache per replica (GB)'\n", out);
-		if (column_range(c, 0, -1, &lo, &hi))
-			log_axis(out, "x", lo, hi, false);
-	}
-
-	/* hits */
-	cache_panel(out, 0, &rows);
-	fputs("set title 'prefix-cache hits'\n"
-	      "set ylabel 'prompt tokens from the cache (%)'\n"
-	      "set yrange [0:100]\n",
-	      out);
-	snprintf(t, sizeof(t), "%s:($4*100)", x);
-	cache_clauses(out, c, t, "linespoints", 0, " lw 2", &n);
-	if (host) {
-		snprintf(t, sizeof(t), "%s:($5*100)", x);
-		cache_clauses(out, c, t, "linespoints", -1, " lw 1 dt 2", &n);
-	}
-	fputc('\n', out);
-
-	/* TTFT, log, in seconds when it reaches ten */
-	n = 0;
-	cache_panel(out, 1, &rows);
-	if (column_range(c, 5, -1, &lo, &hi)) {
-		if (slo > 0.0 && isfinite(slo)) {
-			lo = fmin(lo, slo);
-			hi = fmax(hi, slo);
-		}
-		unit = hi >= 1e4 ? 1e3 : 1.0;
-		log_axis(out, "y", lo / unit, hi / unit, false);
-	}
-	/* the percentile's name is quoted as every text is */
-	snprintf(t, sizeof(t), "time to first token (%s)", c->percentile);
-	fputs("set title ", out);
-	plot_quote(out, t);
-	snprintf(t, sizeof(t), "TTFT %s (%s)", c->percentile,
-		 unit > 1.0 ? "s" : "ms");
-	fputs("\nset ylabel ", out);
-	plot_quote(out, t);
-	fputc('\n', out);
-	snprintf(t, sizeof(t), "%s:($6/%g)", x, unit);
-	cache_clauses(out, c, t, "lines", 0, " lw 2", &n);
-	snprintf(t, sizeof(t), "%s:($9==0?$6/%g:NaN)", x, unit);
-	cache_clauses(out, c, t, "points", 0, " ps 1.1", &n);
-	if (over) {
-		snprintf(t, sizeof(t), "%s:($9==1?$6/%g:NaN)", x, unit);
-		cache_clauses(out, c, t, "points", -1, " ps 1.3", &n);
-	}
-	if (slo > 0.0 && isfinite(slo)) {
-		clause(out, &n);
-		fprintf(out, "%.6g with lines lc rgb '#B00000' dt 4 lw 2 "
-			     "notitle", slo / unit);
-	}
-	fputc('\n', out);
-
-	/* capacity, linear from 0 */
-	n = 0;
-	cache_panel(out, 2, &rows);
-	fputs("unset logscale y\nset ytics autofreq\n"
-	      "set title 'capacity (a lower bound)'\n"
-	      "set ylabel 'requests/s per replica'\n",
-	      out);
-	hi = 1.0;
-	if (column_range(c, 6, -1, &lo, &hi)) {
-		double h2 = hi;
-
-		if (column_range(c, 7, -1, &lo, &h2))
-			hi = fmax(hi, h2);
-	}
-	fprintf(out, "set yrange [0:%.6g]\n", hi * 1.15);
-	snprintf(t, sizeof(t), "%s:7", x);
-	cache_clauses(out, c, t, "linespoints", 0, " lw 2", &n);
-	if (offered) {
-		snprintf(t, sizeof(t), "%s:8", x);
-		cache_clauses(out, c, t, "lines", 0, " lw 1 dt 2", &n);
-	}
-	fputc('\n', out);
-
-	/* the key: a strip across the bottom, no axes */
-	n = 0;
-	fputs("unset title\nunset xlabel\nunset ylabel\nunset border\n"
-	      "unset tics\nunset grid\nunset logscale\n"
-	      "set xrange [0:1]\nset yrange [0:1]\n"
-	      "set lmargin at screen 0.02\nset rmargin at screen 0.98\n"
-	      "set bmargin at screen 0\n",
-	      out);
-	fprintf(out, "set tmargin at screen %.4g\n"
-		     "set key on inside center center vertical maxrows %d "
-		     "Left reverse font ',10' samplen 2.5 spacing 1.2 width -1\n",
-		rows.key_top, key_rows);
-	/* a plot of key entries alone trips gnuplot: a curve of nothing */
-	clause(out, &n);
-	fputs("NaN notitle", out);
-	for (size_t i = 0; i < c->nseries; i++) {
-		const struct plot_series *s = &c->series[i];
-
-		if (plot_series_block(c, i) < 0)
-			continue;
-		clause(out, &n);
-		fputs("keyentry with linespoints", out);
-		put_lc(out, s);
-		fprintf(out, " lw 2 pt %d title ", series_pt(s));
-		plot_quote(out, s->label);
-	}
-	if (host) {
-		clause(out, &n);
-		fputs("keyentry with linespoints lc rgb '#666666' lw 1 dt 2 "
-		      "pt 6 title 'dashed: of them from the host tier'", out);
-	}
-	if (slo > 0.0 && isfinite(slo)) {
-		clause(out, &n);
-		fprintf(out, "keyentry with lines lc rgb '#B00000' dt 4 lw 2 "
-			     "title 'TTFT SLO (%.6g ms)'", slo);
-	}
-	if (over) {
-		clause(out, &n);
-		fputs("keyentry with points lc rgb '#666666' pt 6 "
-		      "title 'open point: overloaded, the queue grows'", out);
-	}
-	if (offered) {
-		clause(out, &n);
-		fputs("keyentry with lines lc rgb '#666666' lw 1 dt 2 "
-		      "title 'dashed: requests/s offered per replica'", out);
-	}
-	fputs("\nunset multiplot\n", out);
-}
-
 static void (*const scripts[PLOT_KIND_COUNT])(
 	FILE *out, const struct plot_chart *c, const struct plot_output *o) = {
 	[PLOT_SCALING] = script_scaling,   [PLOT_COST_TIME] = script_cost_time,
 	[PLOT_MEMORY] = script_memory,	   [PLOT_ROOFLINE] = script_roofline,
 	[PLOT_LATENCY] = script_latency,   [PLOT_REPLICAS] = script_replicas,
-	[PLOT_ENERGY] = script_energy,	   [PLOT_CACHE] = script_cache,
+	[PLOT_ENERGY] = script_energy,	   [PLOT_CACHE] = ps_script_cache,
 };
 
 int plot_write_script(FILE *out, const struct plot_chart *c,
