@@ -369,7 +369,12 @@ static int assumptions_table(FILE *out, const struct report_page *pg,
 			     const char **why)
 {
 	const struct workload *wl = &pg->ctx->wl;
-	enum precision prec = wl->training.precision;
+	/* the peak the plans run at: training's, or for a workload that
+	   only serves the math of its weights (fp8 weights, fp8 math) */
+	enum precision prec =
+		pg->serving_only && wl->model.kind == MODEL_TRANSFORMER ?
+			infer_math_precision(wl->inference.weight_precision) :
+			wl->training.precision;
 	struct report rep;
 	char label[64];
 	int rc = 0;
