@@ -1,5 +1,6 @@
 /* test_infer_plan.c - serving plans: tp and batch, SLOs, replicas for a
-   rate, cost, suggestions (cmocka). */
+   rate, cost, the largest load within a power budget, suggestions
+   (cmocka). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -14,6 +15,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "infer_plan.h"
+#include "infer_power.h"
 #include "model_queue.h"
 
 static void assert_rel(double got, double want, double tol)
@@ -841,6 +843,75 @@ static void test_phase_costs(void **state)
 		   2.0 * usd_per_s * 1e6, 1e-9);
 }
 
+/* llama7b() at 1 request/s, tp 1, TTFT p99 within a second, 600
+   requests: the load of the power-budget tests. */
+static void llama7b_rate(struct workload *wl)
+{
+	llama7b(wl);
+	wl->inference.tp = 1;
+	wl->inference.qps = 1.0;
+	wl->inference.prompt_tokens = 512;
+	wl->inference.output_tokens = 128;
+	wl->inference.ttft_slo_s = 1.0;
+	wl->inference.requests = 600;
+}
+
+/*
+ * The largest load within a power budget (infer_power.h; specs/models.md
+ * 10.9.21).  20 kW: a replica is one GPU at its 400 W TDP with its host share
+ * (0.35) and the PUE (1.2), 648 W, so 30 replicas; the rate found is
+ * served within the target, is below 30 replicas' capacity, and the
+ * tokens per MW are its output tokens over 0.02 MW.
+ */
+static void test_power_budget(void **state)
+{
+	struct gpu_spec g = a100();
+	struct workload wl;
+	struct infer_power_fit f;
+	struct diag err;
+
+	(void)state;
+	llama7b_rate(&wl);
+	diag_clear(&err);
+	assert_int_equal(infer_plan_power_fit(&wl, &g, 20e3, NULL, &f, &err),
+			 0);
+	assert_true(fabs(f.replica_w - 400.0 * 1.35 * 1.2) < 1e-9);
+	assert_int_equal(f.replicas, 30);
+	assert_true(f.feasible);
+	assert_true(f.plan.meets_slo);
+	assert_int_equal(f.plan.replicas, 30);
+	assert_true(f.rate_per_s > 1.0);
+	assert_true(f.rate_per_s < 30 * f.plan.fleet.capacity_qps);
+	assert_true(fabs(f.output_tokens_per_s - f.rate_per_s * 128) < 1e-9);
+	assert_true(fabs(f.output_tokens_per_s_per_mw -
+			 f.output_tokens_per_s / 0.02) < 1e-6);
+	assert_true(f.tokens_per_mwh > 0.0);
+}
+
+/* A budget under one replica's power serves nothing, and says so; a
+   closed loop is not a rate to raise. */
+static void test_power_budget_too_small(void **state)
+{
+	struct gpu_spec g = a100();
+	struct workload wl;
+	struct infer_power_fit f;
+	struct diag err;
+
+	(void)state;
+	llama7b_rate(&wl);
+	diag_clear(&err);
+	assert_int_equal(infer_plan_power_fit(&wl, &g, 600.0, NULL, &f, &err),
+			 0);
+	assert_false(f.feasible);
+	assert_int_equal(f.replicas, 0);
+	assert_non_null(strstr(f.why, "over the 0.6 kW budget"));
+	wl.inference.qps = 0.0;
+	wl.inference.concurrency = 8;
+	assert_int_equal(infer_plan_power_fit(&wl, &g, 1e6, NULL, &f, &err),
+			 -1);
+	assert_non_null(strstr(err.msg, "Poisson load"));
+}
+
 static void test_suggest_nothing(void **state)
 {
 	struct workload wl;
@@ -864,6 +935,8 @@ int main(void)
 		cmocka_unit_test(test_slo_fraction),
 		cmocka_unit_test(test_auto_plan),
 		cmocka_unit_test(test_phase_costs),
+		cmocka_unit_test(test_power_budget),
+		cmocka_unit_test(test_power_budget_too_small),
 		cmocka_unit_test(test_auto_tp_is_cheapest),
 		cmocka_unit_test(test_fixed_tp_and_batch),
 		cmocka_unit_test(test_fixed_tp_not_power_of_two),
