@@ -9,6 +9,12 @@
 #include "interval.h"
 #include "infer_plan.h"
 
+/* The note that the running-sequence limit binds: the replicas run at
+   least this share of it on average, and the p99 queue wait is over this
+   share of the p99 TTFT (the queue, not the prefill, makes the wait). */
+static const double batch_full_fraction = 0.9;
+static const double queue_wait_ttft_fraction = 0.5;
+
 /* A table of the simulated load, or nulls (the JSON keys stay). */
 static const struct load_field {
 	const char *key;
@@ -925,8 +931,10 @@ int cmd_infer(struct cli_ctx *ctx)
 	   batch = 1 and four clients waited 9.9 s without a word) */
 	if (p.simulated && !p.fleet.disagg &&
 	    p.fleet.engine.max_batch < p.max_batch &&
-	    p.fleet.sim.mean_batch >= 0.9 * p.fleet.engine.max_batch &&
-	    p.fleet.sim.queue_wait_p99_s > 0.5 * p.fleet.sim.ttft_p99_s)
+	    p.fleet.sim.mean_batch >=
+		    batch_full_fraction * p.fleet.engine.max_batch &&
+	    p.fleet.sim.queue_wait_p99_s >
+		    queue_wait_ttft_fraction * p.fleet.sim.ttft_p99_s)
 		report_note(&rep,
 			    "each replica runs at most %d sequence%s (%s) and "
 			    "requests wait up to %.3g s in its queue (p99); "
