@@ -306,7 +306,19 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 		wl->model.name[0] ? wl->model.name : "model", 0);
 	rec_str(rec, NULL, "gpu", "gpu", p->gpu->name, 0);
 	cli_rec_stacks(rec, wl, true, false, 0);
-	rec_int(rec, NULL, "tp", "GPUs per replica (tp)", p->config.tp, 0);
+	if (p->config.ep > 1) {
+		/* attention data-parallel over ep groups of tp GPUs, the
+		   experts spread over all of them */
+		rec_int(rec, NULL, "tp", "tensor parallelism (tp)",
+			p->config.tp, 0);
+		rec_int(rec, NULL, "ep", "expert parallelism (ep)",
+			p->config.ep, 0);
+		rec_int(rec, NULL, "gpus_per_replica", "GPUs per replica",
+			infer_gpus_per_replica(&p->config), 0);
+	} else {
+		rec_int(rec, NULL, "tp", "GPUs per replica (tp)", p->config.tp,
+			0);
+	}
 	rec_int(rec, NULL, "batch", "batch (concurrent sequences)",
 		p->config.batch, 0);
 	rec_str(rec, NULL, "weight_precision", "weight precision",

@@ -990,7 +990,7 @@ int hf_config_parse(const char *text, size_t len, const char *name,
 	}
 	t.layers = t.hidden = t.heads = t.kv_heads = t.ffn_hidden = 0;
 	t.head_dim = t.experts = t.experts_per_token = t.shared_experts = 0;
-	t.expert_ffn_hidden = t.dense_layers = 0;
+	t.expert_ffn_hidden = t.dense_layers = t.mtp_layers = 0;
 	t.kv_lora_rank = t.q_lora_rank = t.rope_head_dim = t.v_head_dim = 0;
 	t.gated_ffn = f->gated;
 	t.tied_embeddings = f->tied_default;
@@ -1024,6 +1024,10 @@ int hf_config_parse(const char *text, size_t len, const char *name,
 			t.kv_heads = 1;
 	}
 	if (f->moe && hf_experts(arch, f, &t, name, err))
+		goto out;
+	/* DeepSeek-V3's and GLM-4.5's multi-token prediction modules */
+	if (get_int1(arch, "num_nextn_predict_layers", false, 0,
+		     WL_LAYERS_MAX, &t.mtp_layers, name, err))
 		goto out;
 	if (f->mla &&
 	    (get_int1(arch, "kv_lora_rank", true, 1, WL_WIDTH_MAX,

@@ -210,6 +210,8 @@ struct model_spec {
 	int experts;           /* routed experts per MoE layer */
 	int experts_per_token; /* top-k routing */
 	int shared_experts;    /* always-active experts per MoE layer */
+	int mtp_layers;        /* multi-token prediction modules
+				  (DeepSeek-V3: 1); 0: none */
 	int expert_ffn_hidden; /* FFN width of one expert; default ffn_hidden */
 	int dense_layers;      /* leading layers with a dense FFN
 				  (DeepSeek's first_k_dense_replace) */
@@ -362,6 +364,12 @@ struct sim_request; /* serve_sim.h */
  */
 #define WL_DRAFT_COST_RATIO 0.05
 
+/* How speculative decoding drafts (inference.speculative_method): a
+   separate draft model, or the model's own multi-token prediction
+   modules (model.mtp_layers), each draft token costing mtp_layers /
+   layers of a step unless draft_cost_ratio is given. */
+enum { WL_SPEC_DRAFT = 0, WL_SPEC_MTP = 1 };
+
 /* The share of each serving GPU the engine may fill when [inference]
    memory_fraction is not given (vLLM's gpu_memory_utilization default;
    model_memory.h infer_memory_reserve, specs/models.md 9.1). */
@@ -423,6 +431,11 @@ struct inference_spec {
 	int speculative_tokens;
 	double acceptance_rate;   /* 0 = not given */
 	double draft_cost_ratio;  /* a draft step / a target step */
+	int speculative_method;   /* WL_SPEC_DRAFT or WL_SPEC_MTP */
+	/* wide expert parallelism (specs/models.md 10.9.23) */
+	double expert_imbalance;  /* busiest expert rank / mean; 0: auto */
+	bool ep_comm_overlap;     /* two-batch overlap of the all-to-alls */
+	int redundant_experts;    /* extra expert copies over the ranks */
 	/* sessions and the prefix cache (serve_sim.h, specs/workload.md
 	   "Sessions and prefix caching") */
 	int turns;                /* requests per session; 1: none */

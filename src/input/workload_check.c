@@ -597,6 +597,10 @@ static const struct {
 	{ "inference", "speculative_tokens", KIND_T },
 	{ "inference", "acceptance_rate", KIND_T },
 	{ "inference", "draft_cost_ratio", KIND_T },
+	{ "inference", "speculative_method", KIND_T },
+	{ "inference", "expert_imbalance", KIND_T },
+	{ "inference", "ep_comm_overlap", KIND_T },
+	{ "inference", "redundant_experts", KIND_T },
 	{ "inference", "turns", KIND_T },
 	{ "inference", "think_time", KIND_T },
 	{ "inference", "turn_tokens", KIND_T },
@@ -668,6 +672,39 @@ static int check_kind_keys(const struct workload *wl, const char *file,
 
 /* The load of [inference] (serve_sim.h): each arrival kind has what it
    needs, and nothing meant for another kind. */
+/* Multi-token prediction needs the model's modules; the keys of wide
+   expert parallelism need experts spread over ranks (ep > 1). */
+static int check_wide_ep(const struct workload *wl, const char *file,
+			 struct diag *err)
+{
+	const struct inference_spec *is = &wl->inference;
+
+	if (is->speculative_method == WL_SPEC_MTP &&
+	    wl->model.mtp_layers == 0)
+		return diag_set(err, file, 0, 0,
+				"'inference.speculative_method' mtp drafts "
+				"with the model's multi-token prediction "
+				"modules: give 'model.mtp_layers' (a Hugging "
+				"Face config's num_nextn_predict_layers)");
+	if (is->speculative_method == WL_SPEC_MTP &&
+	    is->speculative_tokens == 0)
+		return diag_set(err, file, 0, 0,
+				"'inference.speculative_method' is for "
+				"speculative decoding: give "
+				"'inference.speculative_tokens'");
+	if ((is->expert_imbalance > 0.0 || is->ep_comm_overlap ||
+	     is->redundant_experts > 0) &&
+	    (wl->model.experts == 0 || is->ep == WL_AUTO || is->ep < 2))
+		return diag_set(err, file, 0, 0,
+				"'inference.%s' is for experts spread over "
+				"ranks: give a mixture of experts and "
+				"'inference.ep' of 2 or more",
+				is->expert_imbalance > 0.0 ? "expert_imbalance" :
+				is->ep_comm_overlap	   ? "ep_comm_overlap" :
+							     "redundant_experts");
+	return 0;
+}
+
 static int check_load(const struct inference_spec *is, const char *file,
 		      struct diag *err)
 {
@@ -848,11 +885,24 @@ static int validate_all(const struct workload *wl, struct diag *err)
 				"'inference.ep' (%d) needs a mixture-of-experts "
 				"model ('experts')", wl->inference.ep);
 	if (wl->inference.ep > 0 && wl->model.experts > 0 &&
-	    wl->model.experts % wl->inference.ep != 0)
-		return diag_set(err, file, 0, 0,
-				"'inference.ep' (%d) must divide 'experts' (%d)",
-				wl->inference.ep, wl->model.experts);
-	if (check_load(&wl->inference, file, err) < 0)
+	    (wl->model.experts + wl->inference.redundant_experts) %
+			    wl->inference.ep !=
+		    0)
+		return wl->inference.redundant_experts > 0 ?
+			       diag_set(err, file, 0, 0,
+					"'inference.ep' (%d) must divide "
+					"'experts' + "
+					"'inference.redundant_experts' (%d)",
+					wl->inference.ep,
+					wl->model.experts +
+						wl->inference
+							.redundant_experts) :
+			       diag_set(err, file, 0, 0,
+					"'inference.ep' (%d) must divide "
+					"'experts' (%d)",
+					wl->inference.ep, wl->model.experts);
+	if (check_wide_ep(wl, file, err) < 0 ||
+	    check_load(&wl->inference, file, err) < 0)
 		return -1;
 	/* a request longer than the model's context is refused by an
 	   engine (vLLM's max_model_len): not simulated shortened (issue

@@ -134,6 +134,10 @@ static const struct wl_name decode_attention_names[] = {
 	{ "grouped", 0 }, { "per_head", 1 }, { NULL, 0 },
 };
 
+static const struct wl_name speculative_method_names[] = {
+	{ "draft", WL_SPEC_DRAFT }, { "mtp", WL_SPEC_MTP }, { NULL, 0 },
+};
+
 static const struct wl_name zero_shard_names[] = {
 	{ "all", WL_ZERO_SHARD_ALL }, { "node", WL_ZERO_SHARD_NODE },
 	{ NULL, 0 },
@@ -228,6 +232,8 @@ const struct wl_key wl_keys[] = {
 	KEY_INT("model", "shared_experts", model.shared_experts, 0, 0,
 		WL_EXPERTS_MAX,
 		"experts every token uses beside the routed ones"),
+	KEY_INT("model", "mtp_layers", model.mtp_layers, 0, 0, WL_LAYERS_MAX,
+		"multi-token prediction modules (speculative_method mtp)"),
 	KEY_INT("model", "expert_ffn_hidden", model.expert_ffn_hidden, POS, 1,
 		WL_FFN_MAX, "FFN width of one expert (routed or shared)"),
 	KEY_INT("model", "dense_layers", model.dense_layers, 0, 0,
@@ -374,6 +380,14 @@ const struct wl_key wl_keys[] = {
 		"tensor-parallel size (per-sample: GPUs) of a replica"),
 	KEY_INT("inference", "ep", inference.ep, POS_AUTO, 1, WL_EXPERTS_MAX,
 		"expert parallelism of a replica (tp x ep GPUs)"),
+	KEY_NUM("inference", "expert_imbalance", inference.expert_imbalance,
+		WLK_AUTO | WLK_UNSET0, 1, 1e6,
+		"ep > 1: busiest expert rank's tokens over the mean"),
+	KEY_INT("inference", "redundant_experts", inference.redundant_experts,
+		0, 0, WL_EXPERTS_MAX,
+		"ep > 1: copies of busy experts beside the routed ones"),
+	KEY_BOOL("inference", "ep_comm_overlap", inference.ep_comm_overlap,
+		 "ep > 1: two micro-batches hide each other's all-to-alls"),
 	KEY_NUM("inference", "qps", inference.qps, 0, 0, 1e9,
 		"load: requests (per-sample: samples) per second"),
 	KEY_QTYM("inference", "ttft_slo", inference.ttft_slo_s, QTY_POS,
@@ -455,6 +469,10 @@ const struct wl_key wl_keys[] = {
 		"chance that a draft token is accepted"),
 	KEY_NUM("inference", "draft_cost_ratio", inference.draft_cost_ratio, 0,
 		0, 1, "a draft-model step's time over the served model's"),
+	KEY_ENUM("inference", "speculative_method",
+		 inference.speculative_method, WLT_INTENUM,
+		 speculative_method_names,
+		 "drafts from a draft model or the model's MTP modules"),
 	KEY_INT("inference", "turns", inference.turns, 0, 1, 10000,
 		"requests per session; later turns resend the history"),
 	KEY_QTYM("inference", "think_time", inference.think_time_s, 0,

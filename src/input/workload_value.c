@@ -259,8 +259,9 @@ static int parse_number(const struct wl_key *k, const char *text,
 	char *end;
 	double v;
 
-	if ((k->flags & WLK_AUTO_NEG) && strcasecmp(text, "auto") == 0) {
-		*out = WL_AUTO_NEG;
+	if ((k->flags & (WLK_AUTO | WLK_AUTO_NEG)) &&
+	    strcasecmp(text, "auto") == 0) {
+		*out = k->flags & WLK_AUTO ? WL_AUTO : WL_AUTO_NEG;
 		return 0;
 	}
 	/* strtod would take hexadecimal floats; units_parse does not */
@@ -710,7 +711,8 @@ static void key_default(const struct wl_key *k, const struct workload *wl,
 	case WLT_QUANTITY:
 		d = *(const double *)f;
 		if ((k->type == WLT_FRACTION && d == WL_OFFLOAD_AUTO) ||
-		    ((k->flags & WLK_AUTO_NEG) && d == WL_AUTO_NEG))
+		    ((k->flags & WLK_AUTO_NEG) && d == WL_AUTO_NEG) ||
+		    ((k->flags & WLK_AUTO) && d == WL_AUTO))
 			snprintf(buf, size, "auto");
 		else if ((k->flags & WLK_UNSET0) && d == 0.0)
 			snprintf(buf, size, "unset");

@@ -7,11 +7,20 @@
 
 #include "checked.h"
 #include "model_comm.h"
+#include "model_ep.h"
 #include "model_kernel.h"
 #include "model_memory.h"
 
 /* Bytes of one activation element in serving (fp16/bf16 activations). */
 static const double act_bytes = 2.0;
+
+/*
+ * Bytes per element an expert-parallel dispatch sends when the experts'
+ * math is 8-bit or narrower: fp8 (e4m3) values with an fp32 scale per 128
+ * (DeepEP's dispatch, which SGLang's and vLLM's wide-EP paths use; the
+ * combine returns 16-bit outputs).  specs/models.md 10.9.23.
+ */
+static const double fp8_dispatch_bytes = 1.0 + 4.0 / 128.0;
 
 /*
  * Per-group quantization of int4 weights (AWQ, GPTQ: groups of 128 with a
@@ -171,11 +180,34 @@ static double expert_ranks(const struct infer_config *c)
 	return infer_gpus_per_replica(c);
 }
 
+/* Routed experts held per routed expert of the model: 1, or with
+   redundant copies of busy experts (ep > 1) (E + R) / E. */
+static double expert_copies(const struct arch *a, const struct infer_config *c)
+{
+	if (c->ep <= 1 || c->redundant_experts <= 0 || a->experts <= 0)
+		return 1.0;
+	return (double)(a->experts + c->redundant_experts) / a->experts;
+}
+
 /* Sequences of the batch one tensor-parallel group serves (the batch is
    split over the ep groups, each running attention for its share). */
 static double group_batch(const struct infer_config *c)
 {
 	return (double)c->batch / (c->ep > 1 ? c->ep : 1);
+}
+
+/* The busiest expert rank's tokens over the mean in a step of 'tokens'
+   tokens in the replica: given, or that of uniform routing (1 without
+   expert parallelism: every GPU holds a slice of every expert). */
+static double expert_load_imbalance(const struct arch *a,
+				    const struct infer_config *c,
+				    double tokens)
+{
+	if (c->ep <= 1 || !arch_is_moe(a))
+		return 1.0;
+	if (c->expert_imbalance >= 1.0)
+		return c->expert_imbalance;
+	return ep_imbalance(tokens * a->experts_per_token, expert_ranks(c));
 }
 
 /* Embeddings and the output layer stay 16-bit in quantized models. */
@@ -234,7 +266,7 @@ static double weights_gpu_bytes(const struct arch *a,
 	return (dense * wo + arch_embedding_params(a) *
 				     embed_bytes_per_param(c->weight_precision)) /
 		       c->tp +
-	       experts * wb / expert_ranks(c);
+	       experts * expert_copies(a, c) * wb / expert_ranks(c);
 }
 
 /* One layer's tensors for a step of 'chunk' tokens on one GPU, and the
@@ -379,8 +411,10 @@ static void layer_gemms(const struct device_perf *d,
 		   whole experts over the replica's tp x ep GPUs */
 		double ranks = c->ep > 1 ? expert_ranks(c) : 1.0;
 		double width = c->ep > 1 ? a->expert_ffn : a->expert_ffn / tp;
-		double local = fmax(1.0, touched / ranks);
-		double m_e = tokens * k / ranks / local;
+		double local = fmax(1.0, touched * expert_copies(a, c) / ranks);
+		/* the busiest rank's tokens set the step */
+		double m_e = tokens * k / ranks / local *
+			     expert_load_imbalance(a, c, tokens);
 		struct phase dense = { 0.0, 0.0, 0.0 };
 		struct phase moe_ph = { 0.0, 0.0, 0.0 };
 
@@ -415,27 +449,85 @@ static void layer_elementwise(const struct device_perf *d,
 	ph->bytes += 2.0 * norm + 2.0 * resid + act;
 }
 
-/* Collectives of one layer for 'n' tokens of a tp group: two all-reduces
-   (Megatron TP) and, in MoE layers with expert parallelism (ep > 1), the
-   dispatch and combine all-to-alls over the tp x ep GPUs; with ep = 1 the
-   experts are split over tp and their output joins the FFN's
-   all-reduce. */
-static double layer_comm_s(const struct arch *a, const struct infer_config *c,
-			   const struct cluster *cl, double n)
+/* The tensor-parallel collectives of one layer for 'n' tokens of a tp
+   group: two all-reduces (Megatron TP); with ep = 1 the experts are
+   split over tp and their output joins the FFN's all-reduce. */
+static double layer_tp_comm_s(const struct arch *a,
+			      const struct infer_config *c,
+			      const struct cluster *cl, double n)
 {
 	struct link l = comm_link(cl, c->tp, c->tp);
-	double s = 2.0 * comm_allreduce_s(&l, n * a->hidden * act_bytes, c->tp);
 
-	if (arch_is_moe(a) && c->ep > 1) {
-		int gpus = infer_gpus_per_replica(c);
-		struct link x = comm_link(cl, gpus, gpus);
-		double moe = (double)arch_moe_layers(a) / a->layers;
-		double bytes = n / c->tp * a->experts_per_token * a->hidden *
-			       act_bytes;
+	return 2.0 * comm_allreduce_s(&l, n * a->hidden * act_bytes, c->tp);
+}
 
-		s += moe * 2.0 * comm_alltoall_s(&x, bytes, gpus);
+/* The dispatch and combine all-to-alls of one layer (averaged over the
+   dense and MoE layers) under expert parallelism (ep > 1), for 'n'
+   tokens of a tp group, 'tokens' in the replica; 'prompt': a step with
+   prompt tokens, whose kernels forward by domain (model_ep.h). */
+static double layer_ep_comm_s(const struct arch *a,
+			      const struct infer_config *c,
+			      const struct cluster *cl, double n,
+			      double tokens, bool prompt)
+{
+	struct ep_traffic t;
+
+	if (!arch_is_moe(a) || c->ep <= 1)
+		return 0.0;
+	t.gpus = infer_gpus_per_replica(c);
+	t.tokens_gpu = n / c->tp;
+	t.copies = a->experts_per_token;
+	t.hidden = a->hidden;
+	t.dispatch_bytes = precision_bytes(infer_config_math_precision(c)) <=
+					   1.0 ?
+				   fp8_dispatch_bytes :
+				   act_bytes;
+	t.combine_bytes = act_bytes;
+	t.imbalance = expert_load_imbalance(a, c, tokens);
+	t.forward = prompt;
+	return (double)arch_moe_layers(a) / a->layers * ep_alltoall_s(cl, &t);
+}
+
+/* The work of one layer other than the attention core for 'n' tokens of
+   a tp group ('tokens' in the replica): its projections and element-wise
+   work, added to 'ph', and its collectives, whose exposed seconds it
+   returns; 'attn_s', the attention core's time, is what else a two-batch
+   overlap can hide the all-to-alls behind. */
+static double layer_body_s(const struct device_perf *dp, const struct arch *a,
+			   const struct infer_config *c,
+			   const struct cluster *cl, double n, double tokens,
+			   bool prompt, double attn_s, struct phase *ph)
+{
+	const struct device_perf *d = &dp[INFER_PERF_EXPERT];
+	double a2a = layer_ep_comm_s(a, c, cl, n, tokens, prompt);
+
+	if (c->ep_comm_overlap && a2a > 0.0 && n >= 2.0) {
+		/* two micro-batches of half the tokens: each runs every
+		   kernel (weights read twice), one's all-to-alls beside the
+		   other's compute (SGLang's two-batch overlap, DeepSeek's
+		   inference system, 2025) */
+		struct phase h = { 0.0, 0.0, 0.0 };
+		int g = infer_gpus_per_replica(c);
+		struct link l = comm_link(cl, g, g);
+		double tp_s = 2.0 * layer_tp_comm_s(a, c, cl, 0.5 * n);
+
+		layer_gemms(d, &dp[INFER_PERF_OTHER], a, c, 0.5 * n,
+			    0.5 * tokens, &h);
+		layer_elementwise(d, a, 0.5 * n, c->tp, &h);
+		ph->s += 2.0 * h.s;
+		ph->flops += 2.0 * h.flops;
+		ph->bytes += 2.0 * h.bytes;
+		return tp_s +
+		       comm_overlapped_s(&l,
+					 2.0 * layer_ep_comm_s(a, c, cl,
+							       0.5 * n,
+							       0.5 * tokens,
+							       prompt),
+					 2.0 * h.s + tp_s + attn_s);
 	}
-	return s;
+	layer_gemms(d, &dp[INFER_PERF_OTHER], a, c, n, tokens, ph);
+	layer_elementwise(d, a, n, c->tp, ph);
+	return layer_tp_comm_s(a, c, cl, n) + a2a;
 }
 
 /* Prefill of one prompt: every layer, then the last position's
@@ -454,15 +546,20 @@ static void prefill_eval(const struct device_perf *dp, const struct arch *a,
 	double attn_flops = 0.5 * p * p * heads / a->heads *
 			    arch_attn_core_flops_per_pair(a);
 	struct phase layer = { 0.0, 0.0, 0.0 };
+	double attn_s = kernel_flash_attention_s(&dp[INFER_PERF_ATTN],
+						 attn_flops, false) +
+			kernel_stream_s(d, kv_write);
 
-	layer_gemms(d, &dp[INFER_PERF_OTHER], a, c, n, n, &layer);
-	layer_elementwise(d, a, n, c->tp, &layer);
-	layer.s += kernel_flash_attention_s(&dp[INFER_PERF_ATTN], attn_flops,
-					    false) +
-		   kernel_stream_s(d, kv_write);
+	/* under expert parallelism each of the ep groups prefills a prompt
+	   of its own in the same step: the experts see ep prompts */
+	double comm_s = layer_body_s(dp, a, c, cl, n,
+				     n * (c->ep > 1 ? c->ep : 1), true, attn_s,
+				     &layer);
+
+	layer.s += attn_s;
 	layer.flops += attn_flops;
 	layer.bytes += kv_write;
-	layer.s += layer_comm_s(a, c, cl, n);
+	layer.s += comm_s;
 
 	ph->s = a->layers * layer.s;
 	ph->flops = a->layers * layer.flops;
@@ -484,17 +581,19 @@ static void decode_eval(const struct device_perf *dp, const struct arch *a,
 	double attn_flops = b * ctx * arch_attn_core_flops_per_pair(a) /
 			    c->tp;
 	struct phase layer = { 0.0, 0.0, 0.0 };
-
-	layer_gemms(d, &dp[INFER_PERF_OTHER], a, c, b, c->batch, &layer);
-	layer_elementwise(d, a, b, c->tp, &layer);
 	/* attention reads every sequence's KV cache, once per KV head or
 	   once per query head (kv_reads) */
-	layer.s += fmax(kv_read / (at->mem_bw_bytes_per_s * at->mem_eff),
-			attn_flops / (at->peak_flops * at->matmul_eff)) +
-		   kernel_gap_s();
+	double attn_s = fmax(kv_read / (at->mem_bw_bytes_per_s * at->mem_eff),
+			     attn_flops / (at->peak_flops * at->matmul_eff)) +
+			kernel_gap_s();
+
+	double comm_s = layer_body_s(dp, a, c, cl, b, c->batch, false, attn_s,
+				     &layer);
+
+	layer.s += attn_s;
 	layer.flops += attn_flops;
 	layer.bytes += kv_read;
-	layer.s += layer_comm_s(a, c, cl, b);
+	layer.s += comm_s;
 
 	ph->s = a->layers * layer.s;
 	ph->flops = a->layers * layer.flops;
@@ -557,16 +656,14 @@ void infer_step_model_clock(struct infer_step_model *m, double clock)
    projections, element-wise work and collectives of 'n' tokens per
    tensor-parallel group ('tokens' in the replica). */
 static double layer_tokens_s(const struct infer_step_model *m, double n,
-			     double tokens)
+			     double tokens, bool prompt, double attn_s)
 {
-	const struct arch *a = &m->arch;
-	const struct infer_config *c = &m->config;
 	struct phase layer = { 0.0, 0.0, 0.0 };
+	double comm_s = layer_body_s(m->perf, &m->arch, &m->config,
+				     &m->cluster, n, tokens, prompt, attn_s,
+				     &layer);
 
-	layer_gemms(&m->perf[INFER_PERF_EXPERT], &m->perf[INFER_PERF_OTHER], a,
-		    c, n, tokens, &layer);
-	layer_elementwise(&m->perf[INFER_PERF_EXPERT], a, n, c->tp, &layer);
-	return layer.s + layer_comm_s(a, c, &m->cluster, n);
+	return layer.s + comm_s;
 }
 
 double infer_step_s(void *mp, const struct sim_mix *x)
@@ -585,24 +682,15 @@ double infer_step_s(void *mp, const struct sim_mix *x)
 	double per_pair = arch_attn_core_flops_per_pair(a) / c->tp;
 	struct phase layer = { 0.0, 0.0, 0.0 };
 	struct phase out = { 0.0, 0.0, 0.0 };
+	double pre_s = 0.0, dec_s = 0.0;
+	bool prompt = x->prefill_tokens > 0.0;
 
-	if (tokens > 0.0 && ep == 1.0 && n < INFER_STEP_MEMO &&
-	    n == floor(n)) {
-		double *memo = &m->layer_s_memo[(int)n];
-
-		if (*memo < 0.0)
-			*memo = layer_tokens_s(m, n, tokens);
-		layer.s += *memo;
-	} else if (tokens > 0.0) {
-		layer.s += layer_tokens_s(m, n, tokens);
-	}
-	if (x->prefill_tokens > 0.0) {
+	if (prompt) {
 		/* the prompt tokens' causal attention and KV writes */
-		layer.s += kernel_flash_attention_s(
-				   at, x->prefill_attn_pairs / ep * per_pair,
-				   false) +
-			   kernel_stream_s(d, x->prefill_tokens / ep *
-						      kv_token);
+		pre_s = kernel_flash_attention_s(
+				at, x->prefill_attn_pairs / ep * per_pair,
+				false) +
+			kernel_stream_s(d, x->prefill_tokens / ep * kv_token);
 	}
 	if (x->decode_seqs > 0.0) {
 		/* each decoding sequence reads its whole KV cache once for
@@ -611,12 +699,27 @@ double infer_step_s(void *mp, const struct sim_mix *x)
 		double ctx = x->decode_ctx_tokens / ep;
 		double queries = 1.0 + x->verify_tokens / x->decode_seqs;
 
-		layer.s += fmax(ctx * kv_token * kv_reads(a, c) /
-					(at->mem_bw_bytes_per_s * at->mem_eff),
-				queries * ctx * per_pair /
-					(at->peak_flops * at->matmul_eff)) +
-			   kernel_gap_s();
+		dec_s = fmax(ctx * kv_token * kv_reads(a, c) /
+				     (at->mem_bw_bytes_per_s * at->mem_eff),
+			     queries * ctx * per_pair /
+				     (at->peak_flops * at->matmul_eff)) +
+			kernel_gap_s();
 	}
+	/* the token-dependent part, memoized by token count where it does
+	   not depend on the step's kind (no expert parallelism) */
+	if (tokens > 0.0 && ep == 1.0 && n < INFER_STEP_MEMO &&
+	    n == floor(n)) {
+		double *memo = &m->layer_s_memo[(int)n];
+
+		if (*memo < 0.0)
+			*memo = layer_tokens_s(m, n, tokens, prompt, 0.0);
+		layer.s += *memo;
+	} else if (tokens > 0.0) {
+		layer.s += layer_tokens_s(m, n, tokens, prompt,
+					  pre_s + dec_s);
+	}
+	layer.s += pre_s;
+	layer.s += dec_s;
 	/* the output layer for the sequences that emit a token, and for
 	   every draft token verified (memoized as the layers are) */
 	{
@@ -672,7 +775,8 @@ static int evaluate_at(const struct arch *a, const struct infer_config *c,
 		    c->prompt_tokens + 0.5 * c->output_tokens, &dec);
 	/* continuous batching: a request's prefill runs between decode
 	   steps of the running batch; in the time a replica completes
-	   'batch' requests it runs their 'batch' prefills and
+	   'batch' requests it runs their 'batch' prefills (under expert
+	   parallelism batch / ep steps, each group prefilling one) and
 	   (output - 1) decode steps of the whole batch */
 	/* the fixed times of a prompt's step and of a decode step, as the
 	   simulation's steps pay them */
@@ -683,7 +787,7 @@ static int evaluate_at(const struct arch *a, const struct infer_config *c,
 	r->prefill_s = pf.s;
 	r->ttft_s = c->host_request_s + pf.s;
 	r->tpot_s = dec.s;
-	prefill_s = (double)c->batch * pf.s;
+	prefill_s = group_batch(c) * pf.s;
 	decode_s = (c->output_tokens - 1.0) * dec.s;
 	r->e2e_latency_s = r->ttft_s + decode_s;
 	r->service_s = prefill_s + decode_s;

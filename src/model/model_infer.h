@@ -51,6 +51,18 @@ struct infer_config {
 					   weight_precision */
 	enum precision non_expert_precision; /* read only when
 						non_expert_own */
+	double expert_imbalance;        /* ep > 1: the busiest expert rank's
+					   tokens over the mean (>= 1); 0:
+					   those of uniform routing
+					   (ep_imbalance, specs/models.md
+					   10.9.23) */
+	int redundant_experts;          /* ep > 1: copies of experts held
+					   beside the routed ones (DeepSeek's
+					   EPLB) */
+	bool ep_comm_overlap;           /* ep > 1: two micro-batches, each
+					   one's all-to-alls beside the
+					   other's compute (two-batch
+					   overlap) */
 	bool decode_per_head;           /* the decode attention kernel runs
 					   one thread block per query head,
 					   each reading its KV head's cache

@@ -375,6 +375,10 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
 	const struct inference_spec *is = &wl->inference;
 	struct infer_config *c = &p->config;
 	struct batch_fn f;
+	/* the bounds hold per attention group: under expert parallelism
+	   each of the ep groups runs its own share of the batch */
+	int groups = c->ep > 1 ? c->ep : 1;
+	int batch_limit = ck_sat_mul_int(INFER_BATCH_LIMIT, groups);
 	int limit;
 
 	c->tp = tp;
@@ -383,24 +387,26 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
 	if (infer_evaluate(&p->arch, c, p->gpu, &p->cluster, &p->result) != 0)
 		return -1;
 	p->max_batch = infer_max_batch_memory(&p->arch, c, p->gpu,
-					      INFER_BATCH_LIMIT);
+					      batch_limit);
 	limit = p->max_batch;
 	f.a = &p->arch;
 	f.c = *c;
 	f.g = p->gpu;
 	f.cl = &p->cluster;
-	p->max_batch_slo = INFER_BATCH_LIMIT;
+	p->max_batch_slo = batch_limit;
 	if (is->tpot_slo_s > 0.0) {
 		f.target_s = is->tpot_slo_s;
-		p->max_batch_slo = largest_batch_within(&f, INFER_BATCH_LIMIT);
+		p->max_batch_slo = largest_batch_within(&f, batch_limit);
 	}
 	if (is->batch != WL_AUTO) {
 		c->batch = is->batch;
 	} else {
 		/* the engine's running sequences at most (its max_batch,
 		   as the stack or the workload gives it) */
-		int cap = is->max_batch != WL_AUTO ? is->max_batch :
-						     INFER_BATCH_DEFAULT_MAX;
+		int cap = is->max_batch != WL_AUTO ?
+				  is->max_batch :
+				  ck_sat_mul_int(INFER_BATCH_DEFAULT_MAX,
+						 groups);
 
 		limit = limit < p->max_batch_slo ? limit : p->max_batch_slo;
 		c->batch = limit < cap ? limit : cap;
@@ -629,6 +635,9 @@ int infer_plan_make_progress(const struct workload *wl,
 		p->config.non_expert_precision = is->non_expert_precision;
 	p->config.decode_per_head = is->decode_attention == 1;
 	p->config.ep = is->ep != WL_AUTO ? is->ep : 1;
+	p->config.expert_imbalance = is->expert_imbalance;
+	p->config.ep_comm_overlap = is->ep_comm_overlap;
+	p->config.redundant_experts = is->redundant_experts;
 	p->has_rate = is->qps > 0.0;
 	p->chosen = (is->tp == WL_AUTO ? 1u << ICHOSE_TP : 0) |
 		    (is->batch == WL_AUTO ? 1u << ICHOSE_BATCH : 0);

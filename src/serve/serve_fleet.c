@@ -2,6 +2,7 @@
    and specs/models.md, section "Serving under load". */
 #include "serve_fleet.h"
 #include "model_comm.h"
+#include "workload_keys.h"
 #include "units.h"
 
 #include <limits.h>
@@ -122,6 +123,13 @@ int serve_fleet_init(const struct workload *wl, const struct arch *a,
 	e->speculative_tokens = is->speculative_tokens;
 	e->acceptance_rate = is->acceptance_rate;
 	e->draft_cost_ratio = is->draft_cost_ratio;
+	/* multi-token prediction: a draft token runs the model's MTP
+	   modules, mtp_layers of its layers (specs/models.md 10.9.23) */
+	if (is->speculative_method == WL_SPEC_MTP &&
+	    !workload_key_given(wl, (size_t)wl_find_key_index(
+					    "inference", "draft_cost_ratio")))
+		e->draft_cost_ratio = fmin(1.0, (double)wl->model.mtp_layers /
+							 a->layers);
 	/* auto: the engine's (its stack row); capplan's own engine does
 	   not cache */
 	e->prefix_caching = is->prefix_caching == 1;

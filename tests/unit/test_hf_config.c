@@ -43,6 +43,7 @@ struct want {
 	int kv_lora_rank, q_lora_rank, rope_head_dim, v_head_dim;
 	int experts, experts_per_token, shared_experts, expert_ffn_hidden;
 	int dense_layers;
+	int mtp_layers;
 };
 
 /* A model_spec with every field set to something a config must replace
@@ -58,7 +59,7 @@ static struct model_spec dirty_spec(void)
 	m.vocab = m.seq_len = m.head_dim = 999;
 	m.kv_lora_rank = m.q_lora_rank = m.rope_head_dim = m.v_head_dim = 999;
 	m.experts = m.experts_per_token = m.shared_experts = 999;
-	m.expert_ffn_hidden = m.dense_layers = 999;
+	m.expert_ffn_hidden = m.dense_layers = m.mtp_layers = 999;
 	m.gated_ffn = !0;
 	m.tied_embeddings = !0;
 	m.params = 1.2345e9;
@@ -88,6 +89,7 @@ static void check_spec(const struct model_spec *m, const struct want *w)
 	assert_int_equal(m->shared_experts, w->shared_experts);
 	assert_int_equal(m->expert_ffn_hidden, w->expert_ffn_hidden);
 	assert_int_equal(m->dense_layers, w->dense_layers);
+	assert_int_equal(m->mtp_layers, w->mtp_layers);
 	/* fields outside the architecture are left alone */
 	assert_string_equal(m->name, "keep-me");
 	assert_int_equal(m->kind, MODEL_TRANSFORMER);
@@ -573,7 +575,8 @@ static void test_deepseek_v3(void **state)
 				.q_lora_rank = 1536, .rope_head_dim = 64,
 				.v_head_dim = 128, .experts = 256,
 				.experts_per_token = 8, .shared_experts = 1,
-				.expert_ffn_hidden = 2048, .dense_layers = 3 };
+				.expert_ffn_hidden = 2048, .dense_layers = 3,
+				.mtp_layers = 1 };
 
 	(void)state;
 	parse_ok(deepseek_v3, &w);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "model_comm.h"
+#include "model_ep.h"
 #include "model_flops.h"
 #include "model_infer.h"
 #include "model_memory.h"
@@ -958,6 +959,170 @@ static void test_infer_experts_touched(void **state)
 		    2.0 * 13.0 * expert_bytes / 1e12);
 }
 
+
+/* ------------------------------------------------------------------ */
+/* Wide expert parallelism (specs/models.md 10.9.23) */
+
+/* Balls into bins: the busiest of R ranks over the mean, 1 + sqrt(2 ln R
+   / m) for m pairs a rank; 1 with one rank or no pairs, at most R. */
+static void test_ep_imbalance(void **state)
+{
+	(void)state;
+	assert_rel(ep_imbalance(1000.0, 1), 1.0, 0.0);
+	assert_rel(ep_imbalance(0.0, 72), 1.0, 0.0);
+	assert_rel(ep_imbalance(72.0 * 1024.0, 72),
+		   1.0 + sqrt(2.0 * log(72.0) / 1024.0), 1e-15);
+	/* more pairs a rank even out */
+	assert_true(ep_imbalance(72.0 * 16384.0, 72) <
+		    ep_imbalance(72.0 * 1024.0, 72));
+	assert_true(ep_imbalance(72.0 * 16384.0, 72) < 1.03);
+	/* a few pairs over many ranks: never past all on one rank */
+	assert_rel(ep_imbalance(1e-6, 8), 8.0, 0.0);
+}
+
+static struct ep_traffic a2a_traffic(int gpus, bool forward)
+{
+	struct ep_traffic t;
+
+	t.gpus = gpus;
+	t.tokens_gpu = 128.0;
+	t.copies = 8.0;
+	t.hidden = 7168.0;
+	t.dispatch_bytes = 1.0 + 4.0 / 128.0;
+	t.combine_bytes = 2.0;
+	t.imbalance = 1.0;
+	t.forward = forward;
+	return t;
+}
+
+/* Inside one NVLink domain the copies for the 7 other GPUs of 8 go over
+   NVLink (0.78 x 450 GB/s, 3 us); across domains the copies for other
+   nodes over the 0.9 x 50 GB/s port (6 us more). */
+static void test_ep_alltoall_domains(void **state)
+{
+	struct cluster cl = test_cluster();
+	struct ep_traffic t = a2a_traffic(8, false);
+	double row = 128.0 * 7168.0;
+	double nv = 0.78 * 450e9, net = 0.9 * 50e9;
+
+	(void)state;
+	assert_rel(ep_pass_s(&cl, &t, 2.0), 8.0 * 7.0 / 8.0 * row * 2.0 / nv +
+						    3e-6,
+		   1e-12);
+	/* 32 GPUs, 4 domains: 24/32 of the copies leave the node, 7/32 stay */
+	t = a2a_traffic(32, false);
+	assert_rel(ep_pass_s(&cl, &t, 2.0),
+		   fmax(8.0 * 7.0 / 32.0 * row * 2.0 / nv,
+			8.0 * 24.0 / 32.0 * row * 2.0 / net) +
+			   9e-6,
+		   1e-12);
+	/* forwarding sends a token once to each remote domain holding one
+	   of its experts: fewer copies over the network */
+	{
+		struct ep_traffic f = a2a_traffic(32, true);
+		double copies = 3.0 * (1.0 - pow(0.75, 8.0));
+
+		assert_rel(ep_pass_s(&cl, &f, 2.0),
+			   fmax(8.0 * (7.0 / 32.0 + 24.0 / 32.0 * 7.0 / 8.0) *
+					row * 2.0 / nv,
+				copies * row * 2.0 / net) +
+				   9e-6,
+			   1e-12);
+		assert_true(ep_pass_s(&cl, &f, 2.0) < ep_pass_s(&cl, &t, 2.0));
+	}
+	/* the busiest rank's share: the bandwidth term scales */
+	{
+		struct ep_traffic b = t;
+		double base = ep_pass_s(&cl, &t, 2.0) - 9e-6;
+
+		b.imbalance = 1.5;
+		assert_rel(ep_pass_s(&cl, &b, 2.0) - 9e-6, 1.5 * base, 1e-12);
+	}
+	/* a rack-scale domain (72 GPUs on NVLink): no network at all */
+	cl.gpus_per_node = 72;
+	t = a2a_traffic(72, false);
+	assert_rel(ep_pass_s(&cl, &t, 2.0),
+		   8.0 * 71.0 / 72.0 * row * 2.0 / nv + 3e-6, 1e-12);
+	/* both passes: fp8 dispatch and bf16 combine */
+	assert_rel(ep_alltoall_s(&cl, &t),
+		   ep_pass_s(&cl, &t, 1.0 + 4.0 / 128.0) +
+			   ep_pass_s(&cl, &t, 2.0),
+		   1e-15);
+	/* one rank, no tokens: nothing moves */
+	t.gpus = 1;
+	assert_rel(ep_alltoall_s(&cl, &t), 0.0, 0.0);
+}
+
+/* Under expert parallelism each of the ep groups prefills a prompt of its
+   own in a step: a replica's batch takes batch / ep prefill steps. */
+static void test_infer_ep_prefill_groups(void **state)
+{
+	struct arch a = small_moe();
+	struct gpu_spec g = test_gpu();
+	struct cluster cl = test_cluster();
+	struct infer_config c = icfg(1, 4, 8);
+	struct infer_result r;
+
+	(void)state;
+	assert_int_equal(infer_evaluate(&a, &c, &g, &cl, &r), 0);
+	assert_rel(r.service_s,
+		   2.0 * r.prefill_s + (c.output_tokens - 1.0) * r.tpot_s,
+		   1e-12);
+}
+
+/* Redundant experts: (E + R) / E of the experts' weights over the ranks
+   (12 experts + 4 copies over ep 4: 414720 x 2 x 16/12 / 4 bytes). */
+static void test_infer_redundant_experts(void **state)
+{
+	struct arch a = small_moe();
+	struct gpu_spec g = test_gpu();
+	struct cluster cl = test_cluster();
+	struct infer_config c = icfg(1, 4, 8);
+	struct infer_result r0, r1;
+
+	(void)state;
+	assert_int_equal(infer_evaluate(&a, &c, &g, &cl, &r0), 0);
+	c.redundant_experts = 4;
+	assert_int_equal(infer_evaluate(&a, &c, &g, &cl, &r1), 0);
+	assert_rel(r1.memory.weights_bytes - r0.memory.weights_bytes,
+		   414720.0 * 2.0 * (16.0 / 12.0 - 1.0) / 4.0, 1e-12);
+}
+
+/* Two-batch overlap: DeepSeek-V3 decoding 128 sequences a GPU over 32
+   GPUs (4 nodes), whose all-to-alls take about as long as the layer's
+   compute, hides them behind the other half's compute; in a tiny model
+   with nothing to hide them behind it only adds the halves' fixed costs.
+   A given imbalance slows the step. */
+static void test_infer_ep_overlap_imbalance(void **state)
+{
+	struct arch a = deepseek_v3();
+	struct arch tiny = small_moe();
+	struct gpu_spec g = test_gpu();
+	struct cluster cl = test_cluster();
+	struct infer_config c = icfg(1, 32, 32 * 128);
+	struct infer_result plain, tbo, skew;
+
+	(void)state;
+	c.weight_precision = PREC_FP8;
+	c.kv_precision = PREC_FP8;
+	c.prompt_tokens = 2048;
+	c.output_tokens = 256;
+	assert_int_equal(infer_evaluate(&a, &c, &g, &cl, &plain), 0);
+	c.ep_comm_overlap = true;
+	assert_int_equal(infer_evaluate(&a, &c, &g, &cl, &tbo), 0);
+	assert_true(tbo.tpot_s < 0.9 * plain.tpot_s);
+	c.ep_comm_overlap = false;
+	c.expert_imbalance = 2.0;
+	assert_int_equal(infer_evaluate(&a, &c, &g, &cl, &skew), 0);
+	assert_true(skew.tpot_s > plain.tpot_s);
+
+	c = icfg(1, 12, 12 * 256);
+	assert_int_equal(infer_evaluate(&tiny, &c, &g, &cl, &plain), 0);
+	c.ep_comm_overlap = true;
+	assert_int_equal(infer_evaluate(&tiny, &c, &g, &cl, &tbo), 0);
+	assert_true(tbo.tpot_s >= plain.tpot_s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -979,6 +1144,11 @@ int main(void)
 		cmocka_unit_test(test_infer_weights_ep),
 		cmocka_unit_test(test_infer_kv_mla),
 		cmocka_unit_test(test_infer_experts_touched),
+		cmocka_unit_test(test_ep_imbalance),
+		cmocka_unit_test(test_ep_alltoall_domains),
+		cmocka_unit_test(test_infer_ep_prefill_groups),
+		cmocka_unit_test(test_infer_redundant_experts),
+		cmocka_unit_test(test_infer_ep_overlap_imbalance),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

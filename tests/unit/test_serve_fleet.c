@@ -521,6 +521,38 @@ static void test_trace_not_read(void **state)
 			  "'inference.trace' file was read");
 }
 
+/* Multi-token prediction drafts with the model's MTP modules: a draft
+   token costs mtp_layers / layers of a step (specs/models.md 10.9.23)
+   unless draft_cost_ratio is given; a separate draft model keeps the
+   default ratio. */
+static void test_init_mtp(void **state)
+{
+	struct gpu_spec g = a100();
+	struct workload wl;
+	struct infer_plan p;
+	struct serve_fleet f;
+	struct diag err;
+
+	(void)state;
+	llama7b(&wl);
+	wl.inference.qps = 1.0;
+	wl.inference.replicas = 1;
+	wl.inference.speculative_tokens = 2;
+	wl.inference.acceptance_rate = 0.8;
+	plan_ok(&wl, &g, &p);
+	diag_clear(&err);
+	assert_int_equal(serve_fleet_init(&wl, &p.arch, &p.config, &g, &f,
+					  &err), 0);
+	assert_rel(f.engine.draft_cost_ratio, WL_DRAFT_COST_RATIO, 0.0);
+	wl.model.mtp_layers = 2;
+	wl.inference.speculative_method = WL_SPEC_MTP;
+	assert_int_equal(serve_fleet_init(&wl, &p.arch, &p.config, &g, &f,
+					  &err), 0);
+	assert_rel(f.engine.draft_cost_ratio, 2.0 / p.arch.layers, 1e-15);
+	assert_int_equal(f.engine.speculative_tokens, 2);
+	assert_rel(f.engine.acceptance_rate, 0.8, 0.0);
+}
+
 /* [inference] to the simulator's scheduler and load. */
 static void test_init(void **state)
 {
@@ -643,6 +675,7 @@ int main(void)
 		cmocka_unit_test(test_trace),
 		cmocka_unit_test(test_trace_not_read),
 		cmocka_unit_test(test_init),
+		cmocka_unit_test(test_init_mtp),
 		cmocka_unit_test(test_arrival),
 		cmocka_unit_test(test_percentiles),
 	};

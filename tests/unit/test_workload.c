@@ -912,6 +912,68 @@ static void expect_invalid_at(const struct workload *wl, int line, int col,
 	assert_contains(d.msg, msg);
 }
 
+/* The keys of wide expert parallelism and multi-token prediction: each
+   with what it needs (specs/workload.md). */
+static void test_wide_ep_keys(void **state)
+{
+	static const char moe[] = "[model]\n"
+				  "name = t\n"
+				  "layers = 4\n"
+				  "hidden = 64\n"
+				  "heads = 4\n"
+				  "vocab = 100\n"
+				  "seq_len = 128\n"
+				  "experts = 8\n"
+				  "experts_per_token = 2\n"
+				  "[inference]\n"
+				  "ep = 4\n";
+	char text[1024];
+	struct workload wl;
+	struct diag d;
+
+	(void)state;
+	snprintf(text, sizeof(text), "%sexpert_imbalance = 1.25\n"
+		 "redundant_experts = 4\nep_comm_overlap = true\n", moe);
+	parse_ok(text, &wl);
+	diag_clear(&d);
+	assert_int_equal(workload_validate(&wl, &d), 0);
+	assert_true(wl.inference.expert_imbalance == 1.25);
+	assert_int_equal(wl.inference.redundant_experts, 4);
+	assert_true(wl.inference.ep_comm_overlap);
+	/* auto is 0; below 1 is no imbalance */
+	snprintf(text, sizeof(text), "%sexpert_imbalance = auto\n", moe);
+	parse_ok(text, &wl);
+	assert_true(wl.inference.expert_imbalance == 0.0);
+	snprintf(text, sizeof(text), "%sexpert_imbalance = 0.5\n", moe);
+	expect_error(text, 12, 20, "'expert_imbalance' must be a number from "
+				   "1 to 1e+06 or 'auto'");
+	/* ep must divide the experts with their copies */
+	snprintf(text, sizeof(text), "%sredundant_experts = 2\n", moe);
+	parse_ok(text, &wl);
+	expect_invalid_at(&wl, 11, 6, "'inference.ep' (4) must divide "
+				     "'experts' + 'inference.redundant_experts' "
+				     "(10)");
+	/* without experts spread over ranks */
+	snprintf(text, sizeof(text), "%s", moe);
+	strcpy(strstr(text, "ep = 4"), "ep = 1\nep_comm_overlap = true\n");
+	parse_ok(text, &wl);
+	expect_invalid_at(&wl, 12, 19, "'inference.ep_comm_overlap' is for "
+				     "experts spread over ranks");
+	/* MTP drafts need the modules and speculative decoding */
+	snprintf(text, sizeof(text), "%sspeculative_method = mtp\n"
+		 "speculative_tokens = 1\nacceptance_rate = 0.8\n"
+		 "qps = 1\n", moe);
+	parse_ok(text, &wl);
+	expect_invalid_at(&wl, 12, 22, "give 'model.mtp_layers'");
+	wl.model.mtp_layers = 1;
+	diag_clear(&d);
+	assert_int_equal(workload_validate(&wl, &d), 0);
+	wl.inference.speculative_tokens = 0;
+	wl.inference.acceptance_rate = 0.0;
+	expect_invalid_at(&wl, 12, 22, "'inference.speculative_method' is for "
+				     "speculative decoding");
+}
+
 /*
  * An error of the keys together is placed at the key it is about (the
  * first key quoted in it) where the file gave that key: its line and the
@@ -1608,6 +1670,7 @@ int main(void)
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_set),
 		cmocka_unit_test(test_validate_position),
+		cmocka_unit_test(test_wide_ep_keys),
 		cmocka_unit_test(test_set_errors),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_recompute_layers_tp_overlap),
