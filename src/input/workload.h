@@ -432,7 +432,7 @@ struct inference_spec {
 	double acceptance_rate;   /* 0 = not given */
 	double draft_cost_ratio;  /* a draft step / a target step */
 	int speculative_method;   /* WL_SPEC_DRAFT or WL_SPEC_MTP */
-	/* wide expert parallelism (specs/models.md 10.9.23) */
+	/* wide expert parallelism (specs/models.md 10.9.24) */
 	double expert_imbalance;  /* busiest expert rank / mean; 0: auto */
 	bool ep_comm_overlap;     /* two-batch overlap of the all-to-alls */
 	int redundant_experts;    /* extra expert copies over the ranks */

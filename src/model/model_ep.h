@@ -1,7 +1,7 @@
 /*
  * model_ep.h - expert-parallel serving across NVLink domains: the
  * dispatch and combine all-to-alls of a wide expert-parallel MoE layer
- * and the load imbalance of its ranks (specs/models.md 10.9.23).  Pure
+ * and the load imbalance of its ranks (specs/models.md 10.9.24).  Pure
  * functions of their arguments.
  */
 #ifndef CAPPLAN_MODEL_EP_H

@@ -18,7 +18,7 @@ static const double act_bytes = 2.0;
  * Bytes per element an expert-parallel dispatch sends when the experts'
  * math is 8-bit or narrower: fp8 (e4m3) values with an fp32 scale per 128
  * (DeepEP's dispatch, which SGLang's and vLLM's wide-EP paths use; the
- * combine returns 16-bit outputs).  specs/models.md 10.9.23.
+ * combine returns 16-bit outputs).  specs/models.md 10.9.24.
  */
 static const double fp8_dispatch_bytes = 1.0 + 4.0 / 128.0;
 

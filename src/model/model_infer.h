@@ -55,7 +55,7 @@ struct infer_config {
 					   tokens over the mean (>= 1); 0:
 					   those of uniform routing
 					   (ep_imbalance, specs/models.md
-					   10.9.23) */
+					   10.9.24) */
 	int redundant_experts;          /* ep > 1: copies of experts held
 					   beside the routed ones (DeepSeek's
 					   EPLB) */

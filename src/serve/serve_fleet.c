@@ -124,7 +124,7 @@ int serve_fleet_init(const struct workload *wl, const struct arch *a,
 	e->acceptance_rate = is->acceptance_rate;
 	e->draft_cost_ratio = is->draft_cost_ratio;
 	/* multi-token prediction: a draft token runs the model's MTP
-	   modules, mtp_layers of its layers (specs/models.md 10.9.23) */
+	   modules, mtp_layers of its layers (specs/models.md 10.9.24) */
 	if (is->speculative_method == WL_SPEC_MTP &&
 	    !workload_key_given(wl, (size_t)wl_find_key_index(
 					    "inference", "draft_cost_ratio")))

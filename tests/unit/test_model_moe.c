@@ -961,7 +961,7 @@ static void test_infer_experts_touched(void **state)
 
 
 /* ------------------------------------------------------------------ */
-/* Wide expert parallelism (specs/models.md 10.9.23) */
+/* Wide expert parallelism (specs/models.md 10.9.24) */
 
 /* Balls into bins: the busiest of R ranks over the mean, 1 + sqrt(2 ln R
    / m) for m pairs a rank; 1 with one rank or no pairs, at most R. */

@@ -522,7 +522,7 @@ static void test_trace_not_read(void **state)
 }
 
 /* Multi-token prediction drafts with the model's MTP modules: a draft
-   token costs mtp_layers / layers of a step (specs/models.md 10.9.23)
+   token costs mtp_layers / layers of a step (specs/models.md 10.9.24)
    unless draft_cost_ratio is given; a separate draft model keeps the
    default ratio. */
 static void test_init_mtp(void **state)
