@@ -54,6 +54,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 VALIDATE := $(BUILD)/tests/validate
 VALIDATE_SERVING := $(BUILD)/tests/validate_serving
+VALIDATE_EP := $(BUILD)/tests/validate_ep
 INTERVALS := $(BUILD)/tests/intervals
 BENCH := $(BUILD)/tests/bench
 
@@ -157,6 +158,10 @@ $(VALIDATE_SERVING): tests/validation/validate_serving.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
 
+$(VALIDATE_EP): tests/validation/validate_ep.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+
 $(VALIDATE): tests/validation/validate.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
@@ -187,9 +192,10 @@ unit: $(UNIT_BIN)
 cli: $(BIN)
 	@sh tests/cli/run.sh $(BIN)
 
-validate: $(VALIDATE) $(VALIDATE_SERVING) $(INTERVALS) $(BUILD)/residuals.txt
+validate: $(VALIDATE) $(VALIDATE_SERVING) $(VALIDATE_EP) $(INTERVALS) $(BUILD)/residuals.txt
 	@$(VALIDATE) tests/validation
 	@$(VALIDATE_SERVING) tests/validation
+	@$(VALIDATE_EP) tests/validation
 	@sh tests/validation/intervals.sh $(BUILD)
 
 # How far 'capplan calibrate' carries on the public sets: calibrated on
@@ -197,7 +203,7 @@ validate: $(VALIDATE) $(VALIDATE_SERVING) $(INTERVALS) $(BUILD)/residuals.txt
 validate-calibration: $(BIN) $(VALIDATE) $(VALIDATE_SERVING)
 	@python3 tests/validation/calibration.py $(BUILD)
 
-test: $(BIN) $(UNIT_BIN) $(VALIDATE) $(VALIDATE_SERVING) $(INTERVALS) $(BUILD)/residuals.txt $(FUZZ_REPLAY) $(BUILD)/tests/capplan-faults $(BUILD)/tests/onnx_counts
+test: $(BIN) $(UNIT_BIN) $(VALIDATE) $(VALIDATE_SERVING) $(VALIDATE_EP) $(INTERVALS) $(BUILD)/residuals.txt $(FUZZ_REPLAY) $(BUILD)/tests/capplan-faults $(BUILD)/tests/onnx_counts
 	@sh tests/run.sh $(BUILD)
 
 # libFuzzer with clang: make fuzz [FUZZ_TIME=seconds per target]; the

@@ -57,6 +57,7 @@ suite progress sh tests/cli/progress.sh "$build/capplan"
 suite calibrate sh tests/cli/calibrate.sh "$build/capplan"
 suite validate "$build/tests/validate" tests/validation
 suite "validate serving" "$build/tests/validate_serving" tests/validation
+suite "validate wide ep" "$build/tests/validate_ep" tests/validation
 suite "validate serving gates" sh tests/cli/validate_serving.sh \
 	"$build/tests/validate_serving" tests/validation
 suite "validate gates" sh tests/cli/validate.sh "$build/tests/validate" tests/validation
