@@ -299,7 +299,7 @@ int size_mixed_power(struct cli_ctx *ctx, double budget_w)
 	if (ans.fallback)
 		snprintf(route, sizeof(route), "%s tp%d",
 			 ans.single->plan.gpu->name, fit_tp(ans.single));
-	for (int b = 0; b < mix_plan_bucket_count(m) &&
+	for (int b = 0; b < mix_plan_bucket_count(m) && ans.meets &&
 			(ans.fallback || res->npools > 0);
 	     b++) {
 		struct record *rec = report_add_record(&buckets);

@@ -87,8 +87,8 @@ struct mix_solution {
 	int *slices;         /* [no x nb], caller's: slices of bucket b on
 				option o */
 	double cost_per_h;   /* sum of replicas x price_per_h */
-	double power_w;      /* sum of replicas x power_w (0 without it) */
 	bool optimal;        /* proven optimal (else the time limit) */
+	double power_w;      /* sum of replicas x power_w (0 without it) */
 };
 
 /*

@@ -752,6 +752,11 @@ int mix_plan_pool_count(const struct mix_plan *m)
 	return m->result.npools;
 }
 
+const struct mix_pool *mix_plan_pool(const struct mix_plan *m, int i)
+{
+	return i >= 0 && i < m->result.npools ? &m->result.pools[i] : NULL;
+}
+
 /* The option of pool 'pl'. */
 static int option_of(const struct mix_plan *m, const struct mix_pool *pl)
 {

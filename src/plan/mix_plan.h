@@ -125,6 +125,9 @@ int mix_plan_solve_for(struct mix_plan *m, enum mix_objective objective,
 
 int mix_plan_pool_count(const struct mix_plan *m);
 
+/* Pool 'i' of the program's answer (before or after its simulation). */
+const struct mix_pool *mix_plan_pool(const struct mix_plan *m, int i);
+
 /*
  * Simulate pool 'i' with the requests routed to it (a trace of them, as
  * they arrive), from the program's replicas up until it meets the

@@ -87,6 +87,16 @@ static int least_at(struct mix_plan *m, double scale, mix_each_fn each,
 	return 1;
 }
 
+/* The program's fleet is one replica. */
+static bool one_replica(const struct mix_plan *m)
+{
+	int n = 0;
+
+	for (int i = 0; i < mix_plan_pool_count(m); i++)
+		n += mix_plan_pool(m, i)->ip_replicas;
+	return n == 1;
+}
+
 /* Plan, solve and simulate the fleet at 'scale' ('planned': the plan
    holds that scale's program already): 1 when it meets the targets (its
    simulated power in '*w', the program's in '*ip_w'), 0 when it does
@@ -182,7 +192,12 @@ int mix_plan_power_fit(struct mix_plan *m, double budget_w, mix_each_fn each,
 		}
 	}
 	if (!(lo > 0.0)) {
-		if (miss_w > 0.0)
+		if (miss_w > 0.0 && one_replica(m))
+			snprintf(out->why, sizeof(out->why),
+				 "the replica of least power draws %.3g kW, "
+				 "over the %.3g kW budget",
+				 miss_w / 1e3, budget_w / 1e3);
+		else if (miss_w > 0.0)
 			snprintf(out->why, sizeof(out->why),
 				 "the least-power fleet for %.3g of the load "
 				 "draws %.3g kW, over the %.3g kW budget",
