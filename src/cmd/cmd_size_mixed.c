@@ -505,6 +505,105 @@ static int mix_check(struct cli_ctx *ctx, const struct size_limits *lim)
 	return EXIT_OK;
 }
 
+/* Whether compare and report weigh a mix of ctx's devices for its load
+   (cli_mix_summary). */
+static bool mix_applies(const struct cli_ctx *ctx)
+{
+	const struct workload *wl = &ctx->wl;
+	int arrival = serve_arrival(&wl->inference);
+
+	return ctx->ngpus >= 2 && ctx->ngpus <= CLI_MIX_GPUS_MAX &&
+	       wl->model.kind == MODEL_TRANSFORMER &&
+	       model_has_arch(&wl->model) &&
+	       (arrival == SIM_ARRIVAL_POISSON ||
+		arrival == SIM_ARRIVAL_TRACE) &&
+	       wl->inference.turns <= 1 && !wl->inference.disaggregated &&
+	       !(wl->inference.shared_prefix_tokens > 0 &&
+		 arrival == SIM_ARRIVAL_POISSON);
+}
+
+int cli_mix_summary(struct cli_ctx *ctx, double single_month,
+		    const char *single_gpu, char *buf, size_t size)
+{
+	struct workload wl;
+	struct mix_job job;
+	struct mix_plan *m = NULL;
+	const struct mix_result *r;
+	struct progress pr;
+	char money[32], saved[32], fleet[REPORT_STR_MAX], mw[32];
+	double month, tokens;
+	size_t len = 0;
+	int rc = 0;
+
+	buf[0] = '\0';
+	if (!mix_applies(ctx) || !(single_month > 0.0) ||
+	    !isfinite(single_month))
+		return 0;
+	wl = ctx->wl;
+	wl.inference.replicas = WL_AUTO;
+	memset(&job, 0, sizeof(job));
+	diag_clear(&job.err);
+	if (mix_plan_new(&wl, ctx->gpus, ctx->ngpus, &m, &job.err) != 0) {
+		rc = job.err.kind == DIAG_NOMEM ? -1 : 0;
+		goto out;
+	}
+	progress_init(&pr, "mix");
+	job.m = m;
+	job.pr = &pr;
+	pthread_mutex_init(&job.lock, NULL);
+	progress_update(&pr, 0, (size_t)mix_plan_measure_count(m),
+			"buckets measured");
+	cli_parallel_for(mix_plan_measure_count(m), mix_measure_one, &job);
+	if (!job.fail && mix_plan_solve(m, &job.err) != 0) {
+		/* no mix: a bucket no device serves */
+		job.fail = job.err.kind == DIAG_NOMEM ? -1 : -2;
+	}
+	if (!job.fail) {
+		progress_update(&pr, 0, (size_t)mix_plan_pool_count(m),
+				"devices simulated");
+		cli_parallel_for(mix_plan_pool_count(m), mix_simulate_one,
+				 &job);
+	}
+	pthread_mutex_destroy(&job.lock);
+	progress_end(&pr);
+	if (job.fail) {
+		rc = job.fail == -2 || job.err.kind != DIAG_NOMEM ? 0 : -1;
+		goto out;
+	}
+	r = mix_plan_result(m);
+	month = r->cost_per_h * ENERGY_HOURS_PER_MONTH;
+	if (!r->meets || r->npools < 2 || month >= single_month)
+		goto out;
+	fleet[0] = '\0';
+	for (int i = 0; i < r->npools && len < sizeof(fleet); i++) {
+		int k = snprintf(fleet + len, sizeof(fleet) - len,
+				 "%s%d x %s tp%d", i ? " + " : "",
+				 r->pools[i].replicas, r->pools[i].gpu->name,
+				 r->pools[i].tp);
+
+		len = k < 0 ? len : len + (size_t)k;
+	}
+	units_format(money, sizeof(money), month, UNIT_MONEY, 4);
+	units_format(saved, sizeof(saved), single_month - month, UNIT_MONEY,
+		     3);
+	tokens = mix_plan_rate(m) * mix_plan_output_mean(m);
+	units_format_plain(mw, sizeof(mw),
+			   r->power_w > 0.0 ? tokens / (r->power_w / 1e6) : 0.0,
+			   UNIT_COUNT, 3);
+	snprintf(buf, size, "a mixed fleet is cheaper: %.200s, %s a month, "
+			    "%s (%.3g%%) below the cheapest single device, "
+			    "%s; %s output tokens/s per MW ('capplan size "
+			    "--mixed')",
+		 fleet, money, saved,
+		 100.0 * (1.0 - month / single_month), single_gpu, mw);
+	rc = 1;
+out:
+	mix_plan_free(m);
+	if (rc < 0)
+		fprintf(stderr, "capplan: error: out of memory\n");
+	return rc;
+}
+
 int size_mixed(struct cli_ctx *ctx, const struct size_limits *lim)
 {
 	struct report fleet, buckets, single;
