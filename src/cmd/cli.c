@@ -110,12 +110,14 @@ static const struct command commands[] = {
 	  "             [--catalog FILE] [--stacks FILE]\n"
 	  "             [--profile FILE]\n"
 	  "       capplan size WORKLOAD --mixed [--gpu NAME,NAME[,NAME]...]\n"
-	  "             [--serve-for TIME] [--set KEY=VALUE]...\n"
+	  "             [--power-cap POWER] [--serve-for TIME] [--set KEY=VALUE]...\n"
 	  "             [--format table|csv|json] [--wide] [-o FILE]\n\n"
 	  "--mixed sizes the cheapest serving fleet of several devices for the\n"
 	  "workload's rate or trace: requests routed to devices by their\n"
 	  "lengths, as Melange does; the fleet is simulated device by device\n"
-	  "and listed above the single-device fleets it is compared with",
+	  "and listed above the single-device fleets it is compared with;\n"
+	  "with --power-cap, the largest load a mixed fleet serves within the\n"
+	  "facility power budget, beside each device's own",
 	  OPT_CATALOG | OPT_GPU | OPT_SET | OPT_STACKS | OPT_PROFILE | OPT_MODEL | OPT_FORMAT |
 		  OPT_OUTPUT | OPT_DEADLINE | OPT_BUDGET | OPT_POWER_CAP |
 		  OPT_PLOT | OPT_PLOT_FORMAT | OPT_SERVE_FOR |
@@ -233,7 +235,8 @@ static const struct {
 			 "                    (default 1y)" },
 	{ OPT_MIXED, "  --mixed           serving: the cheapest fleet of several devices,\n"
 		     "                    requests routed to them by length (Melange);\n"
-		     "                    --gpu lists the devices (default: the catalog)" },
+		     "                    --gpu lists the devices (default: the catalog);\n"
+		     "                    with --power-cap, the largest load it serves" },
 	{ OPT_PLOT, "  --plot DIR        also draw the standard charts for the best\n"
 		    "                    devices (at most 8) as DIR/KIND.svg (.png)" },
 	{ OPT_SIZE, "  --size WxH        chart size in pixels (default 1024x640)" },

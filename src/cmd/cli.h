@@ -169,6 +169,24 @@ int cli_resolve_gpus(struct cli_ctx *ctx, bool all_if_none);
  * trying every kind.
  */
 #define CLI_PLOT_SET_GPUS 8
+
+/* compare and report weigh a mixed fleet (size --mixed) of their devices
+   when they are at most this many (the mix measures every device on every
+   bucket of lengths: over the whole catalog it takes seconds). */
+#define CLI_MIX_GPUS_MAX 8
+
+/*
+ * The mixed fleet of ctx's devices (2 to CLI_MIX_GPUS_MAX) for its
+ * serving load (a transformer's Poisson rate or trace, colocated, single
+ * requests), planned as size --mixed plans it (cmd_size_mixed.c): when
+ * its simulation meets the targets and it costs less than 'single_month'
+ * (USD a month, the cheapest single-device fleet, 'single_gpu'), a
+ * sentence naming its devices, its cost, the saving and its output
+ * tokens/s per MW into 'buf'.  Returns 1 when written, 0 when the load is
+ * not one the mix plans or no mix is cheaper, -1 out of memory (said).
+ */
+int cli_mix_summary(struct cli_ctx *ctx, double single_month,
+		    const char *single_gpu, char *buf, size_t size);
 /* Check (and create) the --plot folder before any work: EXIT_OK or
    EXIT_IO with a message. */
 int cli_plot_prepare(const struct cli_ctx *ctx);

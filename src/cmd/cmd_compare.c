@@ -724,9 +724,31 @@ int cmd_compare(struct cli_ctx *ctx)
 			    per_token ? "tokens" : "samples");
 	cli_note_stacks(&rep, &ctx->wl, per_token, true);
 	cli_note_profile(&rep, ctx, NULL);
-	if (per_token)
+	if (per_token) {
+		/* a mix of the devices cheaper than each one's own fleet
+		   (size --mixed) */
+		const struct compare_row *cheap = NULL;
+		char mix[REPORT_STR_MAX + 256];
+
 		compare_recommend(&rep, rows, ctx->ngpus, &ctx->wl);
-	else
+		for (int i = 0; i < ctx->ngpus; i++)
+			if (compare_infer_ok(&rows[i]) &&
+			    (!cheap || rows[i].infer.cost_usd_per_month <
+					       cheap->infer.cost_usd_per_month))
+				cheap = &rows[i];
+		rc = cheap ? cli_mix_summary(ctx,
+					     cheap->infer.cost_usd_per_month,
+					     cheap->gpu->name, mix,
+					     sizeof(mix)) :
+			     0;
+		if (rc < 0) {
+			free(rows);
+			report_release(&rep);
+			return EXIT_INTERNAL;
+		}
+		if (rc > 0)
+			report_note(&rep, "inference: %s", mix);
+	} else
 		compare_recommend_samples(&rep, rows, ctx->ngpus);
 	compare_no_plan_notes(&rep, rows, ctx->ngpus);
 	if (ctx->format == FORMAT_TABLE)

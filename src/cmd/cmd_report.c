@@ -185,6 +185,20 @@ int cmd_report(struct cli_ctx *ctx)
 	for (int i = 0; i < pg.nrows; i++)
 		feasible += report_trained(&pg.rows[i]) || report_served(&pg.rows[i]) ||
 			    report_served_samples(&pg.rows[i]);
+	if (pg.nrows && pg.rows[0].serving && charts_rc != EXIT_INTERNAL) {
+		/* a mix of the devices cheaper than each one's own fleet */
+		const struct report_row *cheap = NULL;
+
+		for (int i = 0; i < pg.nrows; i++)
+			if (report_served(&pg.rows[i]) &&
+			    (!cheap || pg.rows[i].infer.cost_usd_per_month <
+					       cheap->infer.cost_usd_per_month))
+				cheap = &pg.rows[i];
+		if (cheap && cli_mix_summary(ctx, cheap->infer.cost_usd_per_month,
+					     cheap->gpu->name, pg.mix_note,
+					     sizeof(pg.mix_note)) < 0)
+			charts_rc = EXIT_INTERNAL;
+	}
 	rc = cli_output_finish(&o, report_write_page, &pg);
 	for (int k = 0; k < PLOT_KIND_COUNT; k++)
 		free(pg.svg[k]);

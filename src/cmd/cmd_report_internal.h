@@ -39,6 +39,9 @@ struct report_page {
 	size_t svg_len[PLOT_KIND_COUNT];
 	bool png;                   /* --plot-format png: data: URIs */
 	char chart_note[256];       /* why charts are missing; "" none */
+	char mix_note[REPORT_STR_MAX + 256]; /* a mixed fleet cheaper than
+						every device's own
+						(cli_mix_summary); "" none */
 };
 
 /* Whether a row has a training plan that fits and finishes; a serving

@@ -797,6 +797,17 @@ static void recommendation_section(FILE *out, const struct report_page *pg)
 		     UNIT_MONEY, " per M tokens");
 		pick(out, pg, "Lowest time per output token", report_served, k_tpot,
 		     UNIT_TIME, "");
+		if (pg->mix_note[0]) {
+			/* cli_mix_summary's sentence without its lead */
+			static const char lead[] = "a mixed fleet is cheaper: ";
+			size_t n = sizeof(lead) - 1;
+
+			fputs("<li><b>Cheaper as a mixed fleet</b>: ", out);
+			html_text(out, strncmp(pg->mix_note, lead, n) == 0 ?
+					       pg->mix_note + n :
+					       pg->mix_note);
+			fputs("</li>\n", out);
+		}
 	}
 	if (per_sample) {
 		pick(out, pg, "Cheapest serving", report_served_samples,

@@ -8,8 +8,11 @@
 #define CAPPLAN_CMD_SIZE_INTERNAL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "cli.h"
+#include "infer_power.h"
+#include "mix_plan.h"
 #include "progress.h"
 #include "report.h"
 #include "serve_sim.h"
@@ -99,5 +102,48 @@ void size_add_row(struct record *rec, const struct size_row *r, bool train,
 /* size --mixed (cmd_size_mixed.c): the cheapest fleet of several devices
    for a serving load.  Returns an enum cli_exit status. */
 int size_mixed(struct cli_ctx *ctx, const struct size_limits *lim);
+
+/* size --mixed --power-cap (cmd_size_mixed_power.c): the largest load a
+   mixed fleet serves within a facility power budget, beside each
+   device's.  Returns an enum cli_exit status. */
+int size_mixed_power(struct cli_ctx *ctx, double budget_w);
+
+/* What size --mixed and size --mixed --power-cap share
+   (cmd_size_mixed.c): a device of the fleet (a record of "devices"; with
+   'power' its facility power too), a bucket of requests (a record of
+   "buckets": where the fleet 'r' sends it, or 'route' when not NULL),
+   and the writer of the three parts (cli_write). */
+void size_mix_add_pool(struct record *rec, const struct mix_pool *pl,
+		       const struct workload *wl, bool power);
+void size_mix_add_bucket(struct record *rec, struct mix_plan *m,
+			 const struct mix_result *r, int b,
+			 const char *route);
+
+struct size_mix_out {
+	const struct report *fleet, *buckets, *single;
+	enum report_format format;
+	bool wide;
+};
+
+int size_mix_write(FILE *out, const void *arg, const char **why);
+
+/* size --power-cap of a serving workload (cmd_size_power.c): each
+   device's largest load within the budget, its table. */
+struct power_rows {
+	int n, served;
+	struct infer_power_fit *fits;         /* [n], --gpu order */
+	const struct infer_power_fit **order; /* [n], the table's: served
+						 first, most tokens per MW */
+	int *rcs;                             /* [n]: 0, or the fit failed */
+	bool *nomem;
+	char (*errs)[DIAG_MSG_MAX];
+};
+
+/* Fit every device of ctx to 'budget_w' and write the table into 'rep'
+   (report_release it, and size_power_rows_free 'pw').  Returns EXIT_OK,
+   or EXIT_INTERNAL (out of memory, said; nothing to free). */
+int size_power_rows(struct cli_ctx *ctx, double budget_w,
+		    struct power_rows *pw, struct report *rep);
+void size_power_rows_free(struct power_rows *pw);
 
 #endif

@@ -154,9 +154,8 @@ static const char *const ttft_label[] = { "TTFT p50", "TTFT p90",
 static const char *const tpot_label[] = { "TPOT p50", "TPOT p90",
 					  "TPOT p99" };
 
-/* One device of the fleet (a record of "devices"). */
-static void mix_add_pool(struct record *rec, const struct mix_pool *pl,
-			 const struct workload *wl)
+void size_mix_add_pool(struct record *rec, const struct mix_pool *pl,
+		       const struct workload *wl, bool power)
 {
 	enum slo_percentile pc = wl->inference.percentile;
 	const struct sim_result *r = &pl->sim;
@@ -169,6 +168,9 @@ static void mix_add_pool(struct record *rec, const struct mix_pool *pl,
 	rec_str(rec, NULL, "role", "role", "both", g);
 	rec_int(rec, NULL, "gpus", "GPUs", pl->replicas * pl->gpus_per_replica,
 		g);
+	if (power)
+		rec_num(rec, NULL, "power_w", "power",
+			pl->replicas * pl->replica_w, UNIT_POWER, g);
 	rec_num(rec, NULL, "cost_usd_per_month", "$/month",
 		pl->replicas * pl->price_per_h * ENERGY_HOURS_PER_MONTH,
 		UNIT_MONEY, g);
@@ -292,12 +294,9 @@ static void bucket_routes(struct mix_plan *m, const struct mix_result *r,
 	}
 }
 
-/* One bucket of requests (a record of "buckets"), served by the fleet
-   of 'a'. */
-static void mix_add_bucket(struct record *rec, struct mix_plan *m,
-			   const struct mix_answer *a, int b)
+void size_mix_add_bucket(struct record *rec, struct mix_plan *m,
+			 const struct mix_result *r, int b, const char *route)
 {
-	const struct mix_result *r = a->mix;
 	const struct mix_bucket *bk = mix_plan_bucket(m, b);
 	int plo, phi, olo, ohi, g = RF_GRID;
 	char routes[REPORT_STR_MAX];
@@ -315,6 +314,20 @@ static void mix_add_bucket(struct record *rec, struct mix_plan *m,
 		bk->prompt_mean, UNIT_KIND_COUNT, g | RF_WIDE);
 	rec_num(rec, NULL, "output_tokens_mean", "mean output",
 		bk->output_mean, UNIT_KIND_COUNT, g | RF_WIDE);
+	if (route)
+		snprintf(routes, sizeof(routes), "%s", route);
+	else
+		bucket_routes(m, r, b, routes, sizeof(routes));
+	rec_str(rec, NULL, "served_by", "served by", routes, g);
+}
+
+/* One bucket of requests (a record of "buckets"), served by the fleet
+   of 'a'. */
+static void mix_add_bucket(struct record *rec, struct mix_plan *m,
+			   const struct mix_answer *a, int b)
+{
+	char routes[REPORT_STR_MAX];
+
 	if (a->fallback && a->single->disagg)
 		snprintf(routes, sizeof(routes), "%s tp%d prefill, tp%d decode",
 			 a->single->gpu->name, a->single->prefill_tp,
@@ -322,21 +335,13 @@ static void mix_add_bucket(struct record *rec, struct mix_plan *m,
 	else if (a->fallback)
 		snprintf(routes, sizeof(routes), "%s tp%d",
 			 a->single->gpu->name, single_tp(a->single));
-	else
-		bucket_routes(m, r, b, routes, sizeof(routes));
-	rec_str(rec, NULL, "served_by", "served by", routes, g);
+	size_mix_add_bucket(rec, m, a->mix, b,
+			    a->fallback ? routes : NULL);
 }
 
-/* The three parts of the answer, written in one format. */
-struct mix_out {
-	const struct report *fleet, *buckets, *single;
-	enum report_format format;
-	bool wide;
-};
-
-static int mix_write(FILE *out, const void *arg, const char **why)
+int size_mix_write(FILE *out, const void *arg, const char **why)
 {
-	const struct mix_out *o = arg;
+	const struct size_mix_out *o = arg;
 	int width = report_table_width(out);
 
 	if (o->format == FORMAT_CSV)
@@ -461,18 +466,22 @@ static int mix_check(struct cli_ctx *ctx, const struct size_limits *lim)
 {
 	const struct workload *wl = &ctx->wl;
 
-	if (ctx->deadline_arg || ctx->budget_arg || ctx->power_cap_arg)
+	if (ctx->deadline_arg || ctx->budget_arg)
 		return cli_usage("size", "--mixed sizes a serving fleet: "
-				 "--deadline, --budget and --power-cap do "
-				 "not apply to it");
+				 "--deadline and --budget do not apply to "
+				 "it");
 	if (ctx->plot_dir)
 		return cli_usage("size", "--plot does not apply with --mixed");
-	(void)lim;
 	if (wl->model.kind != MODEL_TRANSFORMER ||
 	    !model_has_arch(&wl->model))
 		return cli_usage("size", "--mixed plans the serving of a "
 				 "transformer with its architecture ([model] "
 				 "layers, hidden, heads, vocab, seq_len)");
+	if (wl->inference.disaggregated && lim->power_cap_w > 0.0)
+		return cli_usage("size", "--mixed --power-cap plans colocated "
+				 "fleets: a disaggregated workload's two "
+				 "pools would split the budget (not modelled "
+				 "yet); --set inference.disaggregated=false");
 	if (wl->training.tokens > 0.0)
 		return cli_usage("size", "--mixed sizes serving only, and the "
 				 "workload trains ('training.tokens'): size "
@@ -496,6 +505,105 @@ static int mix_check(struct cli_ctx *ctx, const struct size_limits *lim)
 	return EXIT_OK;
 }
 
+/* Whether compare and report weigh a mix of ctx's devices for its load
+   (cli_mix_summary). */
+static bool mix_applies(const struct cli_ctx *ctx)
+{
+	const struct workload *wl = &ctx->wl;
+	int arrival = serve_arrival(&wl->inference);
+
+	return ctx->ngpus >= 2 && ctx->ngpus <= CLI_MIX_GPUS_MAX &&
+	       wl->model.kind == MODEL_TRANSFORMER &&
+	       model_has_arch(&wl->model) &&
+	       (arrival == SIM_ARRIVAL_POISSON ||
+		arrival == SIM_ARRIVAL_TRACE) &&
+	       wl->inference.turns <= 1 && !wl->inference.disaggregated &&
+	       !(wl->inference.shared_prefix_tokens > 0 &&
+		 arrival == SIM_ARRIVAL_POISSON);
+}
+
+int cli_mix_summary(struct cli_ctx *ctx, double single_month,
+		    const char *single_gpu, char *buf, size_t size)
+{
+	struct workload wl;
+	struct mix_job job;
+	struct mix_plan *m = NULL;
+	const struct mix_result *r;
+	struct progress pr;
+	char money[32], saved[32], fleet[REPORT_STR_MAX], mw[32];
+	double month, tokens;
+	size_t len = 0;
+	int rc = 0;
+
+	buf[0] = '\0';
+	if (!mix_applies(ctx) || !(single_month > 0.0) ||
+	    !isfinite(single_month))
+		return 0;
+	wl = ctx->wl;
+	wl.inference.replicas = WL_AUTO;
+	memset(&job, 0, sizeof(job));
+	diag_clear(&job.err);
+	if (mix_plan_new(&wl, ctx->gpus, ctx->ngpus, &m, &job.err) != 0) {
+		rc = job.err.kind == DIAG_NOMEM ? -1 : 0;
+		goto out;
+	}
+	progress_init(&pr, "mix");
+	job.m = m;
+	job.pr = &pr;
+	pthread_mutex_init(&job.lock, NULL);
+	progress_update(&pr, 0, (size_t)mix_plan_measure_count(m),
+			"buckets measured");
+	cli_parallel_for(mix_plan_measure_count(m), mix_measure_one, &job);
+	if (!job.fail && mix_plan_solve(m, &job.err) != 0) {
+		/* no mix: a bucket no device serves */
+		job.fail = job.err.kind == DIAG_NOMEM ? -1 : -2;
+	}
+	if (!job.fail) {
+		progress_update(&pr, 0, (size_t)mix_plan_pool_count(m),
+				"devices simulated");
+		cli_parallel_for(mix_plan_pool_count(m), mix_simulate_one,
+				 &job);
+	}
+	pthread_mutex_destroy(&job.lock);
+	progress_end(&pr);
+	if (job.fail) {
+		rc = job.fail == -2 || job.err.kind != DIAG_NOMEM ? 0 : -1;
+		goto out;
+	}
+	r = mix_plan_result(m);
+	month = r->cost_per_h * ENERGY_HOURS_PER_MONTH;
+	if (!r->meets || r->npools < 2 || month >= single_month)
+		goto out;
+	fleet[0] = '\0';
+	for (int i = 0; i < r->npools && len < sizeof(fleet); i++) {
+		int k = snprintf(fleet + len, sizeof(fleet) - len,
+				 "%s%d x %s tp%d", i ? " + " : "",
+				 r->pools[i].replicas, r->pools[i].gpu->name,
+				 r->pools[i].tp);
+
+		len = k < 0 ? len : len + (size_t)k;
+	}
+	units_format(money, sizeof(money), month, UNIT_MONEY, 4);
+	units_format(saved, sizeof(saved), single_month - month, UNIT_MONEY,
+		     3);
+	tokens = mix_plan_rate(m) * mix_plan_output_mean(m);
+	units_format_plain(mw, sizeof(mw),
+			   r->power_w > 0.0 ? tokens / (r->power_w / 1e6) : 0.0,
+			   UNIT_COUNT, 3);
+	snprintf(buf, size, "a mixed fleet is cheaper: %.200s, %s a month, "
+			    "%s (%.3g%%) below the cheapest single device, "
+			    "%s; %s output tokens/s per MW ('capplan size "
+			    "--mixed')",
+		 fleet, money, saved,
+		 100.0 * (1.0 - month / single_month), single_gpu, mw);
+	rc = 1;
+out:
+	mix_plan_free(m);
+	if (rc < 0)
+		fprintf(stderr, "capplan: error: out of memory\n");
+	return rc;
+}
+
 int size_mixed(struct cli_ctx *ctx, const struct size_limits *lim)
 {
 	struct report fleet, buckets, single;
@@ -513,6 +621,8 @@ int size_mixed(struct cli_ctx *ctx, const struct size_limits *lim)
 	rc = mix_check(ctx, lim);
 	if (rc != EXIT_OK)
 		return rc;
+	if (lim->power_cap_w > 0.0)
+		return size_mixed_power(ctx, lim->power_cap_w);
 	memset(&none, 0, sizeof(none));
 	/* every fleet is sized: a fixed one is no answer to "how many" */
 	fixed = ctx->wl.inference.replicas;
@@ -623,7 +733,8 @@ int size_mixed(struct cli_ctx *ctx, const struct size_limits *lim)
 
 			if (!rec)
 				goto out_nomem;
-			mix_add_pool(rec, &res->pools[i], &ctx->wl);
+			size_mix_add_pool(rec, &res->pools[i], &ctx->wl,
+					  false);
 		}
 	}
 	for (int b = 0; b < mix_plan_bucket_count(m); b++) {
@@ -654,10 +765,10 @@ int size_mixed(struct cli_ctx *ctx, const struct size_limits *lim)
 	for (int k = 0; k < single.nnotes && ctx->format == FORMAT_JSON; k++)
 		report_note(&fleet, "%s", single.notes[k]);
 	{
-		struct mix_out o = { &fleet, &buckets, &single, ctx->format,
-				     ctx->wide };
+		struct size_mix_out o = { &fleet, &buckets, &single,
+					  ctx->format, ctx->wide };
 
-		rc = cli_write(ctx, mix_write, &o);
+		rc = cli_write(ctx, size_mix_write, &o);
 	}
 	if (rc == EXIT_OK && !ans.meets)
 		rc = EXIT_INFEASIBLE;

@@ -5,10 +5,12 @@
  * MW (issue 42; specs/models.md 10.9.21, specs/output.md "capplan size").
  */
 #include "cli.h"
+#include "cmd_size_internal.h"
 #include "cli_output.h"
 #include "infer_power.h"
 #include "progress.h"
 #include "report.h"
+#include "serve_fleet.h"
 #include "units.h"
 
 #include <stdio.h>
@@ -108,32 +110,38 @@ static void add_fit(struct record *rec, const struct infer_power_fit *f,
 		!planned ? err : f->feasible ? "" : f->why, 0);
 }
 
-int size_power(struct cli_ctx *ctx, double budget_w)
+void size_power_rows_free(struct power_rows *pw)
 {
-	int n = ctx->ngpus, rc, served = 0;
-	struct infer_power_fit *fits = calloc((size_t)n, sizeof(*fits));
-	const struct infer_power_fit **order = calloc((size_t)n,
-						      sizeof(*order));
-	int *rcs = calloc((size_t)n, sizeof(*rcs));
-	bool *nomem = calloc((size_t)n, sizeof(*nomem));
-	char(*errs)[DIAG_MSG_MAX] = calloc((size_t)n, sizeof(*errs));
+	free(pw->fits);
+	free(pw->order);
+	free(pw->rcs);
+	free(pw->nomem);
+	free(pw->errs);
+	memset(pw, 0, sizeof(*pw));
+}
+
+int size_power_rows(struct cli_ctx *ctx, double budget_w,
+		    struct power_rows *pw, struct report *rep)
+{
+	int n = ctx->ngpus;
 	struct progress pr;
-	struct report rep;
 	char buf[64];
 
-	if (!fits || !order || !rcs || !nomem || !errs) {
-		free(fits);
-		free(order);
-		free(rcs);
-		free(nomem);
-		free(errs);
-		fprintf(stderr, "capplan: error: out of memory\n");
-		return EXIT_INTERNAL;
-	}
+	memset(pw, 0, sizeof(*pw));
+	pw->n = n;
+	pw->fits = calloc((size_t)n, sizeof(*pw->fits));
+	pw->order = calloc((size_t)n, sizeof(*pw->order));
+	pw->rcs = calloc((size_t)n, sizeof(*pw->rcs));
+	pw->nomem = calloc((size_t)n, sizeof(*pw->nomem));
+	pw->errs = calloc((size_t)n, sizeof(*pw->errs));
+	report_init(rep, true);
+	if (!pw->fits || !pw->order || !pw->rcs || !pw->nomem || !pw->errs)
+		goto nomem;
 	progress_init(&pr, "size");
 	{
-		struct power_job job = { &ctx->wl, ctx->gpus, budget_w, fits,
-					 rcs, nomem, errs, &pr,
+		struct power_job job = { &ctx->wl, ctx->gpus, budget_w,
+					 pw->fits, pw->rcs, pw->nomem,
+					 pw->errs, &pr,
 					 progress_hook_of(&pr) };
 
 		progress_update(&pr, 0, (size_t)n, "devices");
@@ -141,57 +149,67 @@ int size_power(struct cli_ctx *ctx, double budget_w)
 	}
 	progress_end(&pr);
 	for (int i = 0; i < n; i++) {
-		if (nomem[i]) {
-			rc = EXIT_INTERNAL;
-			fprintf(stderr, "capplan: error: out of memory\n");
-			goto out;
-		}
-		if (rcs[i] != 0)
-			fits[i].plan.gpu = ctx->gpus[i];
-		order[i] = &fits[i];
-		served += rcs[i] == 0 && fits[i].feasible;
+		if (pw->nomem[i])
+			goto nomem;
+		if (pw->rcs[i] != 0)
+			pw->fits[i].plan.gpu = ctx->gpus[i];
+		pw->order[i] = &pw->fits[i];
+		pw->served += pw->rcs[i] == 0 && pw->fits[i].feasible;
 	}
-	qsort(order, (size_t)n, sizeof(*order), by_tokens);
-	report_init(&rep, true);
+	qsort(pw->order, (size_t)n, sizeof(*pw->order), by_tokens);
 	units_format(buf, sizeof(buf), budget_w, UNIT_POWER, 4);
-	snprintf(rep.title, sizeof(rep.title),
+	snprintf(rep->title, sizeof(rep->title),
 		 "Largest load within %s of facility power: %s", buf,
 		 ctx->wl.model.name[0] ? ctx->wl.model.name : "model");
 	for (int i = 0; i < n; i++) {
-		struct record *rec = report_add_record(&rep);
-		int k = (int)(order[i] - fits);
+		struct record *rec = report_add_record(rep);
+		int k = (int)(pw->order[i] - pw->fits);
 
-		if (!rec) {
-			report_release(&rep);
-			rc = EXIT_INTERNAL;
-			fprintf(stderr, "capplan: error: out of memory\n");
-			goto out;
-		}
-		add_fit(rec, order[i], rcs[k], errs[k]);
+		if (!rec)
+			goto nomem;
+		add_fit(rec, pw->order[i], pw->rcs[k], pw->errs[k]);
 		cli_rec_stacks(rec, &ctx->wl, true, false, RF_MACHINE);
 	}
-	cli_note_stacks(&rep, &ctx->wl, true, false);
+	cli_note_stacks(rep, &ctx->wl, true, false);
 	for (int i = 0; i < n; i++) {
-		int k = (int)(order[i] - fits);
+		int k = (int)(pw->order[i] - pw->fits);
 
-		if (rcs[k] != 0 || !order[i]->feasible)
-			report_note(&rep, "%s: %s", ctx->gpus[k]->name,
-				    rcs[k] != 0 ? errs[k] : order[i]->why);
+		if (pw->rcs[k] != 0 || !pw->order[i]->feasible)
+			report_note(rep, "%s: %s", ctx->gpus[k]->name,
+				    pw->rcs[k] != 0 ? pw->errs[k] :
+						      pw->order[i]->why);
 	}
-	report_note(&rep, "per device: the replicas the budget provisions "
-			  "(GPUs at TDP, hosts, PUE %.2f) and the largest "
-			  "Poisson rate they serve within the targets; the "
-			  "workload's qps picks tp and batch",
-		    ctx->wl.cluster.pue);
+	report_note(rep, "per device: the replicas the budget provisions "
+			 "(GPUs at TDP, hosts, PUE %.2f) and the largest "
+			 "%s they serve within the targets; the "
+			 "workload's %s picks tp and batch",
+		    ctx->wl.cluster.pue,
+		    serve_arrival(&ctx->wl.inference) == SIM_ARRIVAL_TRACE ?
+			    "speed-up of the trace" :
+			    "Poisson rate",
+		    serve_arrival(&ctx->wl.inference) == SIM_ARRIVAL_TRACE ?
+			    "trace" :
+			    "qps");
+	return EXIT_OK;
+nomem:
+	report_release(rep);
+	size_power_rows_free(pw);
+	fprintf(stderr, "capplan: error: out of memory\n");
+	return EXIT_INTERNAL;
+}
+
+int size_power(struct cli_ctx *ctx, double budget_w)
+{
+	struct power_rows pw;
+	struct report rep;
+	int rc = size_power_rows(ctx, budget_w, &pw, &rep);
+
+	if (rc != EXIT_OK)
+		return rc;
 	rc = cli_emit(ctx, &rep);
 	report_release(&rep);
-	if (rc == EXIT_OK && served == 0)
+	if (rc == EXIT_OK && pw.served == 0)
 		rc = EXIT_INFEASIBLE;
-out:
-	free(fits);
-	free(order);
-	free(rcs);
-	free(nomem);
-	free(errs);
+	size_power_rows_free(&pw);
 	return rc;
 }

@@ -859,8 +859,11 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 					snprintf(why, sizeof(why), "%s", p.why);
 				continue;
 			}
-			double row[4] = { q, p.gpus_total, p.replicas,
-					  p.config.tp };
+			double row[5] = { q, p.gpus_total, p.replicas,
+					  p.config.tp,
+					  p.output_tokens_per_s_per_mw > 0.0 ?
+						  p.output_tokens_per_s_per_mw :
+						  (double)NAN };
 			if (!s) {
 				s = plot_chart_add_device(c, g->name, g->name,
 							  i + 1);

@@ -379,7 +379,9 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 					snprintf(why, sizeof(why), "%s", p.why);
 				continue;
 			}
-			double row[4] = { q, p.gpus_total, p.replicas, p.tp };
+			/* no tokens: no tokens per MW */
+			double row[5] = { q, p.gpus_total, p.replicas, p.tp,
+					  (double)NAN };
 			if (!s) {
 				replica_label(label, sizeof(label), g, p.tp);
 				s = plot_chart_add_device(c, label, g->name,

@@ -94,6 +94,13 @@ static int check_problem(const struct mix_problem *p, struct diag *err)
 		if (!(p->price_per_h[o] >= 0.0) || !isfinite(p->price_per_h[o]))
 			return diag_set(err, NULL, 0, 0,
 					"option %d has no price", o);
+	if (p->min_power && !p->power_w)
+		return diag_set(err, NULL, 0, 0,
+				"the least power needs each option's power");
+	for (int o = 0; o < p->no && p->power_w; o++)
+		if (!(p->power_w[o] > 0.0) || !isfinite(p->power_w[o]))
+			return diag_set(err, NULL, 0, 0,
+					"option %d has no power", o);
 	for (int b = 0; b < p->nb; b++) {
 		bool served = false;
 
@@ -160,7 +167,8 @@ int mix_solve(const struct mix_problem *p, struct mix_solution *s,
 	for (int o = 0; o < p->no; o++) {
 		glp_set_col_kind(lp, o + 1, GLP_IV);
 		glp_set_col_bnds(lp, o + 1, GLP_DB, 0.0, p->replicas_max);
-		glp_set_obj_coef(lp, o + 1, p->price_per_h[o]);
+		glp_set_obj_coef(lp, o + 1, p->min_power ? p->power_w[o] :
+							   p->price_per_h[o]);
 	}
 	for (size_t k = 0; k < cells; k++) {
 		if (!col[k])
@@ -221,6 +229,7 @@ int mix_solve(const struct mix_problem *p, struct mix_solution *s,
 	}
 	s->optimal = status == GLP_OPT;
 	s->cost_per_h = 0.0;
+	s->power_w = 0.0;
 	for (int o = 0; o < p->no; o++) {
 		double load = 0.0;
 		int used = 0;
@@ -237,11 +246,14 @@ int mix_solve(const struct mix_problem *p, struct mix_solution *s,
 					(p->slices * p->cap_qps[k]);
 		}
 		/* the fewest replicas that hold the option's slices: the
-		   program's own, or fewer where a price of 0 left it free */
+		   program's own, or fewer where a price (or power) of 0
+		   left it free */
 		s->replicas[o] = used ? (int)ceil(load - load_tolerance) : 0;
 		if (used && s->replicas[o] < 1)
 			s->replicas[o] = 1;
 		s->cost_per_h += s->replicas[o] * p->price_per_h[o];
+		if (p->power_w)
+			s->power_w += s->replicas[o] * p->power_w[o];
 	}
 	rc = 0;
 out_free:

@@ -75,6 +75,10 @@ struct mix_problem {
 	int replicas_max;           /* of one option */
 	double time_limit_s;        /* of the search; the best fleet found
 				       by then is kept (not optimal) */
+	const double *power_w;      /* [no]: one replica's facility power,
+				       W; NULL: not known */
+	bool min_power;             /* minimise sum power_w A_o instead of
+				       the price (power_w needed) */
 };
 
 /* Its answer. */
@@ -84,12 +88,13 @@ struct mix_solution {
 				option o */
 	double cost_per_h;   /* sum of replicas x price_per_h */
 	bool optimal;        /* proven optimal (else the time limit) */
+	double power_w;      /* sum of replicas x power_w (0 without it) */
 };
 
 /*
  * Solve 'p':
  *
- *   minimise   sum_o price_o A_o
+ *   minimise   sum_o price_o A_o      (min_power: sum_o power_o A_o)
  *   subject to sum_o y_ob = S                          every bucket b
  *              sum_b y_ob rate_b / (S cap_ob) <= A_o   every option o
  *              y_ob in {0..S} (0 where cap_ob = 0),  A_o in {0..max}

@@ -550,15 +550,21 @@ static void phase_costs(const struct workload *wl, struct infer_plan *p)
 	}
 }
 
-double infer_plan_replica_w(const struct infer_plan *p)
+double infer_replica_w(const struct gpu_spec *g, const struct cluster *cl,
+		       double power_cap_w, int gpus)
 {
-	double gpu = p->gpu->tdp_w;
+	double gpu = g->tdp_w;
 
 	/* a cap below idle draws idle power all the same */
-	if (p->config.power_cap_w > 0.0 && p->config.power_cap_w < gpu)
-		gpu = fmax(p->config.power_cap_w, p->gpu->idle_w);
-	return gpu * infer_gpus_per_replica(&p->config) *
-	       (1.0 + p->cluster.host_overhead) * p->cluster.pue;
+	if (power_cap_w > 0.0 && power_cap_w < gpu)
+		gpu = fmax(power_cap_w, g->idle_w);
+	return gpu * gpus * (1.0 + cl->host_overhead) * cl->pue;
+}
+
+double infer_plan_replica_w(const struct infer_plan *p)
+{
+	return infer_replica_w(p->gpu, &p->cluster, p->config.power_cap_w,
+			       infer_gpus_per_replica(&p->config));
 }
 
 /* Is plan 'a' better than 'b': feasible first, then fewer GPUs for the

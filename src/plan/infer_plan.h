@@ -159,6 +159,11 @@ int infer_plan_capacity(const struct workload *wl, const struct gpu_spec *g,
    (specs/models.md 10.9.21). */
 double infer_plan_replica_w(const struct infer_plan *p);
 
+/* The same for a replica of 'gpus' GPUs of 'g' in cluster 'cl', each
+   capped at 'power_cap_w' (0: none). */
+double infer_replica_w(const struct gpu_spec *g, const struct cluster *cl,
+		       double power_cap_w, int gpus);
+
 /*
  * For an infeasible plan: what would meet it, as text for people:
  * a larger tp, a lower precision, or devices of 'all' (n of them) that do.

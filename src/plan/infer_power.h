@@ -35,10 +35,10 @@ struct infer_power_fit {
 #define INFER_POWER_RATE_TOL 0.01
 
 /*
- * Plan 'wl' (a Poisson load: its qps picks tp and batch) on 'g', then the
- * largest rate that floor(budget_w / replica_w) replicas of that tp and
- * batch serve within the targets, by bisection between 0 and their
- * capacity.  'hook' (may be NULL) is told of each step.  Returns 0 with
+ * Plan 'wl' (a Poisson load or a trace: its load picks tp and batch) on
+ * 'g', then the largest rate that floor(budget_w / replica_w) replicas of
+ * that tp and batch serve within the targets, by bisection between 0 and
+ * their capacity (a trace's requests sped up to the rate).  'hook' (may be NULL) is told of each step.  Returns 0 with
  * 'out' filled (out->feasible says whether any rate is served), or -1
  * with a message (the workload cannot be planned, out of memory).
  */

@@ -1,6 +1,7 @@
 /* mix_plan.c - sizing a mixed serving fleet; see mix_plan.h and
    specs/models.md 10.9.22. */
 #include "mix_plan.h"
+#include "mix_plan_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -27,11 +28,6 @@ static const int mix_requests_floor = 1000;
 /* The program's search stops here and keeps the best fleet it found. */
 static const double mix_time_limit_s = 10.0;
 
-/* A pool's growth gives up when two larger fleets in a row improve its
-   missed percentile by less than this fraction (serve_fleet.c's
-   sizing_min_gain), or past the replicas a trace is simulated on. */
-static const double mix_min_gain = 0.01;
-static const int mix_pool_replicas_max = 4096;
 
 /* The rate one replica sustains within the targets is searched as a
    share of its saturated capacity: this share first (most loads meet
@@ -42,44 +38,6 @@ static const double mix_share_first = 0.95;
 static const double mix_share_min = 0.125;
 static const int mix_share_steps = 3;
 
-/* Tensor-parallel sizes of one device, at most. */
-#define MIX_TPS_MAX 32
-
-#define MIX_WHY_MAX 200
-
-struct mix_plan {
-	const struct workload *wl;
-	const struct gpu_spec *const *gpus;
-	int ngpus;
-	struct arch arch;
-	/* the requests: a Poisson draw (owned) or the trace's */
-	struct sim_request *own;
-	const struct sim_request *req;
-	size_t nreq;
-	double rate_per_s;
-	struct mix_bucket buckets[MIX_BUCKETS];
-	int nb;
-	bool rare[MIX_BUCKETS]; /* too few requests to move the percentile:
-				   measured without the targets */
-	int *dense;      /* [nreq]: each request's bucket */
-	/* options: device-major, tensor-parallel sizes ascending */
-	int no;
-	int *opt_gpu;    /* [no]: index into gpus */
-	int *opt_tp;
-	int *opt_first;  /* [ngpus]: a device's first option; [ngpus] = no */
-	double *opt_price;   /* [no]: one replica, USD/h */
-	int *opt_gpus;       /* [no]: GPUs of one replica */
-	double *cap;         /* [no x nb]: requests/s of one replica within
-				the targets (0: it serves none of them) */
-	double *capsat;      /* [no x nb]: saturated (serve_fleet_capacity) */
-	char (*why)[MIX_WHY_MAX]; /* [ngpus x nb]: why a device serves
-				     nothing of a bucket */
-	/* the program's answer and the routing */
-	int *replicas;   /* [no] */
-	int *slices;     /* [no x nb] */
-	int *route;      /* [nreq] */
-	struct mix_result result;
-};
 
 static double price_of(const struct workload *wl, const struct gpu_spec *g)
 {
@@ -114,9 +72,9 @@ static int tps_of(const struct workload *wl, const struct arch *a,
 	return n;
 }
 
-/* Draw the Poisson load of 'wl' as requests: exponential gaps at its
-   rate, lengths as the simulator draws them (serve_load.h). */
-static int draw_requests(struct mix_plan *m, struct diag *err)
+/* Draw the Poisson load of 'wl' at 'qps' as requests: exponential gaps
+   at that rate, lengths as the simulator draws them (serve_load.h). */
+static int draw_requests(struct mix_plan *m, double qps, struct diag *err)
 {
 	const struct inference_spec *is = &m->wl->inference;
 	struct sim_load l;
@@ -127,11 +85,12 @@ static int draw_requests(struct mix_plan *m, struct diag *err)
 	if (is->requests != WL_AUTO) {
 		n = is->requests;
 	} else {
-		n = fmin(fmax(is->qps * mix_horizon_s, MIX_REQUESTS_MIN),
+		n = fmin(fmax(qps * mix_horizon_s, MIX_REQUESTS_MIN),
 			 MIX_REQUESTS_MAX);
 		n = fmax(fmin(n, mix_tokens_max / fmax(1.0, is->output_tokens)),
 			 mix_requests_floor);
 	}
+	free(m->own);
 	m->nreq = (size_t)n;
 	m->own = calloc(m->nreq, sizeof(*m->own));
 	rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -148,22 +107,24 @@ static int draw_requests(struct mix_plan *m, struct diag *err)
 	l.max_context_tokens = m->arch.seq_len;
 	sim_lengths_init(&lg, &l);
 	for (size_t i = 0; i < m->nreq; i++) {
-		t += gsl_ran_exponential(rng, 1.0 / is->qps);
+		t += gsl_ran_exponential(rng, 1.0 / qps);
 		m->own[i].arrival_s = t;
 		(void)sim_lengths_draw(&lg, rng, &m->own[i]);
 	}
 	gsl_rng_free(rng);
 	m->req = m->own;
-	m->rate_per_s = is->qps;
+	m->rate_per_s = qps;
+	m->output_mean = is->output_tokens;
 	return 0;
 }
 
 /* The trace's requests and their rate: requests over the time from the
-   first arrival to the last. */
-static int trace_requests(struct mix_plan *m, struct diag *err)
+   first arrival to the last; at a 'scale' other than 1, a copy whose
+   requests arrive that many times as fast (their gaps divided by it). */
+static int trace_requests(struct mix_plan *m, double scale, struct diag *err)
 {
 	const struct inference_spec *is = &m->wl->inference;
-	double span;
+	double span, t0, out = 0.0;
 
 	m->req = is->trace_requests;
 	m->nreq = is->trace_len;
@@ -176,7 +137,23 @@ static int trace_requests(struct mix_plan *m, struct diag *err)
 		return diag_set(err, m->wl->file, 0, 0,
 				"--mixed needs a trace whose requests arrive "
 				"over time: all %zu arrive at once", m->nreq);
-	m->rate_per_s = (double)m->nreq / span;
+	for (size_t i = 0; i < m->nreq; i++)
+		out += m->req[i].output_tokens;
+	m->output_mean = out / (double)m->nreq;
+	m->rate_per_s = scale * (double)m->nreq / span;
+	if (scale == 1.0)
+		return 0;
+	free(m->own);
+	m->own = malloc(m->nreq * sizeof(*m->own));
+	if (!m->own)
+		return diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
+				     "out of memory");
+	t0 = m->req[0].arrival_s;
+	for (size_t i = 0; i < m->nreq; i++) {
+		m->own[i] = m->req[i];
+		m->own[i].arrival_s = t0 + (m->req[i].arrival_s - t0) / scale;
+	}
+	m->req = m->own;
 	return 0;
 }
 
@@ -216,6 +193,7 @@ static void mark_rare(struct mix_plan *m)
 {
 	double left = 1.0 - slo_fraction(m->wl->inference.percentile);
 
+	memset(m->rare, 0, sizeof(m->rare));
 	for (;;) {
 		int pick = -1;
 
@@ -229,6 +207,32 @@ static void mark_rare(struct mix_plan *m)
 		left -= m->buckets[pick].share;
 		m->rare[pick] = true;
 	}
+}
+
+/* The requests of the load at 'scale' times its rate, their buckets and
+   routes' room. */
+static int load_at(struct mix_plan *m, double scale, struct diag *err)
+{
+	int *dense, *route;
+
+	if ((serve_arrival(&m->wl->inference) == SIM_ARRIVAL_TRACE ?
+		     trace_requests(m, scale, err) :
+		     draw_requests(m, scale * m->wl->inference.qps, err)) != 0)
+		return -1;
+	m->scale = scale;
+	dense = realloc(m->dense, m->nreq * sizeof(*m->dense));
+	if (dense)
+		m->dense = dense;
+	route = realloc(m->route, m->nreq * sizeof(*m->route));
+	if (route)
+		m->route = route;
+	if (!dense || !route)
+		return diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
+				     "out of memory");
+	m->nb = mix_buckets_make(m->req, m->nreq, m->rate_per_s, m->buckets,
+				 m->dense);
+	mark_rare(m);
+	return 0;
 }
 
 int mix_plan_new(const struct workload *wl, const struct gpu_spec *const *gpus,
@@ -264,18 +268,11 @@ int mix_plan_new(const struct workload *wl, const struct gpu_spec *const *gpus,
 			 "layers, hidden, heads, vocab and seq_len");
 		goto fail;
 	}
-	if ((serve_arrival(&wl->inference) == SIM_ARRIVAL_TRACE ?
-		     trace_requests(m, err) :
-		     draw_requests(m, err)) != 0)
+	if (load_at(m, 1.0, err) != 0)
 		goto fail;
-	m->dense = malloc(m->nreq * sizeof(*m->dense));
-	m->route = malloc(m->nreq * sizeof(*m->route));
 	m->opt_first = calloc((size_t)n + 1, sizeof(*m->opt_first));
-	if (!m->dense || !m->route || !m->opt_first)
+	if (!m->opt_first)
 		goto nomem;
-	m->nb = mix_buckets_make(m->req, m->nreq, m->rate_per_s, m->buckets,
-				 m->dense);
-	mark_rare(m);
 
 	for (int d = 0; d < n; d++)
 		m->no += tps_of(wl, &m->arch, gpus[d], tps);
@@ -288,18 +285,23 @@ int mix_plan_new(const struct workload *wl, const struct gpu_spec *const *gpus,
 	m->opt_gpu = calloc((size_t)m->no, sizeof(*m->opt_gpu));
 	m->opt_tp = calloc((size_t)m->no, sizeof(*m->opt_tp));
 	m->opt_price = calloc((size_t)m->no, sizeof(*m->opt_price));
+	m->opt_w = calloc((size_t)m->no, sizeof(*m->opt_w));
 	m->opt_gpus = calloc((size_t)m->no, sizeof(*m->opt_gpus));
 	m->replicas = calloc((size_t)m->no, sizeof(*m->replicas));
-	m->cap = calloc((size_t)m->no * m->nb, sizeof(*m->cap));
-	m->capsat = calloc((size_t)m->no * m->nb, sizeof(*m->capsat));
-	m->slices = calloc((size_t)m->no * m->nb, sizeof(*m->slices));
-	m->why = calloc((size_t)n * m->nb, sizeof(*m->why));
-	if (!m->opt_gpu || !m->opt_tp || !m->opt_price || !m->opt_gpus ||
-	    !m->replicas || !m->cap || !m->capsat || !m->slices || !m->why)
+	m->cap = calloc((size_t)m->no * MIX_BUCKETS, sizeof(*m->cap));
+	m->capsat = calloc((size_t)m->no * MIX_BUCKETS, sizeof(*m->capsat));
+	m->slices = calloc((size_t)m->no * MIX_BUCKETS, sizeof(*m->slices));
+	m->why = calloc((size_t)n * MIX_BUCKETS, sizeof(*m->why));
+	if (!m->opt_gpu || !m->opt_tp || !m->opt_price || !m->opt_w ||
+	    !m->opt_gpus || !m->replicas || !m->cap || !m->capsat ||
+	    !m->slices || !m->why)
 		goto nomem;
 	for (int d = 0, o = 0; d < n; d++) {
 		int k = tps_of(wl, &m->arch, gpus[d], tps);
 		double price = price_of(wl, gpus[d]);
+		struct cluster cl;
+		bool resolved = cluster_resolve(&wl->cluster, gpus[d], &cl,
+						NULL) == 0;
 
 		if (k > 0 && !(price > 0.0)) {
 			diag_set(err, wl->file, 0, 0,
@@ -313,6 +315,12 @@ int mix_plan_new(const struct workload *wl, const struct gpu_spec *const *gpus,
 			m->opt_tp[o] = tps[i];
 			m->opt_gpus[o] = tps[i] * ep;
 			m->opt_price[o] = price * tps[i] * ep;
+			m->opt_w[o] = resolved ?
+					      infer_replica_w(
+						      gpus[d], &cl,
+						      wl->inference.power_cap_w,
+						      tps[i] * ep) :
+					      0.0;
 		}
 		if (k == 0)
 			snprintf(m->why[(size_t)d * m->nb], MIX_WHY_MAX,
@@ -341,6 +349,7 @@ void mix_plan_free(struct mix_plan *m)
 	free(m->capsat);
 	free(m->cap);
 	free(m->opt_gpus);
+	free(m->opt_w);
 	free(m->opt_price);
 	free(m->opt_tp);
 	free(m->opt_gpu);
@@ -604,6 +613,12 @@ static int unserved(const struct mix_plan *m, struct diag *err)
 
 int mix_plan_solve(struct mix_plan *m, struct diag *err)
 {
+	return mix_plan_solve_for(m, MIX_CHEAPEST, err);
+}
+
+int mix_plan_solve_for(struct mix_plan *m, enum mix_objective objective,
+		       struct diag *err)
+{
 	struct mix_result *r = &m->result;
 	double rates[MIX_BUCKETS];
 	struct mix_problem p;
@@ -623,6 +638,8 @@ int mix_plan_solve(struct mix_plan *m, struct diag *err)
 		.slices = MIX_SLICES,
 		.replicas_max = mix_pool_replicas_max,
 		.time_limit_s = mix_time_limit_s,
+		.power_w = m->opt_w,
+		.min_power = objective == MIX_LEAST_POWER,
 	};
 	s = (struct mix_solution){ .replicas = m->replicas,
 				   .slices = m->slices };
@@ -642,6 +659,7 @@ int mix_plan_solve(struct mix_plan *m, struct diag *err)
 				     "out of memory");
 	r->optimal = s.optimal;
 	r->ip_cost_per_h = s.cost_per_h;
+	r->ip_power_w = s.power_w;
 	for (int o = 0; o < m->no; o++) {
 		struct mix_pool *pl;
 		double work = 0.0;
@@ -653,6 +671,7 @@ int mix_plan_solve(struct mix_plan *m, struct diag *err)
 		pl->tp = m->opt_tp[o];
 		pl->gpus_per_replica = m->opt_gpus[o];
 		pl->price_per_h = m->opt_price[o];
+		pl->replica_w = m->opt_w[o];
 		pl->ip_replicas = pl->replicas = m->replicas[o];
 		for (int b = 0; b < m->nb; b++) {
 			size_t k = (size_t)o * m->nb + b;
@@ -681,223 +700,60 @@ int mix_plan_solve(struct mix_plan *m, struct diag *err)
 	return 0;
 }
 
-int mix_plan_pool_count(const struct mix_plan *m)
+int mix_plan_scale(struct mix_plan *m, double scale, struct diag *err)
 {
-	return m->result.npools;
-}
+	size_t cells = (size_t)m->no * MIX_BUCKETS;
 
-/* The option of pool 'pl'. */
-static int option_of(const struct mix_plan *m, const struct mix_pool *pl)
-{
-	for (int o = 0; o < m->no; o++)
-		if (m->gpus[m->opt_gpu[o]] == pl->gpu && m->opt_tp[o] == pl->tp)
-			return o;
-	return -1;
-}
-
-/* The missed percentile over its target (the larger of TTFT and TPOT);
-   0 when both are met. */
-static double miss_of(const struct workload *wl, const struct sim_result *r)
-{
-	const struct inference_spec *is = &wl->inference;
-	double m = 0.0;
-
-	if (is->ttft_slo_s > 0.0)
-		m = fmax(m, serve_ttft_at(r, is->percentile) / is->ttft_slo_s);
-	if (is->tpot_slo_s > 0.0)
-		m = fmax(m, serve_tpot_at(r, is->percentile) / is->tpot_slo_s);
-	return m;
-}
-
-/*
- * Simulate 'n' replicas of pool 'pl' under its requests 'sub'.  Returns
- * 0 with 'p' (p->simulated: the simulation ran), 1 when the pool cannot
- * be planned at all (pl->why), -1 when out of memory.
- */
-static int pool_try(const struct mix_plan *m, struct mix_pool *pl,
-		    const struct sim_request *sub, size_t nsub, int n,
-		    struct infer_plan *p, struct diag *err)
-{
-	struct workload w = *m->wl;
-	struct inference_spec *is = &w.inference;
-	struct diag e;
-
-	is->tp = pl->tp;
-	is->prompt_tokens = (int)fmax(1.0, round(pl->prompt_mean));
-	is->output_tokens = (int)fmax(1.0, round(pl->output_mean));
-	is->arrival = SIM_ARRIVAL_TRACE;
-	is->qps = 0.0;
-	is->concurrency = 0;
-	is->trace[0] = '\0';
-	is->trace_requests = sub;
-	is->trace_len = nsub;
-	is->replicas = n;
-	is->requests = WL_AUTO;
-	is->disaggregated = false;
-	is->capacity_hint_qps = pl->capacity_qps;
-	diag_clear(&e);
-	if (infer_plan_make(&w, pl->gpu, p, &e) != 0) {
-		if (e.kind == DIAG_NOMEM) {
-			*err = e;
-			return -1;
-		}
-		snprintf(pl->why, sizeof(pl->why), "%.250s", e.msg);
-		return 1;
-	}
-	if (p->out_of_memory)
-		return diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
-				     "out of memory");
+	if (!(scale > 0.0) || !isfinite(scale))
+		return diag_set(err, NULL, 0, 0,
+				"a load's scale must be positive, not %g",
+				scale);
+	if (load_at(m, scale, err) != 0)
+		return -1;
+	memset(m->cap, 0, cells * sizeof(*m->cap));
+	memset(m->capsat, 0, cells * sizeof(*m->capsat));
+	memset(m->slices, 0, cells * sizeof(*m->slices));
+	memset(m->replicas, 0, (size_t)m->no * sizeof(*m->replicas));
+	memset(m->why, 0, (size_t)m->ngpus * MIX_BUCKETS * sizeof(*m->why));
+	for (int d = 0; d < m->ngpus; d++)
+		for (int b = 0; b < m->nb &&
+				m->opt_first[d] == m->opt_first[d + 1];
+		     b++)
+			snprintf(m->why[(size_t)d * m->nb + b], MIX_WHY_MAX,
+				 "no tensor-parallel size splits its heads "
+				 "within a node");
+	free(m->result.pools);
+	memset(&m->result, 0, sizeof(m->result));
 	return 0;
 }
 
-/* Keep the simulation of 'p' of 'n' replicas in 'pl'. */
-static void pool_keep(struct mix_pool *pl, const struct infer_plan *p, int n)
+double mix_plan_scale_of(const struct mix_plan *m)
 {
-	pl->replicas = n;
-	pl->simulated = p->simulated;
-	if (p->simulated)
-		pl->sim = p->fleet.sim;
-	pl->meets = p->fits && p->meets_slo && p->simulated;
-	if (pl->meets)
-		pl->why[0] = '\0';
-	else
-		snprintf(pl->why, sizeof(pl->why), "%.250s",
-			 p->why[0] ? p->why : "does not meet the targets");
+	return m->scale;
 }
 
-int mix_plan_simulate(struct mix_plan *m, int i, struct diag *err)
+double mix_plan_output_mean(const struct mix_plan *m)
 {
-	struct mix_pool *pl = &m->result.pools[i];
-	struct sim_request *sub;
-	struct infer_plan *p;
-	int o = option_of(m, pl), rc = 0, stalls = 0;
-	long long lo, hi, floor_n;
-	double least;
-	double prev = HUGE_VAL;
-	size_t k = 0;
+	return m->output_mean;
+}
 
-	if (o < 0 || pl->requests == 0) {
-		/* slices too thin to hold a request of the draw */
-		pl->meets = true;
-		return 0;
-	}
-	sub = malloc(pl->requests * sizeof(*sub));
-	p = malloc(sizeof(*p));
-	if (!sub || !p) {
-		rc = diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
-				   "out of memory");
-		goto out_free;
-	}
-	for (size_t j = 0; j < m->nreq; j++)
-		if (m->route[j] == o)
-			sub[k++] = m->req[j];
-	hi = pl->ip_replicas;
-	lo = hi - 1;
-	/* fewer than the saturated capacities hold cannot keep up */
-	least = 0.0;
+double mix_plan_least_power(const struct mix_plan *m)
+{
+	double w = 0.0;
+
 	for (int b = 0; b < m->nb; b++) {
-		size_t c = (size_t)o * m->nb + b;
+		double least = HUGE_VAL;
 
-		if (m->slices[c] > 0)
-			least += m->buckets[b].rate_per_s * m->slices[c] /
-				 MIX_SLICES / m->capsat[c];
-	}
-	floor_n = (long long)ceil(least - 1e-9);
-	if (floor_n < 1)
-		floor_n = 1;
-	for (;;) {
-		double miss;
+		for (int o = 0; o < m->no; o++) {
+			size_t k = (size_t)o * m->nb + b;
 
-		rc = pool_try(m, pl, sub, k, (int)hi, p, err);
-		if (rc != 0)
-			goto out_rc;
-		pool_keep(pl, p, (int)hi);
-		if (pl->meets || !p->simulated)
-			break;
-		miss = miss_of(m->wl, &p->fleet.sim);
-		if (miss > prev * (1.0 - mix_min_gain)) {
-			if (++stalls >= 2)
-				break;
-		} else {
-			stalls = 0;
+			if (m->cap[k] > 0.0 && m->capsat[k] > 0.0 &&
+			    m->opt_w[o] > 0.0)
+				least = fmin(least, m->opt_w[o] / m->capsat[k]);
 		}
-		prev = miss;
-		if (hi >= mix_pool_replicas_max)
-			break;
-		lo = hi;
-		hi = stalls > 0 || miss > 2.0 ? 2 * hi : hi + (hi + 3) / 4;
-		if (hi > mix_pool_replicas_max)
-			hi = mix_pool_replicas_max;
+		w += m->buckets[b].rate_per_s * least;
 	}
-	if (!pl->meets)
-		goto out_free;
-	/* the program's replicas met the targets at once: fewer may too,
-	   down to what the saturated capacities need (a pool of several
-	   buckets, or more replicas than one bucket's measure, pools its
-	   queue better than the measurements did) */
-	if (hi == pl->ip_replicas)
-		lo = floor_n - 1;
-	/* the fewest between the last that missed and the first that met */
-	while (hi - lo > 1) {
-		long long mid = lo + (hi - lo) / 2;
-		struct mix_pool keep = *pl;
-
-		rc = pool_try(m, pl, sub, k, (int)mid, p, err);
-		if (rc != 0)
-			goto out_rc;
-		pool_keep(pl, p, (int)mid);
-		if (pl->meets) {
-			hi = mid;
-		} else {
-			*pl = keep;
-			lo = mid;
-		}
-	}
-	goto out_free;
-out_rc:
-	if (rc > 0) {
-		/* the pool cannot be planned: pl->why says why */
-		pl->meets = false;
-		rc = 0;
-	}
-out_free:
-	free(p);
-	free(sub);
-	return rc;
-}
-
-int mix_plan_slices(const struct mix_plan *m, int b, int i)
-{
-	int o;
-
-	if (b < 0 || b >= m->nb || i < 0 || i >= m->result.npools)
-		return 0;
-	o = option_of(m, &m->result.pools[i]);
-	return o < 0 ? 0 : m->slices[(size_t)o * m->nb + b];
-}
-
-const struct mix_result *mix_plan_result(struct mix_plan *m)
-{
-	struct mix_result *r = &m->result;
-
-	r->cost_per_h = 0.0;
-	r->gpus = 0;
-	r->replicas = 0;
-	r->meets = true;
-	r->why[0] = '\0';
-	for (int i = 0; i < r->npools; i++) {
-		const struct mix_pool *pl = &r->pools[i];
-
-		r->cost_per_h += pl->replicas * pl->price_per_h;
-		r->gpus += pl->replicas * pl->gpus_per_replica;
-		r->replicas += pl->replicas;
-		if (!pl->meets && r->meets) {
-			r->meets = false;
-			snprintf(r->why, sizeof(r->why), "%s at tp %d: %.200s",
-				 pl->gpu->name, pl->tp, pl->why);
-		}
-	}
-	return r;
+	return w;
 }
 
 int mix_plan_run(const struct workload *wl, const struct gpu_spec *const *gpus,

@@ -38,6 +38,9 @@ struct mix_pool {
 	int tp;
 	int gpus_per_replica;   /* tp x ep */
 	double price_per_h;     /* one replica, USD per hour */
+	double replica_w;       /* one replica's facility power, W: its
+				   GPUs at TDP (or inference.power_cap),
+				   hosts, PUE (infer_replica_w) */
 	int ip_replicas;        /* the integer program's */
 	int replicas;           /* the fewest from ip_replicas up whose
 				   simulation meets the targets (or the last
@@ -61,6 +64,8 @@ struct mix_result {
 	struct mix_pool *pools;  /* owned by the plan */
 	double cost_per_h;       /* sum of replicas x price_per_h */
 	double ip_cost_per_h;    /* the program's fleet, before simulation */
+	double power_w;          /* sum of replicas x replica_w */
+	double ip_power_w;       /* the program's fleet's */
 	int gpus;
 	int replicas;
 	bool meets;              /* every pool meets the targets */
@@ -111,7 +116,17 @@ int mix_plan_measure(struct mix_plan *m, int u, struct diag *err);
  */
 int mix_plan_solve(struct mix_plan *m, struct diag *err);
 
+/* What the program minimises: the fleet's price (mix_plan_solve) or its
+   facility power (the largest load within a power budget). */
+enum mix_objective { MIX_CHEAPEST, MIX_LEAST_POWER };
+
+int mix_plan_solve_for(struct mix_plan *m, enum mix_objective objective,
+		       struct diag *err);
+
 int mix_plan_pool_count(const struct mix_plan *m);
+
+/* Pool 'i' of the program's answer (before or after its simulation). */
+const struct mix_pool *mix_plan_pool(const struct mix_plan *m, int i);
 
 /*
  * Simulate pool 'i' with the requests routed to it (a trace of them, as
@@ -128,6 +143,30 @@ int mix_plan_slices(const struct mix_plan *m, int b, int i);
 
 /* After every pool is simulated: the fleet's totals. */
 const struct mix_result *mix_plan_result(struct mix_plan *m);
+
+/*
+ * Plan the workload's load at 'scale' times its rate (> 0): a Poisson
+ * load drawn again at scale x qps (its seed, so its buckets may differ),
+ * or the trace's requests arriving 'scale' times as fast.  Every
+ * measurement, the program's answer and the pools are cleared: measure
+ * and solve again.  Returns 0, or -1 with a message.
+ */
+int mix_plan_scale(struct mix_plan *m, double scale, struct diag *err);
+
+/* The scale of the load planned (1 after mix_plan_new). */
+double mix_plan_scale_of(const struct mix_plan *m);
+
+/* The mean output of the load's requests, tokens: the workload's
+   output_tokens under a Poisson load, the trace's mean. */
+double mix_plan_output_mean(const struct mix_plan *m);
+
+/*
+ * After the units are measured: a bound below the facility power of any
+ * fleet the program may choose, W: each bucket's rate on the option that
+ * holds it with the least power per saturated request/s (sum_b lambda_b
+ * min_o w_o / c_ob).  HUGE_VAL when a bucket has no option.
+ */
+double mix_plan_least_power(const struct mix_plan *m);
 
 /* The whole plan in turn: new, measure, solve, simulate.  Returns 0 with
    '*out' (mix_plan_free), or -1 with a message. */

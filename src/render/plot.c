@@ -32,7 +32,8 @@ static const char *const cols_roofline[] = { "phase", "flop_per_byte",
 static const char *const cols_latency[] = { "batch", "tokens_per_s_per_gpu",
 					    "tpot_ms", "ttft_ms" };
 static const char *const cols_replicas[] = { "qps", "gpus", "replicas",
-					     "tp" };
+					     "tp",
+					     "output_tokens_per_s_per_mw" };
 static const char *const cols_energy[] = { "row", "train_mwh",
 					   "j_per_token",
 					   "j_per_token_capped" };

@@ -981,6 +981,9 @@ static void script_replicas(FILE *out, const struct plot_chart *c,
 	int n = 0;
 
 	double lo = 1, hi = 1;
+	/* output tokens/s per MW of each point's fleet (a serving chart of
+	   tokens): thin dashed lines against the right axis */
+	bool mw = !c->per_sample && ps_column_range(c, 4, -1, &lo, &hi);
 
 	(void)o;
 	set_title(out, c);
@@ -992,6 +995,14 @@ static void script_replicas(FILE *out, const struct plot_chart *c,
 	      out);
 	plot_quote(out, c->note);
 	fputc('\n', out);
+	if (mw) {
+		fputs("set y2label 'output tokens/s per MW (dashed)'\n"
+		      "set logscale y2 10\n"
+		      "set y2tics nomirror\n"
+		      "set ytics nomirror\n",
+		      out);
+		ps_log_axis(out, "y2", lo, hi * 1.5, false);
+	}
 	if (ps_column_range(c, 0, -1, &lo, &hi))
 		ps_log_axis(out, "x", lo, hi, false);
 	if (ps_column_range(c, 1, -1, &lo, &hi))
@@ -1007,6 +1018,19 @@ static void script_replicas(FILE *out, const struct plot_chart *c,
 		ps_put_lc(out, s);
 		fprintf(out, " lw 2 pt %d title ", ps_series_pt(s));
 		plot_quote(out, s->label);
+		if (!mw)
+			continue;
+		ps_clause(out, &n);
+		fprintf(out, "data index %d using 1:5 axes x1y2 with lines dt 2",
+			b);
+		ps_put_lc(out, s);
+		fputs(" lw 1 notitle", out);
+	}
+	if (mw) {
+		ps_clause(out, &n);
+		fputs("NaN with lines dt 2 lc rgb '#555555' lw 1 title "
+		      "'dashed: output tokens/s per MW (right axis)'",
+		      out);
 	}
 	fputc('\n', out);
 }

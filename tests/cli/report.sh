@@ -132,6 +132,17 @@ if [ $have_gnuplot = 1 ]; then
 	check "the chat page matches $golden/llama3-8b-chat.html" \
 		'diff -u "$golden/llama3-8b-chat.html" "$tmp/chat-page.html" >"$tmp/diff" || { head -20 "$tmp/diff"; false; }'
 
+	# a bimodal load over two devices: a mixed fleet is cheaper than
+	# either one's own, and the picks say so with the saving (size
+	# --mixed's plan); one length (the 70B page) shows none
+	"$bin" report examples/llama3-8b-mixed.ini --gpu H20,MI300X \
+		-o "$tmp/mixed.html" 2>"$tmp/err"
+	rc=$?
+	check "mixed report: written (status $rc), the mix among the picks with its saving" \
+		'[ $rc -eq 0 ] && grep -q "<li><b>Cheaper as a mixed fleet</b>: [0-9]* x H20 tp[0-9]* + [0-9]* x MI300X tp[0-9]*, \$[0-9.K]* a month, \$[0-9.K]* ([0-9.]*%) below the cheapest single device, [A-Z0-9]*; [0-9.KM]* output tokens/s per MW" "$tmp/mixed.html"'
+	check "a report of one length: no mixed fleet" \
+		'! grep -q "mixed fleet" "$tmp/plan.html"'
+
 	# a per-sample model (a recommender): its charts and sections, in
 	# samples, no per-token section
 	sw=examples/dlrm-criteo.ini

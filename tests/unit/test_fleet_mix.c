@@ -2,7 +2,8 @@
    program on hand-solved instances, routing in proportion to slices,
    and the whole plan on a bimodal length mix (cheaper than the cheapest
    single-device fleet, its simulation meeting the targets) and on one
-   length (one device) (cmocka). */
+   length (one device); within a power budget, the largest load (at
+   least the best single device's on the bimodal mix) (cmocka). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,7 +19,9 @@
 #include "catalog.h"
 #include "fleet_mix.h"
 #include "infer_plan.h"
+#include "infer_power.h"
 #include "mix_plan.h"
+#include "mix_power.h"
 #include "model_energy.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -114,8 +117,8 @@ static void test_solve_by_hand(void **state)
 	double cap[] = { 12.5, 1.3, /* C */ 25.0, 10.0 /* D */ };
 	int replicas[2], slices[4];
 	struct mix_problem p = { 2, 2, rate, price, cap, MIX_SLICES, 1000,
-				 10.0 };
-	struct mix_solution s = { replicas, slices, 0.0, false };
+				 10.0, NULL, false };
+	struct mix_solution s = { replicas, slices, 0.0, false, 0.0 };
 	struct diag err;
 
 	(void)state;
@@ -144,8 +147,8 @@ static void test_solve_by_hand(void **state)
 		double c1[] = { 12.5, 25.0 };
 		int rep1[2], sl1[2];
 		struct mix_problem p1 = { 1, 2, r1, price, c1, MIX_SLICES,
-					  1000, 10.0 };
-		struct mix_solution s1 = { rep1, sl1, 0.0, false };
+					  1000, 10.0, NULL, false };
+		struct mix_solution s1 = { rep1, sl1, 0.0, false, 0.0 };
 
 		assert_int_equal(mix_solve(&p1, &s1, &err), 0);
 		assert_rel(s1.cost_per_h, 4.4, 1e-12);
@@ -168,8 +171,8 @@ static void test_solve_remainder(void **state)
 	double cap[] = { 4.0, 20.0 };
 	int replicas[2], slices[2];
 	struct mix_problem p = { 1, 2, rate, price, cap, MIX_SLICES, 1000,
-				 10.0 };
-	struct mix_solution s = { replicas, slices, 0.0, false };
+				 10.0, NULL, false };
+	struct mix_solution s = { replicas, slices, 0.0, false, 0.0 };
 	struct diag err;
 
 	(void)state;
@@ -189,8 +192,8 @@ static void test_solve_errors(void **state)
 	double cap[] = { 5.0, 0.0 };
 	int replicas[1], slices[2];
 	struct mix_problem p = { 2, 1, rate, price, cap, MIX_SLICES, 1000,
-				 10.0 };
-	struct mix_solution s = { replicas, slices, 0.0, false };
+				 10.0, NULL, false };
+	struct mix_solution s = { replicas, slices, 0.0, false, 0.0 };
 	struct diag err;
 
 	(void)state;
@@ -524,6 +527,117 @@ static void test_plan_unserved(void **state)
 			    "and 1-127 output tokens (10% of them)");
 }
 
+/* A trace planned at twice its rate: the same requests and buckets,
+   arriving twice as fast; the program of least power. */
+static void test_plan_scale(void **state)
+{
+	const struct gpu_spec *g[] = { gpu("L40S"), gpu("H100-SXM") };
+	struct sim_request *q = bimodal(400, 20.0);
+	struct mix_plan *m;
+	struct workload wl;
+	struct diag err;
+	double rate, cheap_w, least_w;
+
+	(void)state;
+	llama8b(&wl);
+	wl.inference.trace_requests = q;
+	wl.inference.trace_len = 400;
+	diag_clear(&err);
+	assert_int_equal(mix_plan_new(&wl, g, 2, &m, &err), 0);
+	rate = mix_plan_rate(m);
+	assert_rel(mix_plan_rate(m), 400.0 / (q[399].arrival_s - q[0].arrival_s),
+		   1e-12);
+	assert_int_equal(mix_plan_scale(m, 2.0, &err), 0);
+	assert_rel(mix_plan_scale_of(m), 2.0, 0.0);
+	assert_rel(mix_plan_rate(m), 2.0 * rate, 1e-12);
+	for (int b = 0; b < mix_plan_bucket_count(m); b++)
+		assert_rel(mix_plan_bucket(m, b)->rate_per_s,
+			   mix_plan_rate(m) * mix_plan_bucket(m, b)->share,
+			   1e-12);
+	for (int u = 0; u < mix_plan_measure_count(m); u++)
+		assert_int_equal(mix_plan_measure(m, u, &err), 0);
+	/* no fleet draws less than the bound of saturated capacities */
+	assert_int_equal(mix_plan_solve_for(m, MIX_CHEAPEST, &err), 0);
+	cheap_w = mix_plan_result(m)->ip_power_w;
+	assert_int_equal(mix_plan_solve_for(m, MIX_LEAST_POWER, &err), 0);
+	least_w = mix_plan_result(m)->ip_power_w;
+	assert_true(least_w <= cheap_w * (1.0 + 1e-12));
+	assert_true(least_w >= mix_plan_least_power(m) * (1.0 - 1e-12));
+	assert_int_equal(mix_plan_scale(m, 0.0, &err), -1);
+	mix_plan_free(m);
+	free(q);
+}
+
+/* The bimodal mix within 3 kW of facility power over L40S, H100 and
+   A100: the mixed fleet serves at least the load of the best single
+   device's fleet within the same budget (infer_plan_power_fit), its
+   simulated fleet meets the targets within the budget, and its figures
+   add up. */
+static void test_power_bimodal(void **state)
+{
+	const struct gpu_spec *g[] = { gpu("L40S"), gpu("H100-SXM"),
+				       gpu("A100-SXM-80GB") };
+	const double budget_w = 3e3;
+	struct sim_request *q = bimodal(2000, 20.0);
+	struct mix_power_fit f;
+	const struct mix_result *r;
+	struct mix_plan *m;
+	struct workload wl;
+	struct diag err;
+	double best = 0.0, rate0, watts = 0.0, out = 0.0;
+
+	(void)state;
+	llama8b(&wl);
+	wl.inference.trace_requests = q;
+	wl.inference.trace_len = 2000;
+	diag_clear(&err);
+	for (size_t i = 0; i < N(g); i++) {
+		struct infer_power_fit sf;
+
+		assert_int_equal(infer_plan_power_fit(&wl, g[i], budget_w,
+						      NULL, &sf, &err),
+				 0);
+		if (sf.feasible && sf.rate_per_s > best)
+			best = sf.rate_per_s;
+	}
+	assert_true(best > 0.0);
+	assert_int_equal(mix_plan_new(&wl, g, (int)N(g), &m, &err), 0);
+	rate0 = mix_plan_rate(m);
+	assert_int_equal(mix_plan_power_fit(m, budget_w, NULL, NULL, &f, &err),
+			 0);
+	assert_true(f.feasible);
+	assert_true(f.rate_per_s >= best);
+	r = mix_plan_result(m);
+	assert_true(r->meets);
+	assert_true(f.power_w <= budget_w);
+	for (int i = 0; i < r->npools; i++) {
+		const struct mix_pool *pl = &r->pools[i];
+
+		assert_true(pl->meets);
+		assert_true(pl->replica_w > 0.0);
+		watts += pl->replicas * pl->replica_w;
+	}
+	assert_rel(watts, f.power_w, 1e-12);
+	assert_rel(f.rate_per_s, f.scale * rate0, 1e-9);
+	for (size_t i = 0; i < 2000; i++)
+		out += q[i].output_tokens;
+	assert_rel(f.output_tokens_per_s, f.rate_per_s * out / 2000.0, 1e-9);
+	assert_rel(f.output_tokens_per_s_per_mw,
+		   f.output_tokens_per_s / (budget_w / 1e6), 1e-12);
+	/* the bisection's bound: no fleet serves past budget / least */
+	assert_true(f.scale <= budget_w / f.least_w * (1.0 + 1e-9));
+	mix_plan_free(m);
+
+	/* a budget below any replica serves nothing, and says why */
+	assert_int_equal(mix_plan_new(&wl, g, (int)N(g), &m, &err), 0);
+	assert_int_equal(mix_plan_power_fit(m, 300.0, NULL, NULL, &f, &err),
+			 0);
+	assert_false(f.feasible);
+	assert_has(f.why, "the replica of least power draws 0.567 kW, over the 0.3 kW budget");
+	mix_plan_free(m);
+	free(q);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_buckets),
 	cmocka_unit_test(test_solve_by_hand),
@@ -534,6 +648,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_plan_one_length),
 	cmocka_unit_test(test_plan_errors),
 	cmocka_unit_test(test_plan_unserved),
+	cmocka_unit_test(test_plan_scale),
+	cmocka_unit_test(test_power_bimodal),
 };
 
 int main(void)

@@ -1,0 +1,2 @@
+args: size examples/llama3-8b-mixed.ini --mixed --gpu L40S,H100-SXM,A100-SXM-80GB --power-cap 5kW --format csv
+exit: 0

@@ -1,0 +1,2 @@
+args: size examples/llama3-8b-mixed.ini --gpu H100-SXM,A100-SXM-80GB --power-cap 3kW
+exit: 0
