@@ -2,6 +2,7 @@
    model_infer.h. */
 #include "model_infer.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -330,7 +331,8 @@ int infer_max_batch_memory(const struct arch *a, const struct infer_config *c,
 {
 	struct infer_config t = *c;
 	struct infer_memory m;
-	int lo = 0, hi = limit + 1;
+	/* past an int the bound stops at INT_MAX (no overflow) */
+	int lo = 0, hi = limit < INT_MAX ? limit + 1 : INT_MAX;
 
 	/* memory grows with the batch: bisect for the last that fits */
 	while (hi - lo > 1) {

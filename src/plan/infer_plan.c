@@ -379,6 +379,9 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
 	   each of the ep groups runs its own share of the batch */
 	int groups = c->ep > 1 ? c->ep : 1;
 	int batch_limit = ck_sat_mul_int(INFER_BATCH_LIMIT, groups);
+
+	if (batch_limit > WL_INFER_BATCH_MAX)
+		batch_limit = WL_INFER_BATCH_MAX; /* the key's own bound */
 	int limit;
 
 	c->tp = tp;

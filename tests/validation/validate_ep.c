@@ -130,6 +130,15 @@ static const char *opt(const struct table *t, int row, const char *name)
 	return "";
 }
 
+static void table_free(struct table *t)
+{
+	for (int c = 0; c < MAX_COLS; c++) {
+		free(t->head[c]);
+		for (int r = 0; r < MAX_ROWS; r++)
+			free(t->cell[r][c]);
+	}
+}
+
 static const char *get(const struct table *t, int row, const char *name)
 {
 	for (int c = 0; c < t->cols; c++)
@@ -376,8 +385,10 @@ static int run_set(const char *dir, const struct ep_set *set,
 	int n = 0, rc = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, set->file);
-	if (table_load(path, &t) != 0)
+	if (table_load(path, &t) != 0) {
+		table_free(&t);
 		return 2;
+	}
 	printf("\n== %s (%s)\n", set->title, set->file);
 	printf("%-44s %-28s %10s %10s %8s\n", "case", "metric", "predicted",
 	       "measured", "error");
@@ -397,8 +408,10 @@ static int run_set(const char *dir, const struct ep_set *set,
 		       100.0 * e);
 		abs_err[n++] = fabs(e);
 	}
-	if (n == 0)
+	if (n == 0) {
+		table_free(&t);
 		return 1;
+	}
 	gsl_sort(abs_err, 1, (size_t)n);
 	median = gsl_stats_median_from_sorted_data(abs_err, 1, (size_t)n);
 	worst = abs_err[n - 1];
@@ -416,6 +429,7 @@ static int run_set(const char *dir, const struct ep_set *set,
 			set->file);
 		rc = 1;
 	}
+	table_free(&t);
 	return rc;
 }
 
