@@ -642,6 +642,12 @@ int infer_step_model_init(struct infer_step_model *m, const struct arch *a,
 	m->config = *c;
 	m->config.kernel_overhead_s = kernel_overhead_s;
 	m->cluster = *cl;
+	m->kv_token_bytes = kv_elems_per_gpu(a, c->tp) *
+			    precision_bytes(c->kv_precision);
+	m->pair_flops = arch_attn_core_flops_per_pair(a) / c->tp;
+	m->kv_reads = kv_reads(a, c);
+	m->decode_fixed_s = infer_step_fixed_s(a, &m->config, m->layer_kernels,
+					       false, true);
 	for (int i = 0; i < INFER_STEP_MEMO; i++)
 		m->layer_s_memo[i] = m->out_s_memo[i] = -1.0;
 	return perf_init(m->perf, g, c);
@@ -679,9 +685,8 @@ double infer_step_s(void *mp, const struct sim_mix *x)
 	/* speculative drafts are query tokens of the decoding sequences */
 	double tokens = x->prefill_tokens + x->decode_seqs + x->verify_tokens;
 	double n = tokens / ep; /* per tensor-parallel group */
-	double kv_token = kv_elems_per_gpu(a, c->tp) *
-			  precision_bytes(c->kv_precision);
-	double per_pair = arch_attn_core_flops_per_pair(a) / c->tp;
+	double kv_token = m->kv_token_bytes;
+	double per_pair = m->pair_flops;
 	struct phase layer = { 0.0, 0.0, 0.0 };
 	struct phase out = { 0.0, 0.0, 0.0 };
 	double pre_s = 0.0, dec_s = 0.0;
@@ -701,7 +706,7 @@ double infer_step_s(void *mp, const struct sim_mix *x)
 		double ctx = x->decode_ctx_tokens / ep;
 		double queries = 1.0 + x->verify_tokens / x->decode_seqs;
 
-		dec_s = fmax(ctx * kv_token * kv_reads(a, c) /
+		dec_s = fmax(ctx * kv_token * m->kv_reads /
 				     (at->mem_bw_bytes_per_s * at->mem_eff),
 			     queries * ctx * per_pair /
 				     (at->peak_flops * at->matmul_eff)) +
@@ -710,7 +715,7 @@ double infer_step_s(void *mp, const struct sim_mix *x)
 	/* the token-dependent part, memoized by token count where it does
 	   not depend on the step's kind (no expert parallelism) */
 	if (tokens > 0.0 && ep == 1.0 && n < INFER_STEP_MEMO &&
-	    n == floor(n)) {
+	    n == (double)(int)n) {
 		double *memo = &m->layer_s_memo[(int)n];
 
 		if (*memo < 0.0)
@@ -728,7 +733,7 @@ double infer_step_s(void *mp, const struct sim_mix *x)
 		double rows = (x->logit_rows + x->verify_tokens) / ep;
 
 		if (rows >= 0.0 && rows < INFER_STEP_MEMO &&
-		    rows == floor(rows)) {
+		    rows == (double)(int)rows) {
 			double *memo = &m->out_s_memo[(int)rows];
 
 			if (*memo < 0.0) {
@@ -742,10 +747,9 @@ double infer_step_s(void *mp, const struct sim_mix *x)
 			     1.0, 2.0, &out);
 		}
 	}
+	/* the fixed time: a decode step's, or none (infer_step_fixed_s) */
 	return a->layers * layer.s + out.s +
-	       infer_step_fixed_s(a, c, m->layer_kernels,
-				  x->prefill_tokens > 0.0,
-				  x->decode_seqs > 0.0);
+	       (!prompt && x->decode_seqs > 0.0 ? m->decode_fixed_s : 0.0);
 }
 
 /* Share of the dynamic power drawn in a phase of intensity 'ai'. */

@@ -159,6 +159,12 @@ struct infer_step_model {
 	struct device_perf perf[INFER_PERF_COUNT];
 	double layer_kernels;    /* kernels of a layer's projections,
 				    element-wise work and collectives */
+	/* constants of every step, computed once (issue 43) */
+	double kv_token_bytes;   /* KV bytes of a token per GPU and layer */
+	double pair_flops;       /* attention FLOPs per query-key pair per
+				    GPU and layer */
+	double kv_reads;         /* reads of each KV head's cache a decode */
+	double decode_fixed_s;   /* infer_step_fixed_s of a decode step */
 	/* memo of the token-dependent part of a layer for whole token
 	   counts per tensor-parallel group; < 0 when not computed yet */
 	double layer_s_memo[INFER_STEP_MEMO];

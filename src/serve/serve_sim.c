@@ -367,9 +367,10 @@ static int sim_alloc(struct sim *s)
 			return -1;
 	}
 	s->r = calloc((size_t)s->replicas, sizeof(*s->r));
-	s->ev = malloc((size_t)s->replicas * sizeof(int));
-	s->ev_pos = malloc((size_t)s->replicas * sizeof(int));
-	s->ev_t = malloc((size_t)s->replicas * sizeof(double));
+	for (s->ev_leaves = 1; s->ev_leaves < s->replicas;)
+		s->ev_leaves *= 2;
+	s->ev = malloc(2 * (size_t)s->ev_leaves * sizeof(int));
+	s->ev_t = malloc(2 * (size_t)s->ev_leaves * sizeof(double));
 	s->kick = malloc((size_t)s->replicas * sizeof(int));
 	s->kicked = calloc((size_t)s->replicas, 1);
 	if (!s->req || !s->state || !s->kv_ready || !s->t_xfer ||
@@ -378,10 +379,9 @@ static int sim_alloc(struct sim *s)
 	    !s->t_admit ||
 	    !s->t_first || !s->t_done || !s->pending || !s->fe_q ||
 	    !s->fe_t || !s->r || !s->ev ||
-	    !s->ev_pos || !s->ev_t || !s->kick || !s->kicked)
+	    !s->ev_t || !s->kick || !s->kicked)
 		return -1;
-	for (int i = 0; i < s->replicas; i++)
-		s->ev_pos[i] = -1;
+	sim_events_init(s);
 	for (int i = 0; i < s->replicas; i++)
 		if (sim_replica_init(s, &s->r[i],
 				 i < s->pool[0].replicas ? 0 : 1) != 0)
@@ -413,7 +413,6 @@ static void sim_free(struct sim *s)
 			sim_replica_free(&s->r[i]);
 	free(s->r);
 	free(s->ev);
-	free(s->ev_pos);
 	free(s->ev_t);
 	free(s->kick);
 	free(s->kicked);
@@ -545,7 +544,7 @@ static int run_events(struct sim *s)
 		double t_fe = s->fe_head < s->fe_tail ? s->fe_t[s->fe_head] :
 							HUGE_VAL;
 		double t_w = s->n_wake > 0 ? s->wake[0].t : HUGE_VAL;
-		int best = s->n_ev > 0 ? s->ev[0] : -1;
+		int best = sim_events_first(s);
 		if (best < 0 && t_arr == HUGE_VAL && t_x == HUGE_VAL &&
 		    t_fe == HUGE_VAL && t_w == HUGE_VAL)
 			return diag_set(s->err, NULL, 0, 0,

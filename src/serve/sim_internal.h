@@ -152,10 +152,12 @@ struct sim {
 				   start_idle, each once */
 	unsigned char *kicked;  /* per replica: in 'kick' */
 	int n_kick;
-	int *ev;                /* busy replicas, a heap by t_end */
-	int *ev_pos;            /* a replica's place in it, or -1 */
-	double *ev_t;           /* the heap's keys */
-	int n_ev;
+	int *ev;                /* busy replicas by t_end: a winner tree
+				   of 2 ev_leaves nodes (sim_replica.c),
+				   ev[i] the replica that wins node i */
+	double *ev_t;           /* node i's key: that replica's step end,
+				   HUGE_VAL when idle */
+	int ev_leaves;          /* a power of two, at least replicas */
 	/* statistics */
 	double busy_s, batch_s, kv_s;
 	double prefill_busy_s;  /* of busy_s, prefill's */
@@ -220,8 +222,15 @@ void sim_replica_free(struct replica *r);
 /* Plan and start the next step of idle replica 'r' at time 't', if it has
    work; 0, or -1 with the error in s->err. */
 int sim_replica_start(struct sim *s, struct replica *r, double t);
-/* The step of 'r' ends (at r->t_end): account for it; 0 or -1. */
+/* The step of 'r' ends (at r->t_end): account for it; 0 or -1.  Its key
+   stays in the event tree: sim_replica_start, called next for it, moves
+   the key to its next step's end or removes it. */
 int sim_replica_end(struct sim *s, struct replica *r);
+/* The event tree of s->ev_leaves leaves, every replica idle. */
+void sim_events_init(struct sim *s);
+/* The busy replica whose step ends first (ties: the lowest index), or
+   -1 when none is busy. */
+int sim_events_first(const struct sim *s);
 /* The first KV-cache transfer in flight arrives at the decode pool. */
 void sim_xfer_end(struct sim *s);
 /* Send arrived request 'q' to a replica of the first pool. */
