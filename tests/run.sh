@@ -55,6 +55,7 @@ suite tables sh tests/cli/tables.sh "$build/capplan"
 suite report sh tests/cli/report.sh "$build/capplan"
 suite progress sh tests/cli/progress.sh "$build/capplan"
 suite calibrate sh tests/cli/calibrate.sh "$build/capplan"
+suite exact sh tests/cli/exact.sh "$build/capplan"
 suite validate "$build/tests/validate" tests/validation
 suite "validate serving" "$build/tests/validate_serving" tests/validation
 suite "validate wide ep" "$build/tests/validate_ep" tests/validation

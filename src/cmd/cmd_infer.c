@@ -1,5 +1,6 @@
 /* cmd_infer.c - 'capplan infer': a serving plan as a report.  Field names
    are specified in specs/output.md. */
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -486,11 +487,15 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 
 /* 'capplan infer --search': every weight precision x tp x batch that
    serves within the SLO, cheapest per token first. */
-/* One (precision, tp) of infer --search. */
+/* One (precision, tp) of infer --search: 5 formats by tp 1 to 128. */
+#define SEARCH_CANDS_MAX 40
+/* Candidates sized at once past the first fleets found (search_plan). */
+#define SEARCH_WAVE 2
 struct search_cand {
 	enum precision precision;
 	int tp;
-	bool ok; /* planned, fits, meets the SLO */
+	bool ok;        /* planned, fits, meets the SLO */
+	bool not_sized; /* needs more GPUs than the k-th shown: not sized */
 };
 
 struct search_job {
@@ -498,22 +503,133 @@ struct search_job {
 	const struct gpu_spec *gpu;
 	struct search_cand *cand;
 	struct infer_plan *plans; /* plans[i] for cand[i] */
+	const int *pass;          /* the candidates of this pass */
+	int bound;                /* 0: measure a replica; INT_MAX: size */
 	struct progress *pr;
 	struct progress_hook hook;
 };
 
-static void search_one(int i, void *arg)
+static void search_one(int k, void *arg)
 {
 	struct search_job *j = arg;
+	int i = j->pass[k];
 	struct workload w = *j->wl;
 	struct infer_plan *p = &j->plans[i];
 
 	w.inference.weight_precision = j->cand[i].precision;
 	w.inference.tp = j->cand[i].tp;
-	j->cand[i].ok = infer_plan_make_progress(&w, j->gpu, &j->hook, p,
-						 NULL) == 0 &&
+	if (j->bound > 0 && p->pruned && p->fleet.capacity_qps > 0.0)
+		/* measured by the first pass */
+		w.inference.capacity_hint_qps = p->fleet.capacity_qps;
+	j->cand[i].ok = infer_plan_make_within(&w, j->gpu, &j->hook, j->bound,
+					       p, NULL) == 0 &&
 			p->fits && p->meets_slo;
 	progress_add(j->pr, 1);
+}
+
+/* Plan the candidates of 'pass' (n of them) on the threads. */
+static void search_pass(struct search_job *j, const int *pass, int n,
+			int bound)
+{
+	j->pass = pass;
+	j->bound = bound;
+	cli_parallel_for(n, search_one, j);
+}
+
+/* May candidates be left unsized (search_plan)?  A Poisson load whose
+   replicas capplan sizes, with more candidates than are shown. */
+static bool search_prunes(const struct workload *wl, int evaluated,
+			  int keep)
+{
+	const struct inference_spec *is = &wl->inference;
+
+	return keep < evaluated && serve_has_load(is) &&
+	       is->replicas == WL_AUTO &&
+	       (!is->disaggregated || is->prefill_replicas == WL_AUTO) &&
+	       serve_arrival(is) == SIM_ARRIVAL_POISSON;
+}
+
+/*
+ * Plan every candidate; where search_prunes, only those that can rank
+ * among the 'keep' cheapest (issue 43).  A first pass measures each
+ * candidate's replica: the fewest GPUs that keep up with the rate bound
+ * the fleet it is sized to from below.  The 'keep' candidates with the
+ * lowest bounds are sized, then every other whose bound is not above the
+ * keep-th fewest GPUs found: a fleet that keeps up costs its GPUs' price
+ * over the offered tokens, so a candidate with more GPUs than the keep-th
+ * costs more per token and is not shown.  Such a candidate is not sized
+ * (its not_sized set).  Returns how many were not sized.
+ */
+static int search_plan(struct search_job *j, int evaluated, int keep)
+{
+	int all[SEARCH_CANDS_MAX], need[SEARCH_CANDS_MAX];
+	int gpus[SEARCH_CANDS_MAX];
+	int n_need = 0, pos = 0, skipped = 0;
+
+	for (int i = 0; i < evaluated; i++)
+		all[i] = i;
+	if (!search_prunes(j->wl, evaluated, keep)) {
+		search_pass(j, all, evaluated, INT_MAX);
+		return 0;
+	}
+	search_pass(j, all, evaluated, 0);
+	for (int i = 0; i < evaluated; i++) {
+		int at;
+
+		if (!j->plans[i].pruned) {
+			progress_add(j->pr, 1); /* settled: it cannot serve */
+			continue;
+		}
+		/* by its bound, ties in the order of the candidates */
+		at = n_need++;
+		while (at > 0 && j->plans[need[at - 1]].gpus_total >
+					 j->plans[i].gpus_total) {
+			need[at] = need[at - 1];
+			at--;
+		}
+		need[at] = i;
+	}
+	/* in waves, by bound: as many as the shown fleets still missing,
+	   then SEARCH_WAVE at a time while their bound is within the
+	   keep-th fleet's GPUs (fixed waves: the answer does not depend on
+	   the threads) */
+	while (pos < n_need) {
+		int n_ok = 0, kth = INT_MAX, wave;
+
+		for (int i = 0; i < evaluated; i++) {
+			int at;
+
+			if (!j->cand[i].ok)
+				continue;
+			at = n_ok++;
+			while (at > 0 &&
+			       gpus[at - 1] > j->plans[i].gpus_total) {
+				gpus[at] = gpus[at - 1];
+				at--;
+			}
+			gpus[at] = j->plans[i].gpus_total;
+		}
+		if (n_ok >= keep)
+			kth = gpus[keep - 1];
+		if (j->plans[need[pos]].gpus_total > kth)
+			break; /* and every later bound */
+		wave = n_ok < keep ? keep - n_ok : SEARCH_WAVE;
+		if (wave > n_need - pos)
+			wave = n_need - pos;
+		for (int i = 1; i < wave; i++)
+			if (j->plans[need[pos + i]].gpus_total > kth) {
+				wave = i;
+				break;
+			}
+		search_pass(j, need + pos, wave, INT_MAX);
+		pos += wave;
+	}
+	for (; pos < n_need; pos++) {
+		j->cand[need[pos]].not_sized = true;
+		skipped++;
+		progress_add(j->pr, 1);
+	}
+	return skipped;
 }
 
 static int infer_search_report(struct cli_ctx *ctx)
@@ -521,10 +637,13 @@ static int infer_search_report(struct cli_ctx *ctx)
 	static const enum precision formats[] = { PREC_BF16, PREC_FP8,
 						  PREC_INT8, PREC_INT4,
 						  PREC_FP4 };
-	struct infer_plan plans[sizeof(formats) / sizeof(formats[0]) * 8];
-	struct search_cand cand[sizeof(formats) / sizeof(formats[0]) * 8];
-	struct search_job job = { NULL, NULL, cand, NULL, NULL, { 0 } };
-	int n = 0, k = ctx->top > 0 ? ctx->top : 10, rc;
+	_Static_assert(sizeof(formats) / sizeof(formats[0]) * 8 <=
+			       SEARCH_CANDS_MAX,
+		       "every format at tp 1 to 128");
+	struct infer_plan plans[SEARCH_CANDS_MAX];
+	struct search_cand cand[SEARCH_CANDS_MAX];
+	struct search_job job = { NULL, NULL, cand, NULL, NULL, 0, NULL, { 0 } };
+	int n = 0, k = ctx->top > 0 ? ctx->top : 10, rc, not_sized;
 	int evaluated = 0; /* precision x tp pairs planned */
 	struct progress pr;
 	struct report rep;
@@ -542,6 +661,9 @@ static int infer_search_report(struct cli_ctx *ctx)
 			if (ctx->wl.inference.tp != WL_AUTO &&
 			    tp != ctx->wl.inference.tp)
 				continue;
+			memset(&job.cand[evaluated], 0,
+			       sizeof(job.cand[evaluated]));
+			memset(&plans[evaluated], 0, sizeof(plans[evaluated]));
 			job.cand[evaluated].precision = formats[f];
 			job.cand[evaluated].tp = tp;
 			evaluated++;
@@ -553,10 +675,13 @@ static int infer_search_report(struct cli_ctx *ctx)
 	job.gpu = ctx->gpus[0];
 	job.plans = plans;
 	progress_init(&pr, "infer");
-	progress_update(&pr, 0, (size_t)evaluated, "configurations");
+	progress_update(&pr, 0,
+			(size_t)evaluated *
+				(search_prunes(&ctx->wl, evaluated, k) ? 2 : 1),
+			"configurations");
 	job.pr = &pr;
 	job.hook = progress_hook_of(&pr);
-	cli_parallel_for(evaluated, search_one, &job);
+	not_sized = search_plan(&job, evaluated, k);
 	progress_end(&pr);
 	for (int i = 0; i < evaluated; i++)
 		if (job.cand[i].ok)
@@ -585,6 +710,10 @@ static int infer_search_report(struct cli_ctx *ctx)
 	rec_int(&rep.meta, NULL, "configs_evaluated",
 		"configurations evaluated", evaluated, 0);
 	rec_int(&rep.meta, NULL, "configs_feasible", "feasible", n, 0);
+	/* (the table shows the count only when there is one) */
+	rec_int(&rep.meta, NULL, "configs_not_sized",
+		"not sized (cannot rank)", not_sized,
+		not_sized > 0 ? 0 : RF_MACHINE);
 	cli_rec_price(&rep.meta, n > 0 ? &plans[0].cluster : NULL, 0);
 	for (int i = 0; i < n && i < k; i++) {
 		const struct infer_plan *p = &plans[i];
@@ -621,6 +750,11 @@ static int infer_search_report(struct cli_ctx *ctx)
 	if (n == 0)
 		report_note(&rep, "no precision, tp and batch serves within "
 				  "the SLO and memory");
+	if (not_sized > 0)
+		report_note(&rep, "%d configuration%s not sized: keeping up "
+				  "with the rate takes more GPUs than #%d has "
+				  "(--top sizes more)",
+			    not_sized, not_sized == 1 ? " was" : "s were", k);
 	rc = cli_emit(ctx, &rep);
 	report_release(&rep);
 	return rc == EXIT_OK && n == 0 ? EXIT_INFEASIBLE : rc;

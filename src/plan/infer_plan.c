@@ -600,6 +600,14 @@ int infer_plan_make_progress(const struct workload *wl,
 			     const struct progress_hook *hook,
 			     struct infer_plan *p, struct diag *err)
 {
+	return infer_plan_make_within(wl, g, hook, INT_MAX, p, err);
+}
+
+int infer_plan_make_within(const struct workload *wl,
+			   const struct gpu_spec *g,
+			   const struct progress_hook *hook, int bound0,
+			   struct infer_plan *p, struct diag *err)
+{
 	const struct inference_spec *is = &wl->inference;
 	struct infer_plan best, cand;
 	bool have = false, presize;
@@ -696,9 +704,10 @@ int infer_plan_make_progress(const struct workload *wl,
 			}
 	}
 	for (int i = 0; i < ntp; i++) {
-		int bound = have && best.fits && best.meets_slo ?
+		int bound = have && best.fits && best.meets_slo &&
+					    best.gpus_total < bound0 ?
 				    best.gpus_total :
-				    INT_MAX;
+				    bound0;
 
 		progress_hook_call(hook, done++, steps,
 				   serve_has_load(is) ? "sizing replicas" :
@@ -726,7 +735,7 @@ int infer_plan_make_progress(const struct workload *wl,
 		if (p->arch.heads % want_tp == 0 &&
 		    (p->arch.kv_heads % want_tp == 0 ||
 		     want_tp % p->arch.kv_heads == 0) &&
-		    plan_tp(wl, &cand, want_tp, INT_MAX) == 0) {
+		    plan_tp(wl, &cand, want_tp, bound0) == 0) {
 			if (cand.out_of_memory)
 				return diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
 						     "out of memory");

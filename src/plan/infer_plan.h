@@ -141,6 +141,20 @@ int infer_plan_make_progress(const struct workload *wl,
 			     struct infer_plan *p, struct diag *err);
 
 /*
+ * infer_plan_make_progress that sizes no fleet needing more than 'bound'
+ * GPUs to keep up with a Poisson load: such a plan comes back with
+ * p->pruned set, p->gpus_total the fewest GPUs whose replicas sustain the
+ * rate (p->fleet.capacity_qps a replica's), and p->meets_slo false.
+ * With bound 0 every plan that would be sized is pruned: it measures a
+ * replica's capacity for a later sizing (workload capacity_hint_qps).
+ * INT_MAX: infer_plan_make_progress.
+ */
+int infer_plan_make_within(const struct workload *wl,
+			   const struct gpu_spec *g,
+			   const struct progress_hook *hook, int bound,
+			   struct infer_plan *p, struct diag *err);
+
+/*
  * One replica of 'wl' on 'g' at tensor-parallel size 'tp', not sized into
  * a fleet: the plan of infer_plan_make without the load (batch, memory,
  * the unloaded latency checks), then, when it fits and meets them, the
