@@ -219,11 +219,23 @@ static void plan_load(const struct workload *wl, struct infer_plan *p,
 
 		if (prune(p, least, bound))
 			return;
+		/* nor sized past the bound: a fleet of more GPUs is no
+		   better than the plan that set it */
+		if (bound < INT_MAX)
+			p->fleet.replicas_limit =
+				bound / infer_gpus_per_replica(&p->config);
 	}
 	if (serve_fleet_run(wl, &step, &p->fleet, &err) != 0) {
 		p->meets_slo = false;
 		snprintf(p->why, sizeof(p->why), "%.200s", err.msg);
 		p->out_of_memory = err.kind == DIAG_NOMEM;
+		return;
+	}
+	if (p->fleet.over_limit) {
+		prune(p, (double)bound + 1.0, bound);
+		snprintf(p->why, sizeof(p->why),
+			 "more than %d GPUs meet the targets",
+			 bound);
 		return;
 	}
 	p->simulated = true;

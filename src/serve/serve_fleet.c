@@ -569,6 +569,7 @@ static int size_dim(struct sizing *z, struct diag *err)
 	int stalls = 0;
 	struct serve_fleet pass;
 
+	f->over_limit = false;
 	lo = 0;
 	hi = 1;
 	if (f->load.arrival == SIM_ARRIVAL_POISSON && cap > 0.0) {
@@ -579,6 +580,15 @@ static int size_dim(struct sizing *z, struct diag *err)
 		hi = guess > 1.0 ? (long long)guess : 1;
 		lo = hi - 1;
 	}
+	if (z->dim == 0 && f->replicas_limit > 0 && hi > f->replicas_limit) {
+		/* the rate alone needs more than the limit */
+		f->replicas = (int)hi;
+		f->meets = false;
+		f->over_limit = true;
+		snprintf(f->why, sizeof(f->why),
+			 "more than %d replicas are needed", f->replicas_limit);
+		return 0;
+	}
 	for (;;) {
 		double m;
 
@@ -586,6 +596,16 @@ static int size_dim(struct sizing *z, struct diag *err)
 			return -1;
 		if (f->meets)
 			break;
+		if (z->dim == 0 && f->replicas_limit > 0 &&
+		    hi >= f->replicas_limit) {
+			/* a plan of fewer GPUs is known: its count is not
+			   looked for past the limit */
+			f->over_limit = true;
+			snprintf(f->why, sizeof(f->why),
+				 "more than %d replicas are needed",
+				 f->replicas_limit);
+			return 0;
+		}
 		m = f->overloaded ? HUGE_VAL : missed(z->wl, f, z->checks);
 		if (!f->overloaded && m > prev * (1.0 - sizing_min_gain)) {
 			if (++stalls >= 2)
@@ -605,6 +625,9 @@ static int size_dim(struct sizing *z, struct diag *err)
 			hi = 2 * lo;
 		if (hi > SERVE_REPLICAS_MAX)
 			hi = SERVE_REPLICAS_MAX;
+		if (z->dim == 0 && f->replicas_limit > 0 &&
+		    hi > f->replicas_limit)
+			hi = f->replicas_limit;
 	}
 	if (!f->meets) {
 		char why[sizeof(f->why)];

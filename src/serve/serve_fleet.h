@@ -60,6 +60,11 @@ struct serve_fleet {
 	int prefill_replicas, decode_replicas;
 	double prefill_capacity_qps; /* one prefill replica */
 	double decode_capacity_qps;  /* one decode replica */
+	int replicas_limit;      /* in: > 0, capplan sizes no more
+				    replicas than this (a plan of fewer
+				    GPUs is known: issue 43) */
+	bool over_limit;         /* out: more replicas than the limit
+				    were needed */
 	bool sized;              /* replicas chosen by capplan */
 	bool meets;              /* targets met, not overloaded */
 	bool overloaded;
@@ -82,11 +87,14 @@ int serve_fleet_capacity(struct serve_fleet *f, struct infer_step_model *step,
 			 struct diag *err);
 
 /*
- * Simulate the fleet (after serve_fleet_capacity): the replicas of [inference] replicas, or the fewest
- * that meet the TTFT and TPOT targets at the workload's percentile under
- * the load (doubling, then bisection, from the closed-form first guess
- * rate / capacity).  'step' is the step model of one replica.  Returns
- * 0 with f->meets and f->why, or -1 with a message.
+ * Simulate the fleet (after serve_fleet_capacity): the replicas of
+ * [inference] replicas, or the fewest that meet the TTFT and TPOT targets
+ * at the workload's percentile under the load (growing, then bisection,
+ * from the closed-form first guess rate / capacity).  With
+ * f->replicas_limit, the growth stops at the limit: when that many do not
+ * meet the targets, f->meets is false and f->over_limit set, and the
+ * fewest that do is not looked for.  'step' is the step model of one
+ * replica.  Returns 0 with f->meets and f->why, or -1 with a message.
  */
 int serve_fleet_run(const struct workload *wl,
 		    struct infer_step_model *step,

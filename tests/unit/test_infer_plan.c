@@ -454,6 +454,53 @@ static void assert_same_plan(const struct infer_plan *a,
 	assert_string_equal(a->why, b->why);
 }
 
+/*
+ * A bound on the GPUs (issue 43).  At 0 the plan is pruned with the fewest
+ * GPUs that keep up with the rate and its replica's capacity measured; at
+ * the GPUs of the plan sized without a bound, the same plan; one GPU
+ * fewer, which the rate alone allows but the TTFT target does not, the
+ * sizing stops at the bound and the plan is pruned.
+ */
+static void test_plan_within_bound(void **state)
+{
+	struct workload wl;
+	struct gpu_spec g = a100();
+	struct infer_plan free_p, p;
+	struct diag err;
+	int least;
+
+	(void)state;
+	llama7b(&wl);
+	wl.inference.qps = 23.9;
+	wl.inference.tp = 1;
+	wl.inference.ttft_slo_s = 0.12;
+	wl.inference.percentile = SLO_P99;
+	plan_ok(&wl, &g, &free_p);
+	assert_true(free_p.meets_slo);
+	diag_clear(&err);
+	assert_int_equal(infer_plan_make_within(&wl, &g, NULL, 0, &p, &err),
+			 0);
+	assert_true(p.pruned);
+	assert_false(p.simulated);
+	assert_rel(p.fleet.capacity_qps, free_p.fleet.capacity_qps, 0.0);
+	least = p.gpus_total;
+	assert_int_equal(least, (int)ceil(23.9 / free_p.fleet.capacity_qps));
+	/* the target needs more than the rate: the bound below is sized */
+	assert_true(least < free_p.gpus_total);
+	assert_int_equal(infer_plan_make_within(&wl, &g, NULL,
+						free_p.gpus_total, &p, &err),
+			 0);
+	assert_false(p.pruned);
+	assert_same_plan(&free_p, &p);
+	assert_int_equal(infer_plan_make_within(&wl, &g, NULL,
+						free_p.gpus_total - 1, &p,
+						&err),
+			 0);
+	assert_true(p.pruned);
+	assert_false(p.meets_slo);
+	assert_true(p.fleet.over_limit);
+}
+
 static void test_progress_hook(void **state)
 {
 	struct workload wl;
@@ -956,6 +1003,7 @@ int main(void)
 		cmocka_unit_test(test_suggest_other_device),
 		cmocka_unit_test(test_suggest_larger_tp),
 		cmocka_unit_test(test_suggest_nothing),
+		cmocka_unit_test(test_plan_within_bound),
 		/* last: it overflows an int in src/plan/infer_plan.c, which the
 		   undefined-behaviour sanitizer stops at */
 		cmocka_unit_test(test_replicas_huge_rate),
