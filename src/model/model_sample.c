@@ -48,9 +48,9 @@ static const double inference_live_fraction = 1.0 / 16.0;
  * then normalize).  The backward pass reads the output's gradient and
  * what the forward pass saved, and writes the input's gradient; the
  * normalization's backward reads the gradient and the input twice each
- * (Jung et al. 2019).  'bwd_flops': backward FLOPs per forward FLOP (the
- * two products of a depthwise convolution's gradients; one pass
- * elsewhere).
+ * (Jung et al. 2019).  'bwd_flops': backward FLOPs per forward FLOP (one
+ * pass).  A depthwise convolution's backward is dwconv_bwd_s, not its
+ * row here.
  */
 static const struct graph_passes {
 	double fwd_in, fwd_out, bwd_in, bwd_out, bwd_flops;
@@ -63,6 +63,26 @@ static const struct graph_passes {
 	[GOP_MOVE] = { 1, 1, 1, 1, 1 },    [GOP_FREE] = { 0, 0, 0, 0, 0 },
 	[GOP_OTHER] = { 1, 1, 1, 1, 1 },
 };
+
+/*
+ * The backward pass of a depthwise convolution as PyTorch runs it
+ * (aten/src/ATen/native/cuda/DepthwiseConv2d.cu): two kernels.  The
+ * input's gradient (conv_depthwise2d_backward_kernel) reads the output's
+ * gradient and writes the input's, one pass each, as the forward
+ * convolution does.  The weight's gradient
+ * (conv_depthwise2d_grad_weight_kernel) runs one thread block per
+ * channel and filter tap, each reducing the output's gradient times the
+ * input at that tap over every pixel of the batch: it reads the output's
+ * gradient and the tapped input once per tap, 2 'taps' passes over the
+ * output's elements (specs/models.md 14.8).  'fl' forward FLOPs, 'in',
+ * 'out', 'w' bytes of the input, output and weights, 'taps' = k_h k_w.
+ */
+static double dwconv_bwd_s(const struct device_perf *dv, double fl,
+			   double in, double out, double w, double taps)
+{
+	return kernel_roofline_s(dv, fl, in + out + w) +
+	       kernel_roofline_s(dv, fl, 2.0 * taps * out + w);
+}
 
 static bool gemm_kind(enum graph_op_kind k)
 {
@@ -130,6 +150,10 @@ static void graph_train_s(const struct graph_summary *gs,
 				    0.0 :
 				    c * kernel_roofline_s(dv, ps->bwd_flops * fl,
 							  bwd_bytes + 2.0 * w);
+
+		if (op->kind == GOP_DWCONV)
+			bk = c * dwconv_bwd_s(dv, fl, in, out, w,
+					      op->gemm_k);
 
 		*fwd_s += f;
 		*bwd_s += bk;
