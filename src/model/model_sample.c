@@ -84,6 +84,47 @@ static double dwconv_bwd_s(const struct device_perf *dv, double fl,
 	       kernel_roofline_s(dv, fl, 2.0 * taps * out + w);
 }
 
+/*
+ * PyTorch DDP's gradient buckets (torch.nn.parallel.DistributedDataParallel:
+ * bucket_cap_mb = 25, and a first bucket of 1 MiB,
+ * dist._DEFAULT_FIRST_BUCKET_BYTES; Li et al. 2020, VLDB 13(12), section
+ * 3.2.3): the gradients are all-reduced a bucket at a time, in the order
+ * the backward pass produces them, each bucket a collective of its own
+ * that pays its latency.
+ */
+static const double ddp_bucket_bytes = 25.0 * 1048576.0;
+static const double ddp_first_bucket_bytes = 1048576.0;
+
+/*
+ * Seconds of DDP's all-reduce of 'grads' bytes over 'gpus' GPUs in
+ * buckets: the first of 1 MiB, then 25 MiB each, the last the rest.
+ * With 'overlap', every bucket but the last hides behind the backward
+ * pass ('bwd_s', comm_overlapped_s); the last holds the first layers'
+ * gradients, ready only when the backward pass ends, and is exposed
+ * whole (a network of at most 1 MiB of gradients: its one bucket).
+ */
+static double ddp_allreduce_s(const struct link *l, double grads, int gpus,
+			      double bwd_s, bool overlap)
+{
+	double first = fmin(grads, ddp_first_bucket_bytes);
+	double rest = grads - first, full = floor(rest / ddp_bucket_bytes);
+	double last = rest - full * ddp_bucket_bytes, tail, all;
+
+	if (gpus <= 1 || grads <= 0.0)
+		return 0.0;
+	if (last <= 0.0 && full >= 1.0) {
+		last = ddp_bucket_bytes;
+		full -= 1.0;
+	}
+	all = comm_allreduce_s(l, first, gpus) +
+	      full * comm_allreduce_s(l, ddp_bucket_bytes, gpus) +
+	      (last > 0.0 ? comm_allreduce_s(l, last, gpus) : 0.0);
+	if (!overlap)
+		return all;
+	tail = comm_allreduce_s(l, last > 0.0 ? last : first, gpus);
+	return comm_overlapped_s(l, all - tail, bwd_s) + tail;
+}
+
 static bool gemm_kind(enum graph_op_kind k)
 {
 	return k == GOP_CONV || k == GOP_MATMUL || k == GOP_BMM;
@@ -343,14 +384,19 @@ int sample_train_eval(const struct model_spec *m, const struct train_config *c,
 	{
 		double grads = params * 4.0, comm;
 
-		if (c->zero >= 1)
+		if (c->zero >= 1) {
 			comm = comm_reducescatter_s(&l, grads, c->gpus) +
 			       comm_allgather_s(&l, params * wb, c->gpus);
-		else
-			comm = comm_allreduce_s(&l, grads, c->gpus);
-		tm->dp_comm_s = c->overlap_grad_reduce ?
-					comm_overlapped_s(&l, comm, bwd_s) :
-					comm;
+			tm->dp_comm_s = c->overlap_grad_reduce ?
+						comm_overlapped_s(&l, comm,
+								  bwd_s) :
+						comm;
+		} else {
+			/* DDP: in buckets, the last one exposed */
+			tm->dp_comm_s = ddp_allreduce_s(&l, grads, c->gpus,
+							bwd_s,
+							c->overlap_grad_reduce);
+		}
 	}
 	tm->optimizer_s = kernel_stream_s(
 		&d, params / (c->zero >= 1 ? gpus : 1.0) *
