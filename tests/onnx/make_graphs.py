@@ -341,7 +341,7 @@ def mobilenetv2():
 
     def relu6(x):
         # the bounds as Constant nodes, as torch.onnx.export writes
-        # them (not initializers: not parameters)
+        # them (capplan counts them as parameters: 70 in all)
         lo = n.op("Constant", [], value=helper.make_tensor(
             "lo", TensorProto.FLOAT, [], [0.0]))
         hi = n.op("Constant", [], value=helper.make_tensor(
