@@ -48,9 +48,9 @@ static const double inference_live_fraction = 1.0 / 16.0;
  * then normalize).  The backward pass reads the output's gradient and
  * what the forward pass saved, and writes the input's gradient; the
  * normalization's backward reads the gradient and the input twice each
- * (Jung et al. 2019).  'bwd_flops': backward FLOPs per forward FLOP (the
- * two products of a depthwise convolution's gradients; one pass
- * elsewhere).
+ * (Jung et al. 2019).  'bwd_flops': backward FLOPs per forward FLOP (one
+ * pass).  A depthwise convolution's backward is dwconv_bwd_s, not its
+ * row here.
  */
 static const struct graph_passes {
 	double fwd_in, fwd_out, bwd_in, bwd_out, bwd_flops;
@@ -63,6 +63,67 @@ static const struct graph_passes {
 	[GOP_MOVE] = { 1, 1, 1, 1, 1 },    [GOP_FREE] = { 0, 0, 0, 0, 0 },
 	[GOP_OTHER] = { 1, 1, 1, 1, 1 },
 };
+
+/*
+ * The backward pass of a depthwise convolution as PyTorch runs it
+ * (aten/src/ATen/native/cuda/DepthwiseConv2d.cu): two kernels.  The
+ * input's gradient (conv_depthwise2d_backward_kernel) reads the output's
+ * gradient and writes the input's, one pass each, as the forward
+ * convolution does.  The weight's gradient
+ * (conv_depthwise2d_grad_weight_kernel) runs one thread block per
+ * channel and filter tap, each reducing the output's gradient times the
+ * input at that tap over every pixel of the batch: it reads the output's
+ * gradient and the tapped input once per tap, 2 'taps' passes over the
+ * output's elements (specs/models.md 14.8).  'fl' forward FLOPs, 'in',
+ * 'out', 'w' bytes of the input, output and weights, 'taps' = k_h k_w.
+ */
+static double dwconv_bwd_s(const struct device_perf *dv, double fl,
+			   double in, double out, double w, double taps)
+{
+	return kernel_roofline_s(dv, fl, in + out + w) +
+	       kernel_roofline_s(dv, fl, 2.0 * taps * out + w);
+}
+
+/*
+ * PyTorch DDP's gradient buckets (torch.nn.parallel.DistributedDataParallel:
+ * bucket_cap_mb = 25, and a first bucket of 1 MiB,
+ * dist._DEFAULT_FIRST_BUCKET_BYTES; Li et al. 2020, VLDB 13(12), section
+ * 3.2.3): the gradients are all-reduced a bucket at a time, in the order
+ * the backward pass produces them, each bucket a collective of its own
+ * that pays its latency.
+ */
+static const double ddp_bucket_bytes = 25.0 * 1048576.0;
+static const double ddp_first_bucket_bytes = 1048576.0;
+
+/*
+ * Seconds of DDP's all-reduce of 'grads' bytes over 'gpus' GPUs in
+ * buckets: the first of 1 MiB, then 25 MiB each, the last the rest.
+ * With 'overlap', every bucket but the last hides behind the backward
+ * pass ('bwd_s', comm_overlapped_s); the last holds the first layers'
+ * gradients, ready only when the backward pass ends, and is exposed
+ * whole (a network of at most 1 MiB of gradients: its one bucket).
+ */
+static double ddp_allreduce_s(const struct link *l, double grads, int gpus,
+			      double bwd_s, bool overlap)
+{
+	double first = fmin(grads, ddp_first_bucket_bytes);
+	double rest = grads - first, full = floor(rest / ddp_bucket_bytes);
+	double last = rest - full * ddp_bucket_bytes, tail, all;
+
+	if (gpus <= 1 || grads <= 0.0)
+		return 0.0;
+	if (last <= 0.0 && full >= 1.0) {
+		last = ddp_bucket_bytes;
+		full -= 1.0;
+	}
+	all = comm_allreduce_s(l, first, gpus) +
+	      full * comm_allreduce_s(l, ddp_bucket_bytes, gpus) +
+	      (last > 0.0 ? comm_allreduce_s(l, last, gpus) : 0.0);
+	if (!overlap)
+		return all;
+	tail = comm_allreduce_s(l, last > 0.0 ? last : first, gpus);
+	return comm_overlapped_s(l, all - tail, bwd_s) + tail;
+}
 
 static bool gemm_kind(enum graph_op_kind k)
 {
@@ -130,6 +191,10 @@ static void graph_train_s(const struct graph_summary *gs,
 				    0.0 :
 				    c * kernel_roofline_s(dv, ps->bwd_flops * fl,
 							  bwd_bytes + 2.0 * w);
+
+		if (op->kind == GOP_DWCONV)
+			bk = c * dwconv_bwd_s(dv, fl, in, out, w,
+					      op->gemm_k);
 
 		*fwd_s += f;
 		*bwd_s += bk;
@@ -319,14 +384,19 @@ int sample_train_eval(const struct model_spec *m, const struct train_config *c,
 	{
 		double grads = params * 4.0, comm;
 
-		if (c->zero >= 1)
+		if (c->zero >= 1) {
 			comm = comm_reducescatter_s(&l, grads, c->gpus) +
 			       comm_allgather_s(&l, params * wb, c->gpus);
-		else
-			comm = comm_allreduce_s(&l, grads, c->gpus);
-		tm->dp_comm_s = c->overlap_grad_reduce ?
-					comm_overlapped_s(&l, comm, bwd_s) :
-					comm;
+			tm->dp_comm_s = c->overlap_grad_reduce ?
+						comm_overlapped_s(&l, comm,
+								  bwd_s) :
+						comm;
+		} else {
+			/* DDP: in buckets, the last one exposed */
+			tm->dp_comm_s = ddp_allreduce_s(&l, grads, c->gpus,
+							bwd_s,
+							c->overlap_grad_reduce);
+		}
 	}
 	tm->optimizer_s = kernel_stream_s(
 		&d, params / (c->zero >= 1 ? gpus : 1.0) *

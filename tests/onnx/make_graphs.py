@@ -23,6 +23,13 @@ shapes given to Reshape) carry their values.
   resnext50-32x4d.onnx  ResNeXt-50 32x4d
   vit-b16.onnx          ViT-B/16: width 768, 12 heads, 12 layers, MLP
                         3072, as timm's vit_base_patch16_224
+  seresnet50.onnx       timm's seresnet50 and seresnext50_32x4d: the
+  seresnext50-32x4d.onnx  bottleneck networks with squeeze-excitation
+                        (GlobalAveragePool, 1x1 Conv, Relu, 1x1 Conv,
+                        Sigmoid, Mul) before each residual Add
+  mobilenetv2.onnx      MobileNetV2 1.0 (timm's mobilenetv2_100):
+                        inverted residuals with depthwise 3x3
+                        convolutions and ReLU6 (Clip), symbolic batch
   export13.onnx         a small transformer as torch.onnx.export writes
   export17.onnx         it at opsets 13 and 17, symbolic batch 'N', no
                         value_info: the shapes of Reshape, Expand, Pad
@@ -239,9 +246,23 @@ def exported(opset, batch):
     return m
 
 
-def bottleneck_net(name, blocks, groups, base_width):
+def squeeze_excite(n, x, c, rd):
+    """timm's SEModule (seresnet50, seresnext50_32x4d): the mean over
+    the pixels, a 1x1 convolution to rd channels with bias, ReLU, a 1x1
+    convolution back to c with bias, Sigmoid, and the input scaled by
+    the gate."""
+    z = n.op("GlobalAveragePool", [x])
+    z = n.op("Relu", [n.conv(z, c, rd, 1, bias=True)])
+    z = n.op("Sigmoid", [n.conv(z, rd, c, 1, bias=True)])
+    return n.op("Mul", [x, z])
+
+
+def bottleneck_net(name, blocks, groups, base_width, se=False):
     """ResNet-50 (groups 1, width 64) and ResNeXt (groups 32, width 4)
-    as torchvision builds them."""
+    as torchvision builds them; with 'se' timm's SE-ResNet and
+    SE-ResNeXt (squeeze-excitation after the third batch norm of every
+    block, before the residual Add; 1/16 of the channels, a multiple
+    of 8: timm's SEModule defaults)."""
     n = Net(name)
     x = n.op("Relu", [n.bn(n.conv("input", 3, 64, 7, 2), 64)])
     x = n.op("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2],
@@ -257,6 +278,8 @@ def bottleneck_net(name, blocks, groups, base_width):
             y = n.op("Relu", [n.bn(n.conv(y, width, width, 3, stride,
                                           groups), width)])
             y = n.bn(n.conv(y, width, cout, 1), cout)
+            if se:
+                y = squeeze_excite(n, y, cout, max(8, cout // 16))
             if b == 0:
                 x = n.bn(n.conv(x, cin, cout, 1, stride), cout)
             x = n.op("Relu", [n.op("Add", [y, x])])
@@ -301,6 +324,48 @@ def effnet():
             x = y
             cin = cout
     x = silu(n, n.bn(n.conv(x, cin, 1280, 1), 1280))
+    x = n.op("GlobalAveragePool", [x])
+    x = n.op("Flatten", [x], axis=1)
+    x = n.op("Gemm", [x, n.weight("fc", [1000, 1280]),
+                      n.weight("fcb", [1000])], transB=1)
+    return n.model(["N", 3, 224, 224], x, ["N", 1000], infer=True)
+
+
+def mobilenetv2():
+    """MobileNetV2 1.0 (Sandler et al. 2018, table 2) as timm's
+    mobilenetv2_100 and torchvision's mobilenet_v2 build it: inverted
+    residuals (expand 1x1, depthwise 3x3, project 1x1, each with a batch
+    norm; ReLU6 as Clip after the first two), residual when shapes
+    match, a 1x1 head to 1280 and the classifier."""
+    n = Net("mobilenetv2")
+
+    def relu6(x):
+        # the bounds as Constant nodes, as torch.onnx.export writes
+        # them (capplan counts them as parameters: 70 in all)
+        lo = n.op("Constant", [], value=helper.make_tensor(
+            "lo", TensorProto.FLOAT, [], [0.0]))
+        hi = n.op("Constant", [], value=helper.make_tensor(
+            "hi", TensorProto.FLOAT, [], [6.0]))
+        return n.op("Clip", [x, lo, hi])
+
+    x = relu6(n.bn(n.conv("input", 3, 32, 3, 2), 32))
+    cin = 32
+    stages = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2),
+              (6, 96, 3, 1), (6, 160, 3, 2), (6, 320, 1, 1)]
+    for expand, cout, repeats, stride in stages:
+        for r in range(repeats):
+            s = stride if r == 0 else 1
+            mid = cin * expand
+            y = x
+            if expand != 1:
+                y = relu6(n.bn(n.conv(y, cin, mid, 1), mid))
+            y = relu6(n.bn(n.conv(y, mid, mid, 3, s, group=mid), mid))
+            y = n.bn(n.conv(y, mid, cout, 1), cout)
+            if s == 1 and cin == cout:
+                y = n.op("Add", [y, x])
+            x = y
+            cin = cout
+    x = relu6(n.bn(n.conv(x, cin, 1280, 1), 1280))
     x = n.op("GlobalAveragePool", [x])
     x = n.op("Flatten", [x], axis=1)
     x = n.op("Gemm", [x, n.weight("fc", [1000, 1280]),
@@ -415,6 +480,14 @@ GRAPHS = {
     "resnext50-32x4d.onnx": lambda: bottleneck_net(
         "resnext50-32x4d", [3, 4, 6, 3], 32, 4),
     "vit-b16.onnx": lambda: vit("vit-b16", 768, 12, 12, 3072),
+    # squeeze-excitation and depthwise networks of the same benchmark
+    # (tests/validation/vision-dwse.csv): timm's seresnet50,
+    # seresnext50_32x4d and mobilenetv2_100
+    "seresnet50.onnx": lambda: bottleneck_net("seresnet50", [3, 4, 6, 3],
+                                              1, 64, se=True),
+    "seresnext50-32x4d.onnx": lambda: bottleneck_net(
+        "seresnext50-32x4d", [3, 4, 6, 3], 32, 4, se=True),
+    "mobilenetv2.onnx": mobilenetv2,
     "export13.onnx": lambda: exported(13, "N"),
     "export13-ref.onnx": lambda: exported(13, 1),
     "export17.onnx": lambda: exported(17, "N"),

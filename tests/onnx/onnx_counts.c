@@ -202,6 +202,13 @@ static void timm_nets(const char *dir)
 	} nets[] = {
 		{ "resnet101.onnx", 44549160.0 },
 		{ "resnext50-32x4d.onnx", 25028904.0 },
+		/* timm: 28,088,024 and 27,559,896 (ResNet-50 and
+		   ResNeXt-50 plus 2,530,992 of squeeze-excitation);
+		   mobilenetv2_100 3,504,872 and the two bounds of each of
+		   its 35 ReLU6 Clips, floating-point constants */
+		{ "seresnet50.onnx", 28088024.0 },
+		{ "seresnext50-32x4d.onnx", 27559896.0 },
+		{ "mobilenetv2.onnx", 3504872.0 + 35.0 * 2.0 },
 		/* timm's 86,567,656 and the four scalar constants of each
 		   of the 12 layers (the scale, and GELU's sqrt 2, 1 and
 		   1/2), which are floating-point initializers */
@@ -426,6 +433,9 @@ int main(int argc, char **argv)
 	same(argv[1], "resnet101.onnx");
 	same(argv[1], "resnext50-32x4d.onnx");
 	same(argv[1], "vit-b16.onnx");
+	same(argv[1], "seresnet50.onnx");
+	same(argv[1], "seresnext50-32x4d.onnx");
+	same(argv[1], "mobilenetv2.onnx");
 	printf("onnx counts: %d failed\n", failed);
 	return failed ? 1 : 0;
 }

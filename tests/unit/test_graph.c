@@ -1346,6 +1346,80 @@ static void test_graph_time(void **state)
 	free(m);
 }
 
+/*
+ * A depthwise convolution trains as PyTorch's kernels run it
+ * (specs/models.md 14.8): forward one pass over its input and output;
+ * backward the input's gradient (one pass each way) and the weight's
+ * gradient, which reads the output's gradient and the tapped input once
+ * per filter tap.  x [1, 6, 10, 10], w [6, 1, 3, 3], pads 1 -> 600
+ * elements in and out per sample, 10800 FLOPs, 54 weights, 9 taps;
+ * a batch norm after it (so none is added for a folded one).
+ */
+static void test_graph_time_dwconv(void **state)
+{
+	struct gpu_spec g = test_gpu();
+	struct device_perf dv;
+	struct model_spec *m = calloc(1, sizeof(*m));
+	struct train_config c;
+	struct cluster cl;
+	struct train_result r;
+	double b = 37.0, e = 2.0;
+
+	(void)state;
+	b_init(&B, 1.0);
+	int x = b_tensor(&B, false, 4, 1.0, 6.0, 10.0, 10.0);
+	int wd = b_tensor(&B, true, 4, 6.0, 1.0, 3.0, 3.0);
+	struct graph_node *dw = b_node(&B, "Conv", 2, x, wd);
+
+	dw->group = 6.0;
+	set_pads(dw, 1.0, 1.0);
+	int g1 = b_tensor(&B, true, 1, 6.0);
+	int g2 = b_tensor(&B, true, 1, 6.0);
+	int g3 = b_tensor(&B, true, 1, 6.0);
+	int g4 = b_tensor(&B, true, 1, 6.0);
+
+	b_node(&B, "BatchNormalization", 5, dw->out, g1, g2, g3, g4);
+	assert_int_equal(graph_infer_shapes(&B.g), 0);
+	assert_int_equal(graph_summarize(&B.g, &m->graph), 0);
+	assert_rel(find_kind(&m->graph, GOP_DWCONV)->gemm_k, 9.0, 0);
+	m->kind = MODEL_GENERIC;
+	m->params = m->graph.params;
+	m->flops_per_sample = m->graph.flops;
+
+	memset(&c, 0, sizeof(c));
+	c.gpus = 1;
+	c.tp = c.pp = c.vp = c.cp = c.ep = 1;
+	c.dp = 1;
+	c.micro_batch = 37;
+	c.micro_batches = 1;
+	c.global_batch = 37;
+	c.precision = PREC_FP16;
+	c.optimizer = OPTIMIZER_SGD;
+	memset(&cl, 0, sizeof(cl));
+	cl.gpus_per_node = 8;
+	cl.intra_bw_bytes_per_s = 300e9;
+	cl.inter_bw_bytes_per_s = 25e9;
+	assert_int_equal(sample_train_eval(m, &c, &g, &cl, &r), 0);
+	assert_int_equal(device_perf_init(&dv, &g, PREC_FP32, false), 0);
+
+	double a = 600.0 * b * e, fl = 10800.0 * b, w = 54.0 * e;
+	double dw_f = kernel_roofline_s(&dv, fl, 2.0 * a + w);
+	/* the input's gradient: the output's gradient read, the input's
+	   written, the weights read; the weight's gradient: 2 x 9 passes
+	   over the output's 600 elements, the weights' gradient written */
+	double dw_b = kernel_roofline_s(&dv, fl, 2.0 * a + w) +
+		      kernel_roofline_s(&dv, fl, 18.0 * a + w);
+	/* the batch norm: 5 FLOPs an element, 3 passes forward, 5 backward,
+	   its 24 statistics and weights (14.8) */
+	double bn_f = kernel_roofline_s(&dv, 5.0 * 600.0 * b,
+					3.0 * a + 24.0 * e);
+	double bn_b = kernel_roofline_s(&dv, 5.0 * 600.0 * b,
+					5.0 * a + 2.0 * 24.0 * e);
+
+	assert_rel(r.time.compute_s, dw_f + dw_b + bn_f + bn_b, 1e-12);
+	free(m);
+}
+
 /* A graph exported for inference (the batch norm folded into the conv,
    which gained a bias) trains as the graph with the batch norm: same
    parameters, saved activations and, but for the bias read, step time;
@@ -1458,6 +1532,7 @@ int main(void)
 		cmocka_unit_test(test_read_node_limit),
 		cmocka_unit_test(test_find_cycle),
 		cmocka_unit_test(test_graph_time),
+		cmocka_unit_test(test_graph_time_dwconv),
 		cmocka_unit_test(test_folded_norms),
 	};
 

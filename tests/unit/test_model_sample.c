@@ -195,7 +195,12 @@ static void test_train_generic(void **state)
 	double p = 25.557e6, f = 8.2e9, act = 96.3e6;
 	double fwd = kernel_roofline_s(&d, 32 * f, 2 * 32 * act + 2 * p);
 	double bwd = kernel_roofline_s(&d, 64 * f, 3 * 32 * act + 4 * p);
-	double dp = comm_allreduce_s(&l, 4 * p, 8);
+	/* DDP's buckets of the 102.228 MB of fp32 gradients: 1 MiB, three
+	   of 25 MiB and the rest, 22,536,224 bytes */
+	double last = 4 * p - 1048576.0 - 3 * 26214400.0;
+	double dp = comm_allreduce_s(&l, 1048576.0, 8) +
+		    3 * comm_allreduce_s(&l, 26214400.0, 8) +
+		    comm_allreduce_s(&l, last, 8);
 	double opt = kernel_stream_s(&d, 42 * p);
 	double step = 2 * (fwd + bwd) + dp + opt;
 
@@ -210,8 +215,22 @@ static void test_train_generic(void **state)
 	assert_rel(r.time.optimizer_s, opt, 1e-14);
 	assert_rel(r.time.step_s, step, 1e-14);
 	/* the all-reduce by hand: 2 x 7/8 x 102.228 MB at 0.78 x 300 GB/s,
-	   3 levels of 3 us each way */
-	assert_rel(dp, 2 * 7.0 / 8 * 4 * p / 234e9 + 2 * 3 * 3e-6, 1e-14);
+	   and each of the five buckets 3 levels of 3 us each way */
+	assert_rel(last, 22536224.0, 1e-15);
+	assert_rel(dp, 2 * 7.0 / 8 * 4 * p / 234e9 + 5 * 2 * 3 * 3e-6, 1e-13);
+
+	/* overlapped with the backward pass (DDP's default): the last
+	   bucket, the first layers' gradients, is exposed whole; the
+	   other four hide behind the backward pass of a micro-batch */
+	c.overlap_grad_reduce = true;
+	assert_int_equal(sample_train_eval(&m, &c, &g, &cl, &r), 0);
+	assert_rel(r.time.dp_comm_s,
+		   comm_overlapped_s(&l, dp - comm_allreduce_s(&l, last, 8),
+				     bwd) +
+			   comm_allreduce_s(&l, last, 8),
+		   1e-13);
+	c.overlap_grad_reduce = false;
+	assert_int_equal(sample_train_eval(&m, &c, &g, &cl, &r), 0);
 
 	/* samples, MFU = 3 f x samples/s per GPU / peak */
 	assert_rel(r.tokens_per_step, 512, 1e-15);
