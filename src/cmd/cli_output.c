@@ -156,7 +156,7 @@ void cli_rec_interval_pairs(struct record *rec, const struct cli_basis *b,
 				est[i].value,
 				production ?
 					hypot(band->sigma_log,
-					      INTERVAL_PRODUCTION_SIGMA_LOG) :
+					      interval_production_sigma_log()) :
 					band->sigma_log,
 				r);
 		} else if (isfinite(est[i].value) && est[i].has_range) {

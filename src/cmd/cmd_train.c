@@ -316,8 +316,8 @@ static void add_intervals(struct record *rec, const struct workload *wl,
 		  0, false, { 0.0, 0.0 } },
 	};
 
-	/* the production figures: wider by the production efficiency's
-	   spread */
+	/* the production figures: the production band's interval
+	   (interval_of_production) */
 	for (size_t i = 0; i < sizeof(est) / sizeof(est[0]); i++)
 		if (strcmp(est[i].key, "time_to_train_s") == 0 ||
 		    strcmp(est[i].key, "gpu_hours") == 0 ||

@@ -5,9 +5,10 @@
 #include <math.h>
 #include <string.h>
 
-bool interval_validated_on(enum interval_class c, const char *gpu)
+/* Whether 'gpu' is one of the comma-separated names of 'list'. */
+static bool text_in_list(const char *list, const char *gpu)
 {
-	const char *p = interval_bands[c].devices;
+	const char *p = list;
 	size_t n = strlen(gpu);
 
 	while (p && *p) {
@@ -19,6 +20,11 @@ bool interval_validated_on(enum interval_class c, const char *gpu)
 		p = end ? end + 1 : NULL;
 	}
 	return false;
+}
+
+bool interval_validated_on(enum interval_class c, const char *gpu)
+{
+	return text_in_list(interval_bands[c].devices, gpu);
 }
 
 void interval_of(enum interval_class c, const char *gpu, double value,
@@ -72,14 +78,35 @@ bool interval_of_replica_rate(const char *gpu, int batch, double prefill_s,
 	return true;
 }
 
+double interval_production_sigma_log(void)
+{
+	const struct interval_band *b = &interval_production_band;
+
+	return (b->hi_log - b->lo_log) / (2.0 * INTERVAL_LEVEL_Z) *
+	       (b->source_widen > 1.0 ? b->source_widen : 1.0);
+}
+
 void interval_of_production(enum interval_class c, const char *gpu,
 			    double value, double out[2])
 {
-	const double w = INTERVAL_LEVEL_Z * INTERVAL_PRODUCTION_SIGMA_LOG;
+	const struct interval_band *b = &interval_production_band;
 
-	interval_of(c, gpu, value, true, out);
-	out[0] *= exp(-w);
-	out[1] *= exp(w);
+	if (c == INTERVAL_TRAINING) {
+		double w = b->source_widen *
+			   (text_in_list(b->devices, gpu) ?
+				    1.0 :
+				    INTERVAL_EXTRAPOLATION_WIDEN);
+
+		/* a time: the rate's log bounds, inverted */
+		out[0] = value * exp(-w * b->hi_log);
+		out[1] = value * exp(-w * b->lo_log);
+	} else {
+		double w = INTERVAL_LEVEL_Z * interval_production_sigma_log();
+
+		interval_of(c, gpu, value, true, out);
+		out[0] *= exp(-w);
+		out[1] *= exp(w);
+	}
 }
 
 static const char *const class_names[INTERVAL_COUNT] = {

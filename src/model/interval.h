@@ -99,23 +99,33 @@ bool interval_of_replica_rate(const char *gpu, int batch, double prefill_s,
 			      double decode_s, double value, double out[2]);
 
 /*
- * The spread, in ln units (one sd), of a production run's efficiency
- * about the default production efficiency (WL_PRODUCTION_EFFICIENCY,
- * specs/models.md 8.1.1): an assumption from the public record, not a fit
- * (the two production rows with whole-run GPU-hours agree within 3%):
- * older or simpler stacks run 20-45% below a tuned plan (GPT-NeoX,
- * Megatron-DeepSpeed, FSDP trainers: issue 38), and effective training
- * time ranges from under 90% to over 90% at Meta (PyTorch blog 2026).
+ * The band of a production figure (time to train, GPU-hours, cost:
+ * specs/models.md 8.1.1), made like the classes' bands from the errors
+ * of the published runs' GPU-hours and wall clocks
+ * (tests/validation/production.csv, metrics gpu_hours, gpu_hours_ideal,
+ * time_to_train_s), each run its own source; generated into
+ * src/model/interval_table.c.
  */
-#define INTERVAL_PRODUCTION_SIGMA_LOG 0.2
+extern const struct interval_band interval_production_band;
 
 /*
- * The interval of a production figure (time to train, GPU-hours, cost:
- * 'value' a time-like figure) of class 'c' on 'gpu': the class's band
- * (interval_of) widened on both sides by z INTERVAL_PRODUCTION_SIGMA_LOG.
+ * The interval of a production figure ('value', time-like) of class 'c'
+ * on 'gpu'.  For the training class, the production band itself (its
+ * log bounds times its new-source factor, and INTERVAL_EXTRAPOLATION_WIDEN
+ * on a device none of its runs used).  For a per-sample model's run (no
+ * production row is one), the class's band (interval_of) widened on both
+ * sides by z interval_production_sigma_log().
  */
 void interval_of_production(enum interval_class c, const char *gpu,
 			    double value, double out[2]);
+
+/*
+ * The production band as one sd in ln units, (hi - lo) / (2 z) times its
+ * new-source factor: the spread a production figure adds to a steady-state
+ * estimate's (a calibration profile's sigma, a per-sample class's band).
+ * It holds the model's own error on those runs too, so it errs wide.
+ */
+double interval_production_sigma_log(void);
 
 /* A class's name in calibration profiles ("training", "per_sample",
    "ttft", "tpot", "throughput", "offline", "sample_serving"), and the

@@ -5,8 +5,8 @@
 #include "interval.h"
 
 const struct interval_band interval_bands[INTERVAL_COUNT] = {
-	[INTERVAL_TRAINING] = { 51, -0.1848, 0.0797, 1.35, 0, 0,
-		"A100-SXM-80GB,H100-SXM,H800" },
+	[INTERVAL_TRAINING] = { 48, -0.2515, 0.0989, 1.00, 0, 0,
+		"A100-SXM-80GB,H100-SXM" },
 	[INTERVAL_PER_SAMPLE] = { 47, -0.2483, 0.1964, 1.00, 0, 0,
 		"A100-SXM-80GB,V100-SXM-32GB,A100-SXM-40GB,RTX-3090" },
 	[INTERVAL_TTFT] = { 68, -0.7502, 0.1381, 1.00, 0, 0,
@@ -20,3 +20,7 @@ const struct interval_band interval_bands[INTERVAL_COUNT] = {
 	[INTERVAL_SAMPLE_SERVING] = { 40, -0.2779, 0.1064, 1.70, 0, 0,
 		"RTX-4090,RTX-5090,RTX-3090,A100-SXM-80GB,V100-SXM-32GB" },
 };
+
+/* production runs: a whole run's GPU-hours and wall clock (interval_of_production) */
+const struct interval_band interval_production_band = { 5, -0.4031, 0.5307, 2.00, 0, 0,
+		"A100-SXM-80GB,H800,A100-SXM-40GB" };

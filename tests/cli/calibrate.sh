@@ -46,13 +46,18 @@ done
 v=$("$bin" train "$train" --gpu H100-SXM --gpus 8 --set training.tp=2 \
 	--catalog "$tmp/truth.csv" --format json | field "['step_time_s']")
 echo "train,$train,H100-SXM,8,training.tp=2,step_time_s,$v" >>"$tmp/m.csv"
+# the serving runs as a user measures them: their tp, batch and replicas
+# given (specs/calibration.md, "Give the configuration you measured"),
+# those the truth's plan chose
 for q in 5 20; do
+	"$bin" infer "$serve" --gpu H100-SXM --set inference.qps=$q \
+		--set inference.engine=vllm \
+		--set inference.host_request_overhead=25ms \
+		--catalog "$tmp/truth.csv" --format json >"$tmp/run.json"
+	ran=$(python3 -c "import json,sys; d=json.load(open('$tmp/run.json')); print('inference.tp=%d;inference.batch=%d;inference.replicas=%d' % (d['tp'], d['batch'], d['replicas']))")
 	for met in ttft_p50_s tpot_p50_s; do
-		v=$("$bin" infer "$serve" --gpu H100-SXM --set inference.qps=$q \
-			--set inference.engine=vllm \
-			--set inference.host_request_overhead=25ms \
-			--catalog "$tmp/truth.csv" --format json | field "['$met']")
-		echo "infer,$serve,H100-SXM,,inference.qps=$q;inference.engine=vllm,$met,$v" >>"$tmp/m.csv"
+		v=$(field "['$met']" <"$tmp/run.json")
+		echo "infer,$serve,H100-SXM,,inference.qps=$q;inference.engine=vllm;$ran,$met,$v" >>"$tmp/m.csv"
 	done
 done
 

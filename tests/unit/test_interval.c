@@ -61,6 +61,39 @@ static void test_interval_of(void **state)
 		   1e-15);
 }
 
+/* A production figure (a time): the production band's log bounds,
+   inverted, times its new-source factor, and the extrapolation factor
+   on a device none of its runs used; a per-sample run's: its class's
+   band widened both ways by z times the production sigma. */
+static void test_production(void **state)
+{
+	const struct interval_band *b = &interval_production_band;
+	double w = b->source_widen, out[2], base[2], s;
+
+	(void)state;
+	assert_true(b->rows >= 2);
+	assert_true(b->lo_log < b->hi_log);
+	interval_of_production(INTERVAL_TRAINING, "A100-SXM-80GB", 10.0, out);
+	assert_rel(out[0], 10.0 * exp(-w * b->hi_log), 1e-15);
+	assert_rel(out[1], 10.0 * exp(-w * b->lo_log), 1e-15);
+	interval_of_production(INTERVAL_TRAINING, "MI300X", 10.0, out);
+	assert_rel(out[0],
+		   10.0 * exp(-INTERVAL_EXTRAPOLATION_WIDEN * w * b->hi_log),
+		   1e-15);
+	assert_rel(out[1],
+		   10.0 * exp(-INTERVAL_EXTRAPOLATION_WIDEN * w * b->lo_log),
+		   1e-15);
+	s = interval_production_sigma_log();
+	assert_rel(s, (b->hi_log - b->lo_log) / (2.0 * INTERVAL_LEVEL_Z) *
+			      (w > 1.0 ? w : 1.0),
+		   1e-15);
+	interval_of(INTERVAL_PER_SAMPLE, "A100-SXM-80GB", 10.0, true, base);
+	interval_of_production(INTERVAL_PER_SAMPLE, "A100-SXM-80GB", 10.0,
+			       out);
+	assert_rel(out[0], base[0] * exp(-INTERVAL_LEVEL_Z * s), 1e-15);
+	assert_rel(out[1], base[1] * exp(INTERVAL_LEVEL_Z * s), 1e-15);
+}
+
 /* Every class has rows and a band around no error at all: the model is
    sometimes too fast and sometimes too slow on each. */
 static void test_bands(void **state)
@@ -152,6 +185,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_validated_on),
 		cmocka_unit_test(test_interval_of),
+		cmocka_unit_test(test_production),
 		cmocka_unit_test(test_bands),
 		cmocka_unit_test(test_batch_validated),
 		cmocka_unit_test(test_sum_rate),

@@ -25,16 +25,19 @@
 
 #define MAX_ROWS 512
 #define MAX_DEVICES 32
-#define MAX_SOURCES 32
+#define MAX_SOURCES 64
 
+/* The last, "production" (a whole run's GPU-hours and wall clock, each
+   row its own source), is no class of estimate: its band is
+   interval_production_band, which interval_of_production uses. */
 static const char *const classes[] = { "training", "per_sample", "ttft",
 				       "tpot", "throughput", "offline",
-				       "sample_serving" };
+				       "sample_serving", "production" };
 static const char *const enums[] = { "INTERVAL_TRAINING",
 				     "INTERVAL_PER_SAMPLE", "INTERVAL_TTFT",
 				     "INTERVAL_TPOT", "INTERVAL_THROUGHPUT",
 				     "INTERVAL_OFFLINE",
-				     "INTERVAL_SAMPLE_SERVING" };
+				     "INTERVAL_SAMPLE_SERVING", NULL };
 #define NCLASS (sizeof(classes) / sizeof(classes[0]))
 
 struct cls {
@@ -253,6 +256,30 @@ static void print_coverage(void)
 	}
 }
 
+/* Class 'c''s band as C: an element of interval_bands[] when it has an
+   enum, else a struct's initializer; -1 with too few rows. */
+static int print_band(size_t c)
+{
+	double lo = 0.0, hi = 0.0;
+
+	if (data[c].n < 3) {
+		fprintf(stderr, "class '%s' has %d rows: at least 3 are "
+				"needed\n",
+			classes[c], data[c].n);
+		return -1;
+	}
+	band(data[c].e, data[c].n, &lo, &hi);
+	if (enums[c])
+		printf("\t[%s] = ", enums[c]);
+	printf("{ %d, %.4f, %.4f, %.2f, %d, %d,\n\t\t\"", data[c].n, lo, hi,
+	       source_widen(&data[c]), data[c].unbatched ? 0 : data[c].batch_lo,
+	       data[c].unbatched ? 0 : data[c].batch_hi);
+	for (int k = 0; k < data[c].ndev; k++)
+		printf("%s%s", k ? "," : "", data[c].dev[k]);
+	printf(enums[c] ? "\" },\n" : "\" };\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int check = argc > 1 && strcmp(argv[1], "--check") == 0;
@@ -277,24 +304,13 @@ int main(int argc, char **argv)
 	       "#include \"interval.h\"\n\n"
 	       "const struct interval_band interval_bands[INTERVAL_COUNT] = "
 	       "{\n");
-	for (size_t c = 0; c < NCLASS; c++) {
-		double lo = 0.0, hi = 0.0;
-
-		if (data[c].n < 3) {
-			fprintf(stderr, "class '%s' has %d rows: at least 3 "
-					"are needed\n",
-				classes[c], data[c].n);
+	for (size_t c = 0; c < NCLASS - 1; c++)
+		if (print_band(c) != 0)
 			return 1;
-		}
-		band(data[c].e, data[c].n, &lo, &hi);
-		printf("\t[%s] = { %d, %.4f, %.4f, %.2f, %d, %d,\n\t\t\"",
-		       enums[c], data[c].n, lo, hi, source_widen(&data[c]),
-		       data[c].unbatched ? 0 : data[c].batch_lo,
-		       data[c].unbatched ? 0 : data[c].batch_hi);
-		for (int k = 0; k < data[c].ndev; k++)
-			printf("%s%s", k ? "," : "", data[c].dev[k]);
-		printf("\" },\n");
-	}
-	printf("};\n");
+	printf("};\n\n/* production runs: a whole run's GPU-hours and wall "
+	       "clock (interval_of_production) */\n"
+	       "const struct interval_band interval_production_band = ");
+	if (print_band(NCLASS - 1) != 0)
+		return 1;
 	return 0;
 }

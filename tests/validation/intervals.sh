@@ -15,17 +15,20 @@ else
 fi
 # specs/validation.md's table of the bands shows the checked-in ones
 awk '
-/^\t\[INTERVAL_[A-Z_]+\] = \{/ {
-	match($0, /INTERVAL_[A-Z_]+/)
-	k = substr($0, RSTART + 9, RLENGTH - 9)
+/^\t\[INTERVAL_[A-Z_]+\] = \{/ || /^const struct interval_band interval_production_band = \{/ {
+	if (match($0, /\[INTERVAL_[A-Z_]+/))
+		k = substr($0, RSTART + 10, RLENGTH - 10)
+	else
+		k = "PRODUCTION"
 	s = $0; sub(/.*= \{ */, "", s); split(s, f, /, */)
-	getline d; gsub(/^[ \t]*"|" \},?$/, "", d); gsub(/,/, ", ", d)
+	getline d; gsub(/^[ \t]*"|" \}[,;]?$/, "", d); gsub(/,/, ", ", d)
 	name = k
 	if (k == "TRAINING") name = "training"
 	else if (k == "PER_SAMPLE") name = "per-sample"
 	else if (k == "THROUGHPUT") name = "throughput"
 	else if (k == "OFFLINE") name = "offline throughput"
 	else if (k == "SAMPLE_SERVING") name = "per-sample serving"
+	else if (k == "PRODUCTION") name = "production (GPU-hours, time to train)"
 	batches = f[5] > 0 ? f[5] "-" f[6] : "-"
 	printf "| %s | %d | %s | %+.3f to %+.3f | %.2f | %.2fx to %.2fx | %s |\n",
 	       name, f[1], batches, f[2], f[3], f[4], exp(f[4] * f[2]),
