@@ -691,66 +691,142 @@ static void serve_held(const struct cli_ctx *ctx, char *buf, size_t n)
 static const double load_fractions[] = { 0.05, 0.1, 0.2, 0.3, 0.4, 0.5,
 					 0.6, 0.7, 0.8, 0.85, 0.9, 0.95 };
 
+#define LOAD_STEPS (sizeof(load_fractions) / sizeof(load_fractions[0]))
+
+/* A device of the load sweep: its plan, then its replica at each load. */
+struct load_device {
+	bool planned, simulated, oom;
+	char why[512];
+	int tp, batch;
+	double cap_qps;
+	double rows[LOAD_STEPS][4];
+	bool has_row[LOAD_STEPS];
+};
+
+struct load_job {
+	const struct cli_ctx *ctx;
+	const struct plot_chart *c;
+	struct load_device *dev;
+};
+
+/* Device i's plan under the workload's load (a thread each). */
+static void load_plan_one(int i, void *arg)
+{
+	const struct load_job *lj = arg;
+	struct load_device *d = &lj->dev[i];
+	struct infer_plan *p = malloc(sizeof(*p));
+	struct diag err;
+
+	plot_progress(lj->ctx, lj->c, i);
+	if (!p) {
+		d->oom = true;
+		return;
+	}
+	diag_clear(&err);
+	if (infer_plan_make(&lj->ctx->wl, lj->ctx->gpus[i], p, &err) != 0) {
+		snprintf(d->why, sizeof(d->why), "%s", err.msg);
+	} else {
+		d->planned = true;
+		d->simulated = p->simulated && p->fleet.capacity_qps > 0.0;
+		snprintf(d->why, sizeof(d->why), "%s",
+			 p->why[0] ? p->why : "the load was not simulated");
+		d->tp = p->config.tp;
+		d->batch = p->config.batch;
+		d->cap_qps = p->fleet.capacity_qps;
+	}
+	free(p);
+}
+
+/* Point j (device j / LOAD_STEPS, load j % LOAD_STEPS): one replica of
+   the device's plan at that fraction of its capacity. */
+static void load_point_one(int j, void *arg)
+{
+	const struct load_job *lj = arg;
+	int i = j / (int)LOAD_STEPS, k = j % (int)LOAD_STEPS;
+	struct load_device *d = &lj->dev[i];
+	enum slo_percentile pc = lj->ctx->wl.inference.percentile;
+	struct workload w = lj->ctx->wl;
+	struct infer_plan *q;
+
+	if (!d->planned || !d->simulated)
+		return;
+	q = malloc(sizeof(*q));
+	if (!q) {
+		d->oom = true; /* read after every thread ended */
+		return;
+	}
+	w.inference.tp = d->tp;
+	w.inference.batch = d->batch;
+	w.inference.replicas = 1;
+	w.inference.qps = load_fractions[k] * d->cap_qps;
+	if (infer_plan_make(&w, lj->ctx->gpus[i], q, NULL) == 0 &&
+	    q->simulated && !q->fleet.overloaded) {
+		d->rows[k][0] = w.inference.qps;
+		d->rows[k][1] = q->fleet.sim.output_tokens_per_s /
+				infer_gpus_per_replica(&q->config);
+		d->rows[k][2] = serve_tpot_at(&q->fleet.sim, pc) * 1e3;
+		d->rows[k][3] = serve_ttft_at(&q->fleet.sim, pc) * 1e3;
+		d->has_row[k] = true;
+	}
+	free(q);
+}
+
 /*
  * Under a Poisson load: one replica of each device's plan (its tp and
  * batch) simulated at rising rates up to near its capacity; the
- * percentiles of the workload against the output tokens/s per GPU.
+ * percentiles of the workload against the output tokens/s per GPU.  The
+ * plans, then every device's loads, run on the threads (issue 43); the
+ * series are read in the order of the devices.
  */
 static int latency_under_load(struct cli_ctx *ctx, struct plot_chart *c)
 {
 	enum slo_percentile pc = ctx->wl.inference.percentile;
+	struct load_job lj = { ctx, c, NULL };
+	int rc = EXIT_OK;
 
 	snprintf(c->load, sizeof(c->load), "%s, Poisson load on one replica",
 		 slo_percentile_name(pc));
-	for (int i = 0; i < ctx->ngpus; i++) {
-		const struct gpu_spec *g = ctx->gpus[i];
-		struct infer_plan p;
-		struct plot_series *s;
-		struct workload w;
-		char label[PLOT_LABEL_MAX];
-		double cap;
-
-		plot_progress(ctx, c, i);
-
-		if (!infer_ok(ctx, &ctx->wl, g, &p, false))
-			continue;
-		if (!p.simulated || !(p.fleet.capacity_qps > 0.0)) {
-			plot_note_skip(ctx, g, p.why[0] ? p.why :
-						"the load was not simulated");
-			continue;
-		}
-		snprintf(label, sizeof(label), "%s tp%d", g->name,
-			 p.config.tp);
-		s = plot_chart_add_device(c, label, g->name, i + 1);
-		if (!s)
-			return plot_oom();
-		cap = p.fleet.capacity_qps;
-		w = ctx->wl;
-		w.inference.tp = p.config.tp;
-		w.inference.batch = p.config.batch;
-		w.inference.replicas = 1;
-		for (size_t k = 0; k < sizeof(load_fractions) /
-					       sizeof(load_fractions[0]);
-		     k++) {
-			struct infer_plan q;
-
-			w.inference.qps = load_fractions[k] * cap;
-			if (infer_plan_make(&w, g, &q, NULL) != 0 ||
-			    !q.simulated || q.fleet.overloaded)
-				continue;
-			double row[4] = {
-				w.inference.qps,
-				q.fleet.sim.output_tokens_per_s /
-					infer_gpus_per_replica(&q.config),
-				serve_tpot_at(&q.fleet.sim, pc) * 1e3,
-				serve_ttft_at(&q.fleet.sim, pc) * 1e3
-			};
-
-			if (plot_series_add_row(c, s, row) != 0)
-				return plot_oom();
-		}
+	if (!model_has_arch(&ctx->wl.model)) {
+		for (int i = 0; i < ctx->ngpus; i++)
+			plot_note_skip(ctx, ctx->gpus[i],
+				       "serving needs the model's "
+				       "architecture");
+		return EXIT_OK;
 	}
-	return EXIT_OK;
+	lj.dev = calloc((size_t)ctx->ngpus, sizeof(*lj.dev));
+	if (!lj.dev)
+		return plot_oom();
+	cli_parallel_for(ctx->ngpus, load_plan_one, &lj);
+	cli_parallel_for(ctx->ngpus * (int)LOAD_STEPS, load_point_one, &lj);
+	for (int i = 0; i < ctx->ngpus && rc == EXIT_OK; i++) {
+		const struct gpu_spec *g = ctx->gpus[i];
+		const struct load_device *d = &lj.dev[i];
+		struct plot_series *s;
+		char label[PLOT_LABEL_MAX];
+
+		if (d->oom) {
+			rc = plot_oom();
+			break;
+		}
+		if (!d->planned || !d->simulated) {
+			plot_note_skip(ctx, g, d->why);
+			continue;
+		}
+		snprintf(label, sizeof(label), "%s tp%d", g->name, d->tp);
+		s = plot_chart_add_device(c, label, g->name, i + 1);
+		if (!s) {
+			rc = plot_oom();
+			break;
+		}
+		for (size_t k = 0; k < LOAD_STEPS; k++)
+			if (d->has_row[k] &&
+			    plot_series_add_row(c, s, d->rows[k]) != 0) {
+				rc = plot_oom();
+				break;
+			}
+	}
+	free(lj.dev);
+	return rc;
 }
 
 static int build_latency(struct cli_ctx *ctx, struct plot_chart *c)
@@ -827,53 +903,127 @@ static void slo_note(const struct inference_spec *is, char *buf, size_t n)
 			 ttft[0] && tpot[0] ? ", " : "", tpot);
 }
 
+/* One point of the replicas chart: a device's plan at one rate. */
+struct replicas_point {
+	bool planned;   /* infer_plan_make answered */
+	bool serves;    /* it fits and meets the targets */
+	bool oom;       /* no memory for the plan */
+	char why[sizeof(((struct infer_plan *)0)->why)];
+	double row[5];  /* rate, GPUs, replicas, tp, tokens/s per MW */
+};
+
+struct replicas_job {
+	const struct cli_ctx *ctx;
+	const struct plot_chart *c;
+	struct replicas_point *pts; /* device by device, the rates of each */
+};
+
+static double replicas_rate(int k)
+{
+	return PLOT_QPS_MIN *
+	       pow(PLOT_QPS_MAX / PLOT_QPS_MIN, (double)k / PLOT_QPS_STEPS);
+}
+
+/* Plan point j (device j / rates, rate j % rates) on a thread. */
+static void replicas_one(int j, void *arg)
+{
+	const struct replicas_job *rj = arg;
+	int rates = PLOT_QPS_STEPS + 1, i = j / rates;
+	const struct gpu_spec *g = rj->ctx->gpus[i];
+	struct replicas_point *pt = &rj->pts[j];
+	struct workload w = rj->ctx->wl;
+	struct infer_plan *p = malloc(sizeof(*p));
+	struct diag err;
+
+	if (j % rates == 0)
+		plot_progress(rj->ctx, rj->c, i);
+	if (!p) {
+		pt->oom = true;
+		return;
+	}
+	w.inference.qps = replicas_rate(j % rates);
+	diag_clear(&err);
+	if (infer_plan_make(&w, g, p, &err) != 0) {
+		snprintf(pt->why, sizeof(pt->why), "%.250s", err.msg);
+	} else {
+		pt->planned = true;
+		pt->serves = p->fits && p->meets_slo;
+		snprintf(pt->why, sizeof(pt->why), "%s", p->why);
+		pt->row[0] = w.inference.qps;
+		pt->row[1] = p->gpus_total;
+		pt->row[2] = p->replicas;
+		pt->row[3] = p->config.tp;
+		pt->row[4] = p->output_tokens_per_s_per_mw > 0.0 ?
+				     p->output_tokens_per_s_per_mw :
+				     (double)NAN;
+	}
+	free(p);
+}
+
+/*
+ * Every device at every rate, planned on the threads (each point on its
+ * own: issue 43), then read in the order of the devices and rates as a
+ * loop over them would: a device whose first plan fails is skipped with
+ * its reason; a later failure ends its series.
+ */
 static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 {
 	const struct inference_spec *is = &ctx->wl.inference;
+	int rates = PLOT_QPS_STEPS + 1;
+	struct replicas_job rj = { ctx, c, NULL };
 
 	snprintf(c->title, sizeof(c->title), "GPUs for a request rate: %s",
 		 plot_wl_name(ctx));
 	serve_held(ctx, c->held, sizeof(c->held));
 	slo_note(is, c->note, sizeof(c->note));
+	if (!model_has_arch(&ctx->wl.model)) {
+		for (int i = 0; i < ctx->ngpus; i++)
+			plot_note_skip(ctx, ctx->gpus[i],
+				       "serving needs the model's "
+				       "architecture");
+		return EXIT_OK;
+	}
+	rj.pts = calloc((size_t)ctx->ngpus * rates, sizeof(*rj.pts));
+	if (!rj.pts)
+		return plot_oom();
+	cli_parallel_for(ctx->ngpus * rates, replicas_one, &rj);
 	for (int i = 0; i < ctx->ngpus; i++) {
 		const struct gpu_spec *g = ctx->gpus[i];
-		struct workload w = ctx->wl;
 		struct plot_series *s = NULL;
-		struct infer_plan p;
-		char why[sizeof(p.why)] = "it meets the SLO at no rate";
+		char why[sizeof(rj.pts[0].why)] = "it meets the SLO at no rate";
 		bool planned = false;
 
-		plot_progress(ctx, c, i);
+		for (int k = 0; k < rates; k++) {
+			const struct replicas_point *pt = &rj.pts[i * rates + k];
 
-		for (int k = 0; k <= PLOT_QPS_STEPS; k++) {
-			double q = PLOT_QPS_MIN *
-				   pow(PLOT_QPS_MAX / PLOT_QPS_MIN,
-				       (double)k / PLOT_QPS_STEPS);
-
-			w.inference.qps = q;
-			if (!infer_ok(ctx, &w, g, &p, planned))
+			if (pt->oom) {
+				free(rj.pts);
+				return plot_oom();
+			}
+			if (!pt->planned) {
+				if (!planned)
+					plot_note_skip(ctx, g, pt->why);
 				break;
+			}
 			planned = true;
-			if (!p.fits || !p.meets_slo) {
-				if (p.why[0])
-					snprintf(why, sizeof(why), "%s", p.why);
+			if (!pt->serves) {
+				if (pt->why[0])
+					snprintf(why, sizeof(why), "%s",
+						 pt->why);
 				continue;
 			}
-			double row[5] = { q, p.gpus_total, p.replicas,
-					  p.config.tp,
-					  p.output_tokens_per_s_per_mw > 0.0 ?
-						  p.output_tokens_per_s_per_mw :
-						  (double)NAN };
-			if (!s) {
+			if (!s)
 				s = plot_chart_add_device(c, g->name, g->name,
 							  i + 1);
-			}
-			if (!s || plot_series_add_row(c, s, row) != 0)
+			if (!s || plot_series_add_row(c, s, pt->row) != 0) {
+				free(rj.pts);
 				return plot_oom();
+			}
 		}
 		if (!s && planned)
 			plot_note_skip(ctx, g, why);
 	}
+	free(rj.pts);
 	return EXIT_OK;
 }
 
