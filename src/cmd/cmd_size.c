@@ -169,8 +169,38 @@ static void explain_limits(const struct size_limits *lim,
  * GPUs within the deadline (with one) or else the fastest plan within the
  * limits.  Fills row->train and row->feasible, or row->why.
  */
+static void size_train_counts(const struct workload *wl,
+			      const struct gpu_spec *g,
+			      const struct size_limits *lim, bool skip,
+			      struct size_row *row);
+
+/*
+ * With a deadline, the counts that cannot meet it are skipped first (issue
+ * 43): the run's model FLOPs F (the first count's plan: tokens x model
+ * FLOPs per token, the same on every count) at the device's peak bound
+ * its steady time on N GPUs from below, F / (N peak), and the time as
+ * production runs report it is no shorter (goodput and the production
+ * efficiency are at most 1).  The first count that meets the deadline is
+ * the answer of the loop over every count; when none does, every count is
+ * planned again, so that the reasons are those of every count.
+ */
 static void size_train(const struct workload *wl, const struct gpu_spec *g,
 		       const struct size_limits *lim, struct size_row *row)
+{
+	if (lim->deadline_s > 0.0) {
+		size_train_counts(wl, g, lim, true, row);
+		if (row->feasible)
+			return;
+		memset(row->why, 0, sizeof(row->why));
+		row->rent_need = 0;
+	}
+	size_train_counts(wl, g, lim, false, row);
+}
+
+static void size_train_counts(const struct workload *wl,
+			      const struct gpu_spec *g,
+			      const struct size_limits *lim, bool skip,
+			      struct size_row *row)
 {
 	struct size_cand cand[SIZE_MAX_STEPS];
 	struct workload w = *wl;
@@ -178,6 +208,7 @@ static void size_train(const struct workload *wl, const struct gpu_spec *g,
 	struct cluster cl;
 	struct diag err;
 	int n = 0, legal = 0, best = -1, any = -1, tried = 0;
+	double run_flops = 0.0, peak = 0.0; /* for 'skip' */
 
 	diag_clear(&err);
 	int max_gpus = any_limit(lim) ? size_max_gpus : size_max_gpus_open;
@@ -195,12 +226,22 @@ static void size_train(const struct workload *wl, const struct gpu_spec *g,
 		struct train_plan p;
 		bool rentable;
 
+		if (skip && run_flops > 0.0 &&
+		    run_flops / ((double)gpus * peak) > lim->deadline_s)
+			continue; /* too few GPUs even at the peak */
 		tried = (int)gpus;
 		w.training.gpus = (int)gpus;
 		diag_clear(&err);
 		if (train_plan_make(&w, g, &p, &err) != 0)
 			continue; /* no legal configuration on this count */
 		legal++;
+		if (skip && run_flops == 0.0 && p.has_arch &&
+		    p.result.peak_flops > 0.0 &&
+		    p.result.model_flops_per_gpu <= p.result.peak_flops &&
+		    p.production_efficiency <= 1.0) {
+			run_flops = p.tokens * p.result.model_flops_per_token;
+			peak = p.result.peak_flops;
+		}
 		if (!p.fits || !p.has_arch || !p.goodput.finishes)
 			continue;
 		cand[n] = (struct size_cand){
@@ -347,6 +388,23 @@ double size_row_total(const struct size_row *r, double serve_s)
 	return total;
 }
 
+
+/* The training sizing of one device (a thread of cli_parallel_for). */
+struct train_job {
+	const struct workload *wl;
+	const struct size_limits *lim;
+	struct size_row *rows;
+	struct progress *pr;
+};
+
+static void size_train_one(int i, void *arg)
+{
+	struct train_job *j = arg;
+
+	progress_phase(j->pr, 0, 0, j->rows[i].gpu->name);
+	size_train(j->wl, j->rows[i].gpu, j->lim, &j->rows[i]);
+	progress_add(j->pr, 1);
+}
 
 void size_infer_one(int i, void *arg)
 {
@@ -671,9 +729,6 @@ int cmd_size(struct cli_ctx *ctx)
 	for (int i = 0; i < ctx->ngpus; i++) {
 		struct size_row *r = &rows[i];
 
-		progress_update(&pr, (size_t)i, (size_t)ctx->ngpus,
-				train ? "devices trained" : "devices");
-		progress_phase(&pr, 0, 0, ctx->gpus[i]->name);
 		r->gpu = ctx->gpus[i];
 		r->order = i;
 		r->feasible = arch;
@@ -684,8 +739,13 @@ int cmd_size(struct cli_ctx *ctx)
 			snprintf(r->why, sizeof(r->why),
 				 "only 'params' is known: give [model] layers, "
 				 "hidden, heads, vocab and seq_len");
-		if (train)
-			size_train(&ctx->wl, r->gpu, &lim, r);
+	}
+	if (train) {
+		/* each device's counts searched on a thread of its own */
+		struct train_job job = { &ctx->wl, &lim, rows, &pr };
+
+		progress_update(&pr, 0, (size_t)ctx->ngpus, "devices trained");
+		cli_parallel_for(ctx->ngpus, size_train_one, &job);
 	}
 	if (infer) {
 		/* serving is simulated: one device per thread */

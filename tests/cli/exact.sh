@@ -51,10 +51,45 @@ while [ "$i" -le "$CASES" ]; do
 	done
 	i=$((i + 1))
 done
+# size --deadline skips the counts whose model FLOPs at the peak miss the
+# deadline: its answer must still be the smallest count (the node times a
+# power of two) whose plan meets the deadline, as train plans it
+python3 - "$BIN" <<'PY' || fail=1
+import json, subprocess, sys
+b = sys.argv[1]
+def run(*a):
+    r = subprocess.run([b, *a, "--format", "json"], capture_output=True,
+                       text=True)
+    return json.loads(r.stdout)
+bad = 0
+for wl, dl, days, gpu in (("llama3-8b", "7d", 7, "H100-SXM"),
+                          ("llama3-8b", "30d", 30, "A100-SXM-80GB"),
+                          ("llama3-70b", "90d", 90, "H100-SXM"),
+                          ("llama3-70b", "365d", 365, "L40S"),
+                          ("gpt3-175b", "60d", 60, "H200-SXM")):
+    f = "examples/%s.ini" % wl
+    row = run("size", f, "--gpu", gpu, "--deadline", dl)[0]
+    node = run("catalog", "--gpu", gpu)[0]["gpus_per_node"]
+    what = "size %s --deadline %s on %s" % (wl, dl, gpu)
+    if not row["feasible"]:
+        print("FAIL %s: no answer to check" % what); bad = 1; continue
+    n, limit = row["gpus"], days * 86400.0
+    t = run("train", f, "--gpu", gpu, "--gpus", str(n))["time_to_train_s"]
+    if t > limit:
+        print("FAIL %s: %d GPUs take %g s" % (what, n, t)); bad = 1
+    if n > node:
+        t = run("train", f, "--gpu", gpu, "--gpus",
+                str(n // 2))["time_to_train_s"]
+        if t <= limit:
+            print("FAIL %s: %d GPUs already meet it" % (what, n // 2))
+            bad = 1
+sys.exit(bad)
+PY
+
 # the check must have something to check: some searches pruned
 if [ "$pruned" -eq 0 ]; then
 	echo "FAIL no search left a configuration unsized"
 	fail=1
 fi
-[ "$fail" -eq 0 ] && echo "exact: $CASES workloads x 2 devices, pruned and exhaustive searches agree ($pruned pruned)"
+[ "$fail" -eq 0 ] && echo "exact: $CASES workloads x 2 devices, pruned and exhaustive searches agree ($pruned pruned); size --deadline gives the smallest count that meets it (5 runs)"
 exit "$fail"
