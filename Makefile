@@ -241,8 +241,9 @@ fuzz:
 check:
 	@$(MAKE) --no-print-directory WERROR=1 test
 
-bench: $(BENCH)
+bench: $(BENCH) $(BIN)
 	@$(BENCH)
+	@sh tests/bench/commands.sh $(BIN) $(if $(INSTRUCTIONS),--instructions)
 
 # Charts of the example workloads (needs gnuplot): examples/charts/*.svg
 # (the chat example's prefix cache among them), and the HTML report of the

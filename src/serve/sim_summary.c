@@ -8,7 +8,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include <gsl/gsl_sort_double.h>
 #include <gsl/gsl_statistics_double.h>
 
 /* A Poisson run is overloaded when more than this fraction of its
@@ -23,9 +22,28 @@ static const int overload_waiting_per_replica = 2;
    whole run is measured instead. */
 static const double window_min_requests = 10.0;
 
+/*
+ * The quantile f of the n values of v as gsl_stats_quantile_from_sorted_
+ * data gives it for the sorted values (the order statistics at floor and
+ * floor + 1 of f (n - 1), interpolated), found by selection instead of a
+ * sort (issue 43: the sorts were 7% of a sizing's instructions).  v is
+ * rearranged; the result is the same, bit for bit.
+ */
 static double quantile(double *v, size_t n, double f)
 {
-	return n ? gsl_stats_quantile_from_sorted_data(v, 1, n, f) : 0.0;
+	double index, delta, lo, hi;
+	size_t lhs;
+
+	if (n == 0)
+		return 0.0;
+	index = f * (n - 1);
+	lhs = (size_t)(int)index;
+	delta = index - lhs;
+	lo = gsl_stats_select(v, 1, n, lhs);
+	if (lhs == n - 1)
+		return lo;
+	hi = gsl_stats_select(v, 1, n, lhs + 1);
+	return (1 - delta) * lo + delta * hi;
 }
 
 /* Requests of the warm-up: the first of them by arrival, none for a
@@ -124,7 +142,6 @@ void sim_summarize(struct sim *s, struct sim_result *res, double *buf)
 				sum_ += x_;                             \
 			}                                               \
 		}                                                       \
-		gsl_sort(buf, 1, (size_t)nt);                           \
 		mean = nt ? sum_ / nt : 0.0;                            \
 		__VA_ARGS__;                                            \
 	} while (0)
