@@ -701,6 +701,7 @@ struct load_device {
 	double cap_qps;
 	double rows[LOAD_STEPS][4];
 	bool has_row[LOAD_STEPS];
+	bool oom_at[LOAD_STEPS]; /* each load's own: threads write them */
 };
 
 struct load_job {
@@ -752,7 +753,7 @@ static void load_point_one(int j, void *arg)
 		return;
 	q = malloc(sizeof(*q));
 	if (!q) {
-		d->oom = true; /* read after every thread ended */
+		d->oom_at[k] = true; /* read after every thread ended */
 		return;
 	}
 	w.inference.tp = d->tp;
@@ -804,7 +805,10 @@ static int latency_under_load(struct cli_ctx *ctx, struct plot_chart *c)
 		struct plot_series *s;
 		char label[PLOT_LABEL_MAX];
 
-		if (d->oom) {
+		for (size_t k = 0; k < LOAD_STEPS; k++)
+			if (d->oom_at[k])
+				rc = EXIT_INTERNAL;
+		if (d->oom || rc != EXIT_OK) {
 			rc = plot_oom();
 			break;
 		}

@@ -234,7 +234,7 @@ static void plan_load(const struct workload *wl, struct infer_plan *p,
 	if (p->fleet.over_limit) {
 		prune(p, (double)bound + 1.0, bound);
 		snprintf(p->why, sizeof(p->why),
-			 "more than %d GPUs meet the targets",
+			 "meeting the targets takes more than %d GPUs",
 			 bound);
 		return;
 	}
