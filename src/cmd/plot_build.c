@@ -691,6 +691,18 @@ static void serve_held(const struct cli_ctx *ctx, char *buf, size_t n)
 static const double load_fractions[] = { 0.05, 0.1, 0.2, 0.3, 0.4, 0.5,
 					 0.6, 0.7, 0.8, 0.85, 0.9, 0.95 };
 
+/* Whether the model has the architecture serving needs; when it has not,
+   every device is skipped with that reason (as infer_ok says it). */
+static bool serving_arch(const struct cli_ctx *ctx)
+{
+	if (model_has_arch(&ctx->wl.model))
+		return true;
+	for (int i = 0; i < ctx->ngpus; i++)
+		plot_note_skip(ctx, ctx->gpus[i],
+			       "serving needs the model's architecture");
+	return false;
+}
+
 #define LOAD_STEPS (sizeof(load_fractions) / sizeof(load_fractions[0]))
 
 /* A device of the load sweep: its plan, then its replica at each load. */
@@ -787,13 +799,8 @@ static int latency_under_load(struct cli_ctx *ctx, struct plot_chart *c)
 
 	snprintf(c->load, sizeof(c->load), "%s, Poisson load on one replica",
 		 slo_percentile_name(pc));
-	if (!model_has_arch(&ctx->wl.model)) {
-		for (int i = 0; i < ctx->ngpus; i++)
-			plot_note_skip(ctx, ctx->gpus[i],
-				       "serving needs the model's "
-				       "architecture");
+	if (!serving_arch(ctx))
 		return EXIT_OK;
-	}
 	lj.dev = calloc((size_t)ctx->ngpus, sizeof(*lj.dev));
 	if (!lj.dev)
 		return plot_oom();
@@ -980,13 +987,8 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 		 plot_wl_name(ctx));
 	serve_held(ctx, c->held, sizeof(c->held));
 	slo_note(is, c->note, sizeof(c->note));
-	if (!model_has_arch(&ctx->wl.model)) {
-		for (int i = 0; i < ctx->ngpus; i++)
-			plot_note_skip(ctx, ctx->gpus[i],
-				       "serving needs the model's "
-				       "architecture");
+	if (!serving_arch(ctx))
 		return EXIT_OK;
-	}
 	rj.pts = calloc((size_t)ctx->ngpus * rates, sizeof(*rj.pts));
 	if (!rj.pts)
 		return plot_oom();
