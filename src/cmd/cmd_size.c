@@ -176,11 +176,12 @@ static void size_train_counts(const struct workload *wl,
 
 /*
  * With a deadline, the counts that cannot meet it are skipped first (issue
- * 43): the run's model FLOPs F (the first count's plan: tokens x model
- * FLOPs per token, the same on every count) at the device's peak bound
- * its steady time on N GPUs from below, F / (N peak), and the time as
+ * 43): the run's model FLOPs F (train_plan_model_flops: tokens x model
+ * FLOPs per token, the same on every count) at the device's dense peak P
+ * bound its steady time on N GPUs from below, F / (N P), and the time as
  * production runs report it is no shorter (goodput and the production
- * efficiency are at most 1).  The first count that meets the deadline is
+ * efficiency are at most 1; a plan that shows otherwise, more FLOPs or an
+ * MFU above 1, makes the ladder be planned whole).  The first count that meets the deadline is
  * the answer of the loop over every count; when none does, every count is
  * planned again, so that the reasons are those of every count.
  */
@@ -208,7 +209,7 @@ static void size_train_counts(const struct workload *wl,
 	struct cluster cl;
 	struct diag err;
 	int n = 0, legal = 0, best = -1, any = -1, tried = 0;
-	double run_flops = 0.0, peak = 0.0; /* for 'skip' */
+	double run_flops = skip ? train_plan_model_flops(wl) : 0.0;
 
 	diag_clear(&err);
 	int max_gpus = any_limit(lim) ? size_max_gpus : size_max_gpus_open;
@@ -226,8 +227,8 @@ static void size_train_counts(const struct workload *wl,
 		struct train_plan p;
 		bool rentable;
 
-		if (skip && run_flops > 0.0 &&
-		    run_flops / ((double)gpus * peak) > lim->deadline_s)
+		if (run_flops > 0.0 &&
+		    run_flops / ((double)gpus * d.peak_flops) > lim->deadline_s)
 			continue; /* too few GPUs even at the peak */
 		tried = (int)gpus;
 		w.training.gpus = (int)gpus;
@@ -235,12 +236,15 @@ static void size_train_counts(const struct workload *wl,
 		if (train_plan_make(&w, g, &p, &err) != 0)
 			continue; /* no legal configuration on this count */
 		legal++;
-		if (skip && run_flops == 0.0 && p.has_arch &&
-		    p.result.peak_flops > 0.0 &&
-		    p.result.model_flops_per_gpu <= p.result.peak_flops &&
-		    p.production_efficiency <= 1.0) {
-			run_flops = p.tokens * p.result.model_flops_per_token;
-			peak = p.result.peak_flops;
+		if (run_flops > 0.0 && p.has_arch &&
+		    !(p.result.model_flops_per_gpu <= d.peak_flops &&
+		      p.tokens * p.result.model_flops_per_token <=
+			      run_flops * (1.0 + 1e-9))) {
+			/* the bound does not hold for this plan: the whole
+			   ladder, as without a deadline's skip */
+			row->feasible = false;
+			row->why[0] = '\0';
+			return;
 		}
 		if (!p.fits || !p.has_arch || !p.goodput.finishes)
 			continue;

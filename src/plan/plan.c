@@ -446,6 +446,21 @@ out:
 	return rc;
 }
 
+double train_plan_model_flops(const struct workload *wl)
+{
+	struct arch a;
+	double tokens;
+
+	if (wl->model.kind != MODEL_TRANSFORMER ||
+	    arch_from_spec(&wl->model, &a) != 0)
+		return 0.0;
+	/* the tokens as train_plan_rank takes them */
+	tokens = wl->training.tokens > 0.0 ?
+			 wl->training.tokens :
+			 default_tokens_per_param * arch_params(&a);
+	return tokens * train_model_flops_per_token(&a);
+}
+
 int train_plan_make(const struct workload *wl, const struct gpu_spec *g,
 		    struct train_plan *p, struct diag *err)
 {

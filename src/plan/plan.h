@@ -86,6 +86,14 @@ struct train_plan {
 };
 
 /*
+ * The model FLOPs of the run 'wl' describes, tokens x model FLOPs per
+ * token (train_model_flops_per_token), as every train_plan_make of it
+ * counts them whatever the GPUs; 0 for a model without its architecture
+ * or costed per sample.
+ */
+double train_plan_model_flops(const struct workload *wl);
+
+/*
  * Plan the training of 'wl' (validated) on device 'g'.  Returns 0 with a
  * plan, fitting or not (see p->fits); -1 with a message when there is no
  * legal configuration at all or the device cannot run the precision.
