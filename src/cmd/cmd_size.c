@@ -163,56 +163,90 @@ static void explain_limits(const struct size_limits *lim,
 		 scope, have, want);
 }
 
+/* The plan of one count of the ladder (size_train), planned at most
+   once. */
+struct count_plan {
+	bool done;      /* planned */
+	bool legal;     /* train_plan_make answered */
+	bool fits;      /* it fits, has its architecture and finishes */
+	bool rentable;  /* the price basis rents that many */
+	bool breaks;    /* it breaks the deadline's bound (see size_train) */
+	struct size_cand cand;
+	char err[sizeof(((struct diag *)0)->msg)];
+};
+
+static void plan_count(const struct workload *wl, const struct gpu_spec *g,
+		       int gpus, double run_flops, double peak,
+		       struct count_plan *c)
+{
+	struct workload w = *wl;
+	struct train_plan p;
+	struct diag err;
+
+	c->done = true;
+	w.training.gpus = gpus;
+	diag_clear(&err);
+	if (train_plan_make(&w, g, &p, &err) != 0) {
+		snprintf(c->err, sizeof(c->err), "%s", err.msg);
+		return;
+	}
+	c->legal = true;
+	c->breaks = run_flops > 0.0 && p.has_arch &&
+		    !(p.result.model_flops_per_gpu <= peak &&
+		      p.tokens * p.result.model_flops_per_token <=
+			      run_flops * (1.0 + 1e-9));
+	if (!p.fits || !p.has_arch || !p.goodput.finishes)
+		return;
+	c->fits = true;
+	c->cand = (struct size_cand){
+		.gpus = p.config.gpus,
+		.tp = p.config.tp,
+		.pp = p.config.pp,
+		.cp = p.config.cp,
+		.ep = train_config_ep(&p.config),
+		.dp = p.config.dp,
+		.global_batch = p.config.global_batch,
+		.time_s = p.run.time_s,
+		.gpu_hours = p.run.gpu_hours,
+		.cost_usd = p.run.cost_usd,
+		.energy_kwh = p.run.energy_kwh,
+		.facility_power_w = p.run.facility_power_w,
+		.goodput = p.goodput.goodput,
+		.rate_per_gpu = p.result.tokens_per_s_per_gpu,
+	};
+	/* a plan the price basis does not rent is no choice */
+	c->rentable = cluster_price_covers(&p.cluster, g, p.config.gpus);
+}
+
 /*
  * Training on 'g': plan gpus_per_node x 2^k GPUs for every k up to the
  * largest cluster, keep the plans that fit in memory, and pick the fewest
  * GPUs within the deadline (with one) or else the fastest plan within the
  * limits.  Fills row->train and row->feasible, or row->why.
- */
-static void size_train_counts(const struct workload *wl,
-			      const struct gpu_spec *g,
-			      const struct size_limits *lim, bool skip,
-			      struct size_row *row);
-
-/*
- * With a deadline, the counts that cannot meet it are skipped first (issue
+ *
+ * With a deadline, the counts that cannot meet it are planned last (issue
  * 43): the run's model FLOPs F (train_plan_model_flops: tokens x model
  * FLOPs per token, the same on every count) at the device's dense peak P
  * bound its steady time on N GPUs from below, F / (N P), and the time as
  * production runs report it is no shorter (goodput and the production
- * efficiency are at most 1; a plan that shows otherwise, more FLOPs or an
- * MFU above 1, makes the ladder be planned whole).  The first count that meets the deadline is
- * the answer of the loop over every count; when none does, every count is
- * planned again, so that the reasons are those of every count.
+ * efficiency are at most 1).  The first of the other counts that meets
+ * the deadline is the ladder's answer.  When none does (or a plan shows
+ * more FLOPs than F or an MFU above 1), the skipped counts are planned
+ * too and the ladder is read whole, each count planned once.
  */
 static void size_train(const struct workload *wl, const struct gpu_spec *g,
 		       const struct size_limits *lim, struct size_row *row)
 {
-	if (lim->deadline_s > 0.0) {
-		size_train_counts(wl, g, lim, true, row);
-		if (row->feasible)
-			return;
-		memset(row->why, 0, sizeof(row->why));
-		row->rent_need = 0;
-	}
-	size_train_counts(wl, g, lim, false, row);
-}
-
-static void size_train_counts(const struct workload *wl,
-			      const struct gpu_spec *g,
-			      const struct size_limits *lim, bool skip,
-			      struct size_row *row)
-{
+	struct count_plan counts[32];
 	struct size_cand cand[SIZE_MAX_STEPS];
-	struct workload w = *wl;
 	struct device_perf d;
 	struct cluster cl;
-	struct diag err;
-	int n = 0, legal = 0, best = -1, any = -1, tried = 0;
-	double run_flops = skip ? train_plan_model_flops(wl) : 0.0;
-
-	diag_clear(&err);
+	int ncount = 0, n = 0, legal = 0, best = -1, any = -1, tried = 0;
+	const char *err = "";
+	double run_flops = lim->deadline_s > 0.0 ? train_plan_model_flops(wl) :
+						   0.0;
 	int max_gpus = any_limit(lim) ? size_max_gpus : size_max_gpus_open;
+	long long first;
 
 	row->feasible = false;
 	if (device_perf_init(&d, g, wl->training.precision, false) != 0) {
@@ -222,55 +256,58 @@ static void size_train_counts(const struct workload *wl,
 	}
 	/* the node; a price error comes back from train_plan_make */
 	(void)cluster_resolve(&wl->cluster, g, &cl, NULL);
-	for (long long gpus = cl.gpus_per_node > 0 ? cl.gpus_per_node : 1;
-	     gpus <= max_gpus && n < SIZE_MAX_STEPS; gpus *= 2) {
-		struct train_plan p;
-		bool rentable;
+	first = cl.gpus_per_node > 0 ? cl.gpus_per_node : 1;
+	for (long long gpus = first; gpus <= max_gpus && ncount < 32;
+	     gpus *= 2)
+		counts[ncount++] = (struct count_plan){ .done = false };
+	for (int k = 0; run_flops > 0.0 && k < ncount; k++) {
+		/* the counts the bound leaves, fewest first: the first
+		   within the limits is the ladder's answer (the counts
+		   skipped cannot be, and the ladder has fewer counts than
+		   SIZE_MAX_STEPS) */
+		struct count_plan *c = &counts[k];
 
-		if (run_flops > 0.0 &&
-		    run_flops / ((double)gpus * d.peak_flops) > lim->deadline_s)
+		if (run_flops / ((double)(first << k) * d.peak_flops) >
+		    lim->deadline_s)
 			continue; /* too few GPUs even at the peak */
-		tried = (int)gpus;
-		w.training.gpus = (int)gpus;
-		diag_clear(&err);
-		if (train_plan_make(&w, g, &p, &err) != 0)
+		plan_count(wl, g, (int)(first << k), run_flops, d.peak_flops,
+			   c);
+		if (c->breaks)
+			break; /* the ladder is read whole below */
+		if (!c->fits || !within(lim, &c->cand))
+			continue;
+		if (c->rentable) {
+			row->has_train = true;
+			row->train = c->cand;
+			row->feasible = true;
+		} else {
+			row->rent_need = c->cand.gpus;
+			snprintf(row->why, sizeof(row->why),
+				 "needs %d GPUs, more than its price basis "
+				 "covers", c->cand.gpus);
+		}
+		return;
+	}
+	/* the ladder, each count planned once */
+	for (int k = 0; k < ncount && n < SIZE_MAX_STEPS; k++) {
+		struct count_plan *c = &counts[k];
+
+		if (!c->done)
+			plan_count(wl, g, (int)(first << k), 0.0, d.peak_flops,
+				   c);
+		tried = (int)(first << k);
+		err = c->legal ? "" : c->err;
+		if (!c->legal)
 			continue; /* no legal configuration on this count */
 		legal++;
-		if (run_flops > 0.0 && p.has_arch &&
-		    !(p.result.model_flops_per_gpu <= d.peak_flops &&
-		      p.tokens * p.result.model_flops_per_token <=
-			      run_flops * (1.0 + 1e-9))) {
-			/* the bound does not hold for this plan: the whole
-			   ladder, as without a deadline's skip */
-			row->feasible = false;
-			row->why[0] = '\0';
-			return;
-		}
-		if (!p.fits || !p.has_arch || !p.goodput.finishes)
+		if (!c->fits)
 			continue;
-		cand[n] = (struct size_cand){
-			.gpus = p.config.gpus,
-			.tp = p.config.tp,
-			.pp = p.config.pp,
-			.cp = p.config.cp,
-			.ep = train_config_ep(&p.config),
-			.dp = p.config.dp,
-			.global_batch = p.config.global_batch,
-			.time_s = p.run.time_s,
-			.gpu_hours = p.run.gpu_hours,
-			.cost_usd = p.run.cost_usd,
-			.energy_kwh = p.run.energy_kwh,
-			.facility_power_w = p.run.facility_power_w,
-			.goodput = p.goodput.goodput,
-			.rate_per_gpu = p.result.tokens_per_s_per_gpu,
-		};
-		/* a plan the price basis does not rent is no choice */
-		rentable = cluster_price_covers(&p.cluster, g, p.config.gpus);
+		cand[n] = c->cand;
 		if (within(lim, &cand[n])) {
 			if (any < 0 || (lim->deadline_s <= 0.0 &&
 					cand[n].time_s < cand[any].time_s))
 				any = n;
-			if (rentable &&
+			if (c->rentable &&
 			    (best < 0 || (lim->deadline_s <= 0.0 &&
 					  cand[n].time_s < cand[best].time_s)))
 				best = n;
@@ -294,9 +331,9 @@ static void size_train_counts(const struct workload *wl,
 			 cand[any].gpus);
 		return;
 	}
-	if (legal == 0 && err.msg[0])
+	if (legal == 0 && err[0])
 		/* the reason on the largest count, e.g. a fixed tp */
-		snprintf(row->why, sizeof(row->why), "%.300s", err.msg);
+		snprintf(row->why, sizeof(row->why), "%.300s", err);
 	else if (legal == 0)
 		snprintf(row->why, sizeof(row->why),
 			 "no legal parallel configuration on up to %d GPUs",

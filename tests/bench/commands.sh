@@ -15,7 +15,7 @@ fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 serve=examples/llama3-70b-serving.ini
-printf '%-58s %9s %12s\n' "command (issue 43)" "wall" "instructions"
+printf '%-62s %9s %12s\n' "command (issue 43)" "wall" "instructions"
 while IFS='|' read -r name args; do
 	[ -z "$name" ] && continue
 	times=""
@@ -35,7 +35,7 @@ while IFS='|' read -r name args; do
 		ins=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$T/err" |
 			awk '{ printf "%.3g G", $1 / 1e9 }')
 	fi
-	printf '%-58s %8.2fs %12s\n' "$name" "$wall" "$ins"
+	printf '%-62s %8.2fs %12s\n' "$name" "$wall" "$ins"
 done <<LIST
 size $serve|size $serve
 compare $serve|compare $serve
