@@ -400,7 +400,9 @@ static void add_row(struct record *rec, const struct compare_row *r,
 				 grid[i]);
 	}
 	rec_str(rec, NULL, "why", "why not",
-		!compare_train_ok(r) ? r->train_why : (!compare_infer_ok(r) ? r->infer_why : ""),
+		!compare_train_ok(r)  ? r->train_why :
+		!compare_infer_ok(r) ? r->infer_why :
+				       "",
 		0);
 }
 
@@ -574,7 +576,9 @@ static void add_sample_row(struct record *rec, const struct compare_row *r,
 				 grid[i]);
 	}
 	rec_str(rec, NULL, "why", "why not",
-		!compare_train_ok(r) ? r->train_why : (!compare_infer_ok(r) ? r->infer_why : ""),
+		!compare_train_ok(r)  ? r->train_why :
+		!compare_infer_ok(r) ? r->infer_why :
+				       "",
 		0);
 }
 
