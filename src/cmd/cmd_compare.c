@@ -284,8 +284,10 @@ static void add_row(struct record *rec, const struct compare_row *r,
 			  served ? p->result.ttft_s : na, true, UNIT_TIME, 0,
 			  false, { 0.0, 0.0 } },
 			{ INTERVAL_TPOT, "tpot_s", "TPOT",
-			  served ? p->result.tpot_s : na, true, UNIT_TIME, 0,
-			  false, { 0.0, 0.0 } },
+			  served && p->config.output_tokens >= 2 ?
+				  p->result.tpot_s :
+				  na,
+			  true, UNIT_TIME, 0, false, { 0.0, 0.0 } },
 			{ INTERVAL_OFFLINE,
 			  "throughput_tokens_per_s_per_gpu",
 			  "tok/s/GPU",
@@ -329,8 +331,12 @@ static void add_row(struct record *rec, const struct compare_row *r,
 			p->max_batch, 0);
 		rec_num(rec, "inference", "ttft_s", "TTFT", p->result.ttft_s,
 			UNIT_TIME, RF_GRID | RF_WIDE);
-		rec_num(rec, "inference", "tpot_s", "TPOT", p->result.tpot_s,
-			UNIT_TIME, RF_GRID);
+		/* none for one-token answers (infer_tpot_target_s) */
+		rec_num_finite(rec, "inference", "tpot_s", "TPOT",
+			       p->config.output_tokens >= 2 ?
+				       p->result.tpot_s :
+				       (double)NAN,
+			       UNIT_TIME, RF_GRID);
 		rec_num(rec, "inference", "throughput_tokens_per_s_per_gpu",
 			"tok/s/GPU", p->result.throughput_tokens_per_s_per_gpu,
 			UNIT_COUNT, RF_GRID | RF_WIDE);

@@ -239,8 +239,9 @@ static void add_infer_intervals(struct record *rec, const struct workload *wl,
 		  r->ttft_s, true, UNIT_TIME, p->simulated ? RF_MACHINE : 0,
 		  false, { 0.0, 0.0 } },
 		{ INTERVAL_TPOT, "tpot_s", "  TPOT (full batch)",
-		  r->tpot_s, true, UNIT_TIME, p->simulated ? RF_MACHINE : 0,
-		  false, { 0.0, 0.0 } },
+		  p->config.output_tokens >= 2 ? r->tpot_s : (double)NAN, true,
+		  UNIT_TIME, p->simulated ? RF_MACHINE : 0, false,
+		  { 0.0, 0.0 } },
 		{ rate_cls, "throughput_tokens_per_s",
 		  p->simulated ? "  output tokens/s (fleet)" :
 				 "  output tokens/s",
@@ -388,7 +389,7 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 	rec_bool(rec, NULL, "fits", "fits", p->fits, 0);
 	rec_int(rec, NULL, "max_batch", "largest batch that fits",
 		p->max_batch, 0);
-	if (is->tpot_slo_s > 0.0)
+	if (infer_tpot_target_s(is) > 0.0)
 		rec_int(rec, NULL, "max_batch_slo",
 			"largest batch within TPOT SLO", p->max_batch_slo,
 			0);
@@ -403,8 +404,10 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 			 "no queue)");
 	rec_num(rec, NULL, "ttft_s", "time to first token", r->ttft_s,
 		UNIT_TIME, 0);
-	rec_num(rec, NULL, "tpot_s", "time per output token", r->tpot_s,
-		UNIT_TIME, 0);
+	/* a one-token answer has no time per output token */
+	rec_num_finite(rec, NULL, "tpot_s", "time per output token",
+		       p->config.output_tokens >= 2 ? r->tpot_s : (double)NAN,
+		       UNIT_TIME, 0);
 	rec_num(rec, NULL, "e2e_latency_s", "end-to-end latency",
 		r->e2e_latency_s, UNIT_TIME, 0);
 	rec_num(rec, NULL, "throughput_tokens_per_s", "output tokens/s",
@@ -731,8 +734,11 @@ static int infer_search_report(struct cli_ctx *ctx)
 		rec_int(rec, NULL, "batch", "batch", p->config.batch, RF_GRID);
 		rec_num(rec, NULL, "ttft_s", "TTFT", p->result.ttft_s,
 			UNIT_TIME, RF_GRID);
-		rec_num(rec, NULL, "tpot_s", "TPOT", p->result.tpot_s,
-			UNIT_TIME, RF_GRID);
+		rec_num_finite(rec, NULL, "tpot_s", "TPOT",
+			       p->config.output_tokens >= 2 ?
+				       p->result.tpot_s :
+				       (double)NAN,
+			       UNIT_TIME, RF_GRID);
 		rec_num(rec, NULL, "throughput_tokens_per_s_per_gpu",
 			"tok/s/GPU", p->result.throughput_tokens_per_s_per_gpu,
 			UNIT_COUNT, RF_GRID);

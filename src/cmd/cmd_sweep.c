@@ -547,7 +547,10 @@ static void add_inference(struct record *rec, const struct infer_plan *p,
 	rec_int(rec, NULL, "infer_tp", "infer tp", p->config.tp, 0);
 	rec_int(rec, NULL, "batch", "batch", p->config.batch, 0);
 	num(rec, "ttft_s", "TTFT", r->ttft_s, UNIT_TIME, 0, bad);
-	num(rec, "tpot_s", "TPOT", r->tpot_s, UNIT_TIME, RF_GRID, bad);
+	if (p->config.output_tokens >= 2)
+		num(rec, "tpot_s", "TPOT", r->tpot_s, UNIT_TIME, RF_GRID, bad);
+	else /* a one-token answer has no time per output token */
+		rec_null(rec, NULL, "tpot_s", "TPOT", RF_GRID);
 	num(rec, "throughput_tokens_per_s_per_gpu", "tok/s/GPU",
 	    r->throughput_tokens_per_s_per_gpu, UNIT_COUNT, SWEEP_WIDE, bad);
 	rec_int(rec, NULL, "replicas", "replicas", p->replicas,

@@ -37,6 +37,11 @@ static struct num3 n3(double v)
 	return n;
 }
 
+double infer_tpot_target_s(const struct inference_spec *is)
+{
+	return is->output_tokens >= 2 ? is->tpot_slo_s : 0.0;
+}
+
 double slo_fraction(enum slo_percentile p)
 {
 	static const double f[] = { [SLO_P50] = 0.50, [SLO_P90] = 0.90,
@@ -391,6 +396,9 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
 	   each of the ep groups runs its own share of the batch */
 	int groups = c->ep > 1 ? c->ep : 1;
 	int batch_limit = ck_sat_mul_int(INFER_BATCH_LIMIT, groups);
+	/* a one-token answer has no time per output token: a TPOT target
+	   binds answers of two tokens or more only */
+	double tpot_slo_s = infer_tpot_target_s(is);
 
 	if (batch_limit > WL_INFER_BATCH_MAX)
 		batch_limit = WL_INFER_BATCH_MAX; /* the key's own bound */
@@ -409,8 +417,8 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
 	f.g = p->gpu;
 	f.cl = &p->cluster;
 	p->max_batch_slo = batch_limit;
-	if (is->tpot_slo_s > 0.0) {
-		f.target_s = is->tpot_slo_s;
+	if (tpot_slo_s > 0.0) {
+		f.target_s = tpot_slo_s;
 		p->max_batch_slo = largest_batch_within(&f, batch_limit);
 	}
 	if (is->batch != WL_AUTO) {
@@ -443,7 +451,7 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
 			 "a batch of %d needs %s GB per GPU of %s GB",
 			 c->batch, n3(p->result.memory.total_bytes / 1e9).s,
 			 n3(p->gpu->mem_bytes / 1e9).s);
-	} else if (is->tpot_slo_s > 0.0 && p->result.tpot_s > is->tpot_slo_s &&
+	} else if (tpot_slo_s > 0.0 && p->result.tpot_s > tpot_slo_s &&
 		   !(is->speculative_tokens > 0 || is->disaggregated)) {
 		/* (speculation and a decode pool of another tp change the
 		   TPOT: the simulation judges those) */

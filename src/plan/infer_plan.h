@@ -117,6 +117,11 @@ int sample_serve_suggest(const struct workload *wl, const struct gpu_spec *g,
 			 const struct gpu_spec *const *all, int n, char *buf,
 			 size_t size);
 
+/* The TPOT target a plan is held to: [inference] tpot_slo for answers of
+   two tokens or more, 0 (none) for one-token answers, which have no time
+   per output token. */
+double infer_tpot_target_s(const struct inference_spec *is);
+
 /* Fraction of requests an SLO percentile holds for: 0.5, 0.9, 0.99. */
 double slo_fraction(enum slo_percentile p);
 
