@@ -2,7 +2,10 @@
 # Issue 43's exactness check: the pruned 'infer --search' (candidates whose
 # fewest GPUs exceed the k-th fleet are not sized) shows the same k
 # cheapest configurations as the exhaustive search (--top past every
-# candidate) on random small serving workloads.
+# candidate) on random small serving workloads; and size --deadline, which
+# skips the GPU counts whose FLOPs at the peak miss the deadline, answers
+# the smallest count whose plan meets it (train at that count and at half
+# of it), on five examples.
 # usage: exact.sh BIN [CASES]
 set -u
 BIN=$1
