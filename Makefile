@@ -154,13 +154,17 @@ $(BUILD)/tests/onnx_counts: tests/onnx/onnx_counts.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
 
-$(VALIDATE_SERVING): tests/validation/validate_serving.c $(LIB)
+$(VALIDATE_SERVING): tests/validation/validate_serving.c tests/validation/table.c \
+		tests/validation/table.h $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< tests/validation/table.c \
+		$(LIB) $(LIBS)
 
-$(VALIDATE_EP): tests/validation/validate_ep.c $(LIB)
+$(VALIDATE_EP): tests/validation/validate_ep.c tests/validation/table.c \
+		tests/validation/table.h $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< tests/validation/table.c \
+		$(LIB) $(LIBS)
 
 $(VALIDATE): tests/validation/validate.c $(LIB)
 	@mkdir -p $(dir $@)

@@ -119,13 +119,12 @@ void size_mix_add_bucket(struct record *rec, struct mix_plan *m,
 			 const struct mix_result *r, int b,
 			 const char *route);
 
-struct size_mix_out {
-	const struct report *fleet, *buckets, *single;
-	enum report_format format;
-	bool wide;
-};
-
-int size_mix_write(FILE *out, const void *arg, const char **why);
+/* Write the three parts (the JSON "fleet" holding the single rows'
+   notes, as a table has them at its end); EXIT_INFEASIBLE when the fleet
+   does not meet the targets ('meets'), else cli_write's status. */
+int size_mix_emit(struct cli_ctx *ctx, struct report *fleet,
+		  const struct report *buckets, const struct report *single,
+		  bool meets);
 
 /* size --power-cap of a serving workload (cmd_size_power.c): each
    device's largest load within the budget, its table. */

@@ -339,7 +339,13 @@ static void mix_add_bucket(struct record *rec, struct mix_plan *m,
 			    a->fallback ? routes : NULL);
 }
 
-int size_mix_write(FILE *out, const void *arg, const char **why)
+struct size_mix_out {
+	const struct report *fleet, *buckets, *single;
+	enum report_format format;
+	bool wide;
+};
+
+static int size_mix_write(FILE *out, const void *arg, const char **why)
 {
 	const struct size_mix_out *o = arg;
 	int width = report_table_width(out);
@@ -378,6 +384,21 @@ int size_mix_write(FILE *out, const void *arg, const char **why)
 	fputc('\n', out);
 	return report_write_width(out, o->single, o->format, o->wide, width,
 				  why);
+}
+
+int size_mix_emit(struct cli_ctx *ctx, struct report *fleet,
+		  const struct report *buckets, const struct report *single,
+		  bool meets)
+{
+	struct size_mix_out o = { fleet, buckets, single, ctx->format,
+				  ctx->wide };
+	int rc;
+
+	/* the JSON "fleet" holds the notes (a table has them at its end) */
+	for (int k = 0; k < single->nnotes && ctx->format == FORMAT_JSON; k++)
+		report_note(fleet, "%s", single->notes[k]);
+	rc = cli_write(ctx, size_mix_write, &o);
+	return rc == EXIT_OK && !meets ? EXIT_INFEASIBLE : rc;
 }
 
 /* The mix, or the cheapest single device where the mix is no cheaper or
@@ -761,17 +782,7 @@ int size_mixed(struct cli_ctx *ctx, const struct size_limits *lim)
 	if (fixed != WL_AUTO)
 		report_note(&single, "inference.replicas (%d) left open: "
 				     "--mixed sizes every fleet", fixed);
-	/* the JSON "fleet" holds the notes (a table has them at its end) */
-	for (int k = 0; k < single.nnotes && ctx->format == FORMAT_JSON; k++)
-		report_note(&fleet, "%s", single.notes[k]);
-	{
-		struct size_mix_out o = { &fleet, &buckets, &single,
-					  ctx->format, ctx->wide };
-
-		rc = cli_write(ctx, size_mix_write, &o);
-	}
-	if (rc == EXIT_OK && !ans.meets)
-		rc = EXIT_INFEASIBLE;
+	rc = size_mix_emit(ctx, &fleet, &buckets, &single, ans.meets);
 	goto out_reports;
 out_nomem:
 	fprintf(stderr, "capplan: error: out of memory\n");

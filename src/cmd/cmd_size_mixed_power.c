@@ -313,16 +313,7 @@ int size_mixed_power(struct cli_ctx *ctx, double budget_w)
 	if (fixed != WL_AUTO)
 		report_note(&single, "inference.replicas (%d) left open: the "
 				     "budget sizes every fleet", fixed);
-	for (int k = 0; k < single.nnotes && ctx->format == FORMAT_JSON; k++)
-		report_note(&fleet, "%s", single.notes[k]);
-	{
-		struct size_mix_out o = { &fleet, &buckets, &single,
-					  ctx->format, ctx->wide };
-
-		rc = cli_write(ctx, size_mix_write, &o);
-	}
-	if (rc == EXIT_OK && !ans.meets)
-		rc = EXIT_INFEASIBLE;
+	rc = size_mix_emit(ctx, &fleet, &buckets, &single, ans.meets);
 	goto out_reports;
 out_nomem:
 	fprintf(stderr, "capplan: error: out of memory\n");

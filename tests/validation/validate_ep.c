@@ -22,7 +22,6 @@
  * rows than expected, or errors over the limits of specs/validation.md
  * ("Wide expert parallelism").
  */
-#include <csv.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,13 +32,13 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "catalog.h"
+#include "table.h"
 #include "cluster.h"
 #include "model_ep.h"
 #include "model_infer.h"
 #include "workload.h"
 
-#define MAX_ROWS 128
-#define MAX_COLS 32
+#define MAX_ROWS TABLE_MAX_ROWS
 
 /* A file of rows and its limits (specs/validation.md, "Wide expert
    parallelism"). */
@@ -50,100 +49,21 @@ struct ep_set {
 	double median_max, worst_max;  /* |error|, fractions */
 };
 
-struct table {
-	int rows, cols;
-	char *head[MAX_COLS];
-	char *cell[MAX_ROWS][MAX_COLS];
-	int r, c;
-	int bad;
-};
-
-static void on_field(void *s, size_t len, void *data)
-{
-	struct table *t = data;
-	char *v;
-
-	if (t->c >= MAX_COLS || t->r > MAX_ROWS) {
-		t->bad = 1;
-		return;
-	}
-	v = malloc(len + 1);
-	if (!v) {
-		t->bad = 1;
-		return;
-	}
-	memcpy(v, s, len);
-	v[len] = '\0';
-	if (t->r == 0)
-		t->head[t->c] = v;
-	else
-		t->cell[t->r - 1][t->c] = v;
-	t->c++;
-}
-
-static void on_row(int ch, void *data)
-{
-	struct table *t = data;
-
-	(void)ch;
-	if (t->r == 0)
-		t->cols = t->c;
-	else if (t->c != t->cols)
-		t->bad = 1;
-	t->c = 0;
-	t->r++;
-	t->rows = t->r - 1;
-}
-
-static int table_load(const char *path, struct table *t)
-{
-	struct csv_parser p;
-	char buf[4096];
-	size_t n;
-	FILE *f = fopen(path, "rb");
-
-	memset(t, 0, sizeof(*t));
-	if (!f) {
-		perror(path);
-		return -1;
-	}
-	csv_init(&p, CSV_STRICT | CSV_APPEND_NULL);
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		if (csv_parse(&p, buf, n, on_field, on_row, t) != n) {
-			fprintf(stderr, "%s: %s\n", path,
-				csv_strerror(csv_error(&p)));
-			t->bad = 1;
-			break;
-		}
-	csv_fini(&p, on_field, on_row, t);
-	csv_free(&p);
-	fclose(f);
-	return t->bad ? -1 : 0;
-}
 
 /* The cell of column 'name'; "" when the file has no such column. */
 static const char *opt(const struct table *t, int row, const char *name)
 {
-	for (int c = 0; c < t->cols; c++)
-		if (strcmp(t->head[c], name) == 0)
-			return t->cell[row][c] ? t->cell[row][c] : "";
-	return "";
-}
+	const char *v = table_cell(t, row, name);
 
-static void table_free(struct table *t)
-{
-	for (int c = 0; c < MAX_COLS; c++) {
-		free(t->head[c]);
-		for (int r = 0; r < MAX_ROWS; r++)
-			free(t->cell[r][c]);
-	}
+	return v ? v : "";
 }
 
 static const char *get(const struct table *t, int row, const char *name)
 {
-	for (int c = 0; c < t->cols; c++)
-		if (strcmp(t->head[c], name) == 0)
-			return t->cell[row][c] ? t->cell[row][c] : "";
+	const char *v = table_cell(t, row, name);
+
+	if (v)
+		return v;
 	fprintf(stderr, "validate_ep: no column '%s'\n", name);
 	exit(2);
 }

@@ -20,7 +20,6 @@
  * than its expected number of rows, or a median or worst error over the
  * limits of specs/validation.md ("Serving under load").
  */
-#include <csv.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,13 +30,13 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "catalog.h"
+#include "table.h"
 #include "infer_plan.h"
 #include "interval.h"
 #include "serve_fleet.h"
 #include "workload.h"
 
-#define MAX_ROWS 256
-#define MAX_COLS 40
+#define MAX_ROWS TABLE_MAX_ROWS
 #define CELL_MAX 2048
 
 /* Metric classes, each gated on its own: TTFT, TPOT, E2E latency,
@@ -84,89 +83,10 @@ static const struct serving_set sets[] = {
 	  { 6, 0.15, 0.40 } },
 };
 
-struct table {
-	int rows, cols;
-	char *head[MAX_COLS];
-	char *cell[MAX_ROWS][MAX_COLS];
-	int r, c;
-	int bad;
-};
-
-static void on_field(void *s, size_t len, void *data)
-{
-	struct table *t = data;
-	char *v;
-
-	if (t->c >= MAX_COLS || t->r > MAX_ROWS) {
-		t->bad = 1;
-		return;
-	}
-	v = malloc(len + 1);
-	if (!v) {
-		t->bad = 1;
-		return;
-	}
-	memcpy(v, s, len);
-	v[len] = '\0';
-	if (t->r == 0)
-		t->head[t->c] = v;
-	else
-		t->cell[t->r - 1][t->c] = v;
-	t->c++;
-}
-
-static void on_row(int ch, void *data)
-{
-	struct table *t = data;
-
-	(void)ch;
-	if (t->r == 0)
-		t->cols = t->c;
-	else if (t->c != t->cols)
-		t->bad = 1;
-	t->c = 0;
-	t->r++;
-	t->rows = t->r - 1;
-}
-
-static int table_load(const char *path, struct table *t)
-{
-	struct csv_parser p;
-	char buf[4096];
-	size_t n;
-	FILE *f = fopen(path, "rb");
-
-	memset(t, 0, sizeof(*t));
-	if (!f) {
-		perror(path);
-		return -1;
-	}
-	csv_init(&p, CSV_STRICT | CSV_APPEND_NULL);
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		if (csv_parse(&p, buf, n, on_field, on_row, t) != n) {
-			fprintf(stderr, "%s: %s\n", path,
-				csv_strerror(csv_error(&p)));
-			t->bad = 1;
-			break;
-		}
-	csv_fini(&p, on_field, on_row, t);
-	csv_free(&p);
-	fclose(f);
-	return t->bad ? -1 : 0;
-}
-
-/* The cell of column 'name', or NULL when the file has no such column. */
-static const char *get_opt(const struct table *t, int row, const char *name)
-{
-	for (int c = 0; c < t->cols; c++)
-		if (strcmp(t->head[c], name) == 0)
-			return t->cell[row][c] ? t->cell[row][c] : "";
-	return NULL;
-}
 
 static const char *get(const struct table *t, int row, const char *name)
 {
-	const char *v = get_opt(t, row, name);
+	const char *v = table_cell(t, row, name);
 
 	if (!v) {
 		fprintf(stderr, "validate_serving: no column '%s'\n", name);
@@ -198,7 +118,7 @@ static int row_workload(const struct table *t, int i, const char *caching,
 			struct diag *err)
 {
 	const char *arrival = get(t, i, "arrival");
-	const char *head_dim = get_opt(t, i, "head_dim");
+	const char *head_dim = table_cell(t, i, "head_dim");
 	int gpus = atoi(get(t, i, "gpus")), tp = atoi(get(t, i, "tp"));
 	char rep[32];
 
@@ -241,14 +161,14 @@ static int row_workload(const struct table *t, int i, const char *caching,
 	put(ini, size, "scheduler_steps", get(t, i, "scheduler_steps"));
 	for (size_t k = 0; k < sizeof(optional_keys) / sizeof(*optional_keys);
 	     k++) {
-		const char *v = get_opt(t, i, optional_keys[k]);
+		const char *v = table_cell(t, i, optional_keys[k]);
 
 		if (caching && strcmp(optional_keys[k], "prefix_caching") == 0)
 			v = caching;
 		if (v && v[0])
 			put(ini, size, optional_keys[k], v);
 	}
-	if (caching && !get_opt(t, i, "prefix_caching"))
+	if (caching && !table_cell(t, i, "prefix_caching"))
 		put(ini, size, "prefix_caching", caching);
 	workload_init(wl);
 	if (workload_parse(ini, strlen(ini), "serving.csv", wl, err) != 0 ||
@@ -449,7 +369,7 @@ static int predict_row(const struct table *t, int i,
 {
 	const char *metric = get(t, i, "metric");
 	const char *of = ratio_of(metric);
-	const char *col = get_opt(t, i, "prefix_caching");
+	const char *col = table_cell(t, i, "prefix_caching");
 	char off_ini[4096];
 	struct workload wl;
 	struct infer_plan p;
@@ -491,8 +411,10 @@ static int run_set(const char *dir, const struct serving_set *s,
 	int ncls[CLASSES] = { 0 }, nall = 0, fails = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, s->file);
-	if (table_load(path, &t) != 0)
+	if (table_load(path, &t) != 0) {
+		table_free(&t);
 		return -1;
+	}
 	printf("%s (%s)\n", s->title, path);
 	printf("%-46s %-31s %9s %9s %7s\n", "case", "metric", "measured",
 	       "predicted", "error");
@@ -542,11 +464,7 @@ static int run_set(const char *dir, const struct serving_set *s,
 	for (int c = 0; c < CLASSES; c++)
 		fails += gate(class_names[c], &s->cls[c], cls[c], ncls[c]);
 	fails += gate("all rows", &s->all, all, nall);
-	for (int r = 0; r < t.rows; r++)
-		for (int c = 0; c < t.cols; c++)
-			free(t.cell[r][c]);
-	for (int c = 0; c < t.cols; c++)
-		free(t.head[c]);
+	table_free(&t);
 	printf("\n");
 	return fails;
 }
