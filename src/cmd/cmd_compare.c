@@ -307,9 +307,9 @@ static void add_row(struct record *rec, const struct compare_row *r,
 			served && !cli_basis_band(&b, INTERVAL_OFFLINE) &&
 			interval_of_replica_rate(
 				r->gpu->name, p->config.batch,
-				p->config.batch * p->result.prefill_s,
+				p->result.prefill_batch_s,
 				p->result.service_s -
-					p->config.batch * p->result.prefill_s,
+					p->result.prefill_batch_s,
 				p->result.throughput_tokens_per_s_per_gpu,
 				est[4].range);
 		cli_rec_interval_pairs(rec, &b, est, 5, RF_MACHINE);

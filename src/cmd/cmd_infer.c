@@ -260,8 +260,7 @@ static void add_infer_intervals(struct record *rec, const struct workload *wl,
 	if (!p->simulated && !cli_basis_band(&b, INTERVAL_OFFLINE) &&
 	    interval_of_replica_rate(
 		    p->gpu->name, p->config.batch,
-		    p->config.batch * r->prefill_s,
-		    r->service_s - p->config.batch * r->prefill_s,
+		    r->prefill_batch_s, r->service_s - r->prefill_batch_s,
 		    r->throughput_tokens_per_s, range)) {
 		est[2].has_range = est[3].has_range = true;
 		est[2].range[0] = range[0];

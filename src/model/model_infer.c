@@ -532,28 +532,29 @@ static double layer_body_s(const struct device_perf *dp, const struct arch *a,
 	return layer_tp_comm_s(a, c, cl, n) + a2a;
 }
 
-/* Prefill of one prompt: every layer, then the last position's
-   logits. */
+/* Prefill of 'k' prompts in one step: every layer, then each prompt's
+   last position's logits. */
 static void prefill_eval(const struct device_perf *dp, const struct arch *a,
 			 const struct infer_config *c,
-			 const struct cluster *cl, struct phase *ph)
+			 const struct cluster *cl, double k, struct phase *ph)
 {
 	const struct device_perf *d = &dp[INFER_PERF_EXPERT];
 	double p = c->prompt_tokens;
-	double n = p;
+	double n = k * p;
 	double heads = (double)a->heads / c->tp;
 	double kv_write = n * kv_elems_per_gpu(a, c->tp) *
 			  precision_bytes(c->kv_precision);
-	/* causal attention over the prompt: half of every query-key pair */
-	double attn_flops = 0.5 * p * p * heads / a->heads *
+	/* causal attention over each prompt: half of every query-key
+	   pair */
+	double attn_flops = k * 0.5 * p * p * heads / a->heads *
 			    arch_attn_core_flops_per_pair(a);
 	struct phase layer = { 0.0, 0.0, 0.0 };
 	double attn_s = kernel_flash_attention_s(&dp[INFER_PERF_ATTN],
 						 attn_flops, false) +
 			kernel_stream_s(d, kv_write);
 
-	/* under expert parallelism each of the ep groups prefills a prompt
-	   of its own in the same step: the experts see ep prompts */
+	/* under expert parallelism each of the ep groups prefills prompts
+	   of its own in the same step: the experts see ep times as many */
 	double comm_s = layer_body_s(dp, a, c, cl, n,
 				     n * (c->ep > 1 ? c->ep : 1), true, attn_s,
 				     &layer);
@@ -566,8 +567,21 @@ static void prefill_eval(const struct device_perf *dp, const struct arch *a,
 	ph->s = a->layers * layer.s;
 	ph->flops = a->layers * layer.flops;
 	ph->bytes = a->layers * layer.bytes;
-	/* output layer for the last position (16-bit weights) */
-	gemm(d, 1.0, (double)a->vocab / c->tp, a->hidden, 1.0, 2.0, ph);
+	/* output layer for each prompt's last position (16-bit weights) */
+	gemm(d, k, (double)a->vocab / c->tp, a->hidden, 1.0, 2.0, ph);
+}
+
+/* Prompts of one attention group's batch that one prefill step holds:
+   as many as the step's token budget takes whole, at least one (a longer
+   prompt is a step of its own), at most the batch. */
+static double prompts_per_step(const struct infer_config *c)
+{
+	double b = group_batch(c);
+	double k = c->step_tokens > 0 && c->prompt_tokens > 0 ?
+			   floor((double)c->step_tokens / c->prompt_tokens) :
+			   1.0;
+
+	return fmin(fmax(k, 1.0), fmax(b, 1.0));
 }
 
 /* One decode step of the batch at context 'ctx'. */
@@ -770,31 +784,51 @@ static int evaluate_at(const struct arch *a, const struct infer_config *c,
 {
 	struct device_perf dp[INFER_PERF_COUNT];
 	const struct device_perf *d = &dp[INFER_PERF_EXPERT];
-	struct phase pf, dec;
-	double prefill_s, decode_s, share;
+	struct phase pf, dec, full, rest = { 0.0, 0.0, 0.0 };
+	double prefill_s, decode_s, share, k, b, steps, left;
 
 	if (perf_init(dp, g, c) != 0)
 		return -1;
 	perf_clock(dp, clock);
-	prefill_eval(dp, a, c, cl, &pf);
+	prefill_eval(dp, a, c, cl, 1.0, &pf);
 	decode_eval(dp, a, c, cl,
 		    c->prompt_tokens + 0.5 * c->output_tokens, &dec);
-	/* continuous batching: a request's prefill runs between decode
-	   steps of the running batch; in the time a replica completes
-	   'batch' requests it runs their 'batch' prefills (under expert
-	   parallelism batch / ep steps, each group prefilling one) and
-	   (output - 1) decode steps of the whole batch */
+	/* the batch's prompts, k to a step (prompts_per_step): an offline
+	   batch (trtllm-bench, gptSessionBenchmark, vLLM's
+	   benchmark_throughput) is prefilled in steps of up to the
+	   engine's token budget, each reading the weights once; under
+	   expert parallelism each group packs its own share.  Then
+	   (output - 1) decode steps of the whole batch.  A request's TTFT
+	   is its prompt alone */
+	k = prompts_per_step(c);
+	b = group_batch(c);
+	steps = floor(b / k);
+	left = b - steps * k;
+	if (k > 1.0)
+		prefill_eval(dp, a, c, cl, k, &full);
+	else
+		full = pf;
+	if (left > 0.0)
+		prefill_eval(dp, a, c, cl, left, &rest);
 	/* the fixed times of a prompt's step and of a decode step, as the
 	   simulation's steps pay them */
-	pf.s += infer_step_fixed_s(a, c, infer_layer_kernels(a, c), true,
-				   false);
+	{
+		double fixed = infer_step_fixed_s(a, c, infer_layer_kernels(a, c),
+						  true, false);
+
+		pf.s += fixed;
+		full.s += fixed;
+		if (left > 0.0)
+			rest.s += fixed;
+	}
 	dec.s += infer_step_fixed_s(a, c, infer_layer_kernels(a, c), false,
 				    true);
 	r->prefill_s = pf.s;
 	r->ttft_s = c->host_request_s + pf.s;
 	r->tpot_s = dec.s;
-	prefill_s = group_batch(c) * pf.s;
+	prefill_s = steps * full.s + rest.s;
 	decode_s = (c->output_tokens - 1.0) * dec.s;
+	r->prefill_batch_s = prefill_s;
 	r->e2e_latency_s = r->ttft_s + decode_s;
 	r->service_s = prefill_s + decode_s;
 	r->throughput_tokens_per_s = (double)c->batch * c->output_tokens /
@@ -803,7 +837,8 @@ static int evaluate_at(const struct arch *a, const struct infer_config *c,
 					     infer_gpus_per_replica(c);
 	r->prefill_flops_per_byte = pf.flops / pf.bytes;
 	r->decode_flops_per_byte = dec.flops / dec.bytes;
-	share = (phase_power_share(d, r->prefill_flops_per_byte) * prefill_s +
+	/* the packed steps' intensity sets the prefill's power */
+	share = (phase_power_share(d, full.flops / full.bytes) * prefill_s +
 		 phase_power_share(d, r->decode_flops_per_byte) * decode_s) /
 		r->service_s;
 	r->gpu_power_w = g->idle_w + (g->tdp_w - g->idle_w) * share * clock *

@@ -63,6 +63,12 @@ struct infer_config {
 					   one's all-to-alls beside the
 					   other's compute (two-batch
 					   overlap) */
+	int step_tokens;                /* the engine's token budget of a
+					   step (max_batched_tokens): an
+					   offline batch's prompts are packed
+					   into steps of at most this many
+					   tokens (specs/models.md 9.5); 0:
+					   one prompt a step */
 	bool decode_per_head;           /* the decode attention kernel runs
 					   one thread block per query head,
 					   each reading its KV head's cache
@@ -91,10 +97,13 @@ struct infer_result {
 	double tpot_s;           /* one decode step of the batch at the
 				    mean context */
 	double e2e_latency_s;    /* ttft + (output - 1) tpot */
+	double prefill_batch_s;  /* the batch's prefills: its prompts
+				    packed into steps of step_tokens */
 	double service_s;        /* time in which a replica completes
-				    'batch' requests: batch prefills and
-				    (output - 1) decode steps; a batch slot
-				    serves one request in it */
+				    'batch' requests: their prefills
+				    (prefill_batch_s) and (output - 1)
+				    decode steps; a batch slot serves one
+				    request in it */
 	double throughput_tokens_per_s;         /* output tokens, replica */
 	double throughput_tokens_per_s_per_gpu;
 	double prefill_flops_per_byte;  /* arithmetic intensity, prefill */

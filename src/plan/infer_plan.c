@@ -518,7 +518,7 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
  * by the share of busy time each took, over the tokens each handled.
  * Simulated: the share the simulation measured (a disaggregated fleet:
  * each pool's GPUs) and its token rates; else one replica at full batch,
- * whose prefills take batch x prefill_s of its service time.
+ * whose prefills take prefill_batch_s of its service time.
  */
 static void phase_costs(const struct workload *wl, struct infer_plan *p)
 {
@@ -544,7 +544,7 @@ static void phase_costs(const struct workload *wl, struct infer_plan *p)
 		double svc = p->result.service_s;
 
 		gpus = infer_gpus_per_replica(c);
-		f = svc > 0.0 ? fmin(1.0, c->batch * p->result.prefill_s / svc) :
+		f = svc > 0.0 ? fmin(1.0, p->result.prefill_batch_s / svc) :
 				0.0;
 		in = svc > 0.0 ? c->batch * (double)is->prompt_tokens / svc :
 				 0.0;
@@ -671,6 +671,13 @@ int infer_plan_make_within(const struct workload *wl,
 	if (p->config.non_expert_own)
 		p->config.non_expert_precision = is->non_expert_precision;
 	p->config.decode_per_head = is->decode_attention == 1;
+	/* the step budget the simulation resolves (serve_fleet_init),
+	   without its raise to max_batch, which packs no more prompts */
+	p->config.step_tokens = is->max_batched_tokens != WL_AUTO ?
+					is->max_batched_tokens :
+				is->chunked_prefill ?
+					SERVE_CHUNK_TOKENS_DEFAULT :
+					SERVE_PREFILL_TOKENS_DEFAULT;
 	p->config.ep = is->ep != WL_AUTO ? is->ep : 1;
 	p->config.expert_imbalance = is->expert_imbalance;
 	p->config.ep_comm_overlap = is->ep_comm_overlap;

@@ -652,7 +652,9 @@ static void test_throughput_latency_energy(void **state)
 	assert_true(r.ttft_s > 0.0 && r.tpot_s > 0.0);
 	assert_rel(r.ttft_s, r.prefill_s, 0.0);
 	assert_rel(r.e2e_latency_s, r.ttft_s + 310.0 * r.tpot_s, 1e-12);
-	/* 37 prefills and 310 steps of the batch */
+	/* 37 prefills (one prompt a step: no step_tokens) and 310 steps
+	   of the batch */
+	assert_rel(r.prefill_batch_s, 37.0 * r.prefill_s, 1e-12);
 	service = 37.0 * r.prefill_s + 310.0 * r.tpot_s;
 	assert_rel(r.service_s, service, 1e-12);
 	assert_rel(r.throughput_tokens_per_s, 37.0 * 311.0 / service, 1e-12);
@@ -666,6 +668,54 @@ static void test_throughput_latency_energy(void **state)
 		   1e-12);
 	assert_rel(r.tokens_per_joule * r.energy_j_per_token, 1.0, 1e-12);
 	assert_rel(r.clock_fraction, 1.0, 0.0);
+}
+
+/*
+ * An offline batch's prompts packed into steps of the engine's token
+ * budget (step_tokens): with no budget, one prompt a step (batch
+ * prefills); with 8192 tokens, 64 prompts of 128 a step, so 1024 prompts
+ * take 16 steps, each reading the weights once: much less than 1024
+ * single-prompt steps, and no less than the batch's GEMM FLOPs at the
+ * device's peak.  A remainder is a step of its own; a prompt longer
+ * than the budget is a step of its own.
+ */
+static void test_prefill_packed(void **state)
+{
+	struct arch a = llama70b();
+	struct gpu_spec g = h100();
+	struct infer_config c = cfg(2, 1024, 128, 128);
+	struct infer_result one, packed, odd, k1;
+	double flops;
+
+	(void)state;
+	eval_ok(&a, &c, &g, &one);
+	assert_rel(one.prefill_batch_s, 1024.0 * one.prefill_s, 1e-12);
+	c.step_tokens = 8192;
+	eval_ok(&a, &c, &g, &packed);
+	/* a request's own prefill and the decode steps do not change */
+	assert_rel(packed.ttft_s, one.ttft_s, 0.0);
+	assert_rel(packed.tpot_s, one.tpot_s, 0.0);
+	/* one prompt's step reads 70 GB of bf16 weights a GPU (21 ms at
+	   3.35 TB/s) for 9 TFLOP of math (about 14 ms): packed, the math
+	   alone is left */
+	assert_true(packed.prefill_batch_s < 0.6 * one.prefill_batch_s);
+	/* 2 x 70e9 parameters' FLOPs per token, split over tp 2 */
+	flops = 2.0 * 69.5e9 * 1024.0 * 128.0 / 2.0;
+	assert_true(packed.prefill_batch_s > flops / 989.5e12);
+	assert_rel(packed.service_s,
+		   packed.prefill_batch_s + 127.0 * packed.tpot_s, 1e-12);
+	assert_true(packed.throughput_tokens_per_s >
+		    one.throughput_tokens_per_s);
+	/* 1000 prompts: 15 steps of 64 and one of 40 */
+	c.batch = 1000;
+	eval_ok(&a, &c, &g, &odd);
+	assert_true(odd.prefill_batch_s < packed.prefill_batch_s);
+	assert_true(odd.prefill_batch_s > 15.0 / 16.0 * packed.prefill_batch_s);
+	/* a budget under the prompt: one prompt a step */
+	c.batch = 1024;
+	c.step_tokens = 100;
+	eval_ok(&a, &c, &g, &k1);
+	assert_rel(k1.prefill_batch_s, one.prefill_batch_s, 1e-12);
 }
 
 /*
@@ -1340,6 +1390,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kv_bytes_opt13b),
+		cmocka_unit_test(test_prefill_packed),
 		cmocka_unit_test(test_kv_bytes_gqa),
 		cmocka_unit_test(test_kv_bytes_unround),
 		cmocka_unit_test(test_weight_bytes_per_param),
