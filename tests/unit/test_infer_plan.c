@@ -300,6 +300,50 @@ static void test_tpot_slo_sets_batch(void **state)
 		    p.config.batch == INFER_BATCH_DEFAULT_MAX);
 }
 
+/*
+ * A given batch whose full-batch TPOT misses the target: without a load
+ * the plan is that full batch, so it fails; under a light load the
+ * running batch stays small and the simulation judges (it meets it); a
+ * target that even one sequence misses fails at once, with or without a
+ * load, and says so at batch 1.
+ */
+static void test_given_batch_under_load(void **state)
+{
+	struct workload wl;
+	struct gpu_spec g = a100();
+	struct infer_plan p;
+	double one;
+
+	(void)state;
+	llama7b(&wl);
+	wl.inference.tp = 1;
+	wl.inference.batch = 1;
+	wl.inference.prompt_tokens = 512;
+	wl.inference.output_tokens = 64;
+	plan_ok(&wl, &g, &p);
+	one = p.result.tpot_s;
+	wl.inference.batch = 128;
+	wl.inference.tpot_slo_s = 1.5 * one;
+	plan_ok(&wl, &g, &p);
+	assert_true(p.result.tpot_s > wl.inference.tpot_slo_s);
+	assert_false(p.meets_slo);
+	assert_non_null(strstr(p.why, "at batch 128"));
+	wl.inference.qps = 0.5;
+	wl.inference.replicas = 2;
+	wl.inference.requests = 400;
+	plan_ok(&wl, &g, &p);
+	assert_true(p.simulated);
+	assert_int_equal(p.replicas, 2);
+	assert_true(p.meets_slo);
+	assert_true(p.fleet.sim.tpot_p99_s <= wl.inference.tpot_slo_s);
+	/* one sequence alone over the target */
+	wl.inference.tpot_slo_s = 0.9 * one;
+	plan_ok(&wl, &g, &p);
+	assert_false(p.simulated);
+	assert_false(p.meets_slo);
+	assert_non_null(strstr(p.why, "at batch 1,"));
+}
+
 static void test_tpot_slo_auto_tp(void **state)
 {
 	/* with tp open, every tp is tried; the chosen batch still meets
@@ -993,6 +1037,7 @@ int main(void)
 		cmocka_unit_test(test_fixed_tp_not_power_of_two),
 		cmocka_unit_test(test_tpot_slo_sets_batch),
 		cmocka_unit_test(test_tpot_slo_auto_tp),
+		cmocka_unit_test(test_given_batch_under_load),
 		cmocka_unit_test(test_replicas_for_ttft_slo),
 		cmocka_unit_test(test_replicas_auto),
 		cmocka_unit_test(test_replicas_without_ttft_slo),
