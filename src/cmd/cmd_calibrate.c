@@ -6,6 +6,7 @@
    (profile.h).  specs/calibration.md. */
 #include <cJSON.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,33 @@ struct cal_row {
 	bool sample;                 /* a per-sample model's serving */
 	const struct cal_metric *metric; /* NULL until it is checked */
 	int cls;                     /* its interval class (interval.h) */
+	int share;                   /* its plan's cal_share, or -1 */
+	int member;                  /* its place among the share's rows */
+};
+
+/*
+ * Measurements of one configuration (the same command, workload, device,
+ * GPU count and --set pairs: a load's TTFT and TPOT, a log's several
+ * figures) are one plan at each parameter point: the first of them to
+ * be evaluated there plans it and keeps every member's figure, the others
+ * read theirs (make bench: calibrate20.csv's ten served rows are five
+ * loads).  A batch of the fit's plans holds a point and one step of each
+ * parameter a row depends on: a few points a share, kept in a ring.
+ */
+enum { CAL_SHARE_ROWS = 8, CAL_SHARE_SLOTS = 8 };
+
+struct cal_share {
+	pthread_mutex_t mu;     /* held while a point is planned: a member
+				   waits for it rather than plan it twice */
+	size_t row[CAL_SHARE_ROWS];
+	int n;
+	int next;               /* the slot the next point takes */
+	struct {
+		bool used;
+		double theta[CAL_PARAMS_MAX];
+		double val[CAL_SHARE_ROWS];
+		int rc[CAL_SHARE_ROWS];
+	} slot[CAL_SHARE_SLOTS];
 };
 
 /*
@@ -162,6 +190,8 @@ struct cal_ctx {
 	size_t plans;        /* made by the fit, for the progress line */
 	/* the engine keys the fit moves, by index in the key table */
 	size_t key_kernel, key_request, key_step;
+	struct cal_share *share; /* nshare of them, or NULL */
+	int nshare;
 };
 
 /* A numeric field of 'rec' by its JSON name ("key" or "group.key"):
@@ -242,21 +272,16 @@ static int plan_metric(struct scratch *sc, const struct cal_row *r,
 	return 0;
 }
 
-/* calibrate.h's eval: thread-safe (its own scratch; the rows and the
-   catalog are only read). */
-static int eval_row(void *ctx, const double *theta, size_t i, double *pred)
+/* Row 'r''s workload and device at the parameters 'theta' into 'sc->wl'
+   and 'g'. */
+static void row_at(const struct cal_ctx *c, const struct cal_row *r,
+		   const double *theta, struct scratch *sc, struct gpu_spec *g)
 {
-	const struct cal_ctx *c = ctx;
-	const struct cal_row *r = &c->rows[i];
-	struct scratch *sc = malloc(sizeof(*sc));
-	struct gpu_spec g = *r->gpu;
 	const double *d = &theta[c->dev_base + P_DEVICE * r->dev];
-	int rc;
 
-	if (!sc)
-		return -1;
-	g.matmul_eff = d[P_MATMUL];
-	g.mem_eff = d[P_MEM];
+	*g = *r->gpu;
+	g->matmul_eff = d[P_MATMUL];
+	g->mem_eff = d[P_MEM];
 	sc->wl = *r->wl;
 	if (r->eng >= 0) {
 		const double *e = &theta[c->eng_base + P_ENGINE * r->eng];
@@ -268,9 +293,127 @@ static int eval_row(void *ctx, const double *theta, size_t i, double *pred)
 		if (!workload_key_given(&sc->wl, c->key_step))
 			sc->wl.inference.host_step_s = e[P_STEP];
 	}
+}
+
+/* Row i of a share at 'theta': from the point's slot, or planned once for
+   every member into a new slot.  Called with the share's lock held. */
+static int eval_shared(const struct cal_ctx *c, struct cal_share *sh,
+		       const double *theta, size_t i, double *pred)
+{
+	const struct cal_row *r = &c->rows[i];
+	size_t bytes = c->p * sizeof(double);
+	struct scratch *sc;
+	struct gpu_spec g;
+	int k, rc;
+
+	for (k = 0; k < CAL_SHARE_SLOTS; k++)
+		if (sh->slot[k].used &&
+		    memcmp(sh->slot[k].theta, theta, bytes) == 0) {
+			*pred = sh->slot[k].val[r->member];
+			return sh->slot[k].rc[r->member];
+		}
+	sc = malloc(sizeof(*sc));
+	if (!sc)
+		return -1;
+	k = sh->next;
+	sh->next = (sh->next + 1) % CAL_SHARE_SLOTS;
+	sh->slot[k].used = false;
+	row_at(c, r, theta, sc, &g);
+	rc = plan_metric(sc, r, &sc->wl, &g, pred, NULL);
+	for (int j = 0; j < sh->n; j++) {
+		const struct cal_row *o = &c->rows[sh->row[j]];
+
+		if (rc != 0)
+			sh->slot[k].rc[j] = -1;
+		else if (sh->row[j] == i) {
+			sh->slot[k].val[j] = *pred;
+			sh->slot[k].rc[j] = 0;
+		} else
+			sh->slot[k].rc[j] =
+				record_value(&sc->rec, o->m->metric,
+					     &sh->slot[k].val[j]) != 0 ||
+						!(sh->slot[k].val[j] > 0.0) ?
+					-1 :
+					0;
+	}
+	memcpy(sh->slot[k].theta, theta, bytes);
+	sh->slot[k].used = true;
+	free(sc);
+	return rc;
+}
+
+/* calibrate.h's eval: thread-safe (its own scratch, or a share's lock;
+   the rows and the catalog are only read). */
+static int eval_row(void *ctx, const double *theta, size_t i, double *pred)
+{
+	const struct cal_ctx *c = ctx;
+	const struct cal_row *r = &c->rows[i];
+	struct scratch *sc;
+	struct gpu_spec g;
+	int rc;
+
+	if (r->share >= 0) {
+		struct cal_share *sh = &c->share[r->share];
+
+		pthread_mutex_lock(&sh->mu);
+		rc = eval_shared(c, sh, theta, i, pred);
+		pthread_mutex_unlock(&sh->mu);
+		return rc;
+	}
+	sc = malloc(sizeof(*sc));
+	if (!sc)
+		return -1;
+	row_at(c, r, theta, sc, &g);
 	rc = plan_metric(sc, r, &sc->wl, &g, pred, NULL);
 	free(sc);
 	return rc;
+}
+
+/* Whether measurements a and b plan the same configuration. */
+static bool same_plan(const struct cal_row *a, const struct cal_row *b)
+{
+	const struct measurement *x = a->m, *y = b->m;
+
+	return x->command == y->command && a->sample == b->sample &&
+	       a->gpu == b->gpu && x->gpus == y->gpus &&
+	       strcmp(x->workload, y->workload) == 0 &&
+	       strcmp(x->set, y->set) == 0;
+}
+
+/* Group the rows that plan the same configuration into shares (a row
+   alone keeps share -1); 0, or -1 out of memory. */
+static int build_shares(struct cal_ctx *c)
+{
+	for (size_t i = 0; i < c->m; i++)
+		c->rows[i].share = -1;
+	c->share = calloc(c->m ? c->m : 1, sizeof(*c->share));
+	if (!c->share)
+		return -1;
+	for (size_t i = 0; i < c->m; i++) {
+		struct cal_row *r = &c->rows[i];
+		struct cal_share *sh;
+
+		if (r->share >= 0)
+			continue;
+		sh = &c->share[c->nshare];
+		sh->row[sh->n++] = i;
+		for (size_t j = i + 1; j < c->m && sh->n < CAL_SHARE_ROWS;
+		     j++)
+			if (c->rows[j].share < 0 && same_plan(r, &c->rows[j])) {
+				c->rows[j].share = c->nshare;
+				c->rows[j].member = sh->n;
+				sh->row[sh->n++] = j;
+			}
+		if (sh->n < 2) {
+			sh->n = 0;
+			continue;
+		}
+		r->share = c->nshare;
+		r->member = 0;
+		pthread_mutex_init(&sh->mu, NULL);
+		c->nshare++;
+	}
+	return 0;
 }
 
 /* calibrate.h's parallel: a batch of plans on every processor, and the
@@ -1135,7 +1278,7 @@ int cmd_calibrate(struct cli_ctx *ctx)
 	}
 	build_params(c);
 	dep = calloc(c->m * (c->p ? c->p : 1), 1);
-	if (!dep) {
+	if (!dep || build_shares(c) != 0) {
 		progress_end(&c->pr);
 		cli_error("out of memory");
 		rc = EXIT_INTERNAL;
@@ -1201,6 +1344,9 @@ out:
 	if (c->rows)
 		for (size_t i = 0; i < c->m; i++)
 			free(c->rows[i].wl);
+	for (int i = 0; i < c->nshare; i++)
+		pthread_mutex_destroy(&c->share[i].mu);
+	free(c->share);
 	free(c->rows);
 	free(c);
 	free(measured);
