@@ -486,7 +486,9 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
 			 "SLO", n3(1e3 * p->result.ttft_s).s,
 			 n3(1e3 * is->ttft_slo_s).s);
 	}
-	p->replicas = 1;
+	/* the fleet the user fixed, even where nothing is simulated (a plan
+	   that fails before its load says so about their fleet) */
+	p->replicas = is->replicas != WL_AUTO ? is->replicas : 1;
 	p->utilization = 0.0;
 	/* a request rate is a load: the simulation sizes the replicas */
 	if (serve_has_load(is)) {

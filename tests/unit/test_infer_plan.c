@@ -342,6 +342,9 @@ static void test_given_batch_under_load(void **state)
 	assert_false(p.simulated);
 	assert_false(p.meets_slo);
 	assert_non_null(strstr(p.why, "at batch 1,"));
+	/* the fleet reported is the one given, not simulated */
+	assert_int_equal(p.replicas, 2);
+	assert_int_equal(p.gpus_total, 2);
 }
 
 static void test_tpot_slo_auto_tp(void **state)
