@@ -400,7 +400,8 @@ static int check_training(const struct training_spec *t,
 /* Speculative decoding and disaggregation: each key with what it needs;
    both are simulated, so they need a load. */
 static int check_serving_modes(const struct inference_spec *is,
-			       const char *file, struct diag *err)
+			       bool caching_given, const char *file,
+			       struct diag *err)
 {
 	bool load = is->arrival != WL_AUTO_NEG || is->qps > 0.0 ||
 		    is->concurrency > 0 || is->trace[0];
@@ -437,8 +438,10 @@ static int check_serving_modes(const struct inference_spec *is,
 				is->disaggregated ?
 					"'inference.disaggregated'" :
 					"speculative decoding");
+	/* (a stack's prefix cache, vLLM's and SGLang's default, has nothing
+	   to serve without a load: only a user's asks for one) */
 	if ((is->turns > 1 || is->shared_prefix_tokens > 0 ||
-	     is->prefix_caching == 1) && !load)
+	     (is->prefix_caching == 1 && caching_given)) && !load)
 		return diag_set(err, file, 0, 0,
 				"%s simulated under load: give "
 				"'inference.qps', 'concurrency', 'arrival = "
@@ -705,9 +708,10 @@ static int check_wide_ep(const struct workload *wl, const char *file,
 	return 0;
 }
 
-static int check_load(const struct inference_spec *is, const char *file,
+static int check_load(const struct workload *wl, const char *file,
 		      struct diag *err)
 {
+	const struct inference_spec *is = &wl->inference;
 	static const char *const kinds[] = { "poisson", "closed", "burst",
 					     "trace" };
 	int a = is->arrival;
@@ -760,7 +764,10 @@ static int check_load(const struct inference_spec *is, const char *file,
 				"'inference.replicas' (a fixed fleet) needs a "
 				"load: 'qps', 'concurrency', 'arrival = "
 				"burst' or a 'trace'");
-	return check_serving_modes(is, file, err);
+	return check_serving_modes(
+		is,
+		wl->given[wl_find_key_index("inference", "prefix_caching")],
+		file, err);
 }
 
 /*
@@ -902,7 +909,7 @@ static int validate_all(const struct workload *wl, struct diag *err)
 					"'experts' (%d)",
 					wl->inference.ep, wl->model.experts);
 	if (check_wide_ep(wl, file, err) < 0 ||
-	    check_load(&wl->inference, file, err) < 0)
+	    check_load(wl, file, err) < 0)
 		return -1;
 	/* a request longer than the model's context is refused by an
 	   engine (vLLM's max_model_len): not simulated shortened (issue
