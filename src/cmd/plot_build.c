@@ -927,6 +927,11 @@ struct replicas_job {
 	const struct cli_ctx *ctx;
 	const struct plot_chart *c;
 	struct replicas_point *pts; /* device by device, the rates of each */
+	/* each device's replica capacity by tp, from its first rate's plan
+	   (the capacity does not depend on the rate): the other rates'
+	   plans take it instead of measuring it again */
+	double (*cap)[INFER_TP_SLOTS];
+	bool later;                 /* the rates after the first */
 };
 
 static double replicas_rate(int k)
@@ -935,24 +940,29 @@ static double replicas_rate(int k)
 	       pow(PLOT_QPS_MAX / PLOT_QPS_MIN, (double)k / PLOT_QPS_STEPS);
 }
 
-/* Plan point j (device j / rates, rate j % rates) on a thread. */
+/* Plan point j on a thread: of the first rates (device j, rate 0), or
+   of the later ones (device j / (rates - 1), rate 1 + j % (rates - 1)). */
 static void replicas_one(int j, void *arg)
 {
 	const struct replicas_job *rj = arg;
-	int rates = PLOT_QPS_STEPS + 1, i = j / rates;
+	int rates = PLOT_QPS_STEPS + 1;
+	int i = rj->later ? j / (rates - 1) : j;
+	int k = rj->later ? 1 + j % (rates - 1) : 0;
 	const struct gpu_spec *g = rj->ctx->gpus[i];
-	struct replicas_point *pt = &rj->pts[j];
+	struct replicas_point *pt = &rj->pts[i * rates + k];
 	struct workload w = rj->ctx->wl;
 	struct infer_plan *p = malloc(sizeof(*p));
 	struct diag err;
 
-	if (j % rates == 0)
+	if (!rj->later)
 		plot_progress(rj->ctx, rj->c, i);
 	if (!p) {
 		pt->oom = true;
 		return;
 	}
-	w.inference.qps = replicas_rate(j % rates);
+	w.inference.qps = replicas_rate(k);
+	if (rj->later)
+		w.inference.capacity_by_tp_qps = rj->cap[i];
 	diag_clear(&err);
 	if (infer_plan_make(&w, g, p, &err) != 0) {
 		snprintf(pt->why, sizeof(pt->why), "%.250s", err.msg);
@@ -967,6 +977,9 @@ static void replicas_one(int j, void *arg)
 		pt->row[4] = p->output_tokens_per_s_per_mw > 0.0 ?
 				     p->output_tokens_per_s_per_mw :
 				     (double)NAN;
+		if (!rj->later)
+			memcpy(rj->cap[i], p->capacity_by_tp_qps,
+			       sizeof(rj->cap[i]));
 	}
 	free(p);
 }
@@ -981,7 +994,7 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 {
 	const struct inference_spec *is = &ctx->wl.inference;
 	int rates = PLOT_QPS_STEPS + 1;
-	struct replicas_job rj = { ctx, c, NULL };
+	struct replicas_job rj = { ctx, c, NULL, NULL, false };
 
 	snprintf(c->title, sizeof(c->title), "GPUs for a request rate: %s",
 		 plot_wl_name(ctx));
@@ -990,9 +1003,17 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 	if (!serving_arch(ctx))
 		return EXIT_OK;
 	rj.pts = calloc((size_t)ctx->ngpus * rates, sizeof(*rj.pts));
-	if (!rj.pts)
+	rj.cap = calloc((size_t)ctx->ngpus, sizeof(*rj.cap));
+	if (!rj.pts || !rj.cap) {
+		free(rj.pts);
+		free(rj.cap);
 		return plot_oom();
-	cli_parallel_for(ctx->ngpus * rates, replicas_one, &rj);
+	}
+	/* each device's first rate, then every later point with the
+	   capacities the first measured */
+	cli_parallel_for(ctx->ngpus, replicas_one, &rj);
+	rj.later = true;
+	cli_parallel_for(ctx->ngpus * (rates - 1), replicas_one, &rj);
 	for (int i = 0; i < ctx->ngpus; i++) {
 		const struct gpu_spec *g = ctx->gpus[i];
 		struct plot_series *s = NULL;
@@ -1004,6 +1025,7 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 
 			if (pt->oom) {
 				free(rj.pts);
+				free(rj.cap);
 				return plot_oom();
 			}
 			if (!pt->planned) {
@@ -1023,6 +1045,7 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 							  i + 1);
 			if (!s || plot_series_add_row(c, s, pt->row) != 0) {
 				free(rj.pts);
+				free(rj.cap);
 				return plot_oom();
 			}
 		}
@@ -1030,6 +1053,7 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 			plot_note_skip(ctx, g, why);
 	}
 	free(rj.pts);
+	free(rj.cap);
 	return EXIT_OK;
 }
 

@@ -483,6 +483,11 @@ struct inference_spec {
 	   it again (calibrate, whose fits move only what the capacity does
 	   not decide); 0: measure it */
 	double capacity_hint_qps;
+	/* not a key: a replica's capacity (requests/s) at tp = 2^i in
+	   entry i, known from an earlier plan of the same workload at
+	   another request rate (a chart's points: the capacity does not
+	   depend on the rate), 0 where unknown; NULL: none (not owned) */
+	const double *capacity_by_tp_qps;
 	/* the requests of 'trace', loaded by the command line (not owned) */
 	const struct sim_request *trace_requests;
 	size_t trace_len;

@@ -629,6 +629,25 @@ static bool better(const struct infer_plan *a, const struct infer_plan *b)
 	return a->result.tpot_s < b->result.tpot_s;
 }
 
+/* The entry of a power-of-two tp in capacity_by_tp_qps, or -1. */
+static int tp_slot(int tp)
+{
+	for (int i = 0; i < INFER_TP_SLOTS; i++)
+		if (tp == 1 << i)
+			return i;
+	return -1;
+}
+
+/* A replica's capacity at 'tp' known from an earlier plan (0: none). */
+static double known_capacity(const struct inference_spec *is, int tp)
+{
+	int i = tp_slot(tp);
+
+	return is->capacity_by_tp_qps && i >= 0 ?
+		       is->capacity_by_tp_qps[i] :
+		       0.0;
+}
+
 int infer_plan_make(const struct workload *wl, const struct gpu_spec *g,
 		    struct infer_plan *p, struct diag *err)
 {
@@ -654,6 +673,7 @@ int infer_plan_make_within(const struct workload *wl,
 	int tps[32], least[32], ntp = 0;
 	size_t steps, done = 0;
 	double cap[32] = { 0.0 };
+	double known[INFER_TP_SLOTS] = { 0.0 };
 	/* a disaggregated fleet with a decode tp: the plan's tp is it */
 	int want_tp = is->tp != WL_AUTO ? is->tp :
 		      is->disaggregated && is->decode_tp != WL_AUTO ?
@@ -728,11 +748,14 @@ int infer_plan_make_within(const struct workload *wl,
 					   "measuring capacity");
 			cand = *p;
 			cand.out_of_memory = false;
+			cand.capacity_hint_qps = known_capacity(is, tps[i]);
 			least[i] = plan_tp(wl, &cand, tps[i], 0) == 0 &&
 						   cand.pruned ?
 					   cand.gpus_total :
 					   INT_MAX;
 			cap[i] = cand.pruned ? cand.fleet.capacity_qps : 0.0;
+			if (tp_slot(tps[i]) >= 0 && cap[i] > 0.0)
+				known[tp_slot(tps[i])] = cap[i];
 			if (cand.out_of_memory)
 				return diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
 						     "out of memory");
@@ -760,15 +783,19 @@ int infer_plan_make_within(const struct workload *wl,
 				   serve_has_load(is) ? "sizing replicas" :
 							"planning");
 		cand = *p;
-		cand.capacity_hint_qps = cap[i] > 0.0 ?
-						 cap[i] :
-						 is->capacity_hint_qps;
+		cand.capacity_hint_qps =
+			cap[i] > 0.0		       ? cap[i] :
+			known_capacity(is, tps[i]) > 0.0 ? known_capacity(is, tps[i]) :
+							   is->capacity_hint_qps;
 		cand.out_of_memory = false;
 		if (plan_tp(wl, &cand, tps[i], bound) != 0)
 			continue;
 		if (cand.out_of_memory)
 			return diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
 					     "out of memory");
+		if ((cand.simulated || cand.pruned) && !cand.fleet.disagg &&
+		    tp_slot(tps[i]) >= 0 && cand.fleet.capacity_qps > 0.0)
+			known[tp_slot(tps[i])] = cand.fleet.capacity_qps;
 		if (cand.pruned && have)
 			continue;
 		if (!have || better(&cand, &best)) {
@@ -798,6 +825,7 @@ int infer_plan_make_within(const struct workload *wl,
 				p->arch.heads, p->cluster.gpus_per_node,
 				precision_name(is->weight_precision));
 	*p = best;
+	memcpy(p->capacity_by_tp_qps, known, sizeof(known));
 	return 0;
 }
 

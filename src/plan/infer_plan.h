@@ -23,6 +23,9 @@
    vLLM's default max_num_seqs. */
 #define INFER_BATCH_DEFAULT_MAX 256
 #define INFER_BATCH_LIMIT 4096
+/* Powers of two a replica's tp may take (1 to 2^(INFER_TP_SLOTS - 1)):
+   the entries of capacity_by_tp_qps. */
+#define INFER_TP_SLOTS 8
 
 enum infer_choice {
 	ICHOSE_TP,
@@ -67,6 +70,11 @@ struct infer_plan {
 				 error, not an infeasible plan */
 	double capacity_hint_qps; /* in: a replica's capacity measured
 				     before for this tp; 0: measure it */
+	/* out (infer_plan_make): each power-of-two tp's replica capacity
+	   that the plan measured or was given (entry log2 tp), 0 where
+	   none: inference.capacity_by_tp_qps of a later plan at another
+	   rate */
+	double capacity_by_tp_qps[INFER_TP_SLOTS];
 	struct serve_fleet fleet;
 	int prefill_tp, decode_tp; /* disaggregated: each pool's tp */
 };

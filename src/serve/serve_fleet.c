@@ -55,6 +55,12 @@ static const int disagg_sim_max = 64;
    an unloaded replica gives. */
 static const double sizing_min_gain = 0.01;
 
+/* The bisection of a sizing stops once the passing count is within this
+   share of the failing one below it (and one replica at least): a fleet
+   of hundreds of replicas is reported to 1% of its size, not to the
+   replica (issue 43: a tenth of the simulations of the replicas chart). */
+static const double sizing_rel_tolerance = 0.01;
+
 int serve_arrival(const struct inference_spec *is)
 {
 	if (is->arrival != WL_AUTO_NEG)
@@ -647,7 +653,7 @@ static int size_dim(struct sizing *z, struct diag *err)
 		return 0;
 	}
 	pass = *f;
-	while (hi - lo > 1) {
+	while (hi - lo > 1 && hi - lo > (long long)(sizing_rel_tolerance * hi)) {
 		long long mid = lo + (hi - lo) / 2;
 
 		if (try_replicas(z, (int)mid, true, err) != 0)

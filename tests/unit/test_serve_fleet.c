@@ -263,6 +263,44 @@ static void test_large_fleet_in_part(void **state)
 }
 
 /*
+ * A fleet of hundreds of replicas is sized to 1% of its count: the count
+ * reported meets the target, and one within 1% below it (the last the
+ * bisection tried) does not.
+ */
+static void test_sized_within_tolerance(void **state)
+{
+	struct gpu_spec g = a100();
+	struct workload wl;
+	struct infer_plan p;
+	int n, tol, fails = 0;
+
+	(void)state;
+	llama7b(&wl);
+	wl.inference.prompt_tokens = 512;
+	wl.inference.output_tokens = 64;
+	wl.inference.qps = 1.0;
+	wl.inference.replicas = 1;
+	plan_ok(&wl, &g, &p);
+	wl.inference.replicas = WL_AUTO;
+	wl.inference.qps = 300.0 * p.fleet.capacity_qps;
+	wl.inference.ttft_slo_s = 1.0;
+	plan_ok(&wl, &g, &p);
+	assert_true(p.meets_slo);
+	n = p.replicas;
+	tol = (int)(0.01 * n);
+	assert_true(n > 300 && tol >= 3);
+	wl.inference.replicas = n;
+	plan_ok(&wl, &g, &p);
+	assert_true(p.meets_slo);
+	for (int k = 1; k <= tol; k++) {
+		wl.inference.replicas = n - k;
+		plan_ok(&wl, &g, &p);
+		fails += !p.meets_slo;
+	}
+	assert_true(fails > 0);
+}
+
+/*
  * A closed loop: C clients keep C requests in the fleet (throughput x
  * mean e2e = C), queued beyond the replicas' batches.  Sized, one replica
  * is enough without targets; a fixed fleet of 3 holds 24 clients in its
@@ -666,6 +704,7 @@ int main(void)
 		cmocka_unit_test(test_fixed_fleet),
 		cmocka_unit_test(test_fixed_fleet_at_capacity),
 		cmocka_unit_test(test_large_fleet_in_part),
+		cmocka_unit_test(test_sized_within_tolerance),
 		cmocka_unit_test(test_long_answers_bounded),
 		cmocka_unit_test(test_closed_loop),
 		cmocka_unit_test(test_closed_loop_sized),
