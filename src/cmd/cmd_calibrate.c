@@ -52,6 +52,8 @@ struct cal_row {
 	bool sample;                 /* a per-sample model's serving */
 	const struct cal_metric *metric; /* NULL until it is checked */
 	int cls;                     /* its interval class (interval.h) */
+	bool simulated;              /* its plan at the priors simulated a
+					load: a noisy row (calibrate.h) */
 	int share;                   /* its plan's cal_share, or -1 */
 	int member;                  /* its place among the share's rows */
 };
@@ -1060,6 +1062,8 @@ static void prepare_row(int i, void *arg)
 	    plan_metric(sc2, r, fixed_wl, r->gpu, &fixed, NULL) == 0 &&
 	    fabs(fixed / before - 1.0) < 1e-9)
 		*r->wl = *fixed_wl;
+	r->simulated = m->command == MEASURE_INFER && !r->sample &&
+		       sc->ip.simulated;
 	/* the class of its interval, as the plan at the priors reports it */
 	r->cls = r->metric->cls == CLS_TRAIN ?
 			 (sc->tp.per_sample ? INTERVAL_PER_SAMPLE :
@@ -1082,7 +1086,7 @@ int cmd_calibrate(struct cli_ctx *ctx)
 	struct cal_problem pb;
 	struct cal_result res;
 	double *measured = NULL;
-	unsigned char *dep = NULL;
+	unsigned char *dep = NULL, *noisy = NULL;
 	struct outfile prof;
 	struct profile *bands = NULL;
 	bool prof_open = false;
@@ -1278,7 +1282,8 @@ int cmd_calibrate(struct cli_ctx *ctx)
 	}
 	build_params(c);
 	dep = calloc(c->m * (c->p ? c->p : 1), 1);
-	if (!dep || build_shares(c) != 0) {
+	noisy = calloc(c->m ? c->m : 1, 1);
+	if (!dep || !noisy || build_shares(c) != 0) {
 		progress_end(&c->pr);
 		cli_error("out of memory");
 		rc = EXIT_INTERNAL;
@@ -1301,6 +1306,9 @@ int cmd_calibrate(struct cli_ctx *ctx)
 	pb.sigma_log = cal_sigma_log;
 	pb.param = c->param;
 	pb.dep = dep;
+	for (size_t i = 0; i < c->m; i++)
+		noisy[i] = c->rows[i].simulated;
+	pb.noisy = noisy;
 	pb.eval = eval_row;
 	pb.ctx = c;
 	pb.parallel = run_batch;
@@ -1351,6 +1359,7 @@ out:
 	free(c);
 	free(measured);
 	free(dep);
+	free(noisy);
 	free(bands);
 	measure_release(&ms);
 	return rc;

@@ -29,6 +29,15 @@
 
 /* the difference step, in prior widths */
 static const double cal_step = 0.05;
+
+/* the difference step of a noisy row's Jacobian (cal_problem.noisy), in
+   prior widths: a simulated percentile moves by 2-5% when a parameter
+   moves by 0.05 widths, whatever the parameter (its events reorder: the
+   p50 TTFT of examples/calibrate/measurements.csv went 0.159 -> 0.151 s
+   for a 0.05-width step of a parameter that it does not depend on), so
+   such a Jacobian was noise and the fit stayed at the priors; half a
+   width moves it by more than the noise (specs/calibration.md) */
+static const double cal_step_noisy = 0.5;
 /* Jacobians updated by Broyden's rank-one formula between two taken by
    differences: each update costs no plan (the residuals at the new point
    are known), a difference Jacobian one plan per (row, parameter) pair */
@@ -43,8 +52,11 @@ struct fit_ctx {
 	int broyden;
 	bool full_jacobian; /* the next one by differences (the final one,
 			       for the covariance) */
-	double *theta;      /* (p + 1) x p: the base point's, then each
-			       parameter's step */
+	double *theta;      /* (2 p + 1) x p: the base point's, then each
+			       parameter's step, then each one's step for
+			       noisy rows */
+	double *step;       /* 2 p + 1: each theta row's signed step in
+			       prior widths (0 for the base) */
 	double *base;       /* m: predictions at 'base_u' */
 	double *base_u;     /* p */
 	bool have_base;
@@ -58,7 +70,8 @@ struct fit_ctx {
 /* One prediction: row 'row' at the parameters of theta row 'set'. */
 struct task {
 	size_t row;
-	size_t set;         /* 0: the base point; j + 1: parameter j's step */
+	size_t set;         /* 0: the base point; j + 1: parameter j's step;
+			       p + j + 1: its step for a noisy row */
 	double y;
 	int rc;
 };
@@ -110,18 +123,27 @@ static int run_tasks(struct fit_ctx *c)
 }
 
 /* The parameters at 'u' into theta row 0, and with parameter j one step
-   further into row j + 1 (steps: whether to fill those). */
+   further into row j + 1, and one noisy step further into row p + j + 1
+   (steps: whether to fill those).  A step that a bound would clamp to
+   nothing goes the other way. */
 static void set_thetas(struct fit_ctx *c, const double *u, bool steps)
 {
 	size_t p = c->pb->p;
 
 	for (size_t j = 0; j < p; j++)
 		c->theta[j] = cal_value(&c->pb->param[j], u[j]);
-	for (size_t s = 0; steps && s < p; s++) {
+	c->step[0] = 0.0;
+	for (size_t s = 0; steps && s < 2 * p; s++) {
+		size_t j = s % p;
 		double *t = &c->theta[(s + 1) * p];
+		double h = s < p ? cal_step : cal_step_noisy;
+		const struct cal_param *prm = &c->pb->param[j];
 
+		if (cal_value(prm, u[j] + h) == c->theta[j])
+			h = -h;
 		memcpy(t, c->theta, p * sizeof(double));
-		t[s] = cal_value(&c->pb->param[s], u[s] + cal_step);
+		t[j] = cal_value(prm, u[j] + h);
+		c->step[s + 1] = h;
 	}
 }
 
@@ -238,14 +260,20 @@ static int df_cb(const gsl_vector *x, void *params, gsl_matrix *J)
 		c->broyden++;
 		return GSL_SUCCESS;
 	}
-	/* every (row, parameter) pair that depends, one batch */
+	/* every (row, parameter) pair that depends, one batch; a noisy
+	   row takes the larger step */
 	set_thetas(c, c->base_u, true);
 	c->ntask = 0;
 	for (size_t j = 0; j < pb->p; j++)
 		for (size_t i = 0; i < pb->m; i++)
 			if (depends(pb, i, j))
-				c->task[c->ntask++] =
-					(struct task){ i, j + 1, 0.0, 0 };
+				c->task[c->ntask++] = (struct task){
+					i,
+					pb->noisy && pb->noisy[i] ?
+						pb->p + j + 1 :
+						j + 1,
+					0.0, 0
+				};
 	if (run_tasks(c) != 0)
 		return GSL_EDOM;
 	gsl_matrix_set_zero(J);
@@ -254,9 +282,9 @@ static int df_cb(const gsl_vector *x, void *params, gsl_matrix *J)
 	for (int k = 0; k < c->ntask; k++) {
 		const struct task *t = &c->task[k];
 
-		gsl_matrix_set(J, t->row, t->set - 1,
+		gsl_matrix_set(J, t->row, (t->set - 1) % pb->p,
 			       log(t->y / c->base[t->row]) / pb->sigma_log /
-				       cal_step);
+				       c->step[t->set]);
 	}
 	jacobian_keep(c, x, J);
 	c->broyden = 0;
@@ -308,7 +336,8 @@ int cal_fit(struct cal_problem *pb, struct cal_result *res,
 		return diag_set(err, NULL, 0, 0,
 				"more than %d parameters", CAL_PARAMS_MAX);
 	c.pb = pb;
-	c.theta = calloc((p + 1) * (p ? p : 1), sizeof(double));
+	c.theta = calloc((2 * p + 1) * (p ? p : 1), sizeof(double));
+	c.step = calloc(2 * p + 1, sizeof(double));
 	c.task = calloc(m * (p + 1), sizeof(*c.task));
 	c.base_u = calloc(p ? p : 1, sizeof(double));
 	c.base = calloc(m, sizeof(double));
@@ -321,7 +350,7 @@ int cal_fit(struct cal_problem *pb, struct cal_result *res,
 	res->pred = calloc(m, sizeof(double));
 	res->loo = calloc(m, sizeof(double));
 	res->pred_sd_log = calloc(m, sizeof(double));
-	if (!c.theta || !c.task || !c.base_u || !c.base || !c.jac ||
+	if (!c.theta || !c.step || !c.task || !c.base_u || !c.base || !c.jac ||
 	    !c.jac_x || !c.jac_f || !u || !res->pred0 ||
 	    !res->pred || !res->loo || !res->pred_sd_log) {
 		diag_set(err, NULL, 0, 0, "out of memory");
@@ -454,6 +483,7 @@ out:
 	gsl_vector_free(x0);
 	gsl_matrix_free(covar);
 	free(c.theta);
+	free(c.step);
 	free(c.task);
 	free(c.base_u);
 	free(c.base);

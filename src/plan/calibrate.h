@@ -66,6 +66,10 @@ struct cal_problem {
 	struct cal_param *param;  /* p of them */
 	const unsigned char *dep; /* m x p: whether row i depends on
 				     parameter j (row-major); NULL: all */
+	const unsigned char *noisy; /* m: row i's prediction is a
+				       simulation's, which small steps
+				       reorder: its Jacobian takes a larger
+				       difference step; NULL: none */
 	cal_eval_fn eval;
 	void *ctx;
 	/* runs fn(i, arg) for i in [0, n), maybe on several threads; NULL:

@@ -117,6 +117,66 @@ static void test_recovers_truth(void **state)
 	cal_result_free(&res);
 }
 
+/*
+ * A simulated prediction: the toy's, times a deterministic jitter of up
+ * to 4% that any change of the parameters redraws (a simulation's
+ * events reorder), as a served measurement's percentile does.
+ */
+static int noisy_eval(void *ctx, const double *theta, size_t i, double *pred)
+{
+	uint64_t h = 1469598103934665603u + i;
+	unsigned char b[3 * sizeof(double)];
+
+	memcpy(b, theta, sizeof(b));
+	for (size_t k = 0; k < sizeof(b); k++)
+		h = (h ^ b[k]) * 1099511628211u;
+	if (toy_eval(ctx, theta, i, pred) != 0)
+		return -1;
+	*pred *= 1.0 + 0.04 * ((double)(h >> 11) / 9007199254740992.0 * 2.0 -
+			       1.0);
+	return 0;
+}
+
+/* Noisy rows (cal_problem.noisy) take their Jacobian over half a prior
+   width, past the jitter: the fit finds the truth within it.  With steps
+   of a twentieth of a width the jitter is the Jacobian, and the fit
+   stopped at the priors. */
+static void test_noisy_rows(void **state)
+{
+	struct toy t = { { 1, 2, 4, 0.5, 1, 3 }, { 0, 20, 0, 40, 60, 10 }, -1 };
+	double truth[3] = { 0.62, 0.025, 2.0 }, meas[6];
+	unsigned char dep[6 * 3], noisy[6] = { 1, 1, 1, 1, 1, 1 };
+	struct cal_param p[3];
+	struct cal_problem pb;
+	struct cal_result res;
+	struct diag err;
+
+	(void)state;
+	for (int i = 0; i < 6; i++) {
+		toy_eval(&t, truth, (size_t)i, &meas[i]);
+		dep[i * 3 + 0] = 1;
+		dep[i * 3 + 1] = t.b[i] > 0;
+		dep[i * 3 + 2] = 0;
+	}
+	toy_params(p);
+	memset(&pb, 0, sizeof(pb));
+	pb.m = 6;
+	pb.p = 3;
+	pb.measured = meas;
+	pb.sigma_log = 0.03;
+	pb.param = p;
+	pb.dep = dep;
+	pb.noisy = noisy;
+	pb.eval = noisy_eval;
+	pb.ctx = &t;
+	diag_clear(&err);
+	assert_int_equal(cal_fit(&pb, &res, &err), 0);
+	assert_true(fabs(p[0].value / truth[0] - 1.0) < 0.05);
+	assert_true(fabs(p[1].value - truth[1]) < 0.004);
+	assert_true(res.rms_log < 0.4 * res.rms0_log);
+	cal_result_free(&res);
+}
+
 /* One measurement cannot pin two parameters: the prior keeps them near
    their priors and the ranges stay wide. */
 static void test_prior_holds(void **state)
@@ -462,6 +522,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_recovers_truth),
+		cmocka_unit_test(test_noisy_rows),
 		cmocka_unit_test(test_prior_holds),
 		cmocka_unit_test(test_fit_errors),
 		cmocka_unit_test(test_measure),
