@@ -813,8 +813,8 @@ static int evaluate_at(const struct arch *a, const struct infer_config *c,
 	/* the fixed times of a prompt's step and of a decode step, as the
 	   simulation's steps pay them */
 	{
-		double fixed = infer_step_fixed_s(a, c, infer_layer_kernels(a, c),
-						  true, false);
+		double fixed = infer_step_fixed_s(
+			a, c, infer_layer_kernels(a, c), true, false);
 
 		pf.s += fixed;
 		full.s += fixed;

@@ -783,10 +783,11 @@ int infer_plan_make_within(const struct workload *wl,
 				   serve_has_load(is) ? "sizing replicas" :
 							"planning");
 		cand = *p;
-		cand.capacity_hint_qps =
-			cap[i] > 0.0		       ? cap[i] :
-			known_capacity(is, tps[i]) > 0.0 ? known_capacity(is, tps[i]) :
-							   is->capacity_hint_qps;
+		cand.capacity_hint_qps = cap[i];
+		if (!(cand.capacity_hint_qps > 0.0))
+			cand.capacity_hint_qps = known_capacity(is, tps[i]);
+		if (!(cand.capacity_hint_qps > 0.0))
+			cand.capacity_hint_qps = is->capacity_hint_qps;
 		cand.out_of_memory = false;
 		if (plan_tp(wl, &cand, tps[i], bound) != 0)
 			continue;
