@@ -63,36 +63,54 @@ static void toy_params(struct cal_param *p)
 	p[2].hi_bound = 10.0;
 }
 
-static void test_recovers_truth(void **state)
-{
-	struct toy t = { { 1, 2, 4, 0.5, 1, 3 }, { 0, 20, 0, 40, 60, 10 }, -1 };
-	double truth[3] = { 0.62, 0.025, 2.0 }, meas[6];
+/* The six-row toy of the tests below, measured exactly at 'truth': its
+   measurements, dependencies, parameters and problem (evaluated by
+   'eval'). */
+struct toy_fit {
+	struct toy t;
+	double meas[6];
 	unsigned char dep[6 * 3];
 	struct cal_param p[3];
 	struct cal_problem pb;
+};
+
+static void toy_fit_init(struct toy_fit *f, const double *truth,
+			 cal_eval_fn eval)
+{
+	struct toy t = { { 1, 2, 4, 0.5, 1, 3 }, { 0, 20, 0, 40, 60, 10 }, -1 };
+
+	memset(f, 0, sizeof(*f));
+	f->t = t;
+	for (int i = 0; i < 6; i++) {
+		toy_eval(&f->t, truth, (size_t)i, &f->meas[i]);
+		f->dep[i * 3 + 0] = 1;
+		f->dep[i * 3 + 1] = f->t.b[i] > 0;
+		f->dep[i * 3 + 2] = 0;
+	}
+	toy_params(f->p);
+	f->pb.m = 6;
+	f->pb.p = 3;
+	f->pb.measured = f->meas;
+	f->pb.sigma_log = 0.03;
+	f->pb.param = f->p;
+	f->pb.dep = f->dep;
+	f->pb.eval = eval;
+	f->pb.ctx = &f->t;
+}
+
+static void test_recovers_truth(void **state)
+{
+	double truth[3] = { 0.62, 0.025, 2.0 };
+	struct toy_fit f;
+	struct cal_param *p = f.p;
+	const double *meas = f.meas;
 	struct cal_result res;
 	struct diag err;
 
 	(void)state;
-	for (int i = 0; i < 6; i++)
-		toy_eval(&t, truth, (size_t)i, &meas[i]);
-	for (int i = 0; i < 6; i++) {
-		dep[i * 3 + 0] = 1;
-		dep[i * 3 + 1] = t.b[i] > 0;
-		dep[i * 3 + 2] = 0;
-	}
-	toy_params(p);
-	memset(&pb, 0, sizeof(pb));
-	pb.m = 6;
-	pb.p = 3;
-	pb.measured = meas;
-	pb.sigma_log = 0.03;
-	pb.param = p;
-	pb.dep = dep;
-	pb.eval = toy_eval;
-	pb.ctx = &t;
+	toy_fit_init(&f, truth, toy_eval);
 	diag_clear(&err);
-	assert_int_equal(cal_fit(&pb, &res, &err), 0);
+	assert_int_equal(cal_fit(&f.pb, &res, &err), 0);
 	/* exact measurements: the fit finds the truth, pulled a little
 	   toward the priors, and the 80% ranges hold it */
 	assert_true(fabs(p[0].value / truth[0] - 1.0) < 0.01);
@@ -143,36 +161,19 @@ static int noisy_eval(void *ctx, const double *theta, size_t i, double *pred)
    stopped at the priors. */
 static void test_noisy_rows(void **state)
 {
-	struct toy t = { { 1, 2, 4, 0.5, 1, 3 }, { 0, 20, 0, 40, 60, 10 }, -1 };
-	double truth[3] = { 0.62, 0.025, 2.0 }, meas[6];
-	unsigned char dep[6 * 3], noisy[6] = { 1, 1, 1, 1, 1, 1 };
-	struct cal_param p[3];
-	struct cal_problem pb;
+	double truth[3] = { 0.62, 0.025, 2.0 };
+	unsigned char noisy[6] = { 1, 1, 1, 1, 1, 1 };
+	struct toy_fit f;
 	struct cal_result res;
 	struct diag err;
 
 	(void)state;
-	for (int i = 0; i < 6; i++) {
-		toy_eval(&t, truth, (size_t)i, &meas[i]);
-		dep[i * 3 + 0] = 1;
-		dep[i * 3 + 1] = t.b[i] > 0;
-		dep[i * 3 + 2] = 0;
-	}
-	toy_params(p);
-	memset(&pb, 0, sizeof(pb));
-	pb.m = 6;
-	pb.p = 3;
-	pb.measured = meas;
-	pb.sigma_log = 0.03;
-	pb.param = p;
-	pb.dep = dep;
-	pb.noisy = noisy;
-	pb.eval = noisy_eval;
-	pb.ctx = &t;
+	toy_fit_init(&f, truth, noisy_eval);
+	f.pb.noisy = noisy;
 	diag_clear(&err);
-	assert_int_equal(cal_fit(&pb, &res, &err), 0);
-	assert_true(fabs(p[0].value / truth[0] - 1.0) < 0.05);
-	assert_true(fabs(p[1].value - truth[1]) < 0.004);
+	assert_int_equal(cal_fit(&f.pb, &res, &err), 0);
+	assert_true(fabs(f.p[0].value / truth[0] - 1.0) < 0.05);
+	assert_true(fabs(f.p[1].value - truth[1]) < 0.004);
 	assert_true(res.rms_log < 0.4 * res.rms0_log);
 	cal_result_free(&res);
 }
