@@ -34,7 +34,8 @@ static const double cal_step = 0.05;
    prior widths: a simulated percentile moves by 2-5% when a parameter
    moves by 0.05 widths, whatever the parameter (its events reorder: the
    p50 TTFT of examples/calibrate/measurements.csv went 0.159 -> 0.151 s
-   for a 0.05-width step of a parameter that it does not depend on), so
+   for a 0.05-width step of the host time per step, 0.1 ms a step, which
+   can only lengthen it), so
    such a Jacobian was noise and the fit stayed at the priors; half a
    width moves it by more than the noise (specs/calibration.md) */
 static const double cal_step_noisy = 0.5;
