@@ -63,6 +63,11 @@ struct cal_row {
  * read theirs (make bench: calibrate20.csv's ten served rows are five
  * loads).  A batch of the fit's plans holds a point and one step of each
  * parameter a row depends on: a few points a share, kept in a ring.
+ * CAL_SHARE_SLOTS: a served row depends on 5 parameters (its device's 2,
+ * its engine's 3), so a Jacobian's batch holds 5 points beside the base
+ * of the batch before; 8 keeps them all (a point that falls out is
+ * planned again: slower, never wrong).  CAL_SHARE_ROWS: figures of one
+ * configuration a share holds (a further one starts another share).
  */
 enum { CAL_SHARE_ROWS = 8, CAL_SHARE_SLOTS = 8 };
 
