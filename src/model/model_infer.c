@@ -766,6 +766,49 @@ double infer_step_s(void *mp, const struct sim_mix *x)
 	       (!prompt && x->decode_seqs > 0.0 ? m->decode_fixed_s : 0.0);
 }
 
+void infer_decode_steps_s(void *mp, const struct sim_mix *first,
+			  double ctx_step, int k, double *dt)
+{
+	struct infer_step_model *m = mp;
+	const struct device_perf *at = &m->perf[INFER_PERF_ATTN];
+	struct sim_mix x = *first;
+	double n = x.decode_seqs, memo, out, queries;
+
+	if (k <= 0)
+		return;
+	dt[0] = infer_step_s(m, &x); /* and fills the memos it reads */
+	if (m->config.ep > 1 || x.prefill_tokens > 0.0 ||
+	    x.verify_tokens > 0.0 || !(n > 0.0) || n >= INFER_STEP_MEMO ||
+	    n != (double)(int)n || x.logit_rows != n) {
+		/* not the memoized decode step: step by step */
+		for (int i = 1; i < k; i++) {
+			x.decode_ctx_tokens += ctx_step;
+			dt[i] = infer_step_s(m, &x);
+		}
+		return;
+	}
+	/* infer_step_s's arithmetic for this mix, operation for operation
+	   (the same numbers): ep 1, no prompt, one query a sequence */
+	memo = m->layer_s_memo[(int)n];
+	out = m->out_s_memo[(int)n];
+	queries = 1.0 + x.verify_tokens / x.decode_seqs;
+	for (int i = 1; i < k; i++) {
+		double ctx, dec_s, layer_s = 0.0;
+
+		x.decode_ctx_tokens += ctx_step;
+		ctx = x.decode_ctx_tokens / 1.0;
+		dec_s = fmax(ctx * m->kv_token_bytes * m->kv_reads /
+				     (at->mem_bw_bytes_per_s * at->mem_eff),
+			     queries * ctx * m->pair_flops /
+				     (at->peak_flops * at->matmul_eff)) +
+			kernel_gap_s();
+		layer_s += memo;
+		layer_s += 0.0;
+		layer_s += dec_s;
+		dt[i] = m->arch.layers * layer_s + out + m->decode_fixed_s;
+	}
+}
+
 /* Share of the dynamic power drawn in a phase of intensity 'ai'. */
 static double phase_power_share(const struct device_perf *d, double ai)
 {

@@ -199,6 +199,13 @@ void infer_step_model_clock(struct infer_step_model *m, double clock);
    signature of sim_step_fn), whose memo it fills. */
 double infer_step_s(void *m, const struct sim_mix *mix);
 
+/* The times of k decode-only steps into dt[0 .. k-1]: 'first', then the
+   same mix with decode_ctx_tokens 'ctx_step' more a step; each the number
+   infer_step_s gives for its mix, the layers' token-dependent part taken
+   once (the signature of sim_steps_fn). */
+void infer_decode_steps_s(void *m, const struct sim_mix *first,
+			  double ctx_step, int k, double *dt);
+
 /*
  * The fixed time a step exposes beyond its kernels' roofline times and
  * gaps (specs/models.md 10.9.8), the same for infer_evaluate's TTFT and

@@ -354,7 +354,9 @@ static int fleet_sim(const struct serve_fleet *f,
 	}
 	run_length(&l, requests_given, &f->engine, step, n, n);
 	l.phase_split = true; /* the cost of input and output tokens */
-	if (sim_run(&f->engine, n, &l, infer_step_s, step, r, err) != 0)
+	if (sim_run_pool(&(struct sim_pool){ &f->engine, n, infer_step_s, step,
+					     infer_decode_steps_s },
+			 &l, r, err) != 0)
 		return -1;
 	r->request_throughput_per_s /= scale;
 	r->output_tokens_per_s /= scale;
@@ -794,7 +796,9 @@ static int pool_capacity(const struct sim_engine *e, struct sim_load l,
 	if (n > cap)
 		n = (long long)cap;
 	l.requests = (int)n;
-	if (sim_run(e, 1, &l, infer_step_s, step, &r, err) != 0)
+	if (sim_run_pool(&(struct sim_pool){ e, 1, infer_step_s, step,
+					     infer_decode_steps_s },
+			 &l, &r, err) != 0)
 		return -1;
 	*qps = r.request_throughput_per_s;
 	return 0;
@@ -855,8 +859,10 @@ static int fleet_sim_disagg(const struct serve_fleet *f,
 			    int *sim_r, struct diag *err)
 {
 	struct sim_load l = f->load;
-	struct sim_pool p = { &f->engine, np, infer_step_s, pstep };
-	struct sim_pool d = { &f->decode_engine, nd, infer_step_s, dstep };
+	struct sim_pool p = { &f->engine, np, infer_step_s, pstep,
+			      infer_decode_steps_s };
+	struct sim_pool d = { &f->decode_engine, nd, infer_step_s, dstep,
+			      infer_decode_steps_s };
 	double scale = 1.0;
 
 	if ((long long)np + nd > disagg_sim_max &&

@@ -472,7 +472,7 @@ static void arrive(struct sim *s, int q, double t)
    sim_route), in the order of the fleet, as a scan of every replica
    would (issue 43: the scan after every event was a fifth of a
    search's instructions). */
-static int start_idle(struct sim *s, double t)
+static int start_idle(struct sim *s, double t, int after)
 {
 	/* a handful: insertion sort */
 	for (int i = 1; i < s->n_kick; i++)
@@ -486,6 +486,13 @@ static int start_idle(struct sim *s, double t)
 		struct replica *r = &s->r[s->kick[i]];
 
 		s->kicked[s->kick[i]] = 0;
+		/* a cruising replica takes the work at the end of its
+		   step in flight now (a step that ended at t before the
+		   step of replica 'after' did is over) */
+		if (r->cr_n > 0 &&
+		    sim_cruise_cut(s, r, t, after >= 0 && s->kick[i] < after) !=
+			    0)
+			return -1;
 		if (!r->busy && r->wait.n > 0 && sim_replica_start(s, r, t) != 0)
 			return -1;
 	}
@@ -523,7 +530,7 @@ static int run_events(struct sim *s)
 		for (s->issued = 0; s->issued < c; s->issued++)
 			arrive(s, s->issued, 0.0);
 		s->next_arrival = s->n;
-		if (start_idle(s, 0.0) != 0)
+		if (start_idle(s, 0.0, -1) != 0)
 			return -1;
 	}
 	while (s->done < s->n) {
@@ -578,7 +585,7 @@ static int run_events(struct sim *s)
 				s->t_sched[q] = t_fe;
 				sim_route(s, q);
 			}
-			if (start_idle(s, t_fe) != 0)
+			if (start_idle(s, t_fe, -1) != 0)
 				return -1;
 			continue;
 		}
@@ -586,7 +593,7 @@ static int run_events(struct sim *s)
 			/* KV caches that reach the decode pool now */
 			while (s->n_xq > 0 && s->xq[0].t == t_x)
 				sim_xfer_end(s);
-			if (start_idle(s, t_x) != 0)
+			if (start_idle(s, t_x, -1) != 0)
 				return -1;
 			continue;
 		}
@@ -596,7 +603,7 @@ static int run_events(struct sim *s)
 			if (s->n_due > 0 && s->issued < s->n &&
 			    s->due[0].t == t_arr)
 				continue; /* more turns at this instant */
-			if (start_idle(s, t_arr) != 0)
+			if (start_idle(s, t_arr, -1) != 0)
 				return -1;
 			if (s->issued == s->n) {
 				s->waiting_at_last_arrival =
@@ -614,7 +621,7 @@ static int run_events(struct sim *s)
 			if (s->next_arrival < s->n &&
 			    s->req[s->next_arrival].arrival_s == t_arr)
 				continue; /* more requests at this instant */
-			if (start_idle(s, t_arr) != 0)
+			if (start_idle(s, t_arr, -1) != 0)
 				return -1;
 			if (s->next_arrival == s->n) {
 				s->waiting_at_last_arrival =
@@ -634,7 +641,7 @@ static int run_events(struct sim *s)
 			arrive(s, s->pending[i], t);
 		s->n_pending = 0;
 		if (sim_replica_start(s, &s->r[best], t) != 0 ||
-		    start_idle(s, t) != 0)
+		    start_idle(s, t, best) != 0)
 			return -1;
 	}
 	return 0;
@@ -843,7 +850,19 @@ int sim_run(const struct sim_engine *eng, int replicas,
 	pool.replicas = replicas;
 	pool.step = step;
 	pool.ctx = ctx;
+	pool.steps = NULL;
 	return run_pools(&pool, 1, NULL, load, r, err);
+}
+
+int sim_run_pool(const struct sim_pool *pool, const struct sim_load *load,
+		 struct sim_result *r, struct diag *err)
+{
+	memset(r, 0, sizeof(*r));
+	if (!pool)
+		return diag_set(err, NULL, 0, 0, "no pool to simulate");
+	if (check_args(pool->eng, pool->replicas, load, pool->step, err) != 0)
+		return -1;
+	return run_pools(pool, 1, NULL, load, r, err);
 }
 
 int sim_run_disaggregated(const struct sim_pool *prefill,

@@ -33,6 +33,13 @@
    caller's; the step model may memoize in it. */
 typedef double (*sim_step_fn)(void *ctx, const struct sim_mix *mix);
 
+/* Optional, for speed: the times of k decode-only steps into dt[0 ..
+   k-1], the first of mix 'first' and each next one with
+   decode_ctx_tokens 'ctx_step' more, each the number the step function
+   gives for its mix. */
+typedef void (*sim_steps_fn)(void *ctx, const struct sim_mix *first,
+			     double ctx_step, int k, double *dt);
+
 /* The scheduler of one replica (every replica is the same). */
 struct sim_engine {
 	int max_batch;           /* running sequences at most */
@@ -137,6 +144,9 @@ struct sim_load {
 				       unless it holds a full batch more
 				       than the least loaded; else every
 				       request to the least loaded */
+	bool step_by_step;          /* every step an event of its own, no
+				       cruises (specs/models.md 10.9.2):
+				       the same numbers, slower (tests) */
 };
 
 struct sim_result {
@@ -213,7 +223,12 @@ struct sim_pool {
 	int replicas;
 	sim_step_fn step;
 	void *ctx;
+	sim_steps_fn steps;     /* NULL: 'step' for every step */
 };
+
+/* sim_run for one pool given whole (its 'steps' too). */
+int sim_run_pool(const struct sim_pool *pool, const struct sim_load *load,
+		 struct sim_result *r, struct diag *err);
 
 /* The link that carries a request's KV cache from its prefill replica to
    the decode pool: latency_s + prompt tokens x bytes_per_token /

@@ -101,6 +101,13 @@ struct replica {
 	double storage_free_s; /* when its storage link finishes its copies */
 	double offload_free_s; /* when its host links finish the copies
 				  queued on them */
+	/* a cruise (sim_replica.c): quiet decode steps run as one event,
+	   steps 1 .. cr_n from cr_t0, step 1 accounted, the others when
+	   the cruise ends or work arrives (sim_cruise_cut) */
+	int cr_n;               /* its steps; 0: not cruising */
+	double cr_t0;           /* when step 1 started */
+	int cr_round;           /* round_left once step 1 started */
+	double *cr_dt;          /* its steps' times, CRUISE_MAX_STEPS */
 };
 
 /* KV caches in transfer, a heap by arrival at the decode pool. */
@@ -235,6 +242,11 @@ int sim_events_first(const struct sim *s);
 void sim_xfer_end(struct sim *s);
 /* Send arrived request 'q' to a replica of the first pool. */
 void sim_route(struct sim *s, int q);
+/* Work reached replica 'r' at time t while it cruises: its steps that
+   ended by t (before t when 'strict', an earlier replica's step having
+   ended at t) are accounted, the one in flight at t becomes its step.
+   0, or -1 (out of memory). */
+int sim_cruise_cut(struct sim *s, struct replica *r, double t, bool strict);
 
 /* sim_cache.c: the prefix cache of a replica */
 void sim_cache_init(struct kv_cache *c);

@@ -142,6 +142,19 @@ static long long mod_block(const struct sim *s, long long x)
 }
 
 /*
+ * A replica whose next steps are all alike - decodes only, nothing it
+ * could admit, no sequence ending before the last of them, the cache
+ * holding their tokens - runs them as one event: a cruise (issue 43).
+ * Between two events the others could not see its steps (they see a
+ * replica through its outstanding requests, which a quiet step leaves
+ * unchanged), so only the event loop's bookkeeping is saved; the steps'
+ * times and accounts are the same numbers as step by step.  A cruise
+ * plans at most this many steps ahead (the steps planned past the point
+ * where work arrives are computed for nothing).
+ */
+#define CRUISE_MAX_STEPS 64
+
+/*
  * The busy replicas by the end of their step: a winner tree over the
  * replicas (ev_leaves leaves, a power of two, in the order of the fleet;
  * an idle replica's key is HUGE_VAL).  Node i holds the key ev_t[i] and
@@ -213,7 +226,8 @@ int sim_replica_init(struct sim *s, struct replica *r, int pool)
 	sim_cache_init(&r->disk);
 	r->res = calloc((size_t)s->eng->kv_block_tokens, sizeof(*r->res));
 	r->step_pf = malloc(((mb < n ? mb : n) + 1) * sizeof(*r->step_pf));
-	return r->res && r->step_pf ? 0 : -1;
+	r->cr_dt = malloc(CRUISE_MAX_STEPS * sizeof(*r->cr_dt));
+	return r->res && r->step_pf && r->cr_dt ? 0 : -1;
 }
 
 void sim_replica_free(struct replica *r)
@@ -224,6 +238,7 @@ void sim_replica_free(struct replica *r)
 	free(r->admitted);
 	free(r->res);
 	free(r->step_pf);
+	free(r->cr_dt);
 	sim_cache_free(&r->cache);
 	sim_cache_free(&r->host);
 	sim_cache_free(&r->disk);
@@ -719,6 +734,152 @@ static bool prefill_ready(const struct sim *s, const struct replica *r,
 	return false;
 }
 
+/* The time of a quiet decode step of r at decode clock 'clock' (the
+   mix sim_replica_start builds for it), with the host's scheduling time
+   when it opens a round. */
+static double quiet_step_s(const struct replica *r, long long clock,
+			   bool sched)
+{
+	struct sim_mix m;
+
+	memset(&m, 0, sizeof(m));
+	m.decode_seqs = (double)r->n_dec;
+	m.decode_ctx_tokens = (double)r->n_dec * clock + (double)r->sum_k +
+			      (double)r->n_dec;
+	m.logit_rows += (double)r->n_dec;
+	return step_time(r, &m) + (sched ? r->pool->eng->host_step_s : 0.0);
+}
+
+/* Is the step r started at t (mix m, a decode step) quiet, and will the
+   ones after it be until an event reaches r? */
+static bool can_cruise(const struct sim *s, const struct replica *r,
+		       const struct sim_mix *m)
+{
+	return !s->load->step_by_step && m->prefill_tokens == 0.0 &&
+	       m->decode_seqs > 0.0 &&
+	       r->pool->eng->speculative_tokens <= 0 && r->prefill.n == 0 && !can_admit_as(s, r, false) &&
+	       !can_admit_as(s, r, true);
+}
+
+/* Quiet step 1 of r started at t and takes dt1: plan the quiet steps
+   after it, up to the one in which its first sequence ends, that the
+   cache holds (reserve_decode's test step by step) and CRUISE_MAX_STEPS;
+   r->t_end becomes the last one's end.  Nothing else is accounted
+   (cruise_commit). */
+static void cruise_plan(const struct sim *s, struct replica *r, double t,
+			double dt1)
+{
+	const struct sim_engine *e = r->pool->eng;
+	const struct sim_pool *p = r->pool;
+	long long steps = r->dec.v[0].finish - r->clock;
+	double blocks = r->blocks_used, end = t + dt1;
+	int left = r->round_left, k = 1;
+
+	if (steps > CRUISE_MAX_STEPS)
+		steps = CRUISE_MAX_STEPS;
+	if (steps < 2)
+		return;
+	if (p->steps) {
+		/* the steps' own times, host time not yet added */
+		struct sim_mix m;
+
+		memset(&m, 0, sizeof(m));
+		m.decode_seqs = (double)r->n_dec;
+		m.decode_ctx_tokens = (double)r->n_dec * (r->clock + 1) +
+				      (double)r->sum_k + (double)r->n_dec;
+		m.logit_rows += (double)r->n_dec;
+		p->steps(p->ctx, &m, (double)r->n_dec, (int)steps - 1,
+			 r->cr_dt + 1);
+	}
+	r->cr_dt[0] = dt1;
+	for (int i = 2; i <= steps; i++) {
+		long long clock = r->clock + i - 1;
+		double need = (double)r->res[mod_block(s, -clock)];
+		bool sched = left == 0;
+		double dt;
+
+		if (blocks + need > e->kv_blocks)
+			break; /* a preemption: step by step */
+		dt = p->steps ? r->cr_dt[i - 1] +
+					(sched ? e->host_step_s : 0.0) :
+				quiet_step_s(r, clock, sched);
+		if (!(dt > 0.0) || !isfinite(dt))
+			break; /* sim_replica_start reports it */
+		blocks += need;
+		left = sched ? e->scheduler_steps - 1 : left - 1;
+		r->cr_dt[i - 1] = dt;
+		end = end + dt;
+		k = i;
+	}
+	if (k < 2)
+		return;
+	r->cr_n = k;
+	r->cr_t0 = t;
+	r->cr_round = r->round_left;
+	r->t_end = end;
+}
+
+/* Account r's cruise up to its step j: steps 1 .. j - 1 end (as
+   sim_replica_end ends a quiet step) and steps 2 .. j start (as
+   sim_replica_start starts one: the prefix cache gives up the free units
+   its blocks need); step j is then r's step in flight.  0, or -1 (out of
+   memory). */
+static int cruise_commit(struct sim *s, struct replica *r, int j)
+{
+	const struct sim_engine *e = r->pool->eng;
+	double t = r->cr_t0;
+
+	r->round_left = r->cr_round;
+	for (int i = 1; i < j; i++) {
+		double dt = r->cr_dt[i];
+		bool sched = r->round_left == 0;
+
+		t = t + r->cr_dt[i - 1]; /* step i ends */
+		r->step_tokens += (double)r->n_dec * r->step_adv;
+		r->clock += r->step_adv;
+		if (t >= s->win_a && t < s->win_b) {
+			s->win_out += r->step_tokens;
+			s->win_in += r->step_prompt;
+		}
+		/* step i + 1 starts */
+		r->round_left = sched ? e->scheduler_steps - 1 :
+					r->round_left - 1;
+		r->blocks_used += (double)r->res[mod_block(s, -r->clock)];
+		if (s->caching && sim_cache_trim(s, r) != 0)
+			return diag_set_kind(s->err, DIAG_NOMEM, NULL, 0, 0,
+					     "out of memory");
+		r->step_tokens = 0.0;
+		s->decode_steps += 1.0;
+		s->decode_adv += r->step_adv;
+		s->steps++;
+		s->request_steps += (long long)((double)r->n_dec + 0.0);
+		s->busy_s += dt;
+		s->batch_s += dt * (double)r->running;
+		s->kv_s += dt * r->blocks_used / e->kv_blocks;
+	}
+	r->t_end = t + r->cr_dt[j - 1];
+	r->cr_n = 0;
+	return 0;
+}
+
+int sim_cruise_cut(struct sim *s, struct replica *r, double t, bool strict)
+{
+	double end = r->cr_t0;
+	int j = r->cr_n;
+
+	for (int i = 1; i <= r->cr_n; i++) {
+		end = end + r->cr_dt[i - 1];
+		if (strict ? end > t : end >= t) {
+			j = i;
+			break;
+		}
+	}
+	if (cruise_commit(s, r, j) != 0)
+		return -1;
+	ev_insert(s, (int)(r - s->r));
+	return 0;
+}
+
 /*
  * Decide the next step of replica r at time t and start it.  Returns 0
  * (started, or idle with nothing to do) or -1 on an error.
@@ -792,6 +953,8 @@ int sim_replica_start(struct sim *s, struct replica *r, double t)
 	}
 	r->step_prompt = m.prefill_tokens;
 	r->t_end = t + dt;
+	if (can_cruise(s, r, &m))
+		cruise_plan(s, r, t, dt);
 	ev_insert(s, (int)(r - s->r));
 	s->steps++;
 	s->request_steps += (long long)(m.decode_seqs + m.prefill_seqs);
@@ -907,7 +1070,11 @@ void sim_xfer_end(struct sim *s)
 /* The step of replica r ends at its t_end. */
 int sim_replica_end(struct sim *s, struct replica *r)
 {
-	double t = r->t_end;
+	double t;
+
+	if (r->cr_n > 0 && cruise_commit(s, r, r->cr_n) != 0)
+		return -1; /* its last step ends now */
+	t = r->t_end;
 
 	/* its key stays in the event tree: sim_replica_start, which the
 	   event loop calls next, moves it to the next step's end or

@@ -1256,6 +1256,53 @@ static void check_step(const struct arch *a, const struct infer_config *c,
 	assert_rel(infer_step_s(&m, x), ref_step(a, c, &g, ko, x), 1e-12);
 }
 
+/* k decode steps planned at once are, number for number, the steps one
+   at a time (a simulation's cruise relies on it, specs/models.md 10.9.2):
+   the memoized path, and the ones it hands back to infer_step_s */
+static void decode_steps_same(const struct arch *a,
+			      const struct infer_config *c, double ko,
+			      double seqs, double ctx0)
+{
+	struct gpu_spec g = h100();
+	struct cluster cl = h100_cluster();
+	struct infer_step_model m1, m2;
+	struct sim_mix x = { 0.0, 0.0, 0.0, seqs, ctx0, seqs, 0.0 };
+	double dt[40];
+
+	assert_int_equal(infer_step_model_init(&m1, a, c, &g, &cl, ko), 0);
+	assert_int_equal(infer_step_model_init(&m2, a, c, &g, &cl, ko), 0);
+	infer_decode_steps_s(&m1, &x, seqs, 40, dt);
+	for (int i = 0; i < 40; i++) {
+		double one = infer_step_s(&m2, &x);
+
+		if (dt[i] != one)
+			print_error("step %d: %.17g planned, %.17g alone\n", i,
+				    dt[i], one);
+		assert_true(dt[i] == one);
+		x.decode_ctx_tokens += seqs;
+	}
+}
+
+static void test_decode_steps(void **state)
+{
+	struct arch a = small_gqa();
+	struct infer_config c = cfg(2, 1, 1000, 200);
+	struct arch big = llama70b();
+
+	(void)state;
+	decode_steps_same(&a, &c, 0.0, 8.0, 8800.0);
+	decode_steps_same(&a, &c, 6e-6, 1.0, 1.0);
+	decode_steps_same(&a, &c, 6e-6, 37.0, 123457.0);
+	c.decode_per_head = true;
+	decode_steps_same(&a, &c, 6e-6, 8.0, 8800.0);
+	c = cfg(4, 1, 2048, 256);
+	c.weight_precision = PREC_FP8;
+	c.kv_precision = PREC_FP8;
+	decode_steps_same(&big, &c, 5e-6, 120.0, 120.0 * 2200.0);
+	/* past the memo: step by step */
+	decode_steps_same(&big, &c, 5e-6, INFER_STEP_MEMO + 3.0, 1e7);
+}
+
 static void test_reference_step(void **state)
 {
 	struct arch a = small_gqa();
@@ -1420,6 +1467,7 @@ int main(void)
 		cmocka_unit_test(test_reference_quantized),
 		cmocka_unit_test(test_reference_across_nodes),
 		cmocka_unit_test(test_reference_step),
+		cmocka_unit_test(test_decode_steps),
 		cmocka_unit_test(test_reference_step_large),
 		cmocka_unit_test(test_step_kernel_count),
 	};

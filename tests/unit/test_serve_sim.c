@@ -1,7 +1,7 @@
 /* test_serve_sim.c - the serving simulator against closed forms and
    invariants: M/D/1 waits, Little's law, saturation, overload, the KV
    cache and preemption, chunked prefill, decode rounds, routing, lengths,
-   errors and determinism (cmocka).  The step model is the test's own (a
+   errors and determinism (cmocka), step by step (sim_load.step_by_step).  The step model is the test's own (a
    fixed time, or c0 + c1 * tokens), so that every expected value follows
    by hand. */
 #include <setjmp.h>
@@ -109,6 +109,9 @@ static struct sim_load load(enum sim_arrival a, int requests, double prompt,
 	l.output_tokens_mean = output;
 	l.max_context_tokens = 1 << 20;
 	l.seed = 7;
+	/* the step model sees every step once, as the steps run (a cruise
+	   plans some ahead: test_sim_cruise.c shows it changes nothing) */
+	l.step_by_step = true;
 	return l;
 }
 
@@ -1591,8 +1594,8 @@ static int disagg_ok(const struct sim_engine *pe, int np,
 		     const struct sim_transfer *x, const struct sim_load *l,
 		     struct rec *rp, struct rec *rd, struct sim_result *r)
 {
-	struct sim_pool p = { pe, np, rec_step, rp };
-	struct sim_pool d = { de, nd, rec_step, rd };
+	struct sim_pool p = { pe, np, rec_step, rp, NULL };
+	struct sim_pool d = { de, nd, rec_step, rd, NULL };
 	struct diag err;
 
 	diag_clear(&err);
@@ -1754,8 +1757,8 @@ static void test_disagg_bad(void **state)
 	struct sim_load l = load(SIM_ARRIVAL_BURST, 2, 100.0, 11.0);
 	struct sim_transfer x = { 1e-3, 2000.0, 1e9 }, bad = x;
 	struct rec rp = rec_fixed(0.01), rd = rec_fixed(0.01);
-	struct sim_pool p = { &pe, 1, rec_step, &rp };
-	struct sim_pool d = { &de, 1, rec_step, &rd };
+	struct sim_pool p = { &pe, 1, rec_step, &rp, NULL };
+	struct sim_pool d = { &de, 1, rec_step, &rd, NULL };
 	struct sim_result r;
 	struct diag err;
 
