@@ -657,6 +657,7 @@ int cmd_calibrate(struct cli_ctx *ctx)
 	struct cal_result res;
 	double *measured = NULL;
 	unsigned char *dep = NULL, *noisy = NULL;
+	int *share = NULL;
 	struct outfile prof;
 	struct profile *bands = NULL;
 	bool prof_open = false;
@@ -853,7 +854,8 @@ int cmd_calibrate(struct cli_ctx *ctx)
 	build_params(c);
 	dep = calloc(c->m * (c->p ? c->p : 1), 1);
 	noisy = calloc(c->m ? c->m : 1, 1);
-	if (!dep || !noisy || build_shares(c) != 0) {
+	share = calloc(c->m ? c->m : 1, sizeof(*share));
+	if (!dep || !noisy || !share || build_shares(c) != 0) {
 		progress_end(&c->pr);
 		cli_error("out of memory");
 		rc = EXIT_INTERNAL;
@@ -879,6 +881,9 @@ int cmd_calibrate(struct cli_ctx *ctx)
 	for (size_t i = 0; i < c->m; i++)
 		noisy[i] = c->rows[i].simulated;
 	pb.noisy = noisy;
+	for (size_t i = 0; i < c->m; i++)
+		share[i] = c->rows[i].share;
+	pb.share = share;
 	pb.eval = eval_row;
 	pb.ctx = c;
 	pb.parallel = run_batch;
@@ -930,6 +935,7 @@ out:
 	free(measured);
 	free(dep);
 	free(noisy);
+	free(share);
 	free(bands);
 	measure_release(&ms);
 	return rc;

@@ -66,6 +66,11 @@ struct fit_ctx {
 	/* the batch of predictions being made */
 	struct task *task;  /* up to m (p + 1) */
 	int ntask;
+	int *order;         /* ntask: the tasks, leads of shares first */
+	int nfirst;         /* of which the first nfirst run before the
+			       others */
+	int *seen;          /* m: per share, 1 + the point of its last lead */
+	unsigned char *is_lead; /* per task */
 };
 
 /* One prediction: row 'row' at the parameters of theta row 'set'. */
@@ -97,7 +102,7 @@ static bool depends(const struct cal_problem *pb, size_t i, size_t j)
 static void run_task(int k, void *arg)
 {
 	struct fit_ctx *c = arg;
-	struct task *t = &c->task[k];
+	struct task *t = &c->task[c->order[k]];
 	const double *theta = &c->theta[t->set * c->pb->p];
 
 	t->rc = c->pb->eval(c->pb->ctx, theta, t->row, &t->y);
@@ -105,15 +110,56 @@ static void run_task(int k, void *arg)
 		t->rc = -1;
 }
 
+/* The second part of a batch: tasks nfirst .. ntask - 1 of the order. */
+static void run_rest(int k, void *arg)
+{
+	struct fit_ctx *c = arg;
+
+	run_task(c->nfirst + k, c);
+}
+
+/* The order of the batch: a task whose row shares its plan with a task
+   before it at the same point waits for that one, so it runs after
+   every lead (the leads' plans on every thread at once). */
+static void order_tasks(struct fit_ctx *c)
+{
+	const int *sh = c->pb->share;
+	int n = 0;
+
+	for (size_t i = 0; sh && i < c->pb->m; i++)
+		c->seen[i] = 0;
+	for (int k = 0; k < c->ntask; k++) {
+		const struct task *t = &c->task[k];
+		int g = sh ? sh[t->row] : -1;
+
+		/* a batch asks a share at one point after another (its rows
+		   are alike), so the last lead's point is the one to match */
+		c->is_lead[k] = g < 0 || c->seen[g] != (int)t->set + 1;
+		if (g >= 0)
+			c->seen[g] = (int)t->set + 1;
+		if (c->is_lead[k])
+			c->order[n++] = k;
+	}
+	c->nfirst = n;
+	for (int k = 0; k < c->ntask; k++)
+		if (!c->is_lead[k])
+			c->order[n++] = k;
+}
+
 /* Run the batch of tasks (in parallel where the caller allows); 0, or -1
    with the first failing row in c->failed. */
 static int run_tasks(struct fit_ctx *c)
 {
-	if (c->pb->parallel && c->ntask > 1)
-		c->pb->parallel(c->pb->parallel_ctx, c->ntask, run_task, c);
-	else
+	order_tasks(c);
+	if (c->pb->parallel && c->ntask > 1) {
+		c->pb->parallel(c->pb->parallel_ctx, c->nfirst, run_task, c);
+		if (c->ntask > c->nfirst)
+			c->pb->parallel(c->pb->parallel_ctx,
+					c->ntask - c->nfirst, run_rest, c);
+	} else {
 		for (int k = 0; k < c->ntask; k++)
 			run_task(k, c);
+	}
 	c->evals += c->ntask;
 	for (int k = 0; k < c->ntask; k++)
 		if (c->task[k].rc != 0) {
@@ -340,6 +386,9 @@ int cal_fit(struct cal_problem *pb, struct cal_result *res,
 	c.theta = calloc((2 * p + 1) * (p ? p : 1), sizeof(double));
 	c.step = calloc(2 * p + 1, sizeof(double));
 	c.task = calloc(m * (p + 1), sizeof(*c.task));
+	c.order = calloc(m * (p + 1), sizeof(*c.order));
+	c.is_lead = calloc(m * (p + 1), sizeof(*c.is_lead));
+	c.seen = calloc(m, sizeof(*c.seen));
 	c.base_u = calloc(p ? p : 1, sizeof(double));
 	c.base = calloc(m, sizeof(double));
 	c.jac = calloc(n * (p ? p : 1), sizeof(double));
@@ -351,7 +400,8 @@ int cal_fit(struct cal_problem *pb, struct cal_result *res,
 	res->pred = calloc(m, sizeof(double));
 	res->loo = calloc(m, sizeof(double));
 	res->pred_sd_log = calloc(m, sizeof(double));
-	if (!c.theta || !c.step || !c.task || !c.base_u || !c.base || !c.jac ||
+	if (!c.theta || !c.step || !c.task || !c.order || !c.is_lead ||
+	    !c.seen || !c.base_u || !c.base || !c.jac ||
 	    !c.jac_x || !c.jac_f || !u || !res->pred0 ||
 	    !res->pred || !res->loo || !res->pred_sd_log) {
 		diag_set(err, NULL, 0, 0, "out of memory");
@@ -486,6 +536,9 @@ out:
 	free(c.theta);
 	free(c.step);
 	free(c.task);
+	free(c.order);
+	free(c.is_lead);
+	free(c.seen);
 	free(c.base_u);
 	free(c.base);
 	free(c.jac);

@@ -70,6 +70,11 @@ struct cal_problem {
 				       simulation's, which small steps
 				       reorder: its Jacobian takes a larger
 				       difference step; NULL: none */
+	const int *share;         /* m: rows of one share >= 0 are made by
+				     one plan (the first asked plans, the
+				     others wait for it): a batch runs one
+				     row of each share and point first, so
+				     that no thread waits; NULL: none */
 	cal_eval_fn eval;
 	void *ctx;
 	/* runs fn(i, arg) for i in [0, n), maybe on several threads; NULL:

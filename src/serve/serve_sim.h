@@ -144,9 +144,12 @@ struct sim_load {
 				       unless it holds a full batch more
 				       than the least loaded; else every
 				       request to the least loaded */
-	bool step_by_step;          /* every step an event of its own, no
-				       cruises (specs/models.md 10.9.2):
-				       the same numbers, slower (tests) */
+	bool no_shortcuts;          /* run without the simulation's
+				       shortcuts (cruises of quiet steps,
+				       specs/models.md 10.9.2; the run
+				       without a prefix cache nothing can
+				       hit, 10.9.19): the same numbers,
+				       slower (tests) */
 };
 
 struct sim_result {

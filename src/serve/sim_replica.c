@@ -755,7 +755,7 @@ static double quiet_step_s(const struct replica *r, long long clock,
 static bool can_cruise(const struct sim *s, const struct replica *r,
 		       const struct sim_mix *m)
 {
-	return !s->load->step_by_step && m->prefill_tokens == 0.0 &&
+	return !s->load->no_shortcuts && m->prefill_tokens == 0.0 &&
 	       m->decode_seqs > 0.0 &&
 	       r->pool->eng->speculative_tokens <= 0 && r->prefill.n == 0 && !can_admit_as(s, r, false) &&
 	       !can_admit_as(s, r, true);

@@ -1,9 +1,9 @@
 /* test_serve_sim.c - the serving simulator against closed forms and
    invariants: M/D/1 waits, Little's law, saturation, overload, the KV
    cache and preemption, chunked prefill, decode rounds, routing, lengths,
-   errors and determinism (cmocka), step by step (sim_load.step_by_step).  The step model is the test's own (a
-   fixed time, or c0 + c1 * tokens), so that every expected value follows
-   by hand. */
+   errors and determinism (cmocka), step by step (sim_load.no_shortcuts).
+   The step model is the test's own (a fixed time, or c0 + c1 * tokens),
+   so that every expected value follows by hand. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -111,7 +111,7 @@ static struct sim_load load(enum sim_arrival a, int requests, double prompt,
 	l.seed = 7;
 	/* the step model sees every step once, as the steps run (a cruise
 	   plans some ahead: test_sim_cruise.c shows it changes nothing) */
-	l.step_by_step = true;
+	l.no_shortcuts = true;
 	return l;
 }
 

@@ -1,8 +1,9 @@
-/* test_sim_cruise.c - a replica's quiet decode steps run as one event (a
-   cruise, specs/models.md 10.9.2) give the numbers that stepping one step
-   at a time gives: every request's times to the last bit, the same steps,
+/* test_sim_cruise.c - the simulation's shortcuts change no number: a
+   replica's quiet decode steps run as one event (a cruise, specs/models.md
+   10.9.2), and a prefix cache nothing can hit left out unless a request
+   was preempted (10.9.19), give the numbers of the run without them: every request's times to the last bit, the same steps,
    preemptions and cache hits, and sums over replicas to rounding (cmocka).
-   Each load is run both ways (sim_load.step_by_step), on loads chosen to
+   Each load is run both ways (sim_load.no_shortcuts), on loads chosen to
    cut cruises in every way: arrivals, a front end, closed loops in lock
    step (ties), decode rounds, preemptions, a prefix cache with a host
    tier, sessions and disaggregation. */
@@ -131,9 +132,9 @@ static void both_ways_with(const struct sim_engine *e, int replicas,
 	struct diag err;
 
 	diag_clear(&err);
-	l.step_by_step = false;
+	l.no_shortcuts = false;
 	assert_int_equal(sim_run(e, replicas, &l, lin_step, &s1, &a, &err), 0);
-	l.step_by_step = true;
+	l.no_shortcuts = true;
 	assert_int_equal(sim_run(e, replicas, &l, lin_step, &s2, &b, &err), 0);
 	assert_same_requests(&a, &b);
 	assert_true(s1.calls >= s2.calls);
@@ -182,6 +183,15 @@ static void test_full_and_preempting(void **state)
 	l.rate_per_s = 12.0;
 	both_ways(&e, 2, l, &r);
 	assert_true(r.preemptions > 0);
+	/* a prefix cache of unique prompts: a preempted request finds its
+	   own blocks when it comes back (the run goes again with the cache,
+	   10.9.19); without preemptions the cache changes nothing */
+	e.prefix_caching = true;
+	both_ways(&e, 2, l, &r);
+	assert_true(r.preemptions > 0);
+	e.kv_blocks = 1e6;
+	both_ways(&e, 2, l, &r);
+	assert_true(r.preemptions == 0);
 }
 
 /* replicas in lock step: identical requests at once, steps that end at
@@ -290,7 +300,7 @@ static void test_disaggregated(void **state)
 	(void)state;
 	diag_clear(&err);
 	assert_int_equal(sim_run_disaggregated(&p1, &q1, &x, &l, &a, &err), 0);
-	l.step_by_step = true;
+	l.no_shortcuts = true;
 	assert_int_equal(sim_run_disaggregated(&p2, &q2, &x, &l, &b, &err), 0);
 	assert_same_requests(&a, &b);
 	assert_true(a.kv_transfer_mean_s > 0.0);
@@ -322,7 +332,7 @@ static void test_pool_steps(void **state)
 	(void)state;
 	diag_clear(&err);
 	assert_int_equal(sim_run_pool(&p1, &l, &a, &err), 0);
-	l.step_by_step = true;
+	l.no_shortcuts = true;
 	assert_int_equal(sim_run_pool(&p2, &l, &b, &err), 0);
 	assert_same_requests(&a, &b);
 }
