@@ -757,8 +757,8 @@ static bool can_cruise(const struct sim *s, const struct replica *r,
 {
 	return !s->load->no_shortcuts && m->prefill_tokens == 0.0 &&
 	       m->decode_seqs > 0.0 &&
-	       r->pool->eng->speculative_tokens <= 0 && r->prefill.n == 0 && !can_admit_as(s, r, false) &&
-	       !can_admit_as(s, r, true);
+	       r->pool->eng->speculative_tokens <= 0 && r->prefill.n == 0 &&
+	       !can_admit_as(s, r, false) && !can_admit_as(s, r, true);
 }
 
 /* Quiet step 1 of r started at t and takes dt1: plan the quiet steps

@@ -1,8 +1,9 @@
 /* test_sim_cruise.c - the simulation's shortcuts change no number: a
    replica's quiet decode steps run as one event (a cruise, specs/models.md
    10.9.2), and a prefix cache nothing can hit left out unless a request
-   was preempted (10.9.19), give the numbers of the run without them: every request's times to the last bit, the same steps,
-   preemptions and cache hits, and sums over replicas to rounding (cmocka).
+   was preempted (10.9.19), give the numbers of the run without them:
+   every request's times to the last bit, the same steps, preemptions and
+   cache hits, and sums over replicas to rounding (cmocka).
    Each load is run both ways (sim_load.no_shortcuts), on loads chosen to
    cut cruises in every way: arrivals, a front end, closed loops in lock
    step (ties), decode rounds, preemptions, a prefix cache with a host
