@@ -688,6 +688,22 @@ static double layer_tokens_s(const struct infer_step_model *m, double n,
 	return layer.s + comm_s;
 }
 
+/* A decode step's attention in one layer: the decoding sequences read
+   'ctx' tokens of KV cache a tensor-parallel group, 'queries' query
+   tokens each (1, more when verifying drafts), bandwidth- or
+   compute-bound, and the kernel's gap (specs/models.md 10.9.8). */
+static double decode_attention_s(const struct infer_step_model *m,
+				 double ctx, double queries)
+{
+	const struct device_perf *at = &m->perf[INFER_PERF_ATTN];
+
+	return fmax(ctx * m->kv_token_bytes * m->kv_reads /
+			    (at->mem_bw_bytes_per_s * at->mem_eff),
+		    queries * ctx * m->pair_flops /
+			    (at->peak_flops * at->matmul_eff)) +
+	       kernel_gap_s();
+}
+
 double infer_step_s(void *mp, const struct sim_mix *x)
 {
 	struct infer_step_model *m = mp;
@@ -720,11 +736,7 @@ double infer_step_s(void *mp, const struct sim_mix *x)
 		double ctx = x->decode_ctx_tokens / ep;
 		double queries = 1.0 + x->verify_tokens / x->decode_seqs;
 
-		dec_s = fmax(ctx * kv_token * m->kv_reads /
-				     (at->mem_bw_bytes_per_s * at->mem_eff),
-			     queries * ctx * per_pair /
-				     (at->peak_flops * at->matmul_eff)) +
-			kernel_gap_s();
+		dec_s = decode_attention_s(m, ctx, queries);
 	}
 	/* the token-dependent part, memoized by token count where it does
 	   not depend on the step's kind (no expert parallelism) */
@@ -770,7 +782,6 @@ void infer_decode_steps_s(void *mp, const struct sim_mix *first,
 			  double ctx_step, int k, double *dt)
 {
 	struct infer_step_model *m = mp;
-	const struct device_perf *at = &m->perf[INFER_PERF_ATTN];
 	struct sim_mix x = *first;
 	double n = x.decode_seqs, memo, out, queries;
 
@@ -797,11 +808,7 @@ void infer_decode_steps_s(void *mp, const struct sim_mix *first,
 
 		x.decode_ctx_tokens += ctx_step;
 		ctx = x.decode_ctx_tokens / 1.0;
-		dec_s = fmax(ctx * m->kv_token_bytes * m->kv_reads /
-				     (at->mem_bw_bytes_per_s * at->mem_eff),
-			     queries * ctx * m->pair_flops /
-				     (at->peak_flops * at->matmul_eff)) +
-			kernel_gap_s();
+		dec_s = decode_attention_s(m, ctx, queries);
 		layer_s += memo;
 		layer_s += 0.0;
 		layer_s += dec_s;

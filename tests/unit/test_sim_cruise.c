@@ -74,34 +74,32 @@ static struct sim_load poisson(int requests, double rate, double prompt,
 static void assert_same_requests(const struct sim_result *a,
 				 const struct sim_result *b)
 {
-	const double x[] = { a->ttft_mean_s, a->ttft_p50_s, a->ttft_p90_s,
-			     a->ttft_p99_s, a->tpot_mean_s, a->tpot_p50_s,
-			     a->tpot_p90_s, a->tpot_p99_s, a->e2e_mean_s,
-			     a->e2e_p50_s, a->e2e_p99_s,
-			     a->queue_wait_mean_s, a->queue_wait_p99_s,
-			     a->request_throughput_per_s,
-			     a->output_tokens_per_s, a->input_tokens_per_s,
-			     a->kv_transfer_mean_s, a->duration_s,
-			     a->prefix_hit_rate, a->prefix_hit_requests,
-			     a->offload_hit_rate, a->offload_load_mean_s,
-			     a->tokens_per_decode_step };
-	const double y[] = { b->ttft_mean_s, b->ttft_p50_s, b->ttft_p90_s,
-			     b->ttft_p99_s, b->tpot_mean_s, b->tpot_p50_s,
-			     b->tpot_p90_s, b->tpot_p99_s, b->e2e_mean_s,
-			     b->e2e_p50_s, b->e2e_p99_s,
-			     b->queue_wait_mean_s, b->queue_wait_p99_s,
-			     b->request_throughput_per_s,
-			     b->output_tokens_per_s, b->input_tokens_per_s,
-			     b->kv_transfer_mean_s, b->duration_s,
-			     b->prefix_hit_rate, b->prefix_hit_requests,
-			     b->offload_hit_rate, b->offload_load_mean_s,
-			     b->tokens_per_decode_step };
+#define F(x) { #x, offsetof(struct sim_result, x) }
+	static const struct {
+		const char *name;
+		size_t off;
+	} f[] = {
+		F(ttft_mean_s), F(ttft_p50_s), F(ttft_p90_s), F(ttft_p99_s),
+		F(tpot_mean_s), F(tpot_p50_s), F(tpot_p90_s), F(tpot_p99_s),
+		F(e2e_mean_s), F(e2e_p50_s), F(e2e_p99_s),
+		F(queue_wait_mean_s), F(queue_wait_p99_s),
+		F(request_throughput_per_s), F(output_tokens_per_s),
+		F(input_tokens_per_s), F(kv_transfer_mean_s), F(duration_s),
+		F(prefix_hit_rate), F(prefix_hit_requests),
+		F(offload_hit_rate), F(offload_load_mean_s),
+		F(tokens_per_decode_step),
+	};
+#undef F
 
-	for (size_t i = 0; i < N(x); i++) {
-		if (x[i] != y[i])
-			print_error("field %zu: %.17g cruising, %.17g step by "
-				    "step\n", i, x[i], y[i]);
-		assert_true(x[i] == y[i]);
+	for (size_t i = 0; i < N(f); i++) {
+		double x, y;
+
+		memcpy(&x, (const char *)a + f[i].off, sizeof(x));
+		memcpy(&y, (const char *)b + f[i].off, sizeof(y));
+		if (x != y)
+			print_error("%s: %.17g with the shortcuts, %.17g "
+				    "without\n", f[i].name, x, y);
+		assert_true(x == y);
 	}
 	assert_int_equal(a->steps, b->steps);
 	assert_int_equal(a->request_steps, b->request_steps);
