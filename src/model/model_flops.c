@@ -89,6 +89,14 @@ double arch_attn_core_flops_per_pair(const struct arch *a)
 	       ((double)a->head_dim + a->rope_dim + a->v_dim);
 }
 
+double arch_attn_decode_flops_per_pair(const struct arch *a)
+{
+	if (a->kv_lora > 0)
+		return 2.0 * a->heads *
+		       (2.0 * (double)a->kv_lora + a->rope_dim);
+	return arch_attn_core_flops_per_pair(a);
+}
+
 double arch_kv_elems_per_token_layer(const struct arch *a)
 {
 	if (a->kv_lora > 0)

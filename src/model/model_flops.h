@@ -61,6 +61,13 @@ int arch_attn_gemms(const struct arch *a, struct attn_gemm g[ATTN_GEMM_MAX]);
    (2 x heads x (qk width + v width)). */
 double arch_attn_core_flops_per_pair(const struct arch *a);
 
+/* The same for a decode step's query against the KV cache: MLA's decode
+   kernels attend in the latent, the key up-projection absorbed into the
+   query and the value one into the output (DeepSeek-V2, section 2.1.2),
+   2 x heads x ((r_kv + d_r) + r_kv); standard and grouped-query
+   attention as arch_attn_core_flops_per_pair. */
+double arch_attn_decode_flops_per_pair(const struct arch *a);
+
 /* KV-cache elements per token and layer: 2 x kv_heads x head_dim, or for
    MLA the compressed latent plus the rotary key (kv_lora + rope_dim). */
 double arch_kv_elems_per_token_layer(const struct arch *a);

@@ -594,7 +594,7 @@ static void decode_eval(const struct device_perf *dp, const struct arch *a,
 	double b = group_batch(c);
 	double kv_read = b * ctx * kv_elems_per_gpu(a, c->tp) *
 			 precision_bytes(c->kv_precision) * kv_reads(a, c);
-	double attn_flops = b * ctx * arch_attn_core_flops_per_pair(a) /
+	double attn_flops = b * ctx * arch_attn_decode_flops_per_pair(a) /
 			    c->tp;
 	struct phase layer = { 0.0, 0.0, 0.0 };
 	/* attention reads every sequence's KV cache, once per KV head or
@@ -659,6 +659,7 @@ int infer_step_model_init(struct infer_step_model *m, const struct arch *a,
 	m->kv_token_bytes = kv_elems_per_gpu(a, c->tp) *
 			    precision_bytes(c->kv_precision);
 	m->pair_flops = arch_attn_core_flops_per_pair(a) / c->tp;
+	m->decode_pair_flops = arch_attn_decode_flops_per_pair(a) / c->tp;
 	m->kv_reads = kv_reads(a, c);
 	m->decode_fixed_s = infer_step_fixed_s(a, &m->config, m->layer_kernels,
 					       false, true);
@@ -699,7 +700,7 @@ static double decode_attention_s(const struct infer_step_model *m,
 
 	return fmax(ctx * m->kv_token_bytes * m->kv_reads /
 			    (at->mem_bw_bytes_per_s * at->mem_eff),
-		    queries * ctx * m->pair_flops /
+		    queries * ctx * m->decode_pair_flops /
 			    (at->peak_flops * at->matmul_eff)) +
 	       kernel_gap_s();
 }

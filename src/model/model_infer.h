@@ -171,7 +171,9 @@ struct infer_step_model {
 	/* constants of every step, computed once (issue 43) */
 	double kv_token_bytes;   /* KV bytes of a token per GPU and layer */
 	double pair_flops;       /* attention FLOPs per query-key pair per
-				    GPU and layer */
+				    GPU and layer, a prompt's */
+	double decode_pair_flops; /* the same, a decode query's (MLA's
+				     absorbed form) */
 	double kv_reads;         /* reads of each KV head's cache a decode */
 	double decode_fixed_s;   /* infer_step_fixed_s of a decode step */
 	/* memo of the token-dependent part of a layer for whole token

@@ -320,6 +320,8 @@ static void test_attn_gemms_gqa(void **state)
 	assert_gemm(&g[1], 96, 96, 2);
 	/* per query-key pair: 2 heads x (16 + 16) x 6 = 384 */
 	assert_rel(arch_attn_core_flops_per_pair(&a), 384.0, 1e-15);
+	/* a decode query's the same without MLA */
+	assert_rel(arch_attn_decode_flops_per_pair(&a), 384.0, 1e-15);
 	assert_rel(arch_kv_elems_per_token_layer(&a), 64.0, 1e-15);
 	/* Q, K, V (160) and the core's output (96) */
 	assert_rel(arch_attn_act_elems(&a), 256.0, 1e-15);
@@ -373,6 +375,10 @@ static void test_attn_gemms_mla(void **state)
 	/* scores over 24 + 8, weighted sum over 20: 2 * 5 * 52 */
 	assert_rel(arch_attn_core_flops_per_pair(&a), 520.0, 1e-15);
 	assert_rel(arch_attn_core_flops_per_pair(&b), 520.0, 1e-15);
+	/* a decode query attends in the latent: scores over 28 + 8, the
+	   weighted sum over 28, 2 * 5 * 64 */
+	assert_rel(arch_attn_decode_flops_per_pair(&a), 640.0, 1e-15);
+	assert_rel(arch_attn_decode_flops_per_pair(&b), 640.0, 1e-15);
 	/* the cache holds the latent and the rotary key */
 	assert_rel(arch_kv_elems_per_token_layer(&a), 36.0, 1e-15);
 	assert_rel(arch_kv_elems_per_token_layer(&b), 36.0, 1e-15);
@@ -412,6 +418,10 @@ static void test_attn_gemms_mla(void **state)
 		assert_rel(arch_kv_elems_per_token_layer(&d), 576.0, 1e-15);
 		assert_rel(arch_attn_core_flops_per_pair(&d),
 			   2.0 * 128 * (192 + 128), 1e-15);
+		/* FlashMLA's count, s_q h_q (d + d_v) 2 with d = 576 and
+		   d_v = 512 */
+		assert_rel(arch_attn_decode_flops_per_pair(&d),
+			   2.0 * 128 * (576 + 512), 1e-15);
 	}
 }
 
@@ -1053,6 +1063,32 @@ static void test_ep_alltoall_domains(void **state)
 	assert_rel(ep_alltoall_s(&cl, &t), 0.0, 0.0);
 }
 
+/* A decode query attends in MLA's latent (the absorbed form): on a device
+   whose memory is free, 1000 more tokens of context for each of 4
+   sequences cost layers x 4000 x 2 a (2 r_kv + d_r) / (peak x
+   matmul_eff): 640 FLOPs a pair here, where a prompt's pair is 520
+   (2 a (d_h + d_r + d_v), 24 + 8 + 20 against 2 x 28 + 8). */
+static void test_infer_mla_decode_absorbed(void **state)
+{
+	struct arch a = small_mla(36);
+	struct gpu_spec g = test_gpu();
+	struct cluster cl = test_cluster();
+	struct infer_config c = icfg(1, 0, 4);
+	static struct infer_step_model m;
+	struct sim_mix x1 = { 0.0, 0.0, 0.0, 4.0, 4000.0, 4.0, 0.0 };
+	struct sim_mix x2 = { 0.0, 0.0, 0.0, 4.0, 8000.0, 4.0, 0.0 };
+	const struct device_perf *at;
+
+	(void)state;
+	g.mem_bw_bytes_per_s = 1e30;
+	assert_int_equal(infer_step_model_init(&m, &a, &c, &g, &cl, 0.0), 0);
+	at = &m.perf[INFER_PERF_ATTN];
+	assert_rel(infer_step_s(&m, &x2) - infer_step_s(&m, &x1),
+		   a.layers * 4000.0 * 2.0 * 5 * (2 * 28 + 8) /
+			   (at->peak_flops * at->matmul_eff),
+		   1e-9);
+}
+
 /* Under expert parallelism each of the ep groups prefills a prompt of its
    own in a step: a replica's batch takes batch / ep prefill steps. */
 static void test_infer_ep_prefill_groups(void **state)
@@ -1143,6 +1179,7 @@ int main(void)
 		cmocka_unit_test(test_infer_gpus),
 		cmocka_unit_test(test_infer_weights_ep),
 		cmocka_unit_test(test_infer_kv_mla),
+		cmocka_unit_test(test_infer_mla_decode_absorbed),
 		cmocka_unit_test(test_infer_experts_touched),
 		cmocka_unit_test(test_ep_imbalance),
 		cmocka_unit_test(test_ep_alltoall_domains),
