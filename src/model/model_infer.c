@@ -705,6 +705,21 @@ static double decode_attention_s(const struct infer_step_model *m,
 	       kernel_gap_s();
 }
 
+/*
+ * The share of a step's prompts that its busiest attention group holds
+ * under expert parallelism: a prompt is one data-parallel group's, so of
+ * 's' prompts over 'ep' groups one holds ceil(s / ep), and every group
+ * waits for it at the all-to-alls of each layer (TensorRT-LLM's tech blog
+ * 10: an iteration takes its slowest rank's time).  1 / ep when the
+ * prompts divide evenly, and with ep = 1 or no prompt.
+ */
+static double ep_prompt_share(double s, double ep)
+{
+	if (ep <= 1.0 || !(s > 0.0))
+		return 1.0 / ep;
+	return ceil(s / ep - 1e-9) / s;
+}
+
 double infer_step_s(void *mp, const struct sim_mix *x)
 {
 	struct infer_step_model *m = mp;
@@ -715,7 +730,13 @@ double infer_step_s(void *mp, const struct sim_mix *x)
 	double ep = c->ep > 1 ? c->ep : 1;
 	/* speculative drafts are query tokens of the decoding sequences */
 	double tokens = x->prefill_tokens + x->decode_seqs + x->verify_tokens;
-	double n = tokens / ep; /* per tensor-parallel group */
+	/* the busiest attention group's share of the prompts: whole
+	   prompts, ceil(s / ep) of the step's s, where the decodes spread
+	   evenly (1 / ep of everything without expert parallelism) */
+	double busy = ep_prompt_share(x->prefill_seqs, ep);
+	/* tokens of that tensor-parallel group */
+	double n = (x->decode_seqs + x->verify_tokens) / ep +
+		   x->prefill_tokens * busy;
 	double kv_token = m->kv_token_bytes;
 	double per_pair = m->pair_flops;
 	struct phase layer = { 0.0, 0.0, 0.0 };
@@ -726,9 +747,9 @@ double infer_step_s(void *mp, const struct sim_mix *x)
 	if (prompt) {
 		/* the prompt tokens' causal attention and KV writes */
 		pre_s = kernel_flash_attention_s(
-				at, x->prefill_attn_pairs / ep * per_pair,
+				at, x->prefill_attn_pairs * busy * per_pair,
 				false) +
-			kernel_stream_s(d, x->prefill_tokens / ep * kv_token);
+			kernel_stream_s(d, x->prefill_tokens * busy * kv_token);
 	}
 	if (x->decode_seqs > 0.0) {
 		/* each decoding sequence reads its whole KV cache once for

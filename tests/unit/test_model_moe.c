@@ -1089,6 +1089,38 @@ static void test_infer_mla_decode_absorbed(void **state)
 		   1e-9);
 }
 
+/* A prompt is one attention group's: one prompt of 4096 tokens in a step
+   of DeepSeek-V3 over ep 8 keeps its group busy as long as eight prompts
+   of 4096 keep all eight (the busiest group's tokens set the step; the
+   experts see eight times the tokens in the second), and longer than
+   eight prompts of 512 spread one a group, whose tokens are the same in
+   all but the attention's pairs. */
+static void test_infer_ep_busiest_group(void **state)
+{
+	struct arch a = deepseek_v3();
+	struct gpu_spec g = test_gpu();
+	struct cluster cl = test_cluster();
+	struct infer_config c = icfg(1, 8, 64);
+	static struct infer_step_model m;
+	struct sim_mix one = { 4096.0, 4096.0 * 2048.0, 1.0, 0.0, 0.0, 1.0,
+			       0.0 };
+	struct sim_mix eight = { 8 * 4096.0, 8 * 4096.0 * 2048.0, 8.0, 0.0,
+				 0.0, 8.0, 0.0 };
+	struct sim_mix spread = { 4096.0, 8 * 512.0 * 256.0, 8.0, 0.0, 0.0,
+				  8.0, 0.0 };
+	double t1, t8, ts;
+
+	(void)state;
+	c.weight_precision = PREC_FP8;
+	assert_int_equal(infer_step_model_init(&m, &a, &c, &g, &cl, 0.0), 0);
+	t1 = infer_step_s(&m, &one);
+	t8 = infer_step_s(&m, &eight);
+	ts = infer_step_s(&m, &spread);
+	assert_true(t1 < t8);
+	assert_true(t1 > 0.6 * t8);
+	assert_true(t1 > 2.0 * ts);
+}
+
 /* Under expert parallelism each of the ep groups prefills a prompt of its
    own in a step: a replica's batch takes batch / ep prefill steps. */
 static void test_infer_ep_prefill_groups(void **state)
@@ -1180,6 +1212,7 @@ int main(void)
 		cmocka_unit_test(test_infer_weights_ep),
 		cmocka_unit_test(test_infer_kv_mla),
 		cmocka_unit_test(test_infer_mla_decode_absorbed),
+		cmocka_unit_test(test_infer_ep_busiest_group),
 		cmocka_unit_test(test_infer_experts_touched),
 		cmocka_unit_test(test_ep_imbalance),
 		cmocka_unit_test(test_ep_alltoall_domains),
