@@ -1,6 +1,8 @@
 /* model_comm.c - collective communication times; see model_comm.h. */
 #include "model_comm.h"
 
+#include <math.h>
+
 #include "cluster.h"
 
 /*
@@ -90,6 +92,16 @@ double comm_overlapped_s(const struct link *l, double comm_s,
 	double hidden = comm_s < compute_s ? comm_s : compute_s;
 
 	return comm_s - hidden + l->overlap_cost * hidden;
+}
+
+double comm_overlapped_sms_s(const struct link *l, double comm_s,
+			     double compute_s, double sm_share)
+{
+	double lost = 0.0;
+
+	if (sm_share > 0.0 && sm_share < 1.0)
+		lost = fmin(comm_s, compute_s / (1.0 - sm_share)) * sm_share;
+	return lost + comm_overlapped_s(l, comm_s, compute_s + lost);
 }
 
 /* Levels of a binary tree over 'n' ranks: ceil(log2 n). */

@@ -71,6 +71,16 @@ double comm_reducescatter_s(const struct link *l, double bytes, int n);
 double comm_overlapped_s(const struct link *l, double comm_s,
 			 double compute_s);
 
+/*
+ * The same for communication whose kernels hold 'sm_share' of the SMs
+ * while they run: the compute beside them goes at (1 - sm_share) of its
+ * rate, so it loses sm_share of the time they overlap, min(comm_s,
+ * compute_s / (1 - sm_share)) x sm_share, added to it (0 <= sm_share <
+ * 1).
+ */
+double comm_overlapped_sms_s(const struct link *l, double comm_s,
+			     double compute_s, double sm_share);
+
 /* All-to-all where each of 'n' GPUs holds 'bytes' and keeps 1/n of it. */
 double comm_alltoall_s(const struct link *l, double bytes, int n);
 

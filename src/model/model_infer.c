@@ -58,6 +58,16 @@ static const double sparse_index_bytes = 0.125;
 static const double prefill_chunk_tokens = 8192.0;
 
 /*
+ * SMs that DeepEP's normal (high-throughput) dispatch and combine kernels
+ * hold while they run: Buffer.num_sms = 20 in deep_ep/buffer.py (DeepEP
+ * V1, commit 567632dd, the library SGLang's and DeepSeek's 2025 systems
+ * ran).  Its low-latency kernels, which decode steps use, hand the
+ * transfer to the NIC behind a receive hook "without any SM occupation"
+ * (its README), so they take none.
+ */
+static const double ep_forward_comm_sms = 20.0;
+
+/*
  * Power while decoding: memory-bound token generation draws about 60% of
  * the dynamic power that compute-bound prefill draws (Patel et al. 2024,
  * "Splitwise", section 3: the token phase runs well below TDP); it rises to
@@ -512,6 +522,7 @@ static double layer_body_s(const struct device_perf *dp, const struct arch *a,
 		int g = infer_gpus_per_replica(c);
 		struct link l = comm_link(cl, g, g);
 		double tp_s = 2.0 * layer_tp_comm_s(a, c, cl, 0.5 * n);
+		double comm, compute, share = 0.0;
 
 		layer_gemms(d, &dp[INFER_PERF_OTHER], a, c, 0.5 * n,
 			    0.5 * tokens, &h);
@@ -519,13 +530,14 @@ static double layer_body_s(const struct device_perf *dp, const struct arch *a,
 		ph->s += 2.0 * h.s;
 		ph->flops += 2.0 * h.flops;
 		ph->bytes += 2.0 * h.bytes;
-		return tp_s +
-		       comm_overlapped_s(&l,
-					 2.0 * layer_ep_comm_s(a, c, cl,
-							       0.5 * n,
-							       0.5 * tokens,
-							       prompt),
-					 2.0 * h.s + tp_s + attn_s);
+		comm = 2.0 * layer_ep_comm_s(a, c, cl, 0.5 * n, 0.5 * tokens,
+					     prompt);
+		compute = 2.0 * h.s + tp_s + attn_s;
+		/* a prompt step's normal kernels hold SMs the compute
+		   beside them would use */
+		if (prompt && d->sms > 2.0 * ep_forward_comm_sms)
+			share = ep_forward_comm_sms / d->sms;
+		return tp_s + comm_overlapped_sms_s(&l, comm, compute, share);
 	}
 	layer_gemms(d, &dp[INFER_PERF_OTHER], a, c, n, tokens, ph);
 	layer_elementwise(d, a, n, c->tp, ph);

@@ -294,6 +294,28 @@ static void test_overlapped(void **state)
 	assert_true(comm_overlapped_s(&test_link, 0.0529, 0.0371) < 0.0529);
 }
 
+/* Kernels that hold a fifth of the SMs: 10 s of them beside 20 s of
+   compute leave the compute 8 s done when they end, so it ends at 22 s
+   and the overlap adds 2 s plus the link's slowdown of the 10 s hidden;
+   30 s of them outlast the compute's 25 s at four fifths, which then adds
+   the 5 s lost, the 5 s that stick out and the slowdown of 25 s. */
+static void test_overlapped_sms(void **state)
+{
+	(void)state;
+	assert_rel(comm_overlapped_sms_s(&test_link, 10.0, 20.0, 0.2),
+		   2.0 + 0.137 * 10.0, 1e-14);
+	assert_rel(comm_overlapped_sms_s(&test_link, 30.0, 20.0, 0.2),
+		   5.0 + 5.0 + 0.137 * 25.0, 1e-14);
+	/* kernels that hold no SMs: comm_overlapped_s */
+	assert_rel(comm_overlapped_sms_s(&test_link, 10.0, 20.0, 0.0),
+		   comm_overlapped_s(&test_link, 10.0, 20.0), 1e-15);
+	/* nothing to overlap */
+	assert_rel(comm_overlapped_sms_s(&test_link, 0.0, 20.0, 0.2), 0.0,
+		   0.0);
+	assert_rel(comm_overlapped_sms_s(&test_link, 10.0, 0.0, 0.2), 10.0,
+		   1e-15);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_comm_link),
 		cmocka_unit_test(test_alltoall),
 		cmocka_unit_test(test_overlapped),
+		cmocka_unit_test(test_overlapped_sms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
