@@ -17,6 +17,8 @@
 #include "cli.h"
 #include "cmd_calibrate_internal.h"
 #include "interval.h"
+#include "model_comm.h"
+#include "model_kernel.h"
 #include "measure.h"
 #include "outfile.h"
 #include "progress.h"
@@ -199,11 +201,19 @@ static int plan_metric(struct scratch *sc, const struct cal_row *r,
 static void row_at(const struct cal_ctx *c, const struct cal_row *r,
 		   const double *theta, struct scratch *sc, struct gpu_spec *g)
 {
-	const double *d = &theta[c->dev_base + P_DEVICE * r->dev];
+	const int *d = c->dev_param[r->dev];
 
 	*g = *r->gpu;
-	g->matmul_eff = d[P_MATMUL];
-	g->mem_eff = d[P_MEM];
+	if (d[P_MATMUL] >= 0)
+		g->matmul_eff = theta[d[P_MATMUL]];
+	if (d[P_FP8] >= 0)
+		g->fp8_matmul_eff = theta[d[P_FP8]];
+	if (d[P_MEM] >= 0)
+		g->mem_eff = theta[d[P_MEM]];
+	if (d[P_INTRA] >= 0)
+		g->intra_comm_eff = theta[d[P_INTRA]];
+	if (d[P_INTER] >= 0)
+		g->inter_comm_eff = theta[d[P_INTER]];
 	sc->wl = *r->wl;
 	if (r->eng >= 0) {
 		const double *e = &theta[c->eng_base + P_ENGINE * r->eng];
@@ -460,25 +470,69 @@ static void set_param(struct cal_param *prm, const char *name,
 	prm->hi_bound = hi;
 }
 
-static void build_params(struct cal_ctx *c)
+/* A device parameter's name, prior and prior width. */
+static void device_param(struct cal_param *prm, const struct gpu_spec *g,
+			 int k)
+{
+	double train_tau = band_tau(INTERVAL_TRAINING);
+
+	switch (k) {
+	case P_MATMUL:
+		set_param(prm, g->name, "matmul_eff", g->matmul_eff, train_tau,
+			  CAL_LOG, 0.02, 1.0);
+		break;
+	case P_FP8:
+		set_param(prm, g->name, "fp8_matmul_eff",
+			  gpu_matmul_eff(g, PREC_FP8), train_tau, CAL_LOG, 0.02,
+			  1.0);
+		break;
+	case P_MEM:
+		set_param(prm, g->name, "mem_eff", g->mem_eff,
+			  band_tau(INTERVAL_TPOT), CAL_LOG, 0.02, 1.0);
+		break;
+	case P_INTRA:
+		set_param(prm, g->name, "intra_comm_eff",
+			  g->intra_comm_eff > 0.0 ? g->intra_comm_eff :
+						    COMM_INTRA_NODE_EFF,
+			  train_tau, CAL_LOG, 0.02, 1.0);
+		break;
+	default:
+		set_param(prm, g->name, "inter_comm_eff",
+			  g->inter_comm_eff > 0.0 ? g->inter_comm_eff :
+						    COMM_INTER_NODE_EFF,
+			  train_tau, CAL_LOG, 0.02, 1.0);
+		break;
+	}
+}
+
+/* The parameters: each device's that a measurement depends on, then
+   three per engine.  0, or -1 when there are more than CAL_PARAMS_MAX. */
+static int build_params(struct cal_ctx *c)
 {
 	size_t p = 0;
 
-	c->dev_base = 0;
-	for (int d = 0; d < c->ndev; d++) {
-		const struct gpu_spec *g = c->dev[d];
+	for (int d = 0; d < c->ndev; d++)
+		for (int k = 0; k < P_DEVICE; k++) {
+			bool used = false;
 
-		set_param(&c->param[p++], g->name, "matmul_eff",
-			  g->matmul_eff, band_tau(INTERVAL_TRAINING), CAL_LOG,
-			  0.02, 1.0);
-		set_param(&c->param[p++], g->name, "mem_eff", g->mem_eff,
-			  band_tau(INTERVAL_TPOT), CAL_LOG, 0.02, 1.0);
-	}
+			for (size_t i = 0; i < c->m && !used; i++)
+				used = c->rows[i].dev == d &&
+				       c->rows[i].uses[k];
+			c->dev_param[d][k] = -1;
+			if (!used)
+				continue;
+			if (p == CAL_PARAMS_MAX)
+				return -1;
+			c->dev_param[d][k] = (int)p;
+			device_param(&c->param[p++], c->dev[d], k);
+		}
 	c->eng_base = (int)p;
 	for (int e = 0; e < c->neng; e++) {
 		char name[64];
 		const double *pr = c->eng[e].prior;
 
+		if (p + P_ENGINE > CAL_PARAMS_MAX)
+			return -1;
 		snprintf(name, sizeof(name), "%s@%s", c->eng[e].name,
 			 c->eng[e].version);
 		set_param(&c->param[p++], name, "kernel_overhead",
@@ -493,8 +547,8 @@ static void build_params(struct cal_ctx *c)
 			  CAL_LINEAR, 0.0, 1.0);
 	}
 	c->p = p;
+	return 0;
 }
-
 
 /* A stack's NAME@VERSION as the profile's [interval] sections name it:
    the row's engine when it serves, its framework when it trains. */
@@ -586,6 +640,48 @@ struct prep_out {
 	struct diag err;
 };
 
+/*
+ * The device parameters row 'r''s plan at the priors ('sc') depends on:
+ * its GEMMs and memory always; fp8 GEMMs where its math runs on the
+ * fp8/fp4 path; collectives within a node where it spans more than one
+ * GPU, across nodes where it spans more than a node (or moves a
+ * disaggregated replica's KV cache over the network).
+ */
+static void row_uses(struct cal_row *r, const struct scratch *sc)
+{
+	int gpus, node;
+	bool fp8, net = false;
+
+	if (r->m->command == MEASURE_TRAIN) {
+		enum precision q = device_math_precision(
+			r->gpu, sc->tp.config.precision);
+
+		gpus = sc->tp.config.gpus;
+		node = sc->tp.cluster.gpus_per_node;
+		fp8 = q == PREC_FP8 || q == PREC_FP4;
+	} else if (r->sample) {
+		gpus = sc->sp.tp;
+		node = sc->sp.cluster.gpus_per_node;
+		fp8 = false;
+	} else {
+		const struct infer_plan *ip = &sc->ip;
+
+		gpus = infer_gpus_per_replica(&ip->config);
+		if (ip->prefill_tp > gpus)
+			gpus = ip->prefill_tp;
+		if (ip->decode_tp > gpus)
+			gpus = ip->decode_tp;
+		node = ip->cluster.gpus_per_node;
+		fp8 = infer_config_fp8_math(r->gpu, &ip->config);
+		net = ip->simulated && ip->fleet.disagg;
+	}
+	r->uses[P_MATMUL] = true;
+	r->uses[P_FP8] = fp8;
+	r->uses[P_MEM] = true;
+	r->uses[P_INTRA] = gpus > 1;
+	r->uses[P_INTER] = net || gpus > node;
+}
+
 struct prep_job {
 	struct cal_ctx *c;
 	struct prep_out *out;
@@ -634,6 +730,7 @@ static void prepare_row(int i, void *arg)
 		*r->wl = *fixed_wl;
 	r->simulated = m->command == MEASURE_INFER && !r->sample &&
 		       sc->ip.simulated;
+	row_uses(r, sc);
 	/* the class of its interval, as the plan at the priors reports it */
 	r->cls = r->metric->cls == CLS_TRAIN ?
 			 (sc->tp.per_sample ? INTERVAL_PER_SAMPLE :
@@ -851,7 +948,15 @@ int cmd_calibrate(struct cli_ctx *ctx)
 			goto out;
 		}
 	}
-	build_params(c);
+	if (build_params(c) != 0) {
+		progress_end(&c->pr);
+		cli_error("the measurements need more than %d parameters "
+			  "(%d devices, %d engines): calibrate fewer devices "
+			  "or engines at once",
+			  CAL_PARAMS_MAX, c->ndev, c->neng);
+		rc = EXIT_INPUT;
+		goto out;
+	}
 	dep = calloc(c->m * (c->p ? c->p : 1), 1);
 	noisy = calloc(c->m ? c->m : 1, 1);
 	share = calloc(c->m ? c->m : 1, sizeof(*share));
@@ -865,8 +970,9 @@ int cmd_calibrate(struct cli_ctx *ctx)
 		const struct cal_row *r = &c->rows[i];
 
 		for (int k = 0; k < P_DEVICE; k++)
-			dep[i * c->p + (size_t)(c->dev_base +
-						P_DEVICE * r->dev + k)] = 1;
+			if (r->uses[k])
+				dep[i * c->p +
+				    (size_t)c->dev_param[r->dev][k]] = 1;
 		for (int k = 0; r->eng >= 0 && k < P_ENGINE; k++)
 			dep[i * c->p + (size_t)(c->eng_base +
 						P_ENGINE * r->eng + k)] = 1;

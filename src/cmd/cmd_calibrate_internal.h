@@ -24,9 +24,11 @@
 #define CAL_DEVICES_MAX 32
 #define CAL_ENGINES_MAX 16
 
-/* params per device (matmul_eff, mem_eff) and per engine (kernel,
-   request, step overheads) */
-enum { P_MATMUL, P_MEM, P_DEVICE };
+/* params per device (matmul_eff, fp8_matmul_eff, mem_eff, the
+   collectives' efficiency within a node and across nodes: each only
+   where a measurement depends on it) and per engine (kernel, request,
+   step overheads) */
+enum { P_MATMUL, P_FP8, P_MEM, P_INTRA, P_INTER, P_DEVICE };
 enum { P_KERNEL, P_REQUEST, P_STEP, P_ENGINE };
 
 /* A metric calibrate takes (the table cal_metrics of cmd_calibrate.c). */
@@ -51,6 +53,11 @@ struct cal_row {
 	int cls;                     /* its interval class (interval.h) */
 	bool simulated;              /* its plan at the priors simulated a
 					load: a noisy row (calibrate.h) */
+	bool uses[P_DEVICE];         /* the device parameters its plan at
+					the priors depends on: GEMMs (every
+					plan), fp8 GEMMs, memory (every
+					plan), collectives in a node, across
+					nodes */
 	int share;                   /* its plan's cal_share, or -1 */
 	int member;                  /* its place among the share's rows */
 };
@@ -99,7 +106,10 @@ struct cal_ctx {
 	int ndev;
 	struct cal_engine eng[CAL_ENGINES_MAX];
 	int neng;
-	int dev_base, eng_base; /* first parameter of each kind */
+	/* each device's parameters (index in param), -1 where no
+	   measurement depends on it */
+	int dev_param[CAL_DEVICES_MAX][P_DEVICE];
+	int eng_base;           /* the first engine parameter */
 	struct cal_param param[CAL_PARAMS_MAX];
 	size_t p;
 	struct progress pr;

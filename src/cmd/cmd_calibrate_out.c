@@ -285,25 +285,27 @@ int cal_write_profile(struct cli_ctx *ctx, const struct cal_ctx *c,
 			       "measurement left out of the fit.\n",
 			       stamp, p->from, c->m, c->m == 1 ? "" : "s");
 	for (int d = 0; d < c->ndev; d++) {
-		const struct cal_param *mm =
-			&c->param[c->dev_base + P_DEVICE * d + P_MATMUL];
-		const struct cal_param *me =
-			&c->param[c->dev_base + P_DEVICE * d + P_MEM];
 		struct profile_device *pd = &p->dev[p->ndev++];
+		double *to[P_DEVICE] = { &pd->matmul_eff, &pd->fp8_matmul_eff,
+					 &pd->mem_eff, &pd->intra_comm_eff,
+					 &pd->inter_comm_eff };
 
 		snprintf(pd->gpu, sizeof(pd->gpu), "%s", c->dev[d]->name);
-		pd->matmul_eff = cal_determined(mm) ? mm->value : 0.0;
-		pd->mem_eff = cal_determined(me) ? me->value : 0.0;
-		at += (size_t)snprintf(
-			comment + at, sizeof(comment) - at,
-			"# %s: matmul_eff %.3g (catalog %.3g, 80%% %.3g-%.3g)"
-			"%s; mem_eff %.3g (catalog %.3g, 80%% %.3g-%.3g)%s\n",
-			c->dev[d]->name, mm->value, mm->prior, mm->lo, mm->hi,
-			cal_determined(mm) ? "" : " not determined",
-			me->value, me->prior, me->lo, me->hi,
-			cal_determined(me) ? "" : " not determined");
-		if (at >= sizeof(comment))
-			at = sizeof(comment) - 1;
+		for (int k = 0; k < P_DEVICE; k++) {
+			const struct cal_param *q;
+
+			if (c->dev_param[d][k] < 0)
+				continue;
+			q = &c->param[c->dev_param[d][k]];
+			*to[k] = cal_determined(q) ? q->value : 0.0;
+			at += (size_t)snprintf(
+				comment + at, sizeof(comment) - at,
+				"# %s %.3g (before %.3g, 80%% %.3g-%.3g)%s\n",
+				q->name, q->value, q->prior, q->lo, q->hi,
+				cal_determined(q) ? "" : " not determined");
+			if (at >= sizeof(comment))
+				at = sizeof(comment) - 1;
+		}
 	}
 	for (int e = 0; e < c->neng; e++) {
 		const struct cal_param *k =

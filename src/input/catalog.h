@@ -76,6 +76,11 @@ struct gpu_spec {
 	double fp8_matmul_eff;       /* the same for fp8 GEMMs of the fp8 peak;
 					0 = not given: matmul_eff */
 	double mem_eff;              /* achievable fraction of memory bandwidth */
+	/* achievable fraction of intra_bw and of inter_bw in collectives:
+	   not catalog columns but a calibration profile's (profile.h);
+	   0: the model's defaults (model_comm.c) */
+	double intra_comm_eff;
+	double inter_comm_eff;
 	char source[GPU_SOURCE_MAX]; /* datasheet reference */
 };
 

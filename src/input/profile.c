@@ -303,8 +303,14 @@ static int on_value(void *user, const char *section, const char *key,
 				     key, value);
 		if (strcmp(key, "matmul_eff") == 0)
 			d->matmul_eff = x;
+		else if (strcmp(key, "fp8_matmul_eff") == 0)
+			d->fp8_matmul_eff = x;
 		else if (strcmp(key, "mem_eff") == 0)
 			d->mem_eff = x;
+		else if (strcmp(key, "intra_comm_eff") == 0)
+			d->intra_comm_eff = x;
+		else if (strcmp(key, "inter_comm_eff") == 0)
+			d->inter_comm_eff = x;
 		else
 			return failf(c, "unknown key '%s' in [%s]", key,
 				     section);
@@ -458,9 +464,18 @@ int profile_write(FILE *out, const struct profile *p, const char *comment)
 		if (d->matmul_eff > 0.0)
 			bad |= fprintf(out, "matmul_eff = %.6g\n",
 				       d->matmul_eff) < 0;
+		if (d->fp8_matmul_eff > 0.0)
+			bad |= fprintf(out, "fp8_matmul_eff = %.6g\n",
+				       d->fp8_matmul_eff) < 0;
 		if (d->mem_eff > 0.0)
 			bad |= fprintf(out, "mem_eff = %.6g\n", d->mem_eff) <
 			       0;
+		if (d->intra_comm_eff > 0.0)
+			bad |= fprintf(out, "intra_comm_eff = %.6g\n",
+				       d->intra_comm_eff) < 0;
+		if (d->inter_comm_eff > 0.0)
+			bad |= fprintf(out, "inter_comm_eff = %.6g\n",
+				       d->inter_comm_eff) < 0;
 	}
 	for (int i = 0; i < p->neng; i++) {
 		const struct profile_engine *e = &p->eng[i];
@@ -527,8 +542,20 @@ bool profile_apply_device(const struct profile *p, struct gpu_spec *g)
 		g->matmul_eff = d->matmul_eff;
 		any = true;
 	}
+	if (d->fp8_matmul_eff > 0.0) {
+		g->fp8_matmul_eff = d->fp8_matmul_eff;
+		any = true;
+	}
 	if (d->mem_eff > 0.0) {
 		g->mem_eff = d->mem_eff;
+		any = true;
+	}
+	if (d->intra_comm_eff > 0.0) {
+		g->intra_comm_eff = d->intra_comm_eff;
+		any = true;
+	}
+	if (d->inter_comm_eff > 0.0) {
+		g->inter_comm_eff = d->inter_comm_eff;
 		any = true;
 	}
 	return any;

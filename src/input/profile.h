@@ -7,7 +7,10 @@
  *   [fit]                      measurements, sigma_log (the rms of
  *                              ln(measured / predicted) after the fit,
  *                              for intervals), created, from
- *   [device NAME]              matmul_eff, mem_eff (catalog columns)
+ *   [device NAME]              matmul_eff, fp8_matmul_eff, mem_eff
+ *                              (catalog columns), intra_comm_eff,
+ *                              inter_comm_eff (the collectives' share
+ *                              of intra_bw and inter_bw, gpu_spec)
  *   [engine NAME@VERSION]      kernel_overhead, host_request_overhead,
  *                              host_step_overhead (workload keys), and
  *                              devices: where they were measured
@@ -42,7 +45,10 @@
 struct profile_device {
 	char gpu[64];
 	double matmul_eff; /* 0: not in the profile */
+	double fp8_matmul_eff;
 	double mem_eff;
+	double intra_comm_eff;
+	double inter_comm_eff;
 };
 
 struct profile_engine {

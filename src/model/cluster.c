@@ -71,6 +71,8 @@ int cluster_resolve(const struct cluster_spec *spec, const struct gpu_spec *g,
 	out->inter_bw_bytes_per_s = spec->inter_bw_bytes_per_s > 0.0 ?
 					    spec->inter_bw_bytes_per_s :
 					    g->inter_bw_bytes_per_s;
+	out->intra_comm_eff = g->intra_comm_eff;
+	out->inter_comm_eff = g->inter_comm_eff;
 	out->pue = spec->pue;
 	out->price_usd_per_kwh = spec->price_usd_per_kwh;
 	out->host_overhead = spec->host_overhead;

@@ -31,6 +31,10 @@ struct cluster {
 	bool intra_mesh;               /* intra_bw split over a link to each
 					  other device (comm_link) */
 	double inter_bw_bytes_per_s;   /* per GPU per direction, datasheet */
+	double intra_comm_eff;         /* achievable share of intra_bw and */
+	double inter_comm_eff;         /* of inter_bw in collectives (the
+					  device's, gpu_spec); 0: the
+					  model's (model_comm.c) */
 	double pue;                    /* facility / IT power */
 	double price_usd_per_gpu_hour; /* the effective price every cost
 					  uses; 0 when unknown */

@@ -12,8 +12,8 @@
  * nccl-tests results, DGX user guides): 0.78.  InfiniBand: NDR/HDR
  * adapters deliver ~90-95% of line rate in nccl-tests across nodes: 0.90.
  */
-static const double intra_node_eff = 0.78;
-static const double inter_node_eff = 0.90;
+static const double intra_node_eff = COMM_INTRA_NODE_EFF;
+static const double inter_node_eff = COMM_INTER_NODE_EFF;
 
 /* Per-hop latency: NVLink ~2-3 us, InfiniBand ~5 us through a switch
    (NCCL tuning tables use similar base latencies). */
@@ -51,23 +51,43 @@ static const double inter_node_overlap_cost = 0.15;
 static const double nvls_eff = 0.69;
 static const double nvls_latency_s = 25e-6;
 
-struct link link_intra_node(double datasheet_bw_bytes_per_s,
-			    bool nvlink_sharp)
+struct link link_intra_node_at(double datasheet_bw_bytes_per_s,
+			       bool nvlink_sharp, double eff)
 {
-	struct link l = { datasheet_bw_bytes_per_s * intra_node_eff,
-			  intra_node_latency_s, intra_node_overlap_cost,
-			  nvlink_sharp ? datasheet_bw_bytes_per_s * nvls_eff :
+	double e = eff > 0.0 ? eff : intra_node_eff;
+	struct link l = { datasheet_bw_bytes_per_s * e, intra_node_latency_s,
+			  intra_node_overlap_cost,
+			  nvlink_sharp ? datasheet_bw_bytes_per_s * nvls_eff *
+						 (e / intra_node_eff) :
 					 0.0,
 			  nvlink_sharp ? nvls_latency_s : 0.0 };
 	return l;
 }
 
-struct link link_inter_node(double datasheet_bw_bytes_per_s)
+struct link link_inter_node_at(double datasheet_bw_bytes_per_s, double eff)
 {
-	struct link l = { datasheet_bw_bytes_per_s * inter_node_eff,
+	struct link l = { datasheet_bw_bytes_per_s *
+				  (eff > 0.0 ? eff : inter_node_eff),
 			  inter_node_latency_s, inter_node_overlap_cost,
 			  0.0, 0.0 };
 	return l;
+}
+
+struct link link_intra_node(double datasheet_bw_bytes_per_s,
+			    bool nvlink_sharp)
+{
+	return link_intra_node_at(datasheet_bw_bytes_per_s, nvlink_sharp, 0.0);
+}
+
+struct link link_inter_node(double datasheet_bw_bytes_per_s)
+{
+	return link_inter_node_at(datasheet_bw_bytes_per_s, 0.0);
+}
+
+struct link comm_inter_link(const struct cluster *cl)
+{
+	return link_inter_node_at(cl->inter_bw_bytes_per_s,
+				  cl->inter_comm_eff);
 }
 
 struct link comm_link(const struct cluster *cl, int span, int group)
@@ -76,11 +96,12 @@ struct link comm_link(const struct cluster *cl, int span, int group)
 	int node = cl->gpus_per_node;
 
 	if (span > node)
-		return link_inter_node(cl->inter_bw_bytes_per_s);
+		return comm_inter_link(cl);
 	/* a mesh has no switch to reduce in, and a group of g uses g - 1
 	   of the node - 1 links each device has */
-	l = link_intra_node(cl->intra_bw_bytes_per_s,
-			    cl->nvlink_sharp && !cl->intra_mesh);
+	l = link_intra_node_at(cl->intra_bw_bytes_per_s,
+			       cl->nvlink_sharp && !cl->intra_mesh,
+			       cl->intra_comm_eff);
 	if (cl->intra_mesh && group > 1 && group < node)
 		l.bw_bytes_per_s *= (group - 1.0) / (node - 1.0);
 	return l;

@@ -14,6 +14,15 @@
 
 #include <stdbool.h>
 
+/*
+ * Achievable share of the datasheet link bandwidth in large collectives
+ * (model_comm.c says where each comes from): NVLink and the like within
+ * a node, InfiniBand or RoCE across nodes.  A device's intra_comm_eff and
+ * inter_comm_eff (a calibration profile's) replace them.
+ */
+#define COMM_INTRA_NODE_EFF 0.78
+#define COMM_INTER_NODE_EFF 0.90
+
 /* A link class as one GPU sees it. */
 struct link {
 	double bw_bytes_per_s; /* achievable, per GPU per direction */
@@ -36,6 +45,16 @@ struct link link_intra_node(double datasheet_bw_bytes_per_s,
 /* Inter-node (InfiniBand/RoCE) link from a datasheet bandwidth. */
 struct link link_inter_node(double datasheet_bw_bytes_per_s);
 
+/*
+ * The same two at a collective efficiency 'eff' of the link's own (the
+ * achievable share of the datasheet bandwidth, a calibration profile's
+ * intra_comm_eff or inter_comm_eff; 0: the defaults above).  NVLink
+ * SHARP's share moves in proportion to the ring's.
+ */
+struct link link_intra_node_at(double datasheet_bw_bytes_per_s,
+			       bool nvlink_sharp, double eff);
+struct link link_inter_node_at(double datasheet_bw_bytes_per_s, double eff);
+
 struct cluster;
 
 /*
@@ -49,6 +68,10 @@ struct cluster;
  * (ck_sat_mul_int), so that a span past an int is not within a node.
  */
 struct link comm_link(const struct cluster *cl, int span, int group);
+
+/* The network between the nodes of 'cl' (inter_bw at its collective
+   efficiency): comm_link's link beyond a node. */
+struct link comm_inter_link(const struct cluster *cl);
 
 /*
  * All-reduce of a 'bytes' buffer over 'n' GPUs; 0 when n <= 1.  The

@@ -44,7 +44,7 @@ double ep_pass_s(const struct cluster *cl, const struct ep_traffic *t,
 	double near = (dom - 1.0) / g, far = (g - (double)dom) / g;
 	double nv_copies, net_copies;
 	struct link nv = comm_link(cl, dom, dom);
-	struct link net = link_inter_node(cl->inter_bw_bytes_per_s);
+	struct link net = comm_inter_link(cl);
 	bool remote = domains > 1.0 && far > 0.0;
 
 	if (g <= 1 || !(t->tokens_gpu > 0.0) || !(k > 0.0))

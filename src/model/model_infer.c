@@ -132,6 +132,21 @@ static enum precision attn_precision(const struct gpu_spec *g,
 	return c->kv_precision == PREC_FP8 ? PREC_FP8 : PREC_FP16;
 }
 
+static bool fp8_path(const struct gpu_spec *g, enum precision q)
+{
+	enum precision m = device_math_precision(g, q);
+
+	return m == PREC_FP8 || m == PREC_FP4;
+}
+
+bool infer_config_fp8_math(const struct gpu_spec *g,
+			   const struct infer_config *c)
+{
+	return fp8_path(g, infer_config_math_precision(c)) ||
+	       fp8_path(g, math_of(c, other_precision(c))) ||
+	       fp8_path(g, attn_precision(g, c));
+}
+
 /* The stored bytes of the routed experts' weights ('expert') or of the
    others. */
 static double weight_bytes(const struct infer_config *c, bool expert)

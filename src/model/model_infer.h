@@ -133,6 +133,12 @@ enum precision infer_math_precision(enum precision w);
    weights that 'c' keeps weight-only (W8A16). */
 enum precision infer_config_math_precision(const struct infer_config *c);
 
+/* Whether any GEMM of 'c' on 'g' (routed experts, the other weights,
+   the attention core) runs on the fp8/fp4 tensor path, at the device's
+   fp8_matmul_eff (gpu_matmul_eff). */
+bool infer_config_fp8_math(const struct gpu_spec *g,
+			   const struct infer_config *c);
+
 /* GPUs of one replica: tp x ep (INT_MAX when that does not fit). */
 int infer_gpus_per_replica(const struct infer_config *c);
 

@@ -310,7 +310,7 @@ static void step_eval(const struct step_in *in, struct recsys_step *s)
 	int in_node = c->gpus < cl->gpus_per_node ? c->gpus :
 						    cl->gpus_per_node;
 	struct link intra = comm_link(cl, in_node, in_node);
-	struct link inter = link_inter_node(cl->inter_bw_bytes_per_s);
+	struct link inter = comm_inter_link(cl);
 	struct link pcie = recsys_pcie_link(cl);
 	struct link l = comm_link(cl, c->gpus, c->gpus);
 	struct dense_cost dc;

@@ -723,7 +723,7 @@ int serve_fleet_init_disagg(const struct workload *wl, const struct arch *a,
 		l = link_inter_node(is->kv_transfer_bw_bytes_per_s);
 		f->xfer.bw_bytes_per_s = l.bw_bytes_per_s;
 	} else {
-		l = link_inter_node(cl->inter_bw_bytes_per_s);
+		l = comm_inter_link(cl);
 		f->xfer.bw_bytes_per_s = l.bw_bytes_per_s * links;
 	}
 	f->xfer.latency_s = l.latency_s;

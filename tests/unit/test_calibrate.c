@@ -320,6 +320,9 @@ static void test_profile(void **state)
 	snprintf(p.dev[0].gpu, sizeof(p.dev[0].gpu), "H100-SXM");
 	p.dev[0].matmul_eff = 0.66;
 	p.dev[0].mem_eff = 0; /* not determined: not written */
+	p.dev[0].fp8_matmul_eff = 0.58;
+	p.dev[0].intra_comm_eff = 0.61;
+	p.dev[0].inter_comm_eff = 0.72;
 	p.neng = 1;
 	snprintf(p.eng[0].name, sizeof(p.eng[0].name), "vllm");
 	snprintf(p.eng[0].version, sizeof(p.eng[0].version), "0.11.0");
@@ -343,6 +346,9 @@ static void test_profile(void **state)
 	assert_int_equal(q.ndev, 1);
 	assert_true(fabs(q.dev[0].matmul_eff - 0.66) < 1e-12);
 	assert_true(q.dev[0].mem_eff == 0.0);
+	assert_true(fabs(q.dev[0].fp8_matmul_eff - 0.58) < 1e-12);
+	assert_true(fabs(q.dev[0].intra_comm_eff - 0.61) < 1e-12);
+	assert_true(fabs(q.dev[0].inter_comm_eff - 0.72) < 1e-12);
 	assert_int_equal(q.neng, 1);
 	assert_true(q.eng[0].has_request && !q.eng[0].has_kernel);
 	assert_true(fabs(q.eng[0].host_request_s - 0.021) < 1e-12);
@@ -376,6 +382,9 @@ static void test_profile(void **state)
 	g.mem_eff = 0.9;
 	assert_true(profile_apply_device(&q, &g));
 	assert_true(fabs(g.matmul_eff - 0.66) < 1e-12 && g.mem_eff == 0.9);
+	assert_true(fabs(g.fp8_matmul_eff - 0.58) < 1e-12);
+	assert_true(fabs(g.intra_comm_eff - 0.61) < 1e-12);
+	assert_true(fabs(g.inter_comm_eff - 0.72) < 1e-12);
 	/* an engine's apply to its engine and version, under given keys */
 	workload_init(&wl);
 	assert_null(profile_apply_engine(&q, &wl));

@@ -264,6 +264,52 @@ static void test_comm_link(void **state)
 	}
 }
 
+/*
+ * A device's own collective efficiencies (a calibration profile's
+ * intra_comm_eff and inter_comm_eff, specs/models.md 5.1): 0 keeps the
+ * model's 0.78 and 0.90; a value replaces them in comm_link within and
+ * across nodes and in comm_inter_link, and NVLink SHARP's share moves in
+ * proportion to the ring's.  By hand on 450 GB/s links and 50 GB/s of
+ * network.
+ */
+static void test_comm_eff(void **state)
+{
+	struct cluster cl;
+	struct link l;
+
+	(void)state;
+	memset(&cl, 0, sizeof(cl));
+	cl.gpus_per_node = 8;
+	cl.intra_bw_bytes_per_s = 450e9;
+	cl.inter_bw_bytes_per_s = 50e9;
+	cl.nvlink_sharp = true;
+	assert_rel(comm_link(&cl, 8, 8).bw_bytes_per_s, 351e9, 1e-14);
+	assert_rel(comm_inter_link(&cl).bw_bytes_per_s, 45e9, 1e-14);
+	cl.intra_comm_eff = 0.39; /* half the default */
+	cl.inter_comm_eff = 0.6;
+	l = comm_link(&cl, 8, 8);
+	assert_rel(l.bw_bytes_per_s, 175.5e9, 1e-14);
+	assert_rel(l.sharp_bw_bytes_per_s, 0.5 * 310.5e9, 1e-14);
+	/* latency and overlap cost are not the efficiency's */
+	assert_rel(l.latency_s, 3e-6, 1e-15);
+	assert_rel(l.overlap_cost, 0.15, 1e-15);
+	assert_rel(comm_link(&cl, 16, 16).bw_bytes_per_s, 30e9, 1e-14);
+	assert_rel(comm_inter_link(&cl).bw_bytes_per_s, 30e9, 1e-14);
+	assert_rel(comm_inter_link(&cl).latency_s, 6e-6, 1e-15);
+	/* a large all-reduce over the node takes the time of the slower
+	   link: twice the default's bandwidth term (SHARP: 9/8 GB at
+	   155.25 GB/s + 25 us) */
+	assert_rel(comm_allreduce_s(&l, 1e9, 8),
+		   9.0 / 8.0 * 1e9 / 155.25e9 + 25e-6, 1e-14);
+	/* the plain links take the same values */
+	assert_rel(link_intra_node_at(450e9, false, 0.0).bw_bytes_per_s,
+		   link_intra_node(450e9, false).bw_bytes_per_s, 0.0);
+	assert_rel(link_inter_node_at(50e9, 0.0).bw_bytes_per_s,
+		   link_inter_node(50e9).bw_bytes_per_s, 0.0);
+	assert_rel(link_inter_node_at(50e9, 0.5).bw_bytes_per_s, 25e9,
+		   1e-15);
+}
+
 /* All-to-all (MoE dispatch and combine): one pass of the ring,
    (n - 1)/n of what a GPU sends, ceil(log2 n) latencies. */
 static void test_alltoall(void **state)
@@ -328,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_link_constants),
 		cmocka_unit_test(test_nvlink_sharp),
 		cmocka_unit_test(test_comm_link),
+		cmocka_unit_test(test_comm_eff),
 		cmocka_unit_test(test_alltoall),
 		cmocka_unit_test(test_overlapped),
 		cmocka_unit_test(test_overlapped_sms),
