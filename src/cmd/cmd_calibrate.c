@@ -951,9 +951,10 @@ int cmd_calibrate(struct cli_ctx *ctx)
 	if (build_params(c) != 0) {
 		progress_end(&c->pr);
 		cli_error("the measurements need more than %d parameters "
-			  "(%d devices, %d engines): calibrate fewer devices "
+			  "(%d device%s, %d engine%s): calibrate fewer devices "
 			  "or engines at once",
-			  CAL_PARAMS_MAX, c->ndev, c->neng);
+			  CAL_PARAMS_MAX, c->ndev, c->ndev == 1 ? "" : "s",
+			  c->neng, c->neng == 1 ? "" : "s");
 		rc = EXIT_INPUT;
 		goto out;
 	}

@@ -267,6 +267,22 @@ rc=$?
 check "one GPU: status $rc, no collective parameter, matmul_eff fitted" \
 	"[ $rc = 0 ] && python3 -c \"import json; n=[q['name'] for q in json.load(open('$tmp/fit.json'))['parameters']]; exit(0 if 'H100-SXM matmul_eff' in n and not [x for x in n if 'comm_eff' in x] else 1)\""
 
+# more parameters than a fit holds (64): 22 devices serving at tp 2, each
+# with its GEMM, memory and NVLink efficiencies
+echo "command,workload,gpu,gpus,set,metric,measured" >"$tmp/many.csv"
+n=0
+for g in $("$bin" catalog --format csv | tail -n +2 | cut -d, -f1); do
+	"$bin" infer "$chat" --gpu "$g" --set inference.tp=2 --format json \
+		>/dev/null 2>&1 || continue
+	echo "infer,$chat,$g,,inference.tp=2,ttft_s,0.05" >>"$tmp/many.csv"
+	n=$((n + 1))
+	[ $n -ge 22 ] && break
+done
+"$bin" calibrate "$tmp/many.csv" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "too many parameters: status 3, says so, nothing on stdout" \
+	"[ $rc = 3 ] && [ ! -s '$tmp/out' ] && grep -q 'more than 64 parameters (22 devices, 1 engine)' '$tmp/err'"
+
 # errors
 printf 'command,workload,gpu,gpus,set,metric,measured\ntrain,%s,H100-SMX,8,,mfu,0.4\n' \
 	"$train" >"$tmp/bad-gpu.csv"
