@@ -551,6 +551,15 @@ void cli_note_profile(struct report *rep, const struct cli_ctx *ctx,
 				 "devices %s; engine %s %s",
 			    p->file, p->measurements,
 			    devs[0] ? devs : "none", e->name, e->version);
+	else if (ctx->profile_framework && ctx->profile_framework->has_production)
+		report_note(rep, "calibrated by %s (%d measurements): "
+				 "devices %s; framework %s %s (production "
+				 "efficiency %.3g)",
+			    p->file, p->measurements,
+			    devs[0] ? devs : "none",
+			    ctx->profile_framework->name,
+			    ctx->profile_framework->version,
+			    ctx->profile_framework->production_efficiency);
 	else
 		report_note(rep, "calibrated by %s (%d measurements): "
 				 "devices %s",
@@ -709,9 +718,12 @@ int cli_load_workload(struct cli_ctx *ctx)
 		/* a name given by --set is a usage error, as its values are */
 		return strcmp(err.file, "--set") == 0 ? EXIT_USAGE : EXIT_INPUT;
 	}
-	if (ctx->profile)
+	if (ctx->profile) {
 		ctx->profile_engine =
 			profile_apply_engine(ctx->profile, &ctx->wl);
+		ctx->profile_framework =
+			profile_apply_framework(ctx->profile, &ctx->wl);
+	}
 	if (workload_validate(&ctx->wl, &err) != 0) {
 		diag_print(stderr, &err);
 		return EXIT_INPUT;

@@ -42,6 +42,8 @@ struct cli_ctx {
 	struct profile *profile;    /* loaded from it; owned */
 	const struct profile_engine *profile_engine; /* the engine entry
 						 the workload took */
+	const struct profile_engine *profile_framework; /* its training
+							   framework's */
 	const char *files[CLI_MAX_SETS]; /* calibrate: MEASUREMENTS... */
 	int nfiles;
 	const char *gpu_arg;        /* --gpu, maybe a comma-separated list */

@@ -17,7 +17,6 @@
 #include "cli.h"
 #include "cmd_calibrate_internal.h"
 #include "interval.h"
-#include "model_comm.h"
 #include "model_kernel.h"
 #include "measure.h"
 #include "outfile.h"
@@ -29,12 +28,6 @@
    calibration.md). */
 static const double cal_sigma_log = 0.03;
 
-/* an engine's per-kernel cost may be a factor of 3 from the stack's at
-   one prior width (engines differ 2-10x in host costs) */
-static const double kernel_tau_log = 1.0986122886681098; /* ln 3 */
-/* the prior widths of the host times: their stack value, at least */
-static const double request_tau_min_s = 5e-3;
-static const double step_tau_min_s = 2e-3;
 
 
 /*
@@ -225,6 +218,10 @@ static void row_at(const struct cal_ctx *c, const struct cal_row *r,
 		if (!workload_key_given(&sc->wl, c->key_step))
 			sc->wl.inference.host_step_s = e[P_STEP];
 	}
+	if (r->plan_fw >= 0 &&
+	    !workload_key_given(&sc->wl, c->key_production))
+		sc->wl.training.production_efficiency =
+			theta[c->fw_base + r->plan_fw];
 }
 
 /* Row i of a share at 'theta': from the point's slot, or planned once for
@@ -402,153 +399,6 @@ bad_set:
 	return EXIT_INPUT;
 }
 
-static int device_index(struct cal_ctx *c, const struct gpu_spec *g)
-{
-	for (int i = 0; i < c->ndev; i++)
-		if (c->dev[i] == g)
-			return i;
-	if (c->ndev == CAL_DEVICES_MAX)
-		return -1;
-	c->dev[c->ndev] = g;
-	return c->ndev++;
-}
-
-static int engine_index(struct cal_ctx *c, const struct workload *wl,
-			const char *gpu)
-{
-	struct cal_engine *e;
-	int i;
-
-	for (i = 0; i < c->neng; i++)
-		if (strcmp(c->eng[i].name, wl->inference.engine) == 0 &&
-		    strcmp(c->eng[i].version, wl->inference.engine_version) ==
-			    0)
-			break;
-	if (i == c->neng) {
-		if (c->neng == CAL_ENGINES_MAX)
-			return -1;
-		e = &c->eng[c->neng++];
-		memset(e, 0, sizeof(*e));
-		snprintf(e->name, sizeof(e->name), "%s",
-			 wl->inference.engine[0] ? wl->inference.engine :
-						   STACK_GENERIC);
-		snprintf(e->version, sizeof(e->version), "%s",
-			 wl->inference.engine_version);
-		e->prior[P_KERNEL] = wl->inference.kernel_overhead_s;
-		e->prior[P_REQUEST] = wl->inference.host_request_s;
-		e->prior[P_STEP] = wl->inference.host_step_s;
-	}
-	e = &c->eng[i];
-	if (!text_list_has(e->devices, gpu)) {
-		size_t n = strlen(e->devices);
-
-		snprintf(e->devices + n, sizeof(e->devices) - n, "%s%s",
-			 n ? "," : "", gpu);
-	}
-	return i;
-}
-
-/* A band's width in ln units at one sd: the 80% band of the validation
-   residuals over 2 z, widened for a new source. */
-static double band_tau(enum interval_class k)
-{
-	const struct interval_band *b = &interval_bands[k];
-
-	return (b->hi_log - b->lo_log) / (2.0 * CAL_LEVEL_Z) *
-	       (b->source_widen > 1.0 ? b->source_widen : 1.0);
-}
-
-static void set_param(struct cal_param *prm, const char *name,
-		      const char *what, double prior, double tau,
-		      enum cal_scale scale, double lo, double hi)
-{
-	snprintf(prm->name, sizeof(prm->name), "%s %s", name, what);
-	prm->prior = prior;
-	prm->tau = tau;
-	prm->scale = scale;
-	prm->lo_bound = lo;
-	prm->hi_bound = hi;
-}
-
-/* A device parameter's name, prior and prior width. */
-static void device_param(struct cal_param *prm, const struct gpu_spec *g,
-			 int k)
-{
-	double train_tau = band_tau(INTERVAL_TRAINING);
-
-	switch (k) {
-	case P_MATMUL:
-		set_param(prm, g->name, "matmul_eff", g->matmul_eff, train_tau,
-			  CAL_LOG, 0.02, 1.0);
-		break;
-	case P_FP8:
-		set_param(prm, g->name, "fp8_matmul_eff",
-			  gpu_matmul_eff(g, PREC_FP8), train_tau, CAL_LOG, 0.02,
-			  1.0);
-		break;
-	case P_MEM:
-		set_param(prm, g->name, "mem_eff", g->mem_eff,
-			  band_tau(INTERVAL_TPOT), CAL_LOG, 0.02, 1.0);
-		break;
-	case P_INTRA:
-		set_param(prm, g->name, "intra_comm_eff",
-			  g->intra_comm_eff > 0.0 ? g->intra_comm_eff :
-						    COMM_INTRA_NODE_EFF,
-			  train_tau, CAL_LOG, 0.02, 1.0);
-		break;
-	default:
-		set_param(prm, g->name, "inter_comm_eff",
-			  g->inter_comm_eff > 0.0 ? g->inter_comm_eff :
-						    COMM_INTER_NODE_EFF,
-			  train_tau, CAL_LOG, 0.02, 1.0);
-		break;
-	}
-}
-
-/* The parameters: each device's that a measurement depends on, then
-   three per engine.  0, or -1 when there are more than CAL_PARAMS_MAX. */
-static int build_params(struct cal_ctx *c)
-{
-	size_t p = 0;
-
-	for (int d = 0; d < c->ndev; d++)
-		for (int k = 0; k < P_DEVICE; k++) {
-			bool used = false;
-
-			for (size_t i = 0; i < c->m && !used; i++)
-				used = c->rows[i].dev == d &&
-				       c->rows[i].uses[k];
-			c->dev_param[d][k] = -1;
-			if (!used)
-				continue;
-			if (p == CAL_PARAMS_MAX)
-				return -1;
-			c->dev_param[d][k] = (int)p;
-			device_param(&c->param[p++], c->dev[d], k);
-		}
-	c->eng_base = (int)p;
-	for (int e = 0; e < c->neng; e++) {
-		char name[64];
-		const double *pr = c->eng[e].prior;
-
-		if (p + P_ENGINE > CAL_PARAMS_MAX)
-			return -1;
-		snprintf(name, sizeof(name), "%s@%s", c->eng[e].name,
-			 c->eng[e].version);
-		set_param(&c->param[p++], name, "kernel_overhead",
-			  pr[P_KERNEL] > 0.0 ? pr[P_KERNEL] : 7e-6,
-			  kernel_tau_log, CAL_LOG, 1e-7, 1e-3);
-		set_param(&c->param[p++], name, "host_request_overhead",
-			  pr[P_REQUEST],
-			  fmax(pr[P_REQUEST], request_tau_min_s), CAL_LINEAR,
-			  0.0, 1.0);
-		set_param(&c->param[p++], name, "host_step_overhead",
-			  pr[P_STEP], fmax(pr[P_STEP], step_tau_min_s),
-			  CAL_LINEAR, 0.0, 1.0);
-	}
-	c->p = p;
-	return 0;
-}
 
 /* A stack's NAME@VERSION as the profile's [interval] sections name it:
    the row's engine when it serves, its framework when it trains. */
@@ -832,6 +682,8 @@ int cmd_calibrate(struct cli_ctx *ctx)
 						   "host_request_overhead");
 	c->key_step = (size_t)workload_key_find("inference",
 						"host_step_overhead");
+	c->key_production = (size_t)workload_key_find(
+		"training", "production_efficiency");
 	c->rows = calloc(ms.n, sizeof(*c->rows));
 	measured = calloc(ms.n, sizeof(double));
 	if (!c->rows || !measured) {
@@ -934,27 +786,36 @@ int cmd_calibrate(struct cli_ctx *ctx)
 		const struct measurement *m = &ms.rows[i];
 		struct cal_row *r = &c->rows[i];
 
-		r->dev = device_index(c, r->gpu);
+		r->dev = cal_device_index(c, r->gpu);
 		/* a per-sample model's serving costs no engine host time */
 		r->eng = m->command == MEASURE_INFER && !r->sample ?
-				 engine_index(c, r->wl, r->gpu->name) :
+				 cal_engine_index(c, r->wl, r->gpu->name) :
 				 -1;
+		r->fw = m->command == MEASURE_TRAIN &&
+				cal_production_metric(m->metric) ?
+				cal_framework_index(c, r->wl, r->gpu->name) :
+				-1;
 		if (r->dev < 0 ||
-		    (m->command == MEASURE_INFER && !r->sample && r->eng < 0)) {
+		    (m->command == MEASURE_INFER && !r->sample && r->eng < 0) ||
+		    (m->command == MEASURE_TRAIN &&
+		     cal_production_metric(m->metric) && r->fw < 0)) {
 			progress_end(&c->pr);
-			cli_error("more than %d devices or %d engines",
-				  CAL_DEVICES_MAX, CAL_ENGINES_MAX);
+			cli_error("more than %d devices, %d engines or %d "
+				  "frameworks",
+				  CAL_DEVICES_MAX, CAL_ENGINES_MAX,
+				  CAL_ENGINES_MAX);
 			rc = EXIT_INPUT;
 			goto out;
 		}
 	}
-	if (build_params(c) != 0) {
+	if (cal_build_params(c) != 0) {
 		progress_end(&c->pr);
 		cli_error("the measurements need more than %d parameters "
-			  "(%d device%s, %d engine%s): calibrate fewer devices "
-			  "or engines at once",
+			  "(%d device%s, %d engine%s, %d framework%s): "
+			  "calibrate fewer devices or stacks at once",
 			  CAL_PARAMS_MAX, c->ndev, c->ndev == 1 ? "" : "s",
-			  c->neng, c->neng == 1 ? "" : "s");
+			  c->neng, c->neng == 1 ? "" : "s", c->nfw,
+			  c->nfw == 1 ? "" : "s");
 		rc = EXIT_INPUT;
 		goto out;
 	}
@@ -967,6 +828,19 @@ int cmd_calibrate(struct cli_ctx *ctx)
 		rc = EXIT_INTERNAL;
 		goto out;
 	}
+	/* a share's one plan takes the production efficiency that any of
+	   its figures depends on */
+	for (size_t i = 0; i < c->m; i++)
+		c->rows[i].plan_fw = c->rows[i].fw;
+	for (int k = 0; k < c->nshare; k++) {
+		int fw = -1;
+
+		for (int j = 0; j < c->share[k].n; j++)
+			if (c->rows[c->share[k].row[j]].fw >= 0)
+				fw = c->rows[c->share[k].row[j]].fw;
+		for (int j = 0; j < c->share[k].n; j++)
+			c->rows[c->share[k].row[j]].plan_fw = fw;
+	}
 	for (size_t i = 0; i < c->m; i++) {
 		const struct cal_row *r = &c->rows[i];
 
@@ -977,6 +851,8 @@ int cmd_calibrate(struct cli_ctx *ctx)
 		for (int k = 0; r->eng >= 0 && k < P_ENGINE; k++)
 			dep[i * c->p + (size_t)(c->eng_base +
 						P_ENGINE * r->eng + k)] = 1;
+		if (r->fw >= 0)
+			dep[i * c->p + (size_t)(c->fw_base + r->fw)] = 1;
 	}
 	memset(&pb, 0, sizeof(pb));
 	pb.m = c->m;

@@ -1,6 +1,7 @@
 /*
  * cmd_calibrate_internal.h - what the files of 'capplan calibrate' share
  * (cmd_calibrate.c: the measurements, their plans and the fit;
+ * cmd_calibrate_params.c: the parameters and their priors;
  * cmd_calibrate_out.c: the table, JSON, CSV and the profile written).
  * Private: nothing outside src/cmd/ includes it.
  */
@@ -58,6 +59,13 @@ struct cal_row {
 					plan), fp8 GEMMs, memory (every
 					plan), collectives in a node, across
 					nodes */
+	int fw;                      /* its framework's index: a
+					production figure of a training run
+					(production_metric), else -1 */
+	int plan_fw;                 /* the framework whose production
+					efficiency its plan takes: its own,
+					or that of another figure of its
+					share (one plan for both) */
 	int share;                   /* its plan's cal_share, or -1 */
 	int member;                  /* its place among the share's rows */
 };
@@ -110,15 +118,40 @@ struct cal_ctx {
 	   measurement depends on it */
 	int dev_param[CAL_DEVICES_MAX][P_DEVICE];
 	int eng_base;           /* the first engine parameter */
+	/* training frameworks of production figures: one parameter each,
+	   the production efficiency, from fw_base on */
+	struct cal_engine fw[CAL_ENGINES_MAX];
+	int nfw;
+	int fw_base;
 	struct cal_param param[CAL_PARAMS_MAX];
 	size_t p;
 	struct progress pr;
 	size_t plans;        /* made by the fit, for the progress line */
 	/* the engine keys the fit moves, by index in the key table */
-	size_t key_kernel, key_request, key_step;
+	size_t key_kernel, key_request, key_step, key_production;
 	struct cal_share *share; /* nshare of them, or NULL */
 	int nshare;
 };
+
+/* The index of device 'g', of the workload's engine and of its training
+   framework (added with its priors, 'gpu' added to where it was
+   measured) among the fit's; -1 when there are CAL_DEVICES_MAX or
+   CAL_ENGINES_MAX already (cmd_calibrate_params.c). */
+int cal_device_index(struct cal_ctx *c, const struct gpu_spec *g);
+int cal_engine_index(struct cal_ctx *c, const struct workload *wl,
+		     const char *gpu);
+int cal_framework_index(struct cal_ctx *c, const struct workload *wl,
+			const char *gpu);
+
+/* Whether 'metric' of a training plan is a production figure (a run as
+   production runs report it), which the framework's production
+   efficiency scales. */
+bool cal_production_metric(const char *metric);
+
+/* The parameters of c's devices (those its rows use), engines and
+   frameworks, with their priors; 0, or -1 when there are more than
+   CAL_PARAMS_MAX. */
+int cal_build_params(struct cal_ctx *c);
 
 /* What the outputs print. */
 struct job {

@@ -340,6 +340,30 @@ int cal_write_profile(struct cli_ctx *ctx, const struct cal_ctx *c,
 				at = sizeof(comment) - 1;
 		}
 	}
+	for (int f = 0; f < c->nfw && p->neng < PROFILE_STACKS_MAX; f++) {
+		const struct cal_param *q = &c->param[c->fw_base + f];
+		struct profile_engine *pe;
+
+		if (!c->fw[f].version[0])
+			continue;
+		pe = &p->eng[p->neng++];
+		memset(pe, 0, sizeof(*pe));
+		pe->framework = true;
+		snprintf(pe->name, sizeof(pe->name), "%s", c->fw[f].name);
+		snprintf(pe->version, sizeof(pe->version), "%s",
+			 c->fw[f].version);
+		snprintf(pe->devices, sizeof(pe->devices), "%s",
+			 c->fw[f].devices);
+		pe->has_production = cal_determined(q);
+		pe->production_efficiency = q->value;
+		at += (size_t)snprintf(
+			comment + at, sizeof(comment) - at,
+			"# %s %.3g (before %.3g, 80%% %.3g-%.3g)%s\n", q->name,
+			q->value, q->prior, q->lo, q->hi,
+			cal_determined(q) ? "" : " not determined");
+		if (at >= sizeof(comment))
+			at = sizeof(comment) - 1;
+	}
 	diag_clear(&err);
 	rc = profile_write(o->f, p, comment);
 	free(p);

@@ -669,8 +669,10 @@ static bool sweep_point(const struct sweep *s, const size_t *idx,
 		snprintf(status, sizeof(status), "%s", err.msg);
 		ok = false;
 	}
-	if (ok && profile)
+	if (ok && profile) {
 		profile_apply_engine(profile, &wl);
+		profile_apply_framework(profile, &wl);
+	}
 	cli_rec_stacks(rec, &wl, true, true, RF_MACHINE);
 	if (ok && workload_validate(&wl, &err) != 0) {
 		snprintf(status, sizeof(status), "%s", err.msg);

@@ -129,7 +129,7 @@ static struct profile_device *device_entry(struct parse_ctx *c,
 }
 
 static struct profile_engine *engine_entry(struct parse_ctx *c,
-					   const char *spec)
+					   const char *spec, bool framework)
 {
 	struct profile *p = c->p;
 	const char *at = strchr(spec, '@');
@@ -142,7 +142,8 @@ static struct profile_engine *engine_entry(struct parse_ctx *c,
 	    !stack_word(at + 1, strlen(at + 1), false))
 		return NULL;
 	for (int i = 0; i < p->neng; i++)
-		if (strlen(p->eng[i].name) == nlen &&
+		if (p->eng[i].framework == framework &&
+		    strlen(p->eng[i].name) == nlen &&
 		    strncasecmp(p->eng[i].name, spec, nlen) == 0 &&
 		    strcmp(p->eng[i].version, at + 1) == 0)
 			return &p->eng[i];
@@ -152,6 +153,7 @@ static struct profile_engine *engine_entry(struct parse_ctx *c,
 	memset(e, 0, sizeof(*e));
 	snprintf(e->name, sizeof(e->name), "%.*s", (int)nlen, spec);
 	snprintf(e->version, sizeof(e->version), "%s", at + 1);
+	e->framework = framework;
 	return e;
 }
 
@@ -317,7 +319,7 @@ static int on_value(void *user, const char *section, const char *key,
 		return 1;
 	}
 	if (strncmp(section, "engine ", 7) == 0) {
-		struct profile_engine *e = engine_entry(c, section + 7);
+		struct profile_engine *e = engine_entry(c, section + 7, false);
 		double x;
 
 		if (!e)
@@ -352,11 +354,42 @@ static int on_value(void *user, const char *section, const char *key,
 		}
 		return 1;
 	}
+	if (strncmp(section, "framework ", 10) == 0) {
+		struct profile_engine *e = engine_entry(c, section + 10, true);
+		double x;
+
+		if (!e)
+			return failf(c, "[%.80s]: expected [framework "
+					"NAME@VERSION] as the stack table names "
+					"them (at most %d engines and "
+					"frameworks)", section,
+				     PROFILE_STACKS_MAX);
+		if (strcmp(key, "devices") == 0) {
+			if (!list_value(e->devices, sizeof(e->devices), value,
+					','))
+				return failf(c, "'devices' must be catalog names "
+						"of text, at most %zu bytes in "
+						"all",
+					     sizeof(e->devices) - 1);
+			return 1;
+		}
+		if (strcmp(key, "production_efficiency") != 0)
+			return failf(c, "unknown key '%s' in [%s]: expected "
+					"production_efficiency or devices",
+				     key, section);
+		if (!parse_number(value, 1e-3, 1.0, &x))
+			return failf(c, "'%s' must be an efficiency "
+					      "above 0.001, at most 1, got '%s'",
+				     key, value);
+		e->production_efficiency = x;
+		e->has_production = true;
+		return 1;
+	}
 	if (strncmp(section, "interval ", 9) == 0)
 		return on_band(c, section, key, value);
 	return failf(c, "unknown section [%s]: expected [fit], "
-			"[device NAME], [engine NAME@VERSION] or [interval "
-			"CLASS]", section);
+			"[device NAME], [engine NAME@VERSION], [framework "
+			"NAME@VERSION] or [interval CLASS]", section);
 }
 
 int profile_parse(const char *buf, size_t len, const char *name,
@@ -480,8 +513,12 @@ int profile_write(FILE *out, const struct profile *p, const char *comment)
 	for (int i = 0; i < p->neng; i++) {
 		const struct profile_engine *e = &p->eng[i];
 
-		bad |= fprintf(out, "\n[engine %s@%s]\n", e->name,
+		bad |= fprintf(out, "\n[%s %s@%s]\n",
+			       e->framework ? "framework" : "engine", e->name,
 			       e->version) < 0;
+		if (e->has_production)
+			bad |= fprintf(out, "production_efficiency = %.6g\n",
+				       e->production_efficiency) < 0;
 		if (e->has_kernel) {
 			units_format_exact(t, sizeof(t), e->kernel_overhead_s,
 					   UNIT_TIME);
@@ -573,7 +610,7 @@ const struct profile_engine *profile_apply_engine(const struct profile *p,
 	for (int i = 0; i < p->neng; i++) {
 		const struct profile_engine *e = &p->eng[i];
 
-		if (strcasecmp(e->name, name) != 0 ||
+		if (e->framework || strcasecmp(e->name, name) != 0 ||
 		    strcmp(e->version, wl->inference.engine_version) != 0)
 			continue;
 		if (e->has_kernel && !workload_key_given(wl, (size_t)kk))
@@ -582,6 +619,27 @@ const struct profile_engine *profile_apply_engine(const struct profile *p,
 			wl->inference.host_request_s = e->host_request_s;
 		if (e->has_step && !workload_key_given(wl, (size_t)ks))
 			wl->inference.host_step_s = e->host_step_s;
+		return e;
+	}
+	return NULL;
+}
+
+const struct profile_engine *profile_apply_framework(const struct profile *p,
+						     struct workload *wl)
+{
+	const char *name = wl->training.framework[0] ? wl->training.framework :
+						       "generic";
+	int kp = workload_key_find("training", "production_efficiency");
+
+	for (int i = 0; i < p->neng; i++) {
+		const struct profile_engine *e = &p->eng[i];
+
+		if (!e->framework || strcasecmp(e->name, name) != 0 ||
+		    strcmp(e->version, wl->training.framework_version) != 0)
+			continue;
+		if (e->has_production && !workload_key_given(wl, (size_t)kp))
+			wl->training.production_efficiency =
+				e->production_efficiency;
 		return e;
 	}
 	return NULL;

@@ -14,6 +14,8 @@
  *   [engine NAME@VERSION]      kernel_overhead, host_request_overhead,
  *                              host_step_overhead (workload keys), and
  *                              devices: where they were measured
+ *   [framework NAME@VERSION]   production_efficiency (the workload
+ *                              key), and devices: where it was measured
  *   [interval CLASS]           sigma_log, rows, devices, stacks: the
  *                              spread of a new measurement of a class of
  *                              estimate (training, per_sample, ttft,
@@ -23,7 +25,8 @@
  *                              intervals
  *
  * A device's values apply to that catalog row; an engine's wherever the
- * workload runs that engine and version, as the stack table's values do
+ * workload runs that engine and version, a framework's wherever it
+ * trains with that framework and version, as the stack table's values do
  * (a key the workload gives keeps its own).
  */
 #ifndef CAPPLAN_PROFILE_H
@@ -37,7 +40,7 @@
 #include "workload.h"
 
 #define PROFILE_DEVICES_MAX 64
-#define PROFILE_STACKS_MAX 32
+#define PROFILE_STACKS_MAX 32 /* engines and frameworks */
 #define PROFILE_TEXT_MAX 256
 #define PROFILE_BANDS_MAX 16
 #define PROFILE_CLASS_MAX 24
@@ -51,13 +54,18 @@ struct profile_device {
 	double inter_comm_eff;
 };
 
+/* A stack's entry: a serving engine's host times, or (framework) a
+   training framework's production efficiency. */
 struct profile_engine {
 	char name[WL_STACK_NAME_MAX];
 	char version[WL_STACK_VERSION_MAX];
+	bool framework;    /* a [framework NAME@VERSION] section */
 	bool has_kernel, has_request, has_step;
 	double kernel_overhead_s;
 	double host_request_s;
 	double host_step_s;
+	bool has_production;
+	double production_efficiency; /* [training] production_efficiency */
 	char devices[PROFILE_TEXT_MAX]; /* comma-separated catalog names */
 };
 
@@ -115,5 +123,13 @@ bool profile_apply_device(const struct profile *p, struct gpu_spec *g);
  */
 const struct profile_engine *profile_apply_engine(const struct profile *p,
 						  struct workload *wl);
+
+/*
+ * The same for the workload's training framework and version: its
+ * production efficiency where the workload does not give one.  Returns
+ * the framework entry that applied, or NULL.
+ */
+const struct profile_engine *profile_apply_framework(const struct profile *p,
+						     struct workload *wl);
 
 #endif

@@ -267,6 +267,41 @@ rc=$?
 check "one GPU: status $rc, no collective parameter, matmul_eff fitted" \
 	"[ $rc = 0 ] && python3 -c \"import json; n=[q['name'] for q in json.load(open('$tmp/fit.json'))['parameters']]; exit(0 if 'H100-SXM matmul_eff' in n and not [x for x in n if 'comm_eff' in x] else 1)\""
 
+# a production run: its steady throughput and its GPU-hours, measured on
+# a stack whose runs reach 0.6 of the steady rate (the default 0.81);
+# the GPU-hours move the framework's production efficiency, not the GEMMs
+echo "command,workload,gpu,gpus,set,metric,measured" >"$tmp/prod.csv"
+for g in 64 256; do
+	"$bin" train "$train" --gpu H100-SXM --gpus "$g" \
+		--set training.production_efficiency=0.6 --format json >"$tmp/run.json"
+	ran=$(python3 -c "import json; d=json.load(open('$tmp/run.json')); print('training.tp=%d;training.pp=%d;training.micro_batch=%d;training.recompute=%s' % (d['tp'], d['pp'], d['micro_batch'], d['recompute']) + (';training.recompute_layers=%d' % d['recompute_layers'] if d['recompute_layers'] else ''))")
+	for met in tokens_per_s_per_gpu gpu_hours; do
+		v=$(field "['$met']" <"$tmp/run.json")
+		echo "train,$train,H100-SXM,$g,$ran,$met,$v" >>"$tmp/prod.csv"
+	done
+done
+"$bin" calibrate "$tmp/prod.csv" -o "$tmp/prod.ini" --format json >"$tmp/fit.json" 2>"$tmp/err"
+rc=$?
+check "production: status $rc, nothing on stderr" "[ $rc = 0 ] && [ ! -s '$tmp/err' ]"
+check "generic@1 production_efficiency 0.6 within its range" \
+	"inrange 'generic@1 production_efficiency' 0.6"
+check "H100-SXM matmul_eff stays at its 0.75" "inrange 'H100-SXM matmul_eff' 0.75"
+check "the profile has the framework's production efficiency" \
+	"grep -q '^\[framework generic@1\]' '$tmp/prod.ini' && grep -q '^production_efficiency = 0.6' '$tmp/prod.ini'"
+ran=$(sed -n 3p "$tmp/prod.csv" | cut -d, -f5)
+args=$(printf '%s' "$ran" | tr ';' '\n' | sed 's/^/--set /' | tr '\n' ' ')
+# shellcheck disable=SC2086
+"$bin" train "$train" --gpu H100-SXM --gpus 64 $args --profile "$tmp/prod.ini" \
+	--format json >"$tmp/run.json"
+want=$(sed -n 3p "$tmp/prod.csv" | cut -d, -f7)
+check "a plan with it reproduces the GPU-hours and says its efficiency" \
+	"python3 -c \"import json; d=json.load(open('$tmp/run.json')); exit(0 if abs(d['gpu_hours'] / $want - 1) < 0.01 and abs(d['production_efficiency'] - 0.6) < 0.01 else 1)\""
+# shellcheck disable=SC2086
+"$bin" train "$train" --gpu H100-SXM --gpus 64 $args --profile "$tmp/prod.ini" \
+	--set training.production_efficiency=0.9 --format json >"$tmp/run.json"
+check "a production_efficiency the workload gives keeps its value" \
+	"python3 -c \"import json; d=json.load(open('$tmp/run.json')); exit(0 if abs(d['production_efficiency'] - 0.9) < 1e-9 else 1)\""
+
 # more parameters than a fit holds (64): 22 devices serving at tp 2, each
 # with its GEMM, memory and NVLink efficiencies
 echo "command,workload,gpu,gpus,set,metric,measured" >"$tmp/many.csv"
@@ -281,7 +316,7 @@ done
 "$bin" calibrate "$tmp/many.csv" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "too many parameters: status 3, says so, nothing on stdout" \
-	"[ $rc = 3 ] && [ ! -s '$tmp/out' ] && grep -q 'more than 64 parameters (22 devices, 1 engine)' '$tmp/err'"
+	"[ $rc = 3 ] && [ ! -s '$tmp/out' ] && grep -q 'more than 64 parameters (22 devices, 1 engine, 0 frameworks)' '$tmp/err'"
 
 # errors
 printf 'command,workload,gpu,gpus,set,metric,measured\ntrain,%s,H100-SMX,8,,mfu,0.4\n' \

@@ -329,6 +329,13 @@ static void test_profile(void **state)
 	p.eng[0].has_request = true;
 	p.eng[0].host_request_s = 0.021;
 	snprintf(p.eng[0].devices, sizeof(p.eng[0].devices), "H100-SXM");
+	/* a framework of the same name as an engine is its own section */
+	p.neng = 2;
+	p.eng[1].framework = true;
+	snprintf(p.eng[1].name, sizeof(p.eng[1].name), "vllm");
+	snprintf(p.eng[1].version, sizeof(p.eng[1].version), "0.11.0");
+	p.eng[1].has_production = true;
+	p.eng[1].production_efficiency = 0.62;
 	p.nband = 1;
 	snprintf(p.band[0].cls, sizeof(p.band[0].cls), "ttft");
 	p.band[0].sigma_log = 0.07;
@@ -349,7 +356,10 @@ static void test_profile(void **state)
 	assert_true(fabs(q.dev[0].fp8_matmul_eff - 0.58) < 1e-12);
 	assert_true(fabs(q.dev[0].intra_comm_eff - 0.61) < 1e-12);
 	assert_true(fabs(q.dev[0].inter_comm_eff - 0.72) < 1e-12);
-	assert_int_equal(q.neng, 1);
+	assert_int_equal(q.neng, 2);
+	assert_true(!q.eng[0].framework && q.eng[1].framework);
+	assert_true(q.eng[1].has_production && !q.eng[1].has_request);
+	assert_true(fabs(q.eng[1].production_efficiency - 0.62) < 1e-12);
 	assert_true(q.eng[0].has_request && !q.eng[0].has_kernel);
 	assert_true(fabs(q.eng[0].host_request_s - 0.021) < 1e-12);
 	assert_int_equal(q.nband, 1);
@@ -401,6 +411,27 @@ static void test_profile(void **state)
 		 sizeof(wl.inference.engine_version), "0.11.0");
 	profile_apply_engine(&q, &wl);
 	assert_true(fabs(wl.inference.host_request_s - 0.003) < 1e-12);
+	/* a framework's production efficiency applies to its framework and
+	   version only, and never where the workload gives one */
+	workload_init(&wl);
+	assert_null(profile_apply_framework(&q, &wl));
+	assert_true(fabs(wl.training.production_efficiency -
+			 WL_PRODUCTION_EFFICIENCY) < 1e-12);
+	snprintf(wl.training.framework, sizeof(wl.training.framework), "vllm");
+	snprintf(wl.training.framework_version,
+		 sizeof(wl.training.framework_version), "0.11.0");
+	assert_true(profile_apply_framework(&q, &wl) == &q.eng[1]);
+	assert_true(fabs(wl.training.production_efficiency - 0.62) < 1e-12);
+	assert_int_equal(workload_set(&wl, "training.production_efficiency=0.7",
+				      &err), 0);
+	profile_apply_framework(&q, &wl);
+	assert_true(fabs(wl.training.production_efficiency - 0.7) < 1e-12);
+	/* an unknown key of a framework is an error that names the two */
+	diag_clear(&err);
+	assert_int_equal(profile_parse("[framework megatron@0.14.0]\n"
+				       "kernel_overhead = 1us\n", 50, "p.ini",
+				       &r, &err), -1);
+	assert_non_null(strstr(err.msg, "production_efficiency or devices"));
 
 	/* errors with the line */
 	diag_clear(&err);

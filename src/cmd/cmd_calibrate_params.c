@@ -1,0 +1,233 @@
+/*
+ * cmd_calibrate_params.c - the parameters of 'capplan calibrate': the
+ * devices, engines and frameworks its measurements run on, and each
+ * parameter's prior, width and bounds (specs/calibration.md,
+ * "Parameters").  The fit itself is src/plan/calibrate.c; the
+ * measurements' plans cmd_calibrate.c.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd_calibrate_internal.h"
+#include "interval.h"
+#include "model_comm.h"
+#include "stack.h"
+#include "text.h"
+
+/* an engine's per-kernel cost may be a factor of 3 from the stack's at
+   one prior width (engines differ 2-10x in host costs) */
+static const double kernel_tau_log = 1.0986122886681098; /* ln 3 */
+/* the prior widths of the host times: their stack value, at least */
+static const double request_tau_min_s = 5e-3;
+static const double step_tau_min_s = 2e-3;
+
+int cal_device_index(struct cal_ctx *c, const struct gpu_spec *g)
+{
+	for (int i = 0; i < c->ndev; i++)
+		if (c->dev[i] == g)
+			return i;
+	if (c->ndev == CAL_DEVICES_MAX)
+		return -1;
+	c->dev[c->ndev] = g;
+	return c->ndev++;
+}
+
+int cal_engine_index(struct cal_ctx *c, const struct workload *wl,
+		     const char *gpu)
+{
+	struct cal_engine *e;
+	int i;
+
+	for (i = 0; i < c->neng; i++)
+		if (strcmp(c->eng[i].name, wl->inference.engine) == 0 &&
+		    strcmp(c->eng[i].version, wl->inference.engine_version) ==
+			    0)
+			break;
+	if (i == c->neng) {
+		if (c->neng == CAL_ENGINES_MAX)
+			return -1;
+		e = &c->eng[c->neng++];
+		memset(e, 0, sizeof(*e));
+		snprintf(e->name, sizeof(e->name), "%s",
+			 wl->inference.engine[0] ? wl->inference.engine :
+						   STACK_GENERIC);
+		snprintf(e->version, sizeof(e->version), "%s",
+			 wl->inference.engine_version);
+		e->prior[P_KERNEL] = wl->inference.kernel_overhead_s;
+		e->prior[P_REQUEST] = wl->inference.host_request_s;
+		e->prior[P_STEP] = wl->inference.host_step_s;
+	}
+	e = &c->eng[i];
+	if (!text_list_has(e->devices, gpu)) {
+		size_t n = strlen(e->devices);
+
+		snprintf(e->devices + n, sizeof(e->devices) - n, "%s%s",
+			 n ? "," : "", gpu);
+	}
+	return i;
+}
+
+/* Whether 'metric' of a training plan is a production figure (a run as
+   production runs report it, specs/models.md 8.1.1), which the
+   framework's production efficiency scales. */
+bool cal_production_metric(const char *metric)
+{
+	return strcmp(metric, "time_to_train_s") == 0 ||
+	       strcmp(metric, "gpu_hours") == 0 ||
+	       strcmp(metric, "cost_usd") == 0;
+}
+
+/* The index of the workload's training framework and version among the
+   fit's, added with its production efficiency as prior; -1 when there
+   are CAL_ENGINES_MAX already. */
+int cal_framework_index(struct cal_ctx *c, const struct workload *wl,
+			const char *gpu)
+{
+	const char *name = wl->training.framework[0] ? wl->training.framework :
+						       STACK_GENERIC;
+	struct cal_engine *e;
+	int i;
+
+	for (i = 0; i < c->nfw; i++)
+		if (strcmp(c->fw[i].name, name) == 0 &&
+		    strcmp(c->fw[i].version, wl->training.framework_version) ==
+			    0)
+			break;
+	if (i == c->nfw) {
+		if (c->nfw == CAL_ENGINES_MAX)
+			return -1;
+		e = &c->fw[c->nfw++];
+		memset(e, 0, sizeof(*e));
+		snprintf(e->name, sizeof(e->name), "%s", name);
+		snprintf(e->version, sizeof(e->version), "%s",
+			 wl->training.framework_version);
+		e->prior[0] = wl->training.production_efficiency > 0.0 ?
+				      wl->training.production_efficiency :
+				      WL_PRODUCTION_EFFICIENCY;
+	}
+	e = &c->fw[i];
+	if (!text_list_has(e->devices, gpu)) {
+		size_t n = strlen(e->devices);
+
+		snprintf(e->devices + n, sizeof(e->devices) - n, "%s%s",
+			 n ? "," : "", gpu);
+	}
+	return i;
+}
+
+/* A band's width in ln units at one sd: the 80% band of the validation
+   residuals over 2 z, widened for a new source. */
+static double band_tau(enum interval_class k)
+{
+	const struct interval_band *b = &interval_bands[k];
+
+	return (b->hi_log - b->lo_log) / (2.0 * CAL_LEVEL_Z) *
+	       (b->source_widen > 1.0 ? b->source_widen : 1.0);
+}
+
+static void set_param(struct cal_param *prm, const char *name,
+		      const char *what, double prior, double tau,
+		      enum cal_scale scale, double lo, double hi)
+{
+	snprintf(prm->name, sizeof(prm->name), "%s %s", name, what);
+	prm->prior = prior;
+	prm->tau = tau;
+	prm->scale = scale;
+	prm->lo_bound = lo;
+	prm->hi_bound = hi;
+}
+
+/* A device parameter's name, prior and prior width. */
+static void device_param(struct cal_param *prm, const struct gpu_spec *g,
+			 int k)
+{
+	double train_tau = band_tau(INTERVAL_TRAINING);
+
+	switch (k) {
+	case P_MATMUL:
+		set_param(prm, g->name, "matmul_eff", g->matmul_eff, train_tau,
+			  CAL_LOG, 0.02, 1.0);
+		break;
+	case P_FP8:
+		set_param(prm, g->name, "fp8_matmul_eff",
+			  gpu_matmul_eff(g, PREC_FP8), train_tau, CAL_LOG, 0.02,
+			  1.0);
+		break;
+	case P_MEM:
+		set_param(prm, g->name, "mem_eff", g->mem_eff,
+			  band_tau(INTERVAL_TPOT), CAL_LOG, 0.02, 1.0);
+		break;
+	case P_INTRA:
+		set_param(prm, g->name, "intra_comm_eff",
+			  g->intra_comm_eff > 0.0 ? g->intra_comm_eff :
+						    COMM_INTRA_NODE_EFF,
+			  train_tau, CAL_LOG, 0.02, 1.0);
+		break;
+	default:
+		set_param(prm, g->name, "inter_comm_eff",
+			  g->inter_comm_eff > 0.0 ? g->inter_comm_eff :
+						    COMM_INTER_NODE_EFF,
+			  train_tau, CAL_LOG, 0.02, 1.0);
+		break;
+	}
+}
+
+/* The parameters: each device's that a measurement depends on, then
+   three per engine.  0, or -1 when there are more than CAL_PARAMS_MAX. */
+int cal_build_params(struct cal_ctx *c)
+{
+	size_t p = 0;
+
+	for (int d = 0; d < c->ndev; d++)
+		for (int k = 0; k < P_DEVICE; k++) {
+			bool used = false;
+
+			for (size_t i = 0; i < c->m && !used; i++)
+				used = c->rows[i].dev == d &&
+				       c->rows[i].uses[k];
+			c->dev_param[d][k] = -1;
+			if (!used)
+				continue;
+			if (p == CAL_PARAMS_MAX)
+				return -1;
+			c->dev_param[d][k] = (int)p;
+			device_param(&c->param[p++], c->dev[d], k);
+		}
+	c->eng_base = (int)p;
+	for (int e = 0; e < c->neng; e++) {
+		char name[64];
+		const double *pr = c->eng[e].prior;
+
+		if (p + P_ENGINE > CAL_PARAMS_MAX)
+			return -1;
+		snprintf(name, sizeof(name), "%s@%s", c->eng[e].name,
+			 c->eng[e].version);
+		set_param(&c->param[p++], name, "kernel_overhead",
+			  pr[P_KERNEL] > 0.0 ? pr[P_KERNEL] : 7e-6,
+			  kernel_tau_log, CAL_LOG, 1e-7, 1e-3);
+		set_param(&c->param[p++], name, "host_request_overhead",
+			  pr[P_REQUEST],
+			  fmax(pr[P_REQUEST], request_tau_min_s), CAL_LINEAR,
+			  0.0, 1.0);
+		set_param(&c->param[p++], name, "host_step_overhead",
+			  pr[P_STEP], fmax(pr[P_STEP], step_tau_min_s),
+			  CAL_LINEAR, 0.0, 1.0);
+	}
+	c->fw_base = (int)p;
+	for (int f = 0; f < c->nfw; f++) {
+		char name[64];
+
+		if (p == CAL_PARAMS_MAX)
+			return -1;
+		snprintf(name, sizeof(name), "%s@%s", c->fw[f].name,
+			 c->fw[f].version);
+		/* its prior width: the production runs' spread about the
+		   plans (specs/models.md 8.1.1) */
+		set_param(&c->param[p++], name, "production_efficiency",
+			  c->fw[f].prior[0], interval_production_sigma_log(),
+			  CAL_LOG, 0.05, 1.0);
+	}
+	c->p = p;
+	return 0;
+}
