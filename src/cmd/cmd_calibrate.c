@@ -28,8 +28,6 @@
    calibration.md). */
 static const double cal_sigma_log = 0.03;
 
-
-
 /*
  * The spread a calibrated plan keeps on measurements it was not fitted
  * on, in ln units: what the parameters cannot hold (another batch, load

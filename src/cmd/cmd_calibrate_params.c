@@ -174,7 +174,8 @@ static void device_param(struct cal_param *prm, const struct gpu_spec *g,
 }
 
 /* The parameters: each device's that a measurement depends on, then
-   three per engine.  0, or -1 when there are more than CAL_PARAMS_MAX. */
+   three per engine, then one per framework.  0, or -1 when there are more
+   than CAL_PARAMS_MAX. */
 int cal_build_params(struct cal_ctx *c)
 {
 	size_t p = 0;
