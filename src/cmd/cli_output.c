@@ -107,6 +107,21 @@ const struct profile_band *cli_basis_band(const struct cli_basis *b,
 	return band;
 }
 
+const struct profile_band *cli_basis_production_band(
+	const struct cli_basis *b)
+{
+	const struct profile_band *band;
+
+	if (!b || !b->profile)
+		return NULL;
+	band = profile_band(b->profile, PROFILE_PRODUCTION_BAND);
+	if (!band || !(band->sigma_log > 0.0) ||
+	    !text_list_has(band->devices, b->gpu) ||
+	    !text_list_has(band->stacks, b->framework))
+		return NULL;
+	return band;
+}
+
 void cli_rec_intervals(struct record *rec, const struct cli_basis *b,
 		       const struct cli_estimate *est, int n)
 {
@@ -151,7 +166,13 @@ void cli_rec_interval_pairs(struct record *rec, const struct cli_basis *b,
 				  (est[i].cls == INTERVAL_TRAINING ||
 				   est[i].cls == INTERVAL_PER_SAMPLE);
 
-		if (isfinite(est[i].value) && band) {
+		const struct profile_band *pband =
+			production ? cli_basis_production_band(b) : NULL;
+
+		if (isfinite(est[i].value) && pband) {
+			/* the stack's own production runs, two or more */
+			interval_of_sigma(est[i].value, pband->sigma_log, r);
+		} else if (isfinite(est[i].value) && band) {
 			interval_of_sigma(
 				est[i].value,
 				production ?

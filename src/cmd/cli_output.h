@@ -94,6 +94,13 @@ void cli_basis_init(struct cli_basis *b, const struct profile *profile,
 const struct profile_band *cli_basis_band(const struct cli_basis *b,
 					  int cls);
 
+/* The profile's band of production figures (GPU-hours, time to train,
+   cost) for the basis's device and framework, or NULL: then a
+   production figure takes the class's band combined with the public
+   production spread. */
+const struct profile_band *cli_basis_production_band(
+	const struct cli_basis *b);
+
 /*
  * The "interval" group of 'rec' (specs/output.md): "level" (0.8),
  * "validated_device" (whether the device is among the class's validation

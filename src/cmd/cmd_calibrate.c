@@ -437,7 +437,10 @@ static void make_bands(const struct cal_ctx *c, const struct cal_result *res,
 		       struct profile *p)
 {
 	p->nband = 0;
-	for (int k = 0; k < INTERVAL_COUNT && p->nband < PROFILE_BANDS_MAX;
+	/* the classes of interval.h, then the production figures (k ==
+	   INTERVAL_COUNT): a run's production figure is not a steady
+	   one, and its band holds only those */
+	for (int k = 0; k <= INTERVAL_COUNT && p->nband < PROFILE_BANDS_MAX;
 	     k++) {
 		struct profile_band *b = &p->band[p->nband];
 		double e2 = 0.0, v = 0.0;
@@ -450,7 +453,8 @@ static void make_bands(const struct cal_ctx *c, const struct cal_result *res,
 			double e = log(res->loo[i] / meas);
 			char stack[80];
 
-			if (r->cls != k)
+			if (k == INTERVAL_COUNT ? r->fw < 0 :
+						  r->cls != k || r->fw >= 0)
 				continue;
 			if (!isfinite(e))
 				e = log(res->pred[i] / meas);
@@ -461,10 +465,15 @@ static void make_bands(const struct cal_ctx *c, const struct cal_result *res,
 			row_stack(r, stack, sizeof(stack));
 			list_add(b->stacks, sizeof(b->stacks), stack);
 		}
-		if (n == 0)
+		/* one production figure says nothing of how the next run
+		   of the stack varies: the public production spread stays
+		   (cli_rec_interval_pairs) */
+		if (n == 0 || (k == INTERVAL_COUNT && n < 2))
 			continue;
 		snprintf(b->cls, sizeof(b->cls), "%s",
-			 interval_class_name((enum interval_class)k));
+			 k == INTERVAL_COUNT ?
+				 PROFILE_PRODUCTION_BAND :
+				 interval_class_name((enum interval_class)k));
 		b->rows = n;
 		b->sigma_log = sqrt(e2 / n + v / n +
 				    cal_discrepancy_log * cal_discrepancy_log);

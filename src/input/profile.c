@@ -161,7 +161,7 @@ static struct profile_engine *engine_entry(struct parse_ctx *c,
    test_calibrate checks that they agree). */
 static const char *const band_classes[] = {
 	"training", "per_sample", "ttft", "tpot", "throughput", "offline",
-	"sample_serving",
+	"sample_serving", PROFILE_PRODUCTION_BAND,
 };
 
 /* The longest item of a list (a device, a stack, a file name), so that

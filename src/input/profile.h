@@ -19,9 +19,13 @@
  *   [interval CLASS]           sigma_log, rows, devices, stacks: the
  *                              spread of a new measurement of a class of
  *                              estimate (training, per_sample, ttft,
- *                              tpot, throughput, offline, sample_serving)
- *                              about a calibrated plan, on those devices
- *                              and stacks (NAME@VERSION), for the 80%
+ *                              tpot, throughput, offline, sample_serving,
+ *                              and production: a training run's
+ *                              GPU-hours, time to train or cost, where a
+ *                              framework's production efficiency was
+ *                              fitted to two or more of them) about a
+ *                              calibrated plan, on those devices and
+ *                              stacks (NAME@VERSION), for the 80%
  *                              intervals
  *
  * A device's values apply to that catalog row; an engine's wherever the
@@ -44,6 +48,8 @@
 #define PROFILE_TEXT_MAX 256
 #define PROFILE_BANDS_MAX 16
 #define PROFILE_CLASS_MAX 24
+/* the band of production figures ([interval production]) */
+#define PROFILE_PRODUCTION_BAND "production"
 
 struct profile_device {
 	char gpu[64];

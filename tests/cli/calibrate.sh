@@ -296,6 +296,19 @@ args=$(printf '%s' "$ran" | tr ';' '\n' | sed 's/^/--set /' | tr '\n' ' ')
 want=$(sed -n 3p "$tmp/prod.csv" | cut -d, -f7)
 check "a plan with it reproduces the GPU-hours and says its efficiency" \
 	"python3 -c \"import json; d=json.load(open('$tmp/run.json')); exit(0 if abs(d['gpu_hours'] / $want - 1) < 0.01 and abs(d['production_efficiency'] - 0.6) < 0.01 else 1)\""
+# two production runs that agree give the production figures a band of
+# their own (about +-13%), not the public production runs' (0.2x-3x)
+check "the profile has the band of its two production runs" \
+	"grep -q '^\[interval production\]' '$tmp/prod.ini'"
+check "the GPU-hours interval is that band's and holds the measurement" \
+	"python3 -c \"import json; d=json.load(open('$tmp/run.json')); lo, hi = d['interval']['gpu_hours']; exit(0 if lo <= $want <= hi and hi / lo < 1.5 and d['interval']['calibrated'] else 1)\""
+head -3 "$tmp/prod.csv" >"$tmp/prod1.csv"
+"$bin" calibrate "$tmp/prod1.csv" -o "$tmp/prod1.ini" >/dev/null 2>"$tmp/err"
+# shellcheck disable=SC2086
+"$bin" train "$train" --gpu H100-SXM --gpus 64 $args --profile "$tmp/prod1.ini" \
+	--format json >"$tmp/run1.json"
+check "one production run: no production band, the public spread stays" \
+	"! grep -q '^\[interval production\]' '$tmp/prod1.ini' && python3 -c \"import json; d=json.load(open('$tmp/run1.json')); lo, hi = d['interval']['gpu_hours']; exit(0 if hi / lo > 3 else 1)\""
 # shellcheck disable=SC2086
 "$bin" train "$train" --gpu H100-SXM --gpus 64 $args --profile "$tmp/prod.ini" \
 	--set training.production_efficiency=0.9 --format json >"$tmp/run.json"
