@@ -33,37 +33,52 @@ int cal_device_index(struct cal_ctx *c, const struct gpu_spec *g)
 	return c->ndev++;
 }
 
-int cal_engine_index(struct cal_ctx *c, const struct workload *wl,
-		     const char *gpu)
+/* The index of stack NAME@VERSION in 'list' (n of them), appended
+   (zeroed, '*added' set) when it is not there, 'gpu' added to where it
+   was measured; -1 when CAL_ENGINES_MAX are there already. */
+static int stack_index(struct cal_engine *list, int *n, const char *name,
+		       const char *version, const char *gpu, bool *added)
 {
 	struct cal_engine *e;
 	int i;
 
-	for (i = 0; i < c->neng; i++)
-		if (strcmp(c->eng[i].name, wl->inference.engine) == 0 &&
-		    strcmp(c->eng[i].version, wl->inference.engine_version) ==
-			    0)
+	*added = false;
+	for (i = 0; i < *n; i++)
+		if (strcmp(list[i].name, name) == 0 &&
+		    strcmp(list[i].version, version) == 0)
 			break;
-	if (i == c->neng) {
-		if (c->neng == CAL_ENGINES_MAX)
+	if (i == *n) {
+		if (*n == CAL_ENGINES_MAX)
 			return -1;
-		e = &c->eng[c->neng++];
+		e = &list[(*n)++];
 		memset(e, 0, sizeof(*e));
-		snprintf(e->name, sizeof(e->name), "%s",
-			 wl->inference.engine[0] ? wl->inference.engine :
-						   STACK_GENERIC);
-		snprintf(e->version, sizeof(e->version), "%s",
-			 wl->inference.engine_version);
-		e->prior[P_KERNEL] = wl->inference.kernel_overhead_s;
-		e->prior[P_REQUEST] = wl->inference.host_request_s;
-		e->prior[P_STEP] = wl->inference.host_step_s;
+		snprintf(e->name, sizeof(e->name), "%s", name);
+		snprintf(e->version, sizeof(e->version), "%s", version);
+		*added = true;
 	}
-	e = &c->eng[i];
+	e = &list[i];
 	if (!text_list_has(e->devices, gpu)) {
-		size_t n = strlen(e->devices);
+		size_t len = strlen(e->devices);
 
-		snprintf(e->devices + n, sizeof(e->devices) - n, "%s%s",
-			 n ? "," : "", gpu);
+		snprintf(e->devices + len, sizeof(e->devices) - len, "%s%s",
+			 len ? "," : "", gpu);
+	}
+	return i;
+}
+
+int cal_engine_index(struct cal_ctx *c, const struct workload *wl,
+		     const char *gpu)
+{
+	const struct inference_spec *is = &wl->inference;
+	bool added;
+	int i = stack_index(c->eng, &c->neng,
+			    is->engine[0] ? is->engine : STACK_GENERIC,
+			    is->engine_version, gpu, &added);
+
+	if (added) {
+		c->eng[i].prior[P_KERNEL] = is->kernel_overhead_s;
+		c->eng[i].prior[P_REQUEST] = is->host_request_s;
+		c->eng[i].prior[P_STEP] = is->host_step_s;
 	}
 	return i;
 }
@@ -84,35 +99,16 @@ bool cal_production_metric(const char *metric)
 int cal_framework_index(struct cal_ctx *c, const struct workload *wl,
 			const char *gpu)
 {
-	const char *name = wl->training.framework[0] ? wl->training.framework :
-						       STACK_GENERIC;
-	struct cal_engine *e;
-	int i;
+	const struct training_spec *t = &wl->training;
+	bool added;
+	int i = stack_index(c->fw, &c->nfw,
+			    t->framework[0] ? t->framework : STACK_GENERIC,
+			    t->framework_version, gpu, &added);
 
-	for (i = 0; i < c->nfw; i++)
-		if (strcmp(c->fw[i].name, name) == 0 &&
-		    strcmp(c->fw[i].version, wl->training.framework_version) ==
-			    0)
-			break;
-	if (i == c->nfw) {
-		if (c->nfw == CAL_ENGINES_MAX)
-			return -1;
-		e = &c->fw[c->nfw++];
-		memset(e, 0, sizeof(*e));
-		snprintf(e->name, sizeof(e->name), "%s", name);
-		snprintf(e->version, sizeof(e->version), "%s",
-			 wl->training.framework_version);
-		e->prior[0] = wl->training.production_efficiency > 0.0 ?
-				      wl->training.production_efficiency :
-				      WL_PRODUCTION_EFFICIENCY;
-	}
-	e = &c->fw[i];
-	if (!text_list_has(e->devices, gpu)) {
-		size_t n = strlen(e->devices);
-
-		snprintf(e->devices + n, sizeof(e->devices) - n, "%s%s",
-			 n ? "," : "", gpu);
-	}
+	if (added)
+		c->fw[i].prior[0] = t->production_efficiency > 0.0 ?
+					    t->production_efficiency :
+					    WL_PRODUCTION_EFFICIENCY;
 	return i;
 }
 

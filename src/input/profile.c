@@ -250,6 +250,17 @@ static int on_band(struct parse_ctx *c, const char *section,
 	return 1;
 }
 
+/* A stack section's 'devices' (a line of its list): 1, or failf's 0. */
+static int on_devices(struct parse_ctx *c, struct profile_engine *e,
+		      const char *value)
+{
+	if (!list_value(e->devices, sizeof(e->devices), value, ','))
+		return failf(c, "'devices' must be catalog names of text, at "
+				"most %zu bytes in all",
+			     sizeof(e->devices) - 1);
+	return 1;
+}
+
 static int on_value(void *user, const char *section, const char *key,
 		    const char *value)
 {
@@ -327,15 +338,8 @@ static int on_value(void *user, const char *section, const char *key,
 					"NAME@VERSION] as the stack table names "
 					"them (at most %d engines)", section,
 				     PROFILE_STACKS_MAX);
-		if (strcmp(key, "devices") == 0) {
-			if (!list_value(e->devices, sizeof(e->devices), value,
-					','))
-				return failf(c, "'devices' must be catalog names "
-						"of text, at most %zu bytes in "
-						"all",
-					     sizeof(e->devices) - 1);
-			return 1;
-		}
+		if (strcmp(key, "devices") == 0)
+			return on_devices(c, e, value);
 		if (!parse_time(value, &x))
 			return failf(c, "'%s' must be a duration from "
 					      "0 to 1s, got '%s'", key, value);
@@ -364,15 +368,8 @@ static int on_value(void *user, const char *section, const char *key,
 					"them (at most %d engines and "
 					"frameworks)", section,
 				     PROFILE_STACKS_MAX);
-		if (strcmp(key, "devices") == 0) {
-			if (!list_value(e->devices, sizeof(e->devices), value,
-					','))
-				return failf(c, "'devices' must be catalog names "
-						"of text, at most %zu bytes in "
-						"all",
-					     sizeof(e->devices) - 1);
-			return 1;
-		}
+		if (strcmp(key, "devices") == 0)
+			return on_devices(c, e, value);
 		if (strcmp(key, "production_efficiency") != 0)
 			return failf(c, "unknown key '%s' in [%s]: expected "
 					"production_efficiency or devices",
