@@ -140,7 +140,7 @@ static const struct command commands[] = {
 		  OPT_WIDE,
 	  true },
 	{ "calibrate", cmd_calibrate,
-	  "fit device and engine parameters to your own measurements",
+	  "fit device, engine and framework parameters to your measurements",
 	  "capplan calibrate MEASUREMENTS.csv|RESULT|LOG... [-o PROFILE]\n"
 	  "                  [--workload FILE --gpu NAME]\n"
 	  "                  [--format table|csv|json] [--catalog FILE]\n"
@@ -153,7 +153,7 @@ static const struct command commands[] = {
 	  "NAME, known by its content: vLLM's or SGLang's serving benchmark,\n"
 	  "genai-perf's or AIPerf's export, a Megatron-LM or torchtitan\n"
 	  "training log.  The fit is printed; -o writes the profile that\n"
-	  "--profile reads",
+	  "--profile reads.",
 	  OPT_CATALOG | OPT_STACKS | OPT_FORMAT | OPT_OUTPUT | OPT_WIDE |
 		  OPT_GPU | OPT_WORKLOAD | ARG_FILES,
 	  false },
