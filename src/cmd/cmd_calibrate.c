@@ -216,6 +216,18 @@ static void row_at(const struct cal_ctx *c, const struct cal_row *r,
 		if (!workload_key_given(&sc->wl, c->key_step))
 			sc->wl.inference.host_step_s = e[P_STEP];
 	}
+	if (r->smp >= 0) {
+		const int *q = c->smp_param[r->smp];
+
+		if (q[P_FRAMEWORK_OH] >= 0 &&
+		    !workload_key_given(&sc->wl, c->key_framework_oh))
+			sc->wl.inference.framework_overhead_s =
+				theta[q[P_FRAMEWORK_OH]];
+		if (q[P_LAUNCH_OH] >= 0 &&
+		    !workload_key_given(&sc->wl, c->key_launch_oh))
+			sc->wl.inference.launch_overhead_s =
+				theta[q[P_LAUNCH_OH]];
+	}
 	if (r->plan_fw >= 0 &&
 	    !workload_key_given(&sc->wl, c->key_production))
 		sc->wl.training.production_efficiency =
@@ -520,6 +532,7 @@ static void row_uses(struct cal_row *r, const struct scratch *sc)
 		gpus = sc->sp.tp;
 		node = sc->sp.cluster.gpus_per_node;
 		fp8 = false;
+		r->eager = !sample_serve_costs(r->wl).cuda_graphs;
 	} else {
 		const struct infer_plan *ip = &sc->ip;
 
@@ -691,6 +704,10 @@ int cmd_calibrate(struct cli_ctx *ctx)
 						"host_step_overhead");
 	c->key_production = (size_t)workload_key_find(
 		"training", "production_efficiency");
+	c->key_framework_oh = (size_t)workload_key_find("inference",
+							"framework_overhead");
+	c->key_launch_oh = (size_t)workload_key_find("inference",
+						     "launch_overhead");
 	c->rows = calloc(ms.n, sizeof(*c->rows));
 	measured = calloc(ms.n, sizeof(double));
 	if (!c->rows || !measured) {
@@ -794,9 +811,12 @@ int cmd_calibrate(struct cli_ctx *ctx)
 		struct cal_row *r = &c->rows[i];
 
 		r->dev = cal_device_index(c, r->gpu);
-		/* a per-sample model's serving costs no engine host time */
+		/* a per-sample model's serving has host times of its own */
 		r->eng = m->command == MEASURE_INFER && !r->sample ?
 				 cal_engine_index(c, r->wl, r->gpu->name) :
+				 -1;
+		r->smp = m->command == MEASURE_INFER && r->sample ?
+				 cal_sample_index(c, r->wl, r->gpu->name) :
 				 -1;
 		r->fw = m->command == MEASURE_TRAIN &&
 				cal_production_metric(m->metric) ?
@@ -804,13 +824,13 @@ int cmd_calibrate(struct cli_ctx *ctx)
 				-1;
 		if (r->dev < 0 ||
 		    (m->command == MEASURE_INFER && !r->sample && r->eng < 0) ||
+		    (m->command == MEASURE_INFER && r->sample && r->smp < 0) ||
 		    (m->command == MEASURE_TRAIN &&
 		     cal_production_metric(m->metric) && r->fw < 0)) {
 			progress_end(&c->pr);
-			cli_error("more than %d devices, %d engines or %d "
-				  "frameworks",
-				  CAL_DEVICES_MAX, CAL_ENGINES_MAX,
-				  CAL_ENGINES_MAX);
+			cli_error("more than %d devices or %d engines or "
+				  "frameworks of a kind",
+				  CAL_DEVICES_MAX, CAL_ENGINES_MAX);
 			rc = EXIT_INPUT;
 			goto out;
 		}
@@ -821,7 +841,8 @@ int cmd_calibrate(struct cli_ctx *ctx)
 			  "(%d device%s, %d engine%s, %d framework%s): "
 			  "calibrate fewer devices or stacks at once",
 			  CAL_PARAMS_MAX, c->ndev, c->ndev == 1 ? "" : "s",
-			  c->neng, c->neng == 1 ? "" : "s", c->nfw,
+			  c->neng + c->nsmp,
+			  c->neng + c->nsmp == 1 ? "" : "s", c->nfw,
 			  c->nfw == 1 ? "" : "s");
 		rc = EXIT_INPUT;
 		goto out;
@@ -860,6 +881,13 @@ int cmd_calibrate(struct cli_ctx *ctx)
 						P_ENGINE * r->eng + k)] = 1;
 		if (r->fw >= 0)
 			dep[i * c->p + (size_t)(c->fw_base + r->fw)] = 1;
+		if (r->smp >= 0) {
+			const int *q = c->smp_param[r->smp];
+
+			dep[i * c->p + (size_t)q[P_FRAMEWORK_OH]] = 1;
+			if (r->eager && q[P_LAUNCH_OH] >= 0)
+				dep[i * c->p + (size_t)q[P_LAUNCH_OH]] = 1;
+		}
 	}
 	memset(&pb, 0, sizeof(pb));
 	pb.m = c->m;

@@ -31,6 +31,9 @@
    step overheads) */
 enum { P_MATMUL, P_FP8, P_MEM, P_INTRA, P_INTER, P_DEVICE };
 enum { P_KERNEL, P_REQUEST, P_STEP, P_ENGINE };
+/* params per per-sample serving stack (a recommender's or network's
+   inference.engine): host time per batch, per kernel issued eagerly */
+enum { P_FRAMEWORK_OH, P_LAUNCH_OH, P_SAMPLE };
 
 /* A metric calibrate takes (the table cal_metrics of cmd_calibrate.c). */
 struct cal_metric {
@@ -62,6 +65,11 @@ struct cal_row {
 	int fw;                      /* its framework's index: a
 					production figure of a training run
 					(production_metric), else -1 */
+	int smp;                     /* its per-sample serving stack's
+					index, or -1 */
+	bool eager;                  /* a per-sample serve without CUDA
+					graphs: the host issues each kernel
+					(launch_overhead) */
 	int plan_fw;                 /* the framework whose production
 					efficiency its plan takes: its own,
 					or that of another figure of its
@@ -123,18 +131,24 @@ struct cal_ctx {
 	struct cal_engine fw[CAL_ENGINES_MAX];
 	int nfw;
 	int fw_base;
+	/* the per-sample serving stacks, their parameters' indices (-1
+	   where no measurement depends on one) */
+	struct cal_engine smp[CAL_ENGINES_MAX];
+	int nsmp;
+	int smp_param[CAL_ENGINES_MAX][P_SAMPLE];
 	struct cal_param param[CAL_PARAMS_MAX];
 	size_t p;
 	struct progress pr;
 	size_t plans;        /* made by the fit, for the progress line */
 	/* the engine keys the fit moves, by index in the key table */
 	size_t key_kernel, key_request, key_step, key_production;
+	size_t key_framework_oh, key_launch_oh;
 	struct cal_share *share; /* nshare of them, or NULL */
 	int nshare;
 };
 
-/* The index of device 'g', of the workload's engine and of its training
-   framework (added with its priors, 'gpu' added to where it was
+/* The index of device 'g', of the workload's engine, of its training
+   framework and of its per-sample serving stack (added with its priors, 'gpu' added to where it was
    measured) among the fit's; -1 when there are CAL_DEVICES_MAX or
    CAL_ENGINES_MAX already (cmd_calibrate_params.c). */
 int cal_device_index(struct cal_ctx *c, const struct gpu_spec *g);
@@ -142,6 +156,8 @@ int cal_engine_index(struct cal_ctx *c, const struct workload *wl,
 		     const char *gpu);
 int cal_framework_index(struct cal_ctx *c, const struct workload *wl,
 			const char *gpu);
+int cal_sample_index(struct cal_ctx *c, const struct workload *wl,
+		     const char *gpu);
 
 /* Whether 'metric' of a training plan is a production figure (a run as
    production runs report it), which the framework's production

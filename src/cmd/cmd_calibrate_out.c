@@ -340,6 +340,66 @@ int cal_write_profile(struct cli_ctx *ctx, const struct cal_ctx *c,
 				at = sizeof(comment) - 1;
 		}
 	}
+	/* a per-sample serving stack's host times join its engine's
+	   section */
+	for (int e = 0; e < c->nsmp; e++) {
+		struct profile_engine *pe = NULL;
+
+		if (!c->smp[e].version[0])
+			continue;
+		for (int k = 0; k < p->neng && !pe; k++)
+			if (!p->eng[k].framework &&
+			    strcmp(p->eng[k].name, c->smp[e].name) == 0 &&
+			    strcmp(p->eng[k].version, c->smp[e].version) == 0)
+				pe = &p->eng[k];
+		if (!pe) {
+			if (p->neng == PROFILE_STACKS_MAX)
+				continue;
+			pe = &p->eng[p->neng++];
+			memset(pe, 0, sizeof(*pe));
+			snprintf(pe->name, sizeof(pe->name), "%s",
+				 c->smp[e].name);
+			snprintf(pe->version, sizeof(pe->version), "%s",
+				 c->smp[e].version);
+		}
+		for (const char *d = c->smp[e].devices; *d;) {
+			size_t n = strcspn(d, ",");
+			char gpu[64];
+
+			snprintf(gpu, sizeof(gpu), "%.*s", (int)n, d);
+			if (!text_list_has(pe->devices, gpu)) {
+				size_t at2 = strlen(pe->devices);
+
+				snprintf(pe->devices + at2,
+					 sizeof(pe->devices) - at2, "%s%s",
+					 at2 ? "," : "", gpu);
+			}
+			d += n + (d[n] == ',');
+		}
+		for (int q = 0; q < P_SAMPLE; q++) {
+			const struct cal_param *prm;
+
+			if (c->smp_param[e][q] < 0)
+				continue;
+			prm = &c->param[c->smp_param[e][q]];
+			if (q == P_FRAMEWORK_OH) {
+				pe->has_framework_oh = cal_determined(prm);
+				pe->framework_overhead_s = prm->value;
+			} else {
+				pe->has_launch_oh = cal_determined(prm);
+				pe->launch_overhead_s = prm->value;
+			}
+			at += (size_t)snprintf(
+				comment + at, sizeof(comment) - at,
+				"# %s: %.3g s (before %.3g s, 80%% %.3g-%.3g "
+				"s)%s\n",
+				prm->name, prm->value, prm->prior, prm->lo,
+				prm->hi,
+				cal_determined(prm) ? "" : " not determined");
+			if (at >= sizeof(comment))
+				at = sizeof(comment) - 1;
+		}
+	}
 	for (int f = 0; f < c->nfw && p->neng < PROFILE_STACKS_MAX; f++) {
 		const struct cal_param *q = &c->param[c->fw_base + f];
 		struct profile_engine *pe;

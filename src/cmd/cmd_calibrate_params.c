@@ -112,6 +112,22 @@ int cal_framework_index(struct cal_ctx *c, const struct workload *wl,
 	return i;
 }
 
+int cal_sample_index(struct cal_ctx *c, const struct workload *wl,
+		     const char *gpu)
+{
+	const struct inference_spec *is = &wl->inference;
+	bool added;
+	int i = stack_index(c->smp, &c->nsmp,
+			    is->engine[0] ? is->engine : STACK_GENERIC,
+			    is->engine_version, gpu, &added);
+
+	if (added) {
+		c->smp[i].prior[P_FRAMEWORK_OH] = is->framework_overhead_s;
+		c->smp[i].prior[P_LAUNCH_OH] = is->launch_overhead_s;
+	}
+	return i;
+}
+
 /* A band's width in ln units at one sd: the 80% band of the validation
    residuals over 2 z, widened for a new source. */
 static double band_tau(enum interval_class k)
@@ -170,7 +186,8 @@ static void device_param(struct cal_param *prm, const struct gpu_spec *g,
 }
 
 /* The parameters: each device's that a measurement depends on, then
-   three per engine, then one per framework.  0, or -1 when there are more
+   three per engine, one per framework, and one or two per per-sample
+   serving stack (the launch overhead where a serve is eager).  0, or -1 when there are more
    than CAL_PARAMS_MAX. */
 int cal_build_params(struct cal_ctx *c)
 {
@@ -224,6 +241,35 @@ int cal_build_params(struct cal_ctx *c)
 		set_param(&c->param[p++], name, "production_efficiency",
 			  c->fw[f].prior[0], interval_production_sigma_log(),
 			  CAL_LOG, 0.05, 1.0);
+	}
+	for (int e = 0; e < c->nsmp; e++) {
+		char name[64];
+		const double *pr = c->smp[e].prior;
+		bool eager = false;
+
+		for (size_t i = 0; i < c->m; i++)
+			eager |= c->rows[i].smp == e && c->rows[i].eager;
+		snprintf(name, sizeof(name), "%s@%s", c->smp[e].name,
+			 c->smp[e].version);
+		if (p + 2 > CAL_PARAMS_MAX)
+			return -1;
+		/* a per-sample stack's host times differ as an engine's do
+		   (framework calls of 10-15 us each, a Triton or TensorFlow
+		   serving path of hundreds: specs/models.md 14.7) */
+		c->smp_param[e][P_FRAMEWORK_OH] = (int)p;
+		set_param(&c->param[p++], name, "framework_overhead",
+			  pr[P_FRAMEWORK_OH] > 0.0 ? pr[P_FRAMEWORK_OH] :
+						     WL_FRAMEWORK_OVERHEAD_S,
+			  kernel_tau_log, CAL_LOG, 1e-7, 0.1);
+		c->smp_param[e][P_LAUNCH_OH] = -1;
+		if (eager) {
+			c->smp_param[e][P_LAUNCH_OH] = (int)p;
+			set_param(&c->param[p++], name, "launch_overhead",
+				  pr[P_LAUNCH_OH] > 0.0 ?
+					  pr[P_LAUNCH_OH] :
+					  WL_LAUNCH_OVERHEAD_S,
+				  kernel_tau_log, CAL_LOG, 1e-7, 1e-2);
+		}
 	}
 	c->p = p;
 	return 0;

@@ -352,6 +352,12 @@ static int on_value(void *user, const char *section, const char *key,
 		} else if (strcmp(key, "host_step_overhead") == 0) {
 			e->host_step_s = x;
 			e->has_step = true;
+		} else if (strcmp(key, "framework_overhead") == 0) {
+			e->framework_overhead_s = x;
+			e->has_framework_oh = true;
+		} else if (strcmp(key, "launch_overhead") == 0) {
+			e->launch_overhead_s = x;
+			e->has_launch_oh = true;
 		} else {
 			return failf(c, "unknown key '%s' in [%s]", key,
 				     section);
@@ -532,6 +538,16 @@ int profile_write(FILE *out, const struct profile *p, const char *comment)
 					   UNIT_TIME);
 			bad |= fprintf(out, "host_step_overhead = %s\n", t) < 0;
 		}
+		if (e->has_framework_oh) {
+			units_format_exact(t, sizeof(t), e->framework_overhead_s,
+					   UNIT_TIME);
+			bad |= fprintf(out, "framework_overhead = %s\n", t) < 0;
+		}
+		if (e->has_launch_oh) {
+			units_format_exact(t, sizeof(t), e->launch_overhead_s,
+					   UNIT_TIME);
+			bad |= fprintf(out, "launch_overhead = %s\n", t) < 0;
+		}
 		/* always, so that a section of no value reads back */
 		bad |= write_list(out, "devices", e->devices, ',');
 	}
@@ -603,6 +619,8 @@ const struct profile_engine *profile_apply_engine(const struct profile *p,
 	int kk = workload_key_find("inference", "kernel_overhead");
 	int kr = workload_key_find("inference", "host_request_overhead");
 	int ks = workload_key_find("inference", "host_step_overhead");
+	int kf = workload_key_find("inference", "framework_overhead");
+	int kl = workload_key_find("inference", "launch_overhead");
 
 	for (int i = 0; i < p->neng; i++) {
 		const struct profile_engine *e = &p->eng[i];
@@ -616,6 +634,18 @@ const struct profile_engine *profile_apply_engine(const struct profile *p,
 			wl->inference.host_request_s = e->host_request_s;
 		if (e->has_step && !workload_key_given(wl, (size_t)ks))
 			wl->inference.host_step_s = e->host_step_s;
+		/* a per-sample model's own host times (a transformer has
+		   none of these keys) */
+		if (wl->model.kind != MODEL_TRANSFORMER) {
+			if (e->has_framework_oh &&
+			    !workload_key_given(wl, (size_t)kf))
+				wl->inference.framework_overhead_s =
+					e->framework_overhead_s;
+			if (e->has_launch_oh &&
+			    !workload_key_given(wl, (size_t)kl))
+				wl->inference.launch_overhead_s =
+					e->launch_overhead_s;
+		}
 		return e;
 	}
 	return NULL;

@@ -12,8 +12,10 @@
  *                              inter_comm_eff (the collectives' share
  *                              of intra_bw and inter_bw, gpu_spec)
  *   [engine NAME@VERSION]      kernel_overhead, host_request_overhead,
- *                              host_step_overhead (workload keys), and
- *                              devices: where they were measured
+ *                              host_step_overhead (workload keys), for
+ *                              a per-sample model framework_overhead and
+ *                              launch_overhead, and devices: where they
+ *                              were measured
  *   [framework NAME@VERSION]   production_efficiency (the workload
  *                              key), and devices: where it was measured
  *   [interval CLASS]           sigma_log, rows, devices, stacks: the
@@ -72,6 +74,11 @@ struct profile_engine {
 	double host_step_s;
 	bool has_production;
 	double production_efficiency; /* [training] production_efficiency */
+	/* a per-sample model's serving on the engine (recommenders and
+	   networks: inference.framework_overhead, launch_overhead) */
+	bool has_framework_oh, has_launch_oh;
+	double framework_overhead_s;
+	double launch_overhead_s;
 	char devices[PROFILE_TEXT_MAX]; /* comma-separated catalog names */
 };
 

@@ -315,6 +315,33 @@ check "one production run: no production band, the public spread stays" \
 check "a production_efficiency the workload gives keeps its value" \
 	"python3 -c \"import json; d=json.load(open('$tmp/run.json')); exit(0 if abs(d['production_efficiency'] - 0.9) < 1e-9 else 1)\""
 
+# a recommender served on a stack whose framework calls take 400 us a
+# batch (the default 80): its latencies at three batches give the
+# stack's framework_overhead; with CUDA graphs (a recommender's default)
+# there is no launch_overhead to fit
+dlrm=$root/examples/dlrm-criteo.ini
+echo "command,workload,gpu,gpus,set,metric,measured" >"$tmp/smp.csv"
+for b in 64 2048 32768; do
+	v=$("$bin" infer "$dlrm" --gpu A100-SXM-80GB --set inference.batch=$b \
+		--set inference.framework_overhead=400us --format json | field "['latency_s']")
+	echo "infer,$dlrm,A100-SXM-80GB,,inference.batch=$b,latency_s,$v" >>"$tmp/smp.csv"
+done
+"$bin" calibrate "$tmp/smp.csv" -o "$tmp/smp.ini" --format json >"$tmp/fit.json" 2>"$tmp/err"
+rc=$?
+check "per-sample serving: status $rc, nothing on stderr" "[ $rc = 0 ] && [ ! -s '$tmp/err' ]"
+check "generic@1 framework_overhead 400 us within its range" \
+	"inrange 'generic@1 framework_overhead' 0.0004"
+check "no launch_overhead under CUDA graphs" \
+	"python3 -c \"import json; exit(1 if [q for q in json.load(open('$tmp/fit.json'))['parameters'] if 'launch_overhead' in q['name']] else 0)\""
+v=$("$bin" infer "$dlrm" --gpu A100-SXM-80GB --set inference.batch=64 \
+	--profile "$tmp/smp.ini" --format json | field "['latency_s']")
+want=$(sed -n 2p "$tmp/smp.csv" | cut -d, -f7)
+check "a plan with the profile reproduces the batch-64 latency" \
+	"python3 -c 'exit(0 if abs($v / $want - 1) < 0.01 else 1)'"
+"$bin" infer "$chat" --gpu A100-SXM-80GB --profile "$tmp/smp.ini" >/dev/null 2>"$tmp/err"
+rc=$?
+check "a transformer on the same engine takes none of it: status $rc" "[ $rc = 0 ]"
+
 # more parameters than a fit holds (64): 22 devices serving at tp 2, each
 # with its GEMM, memory and NVLink efficiencies
 echo "command,workload,gpu,gpus,set,metric,measured" >"$tmp/many.csv"

@@ -328,6 +328,8 @@ static void test_profile(void **state)
 	snprintf(p.eng[0].version, sizeof(p.eng[0].version), "0.11.0");
 	p.eng[0].has_request = true;
 	p.eng[0].host_request_s = 0.021;
+	p.eng[0].has_framework_oh = true;
+	p.eng[0].framework_overhead_s = 4e-4;
 	snprintf(p.eng[0].devices, sizeof(p.eng[0].devices), "H100-SXM");
 	/* a framework of the same name as an engine is its own section */
 	p.neng = 2;
@@ -362,6 +364,8 @@ static void test_profile(void **state)
 	assert_true(fabs(q.eng[1].production_efficiency - 0.62) < 1e-12);
 	assert_true(q.eng[0].has_request && !q.eng[0].has_kernel);
 	assert_true(fabs(q.eng[0].host_request_s - 0.021) < 1e-12);
+	assert_true(q.eng[0].has_framework_oh && !q.eng[0].has_launch_oh);
+	assert_true(fabs(q.eng[0].framework_overhead_s - 4e-4) < 1e-15);
 	assert_int_equal(q.nband, 1);
 	assert_non_null(profile_band(&q, "ttft"));
 	assert_null(profile_band(&q, "tpot"));
@@ -403,6 +407,13 @@ static void test_profile(void **state)
 		 sizeof(wl.inference.engine_version), "0.11.0");
 	assert_non_null(profile_apply_engine(&q, &wl));
 	assert_true(fabs(wl.inference.host_request_s - 0.021) < 1e-12);
+	/* a transformer takes no per-sample host time; a recommender does */
+	assert_true(fabs(wl.inference.framework_overhead_s -
+			 WL_FRAMEWORK_OVERHEAD_S) < 1e-15 ||
+		    wl.inference.framework_overhead_s == 0.0);
+	wl.model.kind = MODEL_RECSYS;
+	profile_apply_engine(&q, &wl);
+	assert_true(fabs(wl.inference.framework_overhead_s - 4e-4) < 1e-15);
 	workload_init(&wl);
 	assert_int_equal(workload_set(&wl, "inference.host_request_overhead=3ms",
 				      &err), 0);
