@@ -441,6 +441,18 @@ int profile_load_file(const char *path, struct profile *p,
 	return rc;
 }
 
+/* 'key = DURATION' when 'has' (exactly, in its unit); 1 when the write
+   fails, else 0. */
+static int write_time(FILE *out, const char *key, bool has, double s)
+{
+	char t[64];
+
+	if (!has)
+		return 0;
+	units_format_exact(t, sizeof(t), s, UNIT_TIME);
+	return fprintf(out, "%s = %s\n", key, t) < 0;
+}
+
 /*
  * Write 'key = list' over as many lines as it takes, split at 'sep'
  * (each line continues the last: list_value), each at most
@@ -482,7 +494,6 @@ static int write_list(FILE *out, const char *key, const char *list, char sep)
 
 int profile_write(FILE *out, const struct profile *p, const char *comment)
 {
-	char t[64];
 	int bad = 0;
 
 	if (comment)
@@ -522,32 +533,16 @@ int profile_write(FILE *out, const struct profile *p, const char *comment)
 		if (e->has_production)
 			bad |= fprintf(out, "production_efficiency = %.6g\n",
 				       e->production_efficiency) < 0;
-		if (e->has_kernel) {
-			units_format_exact(t, sizeof(t), e->kernel_overhead_s,
-					   UNIT_TIME);
-			bad |= fprintf(out, "kernel_overhead = %s\n", t) < 0;
-		}
-		if (e->has_request) {
-			units_format_exact(t, sizeof(t), e->host_request_s,
-					   UNIT_TIME);
-			bad |= fprintf(out, "host_request_overhead = %s\n", t) <
-			       0;
-		}
-		if (e->has_step) {
-			units_format_exact(t, sizeof(t), e->host_step_s,
-					   UNIT_TIME);
-			bad |= fprintf(out, "host_step_overhead = %s\n", t) < 0;
-		}
-		if (e->has_framework_oh) {
-			units_format_exact(t, sizeof(t), e->framework_overhead_s,
-					   UNIT_TIME);
-			bad |= fprintf(out, "framework_overhead = %s\n", t) < 0;
-		}
-		if (e->has_launch_oh) {
-			units_format_exact(t, sizeof(t), e->launch_overhead_s,
-					   UNIT_TIME);
-			bad |= fprintf(out, "launch_overhead = %s\n", t) < 0;
-		}
+		bad |= write_time(out, "kernel_overhead", e->has_kernel,
+				  e->kernel_overhead_s);
+		bad |= write_time(out, "host_request_overhead", e->has_request,
+				  e->host_request_s);
+		bad |= write_time(out, "host_step_overhead", e->has_step,
+				  e->host_step_s);
+		bad |= write_time(out, "framework_overhead",
+				  e->has_framework_oh, e->framework_overhead_s);
+		bad |= write_time(out, "launch_overhead", e->has_launch_oh,
+				  e->launch_overhead_s);
 		/* always, so that a section of no value reads back */
 		bad |= write_list(out, "devices", e->devices, ',');
 	}
