@@ -187,8 +187,8 @@ static void device_param(struct cal_param *prm, const struct gpu_spec *g,
 
 /* The parameters: each device's that a measurement depends on, then
    three per engine, one per framework, and one or two per per-sample
-   serving stack (the launch overhead where a serve is eager).  0, or -1 when there are more
-   than CAL_PARAMS_MAX. */
+   serving stack (the launch overhead where a serve is eager).  0, or -1
+   when there are more than CAL_PARAMS_MAX. */
 int cal_build_params(struct cal_ctx *c)
 {
 	size_t p = 0;
