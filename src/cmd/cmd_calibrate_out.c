@@ -45,6 +45,7 @@ int cal_write_table(FILE *out, const void *arg, const char **why)
 	const struct job *j = arg;
 	const struct cal_ctx *c = j->c;
 	const struct cal_result *res = j->res;
+	int width = 36;
 
 	(void)why;
 	fprintf(out, "Calibration: %zu measurement%s, %zu parameter%s; "
@@ -52,17 +53,25 @@ int cal_write_table(FILE *out, const void *arg, const char **why)
 		c->m, c->m == 1 ? "" : "s", c->p, c->p == 1 ? "" : "s",
 		100.0 * (exp(res->rms0_log) - 1.0),
 		100.0 * (exp(res->rms_log) - 1.0));
-	fprintf(out, "%-36s %9s %9s %19s %5s\n", "parameter", "prior",
+	/* the names' column as wide as the longest (a framework's
+	   NAME@VERSION production_efficiency), within 36 to 50 */
+	for (size_t k = 0; k < c->p; k++) {
+		size_t n = strlen(c->param[k].name);
+
+		if ((int)n > width)
+			width = n < 50 ? (int)n : 50;
+	}
+	fprintf(out, "%-*s %9s %9s %19s %5s\n", width, "parameter", "prior",
 		"fitted", "80% range", "rows");
 	for (size_t k = 0; k < c->p; k++) {
 		const struct cal_param *prm = &c->param[k];
-		char name[40], a[24], b[24], lo[24], hi[24], range[52];
+		char name[54], a[24], b[24], lo[24], hi[24], range[52];
 
-		text_escape(prm->name, name, sizeof(name));
+		text_escape(prm->name, name, (size_t)width + 1);
 		snprintf(range, sizeof(range), "%s - %s",
 			 value_text(prm, prm->lo, lo, sizeof(lo)),
 			 value_text(prm, prm->hi, hi, sizeof(hi)));
-		fprintf(out, "%-36s %9s %9s %19s %5d%s", name,
+		fprintf(out, "%-*s %9s %9s %19s %5d%s", width, name,
 			value_text(prm, prm->prior, a, sizeof(a)),
 			value_text(prm, prm->value, b, sizeof(b)), range,
 			prm->rows,

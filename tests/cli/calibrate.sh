@@ -342,6 +342,24 @@ check "a plan with the profile reproduces the batch-64 latency" \
 rc=$?
 check "a transformer on the same engine takes none of it: status $rc" "[ $rc = 0 ]"
 
+# the table's parameter column widens to a long framework's name, so the
+# columns stay aligned
+printf 'command,workload,gpu,gpus,set,metric,measured\ntrain,%s,H100-SXM,64,training.framework=megatron-deepspeed,tokens_per_s_per_gpu,9000\ntrain,%s,H100-SXM,64,training.framework=megatron-deepspeed,gpu_hours,700000\n' \
+	"$train" "$train" >"$tmp/long.csv"
+"$bin" calibrate "$tmp/long.csv" >"$tmp/out" 2>"$tmp/err"
+check "a long parameter name: its row whole, the columns aligned" \
+	"python3 - '$tmp/out' <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split('\\n')
+h = [l for l in lines if l.startswith('parameter ')][0]
+end = h.index('rows') + 4
+rows = lines[lines.index(h) + 1:]
+rows = rows[:rows.index('')]
+ok = any('megatron-deepspeed@2024.12 production_efficiency' in r for r in rows)
+ok = ok and all(r[end - 1].isdigit() and r[end - 5] == ' ' for r in rows)
+sys.exit(0 if ok else 1)
+PY"
+
 # more parameters than a fit holds (64): 22 devices serving at tp 2, each
 # with its GEMM, memory and NVLink efficiencies
 echo "command,workload,gpu,gpus,set,metric,measured" >"$tmp/many.csv"
