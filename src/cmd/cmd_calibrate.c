@@ -424,15 +424,6 @@ static void row_stack(const struct cal_row *r, char *buf, size_t size)
 	snprintf(buf, size, "%s@%s", name[0] ? name : STACK_GENERIC, version);
 }
 
-/* Append 'name' to the comma-separated 'list' unless it is there. */
-static void list_add(char *list, size_t size, const char *name)
-{
-	size_t n = strlen(list);
-
-	if (!text_list_has(list, name))
-		snprintf(list + n, size - n, "%s%s", n ? "," : "", name);
-}
-
 /*
  * The calibrated intervals, one band per class of the measurements: the
  * spread of a new measurement about a calibrated plan, in ln units,
@@ -473,9 +464,9 @@ static void make_bands(const struct cal_ctx *c, const struct cal_result *res,
 			e2 += e * e;
 			v += res->pred_sd_log[i] * res->pred_sd_log[i];
 			n++;
-			list_add(b->devices, sizeof(b->devices), r->gpu->name);
+			text_list_add(b->devices, sizeof(b->devices), r->gpu->name);
 			row_stack(r, stack, sizeof(stack));
-			list_add(b->stacks, sizeof(b->stacks), stack);
+			text_list_add(b->stacks, sizeof(b->stacks), stack);
 		}
 		/* one production figure says nothing of how the next run
 		   of the stack varies: the public production spread stays

@@ -376,13 +376,7 @@ int cal_write_profile(struct cli_ctx *ctx, const struct cal_ctx *c,
 			char gpu[64];
 
 			snprintf(gpu, sizeof(gpu), "%.*s", (int)n, d);
-			if (!text_list_has(pe->devices, gpu)) {
-				size_t at2 = strlen(pe->devices);
-
-				snprintf(pe->devices + at2,
-					 sizeof(pe->devices) - at2, "%s%s",
-					 at2 ? "," : "", gpu);
-			}
+			text_list_add(pe->devices, sizeof(pe->devices), gpu);
 			d += n + (d[n] == ',');
 		}
 		for (int q = 0; q < P_SAMPLE; q++) {

@@ -56,13 +56,7 @@ static int stack_index(struct cal_engine *list, int *n, const char *name,
 		snprintf(e->version, sizeof(e->version), "%s", version);
 		*added = true;
 	}
-	e = &list[i];
-	if (!text_list_has(e->devices, gpu)) {
-		size_t len = strlen(e->devices);
-
-		snprintf(e->devices + len, sizeof(e->devices) - len, "%s%s",
-			 len ? "," : "", gpu);
-	}
+	text_list_add(list[i].devices, sizeof(list[i].devices), gpu);
 	return i;
 }
 

@@ -576,6 +576,15 @@ const struct profile_band *profile_band(const struct profile *p,
 	return NULL;
 }
 
+/* '*dst' = 'v' where the profile gives it (v > 0); whether it did. */
+static bool take(double *dst, double v)
+{
+	if (!(v > 0.0))
+		return false;
+	*dst = v;
+	return true;
+}
+
 bool profile_apply_device(const struct profile *p, struct gpu_spec *g)
 {
 	const struct profile_device *d = profile_device(p, g->name);
@@ -583,86 +592,74 @@ bool profile_apply_device(const struct profile *p, struct gpu_spec *g)
 
 	if (!d)
 		return false;
-	if (d->matmul_eff > 0.0) {
-		g->matmul_eff = d->matmul_eff;
-		any = true;
-	}
-	if (d->fp8_matmul_eff > 0.0) {
-		g->fp8_matmul_eff = d->fp8_matmul_eff;
-		any = true;
-	}
-	if (d->mem_eff > 0.0) {
-		g->mem_eff = d->mem_eff;
-		any = true;
-	}
-	if (d->intra_comm_eff > 0.0) {
-		g->intra_comm_eff = d->intra_comm_eff;
-		any = true;
-	}
-	if (d->inter_comm_eff > 0.0) {
-		g->inter_comm_eff = d->inter_comm_eff;
-		any = true;
-	}
+	any |= take(&g->matmul_eff, d->matmul_eff);
+	any |= take(&g->fp8_matmul_eff, d->fp8_matmul_eff);
+	any |= take(&g->mem_eff, d->mem_eff);
+	any |= take(&g->intra_comm_eff, d->intra_comm_eff);
+	any |= take(&g->inter_comm_eff, d->inter_comm_eff);
 	return any;
+}
+
+/* The profile's engine (or, 'framework', framework) section of 'name'
+   (any case, empty: generic) at 'version', or NULL. */
+static const struct profile_engine *stack_find(const struct profile *p,
+					       bool framework,
+					       const char *name,
+					       const char *version)
+{
+	if (!name[0])
+		name = "generic";
+	for (int i = 0; i < p->neng; i++) {
+		const struct profile_engine *e = &p->eng[i];
+
+		if (e->framework == framework &&
+		    strcasecmp(e->name, name) == 0 &&
+		    strcmp(e->version, version) == 0)
+			return e;
+	}
+	return NULL;
 }
 
 const struct profile_engine *profile_apply_engine(const struct profile *p,
 						  struct workload *wl)
 {
-	const char *name = wl->inference.engine[0] ? wl->inference.engine :
-						     "generic";
+	struct inference_spec *is = &wl->inference;
+	const struct profile_engine *e =
+		stack_find(p, false, is->engine, is->engine_version);
 	int kk = workload_key_find("inference", "kernel_overhead");
 	int kr = workload_key_find("inference", "host_request_overhead");
 	int ks = workload_key_find("inference", "host_step_overhead");
 	int kf = workload_key_find("inference", "framework_overhead");
 	int kl = workload_key_find("inference", "launch_overhead");
 
-	for (int i = 0; i < p->neng; i++) {
-		const struct profile_engine *e = &p->eng[i];
-
-		if (e->framework || strcasecmp(e->name, name) != 0 ||
-		    strcmp(e->version, wl->inference.engine_version) != 0)
-			continue;
-		if (e->has_kernel && !workload_key_given(wl, (size_t)kk))
-			wl->inference.kernel_overhead_s = e->kernel_overhead_s;
-		if (e->has_request && !workload_key_given(wl, (size_t)kr))
-			wl->inference.host_request_s = e->host_request_s;
-		if (e->has_step && !workload_key_given(wl, (size_t)ks))
-			wl->inference.host_step_s = e->host_step_s;
-		/* a per-sample model's own host times (a transformer has
-		   none of these keys) */
-		if (wl->model.kind != MODEL_TRANSFORMER) {
-			if (e->has_framework_oh &&
-			    !workload_key_given(wl, (size_t)kf))
-				wl->inference.framework_overhead_s =
-					e->framework_overhead_s;
-			if (e->has_launch_oh &&
-			    !workload_key_given(wl, (size_t)kl))
-				wl->inference.launch_overhead_s =
-					e->launch_overhead_s;
-		}
-		return e;
+	if (!e)
+		return NULL;
+	if (e->has_kernel && !workload_key_given(wl, (size_t)kk))
+		is->kernel_overhead_s = e->kernel_overhead_s;
+	if (e->has_request && !workload_key_given(wl, (size_t)kr))
+		is->host_request_s = e->host_request_s;
+	if (e->has_step && !workload_key_given(wl, (size_t)ks))
+		is->host_step_s = e->host_step_s;
+	/* a per-sample model's own host times (a transformer has none of
+	   these keys) */
+	if (wl->model.kind != MODEL_TRANSFORMER) {
+		if (e->has_framework_oh && !workload_key_given(wl, (size_t)kf))
+			is->framework_overhead_s = e->framework_overhead_s;
+		if (e->has_launch_oh && !workload_key_given(wl, (size_t)kl))
+			is->launch_overhead_s = e->launch_overhead_s;
 	}
-	return NULL;
+	return e;
 }
 
 const struct profile_engine *profile_apply_framework(const struct profile *p,
 						     struct workload *wl)
 {
-	const char *name = wl->training.framework[0] ? wl->training.framework :
-						       "generic";
+	struct training_spec *t = &wl->training;
+	const struct profile_engine *e =
+		stack_find(p, true, t->framework, t->framework_version);
 	int kp = workload_key_find("training", "production_efficiency");
 
-	for (int i = 0; i < p->neng; i++) {
-		const struct profile_engine *e = &p->eng[i];
-
-		if (!e->framework || strcasecmp(e->name, name) != 0 ||
-		    strcmp(e->version, wl->training.framework_version) != 0)
-			continue;
-		if (e->has_production && !workload_key_given(wl, (size_t)kp))
-			wl->training.production_efficiency =
-				e->production_efficiency;
-		return e;
-	}
-	return NULL;
+	if (e && e->has_production && !workload_key_given(wl, (size_t)kp))
+		t->production_efficiency = e->production_efficiency;
+	return e;
 }

@@ -1,6 +1,7 @@
 /* text.c - UTF-8 checks and terminal-safe escaping; see text.h. */
 #include "text.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -172,4 +173,12 @@ bool text_list_has(const char *list, const char *name)
 			list++;
 	}
 	return false;
+}
+
+void text_list_add(char *list, size_t size, const char *name)
+{
+	size_t n = strlen(list);
+
+	if (!text_list_has(list, name) && n + 1 < size)
+		snprintf(list + n, size - n, "%s%s", n ? "," : "", name);
 }

@@ -56,6 +56,10 @@ const char *text_escape(const char *s, char *buf, size_t n);
    an item ignored, letters in any case). */
 bool text_list_has(const char *list, const char *name);
 
+/* Append 'name' to the comma-separated 'list' (a buffer of 'size'
+   bytes, cut where it is full) unless text_list_has finds it there. */
+void text_list_add(char *list, size_t size, const char *name);
+
 /* Write 's' to 'out' escaped as text_escape does, whatever its length. */
 void text_fputs_escaped(const char *s, FILE *out);
 
