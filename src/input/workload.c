@@ -494,6 +494,52 @@ int workload_set(struct workload *wl, const char *expr, struct diag *err)
 	return 0;
 }
 
+/*
+ * The model's label when the workload names none: the file its
+ * architecture came from, without folder and extension, or the folder
+ * of a Hugging Face checkpoint's "config.json" ("Qwen3-14B/config.json"
+ * is Qwen3-14B), so that tables and charts do not say "model".
+ */
+static void name_from_file(struct workload *wl, const char *path)
+{
+	const char *base, *dot, *end;
+	size_t len;
+
+	if (wl->given[wl_find_key_index("model", "name")])
+		return;
+	wl->model.name[0] = '\0'; /* not an earlier file's */
+	end = path + strlen(path);
+	while (end > path && end[-1] == '/')
+		end--;
+	base = end;
+	while (base > path && base[-1] != '/')
+		base--;
+	dot = memchr(base, '.', (size_t)(end - base));
+	len = (size_t)((dot && dot > base ? dot : end) - base);
+	if (len == strlen("config") && memcmp(base, "config", len) == 0) {
+		/* the checkpoint's folder, where the path names one */
+		if (base == path)
+			return;
+		end = base - 1;
+		while (end > path && end[-1] == '/')
+			end--;
+		base = end;
+		while (base > path && base[-1] != '/')
+			base--;
+		len = (size_t)(end - base);
+		if (len == 0 || (len == 1 && base[0] == '.') ||
+		    (len == 2 && memcmp(base, "..", 2) == 0))
+			return; /* no folder to name it by: "model" */
+	}
+	if (len == 0)
+		return;
+	snprintf(wl->model.name, sizeof(wl->model.name), "%.*s",
+		 (int)(len < sizeof(wl->model.name) ? len :
+						      sizeof(wl->model.name) -
+							      1),
+		 base);
+}
+
 int workload_apply_onnx(struct workload *wl, const char *path,
 			struct diag *err)
 {
@@ -507,6 +553,7 @@ int workload_apply_onnx(struct workload *wl, const char *path,
 	m->params = m->graph.params;
 	m->flops_per_sample = m->graph.flops;
 	m->activation_bytes_per_sample = 2.0 * m->graph.saved_elems;
+	name_from_file(wl, path);
 	if (path != m->onnx)
 		snprintf(m->onnx, sizeof(m->onnx), "%s", path);
 	return 0;
@@ -610,6 +657,7 @@ int workload_apply_hf_config(struct workload *wl, const char *path,
 	/* the formats once the architecture (its experts) is known */
 	if (apply_hf_quant(wl, path, &q, err) != 0)
 		return -1;
+	name_from_file(wl, path);
 	/* 'path' may be this very buffer (workload_set passes it) */
 	if (path != wl->model.hf_config)
 		snprintf(wl->model.hf_config, sizeof(wl->model.hf_config),

@@ -191,7 +191,7 @@ static const struct wl_name bool_names[] = {
 /* The public interface of workload files: keep names stable. */
 const struct wl_key wl_keys[] = {
 	KEY_STR("model", "name", model.name,
-		"label used in the output (tables, JSON, charts)"),
+		"label in the output; else named by hf_config/onnx"),
 	KEY_ENUM("model", "kind", model.kind, WLT_KIND, kind_names,
 		 "decoder transformer, per-sample network or recommender"),
 	KEY_INT("model", "layers", model.layers, POS, 1, WL_LAYERS_MAX,

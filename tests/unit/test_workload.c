@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -1461,6 +1462,51 @@ static void test_load_file(void **state)
 	unlink(path);
 }
 
+/* A model read from a Hugging Face config is named by its file, or by
+   the checkpoint's folder when the file is config.json; a name given
+   in the workload or by --set wins, and a later config renames it. */
+static void test_name_from_hf_config(void **state)
+{
+	char dir[] = "/tmp/test_workload_XXXXXX";
+	char sub[64], cfg[96], other[96], set[128];
+	const char *json = "{\"model_type\": \"llama\", "
+			   "\"num_hidden_layers\": 2, \"hidden_size\": 64, "
+			   "\"num_attention_heads\": 4, \"vocab_size\": 100, "
+			   "\"max_position_embeddings\": 256}";
+	struct workload wl;
+	struct diag d;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/Tiny-2L", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	snprintf(cfg, sizeof(cfg), "%s/config.json", sub);
+	snprintf(other, sizeof(other), "%s/tiny-other.json", dir);
+	for (int i = 0; i < 2; i++) {
+		f = fopen(i ? other : cfg, "w");
+		assert_non_null(f);
+		fputs(json, f);
+		fclose(f);
+	}
+	workload_init(&wl);
+	diag_clear(&d);
+	snprintf(set, sizeof(set), "model.hf_config=%s", cfg);
+	assert_int_equal(workload_set(&wl, set, &d), 0);
+	assert_string_equal(wl.model.name, "Tiny-2L");
+	snprintf(set, sizeof(set), "model.hf_config=%s", other);
+	assert_int_equal(workload_set(&wl, set, &d), 0);
+	assert_string_equal(wl.model.name, "tiny-other");
+	assert_int_equal(workload_set(&wl, "model.name=mine", &d), 0);
+	snprintf(set, sizeof(set), "model.hf_config=%s", cfg);
+	assert_int_equal(workload_set(&wl, set, &d), 0);
+	assert_string_equal(wl.model.name, "mine");
+	unlink(cfg);
+	unlink(other);
+	rmdir(sub);
+	rmdir(dir);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -1678,6 +1724,7 @@ int main(void)
 		cmocka_unit_test(test_eager_ops_key),
 		cmocka_unit_test(test_embedding_rows),
 		cmocka_unit_test(test_load_file),
+		cmocka_unit_test(test_name_from_hf_config),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_key_info),
 		cmocka_unit_test(test_key_meaning),
