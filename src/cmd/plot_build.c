@@ -932,7 +932,24 @@ struct replicas_job {
 	   plans take it instead of measuring it again */
 	double (*cap)[INFER_TP_SLOTS];
 	bool later;                 /* the rates after the first */
+	/* the later points: first each device's chain (chain[i]: the first
+	   of its rates planned one after the other, each with what the
+	   last learnt of its large fleets; 'rates' when none), then the
+	   points before the chains, one job each (lone[]: device x rates +
+	   rate) */
+	int *chain;
+	int *lone;
+	int nlone;
 };
+
+/* A device's rates with fleets that may be simulated in part
+   (SERVE_SIM_REPLICAS_MAX replicas and more, struct fleet_share) are
+   planned in a chain, from the first rate that the device's best replica
+   capacity serves only with this many replicas: a quarter of the 32, as
+   the count sized is commonly 1.5-2.5 times that bound, so the chain
+   starts a rate or two before its fleets reach 32 and its first sizing
+   there has an edge to start from (specs/models.md 10.9.12). */
+#define REPLICAS_CHAIN_FROM (SERVE_SIM_REPLICAS_MAX / 4)
 
 static double replicas_rate(int k)
 {
@@ -940,22 +957,20 @@ static double replicas_rate(int k)
 	       pow(PLOT_QPS_MAX / PLOT_QPS_MIN, (double)k / PLOT_QPS_STEPS);
 }
 
-/* Plan point j on a thread: of the first rates (device j, rate 0), or
-   of the later ones (device j / (rates - 1), rate 1 + j % (rates - 1)). */
-static void replicas_one(int j, void *arg)
+/* Plan device i at rate k into its point, with the capacities of its
+   first rate (later rates) and what sizings at lower rates learnt
+   ('share', NULL: nothing); 'learnt' (NULL: not wanted) gets what this
+   plan knows of each tp's large fleets. */
+static void replicas_plan(const struct replicas_job *rj, int i, int k,
+			  const struct fleet_share *share,
+			  struct fleet_share *learnt)
 {
-	const struct replicas_job *rj = arg;
-	int rates = PLOT_QPS_STEPS + 1;
-	int i = rj->later ? j / (rates - 1) : j;
-	int k = rj->later ? 1 + j % (rates - 1) : 0;
 	const struct gpu_spec *g = rj->ctx->gpus[i];
-	struct replicas_point *pt = &rj->pts[i * rates + k];
+	struct replicas_point *pt = &rj->pts[i * (PLOT_QPS_STEPS + 1) + k];
 	struct workload w = rj->ctx->wl;
 	struct infer_plan *p = malloc(sizeof(*p));
 	struct diag err;
 
-	if (!rj->later)
-		plot_progress(rj->ctx, rj->c, i);
 	if (!p) {
 		pt->oom = true;
 		return;
@@ -963,6 +978,7 @@ static void replicas_one(int j, void *arg)
 	w.inference.qps = replicas_rate(k);
 	if (rj->later)
 		w.inference.capacity_by_tp_qps = rj->cap[i];
+	w.inference.share_by_tp = share;
 	diag_clear(&err);
 	if (infer_plan_make(&w, g, p, &err) != 0) {
 		snprintf(pt->why, sizeof(pt->why), "%.250s", err.msg);
@@ -980,21 +996,71 @@ static void replicas_one(int j, void *arg)
 		if (!rj->later)
 			memcpy(rj->cap[i], p->capacity_by_tp_qps,
 			       sizeof(rj->cap[i]));
+		if (learnt)
+			memcpy(learnt, p->share_by_tp,
+			       sizeof(p->share_by_tp));
 	}
 	free(p);
 }
 
+/* Job j on a thread: of the first rates (device j, rate 0), or of the
+   later ones (a device's chain, or a point before it). */
+static void replicas_one(int j, void *arg)
+{
+	const struct replicas_job *rj = arg;
+	int rates = PLOT_QPS_STEPS + 1;
+	struct fleet_share share[INFER_TP_SLOTS] = { { 0.0, 0.0 } };
+
+	if (!rj->later) {
+		plot_progress(rj->ctx, rj->c, j);
+		replicas_plan(rj, j, 0, NULL, NULL);
+		return;
+	}
+	if (j >= rj->ctx->ngpus) {
+		int l = rj->lone[j - rj->ctx->ngpus];
+
+		replicas_plan(rj, l / rates, l % rates, NULL, NULL);
+		return;
+	}
+	/* the chain: a rate's plan takes what the lower rates' learnt,
+	   the same points whatever the threads (issue 43) */
+	for (int k = rj->chain[j]; k < rates; k++)
+		replicas_plan(rj, j, k, share, share);
+}
+
+/* Where device i's chain starts: the first later rate that its best
+   capacity (any tp, from the first rate's plan) serves only with
+   REPLICAS_CHAIN_FROM replicas or more. */
+static int chain_start(const struct replicas_job *rj, int i)
+{
+	int rates = PLOT_QPS_STEPS + 1;
+	double best = 0.0;
+
+	for (int t = 0; t < INFER_TP_SLOTS; t++)
+		best = fmax(best, rj->cap[i][t]);
+	if (!(best > 0.0))
+		return rates; /* none measured: every point on its own */
+	for (int k = 1; k < rates; k++)
+		if (replicas_rate(k) >= REPLICAS_CHAIN_FROM * best)
+			return k;
+	return rates;
+}
+
 /*
- * Every device at every rate, planned on the threads (each point on its
- * own: issue 43), then read in the order of the devices and rates as a
- * loop over them would: a device whose first plan fails is skipped with
- * its reason; a later failure ends its series.
+ * Every device at every rate, planned on the threads (issue 43), then
+ * read in the order of the devices and rates as a loop over them would:
+ * a device whose first plan fails is skipped with its reason; a later
+ * failure ends its series.  The first rates first, for the capacities;
+ * then each device's rates with large fleets one after the other (what
+ * one rate's sizing learns narrows the next: struct fleet_share), and the
+ * points below them each on its own.
  */
 static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 {
 	const struct inference_spec *is = &ctx->wl.inference;
 	int rates = PLOT_QPS_STEPS + 1;
-	struct replicas_job rj = { ctx, c, NULL, NULL, false };
+	struct replicas_job rj = { ctx, c, NULL, NULL, false, NULL, NULL, 0 };
+	int rc = EXIT_OK;
 
 	snprintf(c->title, sizeof(c->title), "GPUs for a request rate: %s",
 		 plot_wl_name(ctx));
@@ -1004,16 +1070,20 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 		return EXIT_OK;
 	rj.pts = calloc((size_t)ctx->ngpus * rates, sizeof(*rj.pts));
 	rj.cap = calloc((size_t)ctx->ngpus, sizeof(*rj.cap));
-	if (!rj.pts || !rj.cap) {
-		free(rj.pts);
-		free(rj.cap);
-		return plot_oom();
+	rj.chain = calloc((size_t)ctx->ngpus, sizeof(*rj.chain));
+	rj.lone = calloc((size_t)ctx->ngpus * rates, sizeof(*rj.lone));
+	if (!rj.pts || !rj.cap || !rj.chain || !rj.lone) {
+		rc = plot_oom();
+		goto done;
 	}
-	/* each device's first rate, then every later point with the
-	   capacities the first measured */
 	cli_parallel_for(ctx->ngpus, replicas_one, &rj);
 	rj.later = true;
-	cli_parallel_for(ctx->ngpus * (rates - 1), replicas_one, &rj);
+	for (int i = 0; i < ctx->ngpus; i++) {
+		rj.chain[i] = chain_start(&rj, i);
+		for (int k = 1; k < rj.chain[i]; k++)
+			rj.lone[rj.nlone++] = i * rates + k;
+	}
+	cli_parallel_for(ctx->ngpus + rj.nlone, replicas_one, &rj);
 	for (int i = 0; i < ctx->ngpus; i++) {
 		const struct gpu_spec *g = ctx->gpus[i];
 		struct plot_series *s = NULL;
@@ -1024,9 +1094,8 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 			const struct replicas_point *pt = &rj.pts[i * rates + k];
 
 			if (pt->oom) {
-				free(rj.pts);
-				free(rj.cap);
-				return plot_oom();
+				rc = plot_oom();
+				goto done;
 			}
 			if (!pt->planned) {
 				if (!planned)
@@ -1044,29 +1113,81 @@ static int build_replicas(struct cli_ctx *ctx, struct plot_chart *c)
 				s = plot_chart_add_device(c, g->name, g->name,
 							  i + 1);
 			if (!s || plot_series_add_row(c, s, pt->row) != 0) {
-				free(rj.pts);
-				free(rj.cap);
-				return plot_oom();
+				rc = plot_oom();
+				goto done;
 			}
 		}
 		if (!s && planned)
 			plot_note_skip(ctx, g, why);
 	}
+done:
 	free(rj.pts);
 	free(rj.cap);
-	return EXIT_OK;
+	free(rj.chain);
+	free(rj.lone);
+	return rc;
 }
 
+/* Energy per token of a serving plan of 'wl' on 'g' under a cap of
+   'cap_w' W per GPU (0: none); NaN when it has none or does not fit. */
 static double energy_per_token(const struct workload *wl,
 			       const struct gpu_spec *g, double cap_w)
 {
 	struct workload w = *wl;
-	struct infer_plan p;
+	struct infer_plan *p = malloc(sizeof(*p));
+	double e = NAN;
 
-	w.inference.power_cap_w = cap_w;
-	if (!infer_ok(NULL, &w, g, &p, true) || !p.fits)
+	if (!p)
 		return NAN;
-	return p.result.energy_j_per_token;
+	w.inference.power_cap_w = cap_w;
+	if (infer_ok(NULL, &w, g, p, true) && p->fits)
+		e = p->result.energy_j_per_token;
+	free(p);
+	return e;
+}
+
+/* A device's bars of the energy chart, planned on a thread. */
+struct energy_bar {
+	double v[4];      /* row, training MWh, J/token, J/token capped */
+	const char *twhy; /* why no training bar */
+};
+
+struct energy_job {
+	const struct cli_ctx *ctx;
+	const struct plot_chart *c;
+	double cap_w;
+	struct energy_bar *bars;
+};
+
+static void energy_one(int i, void *arg)
+{
+	const struct energy_job *ej = arg;
+	const struct cli_ctx *ctx = ej->ctx;
+	const struct gpu_spec *g = ctx->gpus[i];
+	struct energy_bar *b = &ej->bars[i];
+	struct train_plan *p = malloc(sizeof(*p));
+	struct diag err;
+	int rc = -1;
+
+	plot_progress(ctx, ej->c, i);
+	b->v[0] = 0.0;
+	b->v[1] = b->v[2] = b->v[3] = NAN;
+	b->twhy = "no legal configuration";
+	diag_clear(&err);
+	if (p)
+		rc = train_plan_make(&ctx->wl, g, p, &err);
+	if (rc == 0 && p->has_arch && p->fits && p->goodput.finishes)
+		b->v[1] = p->run.energy_kwh / 1e3;
+	else if (rc == 0)
+		b->twhy = !p->has_arch ? "needs the architecture" :
+			  !p->fits     ? "does not fit" :
+					 "does not finish";
+	free(p);
+	b->v[2] = energy_per_token(&ctx->wl, g, 0.0);
+	b->v[3] = energy_per_token(&ctx->wl, g,
+				   ej->cap_w > 0.0 ?
+					   ej->cap_w :
+					   PLOT_DEFAULT_CAP_FRACTION * g->tdp_w);
 }
 
 static int build_energy(struct cli_ctx *ctx, struct plot_chart *c)
@@ -1075,6 +1196,8 @@ static int build_energy(struct cli_ctx *ctx, struct plot_chart *c)
 	char tail[128];
 	struct plot_series *s = plot_chart_add_series(c, "energy",
 						      PLOT_ROLE_BARS, 0);
+	struct energy_job ej = { ctx, c, cap_w, NULL };
+	int rc = EXIT_OK;
 
 	if (!s)
 		return plot_oom();
@@ -1095,30 +1218,17 @@ static int build_energy(struct cli_ctx *ctx, struct plot_chart *c)
 		snprintf(c->note, sizeof(c->note),
 			 "power cap %.0f%% of TDP",
 			 PLOT_DEFAULT_CAP_FRACTION * 100.0);
+	ej.bars = calloc((size_t)ctx->ngpus, sizeof(*ej.bars));
+	if (!ej.bars)
+		return plot_oom();
+	/* each device's plans on the threads (issue 43), the bars in the
+	   order of the devices */
+	cli_parallel_for(ctx->ngpus, energy_one, &ej);
 	for (int i = 0; i < ctx->ngpus; i++) {
 		const struct gpu_spec *g = ctx->gpus[i];
-		struct train_plan p;
-		struct diag err;
-		double v[4] = { 0, NAN, NAN, NAN };
-		const char *twhy = "no legal configuration";
-		int row, rc;
+		double *v = ej.bars[i].v;
+		int row = plot_chart_add_cat(c, g->name);
 
-		plot_progress(ctx, c, i);
-
-		diag_clear(&err);
-		rc = train_plan_make(&ctx->wl, g, &p, &err);
-		if (rc == 0 && p.has_arch && p.fits && p.goodput.finishes)
-			v[1] = p.run.energy_kwh / 1e3;
-		else if (rc == 0)
-			twhy = !p.has_arch ? "needs the architecture" :
-			       !p.fits	   ? "does not fit" :
-					     "does not finish";
-		v[2] = energy_per_token(&ctx->wl, g, 0.0);
-		v[3] = energy_per_token(&ctx->wl, g,
-					cap_w > 0.0 ? cap_w :
-						      PLOT_DEFAULT_CAP_FRACTION *
-							      g->tdp_w);
-		row = plot_chart_add_cat(c, g->name);
 		if (row < 0)
 			break;
 		v[0] = row;
@@ -1126,16 +1236,20 @@ static int build_energy(struct cli_ctx *ctx, struct plot_chart *c)
 		/* a device that does not train or serve keeps its slot,
 		   with the reason in it */
 		if (isnan(v[1]))
-			snprintf(c->cat_why[row][0], PLOT_WHY_MAX, "%s", twhy);
+			snprintf(c->cat_why[row][0], PLOT_WHY_MAX, "%s",
+				 ej.bars[i].twhy);
 		if (isnan(v[2]) && isnan(v[3]))
 			snprintf(c->cat_why[row][1], PLOT_WHY_MAX, "%s",
 				 model_has_arch(&ctx->wl.model) ?
 					 "does not serve" :
 					 "needs the architecture");
-		if (plot_series_add_row(c, s, v) != 0)
-			return plot_oom();
+		if (plot_series_add_row(c, s, v) != 0) {
+			rc = plot_oom();
+			break;
+		}
 	}
-	return EXIT_OK;
+	free(ej.bars);
+	return rc;
 }
 
 static int (*const builders[PLOT_KIND_COUNT])(struct cli_ctx *,

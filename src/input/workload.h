@@ -381,6 +381,19 @@ enum slo_percentile {
 	SLO_P99,
 };
 
+/*
+ * What a sizing learnt of a fleet too large to simulate whole (more than
+ * SERVE_SIM_REPLICAS_MAX replicas, simulated as that many at their share
+ * of the rate, serve_fleet.h): whether it meets the targets depends on
+ * the request rate per replica alone, so a later sizing of the same
+ * replica at another rate takes it (a chart's points, issue 43).  0
+ * where not known.
+ */
+struct fleet_share {
+	double pass_qps; /* met at this rate per replica */
+	double fail_qps; /* missed at this rate per replica, or above */
+};
+
 struct inference_spec {
 	/* the serving engine, a row of the stack table (stack.h): "NAME" or
 	   "NAME@VERSION" as given ("" = generic); after stack_apply the
@@ -488,6 +501,10 @@ struct inference_spec {
 	   another request rate (a chart's points: the capacity does not
 	   depend on the rate), 0 where unknown; NULL: none (not owned) */
 	const double *capacity_by_tp_qps;
+	/* not a key: what sizings at other rates of the same workload
+	   learnt of a large fleet of each tp = 2^i (entry i), as
+	   capacity_by_tp_qps; NULL: nothing (not owned) */
+	const struct fleet_share *share_by_tp;
 	/* the requests of 'trace', loaded by the command line (not owned) */
 	const struct sim_request *trace_requests;
 	size_t trace_len;

@@ -22,6 +22,7 @@ static const int max_replicas = 1 << 24;
 static const double seconds_per_hour = 3600.0;
 
 static void phase_costs(const struct workload *wl, struct infer_plan *p);
+static int tp_slot(int tp);
 
 /* A number of a message for people (the reason a plan misses) with three
    significant digits and no exponent: "1019", "0.5", "20000000". */
@@ -215,6 +216,9 @@ static void plan_load(const struct workload *wl, struct infer_plan *p,
 		p->out_of_memory = err.kind == DIAG_NOMEM;
 		return;
 	}
+	/* what sizings of this tp at other rates learnt */
+	if (is->share_by_tp && tp_slot(p->config.tp) >= 0)
+		p->fleet.share = is->share_by_tp[tp_slot(p->config.tp)];
 	if (is->replicas == WL_AUTO &&
 	    p->fleet.load.arrival == SIM_ARRIVAL_POISSON) {
 		/* the fewest GPUs that can keep up: no better than 'bound'
@@ -674,6 +678,7 @@ int infer_plan_make_within(const struct workload *wl,
 	size_t steps, done = 0;
 	double cap[32] = { 0.0 };
 	double known[INFER_TP_SLOTS] = { 0.0 };
+	struct fleet_share shares[INFER_TP_SLOTS] = { { 0.0, 0.0 } };
 	/* a disaggregated fleet with a decode tp: the plan's tp is it */
 	int want_tp = is->tp != WL_AUTO ? is->tp :
 		      is->disaggregated && is->decode_tp != WL_AUTO ?
@@ -682,6 +687,8 @@ int infer_plan_make_within(const struct workload *wl,
 
 	memset(p, 0, sizeof(*p));
 	p->gpu = g;
+	if (is->share_by_tp)
+		memcpy(shares, is->share_by_tp, sizeof(shares));
 	if (cluster_resolve(&wl->cluster, g, &p->cluster, err) != 0)
 		return -1;
 	if (arch_from_spec(&wl->model, &p->arch) != 0)
@@ -797,6 +804,11 @@ int infer_plan_make_within(const struct workload *wl,
 		if ((cand.simulated || cand.pruned) && !cand.fleet.disagg &&
 		    tp_slot(tps[i]) >= 0 && cand.fleet.capacity_qps > 0.0)
 			known[tp_slot(tps[i])] = cand.fleet.capacity_qps;
+		/* sized, or stopped at its limit (pruned after the input's
+		   edge was set: it holds it, or what the stop learnt) */
+		if ((cand.simulated || cand.pruned) && !cand.fleet.disagg &&
+		    tp_slot(tps[i]) >= 0)
+			shares[tp_slot(tps[i])] = cand.fleet.share;
 		if (cand.pruned && have)
 			continue;
 		if (!have || better(&cand, &best)) {
@@ -827,6 +839,7 @@ int infer_plan_make_within(const struct workload *wl,
 				precision_name(is->weight_precision));
 	*p = best;
 	memcpy(p->capacity_by_tp_qps, known, sizeof(known));
+	memcpy(p->share_by_tp, shares, sizeof(shares));
 	return 0;
 }
 

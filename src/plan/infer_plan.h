@@ -75,6 +75,10 @@ struct infer_plan {
 	   none: inference.capacity_by_tp_qps of a later plan at another
 	   rate */
 	double capacity_by_tp_qps[INFER_TP_SLOTS];
+	/* out (infer_plan_make): what the sizings of each power-of-two tp
+	   learnt of fleets simulated in part, with what the workload gave
+	   (inference.share_by_tp of a later plan at another rate) */
+	struct fleet_share share_by_tp[INFER_TP_SLOTS];
 	struct serve_fleet fleet;
 	int prefill_tp, decode_tp; /* disaggregated: each pool's tp */
 };

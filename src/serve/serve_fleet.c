@@ -62,6 +62,12 @@ static const double sizing_min_gain = 0.01;
    largest fleets', about 7% of its instructions). */
 static const double sizing_rel_tolerance = 0.01;
 
+/* The first step up from a learnt edge's count that missed the targets
+   (share_bounds), a share of that count, doubling after each miss: the
+   edge drifts by about this much from rate to rate (specs/models.md
+   10.9.12, learnt edges). */
+static const double share_step = 0.02;
+
 int serve_arrival(const struct inference_spec *is)
 {
 	if (is->arrival != WL_AUTO_NEG)
@@ -562,6 +568,71 @@ static double dim_capacity(const struct sizing *z)
 			     z->f->decode_capacity_qps;
 }
 
+/* Whether what a sizing learns of a fleet simulated in part holds at
+   every rate (struct fleet_share): a Poisson load whose run length
+   capplan sets (a given count of requests is scaled by the fleet's
+   size, not by the rate per replica), a colocated fleet. */
+static bool share_applies(const struct sizing *z)
+{
+	return z->dim == 0 && z->f->load.arrival == SIM_ARRIVAL_POISSON &&
+	       z->wl->inference.requests == WL_AUTO;
+}
+
+/*
+ * Start a sizing where the last sizing of this replica at another rate
+ * found the targets' edge (f->share): a fleet of n >=
+ * SERVE_SIM_REPLICAS_MAX replicas is simulated as that many at the rate
+ * per replica r / n, so the first try '*hi' is the count at which the
+ * edge's rate per replica met the targets, and '*lo' the count at which
+ * it missed them (the bisection's premise: more replicas are no worse);
+ * a sizing stopped at its limit learnt a miss alone.
+ * Returns the step of the search up from '*hi' should it miss
+ * (share_step of it, one at least), 0 when nothing was learnt.  The relative 1e-9 keeps a
+ * rate's own count from rounding to its neighbour.
+ */
+static long long share_bounds(const struct serve_fleet *f, long long *lo,
+			      long long *hi)
+{
+	double r = f->load.rate_per_s, n;
+	long long step = 0;
+
+	if (f->share.pass_qps > 0.0) {
+		n = ceil(r / f->share.pass_qps * (1.0 - 1e-9));
+		if (n >= SERVE_SIM_REPLICAS_MAX && n <= SERVE_REPLICAS_MAX &&
+		    n > (double)*lo) {
+			*hi = (long long)n;
+			step = (long long)(share_step * n) > 1 ?
+				       (long long)(share_step * n) :
+				       1;
+		}
+	}
+	if (f->share.fail_qps > 0.0) {
+		n = floor(r / f->share.fail_qps * (1.0 + 1e-9));
+		if (n >= SERVE_SIM_REPLICAS_MAX && n < SERVE_REPLICAS_MAX &&
+		    n > (double)*lo)
+			*lo = (long long)n;
+	}
+	if (*hi <= *lo)
+		*hi = *lo + 1;
+	return step;
+}
+
+/* Keep where this sizing found the targets' edge, 'lo' replicas
+   missing them and 'hi' meeting them (hi 0: none met up to lo), as
+   rates per replica where the fleet is simulated in part
+   (share_bounds). */
+static void share_learn(struct serve_fleet *f, long long lo, long long hi)
+{
+	struct fleet_share *s = &f->share;
+	double r = f->load.rate_per_s;
+
+	s->fail_qps = lo >= SERVE_SIM_REPLICAS_MAX ? r / lo : 0.0;
+	if (hi >= SERVE_SIM_REPLICAS_MAX)
+		s->pass_qps = r / hi;
+	else if (hi > 0 || (s->fail_qps > 0.0 && s->pass_qps >= s->fail_qps))
+		s->pass_qps = 0.0; /* met below, or a pass above the miss */
+}
+
 /*
  * The fewest replicas of z's dimension that meet z's checks: from the
  * rate's lower bound (rate / capacity) up, growing by a quarter, or
@@ -576,6 +647,7 @@ static int size_dim(struct sizing *z, struct diag *err)
 	long long lo, hi;
 	double prev = HUGE_VAL;
 	int stalls = 0;
+	long long step = 0; /* > 0: up from a learnt edge (share_bounds) */
 	struct serve_fleet pass;
 
 	f->over_limit = false;
@@ -589,7 +661,10 @@ static int size_dim(struct sizing *z, struct diag *err)
 		hi = guess > 1.0 ? (long long)guess : 1;
 		lo = hi - 1;
 	}
-	if (z->dim == 0 && f->replicas_limit > 0 && hi > f->replicas_limit) {
+	if (share_applies(z))
+		step = share_bounds(f, &lo, &hi);
+	if (z->dim == 0 && f->replicas_limit > 0 &&
+	    lo >= f->replicas_limit) {
 		/* the rate alone needs more than the limit */
 		f->replicas = (int)hi;
 		f->meets = false;
@@ -598,6 +673,8 @@ static int size_dim(struct sizing *z, struct diag *err)
 			 "more than %d replicas are needed", f->replicas_limit);
 		return 0;
 	}
+	if (z->dim == 0 && f->replicas_limit > 0 && hi > f->replicas_limit)
+		hi = f->replicas_limit; /* (a pass learnt past it) */
 	for (;;) {
 		double m;
 
@@ -613,6 +690,8 @@ static int size_dim(struct sizing *z, struct diag *err)
 			snprintf(f->why, sizeof(f->why),
 				 "more than %d replicas are needed",
 				 f->replicas_limit);
+			if (share_applies(z) && !z->skipped)
+				share_learn(f, hi, 0);
 			return 0;
 		}
 		m = f->overloaded ? HUGE_VAL : missed(z->wl, f, z->checks);
@@ -630,6 +709,11 @@ static int size_dim(struct sizing *z, struct diag *err)
 		/* near the rate's lower bound a few more replicas are
 		   enough; far from it, grow faster */
 		hi = hi + (hi + 3) / 4;
+		if (step > 0 && hi > lo + step) {
+			/* near the edge a rate before found */
+			hi = lo + step;
+			step *= 2;
+		}
 		if (stalls > 0 || m > 2.0)
 			hi = 2 * lo;
 		if (hi > SERVE_REPLICAS_MAX)
@@ -669,6 +753,8 @@ static int size_dim(struct sizing *z, struct diag *err)
 		}
 	}
 	*f = pass;
+	if (share_applies(z))
+		share_learn(f, lo, hi);
 	return 0;
 }
 

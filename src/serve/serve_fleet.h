@@ -65,6 +65,9 @@ struct serve_fleet {
 				    GPUs is known: issue 43) */
 	bool over_limit;         /* out: more replicas than the limit
 				    were needed */
+	struct fleet_share share; /* in: what sizings of this replica at
+				     other rates learnt of fleets simulated
+				     in part; out: with this sizing's */
 	bool sized;              /* replicas chosen by capplan */
 	bool meets;              /* targets met, not overloaded */
 	bool overloaded;

@@ -89,6 +89,89 @@ for wl, dl, days, gpu in (("llama3-8b", "7d", 7, "H100-SXM"),
 sys.exit(bad)
 PY
 
+# The replicas chart plans a device's rates with large fleets one after
+# the other, each sizing started where the last found the targets' edge
+# (struct fleet_share).  Each point against 'infer' at its rate alone:
+# the same GPUs within 2%, or, where the chart answers more, a count of
+# its tp between the two that misses the targets (the simulated tail is
+# not monotone in the replicas there, and the lone sizing's bisection
+# landed on a count that happened to pass).
+python3 - "$BIN" "$T" <<'PY' || fail=1
+import csv, io, json, os, random, subprocess, sys
+b, tmp = sys.argv[1], sys.argv[2]
+def run(*a):
+    r = subprocess.run([b, *a], capture_output=True, text=True)
+    return r.returncode, r.stdout
+bad = same = near = wider = 0
+for seed in range(1, 9):
+    rng = random.Random(seed)
+    layers = 16 + 4 * rng.randrange(7)
+    hidden = 2048 * (1 + rng.randrange(3))
+    wl = os.path.join(tmp, "chart%d.ini" % seed)
+    with open(wl, "w") as f:
+        f.write("[model]\nname = c%d\nlayers = %d\nhidden = %d\n"
+                "heads = %d\nkv_heads = 8\nffn_hidden = %d\n"
+                "gated_ffn = true\nvocab = 32000\nseq_len = 8192\n\n"
+                "[inference]\nprompt_tokens = %d\noutput_tokens = %d\n"
+                "qps = 1\nttft_slo = %dms\ntpot_slo = %dms\n"
+                "percentile = p99\n"
+                % (seed, layers, hidden, hidden // 128, 3.5 * hidden,
+                   128 * (1 + rng.randrange(16)), 32 * (1 + rng.randrange(8)),
+                   200 + 100 * rng.randrange(8), 20 + 10 * rng.randrange(5)))
+    for gpu in ("L4", "A10"):
+        out = os.path.join(tmp, "chart%d.svg" % seed)
+        rc, _ = run("plot", "replicas", wl, "--gpu", gpu, "-o", out,
+                    "--keep-script")
+        dat = out[:-4] + ".dat"
+        if rc == 1:
+            continue   # the device meets the targets at no rate
+        if rc not in (0, 4) or not os.path.exists(dat):
+            print("FAIL plot replicas of chart%d on %s: status %d"
+                  % (seed, gpu, rc)); bad = 1; continue
+        pts = [l.split() for l in open(dat) if l[:1].isdigit()]
+        for q, g, r, tp in ((float(p[0]), int(p[1]), int(p[2]), int(p[3]))
+                            for p in pts):
+            if r < 16:
+                continue   # below the chain (REPLICAS_CHAIN_FROM)
+            rc, o = run("infer", wl, "--gpu", gpu, "--set",
+                        "inference.qps=%r" % q, "--format", "json")
+            lone = json.loads(o)["gpus_total"]
+            if abs(g - lone) <= 0.02 * lone:
+                same += g == lone
+                near += g != lone
+                continue
+            if g < lone:
+                wider += 1  # fewer GPUs, met in the chart's own simulation
+                continue
+            # more than alone: some count of the chart's tp in between
+            # must miss the targets
+            lo_r = -(-lone // tp)
+            counts = sorted({lo_r + (r - 1 - lo_r) * k // 4
+                             for k in range(5)} - {r})
+            miss = False
+            for n in counts:
+                rc, o = run("infer", wl, "--gpu", gpu, "--set",
+                            "inference.qps=%r" % q, "--set",
+                            "inference.tp=%d" % tp, "--set",
+                            "inference.replicas=%d" % n, "--format", "json")
+                if not json.loads(o)["meets_slo"]:
+                    miss = True
+                    break
+            if miss:
+                wider += 1
+            else:
+                print("FAIL chart%d on %s at %g requests/s: %d GPUs, %d "
+                      "alone, and every count between meets the targets"
+                      % (seed, gpu, q, g, lone))
+                bad = 1
+print("exact: replicas chart against lone sizings: %d points the same, %d "
+      "within 2%%, %d apart where the tail is not monotone"
+      % (same, near, wider))
+if same + near == 0:
+    print("FAIL no chart point to compare"); bad = 1
+sys.exit(bad)
+PY
+
 # the check must have something to check: some searches pruned
 if [ "$pruned" -eq 0 ]; then
 	echo "FAIL no search left a configuration unsized"

@@ -101,9 +101,12 @@ if [ $have_gnuplot = 1 ]; then
 		'strip_svg "$tmp/stdout.html" | cmp -s - "$tmp/page.html"'
 
 	# progress: on a terminal (script(1) gives one) a line on stderr for
-	# work past a second, erased at the end; never in CI or a pipe
+	# work past a second, erased at the end; never in CI or a pipe.  The
+	# report takes about a second here, so CAPPLAN_PROGRESS=1 draws the
+	# line from the start (tests/cli/progress.sh checks the second's
+	# wait)
 	if command -v script >/dev/null 2>&1; then
-		env -u CI script -qec "'$bin' report $wl --gpu $gpus -o '$tmp/p1.html'" /dev/null >"$tmp/tty" 2>&1
+		env -u CI CAPPLAN_PROGRESS=1 script -qec "'$bin' report $wl --gpu $gpus -o '$tmp/p1.html'" /dev/null >"$tmp/tty" 2>&1
 		check "progress on a terminal, erased at the end" \
 			'grep -q "report: [0-9]*/8 charts" "$tmp/tty" && [ "$(tail -c 4 "$tmp/tty" | od -An -c | tr -d " ")" = "\\r033[K" ]'
 		CI=true script -qec "'$bin' report $wl --gpu $gpus -o '$tmp/p2.html'" /dev/null >"$tmp/tty" 2>&1

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
@@ -298,6 +299,65 @@ static void test_sized_within_tolerance(void **state)
 		fails += !p.meets_slo;
 	}
 	assert_true(fails > 0);
+}
+
+/*
+ * Learnt edges (struct fleet_share): a sizing of a fleet simulated in
+ * part keeps where it met the targets and where it missed them as rates
+ * per replica; a sizing at the same rate that starts from them answers
+ * the same count, one at another rate answers a count between the two
+ * edges' counts and keeps its own edge; a given run length (scaled by
+ * the fleet, not the rate per replica) learns nothing.
+ */
+static void test_share_edges(void **state)
+{
+	struct gpu_spec g = a100();
+	struct workload wl;
+	struct infer_plan *p = malloc(3 * sizeof(*p));
+	struct fleet_share e[INFER_TP_SLOTS];
+	double r;
+	int n;
+
+	(void)state;
+	assert_non_null(p);
+	llama7b(&wl);
+	wl.inference.prompt_tokens = 512;
+	wl.inference.output_tokens = 64;
+	wl.inference.qps = 1.0;
+	wl.inference.replicas = 1;
+	plan_ok(&wl, &g, &p[0]);
+	wl.inference.replicas = WL_AUTO;
+	wl.inference.ttft_slo_s = 1.0;
+	wl.inference.qps = r = 60.0 * p[0].fleet.capacity_qps;
+	plan_ok(&wl, &g, &p[0]);
+	assert_true(p[0].meets_slo);
+	n = p[0].replicas;
+	assert_true(n > SERVE_SIM_REPLICAS_MAX);
+	memcpy(e, p[0].share_by_tp, sizeof(e));
+	assert_rel(e[0].pass_qps, r / n, 1e-12);
+	assert_true(e[0].fail_qps > e[0].pass_qps);
+	assert_true(r / e[0].fail_qps >= n - 1 - 0.01 * n);
+	/* the same rate from its own edge: the same count */
+	wl.inference.share_by_tp = e;
+	plan_ok(&wl, &g, &p[1]);
+	assert_true(p[1].meets_slo);
+	assert_int_equal(p[1].replicas, n);
+	/* half as much again: between the edges' counts at that rate, and
+	   the edge moves to the new count */
+	wl.inference.qps = 1.5 * r;
+	plan_ok(&wl, &g, &p[2]);
+	assert_true(p[2].meets_slo);
+	assert_true(p[2].replicas > (int)floor(1.5 * r / e[0].fail_qps));
+	assert_true(p[2].replicas <= (int)ceil(1.5 * r / e[0].pass_qps));
+	assert_rel(p[2].share_by_tp[0].pass_qps,
+		   1.5 * r / p[2].replicas, 1e-12);
+	/* a given run length: nothing learnt, nothing taken */
+	wl.inference.share_by_tp = NULL;
+	wl.inference.requests = 2000;
+	plan_ok(&wl, &g, &p[0]);
+	assert_true(p[0].share_by_tp[0].pass_qps == 0.0);
+	assert_true(p[0].share_by_tp[0].fail_qps == 0.0);
+	free(p);
 }
 
 /*
@@ -705,6 +765,7 @@ int main(void)
 		cmocka_unit_test(test_fixed_fleet_at_capacity),
 		cmocka_unit_test(test_large_fleet_in_part),
 		cmocka_unit_test(test_sized_within_tolerance),
+		cmocka_unit_test(test_share_edges),
 		cmocka_unit_test(test_long_answers_bounded),
 		cmocka_unit_test(test_closed_loop),
 		cmocka_unit_test(test_closed_loop_sized),
