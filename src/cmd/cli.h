@@ -83,6 +83,8 @@ struct cli_ctx {
 	struct progress *progress;  /* the line of the work under way, for
 				       the building blocks it calls (charts);
 				       NULL: none */
+	struct cli_plans *plans;    /* the workload's serving plan on each
+				       device, kept (cli_infer_plan); owned */
 };
 
 /*
@@ -95,6 +97,23 @@ struct cli_ctx {
  */
 void cli_message(const char *prefix, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * The serving plan of 'wl' on 'g', one of the command's devices
+ * (ctx->gpus): where 'wl' is the command's workload (ctx->wl, byte for
+ * byte), made by infer_plan_make_progress the first time and kept, so
+ * that a later call copies it out without planning again (the table and
+ * the charts of compare and report plan the workload on each device
+ * once; issue 43).  Another workload (a chart's variant: another rate, a
+ * power cap), or a device that is not one of ctx->gpus, is planned
+ * afresh and not kept.
+ * Calls may run on threads at once (one for a device that another
+ * thread is planning plans it apart).  Returns what infer_plan_make_progress returns, with
+ * 'err' as it set it.
+ */
+int cli_infer_plan(const struct cli_ctx *ctx, const struct workload *wl,
+		   const struct gpu_spec *g, const struct progress_hook *hook,
+		   struct infer_plan *p, struct diag *err);
 
 /* cli_message with the prefix "capplan: error: ". */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -16,6 +16,7 @@
 
 
 struct compare_job {
+	const struct cli_ctx *ctx;
 	const struct workload *wl;
 	struct compare_row *rows;
 	struct progress *pr;
@@ -29,8 +30,8 @@ static void infer_one(int i, void *arg)
 	struct diag err;
 
 	diag_clear(&err);
-	r->infer_rc = infer_plan_make_progress(j->wl, r->gpu, &j->hook,
-					       &r->infer, &err);
+	r->infer_rc = cli_infer_plan(j->ctx, j->wl, r->gpu, &j->hook,
+				     &r->infer, &err);
 	r->infer_nomem = r->infer_rc != 0 && err.kind == DIAG_NOMEM;
 	snprintf(r->infer_why, sizeof(r->infer_why), "%s",
 		 r->infer_rc ? err.msg : r->infer.why);
@@ -688,7 +689,7 @@ int cmd_compare(struct cli_ctx *ctx)
 	}
 	if (model_has_arch(&ctx->wl.model)) {
 		/* serving is simulated: one device per thread */
-		struct compare_job job = { &ctx->wl, rows, &pr,
+		struct compare_job job = { ctx, &ctx->wl, rows, &pr,
 					   progress_hook_of(&pr) };
 
 		progress_update(&pr, 0, (size_t)ctx->ngpus, "devices served");

@@ -28,8 +28,8 @@ static void infer_one(int i, void *arg)
 	struct diag err;
 
 	diag_clear(&err);
-	r->infer_rc = infer_plan_make_progress(&pg->ctx->wl, r->gpu, &hook,
-					       &r->infer, &err);
+	r->infer_rc = cli_infer_plan(pg->ctx, &pg->ctx->wl, r->gpu, &hook,
+				     &r->infer, &err);
 	snprintf(r->infer_why, sizeof(r->infer_why), "%s",
 		 r->infer_rc ? err.msg : r->infer.why);
 	progress_add(pg->ctx->progress, 1);

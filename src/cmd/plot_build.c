@@ -542,7 +542,7 @@ static bool roof_of(const struct cli_ctx *ctx, const struct gpu_spec *g,
 		r->phase_i[PLOT_PHASE_TRAINING] = train_intensity(&tp, prec);
 	diag_clear(&err);
 	if (model_has_arch(&ctx->wl.model) &&
-	    infer_plan_make(&ctx->wl, g, &ip, &err) == 0) {
+	    cli_infer_plan(ctx, &ctx->wl, g, NULL, &ip, &err) == 0) {
 		r->phase_i[PLOT_PHASE_PREFILL] =
 			ip.result.prefill_flops_per_byte;
 		r->phase_i[PLOT_PHASE_DECODE] = ip.result.decode_flops_per_byte;
@@ -668,7 +668,7 @@ static bool infer_ok(const struct cli_ctx *ctx, const struct workload *wl,
 			plot_note_skip(ctx, g, "serving needs the model's architecture");
 		return false;
 	}
-	if (infer_plan_make(wl, g, p, &err) != 0) {
+	if (cli_infer_plan(ctx, wl, g, NULL, p, &err) != 0) {
 		if (!quiet)
 			plot_note_skip(ctx, g, err.msg);
 		return false;
@@ -736,7 +736,8 @@ static void load_plan_one(int i, void *arg)
 		return;
 	}
 	diag_clear(&err);
-	if (infer_plan_make(&lj->ctx->wl, lj->ctx->gpus[i], p, &err) != 0) {
+	if (cli_infer_plan(lj->ctx, &lj->ctx->wl, lj->ctx->gpus[i], NULL, p,
+			   &err) != 0) {
 		snprintf(d->why, sizeof(d->why), "%s", err.msg);
 	} else {
 		d->planned = true;
@@ -1130,7 +1131,8 @@ done:
 
 /* Energy per token of a serving plan of 'wl' on 'g' under a cap of
    'cap_w' W per GPU (0: none); NaN when it has none or does not fit. */
-static double energy_per_token(const struct workload *wl,
+static double energy_per_token(const struct cli_ctx *ctx,
+			       const struct workload *wl,
 			       const struct gpu_spec *g, double cap_w)
 {
 	struct workload w = *wl;
@@ -1140,7 +1142,7 @@ static double energy_per_token(const struct workload *wl,
 	if (!p)
 		return NAN;
 	w.inference.power_cap_w = cap_w;
-	if (infer_ok(NULL, &w, g, p, true) && p->fits)
+	if (infer_ok(ctx, &w, g, p, true) && p->fits)
 		e = p->result.energy_j_per_token;
 	free(p);
 	return e;
@@ -1183,8 +1185,8 @@ static void energy_one(int i, void *arg)
 			  !p->fits     ? "does not fit" :
 					 "does not finish";
 	free(p);
-	b->v[2] = energy_per_token(&ctx->wl, g, 0.0);
-	b->v[3] = energy_per_token(&ctx->wl, g,
+	b->v[2] = energy_per_token(ctx, &ctx->wl, g, 0.0);
+	b->v[3] = energy_per_token(ctx, &ctx->wl, g,
 				   ej->cap_w > 0.0 ?
 					   ej->cap_w :
 					   PLOT_DEFAULT_CAP_FRACTION * g->tdp_w);

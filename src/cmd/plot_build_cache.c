@@ -191,7 +191,7 @@ static int cache_device(struct cli_ctx *ctx, struct plot_chart *c, int i,
 	j->host = c->cache_host;
 	p0 = &j->plans[0];
 	diag_clear(&err);
-	if (infer_plan_make(&ctx->wl, g, p0, &err) != 0) {
+	if (cli_infer_plan(ctx, &ctx->wl, g, NULL, p0, &err) != 0) {
 		plot_note_skip(ctx, g, err.msg);
 		return EXIT_OK;
 	}

@@ -123,6 +123,16 @@ if [ $have_gnuplot = 1 ]; then
 		'grep -q "^H100-SXM\|^MI300X" "$tmp/out" && grep -q "charts of the best 2 devices in $tmp/set" "$tmp/out"'
 	check "compare --plot: every SVG is a chart" \
 		'(for f in "$tmp/set"/*.svg; do head -c 100 "$f" | grep -q "^<?xml\|^<svg" && [ $(size "$f") -gt 5000 ] || exit 1; done)'
+	# the serving plans the table made are the charts' (cli_infer_plan
+	# keeps them): the charts of the best devices, whose order is not
+	# the catalog's, equal those drawn on their own with --gpu
+	"$bin" compare examples/llama3-70b-serving.ini --plot "$tmp/best" >/dev/null 2>&1
+	best=$(sed -n "s/^# row [0-9]*: '\(.*\)'$/\1/p" "$tmp/best/energy.dat" | paste -sd, -)
+	for k in roofline latency-throughput energy; do
+		"$bin" plot $k examples/llama3-70b-serving.ini --gpu "$best" -o "$tmp/best-$k.svg" --keep-script 2>/dev/null
+	done
+	check "compare --plot of the best devices ($best): the charts plot draws of them" \
+		'[ -n "$best" ] && cmp -s "$tmp/best/roofline.dat" "$tmp/best-roofline.dat" && cmp -s "$tmp/best/latency-throughput.dat" "$tmp/best-latency-throughput.dat" && cmp -s "$tmp/best/energy.dat" "$tmp/best-energy.dat"'
 	"$bin" compare examples/llama3-8b-fleet.ini --gpu H100-SXM --plot "$tmp/serve" >/dev/null 2>&1
 	check "compare --plot of a workload that only serves: no training chart (issue 40)" \
 		'[ $? -eq 0 ] && [ "$(cd "$tmp/serve" && ls *.svg | tr "\n" " ")" = "energy.svg latency-throughput.svg replicas.svg roofline.svg " ]'
