@@ -176,7 +176,7 @@ struct count_plan {
 };
 
 static void plan_count(const struct workload *wl, const struct gpu_spec *g,
-		       int gpus, double run_flops, double peak,
+		       int gpus, double run_flops, double rate,
 		       struct count_plan *c)
 {
 	struct workload w = *wl;
@@ -192,7 +192,7 @@ static void plan_count(const struct workload *wl, const struct gpu_spec *g,
 	}
 	c->legal = true;
 	c->breaks = run_flops > 0.0 && p.has_arch &&
-		    !(p.result.model_flops_per_gpu <= peak &&
+		    !(p.result.model_flops_per_gpu <= rate * (1.0 + 1e-9) &&
 		      p.tokens * p.result.model_flops_per_token <=
 			      run_flops * (1.0 + 1e-9));
 	if (!p.fits || !p.has_arch || !p.goodput.finishes)
@@ -226,13 +226,15 @@ static void plan_count(const struct workload *wl, const struct gpu_spec *g,
  *
  * With a deadline, the counts that cannot meet it are planned last (issue
  * 43): the run's model FLOPs F (train_plan_model_flops: tokens x model
- * FLOPs per token, the same on every count) at the device's dense peak P
- * bound its steady time on N GPUs from below, F / (N P), and the time as
- * production runs report it is no shorter (goodput and the production
- * efficiency are at most 1).  The first of the other counts that meets
- * the deadline is the ladder's answer.  When none does (or a plan shows
- * more FLOPs than F or an MFU above 1), the skipped counts are planned
- * too and the ladder is read whole, each count planned once.
+ * FLOPs per token, the same on every count) at the fastest rate P a
+ * kernel of the step runs at (train_rate_ceiling: the peak times the
+ * GEMM efficiency and the in-training fraction) bound its steady time on
+ * N GPUs from below, F / (N P), and the time as production runs report
+ * it is no shorter (goodput and the production efficiency are at most
+ * 1).  The first of the other counts that meets the deadline is the
+ * ladder's answer.  When none does (or a plan shows more FLOPs than F or
+ * model FLOPs per GPU above P), the skipped counts are planned too and
+ * the ladder is read whole, each count planned once.
  */
 static void size_train(const struct workload *wl, const struct gpu_spec *g,
 		       const struct size_limits *lim, struct size_row *row)
@@ -241,6 +243,8 @@ static void size_train(const struct workload *wl, const struct gpu_spec *g,
 	struct size_cand cand[SIZE_MAX_STEPS];
 	struct device_perf d;
 	struct cluster cl;
+	double rate, fastest_s = HUGE_VAL;
+	bool broke = false;
 	int ncount = 0, n = 0, legal = 0, best = -1, any = -1, tried = 0;
 	const char *err = "";
 	double run_flops = lim->deadline_s > 0.0 ? train_plan_model_flops(wl) :
@@ -254,6 +258,7 @@ static void size_train(const struct workload *wl, const struct gpu_spec *g,
 			 precision_name(wl->training.precision));
 		return;
 	}
+	rate = train_rate_ceiling(g, wl->training.precision);
 	/* the node; a price error comes back from train_plan_make */
 	(void)cluster_resolve(&wl->cluster, g, &cl, NULL);
 	first = cl.gpus_per_node > 0 ? cl.gpus_per_node : 1;
@@ -267,13 +272,14 @@ static void size_train(const struct workload *wl, const struct gpu_spec *g,
 		   SIZE_MAX_STEPS) */
 		struct count_plan *c = &counts[k];
 
-		if (run_flops / ((double)(first << k) * d.peak_flops) >
+		if (run_flops / ((double)(first << k) * rate) >
 		    lim->deadline_s)
-			continue; /* too few GPUs even at the peak */
-		plan_count(wl, g, (int)(first << k), run_flops, d.peak_flops,
-			   c);
-		if (c->breaks)
+			continue; /* too few GPUs even at the fastest rate */
+		plan_count(wl, g, (int)(first << k), run_flops, rate, c);
+		if (c->breaks) {
+			broke = true;
 			break; /* the ladder is read whole below */
+		}
 		if (!c->fits || !within(lim, &c->cand))
 			continue;
 		if (c->rentable) {
@@ -288,13 +294,23 @@ static void size_train(const struct workload *wl, const struct gpu_spec *g,
 		}
 		return;
 	}
+	/* Every count the bound left has been planned and none meets the
+	   deadline: the others are planned to say which is fastest, but a
+	   count whose bound is above the fastest plan's time cannot be it */
+	if (run_flops > 0.0 && !broke)
+		for (int k = 0; k < ncount; k++)
+			if (counts[k].done && counts[k].fits)
+				fastest_s = fmin(fastest_s,
+						 counts[k].cand.time_s);
 	/* the ladder, each count planned once */
 	for (int k = 0; k < ncount && n < SIZE_MAX_STEPS; k++) {
 		struct count_plan *c = &counts[k];
 
+		if (!c->done &&
+		    run_flops / ((double)(first << k) * rate) > fastest_s)
+			continue; /* slower than a plan of more GPUs */
 		if (!c->done)
-			plan_count(wl, g, (int)(first << k), 0.0, d.peak_flops,
-				   c);
+			plan_count(wl, g, (int)(first << k), 0.0, rate, c);
 		tried = (int)(first << k);
 		err = c->legal ? "" : c->err;
 		if (!c->legal)

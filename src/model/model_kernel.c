@@ -219,6 +219,11 @@ double kernel_roofline_s(const struct device_perf *d, double flops,
 	return overlap_s(math_s, mem_s) + kernel_gap_seconds;
 }
 
+double kernel_rate_ceiling(const struct device_perf *d)
+{
+	return d->peak_flops * d->matmul_eff * in_training_fraction;
+}
+
 double kernel_stream_s(const struct device_perf *d, double bytes)
 {
 	return bytes / (d->mem_bw_bytes_per_s * d->mem_eff) +

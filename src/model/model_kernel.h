@@ -75,6 +75,11 @@ double kernel_gemm_io_s(const struct device_perf *d, double m, double n,
 double kernel_roofline_s(const struct device_perf *d, double flops,
 			 double bytes);
 
+/* The fastest rate (FLOP/s) a compute kernel runs at on 'd': its peak
+   times matmul_eff times the in-training fraction.  Every kernel time
+   above is at least its FLOPs over it. */
+double kernel_rate_ceiling(const struct device_perf *d);
+
 /* Seconds to stream 'bytes' through memory once, plus the kernel gap. */
 double kernel_stream_s(const struct device_perf *d, double bytes);
 

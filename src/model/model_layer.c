@@ -566,3 +566,18 @@ int train_micro_eval(const struct arch *a, const struct train_config *c,
 	}
 	return 0;
 }
+
+double train_rate_ceiling(const struct gpu_spec *g, enum precision p)
+{
+	struct device_perf d, dv;
+	double r;
+
+	if (device_perf_init(&d, g, p, false) != 0)
+		return 0.0;
+	r = kernel_rate_ceiling(&d);
+	/* the kernels fp8 runs in bf16 (train_micro_eval) */
+	if (p == PREC_FP8 && device_perf_init(&dv, g, PREC_BF16, false) == 0 &&
+	    kernel_rate_ceiling(&dv) > r)
+		r = kernel_rate_ceiling(&dv);
+	return r;
+}

@@ -180,6 +180,15 @@ bool train_offload_never_faster(const struct train_config *c,
 				const struct cluster *cl,
 				const struct train_micro *mc);
 
+/*
+ * The fastest FLOP rate of any kernel of a training step in precision
+ * 'p' on 'g' (kernel_rate_ceiling of the training precision's math, and
+ * of bf16's, where fp8 runs its other kernels: train_micro_eval): a step
+ * of F model FLOPs on N GPUs takes at least F / (N x this).  0 when the
+ * device cannot run 'p'.
+ */
+double train_rate_ceiling(const struct gpu_spec *g, enum precision p);
+
 /* Memory traffic of one optimizer step per parameter (bytes). */
 double train_optimizer_bytes_per_param(enum optimizer o);
 

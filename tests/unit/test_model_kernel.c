@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "model_kernel.h"
+#include "model_train.h"
 
 static void assert_rel(double got, double want, double tol)
 {
@@ -514,6 +515,68 @@ static void test_flash2_reference(void **state)
 		   kernel_flash_attention_s(&d, f, true), 0.0);
 }
 
+/*
+ * kernel_rate_ceiling bounds every compute kernel's rate: over GEMM shapes
+ * from a decode row to a large training GEMM, with and without an SM
+ * count, and the attention kernels, FLOPs / time never exceeds it; a
+ * large GEMM comes within a few percent of it.
+ */
+static void test_rate_ceiling(void **state)
+{
+	struct gpu_spec g = h100();
+	struct device_perf d;
+	double top = 0.0;
+
+	(void)state;
+	assert_int_equal(device_perf_init(&d, &g, PREC_BF16, false), 0);
+	assert_rel(kernel_rate_ceiling(&d), 989.4e12 * 0.8 * 0.85, 1e-12);
+	for (int sms = 0; sms <= 1; sms++) {
+		d.sms = sms ? 132 : 0;
+		for (double m = 1; m <= 65536; m *= 4)
+			for (double n = 128; n <= 32768; n *= 4)
+				for (double k = 128; k <= 32768; k *= 4) {
+					double f = 2.0 * m * n * k;
+					double r = f / kernel_gemm_s(&d, m, n,
+								     k, 1.0);
+
+					assert_true(r <=
+						    kernel_rate_ceiling(&d));
+					top = r > top ? r : top;
+				}
+		for (double f = 1e9; f <= 1e15; f *= 10) {
+			assert_true(f / kernel_flash_attention_s(&d, f, false) <=
+				    kernel_rate_ceiling(&d));
+			assert_true(f / kernel_flash2_attention_s(&d, f, true) <=
+				    kernel_rate_ceiling(&d));
+			assert_true(f / kernel_roofline_s(&d, f, 1.0) <=
+				    kernel_rate_ceiling(&d));
+		}
+	}
+	assert_true(top > 0.95 * kernel_rate_ceiling(&d));
+}
+
+/* A training step's ceiling: its precision's, and for fp8 bf16's where
+   that is faster (the kernels fp8 leaves in bf16). */
+static void test_train_rate_ceiling(void **state)
+{
+	struct gpu_spec g = h100();
+
+	(void)state;
+	assert_rel(train_rate_ceiling(&g, PREC_BF16), 989.4e12 * 0.8 * 0.85,
+		   1e-12);
+	g.fp8_matmul_eff = 0.6;
+	assert_rel(train_rate_ceiling(&g, PREC_FP8), 1978.8e12 * 0.6 * 0.85,
+		   1e-12);
+	g.fp8_matmul_eff = 0.3;
+	assert_rel(train_rate_ceiling(&g, PREC_FP8), 989.4e12 * 0.8 * 0.85,
+		   1e-12);
+	g.peak_flops[PREC_FP8] = 0.0;
+	g.peak_flops[PREC_BF16] = g.peak_flops[PREC_FP16] = 0.0;
+	g.peak_flops[PREC_FP32] = 0.0;
+	g.peak_flops[PREC_TF32] = 0.0;
+	assert_true(train_rate_ceiling(&g, PREC_BF16) == 0.0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -534,6 +597,8 @@ int main(void)
 		cmocka_unit_test(test_stream_roofline_reference),
 		cmocka_unit_test(test_flash_reference),
 		cmocka_unit_test(test_flash2_reference),
+		cmocka_unit_test(test_rate_ceiling),
+		cmocka_unit_test(test_train_rate_ceiling),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
