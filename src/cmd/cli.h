@@ -99,17 +99,15 @@ void cli_message(const char *prefix, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
- * The serving plan of 'wl' on 'g', one of the command's devices
- * (ctx->gpus): where 'wl' is the command's workload (ctx->wl, byte for
- * byte), made by infer_plan_make_progress the first time and kept, so
- * that a later call copies it out without planning again (the table and
- * the charts of compare and report plan the workload on each device
- * once; issue 43).  Another workload (a chart's variant: another rate, a
- * power cap), or a device that is not one of ctx->gpus, is planned
- * afresh and not kept.
- * Calls may run on threads at once (one for a device that another
- * thread is planning plans it apart).  Returns what infer_plan_make_progress returns, with
- * 'err' as it set it.
+ * The serving plan of 'wl' on device 'g': where 'wl' is the command's
+ * workload (ctx->wl, byte for byte), made by infer_plan_make_progress the
+ * first time and kept by device (CLI_MAX_GPUS of them at most), so that
+ * a later call copies it out without planning again (the table and the
+ * charts of compare and report plan the workload on each device once;
+ * issue 43).  Another workload (a chart's variant: another rate, a power
+ * cap) is planned afresh and not kept.  Calls may run on threads at once
+ * (one for a device that another thread is planning plans it apart).
+ * Returns what infer_plan_make_progress returns, with 'err' as it set it.
  */
 int cli_infer_plan(const struct cli_ctx *ctx, const struct workload *wl,
 		   const struct gpu_spec *g, const struct progress_hook *hook,

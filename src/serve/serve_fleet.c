@@ -585,10 +585,10 @@ static bool share_applies(const struct sizing *z)
  * per replica r / n, so the first try '*hi' is the count at which the
  * edge's rate per replica met the targets, and '*lo' the count at which
  * it missed them (the bisection's premise: more replicas are no worse);
- * a sizing stopped at its limit learnt a miss alone.
- * Returns the step of the search up from '*hi' should it miss
- * (share_step of it, one at least), 0 when nothing was learnt.  The relative 1e-9 keeps a
- * rate's own count from rounding to its neighbour.
+ * a sizing stopped at its limit learnt a miss alone.  Returns the step
+ * of the search up from '*hi' should it miss (share_step of it, one at
+ * least), 0 when no count was learnt to meet them.  The relative 1e-9
+ * keeps a rate's own count from rounding to its neighbour.
  */
 static long long share_bounds(const struct serve_fleet *f, long long *lo,
 			      long long *hi)
