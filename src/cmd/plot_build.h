@@ -30,6 +30,11 @@ void plot_note_skip(const struct cli_ctx *ctx, const struct gpu_spec *g,
 void plot_progress(const struct cli_ctx *ctx, const struct plot_chart *c,
 		   int i);
 int plot_oom(void);
+/* What the serving charts hold fixed, the request and the weights, into
+   'buf' (c->held); whether the model has the architecture serving needs
+   (when not, every device is noted as skipped for it). */
+void plot_serve_held(const struct cli_ctx *ctx, char *buf, size_t n);
+bool plot_serving_arch(const struct cli_ctx *ctx);
 int plot_by_time_then_cost(const void *x, const void *y);
 /* The Pareto front of the cost-time chart over 'nall' rows of 'all' (time,
    cost, GPUs, device index; sorted here): a series of the points cheaper
