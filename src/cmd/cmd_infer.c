@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "engine_limits.h"
 #include "interval.h"
 #include "infer_plan.h"
 
@@ -295,6 +296,45 @@ static void add_infer_intervals(struct record *rec, const struct workload *wl,
 	cli_rec_intervals(rec, &b, est, n);
 }
 
+/* The engine's limits on the plan's device at its tp (engine_limits.h):
+   the table says them for a named engine, the JSON always. */
+static void add_engine_limits(struct record *rec, const struct workload *wl,
+			      const struct infer_plan *p)
+{
+	struct engine_limits el;
+	char text[REPORT_STR_MAX], seqs[32], tokens[32];
+	bool named = wl->inference.engine[0] &&
+		     strcmp(wl->inference.engine, STACK_GENERIC) != 0;
+
+	engine_limits_on(wl, p->gpu, p->config.tp, &el);
+	if (el.max_batch != WL_AUTO)
+		rec_int(rec, NULL, "engine_max_batch", "", el.max_batch,
+			RF_MACHINE);
+	else
+		rec_null(rec, NULL, "engine_max_batch", "", RF_MACHINE);
+	if (el.max_batched_tokens != WL_AUTO)
+		rec_int(rec, NULL, "engine_max_batched_tokens", "",
+			el.max_batched_tokens, RF_MACHINE);
+	else
+		rec_null(rec, NULL, "engine_max_batched_tokens", "",
+			 RF_MACHINE);
+	rec_num(rec, NULL, "memory_fraction", "", el.memory_fraction,
+		UNIT_COUNT, RF_MACHINE);
+	rec_str(rec, NULL, "memory_fraction_of", "",
+		el.fraction_of_free ? "free" : "device", RF_MACHINE);
+	if (!named)
+		return;
+	snprintf(seqs, sizeof(seqs), el.max_batch != WL_AUTO ? "%d" : "auto",
+		 el.max_batch);
+	snprintf(tokens, sizeof(tokens),
+		 el.max_batched_tokens != WL_AUTO ? "%d" : "auto",
+		 el.max_batched_tokens);
+	snprintf(text, sizeof(text), "%s seqs, %s tokens/step, %.3g of %s",
+		 seqs, tokens, el.memory_fraction,
+		 el.fraction_of_free ? "free memory" : "memory");
+	rec_str(rec, NULL, "engine_limits", "  on this GPU", text, RF_TABLE);
+}
+
 static void add_infer_plan(struct record *rec, const struct workload *wl,
 			   const struct infer_plan *p,
 			   const struct profile *prof)
@@ -307,6 +347,7 @@ static void add_infer_plan(struct record *rec, const struct workload *wl,
 		wl->model.name[0] ? wl->model.name : "model", 0);
 	rec_str(rec, NULL, "gpu", "gpu", p->gpu->name, 0);
 	cli_rec_stacks(rec, wl, true, false, 0);
+	add_engine_limits(rec, wl, p);
 	if (p->config.ep > 1) {
 		/* attention data-parallel over ep groups of tp GPUs, the
 		   experts spread over all of them */
@@ -1005,6 +1046,7 @@ static int sample_serve_report(struct cli_ctx *ctx)
 int cmd_infer(struct cli_ctx *ctx)
 {
 	struct infer_plan p;
+	struct engine_limits el;
 	struct progress pr;
 	struct progress_hook hook;
 	struct report rep;
@@ -1077,6 +1119,7 @@ int cmd_infer(struct cli_ctx *ctx)
 			    p.fleet.sim.shortened_requests,
 			    p.fleet.sim.simulated_requests,
 			    ctx->wl.model.seq_len);
+	engine_limits_on(&ctx->wl, p.gpu, p.config.tp, &el);
 	/* the running-sequence limit binds: requests queue while memory
 	   would hold more at once (a newcomer's edge example with
 	   batch = 1 and four clients waited 9.9 s without a word) */
@@ -1094,11 +1137,14 @@ int cmd_infer(struct cli_ctx *ctx)
 			    p.fleet.engine.max_batch == 1 ? "" : "s",
 			    ctx->wl.inference.max_batch != WL_AUTO ?
 				    "inference.max_batch" :
+			    el.max_batch != WL_AUTO ?
+				    "the engine's default on this GPU" :
 			    ctx->wl.inference.batch != WL_AUTO ?
 				    "inference.batch" :
 				    "the batch capplan chose",
 			    p.fleet.sim.queue_wait_p99_s, p.max_batch,
-			    ctx->wl.inference.max_batch != WL_AUTO ?
+			    ctx->wl.inference.max_batch != WL_AUTO ||
+					    el.max_batch != WL_AUTO ?
 				    "inference.max_batch" :
 				    "inference.batch");
 	if (!p.fits || !p.meets_slo) {

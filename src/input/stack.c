@@ -593,8 +593,21 @@ static const char *closest(const struct stack_table *t, enum stack_kind kind,
 	return best;
 }
 
+/* The keys an earlier row of 'kind' set go back to their defaults: the
+   row applied next gives what it gives, and no more. */
+static void unstack_kind(enum stack_kind kind, struct workload *wl,
+			 const struct workload *init)
+{
+	size_t n = workload_key_count();
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(workload_key_section(i), kind_sections[kind]) == 0)
+			workload_key_unstack(wl, init, i);
+}
+
 static int apply_kind(const struct stack_table *t, enum stack_kind kind,
-		      struct workload *wl, struct diag *err)
+		      struct workload *wl, const struct workload *init,
+		      struct diag *err)
 {
 	char *spec = kind == STACK_ENGINE ? wl->inference.engine :
 					    wl->training.framework;
@@ -610,6 +623,7 @@ static int apply_kind(const struct stack_table *t, enum stack_kind kind,
 	const char *near;
 	char names[512];
 
+	unstack_kind(kind, wl, init);
 	if (!spec[0] || strcasecmp(spec, STACK_GENERIC) == 0) {
 		r = stack_find(t, kind, STACK_GENERIC);
 		if (!r) {
@@ -655,6 +669,7 @@ static int apply_kind(const struct stack_table *t, enum stack_kind kind,
 		if (workload_key_apply(wl, (size_t)c->key, c->value, t->file,
 				       c->line, c->col, err) != 0)
 			return -1;
+		wl->stacked[c->key] = 1;
 	}
 	snprintf(spec, spec_size, "%s", r->name);
 	snprintf(version, WL_STACK_VERSION_MAX, "%s", r->version);
@@ -664,19 +679,21 @@ static int apply_kind(const struct stack_table *t, enum stack_kind kind,
 int stack_apply(const struct stack_table *t, struct workload *wl,
 		struct diag *err)
 {
-	struct workload *tmp = malloc(sizeof(*tmp));
+	/* the workload as read, and the defaults a row's keys go back to
+	   before another row applies */
+	struct workload *tmp = malloc(2 * sizeof(*tmp));
+	int rc = 0;
 
 	if (!tmp)
 		return diag_set(err, NULL, 0, 0, "out of memory");
-	*tmp = *wl;
-	for (int k = 0; k < STACK_KIND_COUNT; k++)
-		if (apply_kind(t, (enum stack_kind)k, tmp, err) != 0) {
-			free(tmp);
-			return -1;
-		}
-	*wl = *tmp;
+	tmp[0] = *wl;
+	workload_init(&tmp[1]);
+	for (int k = 0; k < STACK_KIND_COUNT && rc == 0; k++)
+		rc = apply_kind(t, (enum stack_kind)k, &tmp[0], &tmp[1], err);
+	if (rc == 0)
+		*wl = tmp[0];
 	free(tmp);
-	return 0;
+	return rc;
 }
 
 /* ---------------------------------------------------------------------

@@ -370,6 +370,18 @@ struct sim_request; /* serve_sim.h */
    layers of a step unless draft_cost_ratio is given. */
 enum { WL_SPEC_DRAFT = 0, WL_SPEC_MTP = 1 };
 
+/* The engine's rule for the defaults that depend on the device
+   (inference.device_defaults; model/engine_limits.h, specs/stacks.md
+   "Defaults by device"): none, vLLM V1's batch limits, SGLang 0.5's
+   memory settings. */
+enum { WL_DEVDEF_NONE = 0, WL_DEVDEF_VLLM_V1 = 1, WL_DEVDEF_SGLANG_05 = 2 };
+
+/* What inference.memory_fraction is a share of: the device's memory
+   (vLLM's gpu_memory_utilization, SGLang's mem_fraction_static) or the
+   memory the weights, activations and context leave free (TensorRT-LLM's
+   free_gpu_memory_fraction). */
+enum { WL_MEMFRAC_DEVICE = 0, WL_MEMFRAC_FREE = 1 };
+
 /* The share of each serving GPU the engine may fill when [inference]
    memory_fraction is not given (vLLM's gpu_memory_utilization default;
    model_memory.h infer_memory_reserve, specs/models.md 9.1). */
@@ -432,6 +444,11 @@ struct inference_spec {
 	double host_request_s;    /* server front end, per request */
 	double host_step_s;       /* host, per scheduling round */
 	double memory_fraction;   /* of each GPU the engine fills; 0.9 */
+	int memory_fraction_of;   /* WL_MEMFRAC_DEVICE or _FREE */
+	int device_defaults;      /* WL_DEVDEF_*: the engine's defaults
+				     by device, for max_batch,
+				     max_batched_tokens and memory_fraction
+				     when the workload leaves them */
 	bool weight_only;         /* 8-bit weights, 16-bit math (W8A16) */
 	int fp4_format;           /* fp4 weights' blocks: 0 NVFP4, 1 MXFP4
 				     (model_infer.h mxfp4) */
@@ -718,6 +735,9 @@ struct workload {
 	   messages) */
 	int given_line[WL_GIVEN_MAX];
 	int given_col[WL_GIVEN_MAX];
+	/* which keys a stack row set (stack_apply): the engine's values,
+	   which its device rule leaves alone (engine_limits.h) */
+	unsigned char stacked[WL_GIVEN_MAX];
 	struct model_spec model;
 	struct training_spec training;
 	struct inference_spec inference;
@@ -759,6 +779,18 @@ const char *workload_key_name(size_t i);
  * NULL when 'i' is not below workload_key_count().
  */
 const char *workload_key_meaning(size_t i);
+
+/* Whether a stack row set key 'i' (and the workload did not give it). */
+bool workload_key_stacked(const struct workload *wl, size_t i);
+
+/*
+ * Undo a stack row's value of key 'i': its value becomes the one 'init'
+ * (a workload_init'ed workload) holds, unless the workload gave it, and
+ * the key is no longer the row's.  A row applied over another's
+ * (inference.engine varied by sweep) starts from the defaults.
+ */
+void workload_key_unstack(struct workload *wl, const struct workload *init,
+			  size_t i);
 
 /* Whether the workload file or --set gave key 'i'. */
 bool workload_key_given(const struct workload *wl, size_t i);

@@ -593,6 +593,8 @@ static const struct {
 	{ "inference", "host_request_overhead", KIND_T },
 	{ "inference", "host_step_overhead", KIND_T },
 	{ "inference", "memory_fraction", KIND_T },
+	{ "inference", "memory_fraction_of", KIND_T },
+	{ "inference", "device_defaults", KIND_T },
 	{ "inference", "weight_only", KIND_T },
 	{ "inference", "fp4_format", KIND_T },
 	{ "inference", "non_expert_precision", KIND_T },

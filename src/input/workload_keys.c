@@ -134,6 +134,16 @@ static const struct wl_name decode_attention_names[] = {
 	{ "grouped", 0 }, { "per_head", 1 }, { NULL, 0 },
 };
 
+static const struct wl_name memory_fraction_of_names[] = {
+	{ "device", WL_MEMFRAC_DEVICE }, { "free", WL_MEMFRAC_FREE },
+	{ NULL, 0 },
+};
+
+static const struct wl_name device_defaults_names[] = {
+	{ "none", WL_DEVDEF_NONE }, { "vllm-v1", WL_DEVDEF_VLLM_V1 },
+	{ "sglang-0.5", WL_DEVDEF_SGLANG_05 }, { NULL, 0 },
+};
+
 static const struct wl_name speculative_method_names[] = {
 	{ "draft", WL_SPEC_DRAFT }, { "mtp", WL_SPEC_MTP }, { NULL, 0 },
 };
@@ -448,6 +458,13 @@ const struct wl_key wl_keys[] = {
 		 "host time the GPU waits for at each scheduling round"),
 	KEY_NUM("inference", "memory_fraction", inference.memory_fraction,
 		WLK_GT, 0, 1, "share of each GPU's memory the engine fills"),
+	KEY_ENUM("inference", "memory_fraction_of",
+		 inference.memory_fraction_of, WLT_INTENUM,
+		 memory_fraction_of_names,
+		 "memory_fraction of the device or of what weights leave"),
+	KEY_ENUM("inference", "device_defaults", inference.device_defaults,
+		 WLT_INTENUM, device_defaults_names,
+		 "engine's rule for batch and memory defaults by device"),
 	KEY_BOOL("inference", "weight_only", inference.weight_only,
 		 "quantized weights dequantized into 16-bit GEMMs"),
 	KEY_ENUM("inference", "fp4_format", inference.fp4_format, WLT_INTENUM,

@@ -616,6 +616,61 @@ bool workload_key_given(const struct workload *wl, size_t i)
 	return i < wl_key_count && wl->given[i];
 }
 
+bool workload_key_stacked(const struct workload *wl, size_t i)
+{
+	return i < wl_key_count && wl->stacked[i] && !wl->given[i];
+}
+
+/* The bytes of a scalar field of key 'k' (0: not a scalar). */
+static size_t scalar_size(const struct wl_key *k)
+{
+	switch (k->type) {
+	case WLT_INT:
+	case WLT_TRISTATE:
+	case WLT_FLAGS:
+	case WLT_INTENUM:
+		return sizeof(int);
+	case WLT_BOOL:
+	case WLT_SPARSITY:
+		return sizeof(bool);
+	case WLT_NUMBER:
+	case WLT_QUANTITY:
+	case WLT_FRACTION:
+		return sizeof(double);
+	case WLT_PRECISION:
+		return sizeof(enum precision);
+	case WLT_RECOMPUTE:
+		return sizeof(enum recompute);
+	case WLT_OPTIMIZER:
+		return sizeof(enum optimizer);
+	case WLT_ATTENTION:
+		return sizeof(enum attention_impl);
+	case WLT_KIND:
+		return sizeof(enum model_kind);
+	case WLT_PERCENTILE:
+		return sizeof(enum slo_percentile);
+	default:
+		return 0;
+	}
+}
+
+void workload_key_unstack(struct workload *wl, const struct workload *init,
+			  size_t i)
+{
+	const struct wl_key *k;
+	size_t n;
+
+	if (i >= wl_key_count || !wl->stacked[i])
+		return;
+	wl->stacked[i] = 0;
+	if (wl->given[i])
+		return;
+	k = &wl_keys[i];
+	n = scalar_size(k);
+	if (n > 0)
+		memcpy(key_field(k, wl), wl_key_cfield(k, init), n);
+}
+
 int workload_key_apply(struct workload *wl, size_t i, const char *text,
 		       const char *file, int line, int col, struct diag *err)
 {

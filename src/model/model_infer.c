@@ -316,6 +316,19 @@ static double activations_gpu_bytes(const struct arch *a,
 	       4.0 * rows * (double)a->vocab / tp;
 }
 
+/* The memory the engine leaves alone: a share of the device, or of what
+   the weights and activations leave free (specs/models.md 9.1). */
+static double reserve_bytes(const struct infer_config *c,
+			    const struct gpu_spec *g, double weights,
+			    double activations)
+{
+	return c->memory_of_free ?
+		       infer_memory_reserve_free(g->mem_bytes,
+						 c->memory_fraction,
+						 weights + activations) :
+		       infer_memory_reserve(g->mem_bytes, c->memory_fraction);
+}
+
 static void memory_eval(const struct arch *a, const struct infer_config *c,
 			const struct gpu_spec *g, struct infer_memory *m)
 {
@@ -329,8 +342,8 @@ static void memory_eval(const struct arch *a, const struct infer_config *c,
 	m->kv_cache_bytes = kv_bytes_gpu_token(a, c) * group_batch(c) * ctx;
 	m->activations_bytes = activations_gpu_bytes(a, c, chunk,
 						     group_batch(c));
-	m->reserve_bytes = infer_memory_reserve(g->mem_bytes,
-						c->memory_fraction);
+	m->reserve_bytes = reserve_bytes(c, g, m->weights_bytes,
+					 m->activations_bytes);
 	m->total_bytes = m->weights_bytes + m->kv_cache_bytes +
 			 m->activations_bytes + m->reserve_bytes;
 	m->capacity_bytes = g->mem_bytes;
@@ -342,10 +355,10 @@ double infer_kv_capacity_tokens(const struct arch *a,
 				const struct gpu_spec *g, int step_tokens)
 {
 	double ep = c->ep > 1 ? c->ep : 1;
-	double left = g->mem_bytes - weights_gpu_bytes(a, c) -
-		      activations_gpu_bytes(a, c, step_tokens / ep,
-					    (double)c->batch / ep) -
-		      infer_memory_reserve(g->mem_bytes, c->memory_fraction);
+	double w = weights_gpu_bytes(a, c);
+	double act = activations_gpu_bytes(a, c, step_tokens / ep,
+					   (double)c->batch / ep);
+	double left = g->mem_bytes - w - act - reserve_bytes(c, g, w, act);
 
 	/* each of the ep groups holds the caches of its own sequences */
 	return left > 0.0 ? ep * left / kv_bytes_gpu_token(a, c) : 0.0;

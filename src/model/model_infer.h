@@ -38,6 +38,10 @@ struct infer_config {
 					   0: none */
 	double memory_fraction;         /* of each GPU the engine may fill
 					   (infer_memory_reserve); 0: 0.9 */
+	bool memory_of_free;            /* memory_fraction is of the memory
+					   the weights, activations and
+					   context leave (TensorRT-LLM;
+					   infer_memory_reserve_free) */
 	bool weight_only;               /* int8 or fp8 weights dequantized
 					   into 16-bit GEMMs (W8A16), not
 					   8-bit math (W8A8) */

@@ -244,6 +244,15 @@ double infer_memory_reserve(double capacity_bytes, double fraction)
 	return reserve_fixed_bytes + (1.0 - f) * capacity_bytes;
 }
 
+double infer_memory_reserve_free(double capacity_bytes, double fraction,
+				 double used_bytes)
+{
+	double f = fraction > 0.0 ? fmin(fraction, 1.0) : INFER_MEMORY_FRACTION;
+	double free_bytes = capacity_bytes - reserve_fixed_bytes - used_bytes;
+
+	return reserve_fixed_bytes + (1.0 - f) * fmax(free_bytes, 0.0);
+}
+
 /* Layers among the first 'j' chunks of a stage of 'layers' layers over
    'v' chunks, dealt as evenly as possible with the lighter chunks first
    ('light_first') or last. */

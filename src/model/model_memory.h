@@ -183,4 +183,13 @@ double train_memory_reserve(double capacity_bytes);
  */
 double infer_memory_reserve(double capacity_bytes, double fraction);
 
+/*
+ * The same when 'fraction' is a share of the memory left free once the
+ * engine holds 'used_bytes' (weights and activations) and its context:
+ * TensorRT-LLM's free_gpu_memory_fraction (specs/models.md 9.1).  The
+ * reserve is the context plus the rest of that free memory.
+ */
+double infer_memory_reserve_free(double capacity_bytes, double fraction,
+				 double used_bytes);
+
 #endif

@@ -1,6 +1,8 @@
 /* infer_plan.c - resolve [inference] into a serving plan; see
    infer_plan.h. */
 #include "infer_plan.h"
+
+#include "engine_limits.h"
 #include "model_energy.h"
 
 #include <limits.h>
@@ -407,8 +409,13 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
 	if (batch_limit > WL_INFER_BATCH_MAX)
 		batch_limit = WL_INFER_BATCH_MAX; /* the key's own bound */
 	int limit;
+	struct engine_limits el;
 
 	c->tp = tp;
+	/* the engine's limits on this device at this tp */
+	engine_limits_on(wl, p->gpu, tp, &el);
+	c->memory_fraction = el.memory_fraction;
+	c->memory_of_free = el.fraction_of_free;
 	c->batch = 1;
 	p->why[0] = '\0';
 	if (infer_evaluate(&p->arch, c, p->gpu, &p->cluster, &p->result) != 0)
@@ -430,8 +437,8 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
 	} else {
 		/* the engine's running sequences at most (its max_batch,
 		   as the stack or the workload gives it) */
-		int cap = is->max_batch != WL_AUTO ?
-				  is->max_batch :
+		int cap = el.max_batch != WL_AUTO ?
+				  el.max_batch :
 				  ck_sat_mul_int(INFER_BATCH_DEFAULT_MAX,
 						 groups);
 
@@ -679,6 +686,7 @@ int infer_plan_make_within(const struct workload *wl,
 	double cap[32] = { 0.0 };
 	double known[INFER_TP_SLOTS] = { 0.0 };
 	struct fleet_share shares[INFER_TP_SLOTS] = { { 0.0, 0.0 } };
+	struct engine_limits el;
 	/* a disaggregated fleet with a decode tp: the plan's tp is it */
 	int want_tp = is->tp != WL_AUTO ? is->tp :
 		      is->disaggregated && is->decode_tp != WL_AUTO ?
@@ -711,7 +719,9 @@ int infer_plan_make_within(const struct workload *wl,
 	p->config.power_cap_w = is->power_cap_w;
 	p->config.kernel_overhead_s = is->kernel_overhead_s;
 	p->config.host_request_s = is->host_request_s;
-	p->config.memory_fraction = is->memory_fraction;
+	engine_limits_on(wl, g, 1, &el);
+	p->config.memory_fraction = el.memory_fraction;
+	p->config.memory_of_free = el.fraction_of_free;
 	p->config.weight_only = is->weight_only;
 	p->config.mxfp4 = is->fp4_format == 1;
 	p->config.non_expert_own = is->non_expert_precision != PREC_COUNT;
@@ -720,8 +730,8 @@ int infer_plan_make_within(const struct workload *wl,
 	p->config.decode_per_head = is->decode_attention == 1;
 	/* the step budget the simulation resolves (serve_fleet_init),
 	   without its raise to max_batch, which packs no more prompts */
-	p->config.step_tokens = is->max_batched_tokens != WL_AUTO ?
-					is->max_batched_tokens :
+	p->config.step_tokens = el.max_batched_tokens != WL_AUTO ?
+					el.max_batched_tokens :
 				is->chunked_prefill ?
 					SERVE_CHUNK_TOKENS_DEFAULT :
 					SERVE_PREFILL_TOKENS_DEFAULT;

@@ -1,6 +1,7 @@
 /* serve_fleet.c - replicas under load, by simulation; see serve_fleet.h
    and specs/models.md, section "Serving under load". */
 #include "serve_fleet.h"
+#include "engine_limits.h"
 #include "model_comm.h"
 #include "workload_keys.h"
 #include "units.h"
@@ -110,18 +111,23 @@ int serve_fleet_init(const struct workload *wl, const struct arch *a,
 	struct sim_engine *e = &f->engine;
 	struct sim_load *l = &f->load;
 	struct infer_config cc = *c;
+	struct engine_limits el;
 	double tokens;
 
 	memset(f, 0, sizeof(*f));
-	e->max_batch = is->max_batch != WL_AUTO ? is->max_batch : c->batch;
+	/* the engine's limits on this device at this pool's tp */
+	engine_limits_on(wl, g, c->tp, &el);
+	cc.memory_fraction = el.memory_fraction;
+	cc.memory_of_free = el.fraction_of_free;
+	e->max_batch = el.max_batch != WL_AUTO ? el.max_batch : c->batch;
 	if (e->max_batch < 1)
 		e->max_batch = 1;
 	e->chunked_prefill = is->chunked_prefill;
 	/* the default step budget holds a decode token of every running
 	   sequence: a max_batch above it raises it (issue 40: the default
 	   was blamed for a max_batch the user gave) */
-	e->max_batched_tokens = is->max_batched_tokens != WL_AUTO ?
-					is->max_batched_tokens :
+	e->max_batched_tokens = el.max_batched_tokens != WL_AUTO ?
+					el.max_batched_tokens :
 				e->chunked_prefill ?
 					(e->max_batch > SERVE_CHUNK_TOKENS_DEFAULT ?
 						 e->max_batch :

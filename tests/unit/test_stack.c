@@ -150,6 +150,29 @@ static void test_apply(void **state)
 	/* applied again (a sweep point), the same */
 	assert_int_equal(stack_apply(&t, &wl, &err), 0);
 	assert_int_equal(wl.inference.max_batch, 128);
+	assert_true(workload_key_stacked(&wl, (size_t)wl_key_find("inference",
+								 "tp")));
+
+	/* another row over it (sweep's --vary inference.engine): what the
+	   first row gave and the second does not goes back to the default,
+	   and is no longer a row's */
+	assert_int_equal(workload_set(&wl, "inference.engine=eng@0.9", &err),
+			 0);
+	assert_int_equal(stack_apply(&t, &wl, &err), 0);
+	assert_string_equal(wl.inference.engine_version, "0.9.1");
+	assert_int_equal(wl.inference.max_batch, 64);
+	assert_int_equal(wl.inference.tp, WL_AUTO);
+	assert_true(wl.inference.host_request_s == WL_HOST_REQUEST_S);
+	assert_false(workload_key_stacked(&wl, (size_t)wl_key_find("inference",
+								  "tp")));
+	assert_true(workload_key_stacked(
+		&wl, (size_t)wl_key_find("inference", "max_batch")));
+	/* a key the workload gives is never the row's */
+	assert_int_equal(workload_set(&wl, "inference.max_batch=9", &err), 0);
+	assert_int_equal(stack_apply(&t, &wl, &err), 0);
+	assert_int_equal(wl.inference.max_batch, 9);
+	assert_false(workload_key_stacked(
+		&wl, (size_t)wl_key_find("inference", "max_batch")));
 	stack_release(&t);
 }
 
