@@ -322,16 +322,31 @@ static void add_engine_limits(struct record *rec, const struct workload *wl,
 		UNIT_COUNT, RF_MACHINE);
 	rec_str(rec, NULL, "memory_fraction_of", "",
 		el.fraction_of_free ? "free" : "device", RF_MACHINE);
+	if (el.kv_cache_tokens != WL_AUTO)
+		rec_int(rec, NULL, "engine_kv_cache_tokens", "",
+			el.kv_cache_tokens, RF_MACHINE);
+	else
+		rec_null(rec, NULL, "engine_kv_cache_tokens", "", RF_MACHINE);
 	if (!named)
 		return;
-	snprintf(seqs, sizeof(seqs), el.max_batch != WL_AUTO ? "%d" : "auto",
-		 el.max_batch);
+	if (el.max_batch != WL_AUTO)
+		snprintf(seqs, sizeof(seqs), "%d", el.max_batch);
+	else
+		snprintf(seqs, sizeof(seqs), "auto");
 	snprintf(tokens, sizeof(tokens),
 		 el.max_batched_tokens != WL_AUTO ? "%d" : "auto",
 		 el.max_batched_tokens);
-	snprintf(text, sizeof(text), "%s seqs, %s tokens/step, %.3g of %s",
-		 seqs, tokens, el.memory_fraction,
-		 el.fraction_of_free ? "free memory" : "memory");
+	if (el.kv_cache_tokens != WL_AUTO)
+		snprintf(text, sizeof(text),
+			 "%s seq%s, %s tokens/step, KV cache %d tokens", seqs,
+			 el.max_batch == 1 ? "" : "s", tokens,
+			 el.kv_cache_tokens);
+	else
+		snprintf(text, sizeof(text),
+			 "%s seq%s, %s tokens/step, %.3g of %s", seqs,
+			 el.max_batch == 1 ? "" : "s", tokens,
+			 el.memory_fraction,
+			 el.fraction_of_free ? "free memory" : "memory");
 	rec_str(rec, NULL, "engine_limits", "  on this GPU", text, RF_TABLE);
 }
 
@@ -1153,7 +1168,15 @@ int cmd_infer(struct cli_ctx *ctx)
 		int n = catalog_devices(ctx, all);
 
 		progress_phase(&pr, 0, 0, "looking for what would meet it");
-		infer_plan_suggest(&ctx->wl, p.gpu, all, n, hint, sizeof(hint));
+		if (p.kv_capped_tokens > 0)
+			/* no device changes the engine's own cap */
+			snprintf(hint, sizeof(hint),
+				 "inference.kv_cache_tokens of at least %d (the "
+				 "engine's context size, llama.cpp's -c), or "
+				 "shorter requests", p.kv_capped_tokens);
+		else
+			infer_plan_suggest(&ctx->wl, p.gpu, all, n, hint,
+					   sizeof(hint));
 		report_note(&rep, "no feasible plan: %s", p.why);
 		report_note(&rep, "what would meet it: %s", hint);
 	}

@@ -445,6 +445,9 @@ struct inference_spec {
 	double host_step_s;       /* host, per scheduling round */
 	double memory_fraction;   /* of each GPU the engine fills; 0.9 */
 	int memory_fraction_of;   /* WL_MEMFRAC_DEVICE or _FREE */
+	int kv_cache_tokens;      /* tokens the engine's KV cache holds at
+				     most, all sequences of a replica;
+				     WL_AUTO: what memory leaves */
 	int device_defaults;      /* WL_DEVDEF_*: the engine's defaults
 				     by device, for max_batch,
 				     max_batched_tokens and memory_fraction

@@ -594,6 +594,7 @@ static const struct {
 	{ "inference", "host_step_overhead", KIND_T },
 	{ "inference", "memory_fraction", KIND_T },
 	{ "inference", "memory_fraction_of", KIND_T },
+	{ "inference", "kv_cache_tokens", KIND_T },
 	{ "inference", "device_defaults", KIND_T },
 	{ "inference", "weight_only", KIND_T },
 	{ "inference", "fp4_format", KIND_T },

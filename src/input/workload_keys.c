@@ -462,6 +462,9 @@ const struct wl_key wl_keys[] = {
 		 inference.memory_fraction_of, WLT_INTENUM,
 		 memory_fraction_of_names,
 		 "memory_fraction of the device or of what weights leave"),
+	KEY_INT("inference", "kv_cache_tokens", inference.kv_cache_tokens,
+		POS_AUTO, 1, WL_TOKENS_MAX,
+		"tokens the engine's KV cache holds at most (all sequences)"),
 	KEY_ENUM("inference", "device_defaults", inference.device_defaults,
 		 WLT_INTENUM, device_defaults_names,
 		 "engine's rule for batch and memory defaults by device"),
@@ -723,6 +726,7 @@ void workload_init(struct workload *wl)
 	wl->inference.replicas = WL_AUTO;
 	wl->inference.max_batch = WL_AUTO;
 	wl->inference.max_batched_tokens = WL_AUTO;
+	wl->inference.kv_cache_tokens = WL_AUTO;
 	wl->inference.chunked_prefill = true;
 	wl->inference.kv_block_tokens = 16;
 	wl->inference.scheduler_steps = 1;

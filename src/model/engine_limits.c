@@ -120,6 +120,7 @@ void engine_limits_on(const struct workload *wl, const struct gpu_spec *g,
 	el->max_batched_tokens = is->max_batched_tokens;
 	el->memory_fraction = is->memory_fraction;
 	el->fraction_of_free = is->memory_fraction_of == WL_MEMFRAC_FREE;
+	el->kv_cache_tokens = is->kv_cache_tokens;
 	if (!g)
 		return;
 	if (tp < 1)

@@ -36,6 +36,11 @@ struct engine_limits {
 	bool fraction_of_free;  /* ... of the memory the weights,
 				   activations and context leave, not of
 				   the device (TensorRT-LLM) */
+	int kv_cache_tokens;    /* tokens the KV cache holds at most, all
+				   sequences of a replica (llama.cpp's
+				   n_ctx, MLC's local-mode
+				   max_total_sequence_length); WL_AUTO:
+				   what memory leaves */
 	/* SGLang's rule only: the largest batch its CUDA graphs capture
 	   (cuda_graph_max_bs), which its memory share reserves for; 0
 	   otherwise */

@@ -409,6 +409,7 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
 	if (batch_limit > WL_INFER_BATCH_MAX)
 		batch_limit = WL_INFER_BATCH_MAX; /* the key's own bound */
 	int limit;
+	int kv_batch = INT_MAX; /* sequences the engine's token cap holds */
 	struct engine_limits el;
 
 	c->tp = tp;
@@ -418,10 +419,20 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
 	c->memory_of_free = el.fraction_of_free;
 	c->batch = 1;
 	p->why[0] = '\0';
+	p->kv_capped_tokens = 0;
 	if (infer_evaluate(&p->arch, c, p->gpu, &p->cluster, &p->result) != 0)
 		return -1;
 	p->max_batch = infer_max_batch_memory(&p->arch, c, p->gpu,
 					      batch_limit);
+	/* an engine whose KV cache holds a set number of tokens holds that
+	   many sequences of the workload's length at most */
+	if (el.kv_cache_tokens != WL_AUTO) {
+		long long ctx = (long long)c->prompt_tokens + c->output_tokens;
+
+		kv_batch = ctx > 0 ? (int)(el.kv_cache_tokens / ctx) : INT_MAX;
+		if (kv_batch < p->max_batch)
+			p->max_batch = kv_batch;
+	}
 	limit = p->max_batch;
 	f.a = &p->arch;
 	f.c = *c;
@@ -462,6 +473,25 @@ static int plan_tp(const struct workload *wl, struct infer_plan *p, int tp,
 			 "a batch of %d needs %s GB per GPU of %s GB",
 			 c->batch, n3(p->result.memory.total_bytes / 1e9).s,
 			 n3(p->gpu->mem_bytes / 1e9).s);
+	} else if (c->batch > kv_batch) {
+		p->meets_slo = false; /* the engine runs none of them */
+		p->kv_capped_tokens = ck_sat_mul_int(
+			c->batch, c->prompt_tokens + c->output_tokens);
+		if (kv_batch < 1)
+			snprintf(p->why, sizeof(p->why),
+				 "a sequence of %d tokens (prompt and answer) "
+				 "is longer than the %d the engine's KV cache "
+				 "holds (inference.kv_cache_tokens)",
+				 c->prompt_tokens + c->output_tokens,
+				 el.kv_cache_tokens);
+		else
+			snprintf(p->why, sizeof(p->why),
+				 "the engine's KV cache of %d tokens "
+				 "(inference.kv_cache_tokens) holds %d "
+				 "sequence%s of %d tokens, not %d",
+				 el.kv_cache_tokens, kv_batch,
+				 kv_batch == 1 ? "" : "s",
+				 c->prompt_tokens + c->output_tokens, c->batch);
 	} else if (tpot_slo_s > 0.0 && p->result.tpot_s > tpot_slo_s &&
 		   !(is->speculative_tokens > 0 || is->disaggregated) &&
 		   (!serve_has_load(is) || p->max_batch_slo < 1)) {

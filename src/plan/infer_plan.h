@@ -66,6 +66,11 @@ struct infer_plan {
 	bool simulated;       /* the load was simulated (fleet holds it) */
 	bool pruned;          /* not sized: it needs more GPUs than a
 				 better tp */
+	int kv_capped_tokens; /* > 0: the plan fails because the engine's
+				 KV cache of this many tokens
+				 (inference.kv_cache_tokens) holds too
+				 few sequences; the tokens its batch
+				 would need */
 	bool out_of_memory;   /* the simulation ran out of memory: an
 				 error, not an infeasible plan */
 	double capacity_hint_qps; /* in: a replica's capacity measured

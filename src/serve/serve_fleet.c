@@ -162,6 +162,10 @@ int serve_fleet_init(const struct workload *wl, const struct arch *a,
 				e->max_batch);
 	cc.batch = e->max_batch;
 	tokens = infer_kv_capacity_tokens(a, &cc, g, e->max_batched_tokens);
+	/* an engine whose cache holds a set number of tokens (llama.cpp's
+	   n_ctx) holds no more, whatever memory is left */
+	if (el.kv_cache_tokens != WL_AUTO && tokens > el.kv_cache_tokens)
+		tokens = el.kv_cache_tokens;
 	e->kv_blocks = floor(tokens / e->kv_block_tokens);
 	if (e->kv_blocks < 1.0)
 		return diag_set(err, wl->file, 0, 0,

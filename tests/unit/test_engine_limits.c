@@ -198,6 +198,19 @@ static void test_trtllm_free(void **state)
 		    1.0);
 	/* a share of the device, for comparison: 1 GB + 8 GB */
 	assert_true(fabs(infer_memory_reserve(80e9, 0.9) - 9e9) < 1.0);
+	assert_int_equal(el.kv_cache_tokens, WL_AUTO);
+	/* llama.cpp's n_ctx and MLC's local-mode cache, whatever memory is
+	   left */
+	engine_workload(&wl, "llama.cpp", NULL, NULL);
+	engine_limits_on(&wl, &h100, 1, &el);
+	assert_int_equal(el.kv_cache_tokens, 4096);
+	assert_int_equal(el.max_batch, 1);
+	engine_workload(&wl, "mlc", NULL, NULL);
+	engine_limits_on(&wl, &h100, 1, &el);
+	assert_int_equal(el.kv_cache_tokens, 8192);
+	engine_workload(&wl, "mlc", "inference.kv_cache_tokens=auto", NULL);
+	engine_limits_on(&wl, &h100, 1, &el);
+	assert_int_equal(el.kv_cache_tokens, WL_AUTO);
 	/* the generic engine's share is of the device */
 	engine_workload(&wl, "generic", NULL, NULL);
 	engine_limits_on(&wl, &h100, 1, &el);

@@ -244,6 +244,81 @@ static void test_fixed_tp_and_batch(void **state)
 	assert_rel(p.result.memory.total_bytes, r.memory.total_bytes, 0.0);
 }
 
+/* An engine whose KV cache holds a set number of tokens (llama.cpp's
+   n_ctx): the batch is what it holds; a sequence longer than it, or a
+   given batch it cannot hold, is no plan, with the key named; under a
+   load the simulation's cache is no larger. */
+static void test_kv_cache_tokens(void **state)
+{
+	struct workload wl;
+	struct gpu_spec g = a100();
+	struct infer_plan p;
+
+	(void)state;
+	llama7b(&wl);
+	wl.inference.tp = 1;
+	wl.inference.prompt_tokens = 1000;
+	wl.inference.output_tokens = 200;
+	plan_ok(&wl, &g, &p);
+	assert_true(p.max_batch > 20); /* memory alone holds many */
+	wl.inference.kv_cache_tokens = 8192;
+	plan_ok(&wl, &g, &p);
+	assert_int_equal(p.max_batch, 6); /* 8192 / 1200 */
+	assert_int_equal(p.config.batch, 6);
+	assert_true(p.meets_slo);
+
+	wl.inference.batch = 7;
+	plan_ok(&wl, &g, &p);
+	assert_false(p.meets_slo);
+	assert_non_null(strstr(p.why, "holds 6 sequences of 1200 tokens"));
+
+	wl.inference.batch = WL_AUTO;
+	wl.inference.kv_cache_tokens = 1000;
+	plan_ok(&wl, &g, &p);
+	assert_false(p.meets_slo);
+	assert_non_null(strstr(p.why, "inference.kv_cache_tokens"));
+
+	/* under a load: 2048 tokens hold one sequence of 1200 at a time */
+	wl.inference.kv_cache_tokens = 2048;
+	wl.inference.qps = 0.5;
+	wl.inference.replicas = 1;
+	plan_ok(&wl, &g, &p);
+	assert_true(p.simulated);
+	assert_true(p.fleet.engine.kv_blocks * p.fleet.engine.kv_block_tokens <=
+		    2048.0);
+	assert_true(p.fleet.sim.mean_batch <= 1.0 + 1e-9);
+}
+
+/* vLLM V1's limits by device reach the plan and its simulation: an
+   A100 runs 256 sequences and steps of 2048 tokens, an H100 1024 and
+   8192 (engine_limits.c). */
+static void test_device_defaults_plan(void **state)
+{
+	struct workload wl;
+	struct gpu_spec a = a100(), h = h100();
+	struct infer_plan p;
+
+	(void)state;
+	llama7b(&wl);
+	strcpy(a.name, "A100-SXM-80GB");
+	a.mem_bytes = 85.9e9;
+	h.mem_bytes = 85.5e9;
+	wl.inference.device_defaults = WL_DEVDEF_VLLM_V1;
+	wl.inference.tp = 1;
+	wl.inference.prompt_tokens = 100;
+	wl.inference.output_tokens = 20;
+	wl.inference.qps = 5;
+	wl.inference.replicas = 1;
+	plan_ok(&wl, &a, &p);
+	assert_int_equal(p.fleet.engine.max_batch, 256);
+	assert_int_equal(p.fleet.engine.max_batched_tokens, 2048);
+	assert_true(p.config.batch <= 256);
+	plan_ok(&wl, &h, &p);
+	assert_int_equal(p.fleet.engine.max_batch, 1024);
+	assert_int_equal(p.fleet.engine.max_batched_tokens, 8192);
+	assert_int_equal(p.config.step_tokens, 8192);
+}
+
 static void test_fixed_tp_not_power_of_two(void **state)
 {
 	/* 24 heads (and 24 KV heads), tp = 3: outside the power-of-two
@@ -1037,6 +1112,8 @@ int main(void)
 		cmocka_unit_test(test_power_budget_too_small),
 		cmocka_unit_test(test_auto_tp_is_cheapest),
 		cmocka_unit_test(test_fixed_tp_and_batch),
+		cmocka_unit_test(test_kv_cache_tokens),
+		cmocka_unit_test(test_device_defaults_plan),
 		cmocka_unit_test(test_fixed_tp_not_power_of_two),
 		cmocka_unit_test(test_tpot_slo_sets_batch),
 		cmocka_unit_test(test_tpot_slo_auto_tp),
