@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Requests of the saturation run that measures capacity: this many per
@@ -55,6 +56,22 @@ static const int disagg_sim_max = 64;
    missed percentile by less than this fraction: the target is below what
    an unloaded replica gives. */
 static const double sizing_min_gain = 0.01;
+
+/*
+ * The floor of a sizing (floor_misses): once a fleet of
+ * SERVE_SIM_REPLICAS_MAX replicas or more misses the targets and doubling
+ * it gained less than floor_gain on the missed percentile, the same
+ * simulation with each request alone on its replica tells whether any
+ * number can meet them; only a miss by more than floor_margin ends the
+ * sizing (a request alone is its fastest, but the runs at rates per
+ * replica differ in their warm-up and length, so a floor at the target
+ * is left to the sizing).
+ */
+static const double floor_gain = 0.05;
+static const double floor_margin = 0.02;
+/* A replica's rate in the floor's run, as a share of its capacity: its
+   requests almost never meet one another. */
+static const double floor_load = 1e-4;
 
 /* The bisection of a sizing stops once the passing count is within this
    share of the failing one below it (and one replica at least): a fleet
@@ -589,6 +606,62 @@ static bool share_applies(const struct sizing *z)
 }
 
 /*
+ * Whether the targets are out of reach at any number of replicas: the
+ * fleet simulated as SERVE_SIM_REPLICAS_MAX replicas (as every larger
+ * fleet is, with the same requests drawn) at a rate so low that each
+ * request runs alone, which no load improves on (a step with more work
+ * is no shorter, a queue no faster).  Only a colocated Poisson sizing of
+ * capplan's run length, without speculation, sessions or a shared
+ * prefix (where a lone request is not the fastest: the cache fills, the
+ * draws change; a prefix cache with no prefix to share hits nothing
+ * either way).  Returns 1 with the floor's missed percentile in '*m' and
+ * the reason in 'why' when it misses by more than floor_margin, 0, or
+ * -1.
+ */
+static int floor_misses(const struct sizing *z, double *m, char *why,
+			size_t why_size, struct diag *err)
+{
+	const struct inference_spec *is = &z->wl->inference;
+	struct serve_fleet *g;
+	int sim_r, rc;
+
+	*m = 0.0;
+	if (!share_applies(z) || z->f->capacity_qps <= 0.0 ||
+	    is->speculative_tokens > 0 || is->turns > 1 ||
+	    (z->f->engine.prefix_caching && is->shared_prefix_tokens > 0))
+		return 0;
+	g = malloc(sizeof(*g));
+	if (!g)
+		return diag_set_kind(err, DIAG_NOMEM, NULL, 0, 0,
+				     "out of memory");
+	*g = *z->f;
+	g->load.rate_per_s = floor_load * SERVE_SIM_REPLICAS_MAX *
+			     g->capacity_qps;
+	rc = fleet_sim(g, z->step, SERVE_SIM_REPLICAS_MAX, WL_AUTO, &g->sim,
+		       &sim_r, err);
+	if (rc == 0)
+		*m = missed(z->wl, g, z->checks);
+	if (rc == 0 && *m > 1.0 + floor_margin) {
+		const char *pn = slo_percentile_name(is->percentile);
+		double ttft = serve_ttft_at(&g->sim, is->percentile);
+		bool t = (z->checks & CHECK_TTFT) && is->ttft_slo_s > 0.0 &&
+			 ttft > is->ttft_slo_s;
+
+		snprintf(why, why_size,
+			 "no number of replicas meets the targets: with each "
+			 "request alone on a replica, the %s %s is %.3g ms, "
+			 "over the %.3g ms target", pn,
+			 t ? "time to first token" : "time per output token",
+			 1e3 * (t ? ttft : serve_tpot_at(&g->sim, is->percentile)),
+			 1e3 * (t ? is->ttft_slo_s : is->tpot_slo_s));
+	}
+	free(g);
+	if (rc != 0)
+		return -1;
+	return *m > 1.0 + floor_margin;
+}
+
+/*
  * Start a sizing where the last sizing of this replica at another rate
  * found the targets' edge (f->share): a fleet of n >=
  * SERVE_SIM_REPLICAS_MAX replicas is simulated as that many at the rate
@@ -658,6 +731,7 @@ static int size_dim(struct sizing *z, struct diag *err)
 	double prev = HUGE_VAL;
 	int stalls = 0;
 	long long step = 0; /* > 0: up from a learnt edge (share_bounds) */
+	bool tried_floor = false;
 	struct serve_fleet pass;
 
 	f->over_limit = false;
@@ -705,6 +779,21 @@ static int size_dim(struct sizing *z, struct diag *err)
 			return 0;
 		}
 		m = f->overloaded ? HUGE_VAL : missed(z->wl, f, z->checks);
+		if (!tried_floor && !f->overloaded && z->dim == 0 &&
+		    hi >= SERVE_SIM_REPLICAS_MAX && prev < HUGE_VAL &&
+		    m > prev * (1.0 - floor_gain)) {
+			/* little gained by more replicas: can any number
+			   meet the targets? */
+			double mf;
+			int fr;
+
+			tried_floor = true;
+			fr = floor_misses(z, &mf, f->why, sizeof(f->why), err);
+			if (fr < 0)
+				return -1;
+			if (fr > 0)
+				return 0; /* the last fleet tried, reported */
+		}
 		if (!f->overloaded && m > prev * (1.0 - sizing_min_gain)) {
 			if (++stalls >= 2)
 				break;

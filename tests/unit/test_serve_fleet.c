@@ -302,6 +302,50 @@ static void test_sized_within_tolerance(void **state)
 }
 
 /*
+ * The floor of a sizing: when the tail of the prompts' prefill alone
+ * misses the TTFT target, more replicas only approach it; once a fleet
+ * simulated in part misses and doubling gains little, the sizing asks
+ * the floor (each request alone) and stops, saying so.  The floor is no
+ * higher than the tail of any fleet: a fixed fleet of many replicas
+ * shows a p99 at least the floor's.
+ */
+static void test_floor(void **state)
+{
+	struct gpu_spec g = a100();
+	struct workload wl;
+	struct infer_plan p;
+	double cap, floor_ms, ttft_mean;
+
+	(void)state;
+	llama7b(&wl);
+	wl.inference.prompt_tokens = 1200;
+	wl.inference.output_tokens = 100;
+	wl.inference.length_dist = SIM_LEN_SHAREGPT;
+	wl.inference.qps = 1.0;
+	wl.inference.replicas = 1;
+	plan_ok(&wl, &g, &p);
+	cap = p.fleet.capacity_qps;
+	ttft_mean = p.result.ttft_s;
+	/* above the mean prompt's prefill, below the tail's */
+	wl.inference.ttft_slo_s = 1.5 * ttft_mean;
+	wl.inference.replicas = WL_AUTO;
+	wl.inference.qps = 40.0 * cap;
+	plan_ok(&wl, &g, &p);
+	assert_false(p.meets_slo);
+	assert_has(p.why, "with each request alone on a replica, the p99 "
+			  "time to first token is ");
+	assert_true(sscanf(strstr(p.why, "token is ") + 9, "%lf", &floor_ms) ==
+		    1);
+	assert_true(floor_ms > 1e3 * wl.inference.ttft_slo_s * 1.02);
+	/* the tail of a fleet of 4096 replicas is no lower (the message
+	   gives the floor to three digits) */
+	wl.inference.replicas = 4096;
+	plan_ok(&wl, &g, &p);
+	assert_false(p.meets_slo);
+	assert_true(1e3 * p.fleet.sim.ttft_p99_s >= floor_ms * (1.0 - 5e-3));
+}
+
+/*
  * Learnt edges (struct fleet_share): a sizing of a fleet simulated in
  * part keeps where it met the targets and where it missed them as rates
  * per replica; a sizing at the same rate that starts from them answers
@@ -765,6 +809,7 @@ int main(void)
 		cmocka_unit_test(test_fixed_fleet_at_capacity),
 		cmocka_unit_test(test_large_fleet_in_part),
 		cmocka_unit_test(test_sized_within_tolerance),
+		cmocka_unit_test(test_floor),
 		cmocka_unit_test(test_share_edges),
 		cmocka_unit_test(test_long_answers_bounded),
 		cmocka_unit_test(test_closed_loop),
