@@ -70,11 +70,21 @@ static void cache_point(int k, void *arg)
 			 j->ctx->ngpus, j->g->name, k + 1, CACHE_POINTS);
 		progress_phase(j->ctx->progress, 0, 0, phase);
 	}
-	if (j->host)
-		w.inference.kv_offload_memory_bytes = j->value[k];
-	else
-		w.inference.memory_fraction = j->value[k];
 	diag_clear(&err);
+	if (j->host) {
+		w.inference.kv_offload_memory_bytes = j->value[k];
+	} else {
+		char set[64];
+
+		/* given, as --set gives it: an engine's rule for the device
+		   (SGLang's memory share) leaves it alone */
+		snprintf(set, sizeof(set), "inference.memory_fraction=%.17g",
+			 j->value[k]);
+		if (workload_set(&w, set, &err) != 0) {
+			snprintf(j->why[k], sizeof(j->why[k]), "%s", err.msg);
+			return;
+		}
+	}
 	if (infer_plan_make(&w, j->g, &j->plans[k], &err) != 0) {
 		snprintf(j->why[k], sizeof(j->why[k]), "%s", err.msg);
 		return;
@@ -123,10 +133,15 @@ static void sweep_values(struct cache_job *j, const struct infer_plan *p0)
 	const struct infer_memory *m = &p0->result.memory;
 	/* the KV cache of a GPU grows by one byte for each byte of
 	   memory_fraction x its memory (infer_memory_reserve); at the
-	   workload's fraction it has what the weights, activations and
-	   reserve leave */
+	   plan's fraction (the workload's, or its engine's for the device)
+	   it has what the weights, activations and reserve leave; a share
+	   of the free memory (TensorRT-LLM) gives the cache that share of
+	   it, so the cache scales with the fraction */
 	double kv_gpu = m->capacity_bytes - m->weights_bytes -
 			m->activations_bytes - m->reserve_bytes;
+	double f0 = p0->config.memory_fraction > 0.0 ?
+			    p0->config.memory_fraction :
+			    INFER_MEMORY_FRACTION;
 
 	j->reuse = -1;
 	for (int k = 0; k < CACHE_POINTS; k++) {
@@ -137,10 +152,12 @@ static void sweep_values(struct cache_job *j, const struct infer_plan *p0)
 				j->reuse = k;
 			continue;
 		}
-		j->value[k] = is->memory_fraction -
-			      kv_gpu * (1.0 - kv_scales[k]) / m->capacity_bytes;
+		j->value[k] = p0->config.memory_of_free ?
+				      f0 * kv_scales[k] :
+				      f0 - kv_gpu * (1.0 - kv_scales[k]) /
+						   m->capacity_bytes;
 		if (kv_scales[k] == 1.0) {
-			j->value[k] = is->memory_fraction;
+			j->value[k] = f0;
 			j->reuse = k;
 		}
 		if (!(j->value[k] >= CACHE_MIN_FRACTION))
@@ -166,9 +183,27 @@ static void cache_held(const struct cli_ctx *ctx, bool host, char *buf,
 			 engine, mem, is->memory_fraction);
 		return;
 	}
-	snprintf(buf, n, "%s; memory_fraction from %.3g down, halving the KV "
-			 "cache each step; fleets held (key)",
-		 engine, is->memory_fraction);
+	{
+		int f = workload_key_find("inference", "memory_fraction");
+		/* SGLang's share depends on the device (engine_limits.h) */
+		bool by_device = is->device_defaults == WL_DEVDEF_SGLANG_05 &&
+				 f >= 0 &&
+				 !workload_key_given(&ctx->wl, (size_t)f) &&
+				 !workload_key_stacked(&ctx->wl, (size_t)f);
+		char from[48];
+
+		if (by_device)
+			snprintf(from, sizeof(from), "the engine's share");
+		else
+			snprintf(from, sizeof(from), "%.3g", is->memory_fraction);
+		snprintf(buf, n, "%s; memory_fraction%s from %s down, halving "
+				 "the KV cache each step; fleets held (key)",
+			 engine,
+			 is->memory_fraction_of == WL_MEMFRAC_FREE ?
+				 " (of free memory)" :
+				 "",
+			 from);
+	}
 }
 
 /* Device 'i': its plan at the workload's point, then the sweep. */

@@ -229,6 +229,19 @@ check "cache: the TTFT SLO and the overloaded points drawn" \
 	'grep -q "TTFT SLO (1000 ms)" "$tmp/g/cache.gp" && grep -q "overloaded" "$tmp/g/cache.gp"'
 check "cache: a host tier from 0 to 4 x 16 GB, its share dashed" \
 	'grep -q "^set xlabel '"'"'host tier per replica (GB)'"'"'" "$tmp/g/cache-host.gp" && grep -q "of them from the host tier" "$tmp/g/cache-host.gp" && awk '"'"'/^[0-9]/ { n++; if ($2 == 0) z++; if ($2 == 64) f++ } END { exit !(n == 12 && z == 2 && f == 2) }'"'"' "$tmp/g/cache-host.dat"'
+# an engine whose memory share depends on the device (SGLang's rule,
+# engine_limits.h) and one whose share is of the free memory (TensorRT-LLM):
+# each device's last point is its engine's share; a share of the free
+# memory halves with the KV cache
+(cd "$tmp/g" && PATH=/nonexistent "$bin" plot cache "$OLDPWD/$chat" \
+	--gpu H100-SXM,L40S --set inference.engine=sglang -o sgl.svg 2>/dev/null)
+check "cache: SGLang's share of each device at the top, the KV cache growing to it" \
+	'awk '"'"'/^# index/ { i++ } /^[0-9]/ { f[i] = $3; n[i]++; if (n[i] > 1 && !($1 > p)) bad = 1; p = $1 } END { exit bad || f[1] != 0.835 || f[2] != 0.851 || n[1] < 3 || n[2] < 3 }'"'"' "$tmp/g/sgl.dat" && grep -q "memory_fraction from the engine" "$tmp/g/sgl.gp"'
+(cd "$tmp/g" && PATH=/nonexistent "$bin" plot cache "$OLDPWD/$chat" \
+	--gpu H100-SXM --set inference.engine=trtllm \
+	--set inference.prefix_caching=true -o trt.svg 2>/dev/null)
+check "cache: a share of the free memory halves with the KV cache" \
+	'awk '"'"'/^[0-9]/ { if (n++ && ($1 < 1.99 * p || $1 > 2.01 * p || $3 < 1.99 * q || $3 > 2.01 * q)) bad = 1; p = $1; q = $3 } END { exit bad || n < 4 || q != 0.9 }'"'"' "$tmp/g/trt.dat" && grep -q "(of free memory) from 0.9 down" "$tmp/g/trt.gp"'
 "$bin" plot cache $wl --gpu H100-SXM -o "$tmp/g/none.svg" 2>"$tmp/err"
 check "cache: a workload without a prefix cache is a usage error" \
 	'[ $? -eq 2 ] && grep -q "needs a serving load simulated with a prefix cache" "$tmp/err" && [ ! -e "$tmp/g/none.svg" ]'
