@@ -59,8 +59,9 @@ static const double sizing_min_gain = 0.01;
 
 /*
  * The floor of a sizing (floor_misses): once a fleet of
- * SERVE_SIM_REPLICAS_MAX replicas or more misses the targets and doubling
- * it gained less than floor_gain on the missed percentile, the same
+ * SERVE_SIM_REPLICAS_MAX replicas or more misses the targets by more
+ * than floor_min_missed and growing it gained less than floor_gain on
+ * the missed percentile, the same
  * simulation with each request alone on its replica tells whether any
  * number can meet them; only a miss by more than floor_margin ends the
  * sizing (a request alone is its fastest, but the runs at rates per
@@ -69,6 +70,17 @@ static const double sizing_min_gain = 0.01;
  */
 static const double floor_gain = 0.05;
 static const double floor_margin = 0.02;
+/* ...and only when the fleet missed by more than this: a nearer miss
+   more often has its floor under the target, and a run of lone requests
+   costs as much as a fleet's at its floor, spent for nothing when it
+   passes (the sizing then goes on as without it). */
+static const double floor_min_missed = 1.1;
+/* ...and only once the fleet is this many times the count the rate
+   alone needs (its capacity bound): a fleet that serves its load is
+   commonly 1.5-2.5 times that bound, and misses nearer it are the
+   load's, not the floor's (the 70B example's replicas chart asked two
+   floors at 1.2-1.3 times it, both passed). */
+static const double floor_over_bound = 4.0;
 /* A replica's rate in the floor's run, as a share of its capacity: its
    requests almost never meet one another. */
 static const double floor_load = 1e-4;
@@ -732,6 +744,7 @@ static int size_dim(struct sizing *z, struct diag *err)
 	int stalls = 0;
 	long long step = 0; /* > 0: up from a learnt edge (share_bounds) */
 	bool tried_floor = false;
+	long long bound;
 	struct serve_fleet pass;
 
 	f->over_limit = false;
@@ -745,6 +758,7 @@ static int size_dim(struct sizing *z, struct diag *err)
 		hi = guess > 1.0 ? (long long)guess : 1;
 		lo = hi - 1;
 	}
+	bound = hi; /* the rate's lower bound (1 without one) */
 	if (share_applies(z))
 		step = share_bounds(f, &lo, &hi);
 	if (z->dim == 0 && f->replicas_limit > 0 &&
@@ -781,7 +795,8 @@ static int size_dim(struct sizing *z, struct diag *err)
 		m = f->overloaded ? HUGE_VAL : missed(z->wl, f, z->checks);
 		if (!tried_floor && !f->overloaded && z->dim == 0 &&
 		    hi >= SERVE_SIM_REPLICAS_MAX && prev < HUGE_VAL &&
-		    m > prev * (1.0 - floor_gain)) {
+		    hi >= floor_over_bound * bound &&
+		    m > prev * (1.0 - floor_gain) && m > floor_min_missed) {
 			/* little gained by more replicas: can any number
 			   meet the targets? */
 			double mf;
